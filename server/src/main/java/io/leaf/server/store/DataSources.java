@@ -1,0 +1,47 @@
+package io.leaf.server.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.time.Duration;
+import org.jooq.SQLDialect;
+import org.jooq.tools.jdbc.JDBCUtils;
+
+/** Builds the HikariCP pool for a JDBC URL and names the jOOQ dialect that URL implies. */
+public final class DataSources {
+
+  /** How long a request for a connection may wait before the database counts as unavailable. */
+  public static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(3);
+
+  private DataSources() {}
+
+  public static HikariDataSource create(String url, String user, String password, int poolSize) {
+    HikariConfig config = new HikariConfig();
+    config.setPoolName("leaf-db");
+    config.setJdbcUrl(url);
+    config.setUsername(user);
+    config.setPassword(password);
+    config.setMaximumPoolSize(poolSize);
+    config.setMinimumIdle(Math.min(2, poolSize));
+    config.setConnectionTimeout(CONNECTION_TIMEOUT.toMillis());
+    config.setValidationTimeout(Math.min(2_000, CONNECTION_TIMEOUT.toMillis() - 250));
+    // Start even when the database is down: health reports NOT_SERVING until it answers.
+    config.setInitializationFailTimeout(-1);
+    if (url.startsWith("jdbc:mysql:") || url.startsWith("jdbc:mariadb:")) {
+      config.addDataSourceProperty("connectTimeout", "3000");
+      config.addDataSourceProperty("socketTimeout", "10000");
+      config.addDataSourceProperty("cachePrepStmts", "true");
+      config.addDataSourceProperty("useServerPrepStmts", "true");
+    }
+    return new HikariDataSource(config);
+  }
+
+  /** MySQL for {@code jdbc:mysql:}, MariaDB for {@code jdbc:mariadb:}, H2 for {@code jdbc:h2:}. */
+  public static SQLDialect dialectOf(String url) {
+    SQLDialect dialect = JDBCUtils.dialect(url);
+    return switch (dialect.family()) {
+      case MYSQL, MARIADB, H2 -> dialect;
+      default -> throw new IllegalArgumentException(
+          "unsupported database URL (expected jdbc:mysql:, jdbc:mariadb: or jdbc:h2:): " + url);
+    };
+  }
+}

@@ -1,0 +1,8 @@
+package io.leaf.server.store;
+
+/** Base of the failures a {@link SegmentStore} reports; each maps to one gRPC status. */
+public abstract class LeafStoreException extends RuntimeException {
+  protected LeafStoreException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

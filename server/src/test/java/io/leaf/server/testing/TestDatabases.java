@@ -1,0 +1,73 @@
+package io.leaf.server.testing;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Databases for tests: a fresh H2 file, or a uniquely named MariaDB/MySQL database dropped on
+ * {@link TestDatabase#close()}.
+ *
+ * <p>MariaDB is found at {@code LEAF_TEST_MYSQL_URL} (default {@code jdbc:mysql://127.0.0.1:3306/},
+ * user {@code root}, empty password). When it cannot be reached the test is skipped with a
+ * message on stderr, unless {@code LEAF_REQUIRE_MYSQL=1} (set by {@code .ci/run}), which fails it.
+ */
+public final class TestDatabases {
+
+  private static final String MYSQL_BASE = envOr("LEAF_TEST_MYSQL_URL", "jdbc:mysql://127.0.0.1:3306/");
+  private static final String MYSQL_USER = envOr("LEAF_TEST_MYSQL_USER", "root");
+  private static final String MYSQL_PASSWORD = envOr("LEAF_TEST_MYSQL_PASSWORD", "");
+  private static final String MYSQL_OPTIONS = "?useSSL=false&allowPublicKeyRetrieval=true";
+
+  private TestDatabases() {}
+
+  /** A database in its own H2 file under a new temporary directory. */
+  public static TestDatabase h2() {
+    try {
+      Path dir = Files.createTempDirectory("leaf-h2-");
+      String url = "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL";
+      return new TestDatabase(url, "sa", "", () -> deleteTree(dir));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A new, uniquely named MariaDB database; skips (or fails under CI) when none is reachable. */
+  public static TestDatabase mariaDb() {
+    String name = "leaf_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    try (Connection c = DriverManager.getConnection(MYSQL_BASE + MYSQL_OPTIONS, MYSQL_USER, MYSQL_PASSWORD);
+        Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE " + name);
+    } catch (SQLException e) {
+      String reason = "MariaDB/MySQL not reachable at " + MYSQL_BASE + " (" + e.getMessage() + ")";
+      if ("1".equals(System.getenv("LEAF_REQUIRE_MYSQL"))) {
+        throw new IllegalStateException(reason + " and LEAF_REQUIRE_MYSQL=1", e);
+      }
+      System.err.println("[leaf-tests] SKIPPED MySQL test: " + reason);
+      Assumptions.abort("SKIPPED: " + reason);
+    }
+    String url = MYSQL_BASE + name + MYSQL_OPTIONS;
+    return new TestDatabase(url, MYSQL_USER, MYSQL_PASSWORD, () -> {
+      try (Connection c = DriverManager.getConnection(MYSQL_BASE + MYSQL_OPTIONS, MYSQL_USER, MYSQL_PASSWORD);
+          Statement s = c.createStatement()) {
+        s.execute("DROP DATABASE IF EXISTS " + name);
+      }
+    });
+  }
+
+  private static void deleteTree(Path dir) throws Exception {
+    try (var paths = Files.walk(dir)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  private static String envOr(String name, String fallback) {
+    String v = System.getenv(name);
+    return v == null || v.isEmpty() ? fallback : v;
+  }
+}
