@@ -1,0 +1,28 @@
+# Leaf — make targets. Everything runs through Maven; only a JDK 17 and Maven are needed.
+MVN ?= mvn -B -q
+JAR := server/target/leaf-server.jar
+SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
+
+.PHONY: build run test bench clean help
+
+help:
+	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
+	@echo "make test   run every test (MariaDB tests skip with a message when no MariaDB is reachable)"
+	@echo "make build  compile and package server/target/leaf-server.jar"
+	@echo "make bench  run the benchmarks (about five minutes)"
+	@echo "make clean  remove build output (keeps ./data)"
+
+build: $(JAR)
+
+$(JAR): $(SOURCES)
+	$(MVN) install -DskipTests
+	@touch $(JAR)
+
+run: $(JAR)
+	java -jar $(JAR) $(ARGS)
+
+test:
+	$(MVN) install
+
+clean:
+	$(MVN) clean

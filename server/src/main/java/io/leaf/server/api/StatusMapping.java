@@ -1,0 +1,60 @@
+package io.leaf.server.api;
+
+import io.grpc.Context;
+import io.grpc.Deadline;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import io.grpc.StatusRuntimeException;
+import io.leaf.server.engine.AllocatorClosedException;
+import io.leaf.server.engine.SegmentWaitTimeoutException;
+import io.leaf.server.store.IdOverflowException;
+import io.leaf.server.store.InvalidTagStateException;
+import io.leaf.server.store.StoreUnavailableException;
+import io.leaf.server.store.TagAlreadyExistsException;
+import io.leaf.server.store.TagNotFoundException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The one table from failures to gRPC statuses. */
+final class StatusMapping {
+
+  private static final Logger log = LoggerFactory.getLogger(StatusMapping.class);
+
+  private StatusMapping() {}
+
+  static StatusException toStatus(Throwable t) {
+    return status(t).asException();
+  }
+
+  static Status status(Throwable t) {
+    if (t instanceof StatusRuntimeException sre) {
+      return sre.getStatus();
+    }
+    if (t instanceof StatusException se) {
+      return se.getStatus();
+    }
+    Status code;
+    if (t instanceof InvalidArgumentException) {
+      code = Status.INVALID_ARGUMENT;
+    } else if (t instanceof TagNotFoundException) {
+      code = Status.NOT_FOUND;
+    } else if (t instanceof TagAlreadyExistsException) {
+      code = Status.ALREADY_EXISTS;
+    } else if (t instanceof IdOverflowException) {
+      code = Status.OUT_OF_RANGE;
+    } else if (t instanceof InvalidTagStateException) {
+      code = Status.FAILED_PRECONDITION;
+    } else if (t instanceof StoreUnavailableException || t instanceof AllocatorClosedException) {
+      code = Status.UNAVAILABLE;
+    } else if (t instanceof SegmentWaitTimeoutException) {
+      Deadline deadline = Context.current().getDeadline();
+      // The caller's own deadline is DEADLINE_EXCEEDED; the server's cap on waiting is an outage.
+      code = deadline != null && deadline.isExpired() ? Status.DEADLINE_EXCEEDED : Status.UNAVAILABLE;
+    } else {
+      log.error("unexpected failure", t);
+      return Status.INTERNAL.withDescription("internal error: " + t.getClass().getSimpleName()
+          + " (details in the server log)");
+    }
+    return code.withDescription(t.getMessage());
+  }
+}

@@ -1,0 +1,117 @@
+package io.leaf.server.api;
+
+import java.util.regex.Pattern;
+
+/** The request rules of the API contract; each failure message names the field and the value. */
+final class Validation {
+
+  static final int MAX_TAG_LENGTH = 128;
+  static final int MAX_DESCRIPTION_LENGTH = 256;
+  static final int MAX_STEP = 1_000_000_000;
+  static final int DEFAULT_STEP = 200;
+  static final long DEFAULT_MAX_ID = 1;
+  static final int DEFAULT_CHUNK = 10_000;
+  static final int MAX_CHUNK = 100_000;
+  static final int DEFAULT_PAGE = 100;
+  static final int MAX_PAGE = 1_000;
+
+  private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_.:-]+");
+
+  private Validation() {}
+
+  static String bizTag(String tag) {
+    if (tag.isEmpty()) {
+      throw new InvalidArgumentException("biz_tag must not be empty");
+    }
+    if (tag.length() > MAX_TAG_LENGTH) {
+      throw new InvalidArgumentException("biz_tag must be at most " + MAX_TAG_LENGTH
+          + " characters, got " + tag.length());
+    }
+    if (!TAG.matcher(tag).matches()) {
+      throw new InvalidArgumentException("biz_tag must match [A-Za-z0-9_.:-]+, got \""
+          + printable(tag) + "\"");
+    }
+    return tag;
+  }
+
+  /** CreateTag's step: 0 means the default. */
+  static int createStep(int step) {
+    if (step == 0) {
+      return DEFAULT_STEP;
+    }
+    if (step < 0 || step > MAX_STEP) {
+      throw new InvalidArgumentException("step must be between 1 and " + MAX_STEP
+          + " (0 means the default, " + DEFAULT_STEP + "), got " + step);
+    }
+    return step;
+  }
+
+  static int updateStep(int step) {
+    if (step <= 0 || step > MAX_STEP) {
+      throw new InvalidArgumentException("step must be between 1 and " + MAX_STEP + ", got " + step);
+    }
+    return step;
+  }
+
+  /** CreateTag's max_id: 0 means the default. */
+  static long maxId(long maxId) {
+    if (maxId == 0) {
+      return DEFAULT_MAX_ID;
+    }
+    if (maxId < 0) {
+      throw new InvalidArgumentException("max_id must be at least 1 (0 means the default, "
+          + DEFAULT_MAX_ID + "), got " + maxId);
+    }
+    return maxId;
+  }
+
+  static String description(String description) {
+    if (description.length() > MAX_DESCRIPTION_LENGTH) {
+      throw new InvalidArgumentException("description must be at most " + MAX_DESCRIPTION_LENGTH
+          + " characters, got " + description.length());
+    }
+    return description;
+  }
+
+  static int count(int count, int maxBatch) {
+    if (count <= 0 || count > maxBatch) {
+      throw new InvalidArgumentException("count must be between 1 and " + maxBatch + ", got " + count);
+    }
+    return count;
+  }
+
+  static int chunkSize(int chunkSize) {
+    if (chunkSize == 0) {
+      return DEFAULT_CHUNK;
+    }
+    if (chunkSize < 0 || chunkSize > MAX_CHUNK) {
+      throw new InvalidArgumentException("chunk_size must be between 1 and " + MAX_CHUNK
+          + " (0 means the default, " + DEFAULT_CHUNK + "), got " + chunkSize);
+    }
+    return chunkSize;
+  }
+
+  static int pageSize(int pageSize) {
+    if (pageSize == 0) {
+      return DEFAULT_PAGE;
+    }
+    if (pageSize < 0 || pageSize > MAX_PAGE) {
+      throw new InvalidArgumentException("page_size must be between 1 and " + MAX_PAGE
+          + " (0 means the default, " + DEFAULT_PAGE + "), got " + pageSize);
+    }
+    return pageSize;
+  }
+
+  private static String printable(String s) {
+    String shown = s.length() > 40 ? s.substring(0, 40) + "…" : s;
+    StringBuilder out = new StringBuilder();
+    shown.codePoints().forEach(cp -> {
+      if (Character.isISOControl(cp)) {
+        out.append(String.format("\\u%04x", cp));
+      } else {
+        out.appendCodePoint(cp);
+      }
+    });
+    return out.toString();
+  }
+}

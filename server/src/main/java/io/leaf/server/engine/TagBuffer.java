@@ -1,0 +1,134 @@
+package io.leaf.server.engine;
+
+import io.leaf.server.store.SegmentRange;
+import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.StoreUnavailableException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The double buffer of one tag: the segment IDs come from now, the next one loaded ahead, at most
+ * one load in flight, and the tag's dynamic-step and back-off state.
+ *
+ * <p>Thread-safety: {@link #current} and {@link #closed} are read without a lock on the request
+ * path; everything else, and every write, happens under the tag's stripe lock held by
+ * {@link SegmentAllocator}. The last-access time is written on every request with an opaque store,
+ * the cheapest write another thread (the idle sweeper) is still guaranteed to see eventually.
+ */
+public final class TagBuffer {
+
+  private static final VarHandle LAST_ACCESS;
+
+  static {
+    try {
+      LAST_ACCESS = MethodHandles.lookup().findVarHandle(TagBuffer.class, "lastAccessNanos", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  final String bizTag;
+
+  volatile Segment current = Segment.EMPTY;
+  volatile Segment next;
+  volatile boolean closed;
+  @SuppressWarnings("unused")
+  private volatile long lastAccessNanos;
+
+  /** The load in flight; null when none. */
+  CompletableFuture<Void> pending;
+
+  // Dynamic step (Leaf's rule), guarded by the stripe lock.
+  int loads;
+  int step;
+  int tableStep;
+  long lastLoadNanos;
+  boolean stepReset;
+  int stepEpoch;
+
+  // Back-off after failed loads, guarded by the stripe lock.
+  int failures;
+  long retryAtNanos;
+  RuntimeException lastFailure;
+
+  TagBuffer(String bizTag, long nowNanos) {
+    this.bizTag = bizTag;
+    this.lastAccessNanos = nowNanos;
+  }
+
+  public String bizTag() {
+    return bizTag;
+  }
+
+  /** The request path's only write besides the cursor. */
+  void touch(long nowNanos) {
+    LAST_ACCESS.setOpaque(this, nowNanos);
+  }
+
+  public long lastAccessNanos() {
+    return (long) LAST_ACCESS.getOpaque(this);
+  }
+
+  public boolean isClosed() {
+    return closed;
+  }
+
+  boolean isLoaded() {
+    return current != Segment.EMPTY;
+  }
+
+  /** The step to pass to the store for the next load. */
+  int stepForNextLoad(long nowNanos, StepPolicy policy) {
+    // The first two loads, and the first after UpdateStep, take the row's own step.
+    if (stepReset || loads < 2) {
+      return SegmentStore.TABLE_STEP;
+    }
+    return policy.nextStep(step, tableStep, nowNanos - lastLoadNanos);
+  }
+
+  /** The step the engine will ask for next; the table step when not yet known. */
+  int effectiveStep(long nowNanos, StepPolicy policy) {
+    int s = stepForNextLoad(nowNanos, policy);
+    return s == SegmentStore.TABLE_STEP ? tableStep : s;
+  }
+
+  void onLoaded(SegmentRange range, long startedNanos, int epoch) {
+    failures = 0;
+    lastFailure = null;
+    retryAtNanos = 0;
+    if (epoch != stepEpoch) {
+      // UpdateStep arrived while this load was in flight: keep the reset for the next load.
+      return;
+    }
+    loads++;
+    step = range.step();
+    tableStep = range.tableStep();
+    lastLoadNanos = startedNanos;
+    stepReset = false;
+  }
+
+  void onFailed(RuntimeException failure, long nowNanos, long minBackoffNanos, long maxBackoffNanos) {
+    failures++;
+    lastFailure = failure;
+    long backoff = minBackoffNanos << Math.min(failures - 1, 20);
+    retryAtNanos = nowNanos + Math.min(backoff < 0 ? maxBackoffNanos : backoff, maxBackoffNanos);
+  }
+
+  /** While backing off, the failure a caller gets at once instead of a new load. */
+  RuntimeException failFast(long nowNanos) {
+    if (lastFailure instanceof StoreUnavailableException) {
+      long waitMs = Math.max(0, (retryAtNanos - nowNanos) / 1_000_000);
+      return new StoreUnavailableException(lastFailure.getMessage() + " (biz_tag " + bizTag
+          + " has no buffered IDs; next database attempt in " + waitMs + " ms)", lastFailure);
+    }
+    return lastFailure;
+  }
+
+  void resetStep(int newStep) {
+    step = newStep;
+    tableStep = newStep;
+    stepReset = true;
+    stepEpoch++;
+  }
+}
