@@ -20,6 +20,7 @@ public final class TestDatabase implements AutoCloseable {
   public final String password;
   private final Cleanup cleanup;
   private final List<HikariDataSource> pools = new ArrayList<>();
+  private boolean closed;
 
   TestDatabase(String url, String user, String password, Cleanup cleanup) {
     this.url = url;
@@ -45,6 +46,10 @@ public final class TestDatabase implements AutoCloseable {
 
   @Override
   public synchronized void close() throws Exception {
+    if (closed) {
+      return;
+    }
+    closed = true;
     pools.forEach(HikariDataSource::close);
     pools.clear();
     cleanup.run();

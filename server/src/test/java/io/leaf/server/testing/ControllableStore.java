@@ -1,0 +1,154 @@
+package io.leaf.server.testing;
+
+import io.leaf.server.store.SegmentRange;
+import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.StoreUnavailableException;
+import io.leaf.server.store.TagPage;
+import io.leaf.server.store.TagRecord;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A {@link SegmentStore} that forwards to a real one but can be told to fail, block or slow down
+ * its segment loads, and records every load it served.
+ */
+public final class ControllableStore implements SegmentStore {
+
+  private final SegmentStore delegate;
+  private volatile boolean failing;
+  private volatile RuntimeException failure;
+  private volatile long delayMillis;
+  private final AtomicReference<CountDownLatch> gate = new AtomicReference<>();
+  private final Semaphore entered = new Semaphore(0);
+  private final AtomicInteger loads = new AtomicInteger();
+  private final AtomicInteger attempts = new AtomicInteger();
+  private final List<SegmentRange> served = Collections.synchronizedList(new ArrayList<>());
+  private final List<Integer> requestedSteps = Collections.synchronizedList(new ArrayList<>());
+
+  public ControllableStore(SegmentStore delegate) {
+    this.delegate = delegate;
+  }
+
+  /** Segment loads fail with an outage until {@link #heal()}. */
+  public void failLoads() {
+    failing = true;
+  }
+
+  /** Segment loads throw {@code e} until {@link #heal()}. */
+  public void failLoadsWith(RuntimeException e) {
+    failure = e;
+  }
+
+  public void heal() {
+    failing = false;
+    failure = null;
+  }
+
+  public void delayLoads(long millis) {
+    delayMillis = millis;
+  }
+
+  /** Segment loads block until {@link #release()}. */
+  public void blockLoads() {
+    gate.set(new CountDownLatch(1));
+  }
+
+  public void release() {
+    CountDownLatch g = gate.getAndSet(null);
+    if (g != null) {
+      g.countDown();
+    }
+  }
+
+  /** Waits until a segment load has entered the store (blocked or not). */
+  public boolean awaitLoadEntered(long timeoutMillis) throws InterruptedException {
+    return entered.tryAcquire(timeoutMillis, TimeUnit.MILLISECONDS);
+  }
+
+  public int loads() {
+    return loads.get();
+  }
+
+  public int attempts() {
+    return attempts.get();
+  }
+
+  public List<SegmentRange> served() {
+    synchronized (served) {
+      return List.copyOf(served);
+    }
+  }
+
+  public List<Integer> requestedSteps() {
+    synchronized (requestedSteps) {
+      return List.copyOf(requestedSteps);
+    }
+  }
+
+  @Override
+  public SegmentRange nextSegment(String bizTag, int step) {
+    attempts.incrementAndGet();
+    requestedSteps.add(step);
+    entered.release();
+    CountDownLatch g = gate.get();
+    if (g != null) {
+      try {
+        g.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StoreUnavailableException("database unavailable: interrupted", e);
+      }
+    }
+    long d = delayMillis;
+    if (d > 0) {
+      try {
+        Thread.sleep(d);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    RuntimeException f = failure;
+    if (f != null) {
+      throw f;
+    }
+    if (failing) {
+      throw new StoreUnavailableException("database unavailable: connection refused (test outage)", null);
+    }
+    SegmentRange r = delegate.nextSegment(bizTag, step);
+    loads.incrementAndGet();
+    served.add(r);
+    return r;
+  }
+
+  @Override
+  public TagRecord createTag(String bizTag, long maxId, int step, String description) {
+    return delegate.createTag(bizTag, maxId, step, description);
+  }
+
+  @Override
+  public Optional<TagRecord> getTag(String bizTag) {
+    return delegate.getTag(bizTag);
+  }
+
+  @Override
+  public TagRecord updateStep(String bizTag, int step) {
+    return delegate.updateStep(bizTag, step);
+  }
+
+  @Override
+  public TagPage listTags(String afterBizTag, int limit) {
+    return delegate.listTags(afterBizTag, limit);
+  }
+
+  @Override
+  public void ping() {
+    delegate.ping();
+  }
+}

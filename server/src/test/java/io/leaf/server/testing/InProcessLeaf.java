@@ -1,0 +1,48 @@
+package io.leaf.server.testing;
+
+import com.google.common.base.Ticker;
+import io.grpc.ManagedChannel;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
+import io.leaf.server.LeafServer;
+import io.leaf.server.ServerConfig;
+import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.store.SegmentStore;
+import io.leaf.v1.LeafServiceGrpc;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/** A LeafServer on the in-process transport with a channel to it; close() tears both down. */
+public final class InProcessLeaf implements AutoCloseable {
+
+  public final LeafServer server;
+  public final SegmentAllocator allocator;
+  public final ManagedChannel channel;
+  public final LeafServiceGrpc.LeafServiceBlockingStub blocking;
+  public final LeafServiceGrpc.LeafServiceStub async;
+
+  public InProcessLeaf(SegmentStore store, String... flags) throws Exception {
+    this(store, Ticker.systemTicker(), EngineConfig.DEFAULTS.withBackoff(Duration.ofMillis(20),
+        Duration.ofMillis(200)), flags);
+  }
+
+  public InProcessLeaf(SegmentStore store, Ticker ticker, EngineConfig engine, String... flags)
+      throws Exception {
+    String name = InProcessServerBuilder.generateName();
+    ServerConfig config = ServerConfig.parse(flags, env -> null);
+    allocator = new SegmentAllocator(store, ticker, engine);
+    server = new LeafServer(InProcessServerBuilder.forName(name), store, () -> { }, allocator,
+        config, () -> { }).start();
+    channel = InProcessChannelBuilder.forName(name).build();
+    blocking = LeafServiceGrpc.newBlockingStub(channel);
+    async = LeafServiceGrpc.newStub(channel);
+  }
+
+  @Override
+  public void close() throws Exception {
+    channel.shutdownNow();
+    channel.awaitTermination(5, TimeUnit.SECONDS);
+    server.stop();
+  }
+}
