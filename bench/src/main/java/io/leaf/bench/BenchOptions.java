@@ -1,0 +1,125 @@
+package io.leaf.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What one benchmark run measures and for how long: the full run ({@code make bench}, about five
+ * minutes on two cores) or {@code --quick} (seconds; checks that every part runs, numbers
+ * meaningless).
+ *
+ * @param dbUrl the database of the servers under test; null for an embedded H2 in a temp dir
+ * @param rounds how many times each measurement is repeated; the table shows medians
+ * @param concurrencies calls in flight for P1
+ * @param unaryDuration how long each P1 measurement runs
+ * @param warmup how long each call type is warmed up once before the first round
+ * @param batchCount IDs asked for by each NextIdBatch call (P2)
+ * @param chunks the {@code chunk_size} values of P2
+ * @param latencyConcurrency calls in flight for P3
+ * @param latencyDuration how long each P3 measurement runs
+ * @param smallStep the step of P3's slow tag; the delayed server's max step, so it never grows
+ * @param largeStep the step of P3's reference tag and of every other tag
+ * @param loadDelay added to every segment load of P3's server
+ * @param heapTags tags loaded for the heap-per-tag figure
+ * @param jmhForks 0 runs JMH in this JVM (quick mode only)
+ */
+public record BenchOptions(
+    boolean quick,
+    String dbUrl,
+    String dbUser,
+    String dbPassword,
+    Path out,
+    int rounds,
+    List<Integer> concurrencies,
+    Duration unaryDuration,
+    Duration warmup,
+    int batchCount,
+    List<Integer> chunks,
+    int latencyConcurrency,
+    Duration latencyDuration,
+    int smallStep,
+    int largeStep,
+    Duration loadDelay,
+    int heapTags,
+    int jmhForks,
+    int jmhWarmupIterations,
+    Duration jmhWarmupTime,
+    int jmhIterations,
+    Duration jmhIterationTime) {
+
+  public static final Path DEFAULT_OUT = Path.of("target", "bench", "results.md");
+
+  public static String usage() {
+    return """
+        Usage: leaf-bench [--quick] [--rounds N] [--db-url URL [--db-user U] [--db-password P]] [--out FILE]
+
+          --quick        tiny durations and counts: checks that everything runs (seconds)
+          --rounds N     repeat each measurement N times, report medians (default 3, quick 2)
+          --db-url URL   database of the servers under test (default: embedded H2 in a temp dir)
+          --out FILE     where the table is written (default target/bench/results.md)
+        """;
+  }
+
+  public static BenchOptions parse(String... args) {
+    boolean quick = false;
+    Integer rounds = null;
+    String dbUrl = null;
+    String dbUser = "sa";
+    String dbPassword = "";
+    Path out = DEFAULT_OUT;
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      if (arg.equals("--quick")) {
+        quick = true;
+        continue;
+      }
+      if (i + 1 >= args.length) {
+        throw new IllegalArgumentException("unknown flag or missing value: " + arg + "\n" + usage());
+      }
+      String value = args[++i];
+      switch (arg) {
+        case "--rounds" -> rounds = positive(arg, value);
+        case "--db-url" -> dbUrl = value;
+        case "--db-user" -> dbUser = value;
+        case "--db-password" -> dbPassword = value;
+        case "--out" -> out = Path.of(value);
+        default -> throw new IllegalArgumentException("unknown flag " + arg + "\n" + usage());
+      }
+    }
+    if (quick) {
+      return new BenchOptions(true, dbUrl, dbUser, dbPassword, out, rounds == null ? 2 : rounds,
+          List.of(1, 8, 64), Duration.ofMillis(200), Duration.ofMillis(200), 20_000,
+          List.of(1_000, 10_000), 8, Duration.ofMillis(300), 100, 1_000_000,
+          Duration.ofMillis(5), 20_000, 0, 1, Duration.ofMillis(50), 2, Duration.ofMillis(50));
+    }
+    return new BenchOptions(false, dbUrl, dbUser, dbPassword, out, rounds == null ? 3 : rounds,
+        List.of(1, 8, 64), Duration.ofSeconds(2), Duration.ofSeconds(3), 1_000_000,
+        List.of(1_000, 10_000), 8, Duration.ofSeconds(4), 100, 1_000_000,
+        Duration.ofMillis(5), 100_000, 1, 2, Duration.ofSeconds(1), 3, Duration.ofSeconds(1));
+  }
+
+  /** The flags that reproduce these options in a child JVM. */
+  public List<String> toArgs() {
+    List<String> args = new ArrayList<>();
+    if (quick) {
+      args.add("--quick");
+    }
+    args.add("--rounds");
+    args.add(Integer.toString(rounds));
+    return args;
+  }
+
+  private static int positive(String flag, String value) {
+    try {
+      int n = Integer.parseInt(value);
+      if (n > 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below with the flag's name
+    }
+    throw new IllegalArgumentException(flag + " must be a positive integer, got " + value);
+  }
+}

@@ -1,0 +1,75 @@
+package io.leaf.bench;
+
+import com.google.common.base.Ticker;
+import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.engine.SegmentAllocator;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.ref.Reference;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Heap one cached tag costs the server: loads N tags once each into a {@link SegmentAllocator} on
+ * an {@link InMemorySegmentStore} and divides the growth of the used heap (after full collections)
+ * by N. Run in its own JVM so that nothing else allocates meanwhile.
+ *
+ * <p>Each tag name is built afresh for its load, as a request would carry it, so the name the
+ * server keeps counts; the store's rows are created before the first reading and do not.
+ */
+public final class HeapPerTag {
+
+  static final int STEP = 1_000;
+  private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
+
+  private HeapPerTag() {}
+
+  /** {@code <tags> <rounds>} */
+  public static void main(String[] args) throws Exception {
+    int tags = Integer.parseInt(args[0]);
+    int rounds = Integer.parseInt(args[1]);
+    for (int round = 1; round <= rounds; round++) {
+      double perTag = measure(tags);
+      Progress.say("heap round %d/%d: %,.0f bytes per cached tag (%,d tags)", round, rounds,
+          perTag, tags);
+      System.out.println(ResultLine.format("measure", "heap", "round", round, "tags", tags,
+          "bytesPerTag", perTag));
+    }
+  }
+
+  static double measure(int tags) throws InterruptedException {
+    InMemorySegmentStore store = new InMemorySegmentStore();
+    for (int i = 0; i < tags; i++) {
+      store.createTag(name(i), 1, STEP, "");
+    }
+    SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
+        EngineConfig.DEFAULTS);
+    try {
+      long before = usedAfterGc();
+      long timeout = TimeUnit.SECONDS.toNanos(10);
+      for (int i = 0; i < tags; i++) {
+        allocator.initCache(name(i), timeout);
+      }
+      if (allocator.cachedCount() != tags) {
+        throw new IllegalStateException("cached " + allocator.cachedCount() + " of " + tags + " tags");
+      }
+      long after = usedAfterGc();
+      Reference.reachabilityFence(allocator);
+      Reference.reachabilityFence(store);
+      return (after - before) / (double) tags;
+    } finally {
+      allocator.close();
+    }
+  }
+
+  private static String name(int i) {
+    return "tag-" + i;
+  }
+
+  private static long usedAfterGc() throws InterruptedException {
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+      Thread.sleep(100);
+    }
+    return MEMORY.getHeapMemoryUsage().getUsed();
+  }
+}

@@ -1,0 +1,66 @@
+package io.leaf.bench.jmh;
+
+import com.google.common.base.Ticker;
+import io.leaf.bench.InMemorySegmentStore;
+import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.engine.SegmentAllocator;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * The server's in-process ID path against its floor: {@link SegmentAllocator#nextId} on a store
+ * that costs nothing, against one shared {@link AtomicLong#incrementAndGet()}.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+public class EngineBenchmark {
+
+  public static final String TAG = "jmh";
+  public static final int STEP = 1_000_000;
+  private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+  /** One allocator shared by every benchmark thread, as the server shares one. */
+  @State(Scope.Benchmark)
+  public static class Allocator {
+    SegmentAllocator allocator;
+
+    @Setup(Level.Trial)
+    public void start() {
+      InMemorySegmentStore store = new InMemorySegmentStore();
+      store.createTag(TAG, 1, STEP, "");
+      allocator = new SegmentAllocator(store, Ticker.systemTicker(),
+          EngineConfig.DEFAULTS.withMaxStep(STEP));
+      allocator.initCache(TAG, TIMEOUT_NANOS);
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() {
+      allocator.close();
+    }
+  }
+
+  /** One counter shared by every benchmark thread: the contended floor. */
+  @State(Scope.Benchmark)
+  public static class Counter {
+    final AtomicLong value = new AtomicLong();
+  }
+
+  @Benchmark
+  public long allocatorNextId(Allocator state) {
+    return state.allocator.nextId(TAG, TIMEOUT_NANOS);
+  }
+
+  @Benchmark
+  public long atomicIncrement(Counter state) {
+    return state.value.incrementAndGet();
+  }
+}

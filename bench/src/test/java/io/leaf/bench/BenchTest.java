@@ -1,0 +1,43 @@
+package io.leaf.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The benchmark program runs end to end on a tiny configuration; no figure is asserted. */
+class BenchTest {
+
+  @Test
+  void run_quick_writesTableWithEveryMeasure(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("results.md");
+
+    String printed = Bench.run(BenchOptions.parse("--quick", "--out", out.toString()));
+
+    assertTrue(Files.exists(out), "results file written to " + out);
+    String written = Files.readString(out);
+    assertEquals(printed, written, "the printed table is the written one");
+    List<String> rows = written.lines().filter(l -> l.startsWith("| ")).toList();
+    for (String measure : List.of("| P1 unary NextId vs Health/Check, 1 in flight |",
+        "| P1 unary NextId vs Health/Check, 8 in flight |",
+        "| P1 unary NextId vs Health/Check, 64 in flight |",
+        "| P2 NextIdBatch stream vs unary NextId, chunk 1,000 |",
+        "| P2 NextIdBatch stream vs unary NextId, chunk 10,000 |",
+        "| P3 NextId latency with slow segment loads, step 100 vs 1,000,000 |",
+        "| P4 SegmentAllocator.nextId vs AtomicLong, 1 thread |",
+        "| P4 SegmentAllocator.nextId vs AtomicLong, 2 threads |",
+        "| P4 CachedIdGenerator.next() |",
+        "| Heap per cached tag |")) {
+      assertTrue(rows.stream().anyMatch(r -> r.startsWith(measure)),
+          "a row for " + measure + " in:\n" + written);
+    }
+    assertFalse(written.contains("NaN") || written.contains("Infinity"),
+        "every figure is a number:\n" + written);
+    assertTrue(written.contains("Machine: "), "the machine is described:\n" + written);
+  }
+}

@@ -1,0 +1,75 @@
+package io.leaf.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leaf.server.store.SegmentRange;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class PartsTest {
+
+  @Test
+  void median_oddCount_isMiddleValue() {
+    assertEquals(3.0, Stats.median(List.of(9.0, 1.0, 3.0)), "median of 9, 1, 3");
+  }
+
+  @Test
+  void median_evenCount_averagesMiddleTwo() {
+    assertEquals(2.5, Stats.median(List.of(4.0, 1.0, 2.0, 3.0)), "median of 4, 1, 2, 3");
+  }
+
+  @Test
+  void resultLine_formatThenParse_keepsKeysAndValues() {
+    String line = ResultLine.format("measure", "p1", "round", 2, "qps", 1234.5);
+
+    assertTrue(ResultLine.isResult(line), "a result line: " + line);
+    assertEquals(Map.of("measure", "p1", "round", "2", "qps", "1234.5"), ResultLine.parse(line),
+        "parsed " + line);
+  }
+
+  @Test
+  void parse_unknownFlag_namesIt() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> BenchOptions.parse("--durtion", "5"));
+    assertTrue(e.getMessage().contains("--durtion"), "message names the flag: " + e.getMessage());
+  }
+
+  @Test
+  void parse_rounds_mustBePositive() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> BenchOptions.parse("--rounds", "0"));
+    assertTrue(e.getMessage().contains("--rounds") && e.getMessage().contains("0"),
+        "message names flag and value: " + e.getMessage());
+  }
+
+  @Test
+  void inMemoryStore_nextSegment_rangesFollowEachOther() {
+    InMemorySegmentStore store = new InMemorySegmentStore();
+    store.createTag("t", 1, 10, "");
+
+    SegmentRange first = store.nextSegment("t", 0);
+    SegmentRange second = store.nextSegment("t", 25);
+
+    assertEquals(new SegmentRange(1, 11, 10, 10), first, "first load takes the table step");
+    assertEquals(new SegmentRange(11, 36, 25, 10), second, "second load continues at 11");
+  }
+
+  @Test
+  void delayingStore_nextSegment_waitsAtLeastTheDelay() {
+    InMemorySegmentStore inner = new InMemorySegmentStore();
+    inner.createTag("t", 1, 10, "");
+    DelayingSegmentStore store = new DelayingSegmentStore(inner, Duration.ofMillis(20));
+
+    long start = System.nanoTime();
+    SegmentRange range = store.nextSegment("t", 0);
+    long elapsed = System.nanoTime() - start;
+
+    assertEquals(new SegmentRange(1, 11, 10, 10), range, "the wrapped store's segment");
+    assertTrue(elapsed >= Duration.ofMillis(20).toNanos(), "waited at least 20 ms, took "
+        + elapsed + " ns");
+  }
+}
