@@ -9,7 +9,7 @@ help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
 	@echo "make test   run every test (MariaDB tests skip with a message when no MariaDB is reachable)"
 	@echo "make build  compile and package server/target/leaf-server.jar"
-	@echo "make bench  run the benchmarks (about five minutes)"
+	@echo "make bench  run the benchmarks (about five minutes; table in target/bench/results.md)"
 	@echo "make clean  remove build output (keeps ./data)"
 
 build: $(JAR)
@@ -23,6 +23,12 @@ run: $(JAR)
 
 test:
 	$(MVN) install
+
+# Packages only the bench module and what it needs (nothing is installed), then runs it:
+# progress lines, then the table, also written to target/bench/results.md.
+bench:
+	$(MVN) package -pl bench -am -DskipTests
+	java -jar bench/target/leaf-bench.jar $(ARGS)
 
 clean:
 	$(MVN) clean

@@ -122,6 +122,7 @@ public final class Bench {
 
   private long generatorTimeoutSeconds() {
     Duration perRound = options.unaryDuration().multipliedBy(2L * options.concurrencies().size())
+        .plus(options.batchDuration().multipliedBy(options.chunks().size()))
         .plus(options.latencyDuration().multipliedBy(2));
     return options.warmup().multipliedBy(5).plus(perRound.multipliedBy(options.rounds()))
         .multipliedBy(2).toSeconds() + 120;
@@ -159,7 +160,8 @@ public final class Bench {
       }
       table.add("P2 NextIdBatch stream vs unary NextId, chunk " + fmt(chunk),
           "count " + fmt(options.batchCount()) + " per call, chunk_size " + fmt(chunk)
-              + ", one call at a time read by a blocking stub; unary = P1 NextId at " + reference
+              + ", calls one after another for " + ms(options.batchDuration())
+              + " per round, each read by a blocking stub; unary = P1 NextId at " + reference
               + " in flight in the same round; tag step " + fmt(options.largeStep()),
           String.format(Locale.ROOT, "%,.0f IDs/s (unary %,.0f IDs/s)",
               Stats.median(values(rounds, "idsPerSecond")), Stats.median(unary)),

@@ -16,6 +16,7 @@ import java.util.List;
  * @param unaryDuration how long each P1 measurement runs
  * @param warmup how long each call type is warmed up once before the first round
  * @param batchCount IDs asked for by each NextIdBatch call (P2)
+ * @param batchDuration P2 repeats its call, one at a time, until this much time has passed
  * @param chunks the {@code chunk_size} values of P2
  * @param latencyConcurrency calls in flight for P3
  * @param latencyDuration how long each P3 measurement runs
@@ -36,6 +37,7 @@ public record BenchOptions(
     Duration unaryDuration,
     Duration warmup,
     int batchCount,
+    Duration batchDuration,
     List<Integer> chunks,
     int latencyConcurrency,
     Duration latencyDuration,
@@ -56,7 +58,7 @@ public record BenchOptions(
         Usage: leaf-bench [--quick] [--rounds N] [--db-url URL [--db-user U] [--db-password P]] [--out FILE]
 
           --quick        tiny durations and counts: checks that everything runs (seconds)
-          --rounds N     repeat each measurement N times, report medians (default 3, quick 2)
+          --rounds N     repeat each measurement N times, report medians (default 5, quick 2)
           --db-url URL   database of the servers under test (default: embedded H2 in a temp dir)
           --out FILE     where the table is written (default target/bench/results.md)
         """;
@@ -91,13 +93,13 @@ public record BenchOptions(
     if (quick) {
       return new BenchOptions(true, dbUrl, dbUser, dbPassword, out, rounds == null ? 2 : rounds,
           List.of(1, 8, 64), Duration.ofMillis(200), Duration.ofMillis(200), 20_000,
-          List.of(1_000, 10_000), 8, Duration.ofMillis(300), 100, 1_000_000,
+          Duration.ofMillis(100), List.of(1_000, 10_000), 8, Duration.ofMillis(300), 100, 1_000_000,
           Duration.ofMillis(5), 20_000, 0, 1, Duration.ofMillis(50), 2, Duration.ofMillis(50));
     }
-    return new BenchOptions(false, dbUrl, dbUser, dbPassword, out, rounds == null ? 3 : rounds,
-        List.of(1, 8, 64), Duration.ofSeconds(2), Duration.ofSeconds(3), 1_000_000,
-        List.of(1_000, 10_000), 8, Duration.ofSeconds(4), 100, 1_000_000,
-        Duration.ofMillis(5), 100_000, 1, 2, Duration.ofSeconds(1), 3, Duration.ofSeconds(1));
+    return new BenchOptions(false, dbUrl, dbUser, dbPassword, out, rounds == null ? 5 : rounds,
+        List.of(1, 8, 64), Duration.ofSeconds(2), Duration.ofSeconds(2), 1_000_000,
+        Duration.ofSeconds(1), List.of(1_000, 10_000), 8, Duration.ofSeconds(3), 100, 1_000_000,
+        Duration.ofMillis(5), 100_000, 1, 2, Duration.ofSeconds(1), 5, Duration.ofSeconds(1));
   }
 
   /** The flags that reproduce these options in a child JVM. */

@@ -57,6 +57,9 @@ final class JmhRuns {
         }
       }
     }
+    // JMH refuses to start while another JMH run holds /tmp/jmh.lock; on a shared machine that is
+    // expected, and the medians and same-run ratios are what absorb the noise.
+    System.setProperty("jmh.ignoreLock", "true");
     RunResult result = new Runner(builder.build()).runSingle();
     List<Double> scores = new ArrayList<>();
     for (BenchmarkResult fork : result.getBenchmarkResults()) {
