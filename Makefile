@@ -1,15 +1,17 @@
 # Leaf — make targets. Everything runs through Maven; only a JDK 17 and Maven are needed.
 MVN ?= mvn -B -q
 JAR := server/target/leaf-server.jar
+VERSION := 0.1.0
 SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run test bench clean help
+.PHONY: build run test bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
 	@echo "make test   run every test (MariaDB tests skip with a message when no MariaDB is reachable)"
 	@echo "make build  compile and package server/target/leaf-server.jar"
 	@echo "make bench  run the benchmarks (about five minutes; table in target/bench/results.md)"
+	@echo "make image  build the container image leaf-server:$(VERSION) (needs a Docker engine)"
 	@echo "make clean  remove build output (keeps ./data)"
 
 build: $(JAR)
@@ -29,6 +31,9 @@ test:
 bench:
 	$(MVN) package -pl bench -am -DskipTests
 	java -jar bench/target/leaf-bench.jar $(ARGS)
+
+image: $(JAR)
+	docker build -t leaf-server:$(VERSION) .
 
 clean:
 	$(MVN) clean
