@@ -365,6 +365,11 @@ public final class SegmentAllocator implements AutoCloseable {
     lock.lock();
     try {
       b.pending = null;
+      if (b.closed) {
+        // Evicted while loading: the range stays unused (a gap). Installed, it could still hand
+        // IDs to a request holding this buffer after the tag's fresh buffer issued lower ones.
+        return;
+      }
       if (range != null) {
         b.onLoaded(range, startedNanos, epoch);
         Segment loaded = Segment.of(range);
