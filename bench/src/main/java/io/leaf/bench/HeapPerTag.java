@@ -1,8 +1,10 @@
 package io.leaf.bench;
 
 import com.google.common.base.Ticker;
+import io.leaf.server.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.sweep.IdleTagSweeper;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;
@@ -10,8 +12,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Heap one cached tag costs the server: loads N tags once each into a {@link SegmentAllocator} on
- * an {@link InMemorySegmentStore} and divides the growth of the used heap (after full collections)
- * by N. Run in its own JVM so that nothing else allocates meanwhile.
+ * an {@link InMemorySegmentStore}, with an {@link IdleTagSweeper} holding every buffer in its wheel
+ * as the server's does, and divides the growth of the used heap (after full collections) by N.
+ * Run in its own JVM so that nothing else allocates meanwhile.
  *
  * <p>Each tag name is built afresh for its load, as a request would carry it, so the name the
  * server keeps counts; the store's rows are created before the first reading and do not.
@@ -19,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 public final class HeapPerTag {
 
   static final int STEP = 1_000;
+  static final ServerConfig SERVER_DEFAULTS = ServerConfig.parse(new String[0], env -> null);
   private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
 
   private HeapPerTag() {}
@@ -43,20 +47,26 @@ public final class HeapPerTag {
     }
     SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
         EngineConfig.DEFAULTS);
+    // The server's defaults; the sweeper's thread is not started, runOnce below does its work.
+    IdleTagSweeper sweeper = new IdleTagSweeper(allocator, SERVER_DEFAULTS.idleTtl(),
+        SERVER_DEFAULTS.sweepTick());
     try {
       long before = usedAfterGc();
       long timeout = TimeUnit.SECONDS.toNanos(10);
       for (int i = 0; i < tags; i++) {
         allocator.initCache(name(i), timeout);
       }
-      if (allocator.cachedCount() != tags) {
-        throw new IllegalStateException("cached " + allocator.cachedCount() + " of " + tags + " tags");
+      sweeper.runOnce(allocator.ticker().read());
+      if (allocator.cachedCount() != tags || sweeper.scheduled() != tags) {
+        throw new IllegalStateException("cached " + allocator.cachedCount() + " and scheduled "
+            + sweeper.scheduled() + " of " + tags + " tags");
       }
       long after = usedAfterGc();
-      Reference.reachabilityFence(allocator);
+      Reference.reachabilityFence(sweeper);
       Reference.reachabilityFence(store);
       return (after - before) / (double) tags;
     } finally {
+      sweeper.close();
       allocator.close();
     }
   }
