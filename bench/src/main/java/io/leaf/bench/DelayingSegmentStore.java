@@ -1,11 +1,9 @@
 package io.leaf.bench;
 
+import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
-import io.leaf.server.store.TagPage;
-import io.leaf.server.store.TagRecord;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -15,16 +13,15 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Thread-safe when the wrapped store is. The delay is spent in the calling loader thread, as a
  * slow database round trip would be.
  */
-public final class DelayingSegmentStore implements SegmentStore {
+public final class DelayingSegmentStore extends ForwardingSegmentStore {
 
-  private final SegmentStore delegate;
   private final long delayNanos;
 
   public DelayingSegmentStore(SegmentStore delegate, Duration delay) {
+    super(delegate);
     if (delay.isNegative()) {
       throw new IllegalArgumentException("delay must not be negative: " + delay);
     }
-    this.delegate = delegate;
     this.delayNanos = delay.toNanos();
   }
 
@@ -38,31 +35,6 @@ public final class DelayingSegmentStore implements SegmentStore {
         break;
       }
     }
-    return delegate.nextSegment(bizTag, step);
-  }
-
-  @Override
-  public TagRecord createTag(String bizTag, long maxId, int step, String description) {
-    return delegate.createTag(bizTag, maxId, step, description);
-  }
-
-  @Override
-  public Optional<TagRecord> getTag(String bizTag) {
-    return delegate.getTag(bizTag);
-  }
-
-  @Override
-  public TagRecord updateStep(String bizTag, int step) {
-    return delegate.updateStep(bizTag, step);
-  }
-
-  @Override
-  public TagPage listTags(String afterBizTag, int limit) {
-    return delegate.listTags(afterBizTag, limit);
-  }
-
-  @Override
-  public void ping() {
-    delegate.ping();
+    return super.nextSegment(bizTag, step);
   }
 }

@@ -1,14 +1,12 @@
 package io.leaf.server.testing;
 
+import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
-import io.leaf.server.store.TagPage;
-import io.leaf.server.store.TagRecord;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -19,9 +17,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * A {@link SegmentStore} that forwards to a real one but can be told to fail, block or slow down
  * its segment loads, and records every load it served.
  */
-public final class ControllableStore implements SegmentStore {
+public final class ControllableStore extends ForwardingSegmentStore {
 
-  private final SegmentStore delegate;
   private volatile boolean failing;
   private volatile RuntimeException failure;
   private volatile long delayMillis;
@@ -33,7 +30,7 @@ public final class ControllableStore implements SegmentStore {
   private final List<Integer> requestedSteps = Collections.synchronizedList(new ArrayList<>());
 
   public ControllableStore(SegmentStore delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** Segment loads fail with an outage until {@link #heal()}. */
@@ -121,34 +118,9 @@ public final class ControllableStore implements SegmentStore {
     if (failing) {
       throw new StoreUnavailableException("database unavailable: connection refused (test outage)", null);
     }
-    SegmentRange r = delegate.nextSegment(bizTag, step);
+    SegmentRange r = delegate().nextSegment(bizTag, step);
     loads.incrementAndGet();
     served.add(r);
     return r;
-  }
-
-  @Override
-  public TagRecord createTag(String bizTag, long maxId, int step, String description) {
-    return delegate.createTag(bizTag, maxId, step, description);
-  }
-
-  @Override
-  public Optional<TagRecord> getTag(String bizTag) {
-    return delegate.getTag(bizTag);
-  }
-
-  @Override
-  public TagRecord updateStep(String bizTag, int step) {
-    return delegate.updateStep(bizTag, step);
-  }
-
-  @Override
-  public TagPage listTags(String afterBizTag, int limit) {
-    return delegate.listTags(afterBizTag, limit);
-  }
-
-  @Override
-  public void ping() {
-    delegate.ping();
   }
 }

@@ -1,0 +1,52 @@
+package io.leaf.server.store;
+
+import java.util.Optional;
+
+/**
+ * A {@link SegmentStore} that passes every call to another one; a decorator overrides only the
+ * calls it changes (a delayed or failing segment load, say).
+ *
+ * <p>Thread-safe when the store it forwards to is.
+ */
+public abstract class ForwardingSegmentStore implements SegmentStore {
+
+  private final SegmentStore delegate;
+
+  protected ForwardingSegmentStore(SegmentStore delegate) {
+    this.delegate = delegate;
+  }
+
+  protected final SegmentStore delegate() {
+    return delegate;
+  }
+
+  @Override
+  public TagRecord createTag(String bizTag, long maxId, int step, String description) {
+    return delegate.createTag(bizTag, maxId, step, description);
+  }
+
+  @Override
+  public Optional<TagRecord> getTag(String bizTag) {
+    return delegate.getTag(bizTag);
+  }
+
+  @Override
+  public TagRecord updateStep(String bizTag, int step) {
+    return delegate.updateStep(bizTag, step);
+  }
+
+  @Override
+  public TagPage listTags(String afterBizTag, int limit) {
+    return delegate.listTags(afterBizTag, limit);
+  }
+
+  @Override
+  public SegmentRange nextSegment(String bizTag, int step) {
+    return delegate.nextSegment(bizTag, step);
+  }
+
+  @Override
+  public void ping() {
+    delegate.ping();
+  }
+}
