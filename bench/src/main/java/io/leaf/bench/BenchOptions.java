@@ -24,7 +24,7 @@ import java.util.List;
  * @param largeStep the step of P3's reference tag and of every other tag
  * @param loadDelay added to every segment load of P3's server
  * @param heapTags tags loaded for the heap-per-tag figure
- * @param jmhForks 0 runs JMH in this JVM (quick mode only)
+ * @param jmhForks 0 runs JMH in this JVM (quick mode only); JMH measures {@code rounds} iterations
  */
 public record BenchOptions(
     boolean quick,
@@ -48,7 +48,6 @@ public record BenchOptions(
     int jmhForks,
     int jmhWarmupIterations,
     Duration jmhWarmupTime,
-    int jmhIterations,
     Duration jmhIterationTime) {
 
   public static final Path DEFAULT_OUT = Path.of("target", "bench", "results.md");
@@ -94,12 +93,12 @@ public record BenchOptions(
       return new BenchOptions(true, dbUrl, dbUser, dbPassword, out, rounds == null ? 2 : rounds,
           List.of(1, 8, 64), Duration.ofMillis(200), Duration.ofMillis(200), 20_000,
           Duration.ofMillis(100), List.of(1_000, 10_000), 8, Duration.ofMillis(300), 100, 1_000_000,
-          Duration.ofMillis(5), 20_000, 0, 1, Duration.ofMillis(50), 2, Duration.ofMillis(50));
+          Duration.ofMillis(5), 20_000, 0, 1, Duration.ofMillis(50), Duration.ofMillis(50));
     }
     return new BenchOptions(false, dbUrl, dbUser, dbPassword, out, rounds == null ? 5 : rounds,
         List.of(1, 8, 64), Duration.ofSeconds(2), Duration.ofSeconds(2), 1_000_000,
         Duration.ofSeconds(1), List.of(1_000, 10_000), 8, Duration.ofSeconds(3), 100, 1_000_000,
-        Duration.ofMillis(5), 100_000, 1, 2, Duration.ofSeconds(1), 5, Duration.ofSeconds(1));
+        Duration.ofMillis(5), 100_000, 1, 2, Duration.ofSeconds(1), Duration.ofSeconds(1));
   }
 
   /** The flags that reproduce these options in a child JVM. */

@@ -26,7 +26,7 @@ final class JmhRuns {
   String describe() {
     return "JMH " + (options.jmhForks() == 0 ? "in-process" : options.jmhForks() + " fork") + ", "
         + options.jmhWarmupIterations() + "×" + options.jmhWarmupTime().toMillis()
-        + " ms warm-up, " + options.jmhIterations() + "×" + options.jmhIterationTime().toMillis()
+        + " ms warm-up, " + options.rounds() + "×" + options.jmhIterationTime().toMillis()
         + " ms measured";
   }
 
@@ -43,7 +43,7 @@ final class JmhRuns {
         .forks(options.jmhForks())
         .warmupIterations(options.jmhWarmupIterations())
         .warmupTime(TimeValue.milliseconds(options.jmhWarmupTime().toMillis()))
-        .measurementIterations(options.jmhIterations())
+        .measurementIterations(options.rounds())
         .measurementTime(TimeValue.milliseconds(options.jmhIterationTime().toMillis()))
         .timeUnit(TimeUnit.SECONDS)
         .shouldFailOnError(true)
