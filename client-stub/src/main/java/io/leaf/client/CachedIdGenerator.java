@@ -1,7 +1,6 @@
 package io.leaf.client;
 
 import com.google.common.base.Ticker;
-import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.Objects;
@@ -78,8 +77,11 @@ public final class CachedIdGenerator implements AutoCloseable {
     this.maxWaitNanos = b.maxWait.toNanos();
     this.ticker = b.ticker;
     this.sizer = new BlockSizer(b.minBlockSize, b.maxBlockSize, b.targetRefillInterval.toNanos());
-    this.refiller = Executors.newSingleThreadExecutor(new ThreadFactoryBuilder()
-        .setNameFormat("leaf-id-refill-" + bizTag).setDaemon(true).build());
+    this.refiller = Executors.newSingleThreadExecutor(runnable -> {
+      Thread t = new Thread(runnable, "leaf-id-refill-" + bizTag);
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   /** A generator for {@code bizTag} fetching through {@code client} (which it does not close). */
