@@ -48,7 +48,8 @@ class RealServerClientTest {
 
   @Test
   void cachedIdGenerator_eightThreadsMillionEach_allUnique() throws Exception {
-    try (LeafClient client = LeafClient.forTarget(target).build()) {
+    // Generous deadlines: on a loaded machine a block of a million IDs can take seconds.
+    try (LeafClient client = LeafClient.forTarget(target).deadline(Duration.ofMinutes(1)).build()) {
       client.createTag("load", 0, 1_000, "stress");
       CachedIdGenerator generator = CachedIdGenerator.builder(client, "load")
           .maxWait(Duration.ofSeconds(30)).build();
