@@ -4,11 +4,12 @@ JAR := server/target/leaf-server.jar
 VERSION := 0.1.0
 SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run test bench image clean help
+.PHONY: build run test test-node bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
 	@echo "make test   run every test (MariaDB tests skip with a message when no MariaDB is reachable)"
+	@echo "make test-node  the Node example's test against the packaged server (skipped without node)"
 	@echo "make build  compile and package server/target/leaf-server.jar"
 	@echo "make bench  run the benchmarks (about five minutes; table in target/bench/results.md)"
 	@echo "make image  build the container image leaf-server:$(VERSION) (needs a Docker engine)"
@@ -25,6 +26,15 @@ run: $(JAR)
 
 test:
 	$(MVN) install
+	@$(MAKE) --no-print-directory test-node
+
+# The Node example's test starts server/target/leaf-server.jar (built by `make build` or `make test`).
+test-node:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+		cd examples/node && npm ci --no-audit --no-fund && npm test; \
+	else \
+		echo "SKIPPED Node example test: node not found"; \
+	fi
 
 # Packages only the bench module and what it needs (nothing is installed), then runs it:
 # progress lines, then the table, also written to target/bench/results.md.
