@@ -1,6 +1,7 @@
 package io.leaf.bench;
 
 import ch.qos.logback.classic.Level;
+import io.leaf.bench.jmh.ClientBenchmark;
 import io.leaf.bench.jmh.EngineBenchmark;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -13,6 +14,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -75,6 +77,7 @@ public final class Bench {
             options.loadDelay(), options.smallStep())) {
       plain.ensureTag(LoadGenerator.UNARY_TAG, options.largeStep());
       plain.ensureTag(LoadGenerator.BATCH_TAG, options.largeStep());
+      plain.ensureTag(ClientBenchmark.TAG, options.largeStep());
       delayed.ensureTag(LoadGenerator.SMALL_STEP_TAG, options.smallStep());
       delayed.ensureTag(LoadGenerator.LARGE_STEP_TAG, options.largeStep());
       serverDescription = "P1/P2: " + plain.describe() + "; P3: " + delayed.describe();
@@ -91,7 +94,8 @@ public final class Bench {
       batchRows(load);
       latencyRows(load);
 
-      jmhRows(plain.port());
+      jmhRows(plain.port(), Stats.median(values(select(load, "p1",
+          r -> r.get("concurrency").equals(Integer.toString(lastConcurrency()))), "nextId")));
     } finally {
       if (tempDir != null) {
         deleteTree(tempDir);
@@ -146,7 +150,7 @@ public final class Bench {
   }
 
   private void batchRows(List<Map<String, String>> load) {
-    int reference = options.concurrencies().get(options.concurrencies().size() - 1);
+    int reference = lastConcurrency();
     for (int chunk : options.chunks()) {
       List<Map<String, String>> rounds = select(load, "p2",
           r -> r.get("chunk").equals(Integer.toString(chunk)));
@@ -198,30 +202,43 @@ public final class Bench {
         Stats.median(values(rounds, "p999")), Stats.median(values(rounds, "qps")));
   }
 
-  private void jmhRows(int plainPort) throws Exception {
+  private void jmhRows(int plainPort, double unaryNextId) throws Exception {
     JmhRuns jmh = new JmhRuns(options);
+    Map<Integer, Double> allocatorByThreads = new TreeMap<>();
     for (int threads : List.of(1, 2)) {
-      Progress.say("JMH: SegmentAllocator.nextId, %d thread%s", threads, threads == 1 ? "" : "s");
+      Progress.say("JMH: SegmentAllocator.nextId, %s", threads(threads));
       double allocator = Stats.median(jmh.run(EngineBenchmark.class, "allocatorNextId", threads));
-      Progress.say("JMH: AtomicLong.incrementAndGet, %d thread%s", threads,
-          threads == 1 ? "" : "s");
+      Progress.say("JMH: AtomicLong.incrementAndGet, %s", threads(threads));
       double atomic = Stats.median(jmh.run(EngineBenchmark.class, "atomicIncrement", threads));
-      table.add("P4 SegmentAllocator.nextId vs AtomicLong, " + threads + " thread"
-              + (threads == 1 ? "" : "s"),
-          jmh.describe() + ", " + threads + " thread" + (threads == 1 ? "" : "s")
-              + " on one shared allocator (in-memory store, "
+      allocatorByThreads.put(threads, allocator);
+      table.add("P4 SegmentAllocator.nextId vs AtomicLong, " + threads(threads),
+          jmh.describe() + ", " + threads(threads) + " on one shared allocator (in-memory store, "
               + "step " + fmt(EngineBenchmark.STEP) + ") / one shared AtomicLong",
           String.format(Locale.ROOT, "allocator %,.1f M ops/s · AtomicLong %,.1f M ops/s",
               allocator / 1e6, atomic / 1e6),
           String.format(Locale.ROOT, "allocator ÷ AtomicLong = %.2f", allocator / atomic));
     }
-    clientRow(jmh, plainPort);
+    String target = "-D" + ClientBenchmark.TARGET_PROPERTY + "=127.0.0.1:" + plainPort;
+    for (int threads : List.of(1, 2)) {
+      Progress.say("JMH: CachedIdGenerator.next, %s", threads(threads));
+      double client = Stats.median(jmh.run(ClientBenchmark.class, "next", threads, target));
+      table.add("P4 CachedIdGenerator.next(), " + threads(threads),
+          jmh.describe() + ", " + threads(threads) + " on one generator (builder defaults) of one"
+              + " LeafClient, refilled over loopback from the P1 server, tag step "
+              + fmt(options.largeStep()),
+          String.format(Locale.ROOT, "%,.1f M ops/s", client / 1e6),
+          String.format(Locale.ROOT, "÷ SegmentAllocator (%s) = %.2f; ÷ unary NextId (P1, %d in"
+              + " flight) = %,.0f", threads(threads), client / allocatorByThreads.get(threads),
+              lastConcurrency(), client / unaryNextId));
+    }
   }
 
-  /** P4's client-side figure: {@code io.leaf.client.CachedIdGenerator.next()} on the plain server. */
-  private void clientRow(JmhRuns jmh, int plainPort) {
-    table.add("P4 CachedIdGenerator.next()", jmh.describe(),
-        "not measured: io.leaf.client.CachedIdGenerator is not part of this build", "—");
+  private static String threads(int n) {
+    return n == 1 ? "1 thread" : n + " threads";
+  }
+
+  private int lastConcurrency() {
+    return options.concurrencies().get(options.concurrencies().size() - 1);
   }
 
   private void heapRow() throws IOException, InterruptedException {

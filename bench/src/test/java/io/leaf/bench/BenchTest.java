@@ -31,7 +31,8 @@ class BenchTest {
         "| P3 NextId latency with slow segment loads, step 100 vs 1,000,000 |",
         "| P4 SegmentAllocator.nextId vs AtomicLong, 1 thread |",
         "| P4 SegmentAllocator.nextId vs AtomicLong, 2 threads |",
-        "| P4 CachedIdGenerator.next() |",
+        "| P4 CachedIdGenerator.next(), 1 thread |",
+        "| P4 CachedIdGenerator.next(), 2 threads |",
         "| Heap per cached tag |")) {
       assertTrue(rows.stream().anyMatch(r -> r.startsWith(measure)),
           "a row for " + measure + " in:\n" + written);
