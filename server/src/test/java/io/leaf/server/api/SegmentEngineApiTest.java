@@ -41,6 +41,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -146,41 +147,18 @@ class SegmentEngineApiTest {
     create("slow", 1, 100);
     int count = 20_000;
     int chunk = 100;
-    List<Long> ids = new ArrayList<>();
     List<String> aheadViolations = new ArrayList<>();
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    leaf.async.nextIdBatch(batchRequest("slow", count, chunk),
-        new ClientResponseObserver<NextIdBatchRequest, IdBatch>() {
-          private ClientCallStreamObserver<NextIdBatchRequest> call;
-
-          @Override
-          public void beforeStart(ClientCallStreamObserver<NextIdBatchRequest> requestStream) {
-            call = requestStream;
-            call.disableAutoRequestWithInitial(1);
-          }
-
-          @Override
-          public void onNext(IdBatch batch) {
-            ids.addAll(batch.getIdsList());
-            // Nothing more is requested yet, so the server may not have taken more than it sent.
-            long taken = leaf.allocator.snapshot("slow").map(s -> s.current().cursor() - 1).orElse(0L);
-            if (taken > ids.size() && aheadViolations.isEmpty()) {
-              aheadViolations.add("server took " + taken + " IDs with " + ids.size() + " received");
-            }
-            call.request(1);
-          }
-
-          @Override
-          public void onError(Throwable t) {
-            done.completeExceptionally(t);
-          }
-
-          @Override
-          public void onCompleted() {
-            done.complete(null);
-          }
-        });
-    done.get(60, TimeUnit.SECONDS);
+    ManualReader reader = new ManualReader(1, (r, call) -> {
+      // Nothing more is requested yet, so the server may not have taken more than it sent.
+      long taken = leaf.allocator.snapshot("slow").map(st -> st.current().cursor() - 1).orElse(0L);
+      if (taken > r.ids.size() && aheadViolations.isEmpty()) {
+        aheadViolations.add("server took " + taken + " IDs with " + r.ids.size() + " received");
+      }
+      call.request(1);
+    });
+    leaf.async.nextIdBatch(batchRequest("slow", count, chunk), reader);
+    assertEquals(Status.Code.OK, reader.closed.get(60, TimeUnit.SECONDS).getCode());
+    List<Long> ids = reader.ids;
     assertEquals(List.of(), aheadViolations, "the server waits for the reader (first breach)");
     assertEquals(count, ids.size(), "every ID");
     for (int i = 0; i < count; i++) {
@@ -215,37 +193,14 @@ class SegmentEngineApiTest {
     try {
       int count = 10_000_000;
       int chunk = 1_000;
-      List<Long> received = new ArrayList<>();
-      CompletableFuture<Status> closed = new CompletableFuture<>();
-      LeafServiceGrpc.newStub(channel).nextIdBatch(batchRequest("cancel", count, chunk),
-          new ClientResponseObserver<NextIdBatchRequest, IdBatch>() {
-            private ClientCallStreamObserver<NextIdBatchRequest> call;
-
-            @Override
-            public void beforeStart(ClientCallStreamObserver<NextIdBatchRequest> requestStream) {
-              call = requestStream;
-              call.disableAutoRequestWithInitial(2);
-            }
-
-            @Override
-            public void onNext(IdBatch batch) {
-              received.addAll(batch.getIdsList());
-              if (received.size() >= 2 * chunk) {
-                call.cancel("client gave up", null);
-              }
-            }
-
-            @Override
-            public void onError(Throwable t) {
-              closed.complete(Status.fromThrowable(t));
-            }
-
-            @Override
-            public void onCompleted() {
-              closed.complete(Status.OK);
-            }
-          });
-      assertEquals(Status.Code.CANCELLED, closed.get(30, TimeUnit.SECONDS).getCode());
+      ManualReader reader = new ManualReader(2, (r, call) -> {
+        if (r.ids.size() >= 2 * chunk) {
+          call.cancel("client gave up", null);
+        }
+      });
+      LeafServiceGrpc.newStub(channel).nextIdBatch(batchRequest("cancel", count, chunk), reader);
+      assertEquals(Status.Code.CANCELLED, reader.closed.get(30, TimeUnit.SECONDS).getCode());
+      List<Long> received = reader.ids;
       assertTrue(serverSawCancel.await(30, TimeUnit.SECONDS), "the server processed the cancel");
 
       TagSnapshot after = allocator.snapshot("cancel").orElseThrow();
@@ -302,5 +257,46 @@ class SegmentEngineApiTest {
     long lastAccess = later.getLastAccessTime();
     assertTrue(lastAccess >= before - 300_000 && lastAccess <= after - 300_000,
         "last access 5 minutes ago by the server's ticker: " + lastAccess + " vs " + before);
+  }
+
+  /**
+   * A NextIdBatch reader with manual flow control: asks for {@code initial} messages, then hands
+   * each batch to {@code afterBatch}, which may request more or cancel.
+   */
+  private static final class ManualReader
+      implements ClientResponseObserver<NextIdBatchRequest, IdBatch> {
+    final List<Long> ids = new ArrayList<>();
+    final CompletableFuture<Status> closed = new CompletableFuture<>();
+    private final int initial;
+    private final BiConsumer<ManualReader, ClientCallStreamObserver<NextIdBatchRequest>> afterBatch;
+    private ClientCallStreamObserver<NextIdBatchRequest> call;
+
+    ManualReader(int initial,
+        BiConsumer<ManualReader, ClientCallStreamObserver<NextIdBatchRequest>> afterBatch) {
+      this.initial = initial;
+      this.afterBatch = afterBatch;
+    }
+
+    @Override
+    public void beforeStart(ClientCallStreamObserver<NextIdBatchRequest> requestStream) {
+      call = requestStream;
+      call.disableAutoRequestWithInitial(initial);
+    }
+
+    @Override
+    public void onNext(IdBatch batch) {
+      ids.addAll(batch.getIdsList());
+      afterBatch.accept(this, call);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      closed.complete(Status.fromThrowable(t));
+    }
+
+    @Override
+    public void onCompleted() {
+      closed.complete(Status.OK);
+    }
   }
 }

@@ -13,8 +13,6 @@ import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
-import io.leaf.server.store.TagPage;
-import io.leaf.server.store.TagRecord;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.MemoryStore;
@@ -22,10 +20,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -104,6 +100,13 @@ class SegmentAllocatorTest {
     }
   }
 
+  /** A new tag of step 100 with IDs 1..10 used: the next ID reaches the preload point. */
+  private TagBuffer tagJustBelowPreload(String tag) {
+    memory.createTag(tag, 1, 100, null);
+    take(tag, 10);
+    return buffer(tag);
+  }
+
   private List<Long> ids(String tag, int n) {
     List<Long> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -140,9 +143,8 @@ class SegmentAllocatorTest {
 
   @Test
   void nextId_tenPercentUsed_startsOnePreloadThenSwitchesWithoutWaiting() throws Exception {
-    memory.createTag("t", 1, 100, null);
-    assertEquals(ids("t", 10), List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L));
-    TagBuffer b = buffer("t");
+    TagBuffer b = tagJustBelowPreload("t");
+    assertEquals(new TagSnapshot.SegmentView(1, 101, 11), snapshot("t").current(), "IDs 1..10 used");
     assertNull(b.pending, "IDs 1..10 are below 10% of [1, 101): no preload yet");
     store.blockLoads();
     assertEquals(11, nextId("t"));
@@ -271,9 +273,7 @@ class SegmentAllocatorTest {
 
   @Test
   void preload_fails_retriedInBackgroundAfterBackoff() throws Exception {
-    memory.createTag("t", 1, 100, null);
-    take("t", 10);
-    TagBuffer b = buffer("t");
+    TagBuffer b = tagJustBelowPreload("t");
     store.failLoads();
     assertEquals(11, nextId("t"));
     awaitLoad(b);
@@ -334,21 +334,21 @@ class SegmentAllocatorTest {
     }
     String cachedTag = sameStripe.get(0);
     String coldTag = sameStripe.get(1);
-    GatedStore gated = new GatedStore(memory, "a");
-    SegmentAllocator striped = allocator(gated, EngineConfig.DEFAULTS.withLoaderThreads(2));
+    SegmentAllocator striped = allocator(store, EngineConfig.DEFAULTS.withLoaderThreads(2));
     for (String t : List.of("a", cachedTag, coldTag)) {
       memory.createTag(t, 1, 100, null);
     }
     assertEquals(1, striped.nextId(cachedTag, WAIT));
 
+    store.blockLoadsOf("a");
     Future<Long> first = callers.submit(() -> striped.nextId("a", WAIT));
-    assertTrue(gated.entered.await(10, TimeUnit.SECONDS), "the load of a is in the store");
+    assertTrue(store.awaitLoadEntered(10_000), "the load of a is in the store");
     assertEquals(2, callers.submit(() -> striped.nextId(cachedTag, WAIT)).get(10, TimeUnit.SECONDS),
         "a cached tag on a's stripe is served while a loads");
     assertEquals(1, callers.submit(() -> striped.nextId(coldTag, WAIT)).get(10, TimeUnit.SECONDS),
         "the first load of another tag on a's stripe completes while a loads");
     assertFalse(first.isDone(), "a is still loading");
-    gated.gate.countDown();
+    store.release();
     assertEquals(1, first.get(10, TimeUnit.SECONDS));
   }
 
@@ -450,9 +450,7 @@ class SegmentAllocatorTest {
 
   @Test
   void evict_whileLoadInFlight_loadDiscardedAndNewBufferContinuesAbove() throws Exception {
-    memory.createTag("t", 1, 100, null);
-    take("t", 10);
-    TagBuffer old = buffer("t");
+    TagBuffer old = tagJustBelowPreload("t");
     store.blockLoads();
     assertEquals(11, nextId("t"));
     assertTrue(store.awaitLoadEntered(10_000), "preload in the store");
@@ -477,57 +475,5 @@ class SegmentAllocatorTest {
     allocator.evict(seen.get(0));
     nextId("t");
     assertEquals(2, seen.size(), "a new buffer after eviction");
-  }
-
-  /** Blocks segment loads of one tag until {@link #gate} opens; other tags pass straight through. */
-  private static final class GatedStore implements SegmentStore {
-    final CountDownLatch gate = new CountDownLatch(1);
-    final CountDownLatch entered = new CountDownLatch(1);
-    private final SegmentStore delegate;
-    private final String blockedTag;
-
-    GatedStore(SegmentStore delegate, String blockedTag) {
-      this.delegate = delegate;
-      this.blockedTag = blockedTag;
-    }
-
-    @Override
-    public SegmentRange nextSegment(String bizTag, int step) {
-      if (bizTag.equals(blockedTag)) {
-        entered.countDown();
-        try {
-          gate.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new StoreUnavailableException("database unavailable: interrupted", e);
-        }
-      }
-      return delegate.nextSegment(bizTag, step);
-    }
-
-    @Override
-    public TagRecord createTag(String bizTag, long maxId, int step, String description) {
-      return delegate.createTag(bizTag, maxId, step, description);
-    }
-
-    @Override
-    public Optional<TagRecord> getTag(String bizTag) {
-      return delegate.getTag(bizTag);
-    }
-
-    @Override
-    public TagRecord updateStep(String bizTag, int step) {
-      return delegate.updateStep(bizTag, step);
-    }
-
-    @Override
-    public TagPage listTags(String afterBizTag, int limit) {
-      return delegate.listTags(afterBizTag, limit);
-    }
-
-    @Override
-    public void ping() {
-      delegate.ping();
-    }
   }
 }

@@ -26,6 +26,7 @@ public final class ControllableStore implements SegmentStore {
   private volatile RuntimeException failure;
   private volatile long delayMillis;
   private final AtomicReference<CountDownLatch> gate = new AtomicReference<>();
+  private volatile String blockedTag;
   private final Semaphore entered = new Semaphore(0);
   private final AtomicInteger loads = new AtomicInteger();
   private final AtomicInteger attempts = new AtomicInteger();
@@ -55,8 +56,15 @@ public final class ControllableStore implements SegmentStore {
     delayMillis = millis;
   }
 
-  /** Segment loads block until {@link #release()}. */
+  /** Segment loads block until {@link #release()}; {@link #awaitLoadEntered} counts from here. */
   public void blockLoads() {
+    blockLoadsOf(null);
+  }
+
+  /** Like {@link #blockLoads()} for the loads of {@code bizTag} only (null: every tag). */
+  public void blockLoadsOf(String bizTag) {
+    blockedTag = bizTag;
+    entered.drainPermits();
     gate.set(new CountDownLatch(1));
   }
 
@@ -98,7 +106,8 @@ public final class ControllableStore implements SegmentStore {
     requestedSteps.add(step);
     entered.release();
     CountDownLatch g = gate.get();
-    if (g != null) {
+    String only = blockedTag;
+    if (g != null && (only == null || only.equals(bizTag))) {
       try {
         g.await();
       } catch (InterruptedException e) {
