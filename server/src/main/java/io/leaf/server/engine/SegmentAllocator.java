@@ -314,7 +314,9 @@ public final class SegmentAllocator implements AutoCloseable {
     Lock lock = locks.get(b.bizTag);
     lock.lock();
     try {
-      if (closed || b.closed || b.next != null || b.pending != null) {
+      // A caller that was descheduled past the switch holds an old segment: the current one
+      // claims its own preload at its own 10%, which keeps the dynamic step's timing true.
+      if (closed || b.closed || b.current != seg || b.next != null || b.pending != null) {
         return;
       }
       if (b.lastFailure != null && now < b.retryAtNanos) {
