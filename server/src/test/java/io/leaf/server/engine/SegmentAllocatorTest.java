@@ -283,9 +283,12 @@ class SegmentAllocatorTest {
     assertEquals(2, store.attempts());
 
     store.heal();
+    store.blockLoads();
     ticker.advance(MIN_BACKOFF);
     assertEquals(21, nextId("t"));
     assertNotNull(b.pending, "the first request after the back-off retries the preload");
+    assertTrue(store.awaitLoadEntered(10_000), "the retry reached the store");
+    store.release();
     awaitLoad(b);
     assertEquals(new TagSnapshot.SegmentView(101, 201, 101), snapshot("t").next(),
         "the next segment is ready before the current one runs out");
@@ -296,10 +299,13 @@ class SegmentAllocatorTest {
     memory.createTag("t", 1, 20, null);
     assertEquals(1, nextId("t"));
     store.failLoads();
-    take("t", 1);
+    take("t", 2);
     awaitLoad(buffer("t"));
-    take("t", 18);
-    assertThrows(StoreUnavailableException.class, () -> nextId("t"), "dry: fail fast");
+    assertEquals(2, store.attempts(), "the preload at ID 3 failed");
+    take("t", 17);
+    StoreUnavailableException e = assertThrows(StoreUnavailableException.class, () -> nextId("t"),
+        "IDs 4..20 were still served; then the tag is dry");
+    assertTrue(e.getMessage().contains("next database attempt in"), "failed fast: " + e.getMessage());
     assertEquals(2, store.attempts(), "the dry tag waits out the back-off");
   }
 
