@@ -1,15 +1,18 @@
 # Leaf — make targets. Everything runs through Maven; only a JDK 17 and Maven are needed.
 MVN ?= mvn -B -q
 JAR := server/target/leaf-server.jar
+VERSION := 0.1.0
 SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run test bench clean help
+.PHONY: build run test test-node bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
 	@echo "make test   run every test (MariaDB tests skip with a message when no MariaDB is reachable)"
+	@echo "make test-node  the Node example's test against the packaged server (skipped without node)"
 	@echo "make build  compile and package server/target/leaf-server.jar"
 	@echo "make bench  run the benchmarks (about five minutes)"
+	@echo "make image  build the container image leaf-server:$(VERSION) (needs a Docker engine)"
 	@echo "make clean  remove build output (keeps ./data)"
 
 build: $(JAR)
@@ -23,6 +26,18 @@ run: $(JAR)
 
 test:
 	$(MVN) install
+	@$(MAKE) --no-print-directory test-node
+
+# The Node example's test starts server/target/leaf-server.jar (built by `make build` or `make test`).
+test-node:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+		cd examples/node && npm ci --no-audit --no-fund && npm test; \
+	else \
+		echo "SKIPPED Node example test: node not found"; \
+	fi
+
+image: $(JAR)
+	docker build -t leaf-server:$(VERSION) .
 
 clean:
 	$(MVN) clean

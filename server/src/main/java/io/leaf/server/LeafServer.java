@@ -16,6 +16,7 @@ import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.SegmentStore;
+import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.v1.LeafServiceGrpc;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -28,7 +29,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Leaf gRPC server: LeafService, server reflection and the standard health service over one
- * shared {@link SegmentAllocator}.
+ * shared {@link SegmentAllocator}, whose idle tags an {@link IdleTagSweeper} evicts after
+ * {@code --idle-ttl}.
  *
  * <p>Health is SERVING once the database answers and the schema is in place, NOT_SERVING while it
  * does not (checked every two seconds), and NOT_SERVING for good once shutdown begins.
@@ -42,6 +44,7 @@ public final class LeafServer {
   private final SegmentStore store;
   private final Runnable schemaInit;
   private final SegmentAllocator allocator;
+  private final IdleTagSweeper sweeper;
   private final HealthStatusManager health = new HealthStatusManager();
   private final ScheduledExecutorService monitor;
   private final AutoCloseable resources;
@@ -59,6 +62,7 @@ public final class LeafServer {
     this.store = store;
     this.schemaInit = schemaInit;
     this.allocator = allocator;
+    this.sweeper = new IdleTagSweeper(allocator, config.idleTtl(), config.sweepTick());
     this.config = config;
     this.resources = resources;
     this.server = builder
@@ -89,6 +93,7 @@ public final class LeafServer {
   public LeafServer start() throws IOException {
     checkDatabase();
     server.start();
+    sweeper.start();
     monitor.scheduleWithFixedDelay(this::checkDatabase, HEALTH_PERIOD_MILLIS, HEALTH_PERIOD_MILLIS,
         TimeUnit.MILLISECONDS);
     log.info("Leaf listening on port {} ({})", server.getPort(), config);
@@ -104,9 +109,13 @@ public final class LeafServer {
     return allocator;
   }
 
+  public IdleTagSweeper sweeper() {
+    return sweeper;
+  }
+
   /**
    * Stops accepting calls, lets in-flight calls finish within the grace period, then stops the
-   * engine and closes the database pool. Idempotent.
+   * idle-tag sweeper and the engine and closes the database pool. Idempotent.
    */
   public synchronized void stop() {
     if (stopped) {
@@ -126,6 +135,7 @@ public final class LeafServer {
       server.shutdownNow();
       Thread.currentThread().interrupt();
     }
+    sweeper.close();
     allocator.close();
     try {
       resources.close();

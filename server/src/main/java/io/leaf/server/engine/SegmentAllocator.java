@@ -378,8 +378,8 @@ public final class SegmentAllocator implements AutoCloseable {
     try {
       b.pending = null;
       if (b.closed) {
-        // Evicted while loading: nobody reads this buffer's segments any more. Installing one
-        // would let a caller still holding the buffer take IDs above those of its successor.
+        // Evicted while loading: the range stays unused (a gap). Installed, it could still hand
+        // IDs to a request holding this buffer after the tag's fresh buffer issued lower ones.
         return;
       }
       if (range != null) {

@@ -155,6 +155,22 @@ class TimingWheelTest {
   }
 
   @Test
+  void advance_thousandKeysInOneSlot_firesEachAtItsOwnTickAndNoneEarly() {
+    // Key i is due at tick 5 + (i % 4) * SLOTS: all thousand share slot 5, over four turns.
+    for (int i = 0; i < 1_000; i++) {
+      wheel.schedule("k" + i, boundary(5 + (i % 4) * SLOTS));
+    }
+
+    Map<String, Long> firedAt = advanceTickByTick(1, 5 + 4 * SLOTS);
+
+    assertEquals(1_000, firedAt.size(), "every key fires exactly once");
+    for (int i = 0; i < 1_000; i++) {
+      assertEquals(5L + (i % 4) * SLOTS, firedAt.get("k" + i), "tick of key k" + i);
+    }
+    assertEquals(0, wheel.size(), "the slot is empty afterwards");
+  }
+
+  @Test
   void schedule_existingKeyEarlier_movesDeadlineEarlier() {
     wheel.schedule("a", boundary(30));
     wheel.schedule("a", boundary(2));

@@ -1,0 +1,265 @@
+package io.leaf.client;
+
+import io.grpc.ChannelCredentials;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.TlsChannelCredentials;
+import io.leaf.v1.CreateTagRequest;
+import io.leaf.v1.GetTagRequest;
+import io.leaf.v1.IdBatch;
+import io.leaf.v1.InitCacheRequest;
+import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.NextIdBatchRequest;
+import io.leaf.v1.NextIdRequest;
+import io.leaf.v1.Tag;
+import io.leaf.v1.TagStatus;
+import io.leaf.v1.UpdateStepRequest;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * A blocking client for one Leaf service: each method is one RPC with the client's deadline, and
+ * every failure is a {@link LeafException} subclass chosen by the gRPC status code.
+ *
+ * <p>Thread-safe; share one instance. A client built from a target or a channel builder owns its
+ * channel, which retries UNAVAILABLE with gRPC's own retry policy (see {@link #serviceConfig});
+ * {@link #close()} shuts that channel down. A client built on an existing channel uses the
+ * channel as it is and leaves it open.
+ */
+public final class LeafClient implements AutoCloseable {
+
+  /** The full gRPC service name the retry policy applies to. */
+  static final String SERVICE = LeafServiceGrpc.SERVICE_NAME;
+
+  private final ManagedChannel channel;
+  private final boolean ownsChannel;
+  private final long deadlineNanos;
+  private final LeafServiceGrpc.LeafServiceBlockingStub stub;
+
+  private LeafClient(ManagedChannel channel, boolean ownsChannel, Duration deadline) {
+    this.channel = channel;
+    this.ownsChannel = ownsChannel;
+    this.deadlineNanos = deadline.toNanos();
+    this.stub = LeafServiceGrpc.newBlockingStub(channel);
+  }
+
+  /** A client on a new channel to {@code target} ("host:port" or any gRPC target URI). */
+  public static Builder forTarget(String target) {
+    Objects.requireNonNull(target, "target");
+    return new Builder(target, null, null);
+  }
+
+  /**
+   * A client on a channel built from {@code builder} (any transport, e.g. in-process); the client
+   * adds the retry policy and owns the channel.
+   */
+  public static Builder forChannelBuilder(ManagedChannelBuilder<?> builder) {
+    Objects.requireNonNull(builder, "builder");
+    return new Builder(null, builder, null);
+  }
+
+  /** A client on an existing channel, used as configured (no retry policy added), never closed. */
+  public static Builder forChannel(ManagedChannel channel) {
+    Objects.requireNonNull(channel, "channel");
+    return new Builder(null, null, channel);
+  }
+
+  /**
+   * The channel's default service config: every LeafService method retries UNAVAILABLE up to
+   * {@code maxAttempts} attempts in total, backing off from 100 ms up to 2 s. gRPC retries only
+   * calls the server has not answered with a message yet, so a half-received ID stream is never
+   * replayed.
+   */
+  static Map<String, ?> serviceConfig(int maxAttempts) {
+    Map<String, Object> retryPolicy = Map.of(
+        "maxAttempts", (double) maxAttempts,
+        "initialBackoff", "0.1s",
+        "maxBackoff", "2s",
+        "backoffMultiplier", 2.0,
+        "retryableStatusCodes", List.of("UNAVAILABLE"));
+    Map<String, Object> methodConfig = Map.of(
+        "name", List.of(Map.of("service", SERVICE)),
+        "retryPolicy", retryPolicy);
+    return Map.of("methodConfig", List.of(methodConfig));
+  }
+
+  private LeafServiceGrpc.LeafServiceBlockingStub stub() {
+    return stub.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
+  }
+
+  private static <T> T call(Supplier<T> rpc) {
+    try {
+      return rpc.get();
+    } catch (StatusRuntimeException e) {
+      throw LeafException.from(e);
+    }
+  }
+
+  /** One ID of {@code bizTag}. */
+  public long nextId(String bizTag) {
+    NextIdRequest req = NextIdRequest.newBuilder().setBizTag(tag(bizTag)).build();
+    return call(() -> stub().nextId(req).getId());
+  }
+
+  /**
+   * {@code count} IDs of {@code bizTag} from one NextIdBatch stream, in the order the server sent
+   * them (increasing). The deadline covers the whole stream.
+   */
+  public long[] nextIds(String bizTag, int count) {
+    NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
+        .build();
+    return call(() -> {
+      long[] ids = new long[Math.max(count, 0)];
+      int n = 0;
+      Iterator<IdBatch> stream = stub().nextIdBatch(req);
+      while (stream.hasNext()) {
+        IdBatch batch = stream.next();
+        int size = batch.getIdsCount();
+        if (n + size > ids.length) {
+          throw new LeafException(Status.Code.INTERNAL,
+              "server streamed more than the " + count + " IDs asked for", null);
+        }
+        for (int i = 0; i < size; i++) {
+          ids[n++] = batch.getIds(i);
+        }
+      }
+      if (n != ids.length) {
+        throw new LeafException(Status.Code.INTERNAL,
+            "server streamed " + n + " IDs, " + count + " asked for", null);
+      }
+      return ids;
+    });
+  }
+
+  /**
+   * Creates {@code bizTag}. {@code maxId} 0 means the server's default (1), {@code step} 0 its
+   * default (200); a null description is stored as none.
+   */
+  public Tag createTag(String bizTag, long maxId, int step, String description) {
+    CreateTagRequest req = CreateTagRequest.newBuilder().setBizTag(tag(bizTag)).setMaxId(maxId)
+        .setStep(step).setDescription(description == null ? "" : description).build();
+    return call(() -> stub().createTag(req));
+  }
+
+  /** Sets the tag's step; the server's next segment load uses it. */
+  public Tag updateStep(String bizTag, int step) {
+    UpdateStepRequest req = UpdateStepRequest.newBuilder().setBizTag(tag(bizTag)).setStep(step)
+        .build();
+    return call(() -> stub().updateStep(req));
+  }
+
+  /** Makes the server load the tag's segment now (idempotent) and returns its status. */
+  public TagStatus initCache(String bizTag) {
+    InitCacheRequest req = InitCacheRequest.newBuilder().setBizTag(tag(bizTag)).build();
+    return call(() -> stub().initCache(req));
+  }
+
+  /** The tag's database row and the server's cached segments. */
+  public TagStatus getTag(String bizTag) {
+    GetTagRequest req = GetTagRequest.newBuilder().setBizTag(tag(bizTag)).build();
+    return call(() -> stub().getTag(req));
+  }
+
+  private static String tag(String bizTag) {
+    return Objects.requireNonNull(bizTag, "bizTag");
+  }
+
+  /** Shuts down the channel if this client built it, waiting up to five seconds; else nothing. */
+  @Override
+  public void close() {
+    if (!ownsChannel) {
+      return;
+    }
+    channel.shutdown();
+    try {
+      if (!channel.awaitTermination(5, TimeUnit.SECONDS)) {
+        channel.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      channel.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Configures a {@link LeafClient}; bad values are rejected at once. */
+  public static final class Builder {
+
+    private final String target;
+    private final ManagedChannelBuilder<?> channelBuilder;
+    private final ManagedChannel channel;
+    private Duration deadline = Duration.ofSeconds(10);
+    private ChannelCredentials credentials = InsecureChannelCredentials.create();
+    private int maxAttempts = 4;
+
+    private Builder(String target, ManagedChannelBuilder<?> channelBuilder, ManagedChannel channel) {
+      this.target = target;
+      this.channelBuilder = channelBuilder;
+      this.channel = channel;
+    }
+
+    /** The deadline of every call, retries included (default 10 s). */
+    public Builder deadline(Duration deadline) {
+      Objects.requireNonNull(deadline, "deadline");
+      if (deadline.isNegative() || deadline.isZero()) {
+        throw new IllegalArgumentException("deadline must be positive: " + deadline);
+      }
+      this.deadline = deadline;
+      return this;
+    }
+
+    /** Plaintext (the default): no transport security. Only with {@link #forTarget}. */
+    public Builder usePlaintext() {
+      return credentials(InsecureChannelCredentials.create());
+    }
+
+    /** TLS with the JDK's default trust store. Only with {@link #forTarget}. */
+    public Builder useTls() {
+      return credentials(TlsChannelCredentials.create());
+    }
+
+    /**
+     * Any channel credentials, e.g. {@code TlsChannelCredentials.newBuilder().trustManager(caPem)}.
+     * Only with {@link #forTarget}.
+     */
+    public Builder credentials(ChannelCredentials credentials) {
+      this.credentials = Objects.requireNonNull(credentials, "credentials");
+      return this;
+    }
+
+    /**
+     * Attempts per call when the server answers UNAVAILABLE, the first included (default 4; 1
+     * turns retries off; gRPC caps it at 5). Not used with {@link #forChannel}.
+     */
+    public Builder maxAttempts(int maxAttempts) {
+      if (maxAttempts < 1 || maxAttempts > 5) {
+        throw new IllegalArgumentException("maxAttempts must be between 1 and 5, got " + maxAttempts);
+      }
+      this.maxAttempts = maxAttempts;
+      return this;
+    }
+
+    public LeafClient build() {
+      if (channel != null) {
+        return new LeafClient(channel, false, deadline);
+      }
+      ManagedChannelBuilder<?> b = channelBuilder != null ? channelBuilder
+          : Grpc.newChannelBuilder(target, credentials);
+      b.defaultServiceConfig(serviceConfig(maxAttempts));
+      if (maxAttempts > 1) {
+        b.enableRetry();
+      } else {
+        b.disableRetry();
+      }
+      return new LeafClient(b.build(), true, deadline);
+    }
+  }
+}

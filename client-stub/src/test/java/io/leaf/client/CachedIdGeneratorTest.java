@@ -1,0 +1,255 @@
+package io.leaf.client;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.common.base.Ticker;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The local double buffer against a fake in-process LeafService. */
+class CachedIdGeneratorTest {
+
+  /** A ticker that moves only when told to. */
+  static final class FakeTicker extends Ticker {
+    private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+
+    @Override
+    public long read() {
+      return nanos.get();
+    }
+
+    void advance(Duration d) {
+      nanos.addAndGet(d.toNanos());
+    }
+  }
+
+  private FakeLeafService service;
+  private LeafClient client;
+  private final List<CachedIdGenerator> generators = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() throws Exception {
+    service = new FakeLeafService();
+    client = LeafClient.forChannelBuilder(service.channelBuilder()).maxAttempts(1).build();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    generators.forEach(CachedIdGenerator::close);
+    client.close();
+    service.close();
+  }
+
+  private CachedIdGenerator build(CachedIdGenerator.Builder b) {
+    CachedIdGenerator g = b.build();
+    generators.add(g);
+    return g;
+  }
+
+  private CachedIdGenerator.Builder fixedBlocks(int size) {
+    return CachedIdGenerator.builder(client, "order").minBlockSize(size).maxBlockSize(size)
+        .maxWait(Duration.ofSeconds(10));
+  }
+
+  /** Polls a condition the test cannot be told about, up to 10 s. */
+  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      assertTrue(System.nanoTime() < end, "timed out waiting for: " + what);
+      Thread.sleep(5);
+    }
+  }
+
+  @Test
+  void next_tenPercentOfBlockUsed_fetchesNextBlockOnce() throws Exception {
+    CachedIdGenerator g = build(fixedBlocks(100));
+    assertEquals(100, service.awaitBatchRequest(), "the first block is fetched at build");
+    for (int i = 1; i <= 10; i++) {
+      assertEquals(i, g.next(), "IDs come in block order");
+    }
+    assertEquals(1, g.refills(), "10 of 100 used: no second fetch yet");
+    assertEquals(11, g.next());
+    assertEquals(2, g.refills(), "taking the ID after the first 10% asks for the next block");
+    assertEquals(100, service.awaitBatchRequest(), "and the server sees it");
+    for (int i = 12; i <= 100; i++) {
+      assertEquals(i, g.next());
+    }
+    assertEquals(2, g.refills(), "the rest of the block asks for nothing more");
+    assertEquals(101, g.next(), "the second block follows the first");
+    assertEquals(List.of(100, 100), service.batchCounts().subList(0, 2));
+  }
+
+  @Test
+  void next_bothBlocksEmpty_waitsForFetchAndCountsWait() throws Exception {
+    service.block();
+    CachedIdGenerator g = build(fixedBlocks(10));
+    assertNotNull(service.awaitBatchRequest(), "first fetch started");
+    CompletableFuture<Long> first = CompletableFuture.supplyAsync(g::next);
+    await("the caller to wait", () -> g.waits() == 1);
+    assertFalse(first.isDone(), "nothing to hand out while the fetch is blocked");
+    service.release();
+    assertEquals(1L, first.get(10, TimeUnit.SECONDS), "the waiting caller gets the first ID");
+    assertEquals(1, g.waits(), "one call had to wait");
+    assertEquals(1, g.refills(), "waiting callers share the fetch in flight");
+  }
+
+  @Test
+  void next_noBlockWithinMaxWait_throwsIdWaitTimeout() throws Exception {
+    service.block();
+    CachedIdGenerator g = build(fixedBlocks(10).maxWait(Duration.ofMillis(100)));
+    IdWaitTimeoutException e = assertThrows(IdWaitTimeoutException.class, g::next);
+    assertEquals(Status.Code.DEADLINE_EXCEEDED, e.code(), e.getMessage());
+    assertTrue(e.getMessage().contains("order") && e.getMessage().contains("100 ms"),
+        "names the tag and the wait: " + e.getMessage());
+    assertEquals(1, g.refills(), "the timed-out caller did not start a second fetch");
+    service.release();
+    long[] got = new long[1];
+    await("the fetch to land after the timeout", () -> {
+      try {
+        got[0] = g.next();
+        return true;
+      } catch (IdWaitTimeoutException stillFetching) {
+        return false;
+      }
+    });
+    assertEquals(1, got[0], "the fetch still lands afterwards");
+  }
+
+  @Test
+  void next_fetchFails_throwsTypedErrorThenRecovers() throws Exception {
+    service.fail(Status.NOT_FOUND.withDescription("biz_tag not found: order"));
+    CachedIdGenerator g = build(fixedBlocks(10));
+    TagNotFoundException e = assertThrows(TagNotFoundException.class, g::next);
+    assertEquals("biz_tag not found: order", e.description());
+    assertInstanceOf(TagNotFoundException.class, e.getCause(),
+        "the failure of the refill thread is the cause");
+    service.heal();
+    assertEquals(1, g.next(), "a later call fetches again");
+  }
+
+  @Test
+  void blockSize_followsConsumptionRate_withFakeClock() throws Exception {
+    FakeTicker ticker = new FakeTicker();
+    CachedIdGenerator g = build(CachedIdGenerator.builder(client, "order").minBlockSize(100)
+        .maxBlockSize(100_000).targetRefillInterval(Duration.ofSeconds(10)).ticker(ticker)
+        .maxWait(Duration.ofSeconds(10)));
+    assertEquals(100, g.blockSize(), "starts at the minimum");
+    take(g, 100);
+    ticker.advance(Duration.ofSeconds(1));
+    take(g, 1);
+    assertEquals(1_000, g.blockSize(), "100 IDs in 1 s, 10 s target: 1,000");
+
+    take(g, 99);
+    ticker.advance(Duration.ofSeconds(100));
+    take(g, 1);
+    assertEquals(100, g.blockSize(), "100 IDs in 100 s wants 10: held at the minimum");
+
+    take(g, 999);
+    take(g, 1);
+    assertEquals(100_000, g.blockSize(), "1,000 IDs in no time: the maximum");
+
+    take(g, 99);
+    take(g, 1);
+    take(g, 99_999);
+    ticker.advance(Duration.ofSeconds(20));
+    take(g, 1);
+    assertEquals(50_000, g.blockSize(), "100,000 IDs in 20 s: 50,000");
+    assertEquals(List.of(100, 100, 1_000, 100, 100_000), service.batchCounts().subList(0, 5),
+        "each fetch asks for the size chosen when it starts");
+  }
+
+  private static void take(CachedIdGenerator g, int n) {
+    for (int i = 0; i < n; i++) {
+      g.next();
+    }
+  }
+
+  @Test
+  void next_concurrentCallers_uniqueIds() throws Exception {
+    CachedIdGenerator g = build(CachedIdGenerator.builder(client, "order").minBlockSize(50)
+        .maxBlockSize(5_000).maxWait(Duration.ofSeconds(10)));
+    int threads = 4;
+    int perThread = 50_000;
+    List<CompletableFuture<long[]>> runs = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      runs.add(CompletableFuture.supplyAsync(() -> {
+        long[] ids = new long[perThread];
+        for (int i = 0; i < perThread; i++) {
+          ids[i] = g.next();
+        }
+        return ids;
+      }, runnable -> new Thread(runnable).start()));
+    }
+    long[] all = new long[threads * perThread];
+    for (int t = 0; t < threads; t++) {
+      System.arraycopy(runs.get(t).get(60, TimeUnit.SECONDS), 0, all, t * perThread, perThread);
+    }
+    Arrays.sort(all);
+    for (int i = 1; i < all.length; i++) {
+      assertTrue(all[i] != all[i - 1], "ID handed out twice: " + all[i]);
+    }
+  }
+
+  @Test
+  void close_stopsRefillThreadAndWakesWaiters() throws Exception {
+    service.block();
+    CachedIdGenerator g = build(fixedBlocks(10));
+    CompletableFuture<Long> waiting = CompletableFuture.supplyAsync(g::next);
+    await("the caller to wait", () -> g.waits() == 1);
+    g.close();
+    ExecutionException e = assertThrows(ExecutionException.class,
+        () -> waiting.get(10, TimeUnit.SECONDS));
+    assertInstanceOf(IllegalStateException.class, e.getCause(), "the waiter learns of the close");
+    assertThrows(IllegalStateException.class, g::next, "closed: no more IDs");
+    await("the refill thread to end", () -> Thread.getAllStackTraces().keySet().stream()
+        .noneMatch(t -> t.getName().equals("leaf-id-refill-order")));
+  }
+
+  @Test
+  void close_cachedIdsUnused_laterGeneratorNeverRepeatsThem() throws Exception {
+    CachedIdGenerator first = build(fixedBlocks(100));
+    long[] before = {first.next(), first.next()};
+    first.close();
+    CachedIdGenerator second = build(fixedBlocks(100));
+    long after = second.next();
+    assertArrayEquals(new long[] {1, 2}, before);
+    assertTrue(after > 100, "the first generator's cached block is skipped, not reused: " + after);
+  }
+
+  @Test
+  void builder_badValues_rejectedNamingValue() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> CachedIdGenerator.builder(client, "order").minBlockSize(0).build());
+    assertTrue(e.getMessage().contains("minBlockSize") && e.getMessage().contains("0"),
+        e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> CachedIdGenerator.builder(client, "order").minBlockSize(10).maxBlockSize(5).build());
+    assertTrue(e.getMessage().contains("got 10"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> CachedIdGenerator.builder(client, "order").maxBlockSize(20_000_000).build());
+    assertTrue(e.getMessage().contains("20000000"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> CachedIdGenerator.builder(client, "order").refillThreshold(1.0));
+    assertTrue(e.getMessage().contains("1.0"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> CachedIdGenerator.builder(client, "order").maxWait(Duration.ZERO));
+    assertTrue(e.getMessage().contains("maxWait"), e.getMessage());
+  }
+}

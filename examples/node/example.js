@@ -1,0 +1,28 @@
+'use strict';
+// Usage: node example.js [host:port]   (default localhost:50051)
+const { LeafClient, status } = require('./leaf-client');
+
+async function main() {
+  const client = new LeafClient(process.argv[2] ?? 'localhost:50051');
+  try {
+    try {
+      const tag = await client.createTag('node-example', { step: 1000, description: 'from Node' });
+      console.log(`created tag ${tag.biz_tag} (step ${tag.step})`);
+    } catch (err) {
+      if (err.code !== status.ALREADY_EXISTS) throw err;
+      console.log('tag node-example already exists');
+    }
+    for (let i = 0; i < 3; i++) {
+      console.log(`NextId: ${await client.nextId('node-example')}`);
+    }
+    const ids = await client.nextIds('node-example', 25, 10);
+    console.log(`NextIdBatch: ${ids.length} IDs, ${ids[0]} … ${ids[ids.length - 1]}`);
+  } finally {
+    client.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(`leaf example failed: ${err.message}`);
+  process.exitCode = 1;
+});

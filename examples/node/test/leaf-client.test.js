@@ -1,0 +1,133 @@
+'use strict';
+// Starts the packaged Leaf server (server/target/leaf-server.jar) on a free port with an H2
+// database in a temporary directory, and checks the Node client against it.
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn, execFile } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { LeafClient, status } = require('../leaf-client');
+
+const JAR = path.join(__dirname, '..', '..', '..', 'server', 'target', 'leaf-server.jar');
+
+let server;
+let dataDir;
+let client;
+let serverLog = '';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once something accepts TCP connections on the port; rejects after timeoutMs. */
+async function waitForPort(port, timeoutMs) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const open = await new Promise((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => { socket.destroy(); resolve(true); });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > end) throw new Error(`nothing listens on port ${port} after ${timeoutMs} ms:\n${serverLog}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+let target;
+
+before(async () => {
+  assert.ok(fs.existsSync(JAR), `${JAR} is missing: build it first with "make build"`);
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-node-'));
+  const port = await freePort();
+  server = spawn('java', ['-jar', JAR, '--port', String(port),
+    '--db-url', `jdbc:h2:file:${path.join(dataDir, 'leaf')};MODE=MySQL`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stdout.on('data', (d) => { serverLog += d; });
+  server.stderr.on('data', (d) => { serverLog += d; });
+  const exited = new Promise((_, reject) => {
+    server.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${serverLog}`)));
+  });
+  exited.catch(() => {});
+  await Promise.race([waitForPort(port, 60000), exited]);
+  target = `127.0.0.1:${port}`;
+  client = new LeafClient(target);
+  await client.waitForReady(10000);
+});
+
+after(async () => {
+  if (client) client.close();
+  if (server && server.exitCode === null) {
+    const gone = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await gone;
+  }
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('createTag returns the stored row with the given step', async () => {
+  const tag = await client.createTag('node-order', { step: 100, description: 'node test' });
+  assert.equal(tag.biz_tag, 'node-order');
+  assert.equal(tag.step, 100);
+  assert.equal(tag.max_id, 1n, 'max_id 0 means the default, 1');
+  assert.equal(tag.description, 'node test');
+});
+
+test('nextId hands out 1, 2, 3 as BigInt', async () => {
+  await client.createTag('node-seq');
+  const ids = [await client.nextId('node-seq'), await client.nextId('node-seq'), await client.nextId('node-seq')];
+  assert.deepEqual(ids, [1n, 2n, 3n]);
+});
+
+test('nextIds streams count increasing IDs across chunks and segments', async () => {
+  await client.createTag('node-batch', { step: 7 });
+  const ids = await client.nextIds('node-batch', 2500, 1000);
+  assert.equal(ids.length, 2500);
+  for (let i = 0; i < ids.length; i++) {
+    assert.equal(ids[i], BigInt(i + 1), `ID at ${i}`);
+  }
+});
+
+test('int64 IDs past 2^53 keep every digit', async () => {
+  const start = 2n ** 60n;
+  await client.createTag('node-big', { maxId: start, step: 10 });
+  assert.equal(await client.nextId('node-big'), start);
+  assert.equal(await client.nextId('node-big'), start + 1n);
+});
+
+test('getTag shows the cached segment after use', async () => {
+  await client.createTag('node-status', { step: 50 });
+  await client.nextId('node-status');
+  const st = await client.getTag('node-status');
+  assert.equal(st.cached, true);
+  assert.equal(st.tag.biz_tag, 'node-status');
+  assert.equal(st.current.start, '1');
+  assert.equal(st.current.end, '51');
+});
+
+test('errors arrive as gRPC status codes', async () => {
+  await assert.rejects(client.nextId('node-ghost'), (err) => err.code === status.NOT_FOUND
+    && err.details.includes('node-ghost'));
+  await client.createTag('node-twice');
+  await assert.rejects(client.createTag('node-twice'), (err) => err.code === status.ALREADY_EXISTS);
+  await assert.rejects(client.nextIds('node-twice', 0), (err) => err.code === status.INVALID_ARGUMENT
+    && err.details.includes('count'));
+});
+
+test('example.js creates its tag and prints IDs and a batch', async () => {
+  const out = await new Promise((resolve, reject) => {
+    execFile(process.execPath, [path.join(__dirname, '..', 'example.js'), target], { timeout: 30000 },
+      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
+  });
+  assert.match(out, /created tag node-example \(step 1000\)/);
+  assert.match(out, /NextId: 1\n/);
+  assert.match(out, /NextIdBatch: 25 IDs, 4 … 28/);
+});

@@ -1,0 +1,194 @@
+package io.leaf.server.sweep;
+
+import com.google.common.base.Ticker;
+import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.engine.TagBuffer;
+import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Evicts the cached segments of every tag that has had no request for the idle TTL, at no cost
+ * to the request path beyond the last-access write the engine already makes.
+ *
+ * <p>The allocator hands each buffer it creates to this sweeper once, through a lock-free queue;
+ * the sweeper's own thread moves it into a {@link TimingWheel}. The first check comes one tick
+ * later, so a buffer that is already gone (a tag that does not exist) is dropped quickly; after
+ * that a buffer is due at its last access plus the TTL. When it is due, its last access is read
+ * again: a tag used since then is re-scheduled for the rest of its TTL, an idle one is handed to
+ * {@link SegmentAllocator#evict}, which drops only that very buffer and closes it, so a request
+ * that raced onto it retries on a fresh one. Its unused IDs are a gap, never issued again.
+ *
+ * <p>Cost: one wheel entry per cached tag; per tick O(1) plus O(1) per tag due, and a tag in use
+ * is due about once per TTL. Eviction is at least the TTL and at most TTL plus one tick (plus
+ * scheduling delay) after the last request.
+ *
+ * <p>Thread-safety: {@link #runOnce} is synchronized, so the sweeper thread started by {@link
+ * #start()} and a caller driving it by hand (tests) never touch the wheel at the same time. Time
+ * comes from the allocator's ticker, the clock the engine stamps last accesses with.
+ */
+public final class IdleTagSweeper implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(IdleTagSweeper.class);
+  /** Bounds the wheel's memory for a TTL of many ticks; longer TTLs use the circle counters. */
+  static final int MAX_SLOTS = 1 << 16;
+  /** About 73 years: effectively never, and keeps every deadline within the wheel's range. */
+  private static final long MAX_TTL_NANOS = Long.MAX_VALUE / 4;
+
+  private final SegmentAllocator allocator;
+  private final Ticker ticker;
+  private final long ttlNanos;
+  private final long tickNanos;
+  private final Queue<TagBuffer> added = new ConcurrentLinkedQueue<>();
+  private final TimingWheel<TagBuffer> wheel;
+  private final AtomicLong evictions = new AtomicLong();
+  private Thread thread;
+  private volatile boolean running;
+
+  /**
+   * Creates a stopped sweeper and registers it with {@code allocator}, so buffers created from
+   * now on are scheduled by the first {@link #runOnce}.
+   *
+   * @throws IllegalArgumentException if {@code idleTtl} or {@code tick} is not positive
+   */
+  public IdleTagSweeper(SegmentAllocator allocator, Duration idleTtl, Duration tick) {
+    if (idleTtl.isNegative() || idleTtl.isZero()) {
+      throw new IllegalArgumentException("idleTtl must be positive: " + idleTtl);
+    }
+    if (tick.isNegative() || tick.isZero()) {
+      throw new IllegalArgumentException("tick must be positive: " + tick);
+    }
+    this.allocator = allocator;
+    this.ticker = allocator.ticker();
+    this.ttlNanos = saturatedNanos(idleTtl);
+    this.tickNanos = saturatedNanos(tick);
+    int slots = (int) Math.min(MAX_SLOTS, ttlNanos / tickNanos + 1);
+    this.wheel = new TimingWheel<>(tickNanos, slots, ticker.read());
+    allocator.setOnCached(added::add);
+  }
+
+  /**
+   * Starts the daemon thread that calls {@link #runOnce} once per tick.
+   *
+   * @throws IllegalStateException if already started
+   */
+  public synchronized IdleTagSweeper start() {
+    if (thread != null) {
+      throw new IllegalStateException("idle-tag sweeper already started");
+    }
+    running = true;
+    thread = new Thread(this::loop, "leaf-idle-sweeper");
+    thread.setDaemon(true);
+    thread.start();
+    return this;
+  }
+
+  /**
+   * Schedules the buffers created since the last call, then advances the wheel to {@code
+   * nowNanos}, re-checking every tag that is due and evicting the idle ones.
+   *
+   * @param nowNanos the current time of the allocator's ticker
+   * @return the number of tags evicted by this call
+   */
+  public synchronized int runOnce(long nowNanos) {
+    for (TagBuffer b = added.poll(); b != null; b = added.poll()) {
+      wheel.schedule(b, nowNanos + tickNanos);
+    }
+    int[] evicted = {0};
+    wheel.advance(nowNanos, b -> {
+      if (expire(b, nowNanos)) {
+        evicted[0]++;
+      }
+    });
+    return evicted[0];
+  }
+
+  /** Tags evicted since this sweeper was created. */
+  public long evictions() {
+    return evictions.get();
+  }
+
+  /** Buffers waiting in the wheel for their next check. */
+  public synchronized int scheduled() {
+    return wheel.size();
+  }
+
+  /** Whether the sweeper thread is alive. */
+  public boolean isRunning() {
+    Thread t;
+    synchronized (this) {
+      t = thread;
+    }
+    return t != null && t.isAlive();
+  }
+
+  /**
+   * Stops the thread, waiting up to five seconds for it to end, and stops taking new buffers from
+   * the allocator. Idempotent.
+   */
+  @Override
+  public void close() {
+    allocator.setOnCached(b -> { });
+    running = false;
+    Thread t;
+    synchronized (this) {
+      t = thread;
+    }
+    if (t == null) {
+      return;
+    }
+    t.interrupt();
+    try {
+      t.join(TimeUnit.SECONDS.toMillis(5));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (t.isAlive()) {
+      log.warn("idle-tag sweeper thread did not stop within 5 s");
+    }
+  }
+
+  /** Returns whether {@code b} was evicted. */
+  private boolean expire(TagBuffer b, long nowNanos) {
+    if (b.isClosed()) {
+      // Already dropped by the allocator (its tag is not in the database): forget it.
+      return false;
+    }
+    long last = b.lastAccessNanos();
+    if (nowNanos - last < ttlNanos) {
+      wheel.schedule(b, last + ttlNanos);
+      return false;
+    }
+    if (!allocator.evict(b)) {
+      return false;
+    }
+    evictions.incrementAndGet();
+    log.debug("evicted idle tag {} after {} ms without a request", b.bizTag(),
+        TimeUnit.NANOSECONDS.toMillis(nowNanos - last));
+    return true;
+  }
+
+  private void loop() {
+    while (running) {
+      try {
+        runOnce(ticker.read());
+      } catch (RuntimeException e) {
+        // A sweep that fails must not end eviction for good; the wheel keeps its state.
+        log.warn("idle-tag sweep failed; retrying next tick", e);
+      }
+      try {
+        TimeUnit.NANOSECONDS.sleep(tickNanos);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  private static long saturatedNanos(Duration d) {
+    return d.compareTo(Duration.ofNanos(MAX_TTL_NANOS)) > 0 ? MAX_TTL_NANOS : d.toNanos();
+  }
+}
