@@ -163,7 +163,10 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
         return;
       }
       try {
-        while (remaining > 0 && call.isReady() && !cancelled) {
+        // The context is cancelled at once by the transport; the cancel handler only runs after
+        // this method returns, as it shares the call's serialized executor.
+        Context context = Context.current();
+        while (remaining > 0 && call.isReady() && !cancelled && !context.isCancelled()) {
           int n = Math.min(chunk, remaining);
           IdRanges ids = allocator.nextIds(tag, n, waitNanos());
           IdBatch.Builder batch = IdBatch.newBuilder();
@@ -171,7 +174,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
           call.onNext(batch.build());
           remaining -= n;
         }
-        if (cancelled) {
+        if (cancelled || context.isCancelled()) {
           finished = true;
         } else if (remaining == 0) {
           finished = true;

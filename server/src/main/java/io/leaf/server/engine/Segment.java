@@ -59,7 +59,7 @@ final class Segment {
   /** The next ID, or {@link #EXHAUSTED}. */
   long take() {
     // The plain read first keeps an exhausted segment's cursor from climbing without bound.
-    if ((long) CURSOR.getOpaque(this) >= end) {
+    if (spent((long) CURSOR.getOpaque(this))) {
       return EXHAUSTED;
     }
     long id = (long) CURSOR.getAndAdd(this, 1L);
@@ -72,18 +72,37 @@ final class Segment {
    */
   long takeRange(long n) {
     long cur = (long) CURSOR.getOpaque(this);
-    if (cur >= end) {
+    if (spent(cur)) {
       return EXHAUSTED;
     }
+    // cur is inside the segment, so want is positive and the cursor only ever moves forward.
     long want = Math.min(n, end - cur);
     long first = (long) CURSOR.getAndAdd(this, want);
-    // A cursor that wrapped past Long.MAX_VALUE reads as negative, below start: exhausted.
     return first >= start && first < end ? first : EXHAUSTED;
+  }
+
+  /**
+   * True when {@code cursor} is past the end, or wrapped past {@link Long#MAX_VALUE} by racing
+   * callers of a segment at the top of the range (it then reads below {@code start}). Adding to a
+   * wrapped cursor must never happen: {@code end - cursor} overflows to a negative amount that
+   * would move the cursor back into IDs already issued.
+   */
+  private boolean spent(long cursor) {
+    return cursor >= end || cursor < start;
   }
 
   /** True once, for the caller that first passes {@link #preloadAt}. */
   boolean claimPreload() {
     return !preloadClaimed && PRELOAD_CLAIMED.compareAndSet(this, false, true);
+  }
+
+  boolean preloadClaimed() {
+    return preloadClaimed;
+  }
+
+  /** Lets the next caller past {@link #preloadAt} claim the preload again (after it failed). */
+  void rearmPreload() {
+    preloadClaimed = false;
   }
 
   /** The next ID this segment would issue, clamped to {@code end}. */

@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
 public final class SegmentAllocator implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(SegmentAllocator.class);
-  private static final int STRIPES = 256;
+  /** Package-private so tests can find two tags that share a stripe. */
+  static final int STRIPES = 256;
 
   private final SegmentStore store;
   private final Ticker ticker;
@@ -86,7 +87,7 @@ public final class SegmentAllocator implements AutoCloseable {
       long id = seg.take();
       if (id != Segment.EXHAUSTED) {
         if (id >= seg.preloadAt) {
-          maybePreload(b, seg);
+          maybePreload(b, seg, now);
         }
         return id;
       }
@@ -120,7 +121,7 @@ public final class SegmentAllocator implements AutoCloseable {
         out.add(first, end);
         remaining -= end - first;
         if (end - 1 >= seg.preloadAt) {
-          maybePreload(b, seg);
+          maybePreload(b, seg, now);
         }
         continue;
       }
@@ -304,18 +305,25 @@ public final class SegmentAllocator implements AutoCloseable {
     }
   }
 
-  private void maybePreload(TagBuffer b, Segment seg) {
-    if (!seg.claimPreload()) {
+  private void maybePreload(TagBuffer b, Segment seg, long now) {
+    // Checked before claiming so that, while a failed preload backs off, callers neither take
+    // the lock nor use up the claim.
+    if (seg.preloadClaimed() || now < b.retryAtNanos || !seg.claimPreload()) {
       return;
     }
     Lock lock = locks.get(b.bizTag);
     lock.lock();
     try {
-      long now = ticker.read();
-      if (!closed && !b.closed && b.next == null && b.pending == null
-          && (b.lastFailure == null || now >= b.retryAtNanos)) {
-        startLoad(b, now);
+      // A caller that was descheduled past the switch holds an old segment: the current one
+      // claims its own preload at its own 10%, which keeps the dynamic step's timing true.
+      if (closed || b.closed || b.current != seg || b.next != null || b.pending != null) {
+        return;
       }
+      if (b.lastFailure != null && now < b.retryAtNanos) {
+        seg.rearmPreload();
+        return;
+      }
+      startLoad(b, now);
     } finally {
       lock.unlock();
     }
@@ -350,11 +358,15 @@ public final class SegmentAllocator implements AutoCloseable {
       failure = new IllegalStateException("segment load failed", e);
       throw e;
     } finally {
-      finishLoad(b, range, failure, epoch, startedNanos);
-      if (failure == null) {
-        done.complete(null);
-      } else {
-        done.completeExceptionally(failure);
+      try {
+        finishLoad(b, range, failure, epoch, startedNanos);
+      } finally {
+        // Waiters wake up whatever happened above, so none sleeps until its deadline in vain.
+        if (failure == null) {
+          done.complete(null);
+        } else {
+          done.completeExceptionally(failure);
+        }
       }
     }
   }
@@ -388,6 +400,11 @@ public final class SegmentAllocator implements AutoCloseable {
         return;
       }
       b.onFailed(failure, ticker.read(), config.minBackoff().toNanos(), config.maxBackoff().toNanos());
+      if (b.isLoaded() && b.next == null && !b.current.isExhausted()) {
+        // A failed preload is retried by the first request after the back-off, so the tag is
+        // not left to stall on a synchronous load when its current segment runs out.
+        b.current.rearmPreload();
+      }
       if (failure instanceof StoreUnavailableException) {
         log.warn("loading a segment of {} failed ({} in a row): {}", b.bizTag, b.failures,
             failure.getMessage());

@@ -11,14 +11,17 @@ import java.util.concurrent.CompletableFuture;
  * The double buffer of one tag: the segment IDs come from now, the next one loaded ahead, at most
  * one load in flight, and the tag's dynamic-step and back-off state.
  *
- * <p>Thread-safety: {@link #current} and {@link #closed} are read without a lock on the request
- * path; everything else, and every write, happens under the tag's stripe lock held by
- * {@link SegmentAllocator}. The last-access time is written on every request with an opaque store,
- * the cheapest write another thread (the idle sweeper) is still guaranteed to see eventually.
+ * <p>Thread-safety: {@link #current}, {@link #closed} and {@link #retryAtNanos} are read without a
+ * lock on the request path; everything else, and every write, happens under the tag's stripe lock
+ * held by {@link SegmentAllocator}. The last-access time is written on every request with an
+ * opaque store, the cheapest write another thread (the idle sweeper) is still guaranteed to see
+ * eventually.
  */
 public final class TagBuffer {
 
   private static final VarHandle LAST_ACCESS;
+  /** {@link #retryAtNanos} when not backing off: before any ticker value, even a negative one. */
+  private static final long NO_RETRY = Long.MIN_VALUE;
 
   static {
     try {
@@ -47,9 +50,10 @@ public final class TagBuffer {
   boolean stepReset;
   int stepEpoch;
 
-  // Back-off after failed loads, guarded by the stripe lock.
+  // Back-off after failed loads, written under the stripe lock. retryAtNanos is volatile because
+  // the request path reads it without the lock before claiming a preload.
   int failures;
-  long retryAtNanos;
+  volatile long retryAtNanos = NO_RETRY;
   RuntimeException lastFailure;
 
   TagBuffer(String bizTag, long nowNanos) {
@@ -96,7 +100,7 @@ public final class TagBuffer {
   void onLoaded(SegmentRange range, long startedNanos, int epoch) {
     failures = 0;
     lastFailure = null;
-    retryAtNanos = 0;
+    retryAtNanos = NO_RETRY;
     if (epoch != stepEpoch) {
       // UpdateStep arrived while this load was in flight: keep the reset for the next load.
       return;

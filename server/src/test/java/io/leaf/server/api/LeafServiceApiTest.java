@@ -318,7 +318,10 @@ class LeafServiceApiTest {
     } finally {
       store.release();
     }
-    assertEquals(1, nextId("slow"), "the tag heals once the load completes");
+    // The timed-out call's server side may still take ID 1 if the load lands just before its own
+    // wait ends (a gap); either way the next ID comes from the loaded segment [1, 11).
+    long id = nextId("slow");
+    assertTrue(id >= 1 && id <= 2, "the tag heals once the load completes, got " + id);
   }
 
   @Test

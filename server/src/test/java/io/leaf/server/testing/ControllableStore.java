@@ -23,6 +23,7 @@ public final class ControllableStore extends ForwardingSegmentStore {
   private volatile RuntimeException failure;
   private volatile long delayMillis;
   private final AtomicReference<CountDownLatch> gate = new AtomicReference<>();
+  private volatile String blockedTag;
   private final Semaphore entered = new Semaphore(0);
   private final AtomicInteger loads = new AtomicInteger();
   private final AtomicInteger attempts = new AtomicInteger();
@@ -52,8 +53,15 @@ public final class ControllableStore extends ForwardingSegmentStore {
     delayMillis = millis;
   }
 
-  /** Segment loads block until {@link #release()}. */
+  /** Segment loads block until {@link #release()}; {@link #awaitLoadEntered} counts from here. */
   public void blockLoads() {
+    blockLoadsOf(null);
+  }
+
+  /** Like {@link #blockLoads()} for the loads of {@code bizTag} only (null: every tag). */
+  public void blockLoadsOf(String bizTag) {
+    blockedTag = bizTag;
+    entered.drainPermits();
     gate.set(new CountDownLatch(1));
   }
 
@@ -95,7 +103,8 @@ public final class ControllableStore extends ForwardingSegmentStore {
     requestedSteps.add(step);
     entered.release();
     CountDownLatch g = gate.get();
-    if (g != null) {
+    String only = blockedTag;
+    if (g != null && (only == null || only.equals(bizTag))) {
       try {
         g.await();
       } catch (InterruptedException e) {

@@ -1,0 +1,114 @@
+package io.leaf.server.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.common.base.Ticker;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.leaf.server.LeafServer;
+import io.leaf.server.ServerConfig;
+import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.store.JooqSegmentStore;
+import io.leaf.server.testing.TestDatabase;
+import io.leaf.server.testing.TestDatabases;
+import io.leaf.v1.CreateTagRequest;
+import io.leaf.v1.GetTagRequest;
+import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.NextIdRequest;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three Leaf servers, each with its own engine and connection pool, on one MariaDB database:
+ * the row lock alone keeps their segments, and so their IDs, disjoint.
+ */
+class MultiServerMariaDbTest {
+
+  private static final int SERVERS = 3;
+  private static final int CLIENTS_PER_SERVER = 8;
+  private static final int TOTAL = 300_000;
+  private static final int PER_CLIENT = TOTAL / (SERVERS * CLIENTS_PER_SERVER);
+
+  @Test
+  void nextId_threeServersOneDatabaseStep50_noDuplicates() throws Exception {
+    try (TestDatabase db = TestDatabases.mariaDb()) {
+      run(db);
+    }
+  }
+
+  private static void run(TestDatabase db) throws Exception {
+    List<LeafServer> servers = new ArrayList<>();
+    List<ManagedChannel> channels = new ArrayList<>();
+    ExecutorService clients = Executors.newFixedThreadPool(SERVERS * CLIENTS_PER_SERVER);
+    try {
+      for (int s = 0; s < SERVERS; s++) {
+        JooqSegmentStore store = db.store(4);
+        // A low cap keeps segments small (50 doubling to 200 IDs): about 1,500 loads from three
+        // servers racing on one row, while each commit's flush keeps the test within a minute.
+        SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
+            EngineConfig.DEFAULTS.withMaxStep(200).withLoaderThreads(4));
+        ServerConfig config = ServerConfig.parse(new String[] {"--max-wait", "30s"}, env -> null);
+        LeafServer server = new LeafServer(
+            NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)), store,
+            store::createSchemaIfMissing, allocator, config, () -> { }).start();
+        servers.add(server);
+        channels.add(ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext()
+            .build());
+      }
+      LeafServiceGrpc.newBlockingStub(channels.get(0)).createTag(CreateTagRequest.newBuilder()
+          .setBizTag("shared").setStep(50).build());
+
+      CyclicBarrier start = new CyclicBarrier(SERVERS * CLIENTS_PER_SERVER);
+      List<Future<long[]>> results = new ArrayList<>();
+      for (int c = 0; c < SERVERS * CLIENTS_PER_SERVER; c++) {
+        ManagedChannel channel = channels.get(c % SERVERS);
+        results.add(clients.submit(() -> {
+          LeafServiceGrpc.LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(channel);
+          NextIdRequest request = NextIdRequest.newBuilder().setBizTag("shared").build();
+          long[] ids = new long[PER_CLIENT];
+          start.await();
+          for (int i = 0; i < PER_CLIENT; i++) {
+            ids[i] = stub.withDeadlineAfter(30, TimeUnit.SECONDS).nextId(request).getId();
+          }
+          return ids;
+        }));
+      }
+      long[] all = new long[SERVERS * CLIENTS_PER_SERVER * PER_CLIENT];
+      for (int c = 0; c < results.size(); c++) {
+        long[] ids = results.get(c).get(5, TimeUnit.MINUTES);
+        for (int i = 1; i < ids.length; i++) {
+          assertTrue(ids[i] > ids[i - 1], "client " + c + " (one server) saw " + ids[i - 1]
+              + " then " + ids[i]);
+        }
+        System.arraycopy(ids, 0, all, c * PER_CLIENT, PER_CLIENT);
+      }
+      Arrays.sort(all);
+      for (int i = 1; i < all.length; i++) {
+        if (all[i] == all[i - 1]) {
+          throw new AssertionError("ID " + all[i] + " issued twice across servers");
+        }
+      }
+      long maxId = LeafServiceGrpc.newBlockingStub(channels.get(1))
+          .getTag(GetTagRequest.newBuilder().setBizTag("shared").build()).getTag().getMaxId();
+      assertEquals(TOTAL, all.length, "every client got its IDs");
+      assertTrue(all[0] >= 1 && all[all.length - 1] < maxId,
+          "all IDs inside what the table handed out: [" + all[0] + ", " + all[all.length - 1]
+              + "] vs max_id " + maxId);
+    } finally {
+      clients.shutdownNow();
+      channels.forEach(ManagedChannel::shutdownNow);
+      servers.forEach(LeafServer::stop);
+    }
+  }
+}
