@@ -19,6 +19,9 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class TagBuffer {
 
+  /** The last-access time is kept to this precision; idle TTLs are many times longer. */
+  static final long TOUCH_RESOLUTION_NANOS = 1_000_000;
+
   private static final VarHandle LAST_ACCESS;
   /** {@link #retryAtNanos} when not backing off: before any ticker value, even a negative one. */
   private static final long NO_RETRY = Long.MIN_VALUE;
@@ -65,9 +68,15 @@ public final class TagBuffer {
     return bizTag;
   }
 
-  /** The request path's only write besides the cursor. */
+  /**
+   * The request path's only write besides the cursor, and only when the stored time is at least
+   * {@link #TOUCH_RESOLUTION_NANOS} old: a store on every call would keep this object's cache line,
+   * which also holds {@link #current}, moving between the cores serving the tag.
+   */
   void touch(long nowNanos) {
-    LAST_ACCESS.setOpaque(this, nowNanos);
+    if (nowNanos - (long) LAST_ACCESS.getOpaque(this) >= TOUCH_RESOLUTION_NANOS) {
+      LAST_ACCESS.setOpaque(this, nowNanos);
+    }
   }
 
   public long lastAccessNanos() {
