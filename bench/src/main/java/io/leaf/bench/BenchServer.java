@@ -16,6 +16,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The real {@link LeafServer} over Netty on the loopback interface and a free port, wired as in
@@ -73,6 +74,11 @@ public final class BenchServer implements AutoCloseable {
     } catch (TagAlreadyExistsException e) {
       store.updateStep(bizTag, step);
     }
+  }
+
+  /** One ID of {@code bizTag} straight from this server's engine. */
+  public long nextId(String bizTag) {
+    return server.allocator().nextId(bizTag, TimeUnit.SECONDS.toNanos(5));
   }
 
   public int port() {

@@ -29,6 +29,7 @@ class BenchTest {
         "| P2 NextIdBatch stream vs unary NextId, chunk 1,000 |",
         "| P2 NextIdBatch stream vs unary NextId, chunk 10,000 |",
         "| P3 NextId latency with slow segment loads, step 100 vs 1,000,000 |",
+        "| P1 from h2load (C client): NextId vs Health/Check, 64 in flight |",
         "| P4 SegmentAllocator.nextId vs AtomicLong, 1 thread |",
         "| P4 SegmentAllocator.nextId vs AtomicLong, 2 threads |",
         "| P4 CachedIdGenerator.next(), 1 thread |",

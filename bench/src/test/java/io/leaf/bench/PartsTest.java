@@ -8,6 +8,7 @@ import io.leaf.server.store.SegmentRange;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class PartsTest {
@@ -71,5 +72,32 @@ class PartsTest {
     assertEquals(new SegmentRange(1, 11, 10, 10), range, "the wrapped store's segment");
     assertTrue(elapsed >= Duration.ofMillis(20).toNanos(), "waited at least 20 ms, took "
         + elapsed + " ns");
+  }
+  @Test
+  void h2loadParse_realOutput_readsRateAndCounts() {
+    String output = """
+        finished in 5.00s, 23384.20 req/s, 936.40KB/s
+        requests: 116921 total, 117049 started, 116921 done, 116900 succeeded, 21 failed, 0 errored, 0 timeout
+        status codes: 116921 2xx, 0 3xx, 0 4xx, 0 5xx
+        """;
+    H2Load.Run run = H2Load.parse(output);
+    assertEquals(23384.20, run.requestsPerSecond(), 1e-9, "req/s");
+    assertEquals(116900, run.succeeded(), "succeeded");
+    assertEquals(21, run.failed(), "failed");
+  }
+
+  @Test
+  void h2loadParse_garbage_failsWithTheOutput() {
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> H2Load.parse("connect failed"));
+    assertTrue(e.getMessage().contains("connect failed"), e.getMessage());
+  }
+
+  @Test
+  void grpcFrame_prefixesFlagAndBigEndianLength() {
+    byte[] frame = H2Load.grpcFrame(new byte[] {10, 2, 'a', 'b'});
+    assertEquals(List.of(0, 0, 0, 0, 4, 10, 2, 'a' + 0, 'b' + 0),
+        IntStream.range(0, frame.length).mapToObj(i -> (int) frame[i]).toList(),
+        "flag 0, length 4, then the message");
   }
 }
