@@ -83,9 +83,10 @@ public record ServerConfig(
     };
     int port = intIn(get, "port", 0, 65535);
     String dbUrl = get.apply("db-url");
-    if (!(dbUrl.startsWith("jdbc:mysql:") || dbUrl.startsWith("jdbc:mariadb:") || dbUrl.startsWith("jdbc:h2:"))) {
+    // MariaDB is reached through jdbc:mysql: (mysql-connector-j); no MariaDB driver ships.
+    if (!(dbUrl.startsWith("jdbc:mysql:") || dbUrl.startsWith("jdbc:h2:"))) {
       throw new IllegalArgumentException(
-          "--db-url must start with jdbc:mysql:, jdbc:mariadb: or jdbc:h2:, got " + dbUrl);
+          "--db-url must start with jdbc:mysql: (MySQL or MariaDB) or jdbc:h2:, got " + dbUrl);
     }
     int pool = intIn(get, "db-pool-size", 1, 1000);
     Duration idleTtl = duration(get, "idle-ttl");
@@ -137,18 +138,30 @@ public record ServerConfig(
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
 
-  /** {@code 500ms}, {@code 30s}, {@code 15m}, {@code 1h}; must be positive. */
+  /** Long enough for any timeout or TTL, short enough that every duration fits in nanoseconds. */
+  static final Duration MAX_DURATION = Duration.ofDays(365);
+
+  /** {@code 500ms}, {@code 30s}, {@code 15m}, {@code 1h}; positive and at most a year. */
   static Duration duration(Function<String, String> get, String name) {
     String raw = get.apply(name);
     Matcher m = DURATION.matcher(raw.trim());
     if (m.matches()) {
-      long n = Long.parseLong(m.group(1));
-      Duration d = switch (m.group(2)) {
-        case "ms" -> Duration.ofMillis(n);
-        case "s" -> Duration.ofSeconds(n);
-        case "m" -> Duration.ofMinutes(n);
-        default -> Duration.ofHours(n);
-      };
+      Duration d;
+      try {
+        long n = Long.parseLong(m.group(1));
+        d = switch (m.group(2)) {
+          case "ms" -> Duration.ofMillis(n);
+          case "s" -> Duration.ofSeconds(n);
+          case "m" -> Duration.ofMinutes(n);
+          default -> Duration.ofHours(n);
+        };
+      } catch (NumberFormatException | ArithmeticException e) {
+        d = null;
+      }
+      if (d == null || d.compareTo(MAX_DURATION) > 0) {
+        throw new IllegalArgumentException("--" + name + " must be at most "
+            + MAX_DURATION.toHours() + "h, got " + raw);
+      }
       if (!d.isZero()) {
         return d;
       }

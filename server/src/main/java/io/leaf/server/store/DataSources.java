@@ -3,6 +3,7 @@ package io.leaf.server.store;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.time.Duration;
+import java.util.Locale;
 import org.jooq.SQLDialect;
 import org.jooq.tools.jdbc.JDBCUtils;
 
@@ -17,7 +18,7 @@ public final class DataSources {
   public static HikariDataSource create(String url, String user, String password, int poolSize) {
     HikariConfig config = new HikariConfig();
     config.setPoolName("leaf-db");
-    config.setJdbcUrl(url);
+    config.setJdbcUrl(durable(url));
     config.setUsername(user);
     config.setPassword(password);
     config.setMaximumPoolSize(poolSize);
@@ -26,7 +27,7 @@ public final class DataSources {
     config.setValidationTimeout(Math.min(2_000, CONNECTION_TIMEOUT.toMillis() - 250));
     // Start even when the database is down: health reports NOT_SERVING until it answers.
     config.setInitializationFailTimeout(-1);
-    if (url.startsWith("jdbc:mysql:") || url.startsWith("jdbc:mariadb:")) {
+    if (url.startsWith("jdbc:mysql:")) {
       config.addDataSourceProperty("connectTimeout", "3000");
       config.addDataSourceProperty("socketTimeout", "10000");
       config.addDataSourceProperty("cachePrepStmts", "true");
@@ -35,13 +36,28 @@ public final class DataSources {
     return new HikariDataSource(config);
   }
 
-  /** MySQL for {@code jdbc:mysql:}, MariaDB for {@code jdbc:mariadb:}, H2 for {@code jdbc:h2:}. */
+  /**
+   * The URL to connect with: an H2 URL gets {@code WRITE_DELAY=0} unless it sets its own. H2
+   * otherwise writes commits to its file up to half a second later, and a segment whose
+   * {@code max_id} bump dies with a killed process would be handed out again after a restart.
+   */
+  static String durable(String url) {
+    if (url.startsWith("jdbc:h2:") && !url.toUpperCase(Locale.ROOT).contains(";WRITE_DELAY=")) {
+      return url + ";WRITE_DELAY=0";
+    }
+    return url;
+  }
+
+  /**
+   * MySQL for {@code jdbc:mysql:} (MySQL or MariaDB through mysql-connector-j), H2 for
+   * {@code jdbc:h2:}; no other driver ships with the server.
+   */
   public static SQLDialect dialectOf(String url) {
     SQLDialect dialect = JDBCUtils.dialect(url);
     return switch (dialect.family()) {
-      case MYSQL, MARIADB, H2 -> dialect;
+      case MYSQL, H2 -> dialect;
       default -> throw new IllegalArgumentException(
-          "unsupported database URL (expected jdbc:mysql:, jdbc:mariadb: or jdbc:h2:): " + url);
+          "unsupported database URL (expected jdbc:mysql: or jdbc:h2:): " + url);
     };
   }
 }
