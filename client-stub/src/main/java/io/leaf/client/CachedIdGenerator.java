@@ -196,13 +196,19 @@ public final class CachedIdGenerator implements AutoCloseable {
   private void refill(int size) {
     long[] ids = null;
     LeafException failure = null;
+    Error fatal = null;
     try {
       ids = client.nextIds(bizTag, size);
     } catch (LeafException e) {
       failure = e;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // An Error (say, no heap for the block) must still clear the refilling flag below, or no
+      // fetch would ever start again; it is rethrown once the generator's state is consistent.
       failure = new LeafException(Status.Code.INTERNAL, "fetching IDs of biz_tag " + bizTag
           + " failed: " + e, e);
+      if (e instanceof Error err) {
+        fatal = err;
+      }
     }
     lock.lock();
     try {
@@ -223,6 +229,9 @@ public final class CachedIdGenerator implements AutoCloseable {
       changed.signalAll();
     } finally {
       lock.unlock();
+    }
+    if (fatal != null) {
+      throw fatal;
     }
   }
 

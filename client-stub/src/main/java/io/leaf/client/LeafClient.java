@@ -73,11 +73,16 @@ public final class LeafClient implements AutoCloseable {
     return new Builder(null, null, channel);
   }
 
+  /** Methods that are safe to repeat: reads, ID calls (a repeat is a gap) and setting a step. */
+  static final List<String> RETRIED_METHODS = List.of("NextId", "NextIdBatch", "InitCache",
+      "GetTag", "ListTags", "UpdateStep");
+
   /**
-   * The channel's default service config: every LeafService method retries UNAVAILABLE up to
-   * {@code maxAttempts} attempts in total, backing off from 100 ms up to 2 s. gRPC retries only
-   * calls the server has not answered with a message yet, so a half-received ID stream is never
-   * replayed.
+   * The channel's default service config: every LeafService method except CreateTag retries
+   * UNAVAILABLE up to {@code maxAttempts} attempts in total, backing off from 100 ms up to 2 s.
+   * gRPC retries only calls the server has not answered with a message yet, so a half-received ID
+   * stream is never replayed; a retried ID call at worst leaves a gap. CreateTag is not retried: an
+   * insert that committed before its reply was lost would come back as ALREADY_EXISTS.
    */
   static Map<String, ?> serviceConfig(int maxAttempts) {
     Map<String, Object> retryPolicy = Map.of(
@@ -87,7 +92,8 @@ public final class LeafClient implements AutoCloseable {
         "backoffMultiplier", 2.0,
         "retryableStatusCodes", List.of("UNAVAILABLE"));
     Map<String, Object> methodConfig = Map.of(
-        "name", List.of(Map.of("service", SERVICE)),
+        "name", RETRIED_METHODS.stream().map(m -> Map.of("service", SERVICE, "method", m))
+            .toList(),
         "retryPolicy", retryPolicy);
     return Map.of("methodConfig", List.of(methodConfig));
   }

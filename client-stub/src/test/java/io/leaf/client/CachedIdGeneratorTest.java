@@ -9,6 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -142,6 +148,29 @@ class CachedIdGeneratorTest {
         "the failure of the refill thread is the cause");
     service.heal();
     assertEquals(1, g.next(), "a later call fetches again");
+  }
+
+  @Test
+  void next_fetchThrowsError_internalErrorThenRecovers() throws Exception {
+    AtomicBoolean explode = new AtomicBoolean(true);
+    ClientInterceptor oneError = new ClientInterceptor() {
+      @Override
+      public <ReqT, RespT> ClientCall<ReqT, RespT> interceptCall(MethodDescriptor<ReqT, RespT> m,
+          CallOptions options, Channel next) {
+        if (explode.getAndSet(false)) {
+          throw new AssertionError("no heap for the block");
+        }
+        return next.newCall(m, options);
+      }
+    };
+    try (LeafClient exploding = LeafClient.forChannelBuilder(
+        service.channelBuilder().intercept(oneError)).maxAttempts(1).build()) {
+      CachedIdGenerator g = build(CachedIdGenerator.builder(exploding, "order").minBlockSize(10)
+          .maxBlockSize(10).maxWait(Duration.ofSeconds(10)));
+      LeafException e = assertThrows(LeafException.class, g::next);
+      assertEquals(Status.Code.INTERNAL, e.code(), "an Error in the fetch is reported as INTERNAL");
+      assertEquals(1, g.next(), "the generator fetches again instead of waiting forever");
+    }
   }
 
   @Test

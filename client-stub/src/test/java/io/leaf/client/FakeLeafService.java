@@ -6,11 +6,14 @@ import io.grpc.Status;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.stub.StreamObserver;
+import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextIdResponse;
+import io.leaf.v1.Tag;
+import io.leaf.v1.UpdateStepRequest;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -126,6 +129,26 @@ final class FakeLeafService extends LeafServiceGrpc.LeafServiceImplBase implemen
       return;
     }
     out.onNext(NextIdResponse.newBuilder().setId(nextId.getAndIncrement()).build());
+    out.onCompleted();
+  }
+
+  @Override
+  public void createTag(CreateTagRequest req, StreamObserver<Tag> out) {
+    answer(out, Tag.newBuilder().setBizTag(req.getBizTag()).setStep(req.getStep()).build());
+  }
+
+  @Override
+  public void updateStep(UpdateStepRequest req, StreamObserver<Tag> out) {
+    answer(out, Tag.newBuilder().setBizTag(req.getBizTag()).setStep(req.getStep()).build());
+  }
+
+  private <T> void answer(StreamObserver<T> out, T value) {
+    Status f = enter();
+    if (f != null) {
+      out.onError(f.asRuntimeException());
+      return;
+    }
+    out.onNext(value);
     out.onCompleted();
   }
 

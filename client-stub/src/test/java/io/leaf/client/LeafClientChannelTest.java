@@ -60,6 +60,26 @@ class LeafClientChannelTest {
   }
 
   @Test
+  void createTag_unavailable_notRetried() {
+    service.failTimes(Status.UNAVAILABLE.withDescription("database unavailable"), 1);
+    try (LeafClient client = LeafClient.forChannelBuilder(service.channelBuilder()).build()) {
+      assertThrows(LeafUnavailableException.class,
+          () -> client.createTag("order", 0, 100, "orders"));
+    }
+    assertEquals(1, service.calls(),
+        "an insert that may have committed is not repeated (it would come back ALREADY_EXISTS)");
+  }
+
+  @Test
+  void updateStep_unavailableOnce_retried() {
+    service.failTimes(Status.UNAVAILABLE.withDescription("database unavailable"), 1);
+    try (LeafClient client = LeafClient.forChannelBuilder(service.channelBuilder()).build()) {
+      assertEquals(500, client.updateStep("order", 500).getStep(), "the retry succeeds");
+    }
+    assertEquals(2, service.calls(), "setting a step is safe to repeat");
+  }
+
+  @Test
   void nextId_notFound_notRetried() {
     service.fail(Status.NOT_FOUND.withDescription("biz_tag not found: order"));
     try (LeafClient client = LeafClient.forChannelBuilder(service.channelBuilder()).build()) {
