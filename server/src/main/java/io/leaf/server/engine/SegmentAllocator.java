@@ -3,6 +3,7 @@ package io.leaf.server.engine;
 import com.google.common.base.Ticker;
 import com.google.common.util.concurrent.Striped;
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
+import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
@@ -347,11 +348,26 @@ public final class SegmentAllocator implements AutoCloseable {
     return done;
   }
 
+  /**
+   * A grown dynamic step that would pass 2^63-1 falls back to the table's own step, so a tag near
+   * the top still issues every ID the table step can reach before OUT_OF_RANGE.
+   */
+  private SegmentRange takeSegment(String bizTag, int step) {
+    try {
+      return store.nextSegment(bizTag, step);
+    } catch (IdOverflowException e) {
+      if (step == SegmentStore.TABLE_STEP) {
+        throw e;
+      }
+      return store.nextSegment(bizTag, SegmentStore.TABLE_STEP);
+    }
+  }
+
   private void load(TagBuffer b, int step, int epoch, long startedNanos, CompletableFuture<Void> done) {
     SegmentRange range = null;
     RuntimeException failure = null;
     try {
-      range = store.nextSegment(b.bizTag, step);
+      range = takeSegment(b.bizTag, step);
     } catch (RuntimeException e) {
       failure = e;
     } catch (Error e) {

@@ -378,6 +378,25 @@ class SegmentAllocatorTest {
   }
 
   @Test
+  void dynamicStep_grownStepWouldPassLongMax_fallsBackToTableStep() {
+    memory.createTag("top", Long.MAX_VALUE - 350, 100, null);
+    List<Long> got = new ArrayList<>();
+    assertThrows(IdOverflowException.class, () -> {
+      for (int i = 0; i < 1_000; i++) {
+        got.add(nextId("top"));
+      }
+    });
+    assertEquals(300, got.size(), "three segments of the table step fit below 2^63-1");
+    for (int i = 0; i < got.size(); i++) {
+      assertEquals(Long.MAX_VALUE - 350 + i, got.get(i), "ID " + i);
+    }
+    assertTrue(store.requestedSteps().contains(200),
+        "the doubled step was tried first: " + store.requestedSteps());
+    assertEquals(List.of(100, 100, 100), store.served().stream().map(SegmentRange::step).toList(),
+        "every segment served at the table step");
+  }
+
+  @Test
   void dynamicStep_fastSegments_cappedAtMaxStep() {
     allocator = allocator(store, EngineConfig.DEFAULTS.withMaxStep(300));
     memory.createTag("t", 1, 100, null);
