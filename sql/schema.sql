@@ -1,12 +1,14 @@
 -- Leaf schema: applied at server start (idempotent) on MySQL/MariaDB and H2,
 -- and the input of jOOQ code generation. Column semantics follow Meituan Leaf:
 -- a server takes [max_id - step, max_id) after bumping max_id by step.
+-- biz_tag compares byte for byte on MySQL too (its default collation would make `Order` and
+-- `order` one row), and description holds any Unicode text whatever the server's default charset.
 CREATE TABLE IF NOT EXISTS leaf_alloc (
   id          BIGINT       NOT NULL AUTO_INCREMENT,
-  biz_tag     VARCHAR(128) NOT NULL,
+  biz_tag     VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   max_id      BIGINT       NOT NULL DEFAULT 1,
   step        INT          NOT NULL,
-  description VARCHAR(256) DEFAULT NULL,
+  description VARCHAR(256) CHARACTER SET utf8mb4,
   update_time BIGINT       NOT NULL,
   PRIMARY KEY (id),
   CONSTRAINT uk_leaf_alloc_biz_tag UNIQUE (biz_tag)

@@ -51,10 +51,11 @@ public final class JooqSegmentStore implements SegmentStore {
 
   /** Applies {@code sql/schema.sql}; every statement in it is idempotent. */
   public void createSchemaIfMissing() {
-    String script = readSchema();
+    // Comments go first, so a semicolon inside one never splits a statement.
+    String script = stripComments(readSchema());
     guard("create schema", () -> {
       for (String statement : script.split(";")) {
-        String sql = stripComments(statement);
+        String sql = statement.strip();
         if (!sql.isBlank()) {
           dsl.execute(sql);
         }

@@ -55,6 +55,24 @@ abstract class SegmentStoreContractTest {
   }
 
   @Test
+  void createTag_namesDifferingInCase_areTwoTags() {
+    store.createTag("order", 1, 10, null);
+    store.createTag("ORDER", 1000, 20, null);
+    assertEquals(10, store.getTag("order").orElseThrow().step(), "order keeps its own row");
+    assertEquals(20, store.getTag("ORDER").orElseThrow().step(), "ORDER is a row of its own");
+    assertEquals(1000, store.nextSegment("ORDER", SegmentStore.TABLE_STEP).start(),
+        "segments of ORDER come from its own row");
+  }
+
+  @Test
+  void createTag_descriptionOutsideBmp_storedAndReadBack() {
+    String text = "\uD83C\uDF41 leaf ids \u8BA2\u5355";
+    store.createTag("unicode", 1, 10, text);
+    assertEquals(text, store.getTag("unicode").orElseThrow().description(),
+        "4-byte UTF-8 characters survive the round trip");
+  }
+
+  @Test
   void createTag_existing_throwsAlreadyExists() {
     store.createTag("dup", 1, 10, null);
     assertThrows(TagAlreadyExistsException.class, () -> store.createTag("dup", 5, 10, null));
