@@ -1,21 +1,13 @@
 package io.leaf.bench;
 
-import com.google.common.base.Ticker;
-import com.zaxxer.hikari.HikariDataSource;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.ServerConfig;
-import io.leaf.server.engine.EngineConfig;
-import io.leaf.server.engine.SegmentAllocator;
-import io.leaf.server.store.DataSources;
-import io.leaf.server.store.JooqSegmentStore;
-import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.TagAlreadyExistsException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,14 +18,11 @@ import java.util.concurrent.TimeUnit;
 public final class BenchServer implements AutoCloseable {
 
   private final LeafServer server;
-  private final JooqSegmentStore store;
   private final ServerConfig config;
   private final Duration loadDelay;
 
-  private BenchServer(LeafServer server, JooqSegmentStore store, ServerConfig config,
-      Duration loadDelay) {
+  private BenchServer(LeafServer server, ServerConfig config, Duration loadDelay) {
     this.server = server;
-    this.store = store;
     this.config = config;
     this.loadDelay = loadDelay;
   }
@@ -48,31 +37,24 @@ public final class BenchServer implements AutoCloseable {
     ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--db-url", dbUrl,
         "--db-user", dbUser, "--db-password", dbPassword, "--max-step", Integer.toString(maxStep)},
         env -> null);
-    HikariDataSource pool = DataSources.create(config.dbUrl(), config.dbUser(),
-        config.dbPassword(), config.dbPoolSize());
-    JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(config.dbUrl()),
-        InstantSource.system());
-    SegmentStore served = loadDelay.isZero() ? store : new DelayingSegmentStore(store, loadDelay);
-    SegmentAllocator allocator = new SegmentAllocator(served, Ticker.systemTicker(),
-        EngineConfig.DEFAULTS.withMaxStep(config.maxStep()).withLoaderThreads(config.dbPoolSize()));
-    LeafServer server = new LeafServer(
+    LeafServer server = LeafServer.fromConfig(config,
         NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)),
-        served, store::createSchemaIfMissing, allocator, config, pool);
+        store -> loadDelay.isZero() ? store : new DelayingSegmentStore(store, loadDelay));
     try {
       server.start();
     } catch (IOException | RuntimeException e) {
       server.stop();
       throw e;
     }
-    return new BenchServer(server, store, config, loadDelay);
+    return new BenchServer(server, config, loadDelay);
   }
 
   /** Creates {@code bizTag} with {@code step}, or sets the step of a tag left by an earlier run. */
   public void ensureTag(String bizTag, int step) {
     try {
-      store.createTag(bizTag, 1, step, "benchmark");
+      server.store().createTag(bizTag, 1, step, "benchmark");
     } catch (TagAlreadyExistsException e) {
-      store.updateStep(bizTag, step);
+      server.store().updateStep(bizTag, step);
     }
   }
 

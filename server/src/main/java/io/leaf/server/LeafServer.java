@@ -1,6 +1,5 @@
 package io.leaf.server;
 
-import com.google.common.base.Ticker;
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import com.zaxxer.hikari.HikariDataSource;
 import io.grpc.Server;
@@ -11,6 +10,7 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.leaf.server.api.LeafGrpcService;
+import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.DataSources;
@@ -20,10 +20,12 @@ import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.v1.LeafServiceGrpc;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +41,8 @@ public final class LeafServer {
 
   private static final Logger log = LoggerFactory.getLogger(LeafServer.class);
   private static final long HEALTH_PERIOD_MILLIS = 2_000;
+  /** Precision of the engine's clock: last access, back-off and dynamic-step timing. */
+  private static final Duration TICKER_RESOLUTION = Duration.ofMillis(1);
 
   private final Server server;
   private final SegmentStore store;
@@ -55,7 +59,7 @@ public final class LeafServer {
   /**
    * @param builder where to serve (Netty in production, in-process in tests)
    * @param schemaInit creates the schema when missing; retried until it succeeds
-   * @param resources closed last on {@link #stop()} (the connection pool)
+   * @param resources closed last on {@link #stop()} (the connection pool, the engine's ticker)
    */
   public LeafServer(ServerBuilder<?> builder, SegmentStore store, Runnable schemaInit,
       SegmentAllocator allocator, ServerConfig config, AutoCloseable resources) {
@@ -80,14 +84,31 @@ public final class LeafServer {
 
   /** Production wiring: Netty on {@code config.port()}, HikariCP on {@code config.dbUrl()}. */
   public static LeafServer fromConfig(ServerConfig config) {
+    return fromConfig(config, NettyServerBuilder.forAddress(new InetSocketAddress(config.port())),
+        UnaryOperator.identity());
+  }
+
+  /**
+   * The production wiring on {@code builder}, with the database store passed through {@code
+   * decorate} before the engine and the API see it (a benchmark adds latency to segment loads this
+   * way; the server itself has no such switch).
+   */
+  public static LeafServer fromConfig(ServerConfig config, ServerBuilder<?> builder,
+      UnaryOperator<SegmentStore> decorate) {
     HikariDataSource pool = DataSources.create(config.dbUrl(), config.dbUser(), config.dbPassword(),
         config.dbPoolSize());
     JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(config.dbUrl()),
         InstantSource.system());
-    SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
+    SegmentStore served = decorate.apply(store);
+    CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION);
+    SegmentAllocator allocator = new SegmentAllocator(served, ticker,
         EngineConfig.DEFAULTS.withMaxStep(config.maxStep()).withLoaderThreads(config.dbPoolSize()));
-    return new LeafServer(NettyServerBuilder.forAddress(new InetSocketAddress(config.port())),
-        store, store::createSchemaIfMissing, allocator, config, pool);
+    AutoCloseable resources = () -> {
+      ticker.close();
+      pool.close();
+    };
+    return new LeafServer(builder, served, store::createSchemaIfMissing, allocator, config,
+        resources);
   }
 
   public LeafServer start() throws IOException {
@@ -103,6 +124,11 @@ public final class LeafServer {
   /** The bound port (useful with port 0). */
   public int port() {
     return server.getPort();
+  }
+
+  /** The store the API and the engine use. */
+  public SegmentStore store() {
+    return store;
   }
 
   public SegmentAllocator allocator() {

@@ -28,8 +28,10 @@ import org.slf4j.LoggerFactory;
  * Issues IDs of every tag from in-memory segments, loading the next segment of a tag in the
  * background once 10% of the current one is used (Leaf-segment's double buffer).
  *
- * <p>Cost: an ID is one map lookup, one opaque write and one {@code getAndAdd}; no lock and no
- * database on that path. A batch takes one {@code getAndAdd} per segment it spans.
+ * <p>Cost: an ID is one map lookup, one ticker read and one {@code getAndAdd}, plus a last-access
+ * write at most once per millisecond; no lock and no database on that path. The server passes a
+ * {@link CoarseTicker}, so the ticker read is a volatile load, not a clock call. A batch takes one
+ * {@code getAndAdd} per segment it spans.
  *
  * <p>Thread-safety: safe for any number of threads. Per-tag state changes (creation, first load,
  * switching segments, eviction) take one of a fixed set of striped locks, so tags whose stripes
