@@ -4,6 +4,7 @@ import com.google.common.base.Ticker;
 import io.leaf.server.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.sweep.IdleTagSweeper;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -12,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Heap one cached tag costs the server: loads N tags once each into a {@link SegmentAllocator} on
- * an {@link InMemorySegmentStore}, with an {@link IdleTagSweeper} holding every buffer in its wheel
+ * an {@link MemorySegmentStore}, with an {@link IdleTagSweeper} holding every buffer in its wheel
  * as the server's does, and divides the growth of the used heap (after full collections) by N.
  * Run in its own JVM so that nothing else allocates meanwhile.
  *
@@ -41,7 +42,7 @@ public final class HeapPerTag {
   }
 
   static double measure(int tags) throws InterruptedException {
-    InMemorySegmentStore store = new InMemorySegmentStore();
+    MemorySegmentStore store = new MemorySegmentStore();
     for (int i = 0; i < tags; i++) {
       store.createTag(name(i), 1, STEP, "");
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentRange;
 import java.time.Duration;
 import java.util.List;
@@ -48,20 +49,8 @@ class PartsTest {
   }
 
   @Test
-  void inMemoryStore_nextSegment_rangesFollowEachOther() {
-    InMemorySegmentStore store = new InMemorySegmentStore();
-    store.createTag("t", 1, 10, "");
-
-    SegmentRange first = store.nextSegment("t", 0);
-    SegmentRange second = store.nextSegment("t", 25);
-
-    assertEquals(new SegmentRange(1, 11, 10, 10), first, "first load takes the table step");
-    assertEquals(new SegmentRange(11, 36, 25, 10), second, "second load continues at 11");
-  }
-
-  @Test
   void delayingStore_nextSegment_waitsAtLeastTheDelay() {
-    InMemorySegmentStore inner = new InMemorySegmentStore();
+    MemorySegmentStore inner = new MemorySegmentStore();
     inner.createTag("t", 1, 10, "");
     DelayingSegmentStore store = new DelayingSegmentStore(inner, Duration.ofMillis(20));
 

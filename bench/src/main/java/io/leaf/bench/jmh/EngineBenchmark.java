@@ -1,9 +1,9 @@
 package io.leaf.bench.jmh;
 
-import io.leaf.bench.InMemorySegmentStore;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.store.MemorySegmentStore;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,7 +37,7 @@ public class EngineBenchmark {
 
     @Setup(Level.Trial)
     public void start() {
-      InMemorySegmentStore store = new InMemorySegmentStore();
+      MemorySegmentStore store = new MemorySegmentStore();
       store.createTag(TAG, 1, STEP, "");
       // The server's own clock: a coarse ticker, so an ID costs no clock call.
       ticker = new CoarseTicker(Duration.ofMillis(1));

@@ -22,10 +22,10 @@ import io.leaf.server.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.TagSnapshot;
+import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.InProcessLeaf;
-import io.leaf.server.testing.MemoryStore;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.IdBatch;
@@ -54,7 +54,7 @@ import org.junit.jupiter.api.Test;
 class SegmentEngineApiTest {
 
   private final FakeTicker ticker = new FakeTicker();
-  private final MemoryStore memory = new MemoryStore();
+  private final MemorySegmentStore memory = new MemorySegmentStore();
   private final ControllableStore store = new ControllableStore(memory);
   private InProcessLeaf leaf;
 

@@ -3,10 +3,10 @@ package io.leaf.server.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeTicker;
-import io.leaf.server.testing.MemoryStore;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -30,7 +30,7 @@ class SegmentAllocatorConcurrencyTest {
   private static final int PER_THREAD = 100_000;
   private static final long WAIT = TimeUnit.SECONDS.toNanos(60);
 
-  private final MemoryStore memory = new MemoryStore();
+  private final MemorySegmentStore memory = new MemorySegmentStore();
   private final ControllableStore store = new ControllableStore(memory);
   private final ExecutorService pool = Executors.newFixedThreadPool(THREADS);
   private SegmentAllocator allocator;

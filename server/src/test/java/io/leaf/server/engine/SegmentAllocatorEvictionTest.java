@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeTicker;
-import io.leaf.server.testing.MemoryStore;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +21,7 @@ class SegmentAllocatorEvictionTest {
 
   private static final long WAIT = TimeUnit.SECONDS.toNanos(5);
 
-  private final ControllableStore store = new ControllableStore(new MemoryStore());
+  private final ControllableStore store = new ControllableStore(new MemorySegmentStore());
   private final SegmentAllocator allocator =
       new SegmentAllocator(store, new FakeTicker(), EngineConfig.DEFAULTS);
 

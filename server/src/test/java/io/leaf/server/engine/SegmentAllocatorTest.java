@@ -10,12 +10,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.util.concurrent.Striped;
 import io.leaf.server.store.IdOverflowException;
+import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeTicker;
-import io.leaf.server.testing.MemoryStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -48,7 +48,7 @@ class SegmentAllocatorTest {
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
 
   private final FakeTicker ticker = new FakeTicker();
-  private final MemoryStore memory = new MemoryStore();
+  private final MemorySegmentStore memory = new MemorySegmentStore();
   private final ControllableStore store = new ControllableStore(memory);
   private final List<SegmentAllocator> allocators = new ArrayList<>();
   private final ExecutorService callers = Executors.newCachedThreadPool();

@@ -3,7 +3,7 @@ package io.leaf.server.store;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 
-class H2SegmentStoreTest extends SegmentStoreContractTest {
+class H2SegmentStoreTest extends DatabaseSegmentStoreTest {
   @Override
   TestDatabase newDatabase() {
     return TestDatabases.h2();

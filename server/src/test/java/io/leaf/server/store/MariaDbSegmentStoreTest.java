@@ -3,7 +3,7 @@ package io.leaf.server.store;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 
-class MariaDbSegmentStoreTest extends SegmentStoreContractTest {
+class MariaDbSegmentStoreTest extends DatabaseSegmentStoreTest {
   @Override
   TestDatabase newDatabase() {
     return TestDatabases.mariaDb();

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.InProcessLeaf;
-import io.leaf.server.testing.MemoryStore;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.NextIdRequest;
@@ -25,7 +25,7 @@ class IdleTagSweeperServerTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    leaf = new InProcessLeaf(new MemoryStore(), ticker, EngineConfig.DEFAULTS,
+    leaf = new InProcessLeaf(new MemorySegmentStore(), ticker, EngineConfig.DEFAULTS,
         "--idle-ttl", "10s", "--sweep-tick", "1s");
   }
 

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.common.base.Ticker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
-import io.leaf.server.testing.MemoryStore;
+import io.leaf.server.store.MemorySegmentStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,7 +38,7 @@ class IdleTagSweeperStressTest {
   @Timeout(120)
   void nextId_sweeperEvictingEveryFewMillis_noFailureNoDuplicateAndIdsRiseAfterReload()
       throws Exception {
-    MemoryStore store = new MemoryStore();
+    MemorySegmentStore store = new MemorySegmentStore();
     String[] tags = new String[TAGS];
     for (int i = 0; i < TAGS; i++) {
       tags[i] = "t" + i;

@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.TagBuffer;
+import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.TagNotFoundException;
 import io.leaf.server.testing.FakeTicker;
-import io.leaf.server.testing.MemoryStore;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -25,7 +25,7 @@ class IdleTagSweeperTest {
   private static final long WAIT = TimeUnit.SECONDS.toNanos(5);
 
   private final FakeTicker ticker = new FakeTicker();
-  private final MemoryStore store = new MemoryStore();
+  private final MemorySegmentStore store = new MemorySegmentStore();
   private final SegmentAllocator allocator = new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS);
   private final IdleTagSweeper sweeper = new IdleTagSweeper(allocator, TTL, TICK);
 

@@ -14,14 +14,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A {@link SegmentStore} that forwards to a real one but can be told to fail, block or slow down
- * its segment loads, and records every load it served.
+ * A {@link SegmentStore} that forwards to a real one but can be told to fail or block its
+ * segment loads, and records every load it served.
  */
 public final class ControllableStore extends ForwardingSegmentStore {
 
   private volatile boolean failing;
   private volatile RuntimeException failure;
-  private volatile long delayMillis;
   private final AtomicReference<CountDownLatch> gate = new AtomicReference<>();
   private volatile String blockedTag;
   private final Semaphore entered = new Semaphore(0);
@@ -47,10 +46,6 @@ public final class ControllableStore extends ForwardingSegmentStore {
   public void heal() {
     failing = false;
     failure = null;
-  }
-
-  public void delayLoads(long millis) {
-    delayMillis = millis;
   }
 
   /** Segment loads block until {@link #release()}; {@link #awaitLoadEntered} counts from here. */
@@ -110,14 +105,6 @@ public final class ControllableStore extends ForwardingSegmentStore {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new StoreUnavailableException("database unavailable: interrupted", e);
-      }
-    }
-    long d = delayMillis;
-    if (d > 0) {
-      try {
-        Thread.sleep(d);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
       }
     }
     RuntimeException f = failure;

@@ -1,0 +1,116 @@
+package io.leaf.server.store;
+
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+/**
+ * The {@code leaf_alloc} rules held in memory, for tests and benchmarks of the engine: the same
+ * errors and segments as {@link JooqSegmentStore}, nothing durable.
+ *
+ * <p>Thread-safe. Each row's monitor stands in for the table's row lock, so segment loads of one
+ * tag are serialized and loads of different tags are not; {@link #listTags} is weakly consistent
+ * with concurrent creation.
+ */
+public final class MemorySegmentStore implements SegmentStore {
+
+  /** A row; every field is read and written under the row's monitor. */
+  private static final class Row {
+    long maxId;
+    int step;
+    final String description;
+    long updateTime;
+
+    Row(long maxId, int step, String description, long updateTime) {
+      this.maxId = maxId;
+      this.step = step;
+      this.description = description;
+      this.updateTime = updateTime;
+    }
+  }
+
+  private final ConcurrentNavigableMap<String, Row> rows = new ConcurrentSkipListMap<>();
+  private final InstantSource clock;
+
+  public MemorySegmentStore() {
+    this(InstantSource.system());
+  }
+
+  /** @param clock stamps {@code update_time} as the database's transactions do */
+  public MemorySegmentStore(InstantSource clock) {
+    this.clock = clock;
+  }
+
+  @Override
+  public TagRecord createTag(String bizTag, long maxId, int step, String description) {
+    long now = clock.millis();
+    if (rows.putIfAbsent(bizTag, new Row(maxId, step, description, now)) != null) {
+      throw new TagAlreadyExistsException(bizTag);
+    }
+    return new TagRecord(bizTag, maxId, step, description, now);
+  }
+
+  @Override
+  public Optional<TagRecord> getTag(String bizTag) {
+    Row r = rows.get(bizTag);
+    return r == null ? Optional.empty() : Optional.of(record(bizTag, r));
+  }
+
+  @Override
+  public TagRecord updateStep(String bizTag, int step) {
+    Row r = row(bizTag);
+    synchronized (r) {
+      r.step = step;
+      r.updateTime = clock.millis();
+    }
+    return record(bizTag, r);
+  }
+
+  @Override
+  public TagPage listTags(String afterBizTag, int limit) {
+    Map<String, Row> tail = afterBizTag == null ? rows : rows.tailMap(afterBizTag, false);
+    List<TagRecord> out = new ArrayList<>();
+    for (Map.Entry<String, Row> e : tail.entrySet()) {
+      if (out.size() == limit) {
+        return new TagPage(out, true);
+      }
+      out.add(record(e.getKey(), e.getValue()));
+    }
+    return new TagPage(out, false);
+  }
+
+  @Override
+  public SegmentRange nextSegment(String bizTag, int step) {
+    Row r = row(bizTag);
+    synchronized (r) {
+      int used = step == TABLE_STEP ? r.step : step;
+      if (r.maxId > Long.MAX_VALUE - used) {
+        throw new IdOverflowException(bizTag, r.maxId, used);
+      }
+      r.maxId += used;
+      r.updateTime = clock.millis();
+      return new SegmentRange(r.maxId - used, r.maxId, used, r.step);
+    }
+  }
+
+  @Override
+  public void ping() {}
+
+  private Row row(String bizTag) {
+    Row r = rows.get(bizTag);
+    if (r == null) {
+      throw new TagNotFoundException(bizTag);
+    }
+    return r;
+  }
+
+  private static TagRecord record(String bizTag, Row r) {
+    synchronized (r) {
+      return new TagRecord(bizTag, r.maxId, r.step, r.description, r.updateTime);
+    }
+  }
+}
