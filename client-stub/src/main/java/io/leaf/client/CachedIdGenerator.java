@@ -30,6 +30,8 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class CachedIdGenerator implements AutoCloseable {
 
   private static final System.Logger log = System.getLogger(CachedIdGenerator.class.getName());
+  /** What {@link #take} returns for a used-up block (the server's own "exhausted" value). */
+  private static final long NONE = Long.MIN_VALUE;
 
   /** One batch of IDs; threads claim indexes with one atomic increment. */
   private static final class Block {
@@ -98,15 +100,20 @@ public final class CachedIdGenerator implements AutoCloseable {
    * @throws IllegalStateException the generator is closed
    */
   public long next() {
-    Block b = current;
+    long id = take(current);
+    return id != NONE ? id : nextSlow();
+  }
+
+  /** The next ID of {@code b}, asking for the next block at its refill point, or {@link #NONE}. */
+  private long take(Block b) {
     long i = b.cursor.getAndIncrement();
-    if (i < b.ids.length) {
-      if (i == b.refillAt) {
-        requestRefill();
-      }
-      return b.ids[(int) i];
+    if (i >= b.ids.length) {
+      return NONE;
     }
-    return nextSlow();
+    if (i == b.refillAt) {
+      requestRefill();
+    }
+    return b.ids[(int) i];
   }
 
   private long nextSlow() {
@@ -120,12 +127,9 @@ public final class CachedIdGenerator implements AutoCloseable {
           throw new IllegalStateException("CachedIdGenerator for " + bizTag + " is closed");
         }
         Block b = current;
-        long i = b.cursor.getAndIncrement();
-        if (i < b.ids.length) {
-          if (i == b.refillAt) {
-            startRefillIfIdle();
-          }
-          return b.ids[(int) i];
+        long id = take(b);
+        if (id != NONE) {
+          return id;
         }
         if (b.exhaustedAt < 0) {
           b.exhaustedAt = ticker.read();
