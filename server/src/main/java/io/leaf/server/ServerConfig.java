@@ -1,5 +1,6 @@
 package io.leaf.server;
 
+import io.leaf.server.store.DataSources;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -83,10 +84,11 @@ public record ServerConfig(
     };
     int port = intIn(get, "port", 0, 65535);
     String dbUrl = get.apply("db-url");
-    // MariaDB is reached through jdbc:mysql: (mysql-connector-j); no MariaDB driver ships.
-    if (!(dbUrl.startsWith("jdbc:mysql:") || dbUrl.startsWith("jdbc:h2:"))) {
+    try {
+      DataSources.dialectOf(dbUrl);
+    } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
-          "--db-url must start with jdbc:mysql: (MySQL or MariaDB) or jdbc:h2:, got " + dbUrl);
+          "--db-url must start with " + DataSources.SUPPORTED_URLS + ", got " + dbUrl);
     }
     int pool = intIn(get, "db-pool-size", 1, 1000);
     Duration idleTtl = duration(get, "idle-ttl");

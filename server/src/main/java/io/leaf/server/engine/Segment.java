@@ -96,10 +96,6 @@ final class Segment {
     return !preloadClaimed && PRELOAD_CLAIMED.compareAndSet(this, false, true);
   }
 
-  boolean preloadClaimed() {
-    return preloadClaimed;
-  }
-
   /** Lets the next caller past {@link #preloadAt} claim the preload again (after it failed). */
   void rearmPreload() {
     preloadClaimed = false;

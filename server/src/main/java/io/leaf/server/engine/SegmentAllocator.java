@@ -311,7 +311,7 @@ public final class SegmentAllocator implements AutoCloseable {
   private void maybePreload(TagBuffer b, Segment seg, long now) {
     // Checked before claiming so that, while a failed preload backs off, callers neither take
     // the lock nor use up the claim.
-    if (seg.preloadClaimed() || now < b.retryAtNanos || !seg.claimPreload()) {
+    if (now < b.retryAtNanos || !seg.claimPreload()) {
       return;
     }
     Lock lock = locks.get(b.bizTag);

@@ -13,6 +13,9 @@ public final class DataSources {
   /** How long a request for a connection may wait before the database counts as unavailable. */
   public static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(3);
 
+  /** The URLs {@link #dialectOf} accepts, as a person reads them. */
+  public static final String SUPPORTED_URLS = "jdbc:mysql: (MySQL or MariaDB) or jdbc:h2:";
+
   private DataSources() {}
 
   public static HikariDataSource create(String url, String user, String password, int poolSize) {
@@ -57,7 +60,7 @@ public final class DataSources {
     return switch (dialect.family()) {
       case MYSQL, H2 -> dialect;
       default -> throw new IllegalArgumentException(
-          "unsupported database URL (expected jdbc:mysql: or jdbc:h2:): " + url);
+          "unsupported database URL (expected " + SUPPORTED_URLS + "): " + url);
     };
   }
 }
