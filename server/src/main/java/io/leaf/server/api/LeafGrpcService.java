@@ -99,7 +99,9 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     }
     ServerCallStreamObserver<IdBatch> call = (ServerCallStreamObserver<IdBatch>) out;
     BatchStream stream = new BatchStream(call, tag, count, chunk);
-    call.setOnCancelHandler(stream::cancel);
+    // A handler must be set for onNext after a cancel to be dropped rather than throw; the drain
+    // loop itself watches the call's context. IDs taken for an unsent chunk are a gap.
+    call.setOnCancelHandler(() -> { });
     // gRPC runs this once the call is ready and again whenever the client drains its window, so
     // a slow reader holds at most one chunk in flight here instead of the whole batch.
     call.setOnReadyHandler(stream::drain);
@@ -142,7 +144,6 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     private final String tag;
     private final int chunk;
     private int remaining;
-    private volatile boolean cancelled;
     private boolean finished;
 
     BatchStream(ServerCallStreamObserver<IdBatch> call, String tag, int count, int chunk) {
@@ -152,21 +153,15 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
       this.chunk = chunk;
     }
 
-    void cancel() {
-      // IDs taken for a chunk not yet sent are lost: a gap, never a repeat.
-      cancelled = true;
-    }
-
     /** Runs on the call's serialized executor, never concurrently with itself. */
     void drain() {
       if (finished) {
         return;
       }
+      // The transport cancels the call's context at once, even while this method runs.
+      Context context = Context.current();
       try {
-        // The context is cancelled at once by the transport; the cancel handler only runs after
-        // this method returns, as it shares the call's serialized executor.
-        Context context = Context.current();
-        while (remaining > 0 && call.isReady() && !cancelled && !context.isCancelled()) {
+        while (remaining > 0 && call.isReady() && !context.isCancelled()) {
           int n = Math.min(chunk, remaining);
           IdRanges ids = allocator.nextIds(tag, n, waitNanos());
           IdBatch.Builder batch = IdBatch.newBuilder();
@@ -174,7 +169,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
           call.onNext(batch.build());
           remaining -= n;
         }
-        if (cancelled || context.isCancelled()) {
+        if (context.isCancelled()) {
           finished = true;
         } else if (remaining == 0) {
           finished = true;
@@ -182,7 +177,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
         }
       } catch (RuntimeException e) {
         finished = true;
-        if (!cancelled) {
+        if (!context.isCancelled()) {
           call.onError(StatusMapping.toStatus(e));
         }
       }
