@@ -99,7 +99,8 @@ class CachedIdGeneratorTest {
     }
     assertEquals(2, g.refills(), "the rest of the block asks for nothing more");
     assertEquals(101, g.next(), "the second block follows the first");
-    assertEquals(List.of(100, 100), service.batchCounts().subList(0, 2));
+    assertEquals(List.of(100, 100), service.batchCounts().stream().limit(2).toList(),
+        "the first two fetches, of all: " + service.batchCounts());
   }
 
   @Test
@@ -200,8 +201,9 @@ class CachedIdGeneratorTest {
     ticker.advance(Duration.ofSeconds(20));
     take(g, 1);
     assertEquals(50_000, g.blockSize(), "100,000 IDs in 20 s: 50,000");
-    assertEquals(List.of(100, 100, 1_000, 100, 100_000), service.batchCounts().subList(0, 5),
-        "each fetch asks for the size chosen when it starts");
+    assertEquals(List.of(100, 100, 1_000, 100, 100_000),
+        service.batchCounts().stream().limit(5).toList(),
+        "each fetch asks for the size chosen when it starts; all: " + service.batchCounts());
   }
 
   private static void take(CachedIdGenerator g, int n) {
@@ -260,6 +262,8 @@ class CachedIdGeneratorTest {
     long after = second.next();
     assertArrayEquals(new long[] {1, 2}, before);
     assertTrue(after > 100, "the first generator's cached block is skipped, not reused: " + after);
+    assertEquals(List.of(100, 100), service.batchCounts(),
+        "one block each: the closed generator fetched nothing more");
   }
 
   @Test

@@ -132,6 +132,11 @@ class LeafClientChannelTest {
     } finally {
       given.shutdownNow();
     }
+    LeafClient owning = LeafClient.forChannelBuilder(service.channelBuilder()).maxAttempts(1)
+        .build();
+    owning.close();
+    assertThrows(LeafUnavailableException.class, () -> owning.nextId("order"),
+        "a channel the client built is shut down by close()");
   }
 
   @Test

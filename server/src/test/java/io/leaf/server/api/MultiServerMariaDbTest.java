@@ -1,6 +1,5 @@
 package io.leaf.server.api;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
@@ -12,6 +11,7 @@ import io.leaf.server.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.JooqSegmentStore;
+import io.leaf.server.testing.IdChecks;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 import io.leaf.v1.CreateTagRequest;
@@ -20,7 +20,6 @@ import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -84,24 +83,14 @@ class MultiServerMariaDbTest {
           return ids;
         }));
       }
-      long[] all = new long[SERVERS * CLIENTS_PER_SERVER * PER_CLIENT];
+      long[][] perClient = new long[results.size()][];
       for (int c = 0; c < results.size(); c++) {
-        long[] ids = results.get(c).get(5, TimeUnit.MINUTES);
-        for (int i = 1; i < ids.length; i++) {
-          assertTrue(ids[i] > ids[i - 1], "client " + c + " (one server) saw " + ids[i - 1]
-              + " then " + ids[i]);
-        }
-        System.arraycopy(ids, 0, all, c * PER_CLIENT, PER_CLIENT);
+        perClient[c] = results.get(c).get(5, TimeUnit.MINUTES);
+        IdChecks.assertIncreasing(perClient[c], "client " + c + " (one server)");
       }
-      Arrays.sort(all);
-      for (int i = 1; i < all.length; i++) {
-        if (all[i] == all[i - 1]) {
-          throw new AssertionError("ID " + all[i] + " issued twice across servers");
-        }
-      }
+      long[] all = IdChecks.assertAllDistinct(perClient);
       long maxId = LeafServiceGrpc.newBlockingStub(channels.get(1))
           .getTag(GetTagRequest.newBuilder().setBizTag("shared").build()).getTag().getMaxId();
-      assertEquals(TOTAL, all.length, "every client got its IDs");
       assertTrue(all[0] >= 1 && all[all.length - 1] < maxId,
           "all IDs inside what the table handed out: [" + all[0] + ", " + all[all.length - 1]
               + "] vs max_id " + maxId);

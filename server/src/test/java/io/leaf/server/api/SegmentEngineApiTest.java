@@ -157,7 +157,8 @@ class SegmentEngineApiTest {
       call.request(1);
     });
     leaf.async.nextIdBatch(batchRequest("slow", count, chunk), reader);
-    assertEquals(Status.Code.OK, reader.closed.get(60, TimeUnit.SECONDS).getCode());
+    Status closed = reader.closed.get(60, TimeUnit.SECONDS);
+    assertEquals(Status.Code.OK, closed.getCode(), "the stream ended with " + closed);
     List<Long> ids = reader.ids;
     assertEquals(List.of(), aheadViolations, "the server waits for the reader (first breach)");
     assertEquals(count, ids.size(), "every ID");
@@ -199,7 +200,8 @@ class SegmentEngineApiTest {
         }
       });
       LeafServiceGrpc.newStub(channel).nextIdBatch(batchRequest("cancel", count, chunk), reader);
-      assertEquals(Status.Code.CANCELLED, reader.closed.get(30, TimeUnit.SECONDS).getCode());
+      Status closed = reader.closed.get(30, TimeUnit.SECONDS);
+    assertEquals(Status.Code.CANCELLED, closed.getCode(), "the stream ended with " + closed);
       List<Long> received = reader.ids;
       assertTrue(serverSawCancel.await(30, TimeUnit.SECONDS), "the server processed the cancel");
 

@@ -182,7 +182,10 @@ class LeafClientTest {
     } finally {
       store.release();
     }
-    assertEquals(1, client.nextId("slow"), "the tag works once the load completes");
+    // The timed-out call's server side may still take ID 1 if the load lands just before its own
+    // wait ends (a gap); either way the next ID comes from the loaded segment.
+    long id = client.nextId("slow");
+    assertTrue(id >= 1 && id <= 2, "the tag works once the load completes, got " + id);
   }
 
   @Test

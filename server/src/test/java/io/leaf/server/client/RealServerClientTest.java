@@ -2,13 +2,13 @@ package io.leaf.server.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.client.CachedIdGenerator;
 import io.leaf.client.LeafClient;
 import io.leaf.client.LeafUnavailableException;
 import io.leaf.server.LeafServer;
 import io.leaf.server.ServerConfig;
+import io.leaf.server.testing.IdChecks;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,7 +54,7 @@ class RealServerClientTest {
       CachedIdGenerator generator = CachedIdGenerator.builder(client, "load")
           .maxWait(Duration.ofSeconds(30)).build();
       ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-      long[] all = new long[THREADS * PER_THREAD];
+      long[][] perThread = new long[THREADS][];
       try {
         List<Future<long[]>> runs = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
@@ -67,24 +67,14 @@ class RealServerClientTest {
           }));
         }
         for (int t = 0; t < THREADS; t++) {
-          long[] ids = runs.get(t).get(5, TimeUnit.MINUTES);
-          for (int i = 1; i < ids.length; i++) {
-            assertTrue(ids[i] > ids[i - 1], "one thread sees increasing IDs: " + ids[i - 1]
-                + " then " + ids[i]);
-          }
-          System.arraycopy(ids, 0, all, t * PER_THREAD, PER_THREAD);
+          perThread[t] = runs.get(t).get(5, TimeUnit.MINUTES);
+          IdChecks.assertIncreasing(perThread[t], "thread " + t);
         }
       } finally {
         pool.shutdownNow();
         generator.close();
       }
-      Arrays.sort(all);
-      long distinct = 1;
-      for (int i = 1; i < all.length; i++) {
-        assertTrue(all[i] != all[i - 1], "ID handed out twice: " + all[i]);
-        distinct++;
-      }
-      assertEquals((long) THREADS * PER_THREAD, distinct, "every call got its own ID");
+      IdChecks.assertAllDistinct(perThread);
       System.out.printf("[leaf-client] %d x %d next(): all unique; %d calls waited, %d blocks"
           + " fetched, last block size %d%n", THREADS, PER_THREAD, generator.waits(),
           generator.refills(), generator.blockSize());

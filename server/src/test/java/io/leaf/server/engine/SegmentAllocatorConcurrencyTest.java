@@ -7,8 +7,8 @@ import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeTicker;
+import io.leaf.server.testing.IdChecks;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -70,23 +70,9 @@ class SegmentAllocatorConcurrencyTest {
   /** Each thread strictly increasing; all IDs distinct; every ID inside a served segment. */
   private void assertUniqueIncreasingAndServed(long[][] perThread) {
     for (int t = 0; t < perThread.length; t++) {
-      long[] ids = perThread[t];
-      for (int i = 1; i < ids.length; i++) {
-        if (ids[i] <= ids[i - 1]) {
-          throw new AssertionError("thread " + t + " saw " + ids[i - 1] + " then " + ids[i]);
-        }
-      }
+      IdChecks.assertIncreasing(perThread[t], "thread " + t);
     }
-    long[] all = new long[perThread.length * PER_THREAD];
-    for (int t = 0; t < perThread.length; t++) {
-      System.arraycopy(perThread[t], 0, all, t * PER_THREAD, PER_THREAD);
-    }
-    Arrays.sort(all);
-    for (int i = 1; i < all.length; i++) {
-      if (all[i] == all[i - 1]) {
-        throw new AssertionError("ID " + all[i] + " issued twice");
-      }
-    }
+    long[] all = IdChecks.assertAllDistinct(perThread);
     List<SegmentRange> served = new ArrayList<>(store.served());
     served.sort(Comparator.comparingLong(SegmentRange::start));
     int r = 0;

@@ -10,6 +10,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -21,6 +22,7 @@ class H2CrashTest {
   private static final String TAG = "crash";
 
   @Test
+  @Timeout(180)
   void nextSegment_processHaltedRightAfter_restartTakesTheNextRange(@TempDir Path dir)
       throws Exception {
     // No WRITE_DELAY here: the server's own URL handling must make H2 durable.

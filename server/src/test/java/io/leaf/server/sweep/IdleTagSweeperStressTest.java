@@ -7,6 +7,7 @@ import com.google.common.base.Ticker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.MemorySegmentStore;
+import io.leaf.server.testing.IdChecks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -93,18 +94,11 @@ class IdleTagSweeperStressTest {
 
     long evictions = sweeper.evictions();
     long[] all = Arrays.stream(issued).flatMapToLong(Arrays::stream).toArray();
-    Arrays.sort(all);
-    long duplicates = 0;
-    for (int i = 1; i < all.length; i++) {
-      if (all[i] == all[i - 1]) {
-        duplicates++;
-      }
-    }
     long maxId = Arrays.stream(all).map(v -> v & ((1L << ID_BITS) - 1)).max().orElse(0);
 
     assertEquals(0, failures.get(), "failed calls, first: " + firstFailure.get());
     assertTrue(maxId < 1L << ID_BITS, "IDs fit the packing used to check them: " + maxId);
-    assertEquals(0, duplicates, "duplicate IDs among " + all.length);
+    IdChecks.assertAllDistinct(issued);
     assertEquals(0, notRising.get(), "a thread saw a tag's ID not rise after a reload");
     assertTrue(all.length > TAGS, "the run issued IDs: " + all.length);
     assertTrue(evictions > 0, "the sweeper evicted tags during the run: " + evictions);
