@@ -6,21 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.ForwardingServerCallListener;
-import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
-import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
-import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.TagSnapshot;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.ControllableStore;
@@ -29,7 +23,6 @@ import io.leaf.server.testing.InProcessLeaf;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.IdBatch;
-import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.Segment;
@@ -185,13 +178,8 @@ class SegmentEngineApiTest {
         };
       }
     };
-    String name = InProcessServerBuilder.generateName();
-    SegmentAllocator allocator = new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS);
-    LeafServer server = new LeafServer(InProcessServerBuilder.forName(name).intercept(watch), store,
-        () -> { }, allocator, ServerConfig.parse(new String[] {"--max-batch", "10000000"}, env -> null),
-        () -> { }).start();
-    ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
-    try {
+    try (InProcessLeaf watched = new InProcessLeaf(store, ticker, EngineConfig.DEFAULTS,
+        List.of(watch), "--max-batch", "10000000")) {
       int count = 10_000_000;
       int chunk = 1_000;
       ManualReader reader = new ManualReader(2, (r, call) -> {
@@ -199,23 +187,20 @@ class SegmentEngineApiTest {
           call.cancel("client gave up", null);
         }
       });
-      LeafServiceGrpc.newStub(channel).nextIdBatch(batchRequest("cancel", count, chunk), reader);
+      watched.async.nextIdBatch(batchRequest("cancel", count, chunk), reader);
       Status closed = reader.closed.get(30, TimeUnit.SECONDS);
-    assertEquals(Status.Code.CANCELLED, closed.getCode(), "the stream ended with " + closed);
+      assertEquals(Status.Code.CANCELLED, closed.getCode(), "the stream ended with " + closed);
       List<Long> received = reader.ids;
       assertTrue(serverSawCancel.await(30, TimeUnit.SECONDS), "the server processed the cancel");
 
-      TagSnapshot after = allocator.snapshot("cancel").orElseThrow();
+      TagSnapshot after = watched.allocator.snapshot("cancel").orElseThrow();
       long taken = after.current().cursor() - 1;
       assertTrue(taken <= 3L * chunk,
           "the server took " + taken + " of the " + count + " IDs asked for, not the rest");
-      long next = LeafServiceGrpc.newBlockingStub(channel)
-          .nextId(NextIdRequest.newBuilder().setBizTag("cancel").build()).getId();
+      long next = watched.blocking.nextId(NextIdRequest.newBuilder().setBizTag("cancel").build())
+          .getId();
       assertEquals(after.current().cursor(), next, "the cursor did not move after the cancel");
       assertTrue(next > received.get(received.size() - 1), "later IDs are fresh and larger");
-    } finally {
-      channel.shutdownNow();
-      server.stop();
     }
   }
 

@@ -2,6 +2,7 @@ package io.leaf.server.testing;
 
 import com.google.common.base.Ticker;
 import io.grpc.ManagedChannel;
+import io.grpc.ServerInterceptor;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
@@ -11,6 +12,7 @@ import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.v1.LeafServiceGrpc;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** A LeafServer on the in-process transport with a channel to it; close() tears both down. */
@@ -29,11 +31,18 @@ public final class InProcessLeaf implements AutoCloseable {
 
   public InProcessLeaf(SegmentStore store, Ticker ticker, EngineConfig engine, String... flags)
       throws Exception {
+    this(store, ticker, engine, List.of(), flags);
+  }
+
+  /** A server whose calls also pass through {@code interceptors} (to watch what it sees). */
+  public InProcessLeaf(SegmentStore store, Ticker ticker, EngineConfig engine,
+      List<ServerInterceptor> interceptors, String... flags) throws Exception {
     String name = InProcessServerBuilder.generateName();
     ServerConfig config = ServerConfig.parse(flags, env -> null);
     allocator = new SegmentAllocator(store, ticker, engine);
-    server = new LeafServer(InProcessServerBuilder.forName(name), store, () -> { }, allocator,
-        config, () -> { }).start();
+    InProcessServerBuilder builder = InProcessServerBuilder.forName(name);
+    interceptors.forEach(builder::intercept);
+    server = new LeafServer(builder, store, () -> { }, allocator, config, () -> { }).start();
     channel = InProcessChannelBuilder.forName(name).build();
     blocking = LeafServiceGrpc.newBlockingStub(channel);
     async = LeafServiceGrpc.newStub(channel);
