@@ -33,7 +33,6 @@ public final class LoadGenerator {
   static final String LARGE_STEP_TAG = "bench.latency.large";
 
   private static final int WARMUP_IN_FLIGHT = 8;
-  private static final NextIdRequest UNARY = NextIdRequest.newBuilder().setBizTag(UNARY_TAG).build();
   private static final HealthCheckRequest CHECK = HealthCheckRequest.getDefaultInstance();
 
   private final BenchOptions options;
@@ -145,8 +144,7 @@ public final class LoadGenerator {
   private ClosedLoop.Result unaryLoop(ManagedChannel channel, String tag, int inFlight,
       Duration duration) throws InterruptedException {
     LeafServiceGrpc.LeafServiceStub stub = LeafServiceGrpc.newStub(channel);
-    NextIdRequest request = tag.equals(UNARY_TAG) ? UNARY
-        : NextIdRequest.newBuilder().setBizTag(tag).build();
+    NextIdRequest request = NextIdRequest.newBuilder().setBizTag(tag).build();
     return ClosedLoop.<NextIdResponse>run(observer -> stub.nextId(request, observer), inFlight,
         duration);
   }
