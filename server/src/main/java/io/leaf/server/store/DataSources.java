@@ -3,9 +3,10 @@ package io.leaf.server.store;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.time.Duration;
-import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jooq.SQLDialect;
-import org.jooq.tools.jdbc.JDBCUtils;
 
 /** Builds the HikariCP pool for a JDBC URL and names the jOOQ dialect that URL implies. */
 public final class DataSources {
@@ -16,12 +17,19 @@ public final class DataSources {
   /** The URLs {@link #dialectOf} accepts, as a person reads them. */
   public static final String SUPPORTED_URLS = "jdbc:mysql: (MySQL or MariaDB) or jdbc:h2:";
 
+  private static final String MYSQL = "jdbc:mysql:";
+  private static final String H2 = "jdbc:h2:";
+  private static final String H2_MEM = "jdbc:h2:mem:";
+  /** The database of a {@code jdbc:mysql://hosts/database?options} URL (group 1). */
+  private static final Pattern MYSQL_DATABASE =
+      Pattern.compile("^jdbc:mysql(?::[a-z]+)?://[^/]*/?([^?]*)");
+
   private DataSources() {}
 
   public static HikariDataSource create(String url, String user, String password, int poolSize) {
     HikariConfig config = new HikariConfig();
     config.setPoolName("leaf-db");
-    config.setJdbcUrl(durable(url));
+    config.setJdbcUrl(connectionUrl(url));
     config.setUsername(user);
     config.setPassword(password);
     config.setMaximumPoolSize(poolSize);
@@ -30,37 +38,105 @@ public final class DataSources {
     config.setValidationTimeout(Math.min(2_000, CONNECTION_TIMEOUT.toMillis() - 250));
     // Start even when the database is down: health reports NOT_SERVING until it answers.
     config.setInitializationFailTimeout(-1);
-    if (url.startsWith("jdbc:mysql:")) {
+    if (url.startsWith(MYSQL)) {
       config.addDataSourceProperty("connectTimeout", "3000");
       config.addDataSourceProperty("socketTimeout", "10000");
-      config.addDataSourceProperty("cachePrepStmts", "true");
-      config.addDataSourceProperty("useServerPrepStmts", "true");
+      // Client-side prepared statements: one round trip each, and no server-side prepare whose
+      // failure the driver could hide by re-sending the statement as text behind Leaf's back
+      // (on Galera that re-send once read another node's max_id inside an aborted transaction).
+      config.addDataSourceProperty("useServerPrepStmts", "false");
+      config.addDataSourceProperty("emulateUnsupportedPstmts", "false");
+      // A multi-host URL (jdbc:mysql://h1,h2,h3/db) fails over to the next node on a connection
+      // failure; the node it moves to must take writes (the driver's default makes it read-only).
+      config.addDataSourceProperty("failOverReadOnly", "false");
     }
     return new HikariDataSource(config);
   }
 
   /**
-   * The URL to connect with: an H2 URL gets {@code WRITE_DELAY=0} unless it sets its own. H2
-   * otherwise writes commits to its file up to half a second later, and a segment whose
-   * {@code max_id} bump dies with a killed process would be handed out again after a restart.
+   * The URL to connect with. An H2 URL gets what Leaf's SQL and guarantees need, each only when
+   * the URL does not set it itself:
+   *
+   * <ul>
+   *   <li>{@code MODE=MySQL}: the DDL and {@code LAST_INSERT_ID(expr)} exist only in H2's MySQL
+   *       mode.
+   *   <li>{@code WRITE_DELAY=0}: H2 otherwise writes commits to its file up to half a second
+   *       later, and a segment whose {@code max_id} bump dies with a killed process would be
+   *       handed out again after a restart.
+   *   <li>{@code DB_CLOSE_DELAY=-1} for {@code jdbc:h2:mem:name}: an in-memory database is
+   *       dropped when its last connection closes, which a pool may do at any time (and the next
+   *       connection would start from an empty table); with it the database lives as long as the
+   *       process.
+   * </ul>
    */
-  static String durable(String url) {
-    if (url.startsWith("jdbc:h2:") && !url.toUpperCase(Locale.ROOT).contains(";WRITE_DELAY=")) {
-      return url + ";WRITE_DELAY=0";
+  static String connectionUrl(String url) {
+    if (!url.startsWith(H2)) {
+      return url;
     }
-    return url;
+    StringBuilder with = new StringBuilder(url);
+    if (setting(url, "MODE") == null) {
+      with.append(";MODE=MySQL");
+    }
+    if (setting(url, "WRITE_DELAY") == null) {
+      with.append(";WRITE_DELAY=0");
+    }
+    if (url.startsWith(H2_MEM) && setting(url, "DB_CLOSE_DELAY") == null) {
+      with.append(";DB_CLOSE_DELAY=-1");
+    }
+    return with.toString();
   }
 
   /**
-   * MySQL for {@code jdbc:mysql:} (MySQL or MariaDB through mysql-connector-j), H2 for
-   * {@code jdbc:h2:}; no other driver ships with the server.
+   * Why Leaf cannot use {@code url}, or empty when it can: only {@code jdbc:mysql:} and
+   * {@code jdbc:h2:} URLs; a MySQL URL that names its database; an H2 URL in H2's MySQL mode (or with no MODE, which Leaf adds); an
+   * in-memory H2 database with a name (an unnamed one is private to each connection, so every
+   * pooled connection would see its own empty table). The reason reads after the URL's name,
+   * e.g. {@code "--db-url " + reason}.
+   */
+  public static Optional<String> urlProblem(String url) {
+    if (!url.startsWith(MYSQL) && !url.startsWith(H2)) {
+      return Optional.of("must start with " + SUPPORTED_URLS + ", got " + url);
+    }
+    Matcher mysql = MYSQL_DATABASE.matcher(url);
+    if (mysql.find() && mysql.group(1).isBlank()) {
+      return Optional.of("names no database (statements would fail with \"No database"
+          + " selected\"), e.g. jdbc:mysql://127.0.0.1:3306/leaf; got " + url);
+    }
+    if (url.startsWith(H2_MEM) && url.substring(H2_MEM.length()).split(";", 2)[0].isBlank()) {
+      return Optional.of(H2_MEM + " needs a database name (without one every pooled connection"
+          + " opens its own empty database), e.g. " + H2_MEM + "leaf; got " + url);
+    }
+    String mode = url.startsWith(H2) ? setting(url, "MODE") : null;
+    if (mode != null && !mode.equalsIgnoreCase("MySQL") && !mode.equalsIgnoreCase("MariaDB")) {
+      return Optional.of("sets MODE=" + mode + ", but Leaf's SQL needs H2's MySQL mode (leave"
+          + " MODE out or set MODE=MySQL); got " + url);
+    }
+    return Optional.empty();
+  }
+
+  /** The value of {@code ;NAME=value} in an H2 URL (names are case-insensitive), or null. */
+  private static String setting(String url, String name) {
+    String[] parts = url.split(";");
+    for (int i = 1; i < parts.length; i++) {
+      int eq = parts[i].indexOf('=');
+      if (eq > 0 && parts[i].substring(0, eq).strip().equalsIgnoreCase(name)) {
+        return parts[i].substring(eq + 1).strip();
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The dialect a URL implies before the database has been asked: MySQL for {@code jdbc:mysql:}
+   * (MySQL or MariaDB through mysql-connector-j; the store tells MariaDB apart once connected),
+   * H2 for {@code jdbc:h2:}; no other driver ships with the server.
+   *
+   * @throws IllegalArgumentException with {@link #urlProblem}'s reason
    */
   public static SQLDialect dialectOf(String url) {
-    SQLDialect dialect = JDBCUtils.dialect(url);
-    return switch (dialect.family()) {
-      case MYSQL, H2 -> dialect;
-      default -> throw new IllegalArgumentException(
-          "unsupported database URL (expected " + SUPPORTED_URLS + "): " + url);
-    };
+    urlProblem(url).ifPresent(problem -> {
+      throw new IllegalArgumentException("unusable database URL: " + problem);
+    });
+    return url.startsWith(H2) ? SQLDialect.H2 : SQLDialect.MYSQL;
   }
 }

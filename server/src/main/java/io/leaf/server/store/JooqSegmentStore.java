@@ -2,43 +2,62 @@ package io.leaf.server.store;
 
 import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 
-import io.leaf.server.store.generated.tables.records.LeafAllocRecord;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.Condition;
+import org.jooq.Constants;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Query;
 import org.jooq.Record2;
 import org.jooq.SQLDialect;
 import org.jooq.conf.RenderQuotedNames;
 import org.jooq.conf.Settings;
 import org.jooq.exception.DataAccessException;
-import org.jooq.exception.IntegrityConstraintViolationException;
 import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link SegmentStore} on jOOQ over a pooled {@link DataSource}: MySQL/MariaDB or H2, the dialect
- * chosen by the caller (see {@link DataSources#dialectOf}).
+ * the URL implies (see {@link DataSources#dialectOf}), on {@code leaf_alloc} as the database holds
+ * it (see {@link LeafAllocTable}), read when the store is first opened.
  *
- * <p>Thread-safe. Every method is one short transaction; {@link #nextSegment} holds the row lock
- * of its tag between the UPDATE and the SELECT, which is what makes the segments of several
- * servers sharing one database disjoint.
+ * <p>Thread-safe. Every method is one short transaction. {@link #nextSegment} moves {@code max_id}
+ * with one atomic UPDATE that also returns the value it wrote, which is what makes the segments of
+ * several servers sharing one database (or one Galera cluster, through any of its nodes) disjoint.
+ * Writes that lose a write conflict are retried at once a few times before they fail.
  */
 public final class JooqSegmentStore implements SegmentStore {
 
-  private static final String SCHEMA_RESOURCE = "/sql/schema.sql";
+  private static final Logger log = LoggerFactory.getLogger(JooqSegmentStore.class);
 
+  /** On the URL's dialect: opens the store and answers pings until it is open. */
   private final DSLContext dsl;
   private final InstantSource clock;
+  private final ConflictRetry retry;
+  /** What {@link #open()} found; null until the store has been opened once. */
+  private volatile Opened opened;
+
+  /** Statements run on {@code dsl} against {@code table}. */
+  private record Opened(DSLContext dsl, LeafAllocTable table) {}
 
   public JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
+    this(dataSource, dialect, clock, ConflictRetry.DEFAULT);
+  }
+
+  JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
+      ConflictRetry retry) {
     // Unquoted names: the DDL creates unquoted identifiers, which H2 folds to upper case and
     // MySQL keeps as written; both then match an unquoted reference.
     Settings settings = new Settings()
@@ -47,65 +66,110 @@ public final class JooqSegmentStore implements SegmentStore {
         .withExecuteLogging(false);
     this.dsl = DSL.using(dataSource, dialect, settings);
     this.clock = clock;
+    this.retry = retry;
   }
 
-  /** Applies {@code sql/schema.sql}; every statement in it is idempotent. */
+  /**
+   * Opens the store: creates {@code leaf_alloc} ({@code sql/schema.sql}) when the database has no
+   * such table, leaving an existing one alone, and reads the table's shape. Idempotent; the server
+   * calls it at start until it succeeds, and any other method opens the store first if needed.
+   * Whether the table exists is read from the JDBC metadata, so a user without the CREATE
+   * privilege can run a server on a table a DBA created (a {@code CREATE TABLE IF NOT EXISTS} is
+   * refused to such a user even when the table exists).
+   *
+   * @throws UnusableTableException the table exists but Leaf cannot use it
+   */
   public void createSchemaIfMissing() {
-    // Comments go first, so a semicolon inside one never splits a statement.
-    String script = stripComments(readSchema());
-    guard("create schema", () -> {
-      for (String statement : script.split(";")) {
-        String sql = statement.strip();
-        if (!sql.isBlank()) {
-          dsl.execute(sql);
-        }
+    opened = open();
+  }
+
+  /** The store as opened; opens it first if needed (calls racing to do so each open: harmless). */
+  private Opened opened() {
+    Opened o = opened;
+    if (o == null) {
+      o = open();
+      opened = o;
+    }
+    return o;
+  }
+
+  private Opened open() {
+    return guard("open leaf_alloc", () -> dsl.connectionResult(c -> {
+      DatabaseMetaData md = c.getMetaData();
+      DatabaseProduct product = DatabaseProduct.of(md, dsl.dialect());
+      SQLDialect dialect = product.dialect();
+      Optional<LeafAllocTable> table = LeafAllocTable.read(md, dialect);
+      if (table.isEmpty()) {
+        LeafAllocTable.create(DSL.using(c, dialect, dsl.settings()));
+        table = LeafAllocTable.read(md, dialect);
       }
-      return null;
-    });
+      LeafAllocTable found = table.orElseThrow(() -> new UnusableTableException(
+          "table leaf_alloc was created but the database's metadata does not show it"));
+      log.info("leaf_alloc on {}: {}", product, found.describe());
+      if (!product.dialectSupportsVersion()) {
+        // jOOQ's own warning is off (logback.xml): it reads MariaDB 10 as 5.5 through Connector/J.
+        log.warn("jOOQ {} does not list {} {} among the versions its dialect supports",
+            Constants.VERSION, product.name(), product.version());
+      }
+      return new Opened(DSL.using(dsl.configuration().connectionProvider(), dialect,
+          dsl.settings()), found);
+    }));
+  }
+
+  /** The dialect statements use: the URL's until the store is open, then the server's. */
+  SQLDialect dialect() {
+    Opened o = opened;
+    return o == null ? dsl.dialect() : o.dsl().dialect();
   }
 
   @Override
   public TagRecord createTag(String bizTag, long maxId, int step, String description) {
+    Opened o = opened();
     long now = clock.millis();
     try {
-      return guard("create tag " + bizTag, () -> {
-        dsl.insertInto(LEAF_ALLOC)
+      return guard("create tag " + bizTag, () -> retry.run(() -> o.dsl().transactionResult(cfg -> {
+        DSLContext tx = cfg.dsl();
+        tx.insertInto(LEAF_ALLOC)
             .set(LEAF_ALLOC.BIZ_TAG, bizTag)
             .set(LEAF_ALLOC.MAX_ID, maxId)
             .set(LEAF_ALLOC.STEP, step)
             .set(LEAF_ALLOC.DESCRIPTION, description)
-            .set(LEAF_ALLOC.UPDATE_TIME, now)
+            .set(LEAF_ALLOC.UPDATE_TIME, o.table().updateTimeAt(now))
             .execute();
-        return new TagRecord(bizTag, maxId, step, description, now);
-      });
-    } catch (DuplicateKey e) {
+        // Read back in the same transaction: update_time as the database stored it.
+        return read(tx, o.table(), bizTag).orElseThrow();
+      })));
+    } catch (DatabaseErrors.DuplicateKey e) {
       throw new TagAlreadyExistsException(bizTag);
     }
   }
 
   @Override
   public Optional<TagRecord> getTag(String bizTag) {
-    return guard("read tag " + bizTag, () -> dsl.selectFrom(LEAF_ALLOC)
-        .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
-        .fetchOptional()
-        .map(JooqSegmentStore::toTag));
+    Opened o = opened();
+    return guard("read tag " + bizTag, () -> read(o.dsl(), o.table(), bizTag));
+  }
+
+  private static Optional<TagRecord> read(DSLContext db, LeafAllocTable table, String bizTag) {
+    return table.select(db).where(LEAF_ALLOC.BIZ_TAG.eq(bizTag)).fetchOptional(table::toTag);
   }
 
   @Override
   public TagRecord updateStep(String bizTag, int step) {
+    Opened o = opened();
     long now = clock.millis();
-    return guard("update step of " + bizTag, () -> dsl.transactionResult(cfg -> {
+    return guard("update step of " + bizTag, () -> retry.run(() -> o.dsl().transactionResult(cfg -> {
       DSLContext tx = cfg.dsl();
       int updated = tx.update(LEAF_ALLOC)
           .set(LEAF_ALLOC.STEP, step)
-          .set(LEAF_ALLOC.UPDATE_TIME, now)
+          .set(LEAF_ALLOC.UPDATE_TIME, o.table().updateTimeAt(now))
           .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
           .execute();
       if (updated == 0) {
         throw new TagNotFoundException(bizTag);
       }
-      return toTag(tx.selectFrom(LEAF_ALLOC).where(LEAF_ALLOC.BIZ_TAG.eq(bizTag)).fetchSingle());
-    }));
+      return read(tx, o.table(), bizTag).orElseThrow();
+    })));
   }
 
   @Override
@@ -113,114 +177,142 @@ public final class JooqSegmentStore implements SegmentStore {
     if (limit <= 0) {
       throw new IllegalArgumentException("limit must be positive: " + limit);
     }
+    Opened o = opened();
     Condition after = afterBizTag == null ? DSL.noCondition() : LEAF_ALLOC.BIZ_TAG.gt(afterBizTag);
-    List<TagRecord> rows = guard("list tags", () -> dsl.selectFrom(LEAF_ALLOC)
+    List<TagRecord> rows = guard("list tags", () -> o.table().select(o.dsl())
         .where(after)
         .orderBy(LEAF_ALLOC.BIZ_TAG)
         .limit(limit + 1)
-        .fetch(JooqSegmentStore::toTag));
+        .fetch(o.table()::toTag));
     boolean hasMore = rows.size() > limit;
     return new TagPage(hasMore ? List.copyOf(rows.subList(0, limit)) : rows, hasMore);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The range comes from one autocommit statement, {@code UPDATE … SET max_id =
+   * LAST_INSERT_ID(max_id + s)}, whose own reply carries the new {@code max_id} (MySQL's OK packet
+   * holds the value {@code LAST_INSERT_ID(expr)} set). A reply to that statement means it
+   * committed, so a write that was rolled back — a deadlock, a Galera certification conflict, a
+   * connection killed or failed over mid-way — can never yield a range: there is no second
+   * statement whose failure a driver could hide or re-run in a new transaction. The step added is
+   * a bound value, never read back, so {@code [max_id - s, max_id)} is exactly what the UPDATE
+   * moved past. Write conflicts are retried ({@link ConflictRetry}).
+   */
   @Override
   public SegmentRange nextSegment(String bizTag, int step) {
     if (step < 0) {
       throw new IllegalArgumentException("step must be positive or TABLE_STEP: " + step);
     }
-    long now = clock.millis();
-    Field<Long> added =
-        step == TABLE_STEP ? LEAF_ALLOC.STEP.coerce(Long.class) : DSL.val((long) step);
-    return guard("take a segment of " + bizTag, () -> dsl.transactionResult(cfg -> {
-      DSLContext tx = cfg.dsl();
-      // The guard on max_id keeps the addition inside BIGINT: nothing is taken, nothing wraps.
-      int updated = tx.update(LEAF_ALLOC)
-          .set(LEAF_ALLOC.MAX_ID, LEAF_ALLOC.MAX_ID.plus(added))
-          .set(LEAF_ALLOC.UPDATE_TIME, now)
+    Opened o = opened();
+    return guard("take a segment of " + bizTag,
+        () -> retry.run(() -> o.dsl().connectionResult(c -> takeSegment(c, o, bizTag, step))));
+  }
+
+  private SegmentRange takeSegment(Connection connection, Opened o, String bizTag, int step)
+      throws SQLException {
+    if (!connection.getAutoCommit()) {
+      connection.setAutoCommit(true);
+    }
+    DSLContext db = DSL.using(connection, o.dsl().dialect(), o.dsl().settings());
+    // The row's step: the amount to add when the caller asks for the table step, and the floor
+    // of the dynamic step either way. Read before the UPDATE and only ever added as a value, so
+    // an UpdateStep racing with this take changes the next segment, never this one's bounds.
+    Record2<Long, Integer> row = db.select(LEAF_ALLOC.MAX_ID, LEAF_ALLOC.STEP).from(LEAF_ALLOC)
+        .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
+        .fetchOne();
+    if (row == null) {
+      throw new TagNotFoundException(bizTag);
+    }
+    if (row.value1() == null || row.value2() == null) {
+      throw new InvalidTagStateException("biz_tag " + bizTag + " has a NULL "
+          + (row.value1() == null ? "max_id" : "step") + " in leaf_alloc; set it in the table"
+          + (row.value1() == null ? "" : " or with UpdateStep"));
+    }
+    int tableStep = row.value2();
+    int added = step == TABLE_STEP ? tableStep : step;
+    if (added <= 0) {
+      throw new InvalidTagStateException("biz_tag " + bizTag + " has step " + added
+          + " in leaf_alloc; set a positive step with UpdateStep");
+    }
+    // The guard on max_id keeps the addition inside BIGINT: nothing is taken, nothing wraps.
+    Query update = db.update(LEAF_ALLOC)
+        .set(LEAF_ALLOC.MAX_ID, lastInsertId(LEAF_ALLOC.MAX_ID.plus(DSL.val((long) added))))
+        .set(LEAF_ALLOC.UPDATE_TIME, o.table().updateTimeAt(clock.millis()))
+        .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
+        .and(LEAF_ALLOC.MAX_ID.le(DSL.val(Long.MAX_VALUE - added)));
+    OptionalLong maxId = executeReturningLastInsertId(connection, db, update);
+    if (maxId.isEmpty()) {
+      Long current = db.select(LEAF_ALLOC.MAX_ID).from(LEAF_ALLOC)
           .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
-          .and(added.gt(0L))
-          .and(LEAF_ALLOC.MAX_ID.le(DSL.val(Long.MAX_VALUE).minus(added)))
-          .execute();
-      Record2<Long, Integer> row = tx.select(LEAF_ALLOC.MAX_ID, LEAF_ALLOC.STEP)
-          .from(LEAF_ALLOC)
-          .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
-          .fetchOne();
-      if (row == null) {
+          .fetchOne(LEAF_ALLOC.MAX_ID);
+      if (current == null) {
         throw new TagNotFoundException(bizTag);
       }
-      long maxId = row.value1();
-      int tableStep = row.value2();
-      int used = step == TABLE_STEP ? tableStep : step;
-      if (updated == 0) {
-        if (used <= 0) {
-          throw new InvalidTagStateException("biz_tag " + bizTag + " has step " + used
-              + " in leaf_alloc; set a positive step with UpdateStep");
-        }
-        throw new IdOverflowException(bizTag, maxId, used);
+      throw new IdOverflowException(bizTag, current, added);
+    }
+    long end = maxId.getAsLong();
+    return new SegmentRange(end - added, end, added, tableStep);
+  }
+
+  /**
+   * Executes {@code update} and returns the value its {@code LAST_INSERT_ID(expr)} set, or empty
+   * when it matched no row. On MySQL/MariaDB the value comes back in the statement's own reply
+   * (JDBC's generated keys), not from a later query that a multi-host driver could send to
+   * another server; H2 runs in this process, so its session's {@code LAST_INSERT_ID()} is read.
+   */
+  private static OptionalLong executeReturningLastInsertId(Connection connection, DSLContext db,
+      Query update) throws SQLException {
+    if (db.dialect().family() == SQLDialect.H2) {
+      if (update.execute() == 0) {
+        return OptionalLong.empty();
       }
-      return new SegmentRange(maxId - used, maxId, used, tableStep);
-    }));
+      return OptionalLong.of(db.select(lastInsertId()).fetchSingle().value1());
+    }
+    try (PreparedStatement ps =
+        connection.prepareStatement(update.getSQL(), Statement.RETURN_GENERATED_KEYS)) {
+      List<Object> binds = update.getBindValues();
+      for (int i = 0; i < binds.size(); i++) {
+        ps.setObject(i + 1, binds.get(i));
+      }
+      if (ps.executeUpdate() == 0) {
+        return OptionalLong.empty();
+      }
+      try (ResultSet keys = ps.getGeneratedKeys()) {
+        if (!keys.next() || keys.getLong(1) <= 0) {
+          throw new IllegalStateException("the segment UPDATE committed but its reply carried no"
+              + " LAST_INSERT_ID value; the range is dropped (a gap)");
+        }
+        return OptionalLong.of(keys.getLong(1));
+      }
+    }
+  }
+
+  private static Field<Long> lastInsertId(Field<Long> value) {
+    return DSL.function("LAST_INSERT_ID", Long.class, value);
+  }
+
+  private static Field<Long> lastInsertId() {
+    return DSL.function("LAST_INSERT_ID", Long.class);
   }
 
   @Override
   public void ping() {
-    guard("ping", () -> dsl.selectOne().fetch());
-  }
-
-  private static TagRecord toTag(LeafAllocRecord r) {
-    return new TagRecord(r.getBizTag(), r.getMaxId(), r.getStep(), r.getDescription(),
-        r.getUpdateTime());
+    Opened o = opened;
+    guard("ping", () -> (o == null ? dsl : o.dsl()).selectOne().fetch());
   }
 
   /**
-   * Runs {@code work}, turning database failures into this package's exceptions. Our own
-   * exceptions thrown inside a transaction pass through unchanged (jOOQ rolls back and rethrows).
+   * Runs {@code work}, turning database failures into this package's exceptions
+   * ({@link DatabaseErrors#toStoreException}). Our own exceptions thrown inside a transaction pass
+   * through unchanged (jOOQ rolls back and rethrows).
    */
-  private static <T> T guard(String what, Supplier<T> work) {
+  private <T> T guard(String what, Supplier<T> work) {
     try {
       return work.get();
-    } catch (IntegrityConstraintViolationException e) {
-      throw new DuplicateKey(e);
     } catch (DataAccessException e) {
-      Throwable root = rootCause(e);
-      throw new StoreUnavailableException(
-          "database unavailable: could not " + what + ": " + root.getMessage(), e);
-    }
-  }
-
-  private static Throwable rootCause(Throwable t) {
-    Throwable c = t;
-    while (c.getCause() != null && c.getCause() != c) {
-      c = c.getCause();
-    }
-    return c;
-  }
-
-  private static String readSchema() {
-    try (InputStream in = JooqSegmentStore.class.getResourceAsStream(SCHEMA_RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException(SCHEMA_RESOURCE + " is missing from the classpath");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static String stripComments(String statement) {
-    StringBuilder sql = new StringBuilder();
-    for (String line : statement.split("\n")) {
-      if (!line.strip().startsWith("--")) {
-        sql.append(line).append('\n');
-      }
-    }
-    return sql.toString().strip();
-  }
-
-  /** A unique-key violation, told apart from other failures only inside this class. */
-  private static final class DuplicateKey extends RuntimeException {
-    DuplicateKey(Throwable cause) {
-      super(cause);
+      throw DatabaseErrors.toStoreException(what, e, retry.attempts());
     }
   }
 }

@@ -7,7 +7,8 @@ import java.util.Optional;
  *
  * <p>Implementations are thread-safe. Failures surface as the unchecked exceptions of this
  * package: {@link TagNotFoundException}, {@link TagAlreadyExistsException},
- * {@link IdOverflowException}, {@link StoreUnavailableException}.
+ * {@link IdOverflowException}, {@link StoreUnavailableException} (an outage: a later call may
+ * succeed), {@link StoreRejectedException} (the database refuses until someone changes it).
  */
 public interface SegmentStore {
 
@@ -26,13 +27,18 @@ public interface SegmentStore {
   TagPage listTags(String afterBizTag, int limit);
 
   /**
-   * Takes the next segment of {@code bizTag} in one transaction: {@code max_id += step}, then
-   * reads the row back; the segment is {@code [max_id - step, max_id)}.
+   * Takes the next segment of {@code bizTag}: {@code max_id += step} in one atomic write that
+   * committed before this returns; the segment is {@code [max_id - step, max_id)} with the
+   * {@code max_id} that very write produced (never a value read afterwards, which another server
+   * may have moved on).
    *
    * @param step the step to add, or {@link #TABLE_STEP} for the row's own step
    * @throws TagNotFoundException the tag does not exist
    * @throws IdOverflowException {@code max_id + step} would pass {@link Long#MAX_VALUE}
-   * @throws StoreUnavailableException the database cannot be reached or failed
+   * @throws InvalidTagStateException the row's own step is not positive
+   * @throws StoreUnavailableException the database cannot be reached, failed, or kept losing
+   *     write conflicts
+   * @throws StoreRejectedException the database refuses the write (a privilege, read-only)
    */
   SegmentRange nextSegment(String bizTag, int step);
 

@@ -13,9 +13,22 @@ abstract class DatabaseSegmentStoreTest extends SegmentStoreContractTest {
 
   abstract TestDatabase newDatabase();
 
+  /** Prepares the fresh database before the store opens it; by default Leaf creates its table. */
+  void createTable(TestDatabase db) throws Exception {}
+
+  /** The database of the running test. */
+  TestDatabase database() {
+    return db;
+  }
+
   @Override
   SegmentStore newStore() {
     db = newDatabase();
+    try {
+      createTable(db);
+    } catch (Exception e) {
+      throw new IllegalStateException("could not prepare the table", e);
+    }
     jooq = db.store(4);
     return jooq;
   }

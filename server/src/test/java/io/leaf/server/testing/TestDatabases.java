@@ -31,7 +31,7 @@ public final class TestDatabases {
     try {
       Path dir = Files.createTempDirectory("leaf-h2-");
       String url = "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL";
-      return new TestDatabase(url, "sa", "", () -> deleteTree(dir));
+      return new TestDatabase(url, "sa", "", null, () -> deleteTree(dir));
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -52,7 +52,7 @@ public final class TestDatabases {
       Assumptions.abort("SKIPPED: " + reason);
     }
     String url = MYSQL_BASE + name + MYSQL_OPTIONS;
-    return new TestDatabase(url, MYSQL_USER, MYSQL_PASSWORD, () -> {
+    return new TestDatabase(url, MYSQL_USER, MYSQL_PASSWORD, name, () -> {
       try (Connection c = DriverManager.getConnection(MYSQL_BASE + MYSQL_OPTIONS, MYSQL_USER, MYSQL_PASSWORD);
           Statement s = c.createStatement()) {
         s.execute("DROP DATABASE IF EXISTS " + name);

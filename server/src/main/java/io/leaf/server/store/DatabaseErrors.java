@@ -1,0 +1,146 @@
+package io.leaf.server.store;
+
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The one table from database errors to what they mean for Leaf, decided by the SQLState class
+ * and the vendor code of every {@link SQLException} in the cause chain (outermost first; the
+ * first that is not {@link Kind#TRANSIENT} decides).
+ *
+ * <table>
+ *   <caption>Database errors by kind</caption>
+ *   <tr><th>kind</th><th>SQLState</th><th>vendor code</th></tr>
+ *   <tr><td>{@link Kind#CONFLICT}</td><td>40001</td>
+ *       <td>MySQL/MariaDB 1213 deadlock (also a Galera certification conflict), 1205 lock wait
+ *       timeout</td></tr>
+ *   <tr><td>{@link Kind#DUPLICATE_KEY}</td><td>23505 (H2)</td><td>1062, 1586 duplicate
+ *       entry</td></tr>
+ *   <tr><td>{@link Kind#TRANSIENT}</td><td></td><td>1203, 1226 too many connections for the
+ *       user (SQLState 42000)</td></tr>
+ *   <tr><td>{@link Kind#REFUSED}</td><td>class 28 (access denied for the user: 1045), class 42
+ *       (access denied to a table or column: 1142, 1143, 1044; no such table or column), class
+ *       22 (a value the column cannot hold), class 23 other than a duplicate (NULL into NOT
+ *       NULL), class 25 (read-only transaction: 1792), class 0A (not supported), class 44</td>
+ *       <td>MySQL/MariaDB 1290 (--read-only), 1836 (read-only mode), 1036 (table is read
+ *       only), 1364 (no default for a column), 1366 (wrong value for a column); H2 90097
+ *       (database is read only), 90096 (not enough rights)</td></tr>
+ *   <tr><td>{@link Kind#TRANSIENT}</td><td colspan="2">everything else: class 08 (connection
+ *       refused, lost, timed out), a pool that gave no connection in time, a query interrupted
+ *       or timed out</td></tr>
+ * </table>
+ *
+ * <p>An error the table does not know is transient: a retry of it costs a little time, while
+ * calling a passing outage permanent would stop clients that could have waited it out.
+ */
+final class DatabaseErrors {
+
+  /** What a failure means for the caller. */
+  enum Kind {
+    /** Two writes collided and this one was rolled back; worth running again at once. */
+    CONFLICT,
+    /** A unique key is taken: the tag exists. */
+    DUPLICATE_KEY,
+    /** The database refuses, and will again until someone changes it (grants, mode, table). */
+    REFUSED,
+    /** The database could not be reached or failed for now; a later call may succeed. */
+    TRANSIENT
+  }
+
+  /** MySQL/MariaDB ER_LOCK_DEADLOCK: a deadlock or a Galera certification conflict. */
+  static final int ER_LOCK_DEADLOCK = 1213;
+  /** MySQL/MariaDB ER_LOCK_WAIT_TIMEOUT. */
+  static final int ER_LOCK_WAIT_TIMEOUT = 1205;
+  /** SQL:2003 "serialization failure": how Connector/J and H2 report a deadlock. */
+  static final String SERIALIZATION_FAILURE = "40001";
+
+  /** Vendor codes that decide on their own, whatever their SQLState says. */
+  private static final Map<Integer, Kind> VENDOR_CODES = Map.ofEntries(
+      Map.entry(ER_LOCK_DEADLOCK, Kind.CONFLICT),
+      Map.entry(ER_LOCK_WAIT_TIMEOUT, Kind.CONFLICT),
+      Map.entry(1062, Kind.DUPLICATE_KEY),      // ER_DUP_ENTRY
+      Map.entry(1586, Kind.DUPLICATE_KEY),      // ER_DUP_ENTRY_WITH_KEY_NAME
+      Map.entry(1203, Kind.TRANSIENT),          // ER_TOO_MANY_USER_CONNECTIONS (42000)
+      Map.entry(1226, Kind.TRANSIENT),          // ER_USER_LIMIT_REACHED (42000)
+      Map.entry(1290, Kind.REFUSED),            // ER_OPTION_PREVENTS_STATEMENT: --read-only
+      Map.entry(1836, Kind.REFUSED),            // ER_READ_ONLY_MODE
+      Map.entry(1036, Kind.REFUSED),            // ER_OPEN_AS_READONLY: table is read only
+      Map.entry(1364, Kind.REFUSED),            // ER_NO_DEFAULT_FOR_FIELD
+      Map.entry(1366, Kind.REFUSED),            // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
+      Map.entry(90097, Kind.REFUSED),           // H2 DATABASE_IS_READ_ONLY
+      Map.entry(90096, Kind.REFUSED));          // H2 NOT_ENOUGH_RIGHTS_FOR_1
+
+  /** SQLState classes (the first two characters) that are refusals. */
+  private static final Set<String> REFUSED_CLASSES = Set.of("28", "42", "22", "23", "25", "0A",
+      "44");
+
+  private DatabaseErrors() {}
+
+  /** What {@code t} means: the first SQL error in its cause chain that is not transient. */
+  static Kind classify(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof SQLException sql) {
+        Kind kind = classify(sql.getSQLState(), sql.getErrorCode());
+        if (kind != Kind.TRANSIENT) {
+          return kind;
+        }
+      }
+    }
+    return Kind.TRANSIENT;
+  }
+
+  private static Kind classify(String sqlState, int vendorCode) {
+    Kind byCode = VENDOR_CODES.get(vendorCode);
+    if (byCode != null) {
+      return byCode;
+    }
+    if (sqlState == null || sqlState.length() < 2) {
+      return Kind.TRANSIENT;
+    }
+    if (sqlState.equals(SERIALIZATION_FAILURE)) {
+      return Kind.CONFLICT;
+    }
+    if (sqlState.equals("23505")) {
+      return Kind.DUPLICATE_KEY;
+    }
+    return REFUSED_CLASSES.contains(sqlState.substring(0, 2)) ? Kind.REFUSED : Kind.TRANSIENT;
+  }
+
+  /**
+   * The exception a store method throws for {@code e}: {@link StoreUnavailableException} for a
+   * conflict that outlived its retries or a transient failure, {@link StoreRejectedException} for
+   * a refusal, {@link DuplicateKey} for the caller to name the tag. Each message says what could
+   * not be done and the database's own reason.
+   *
+   * @param what what was being done, e.g. {@code "create tag order"}
+   * @param attempts how many times a conflicting write was tried
+   */
+  static RuntimeException toStoreException(String what, Throwable e, int attempts) {
+    String reason = rootCause(e).getMessage();
+    return switch (classify(e)) {
+      case DUPLICATE_KEY -> new DuplicateKey(e);
+      case CONFLICT -> new StoreUnavailableException("could not " + what + ": write conflict"
+          + " on leaf_alloc persisted after " + attempts + " attempts: " + reason, e);
+      case REFUSED -> new StoreRejectedException(
+          "the database refused to " + what + ": " + reason, e);
+      case TRANSIENT -> new StoreUnavailableException(
+          "database unavailable: could not " + what + ": " + reason, e);
+    };
+  }
+
+  private static Throwable rootCause(Throwable t) {
+    Throwable c = t;
+    while (c.getCause() != null && c.getCause() != c) {
+      c = c.getCause();
+    }
+    return c;
+  }
+
+  /** A unique-key violation; the store turns it into {@link TagAlreadyExistsException}. */
+  static final class DuplicateKey extends RuntimeException {
+    DuplicateKey(Throwable cause) {
+      super(cause);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+package io.leaf.server.store;
+
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jooq.SQLDialect;
+
+/**
+ * The database server behind a connection, as its JDBC metadata describes it, and the jOOQ
+ * dialect to use with it. MySQL and MariaDB share the {@code jdbc:mysql:} URL and driver, so only
+ * the server tells them apart: MariaDB names itself in its version string.
+ *
+ * <p>mysql-connector-j reports MariaDB 10.x as version 5.5 (MariaDB starts its handshake version
+ * with {@code 5.5.5-} for old clients), which made jOOQ warn of a "Version mismatch" at every
+ * start; {@link #version()} is the real version, and {@link #dialectSupportsVersion()} jOOQ's own
+ * check made on it.
+ *
+ * @param name {@code MySQL}, {@code MariaDB} or {@code H2}
+ * @param version the server's version without MariaDB's {@code 5.5.5-} prefix
+ */
+record DatabaseProduct(SQLDialect dialect, String name, String version, int major, int minor) {
+
+  private static final String MARIADB_HANDSHAKE_PREFIX = "5.5.5-";
+  private static final Pattern MAJOR_MINOR = Pattern.compile("^(\\d+)\\.(\\d+)");
+
+  /** @param fromUrl the dialect the URL implies ({@link DataSources#dialectOf}) */
+  static DatabaseProduct of(DatabaseMetaData md, SQLDialect fromUrl) throws SQLException {
+    String version = md.getDatabaseProductVersion();
+    if (fromUrl.family() == SQLDialect.H2) {
+      return new DatabaseProduct(SQLDialect.H2, "H2", version, md.getDatabaseMajorVersion(),
+          md.getDatabaseMinorVersion());
+    }
+    boolean mariaDb = (md.getDatabaseProductName() + " " + version).toLowerCase(Locale.ROOT)
+        .contains("mariadb");
+    if (!mariaDb) {
+      return new DatabaseProduct(SQLDialect.MYSQL, "MySQL", version, md.getDatabaseMajorVersion(),
+          md.getDatabaseMinorVersion());
+    }
+    if (version.startsWith(MARIADB_HANDSHAKE_PREFIX)) {
+      version = version.substring(MARIADB_HANDSHAKE_PREFIX.length());
+    }
+    Matcher m = MAJOR_MINOR.matcher(version);
+    return m.find()
+        ? new DatabaseProduct(SQLDialect.MARIADB, "MariaDB", version, Integer.parseInt(m.group(1)),
+            Integer.parseInt(m.group(2)))
+        : new DatabaseProduct(SQLDialect.MARIADB, "MariaDB", version, 0, 0);
+  }
+
+  /** Whether jOOQ maintains {@link #dialect()} for this version of the server. */
+  boolean dialectSupportsVersion() {
+    return dialect.supportsDatabaseVersion(major, minor, version);
+  }
+
+  @Override
+  public String toString() {
+    return name + " " + version + " (jOOQ dialect " + dialect + ")";
+  }
+}

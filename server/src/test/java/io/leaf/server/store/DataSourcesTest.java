@@ -1,0 +1,74 @@
+package io.leaf.server.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Optional;
+import org.jooq.SQLDialect;
+import org.junit.jupiter.api.Test;
+
+class DataSourcesTest {
+
+  @Test
+  void connectionUrl_h2FileWithoutSettings_getsMySqlModeAndWriteDelay() {
+    assertEquals("jdbc:h2:file:/data/leaf;MODE=MySQL;WRITE_DELAY=0",
+        DataSources.connectionUrl("jdbc:h2:file:/data/leaf"));
+  }
+
+  @Test
+  void connectionUrl_settingsGivenInAnyCase_keptAsTheyAre() {
+    assertEquals("jdbc:h2:file:/data/leaf;mode=mariadb;write_delay=100",
+        DataSources.connectionUrl("jdbc:h2:file:/data/leaf;mode=mariadb;write_delay=100"));
+  }
+
+  @Test
+  void connectionUrl_namedMem_livesAsLongAsTheProcess() {
+    assertEquals("jdbc:h2:mem:leaf;MODE=MySQL;WRITE_DELAY=0;DB_CLOSE_DELAY=-1",
+        DataSources.connectionUrl("jdbc:h2:mem:leaf"));
+    assertEquals("jdbc:h2:mem:leaf;DB_CLOSE_DELAY=10;MODE=MySQL;WRITE_DELAY=0",
+        DataSources.connectionUrl("jdbc:h2:mem:leaf;DB_CLOSE_DELAY=10"));
+  }
+
+  @Test
+  void connectionUrl_mysql_unchanged() {
+    assertEquals("jdbc:mysql://db:3306/leaf?useSSL=false",
+        DataSources.connectionUrl("jdbc:mysql://db:3306/leaf?useSSL=false"));
+  }
+
+  @Test
+  void urlProblem_usableUrls_none() {
+    for (String url : new String[] {"jdbc:mysql://h1,h2/leaf", "jdbc:mysql://h:3306/leaf?a=b",
+        "jdbc:mysql:replication://h1,h2/leaf", "jdbc:h2:./data/leaf",
+        "jdbc:h2:file:/x;MODE=MySQL", "jdbc:h2:mem:leaf", "jdbc:h2:tcp://h/~/leaf;MODE=MariaDB"}) {
+      assertEquals(Optional.empty(), DataSources.urlProblem(url), url);
+    }
+  }
+
+  @Test
+  void urlProblem_mysqlWithoutDatabase_namesTheFix() {
+    for (String url : new String[] {"jdbc:mysql://127.0.0.1:3306/", "jdbc:mysql://db:3306",
+        "jdbc:mysql://db/?useSSL=false", "jdbc:mysql:loadbalance://h1,h2/"}) {
+      String problem = DataSources.urlProblem(url).orElseThrow(() -> new AssertionError(url));
+      assertTrue(problem.startsWith("names no database"), problem);
+    }
+  }
+
+  @Test
+  void urlProblem_unnamedMem_namesTheFix() {
+    for (String url : new String[] {"jdbc:h2:mem:", "jdbc:h2:mem:;MODE=MySQL"}) {
+      String problem = DataSources.urlProblem(url).orElseThrow();
+      assertTrue(problem.contains("jdbc:h2:mem:leaf"), problem);
+    }
+  }
+
+  @Test
+  void dialectOf_supportedAndNot() {
+    assertEquals(SQLDialect.MYSQL, DataSources.dialectOf("jdbc:mysql://127.0.0.1/leaf"));
+    assertEquals(SQLDialect.H2, DataSources.dialectOf("jdbc:h2:file:/x"));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> DataSources.dialectOf("jdbc:postgresql://x/leaf"));
+    assertEquals("unusable database URL: must start with jdbc:mysql: (MySQL or MariaDB) or"
+        + " jdbc:h2:, got jdbc:postgresql://x/leaf", e.getMessage());
+  }
+}
