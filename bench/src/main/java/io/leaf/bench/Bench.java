@@ -3,8 +3,8 @@ package io.leaf.bench;
 import ch.qos.logback.classic.Level;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.leaf.bench.jmh.ClientBenchmark;
-import io.leaf.bench.jmh.EngineBenchmark;
 import io.leaf.v1.NextIdRequest;
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -39,9 +38,11 @@ public final class Bench {
 
   private final BenchOptions options;
   private final ResultsTable table = new ResultsTable();
+  private final EngineRows engineRows;
 
   private Bench(BenchOptions options) {
     this.options = options;
+    this.engineRows = new EngineRows(options, table);
   }
 
   public static void main(String[] args) throws Exception {
@@ -77,6 +78,9 @@ public final class Bench {
       tempDir = Files.createTempDirectory("leaf-bench");
       dbUrl = "jdbc:h2:file:" + tempDir.resolve("leaf") + ";MODE=MySQL";
     }
+    if (options.isolatedOnly()) {
+      return isolatedOnly(started, env, tempDir, dbUrl);
+    }
     String serverDescription;
     try (BenchServer plain = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
             Duration.ZERO, options.largeStep());
@@ -101,15 +105,18 @@ public final class Bench {
       batchRows(load);
       latencyRows(load);
       h2loadRow(plain, load);
+      Progress.say("isolated servers: h2load, a stalled database, unread streams");
+      isolated(tempDir);
 
-      jmhRows(plain.port(), Stats.median(values(select(load, "p1",
-          r -> r.get("concurrency").equals(Integer.toString(lastConcurrency()))), "nextId")));
+      engineRows.jmhRows(plain.port(), Stats.median(values(select(load, "p1",
+          r -> r.get("concurrency").equals(Integer.toString(lastConcurrency()))), "nextId")),
+          lastConcurrency());
     } finally {
       if (tempDir != null) {
         deleteTree(tempDir);
       }
     }
-    heapRow();
+    engineRows.heapRow();
 
     Duration wall = Duration.between(started, Instant.now());
     String text = "# Leaf benchmark results\n\n"
@@ -123,6 +130,32 @@ public final class Bench {
         + "- Each figure is the median of " + options.rounds() + " rounds; P1–P3 ratios are the"
         + " median of per-round ratios, P4 ratios the ratio of medians\n\n"
         + table.markdown();
+    return write(text);
+  }
+
+  /** Only the isolated-server rows, e.g. to measure another build's server beside this one's. */
+  private String isolatedOnly(Instant started, Environment env, Path tempDir, String dbUrl)
+      throws Exception {
+    try {
+      isolated(tempDir);
+    } finally {
+      if (tempDir != null) {
+        deleteTree(tempDir);
+      }
+    }
+    String text = "# Leaf benchmark results (isolated-server rows only)\n\n"
+        + "- Run: " + started.truncatedTo(ChronoUnit.SECONDS) + "\n"
+        + "- Machine: " + env.describe() + "\n"
+        + "- Server: " + (options.serverClassPath() == null ? "this build"
+            : options.serverClassPath().split(File.pathSeparator)[0]) + "; database "
+        + (options.dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl) + "\n"
+        + "- Each figure is the median of " + options.rounds() + " rounds\n\n"
+        + table.markdown();
+    return write(text);
+  }
+
+  /** Prints the results and writes them to {@code --out}; returns them. */
+  private String write(String text) throws IOException {
     Path out = options.out().toAbsolutePath();
     Files.createDirectories(out.getParent());
     Files.writeString(out, text);
@@ -130,6 +163,14 @@ public final class Bench {
     System.out.println(text);
     Progress.say("written to %s", out);
     return text;
+  }
+
+  /** The rows against a server alone in its JVM, on a database file of their own or --db-url. */
+  private void isolated(Path tempDir) throws Exception {
+    IsolatedServers servers = new IsolatedServers(options, tempDir == null ? options.dbUrl()
+        : "jdbc:h2:file:" + tempDir.resolve("isolated") + ";MODE=MySQL");
+    new IsolatedH2Load(servers, table).run();
+    new ServerStress(servers, table).run();
   }
 
   private long generatorTimeoutSeconds() {
@@ -265,62 +306,11 @@ public final class Bench {
         String.format(Locale.ROOT, "NextId ÷ Check = %.2f", Stats.median(ratios)));
   }
 
-  private void jmhRows(int plainPort, double unaryNextId) throws Exception {
-    JmhRuns jmh = new JmhRuns(options);
-    Map<Integer, Double> allocatorByThreads = new TreeMap<>();
-    for (int threads : List.of(1, 2)) {
-      Progress.say("JMH: SegmentAllocator.nextId, %s", threads(threads));
-      double allocator = Stats.median(jmh.run(EngineBenchmark.class, "allocatorNextId", threads));
-      Progress.say("JMH: AtomicLong.incrementAndGet, %s", threads(threads));
-      double atomic = Stats.median(jmh.run(EngineBenchmark.class, "atomicIncrement", threads));
-      allocatorByThreads.put(threads, allocator);
-      table.add("P4 SegmentAllocator.nextId vs AtomicLong, " + threads(threads),
-          jmh.describe() + ", " + threads(threads) + " on one shared allocator (in-memory store, "
-              + "step " + fmt(EngineBenchmark.STEP) + ") / one shared AtomicLong",
-          String.format(Locale.ROOT, "allocator %,.1f M ops/s · AtomicLong %,.1f M ops/s",
-              allocator / 1e6, atomic / 1e6),
-          String.format(Locale.ROOT, "allocator ÷ AtomicLong = %.2f", allocator / atomic));
-    }
-    String target = "-D" + ClientBenchmark.TARGET_PROPERTY + "=127.0.0.1:" + plainPort;
-    for (int threads : List.of(1, 2)) {
-      Progress.say("JMH: CachedIdGenerator.next, %s", threads(threads));
-      double client = Stats.median(jmh.run(ClientBenchmark.class, "next", threads, target));
-      table.add("P4 CachedIdGenerator.next(), " + threads(threads),
-          jmh.describe() + ", " + threads(threads) + " on one generator (builder defaults) of one"
-              + " LeafClient, refilled over loopback from the P1 server, tag step "
-              + fmt(options.largeStep()),
-          String.format(Locale.ROOT, "%,.1f M ops/s", client / 1e6),
-          String.format(Locale.ROOT, "÷ SegmentAllocator (%s) = %.2f; ÷ unary NextId (P1, %d in"
-              + " flight) = %,.0f", threads(threads), client / allocatorByThreads.get(threads),
-              lastConcurrency(), client / unaryNextId));
-    }
-  }
-
-  private static String threads(int n) {
-    return n == 1 ? "1 thread" : n + " threads";
-  }
-
   private int lastConcurrency() {
     return options.concurrencies().get(options.concurrencies().size() - 1);
   }
 
-  private void heapRow() throws IOException, InterruptedException {
-    List<String> jvmArgs = List.of("-XX:+UseSerialGC", "-Xmx1g");
-    Progress.say("heap JVM: %,d tags × %d rounds", options.heapTags(), options.rounds());
-    List<Map<String, String>> heap = ChildJvm.run(jvmArgs, HeapPerTag.class,
-        List.of(Integer.toString(options.heapTags()), Integer.toString(options.rounds())), 600);
-    table.add("Heap per cached tag",
-        fmt(options.heapTags()) + " tags each loaded once (InitCache) into a SegmentAllocator on an"
-            + " in-memory store, step " + fmt(HeapPerTag.STEP) + ", every buffer in an"
-            + " IdleTagSweeper's wheel (idle-ttl " + HeapPerTag.SERVER_DEFAULTS.idleTtl().toMinutes()
-            + " min, tick " + HeapPerTag.SERVER_DEFAULTS.sweepTick().toSeconds() + " s); used heap"
-            + " after 3× System.gc(), before and after; separate JVM " + String.join(" ", jvmArgs),
-        String.format(Locale.ROOT, "%,.0f bytes per tag",
-            Stats.median(values(select(heap, "heap", r -> true), "bytesPerTag"))),
-        "—");
-  }
-
-  private static List<Map<String, String>> select(List<Map<String, String>> results,
+  static List<Map<String, String>> select(List<Map<String, String>> results,
       String measure, Predicate<Map<String, String>> filter) {
     List<Map<String, String>> selected = results.stream()
         .filter(r -> measure.equals(r.get("measure")))
@@ -332,7 +322,7 @@ public final class Bench {
     return selected;
   }
 
-  private static List<Double> values(List<Map<String, String>> rounds, String key) {
+  static List<Double> values(List<Map<String, String>> rounds, String key) {
     return rounds.stream().map(r -> num(r, key)).toList();
   }
 

@@ -25,6 +25,9 @@ import java.util.List;
  * @param loadDelay added to every segment load of P3's server
  * @param heapTags tags loaded for the heap-per-tag figure
  * @param jmhForks 0 runs JMH in this JVM (quick mode only); JMH measures {@code rounds} iterations
+ * @param serverClassPath the class path of the isolated servers (another build's server plus this
+ *     module's classes); null for this build's
+ * @param isolatedOnly run only the rows against a server alone in its JVM
  */
 public record BenchOptions(
     boolean quick,
@@ -48,7 +51,9 @@ public record BenchOptions(
     int jmhForks,
     int jmhWarmupIterations,
     Duration jmhWarmupTime,
-    Duration jmhIterationTime) {
+    Duration jmhIterationTime,
+    String serverClassPath,
+    boolean isolatedOnly) {
 
   public static final Path DEFAULT_OUT = Path.of("target", "bench", "results.md");
 
@@ -60,20 +65,30 @@ public record BenchOptions(
           --rounds N     repeat each measurement N times, report medians (default 5, quick 2)
           --db-url URL   database of the servers under test (default: embedded H2 in a temp dir)
           --out FILE     where the table is written (default target/bench/results.md)
+          --server-classpath CP   run the isolated-server rows against another build's server
+                         (its jar and lib/*, then bench/target/classes)
+          --isolated-only  only the rows against a server alone in its JVM (with the above: a
+                         baseline of another build in a few minutes)
         """;
   }
 
   public static BenchOptions parse(String... args) {
     boolean quick = false;
+    boolean isolatedOnly = false;
     Integer rounds = null;
     String dbUrl = null;
     String dbUser = "sa";
     String dbPassword = "";
     Path out = DEFAULT_OUT;
+    String serverClassPath = null;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       if (arg.equals("--quick")) {
         quick = true;
+        continue;
+      }
+      if (arg.equals("--isolated-only")) {
+        isolatedOnly = true;
         continue;
       }
       if (i + 1 >= args.length) {
@@ -86,6 +101,7 @@ public record BenchOptions(
         case "--db-user" -> dbUser = value;
         case "--db-password" -> dbPassword = value;
         case "--out" -> out = Path.of(value);
+        case "--server-classpath" -> serverClassPath = value;
         default -> throw new IllegalArgumentException("unknown flag " + arg + "\n" + usage());
       }
     }
@@ -93,12 +109,14 @@ public record BenchOptions(
       return new BenchOptions(true, dbUrl, dbUser, dbPassword, out, rounds == null ? 2 : rounds,
           List.of(1, 8, 64), Duration.ofMillis(200), Duration.ofMillis(200), 20_000,
           Duration.ofMillis(100), List.of(1_000, 10_000), 8, Duration.ofMillis(300), 100, 1_000_000,
-          Duration.ofMillis(5), 20_000, 0, 1, Duration.ofMillis(50), Duration.ofMillis(50));
+          Duration.ofMillis(5), 20_000, 0, 1, Duration.ofMillis(50), Duration.ofMillis(50),
+          serverClassPath, isolatedOnly);
     }
     return new BenchOptions(false, dbUrl, dbUser, dbPassword, out, rounds == null ? 5 : rounds,
         List.of(1, 8, 64), Duration.ofSeconds(2), Duration.ofSeconds(2), 1_000_000,
         Duration.ofSeconds(1), List.of(1_000, 10_000), 8, Duration.ofSeconds(3), 100, 1_000_000,
-        Duration.ofMillis(5), 100_000, 1, 2, Duration.ofSeconds(1), Duration.ofSeconds(1));
+        Duration.ofMillis(5), 100_000, 1, 2, Duration.ofSeconds(1), Duration.ofSeconds(1),
+        serverClassPath, isolatedOnly);
   }
 
   /** The flags that reproduce these options in a child JVM. */
@@ -109,6 +127,10 @@ public record BenchOptions(
     }
     args.add("--rounds");
     args.add(Integer.toString(rounds));
+    if (serverClassPath != null) {
+      args.add("--server-classpath");
+      args.add(serverClassPath);
+    }
     return args;
   }
 

@@ -3,6 +3,7 @@ package io.leaf.bench;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.ServerConfig;
+import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.TagAlreadyExistsException;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -58,9 +59,11 @@ public final class BenchServer implements AutoCloseable {
     }
   }
 
-  /** One ID of {@code bizTag} straight from this server's engine. */
-  public long nextId(String bizTag) {
-    return server.allocator().nextId(bizTag, TimeUnit.SECONDS.toNanos(5));
+  /** One ID of {@code bizTag} straight from this server's engine (the bench thread may wait). */
+  public long nextId(String bizTag) throws Exception {
+    SegmentAllocator allocator = server.allocator();
+    return allocator.nextId(bizTag, allocator.deadline(TimeUnit.SECONDS.toNanos(5), false))
+        .get(10, TimeUnit.SECONDS);
   }
 
   public int port() {

@@ -55,7 +55,7 @@ public final class HeapPerTag {
       long before = usedAfterGc();
       long timeout = TimeUnit.SECONDS.toNanos(10);
       for (int i = 0; i < tags; i++) {
-        allocator.initCache(name(i), timeout);
+        allocator.initCache(name(i), allocator.deadline(timeout, false)).join();
       }
       sweeper.runOnce(allocator.ticker().read());
       if (allocator.cachedCount() != tags || sweeper.scheduled() != tags) {

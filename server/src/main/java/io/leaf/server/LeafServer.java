@@ -9,6 +9,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.leaf.server.api.DatabaseCalls;
 import io.leaf.server.api.LeafGrpcService;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
@@ -16,14 +17,17 @@ import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.UnusableTableException;
 import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.v1.LeafServiceGrpc;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -34,6 +38,11 @@ import org.slf4j.LoggerFactory;
  * shared {@link SegmentAllocator}, whose idle tags an {@link IdleTagSweeper} evicts after
  * {@code --idle-ttl}.
  *
+ * <p>Threading: every service runs on the transport's threads (a direct executor); no handler
+ * blocks. Calls that must touch the database run on a bounded {@link DatabaseCalls}, segment
+ * loads on the engine's loader threads, NextIdBatch's encoding on a stream pump of half the
+ * cores, and calls waiting for a segment hold no thread at all.
+ *
  * <p>Health is SERVING once the database answers and the schema is in place, NOT_SERVING while it
  * does not (checked every two seconds), and NOT_SERVING for good once shutdown begins.
  */
@@ -43,6 +52,12 @@ public final class LeafServer {
   private static final long HEALTH_PERIOD_MILLIS = 2_000;
   /** Precision of the engine's clock: last access, back-off and dynamic-step timing. */
   private static final Duration TICKER_RESOLUTION = Duration.ofMillis(1);
+  /**
+   * NextIdBatch's encoding work: half the cores, so that bulk streams (whose readers may hold
+   * windows of megabytes) never take the CPU the transport threads need for unary calls.
+   */
+  private static final int STREAM_PUMP_THREADS =
+      Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
 
   private final Server server;
   private final SegmentStore store;
@@ -52,12 +67,16 @@ public final class LeafServer {
   private final HealthStatusManager health = new HealthStatusManager();
   private final ScheduledExecutorService monitor;
   private final AutoCloseable resources;
+  private final DatabaseCalls database;
+  private final ThreadPoolExecutor streamPump;
+  private final LeafGrpcService service;
   private final ServerConfig config;
   private volatile boolean schemaReady;
   private volatile boolean stopped;
 
   /**
-   * @param builder where to serve (Netty in production, in-process in tests)
+   * @param builder where to serve (Netty in production, in-process in tests); set to a direct
+   *     executor here, since no handler blocks
    * @param schemaInit creates the schema when missing; retried until it succeeds
    * @param resources closed last on {@link #stop()} (the connection pool, the engine's ticker)
    */
@@ -69,9 +88,18 @@ public final class LeafServer {
     this.sweeper = new IdleTagSweeper(allocator, config.idleTtl(), config.sweepTick());
     this.config = config;
     this.resources = resources;
+    this.database = new DatabaseCalls(config.dbCallThreads(), config.maxQueuedDbCalls());
+    // One queued task per stream at most (a stream's events run one after another), so twice
+    // --max-streams leaves room for streams that just ended and never refuses an open one.
+    this.streamPump = new ThreadPoolExecutor(STREAM_PUMP_THREADS, STREAM_PUMP_THREADS, 60,
+        TimeUnit.SECONDS, new ArrayBlockingQueue<>(2 * config.maxStreams()),
+        new ThreadFactoryBuilder().setNameFormat("leaf-stream-%d").setDaemon(true).build());
+    streamPump.allowCoreThreadTimeOut(true);
+    this.service = new LeafGrpcService(allocator, store, InstantSource.system(), config.maxWait(),
+        config.maxBatch(), config.maxStreams(), database, streamPump);
     this.server = builder
-        .addService(new LeafGrpcService(allocator, store, InstantSource.system(), config.maxWait(),
-            config.maxBatch()))
+        .directExecutor()
+        .addService(service)
         .addService(health.getHealthService())
         .addService(ProtoReflectionServiceV1.newInstance())
         .addService(ProtoReflectionService.newInstance())
@@ -82,7 +110,10 @@ public final class LeafServer {
     health.setStatus(LeafServiceGrpc.SERVICE_NAME, ServingStatus.NOT_SERVING);
   }
 
-  /** Production wiring: Netty on {@code config.port()}, HikariCP on {@code config.dbUrl()}. */
+  /**
+   * Production wiring: Netty on {@code config.port()} (at most {@code --max-calls-per-connection}
+   * concurrent calls per connection), HikariCP on {@code config.dbUrl()}.
+   */
   public static LeafServer fromConfig(ServerConfig config) {
     return fromConfig(config, NettyServerBuilder.forAddress(new InetSocketAddress(config.port())),
         UnaryOperator.identity());
@@ -95,14 +126,18 @@ public final class LeafServer {
    */
   public static LeafServer fromConfig(ServerConfig config, ServerBuilder<?> builder,
       UnaryOperator<SegmentStore> decorate) {
+    if (builder instanceof NettyServerBuilder netty) {
+      // HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: a client holds further calls until one ends.
+      netty.maxConcurrentCallsPerConnection(config.maxCallsPerConnection());
+    }
     HikariDataSource pool = DataSources.create(config.dbUrl(), config.dbUser(), config.dbPassword(),
-        config.dbPoolSize());
+        config.connections());
     JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(config.dbUrl()),
         InstantSource.system());
     SegmentStore served = decorate.apply(store);
     CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION);
     SegmentAllocator allocator = new SegmentAllocator(served, ticker,
-        EngineConfig.DEFAULTS.withMaxStep(config.maxStep()).withLoaderThreads(config.dbPoolSize()));
+        config.engine(EngineConfig.DEFAULTS));
     AutoCloseable resources = () -> {
       ticker.close();
       pool.close();
@@ -111,12 +146,21 @@ public final class LeafServer {
         resources);
   }
 
+  /**
+   * @throws UnusableTableException the database answers but its {@code leaf_alloc} cannot be
+   *     used; the server is stopped (a database that does not answer yet is retried instead)
+   */
   public LeafServer start() throws IOException {
-    checkDatabase();
+    try {
+      checkDatabase(true);
+    } catch (UnusableTableException e) {
+      stop();
+      throw e;
+    }
     server.start();
     sweeper.start();
-    monitor.scheduleWithFixedDelay(this::checkDatabase, HEALTH_PERIOD_MILLIS, HEALTH_PERIOD_MILLIS,
-        TimeUnit.MILLISECONDS);
+    monitor.scheduleWithFixedDelay(() -> checkDatabase(false), HEALTH_PERIOD_MILLIS,
+        HEALTH_PERIOD_MILLIS, TimeUnit.MILLISECONDS);
     log.info("Leaf listening on port {} ({})", server.getPort(), config);
     return this;
   }
@@ -137,6 +181,10 @@ public final class LeafServer {
 
   public IdleTagSweeper sweeper() {
     return sweeper;
+  }
+
+  public LeafGrpcService service() {
+    return service;
   }
 
   /**
@@ -163,6 +211,8 @@ public final class LeafServer {
     }
     sweeper.close();
     allocator.close();
+    streamPump.shutdownNow();
+    database.close();
     try {
       resources.close();
     } catch (Exception e) {
@@ -175,7 +225,7 @@ public final class LeafServer {
     server.awaitTermination();
   }
 
-  private void checkDatabase() {
+  private void checkDatabase(boolean atStart) {
     if (stopped) {
       return;
     }
@@ -188,6 +238,9 @@ public final class LeafServer {
       store.ping();
       status = ServingStatus.SERVING;
     } catch (RuntimeException e) {
+      if (atStart && e instanceof UnusableTableException) {
+        throw e;
+      }
       log.warn("database not ready: {}", e.getMessage());
       status = ServingStatus.NOT_SERVING;
     }
@@ -208,7 +261,14 @@ public final class LeafServer {
       System.exit(2);
       return;
     }
-    LeafServer server = fromConfig(config).start();
+    LeafServer server;
+    try {
+      server = fromConfig(config).start();
+    } catch (UnusableTableException e) {
+      System.err.println("leaf-server: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
     Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "leaf-shutdown"));
     server.awaitTermination();
   }

@@ -1,5 +1,6 @@
 package io.leaf.server;
 
+import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.store.DataSources;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -25,7 +26,16 @@ public record ServerConfig(
     int maxBatch,
     int maxStep,
     Duration maxWait,
-    Duration shutdownGrace) {
+    Duration shutdownGrace,
+    int maxWaiting,
+    int maxStreams,
+    int maxCallsPerConnection,
+    Duration missingTagTtl,
+    int firstLoadThreads,
+    int maxQueuedFirstLoads,
+    int dbCallThreads,
+    int maxQueuedDbCalls,
+    int maxQueuedLoads) {
 
   public static final String DEFAULT_DB_URL = "jdbc:h2:file:./data/leaf;MODE=MySQL";
 
@@ -37,13 +47,27 @@ public record ServerConfig(
     flag("db-url", DEFAULT_DB_URL, "JDBC URL: jdbc:mysql://host:3306/db or jdbc:h2:file:path");
     flag("db-user", "sa", "database user (H2 default: sa)");
     flag("db-password", "", "database password");
-    flag("db-pool-size", "8", "HikariCP pool size, also the number of segment loader threads");
+    flag("db-pool-size", "8", "segment loader threads of tags this server serves, each with its"
+        + " own pooled connection (the pool adds one per first-load and db-call thread, and one)");
+    flag("max-queued-loads", "10000",
+        "segment loads of served tags that may wait for a loader thread");
     flag("idle-ttl", "15m", "evict a tag's cached segments after this long without a request");
     flag("sweep-tick", "1s", "tick of the idle-tag timing wheel");
     flag("max-batch", "10000000", "largest count NextIdBatch accepts");
     flag("max-step", "1000000", "the dynamic step never doubles past this");
     flag("max-wait", "5s", "longest a call waits for a segment when its deadline is later or unset");
     flag("shutdown-grace", "20s", "time in-flight calls get to finish on SIGTERM");
+    flag("max-waiting", "10000", "calls that may wait for a segment at once, server-wide");
+    flag("max-streams", "256", "NextIdBatch streams open at once");
+    flag("max-calls-per-connection", "1000", "concurrent calls per HTTP/2 connection");
+    flag("missing-tag-ttl", "2s",
+        "a tag the database does not have is answered NOT_FOUND from memory this long");
+    flag("first-load-threads", "2",
+        "threads loading the first segment of tags this server holds nothing of");
+    flag("max-queued-first-loads", "100", "such first loads that may wait for a thread");
+    flag("db-call-threads", "4",
+        "threads running CreateTag, UpdateStep, GetTag, ListTags, InitCache's read");
+    flag("max-queued-db-calls", "1000", "such calls that may wait for a thread");
   }
 
   private static void flag(String name, String defaultValue, String help) {
@@ -84,12 +108,9 @@ public record ServerConfig(
     };
     int port = intIn(get, "port", 0, 65535);
     String dbUrl = get.apply("db-url");
-    try {
-      DataSources.dialectOf(dbUrl);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "--db-url must start with " + DataSources.SUPPORTED_URLS + ", got " + dbUrl);
-    }
+    DataSources.urlProblem(dbUrl).ifPresent(problem -> {
+      throw new IllegalArgumentException("--db-url " + problem);
+    });
     int pool = intIn(get, "db-pool-size", 1, 1000);
     Duration idleTtl = duration(get, "idle-ttl");
     Duration tick = duration(get, "sweep-tick");
@@ -102,12 +123,38 @@ public record ServerConfig(
     Duration maxWait = duration(get, "max-wait");
     Duration grace = duration(get, "shutdown-grace");
     return new ServerConfig(port, dbUrl, get.apply("db-user"), get.apply("db-password"), pool,
-        idleTtl, tick, maxBatch, maxStep, maxWait, grace);
+        idleTtl, tick, maxBatch, maxStep, maxWait, grace,
+        intIn(get, "max-waiting", 1, 10_000_000),
+        intIn(get, "max-streams", 1, 1_000_000),
+        intIn(get, "max-calls-per-connection", 1, 1_000_000),
+        duration(get, "missing-tag-ttl"),
+        intIn(get, "first-load-threads", 1, 1000),
+        intIn(get, "max-queued-first-loads", 1, 1_000_000),
+        intIn(get, "db-call-threads", 1, 1000),
+        intIn(get, "max-queued-db-calls", 1, 1_000_000),
+        intIn(get, "max-queued-loads", 1, 1_000_000));
+  }
+
+  /** {@code base} with the engine settings these flags set. */
+  /**
+   * Connections the pool opens at most: one for each thread that uses the database (served
+   * loaders, first loads, database calls) and one for health checks, so no kind of work ever waits
+   * for a connection another kind holds.
+   */
+  public int connections() {
+    return dbPoolSize + firstLoadThreads + dbCallThreads + 1;
+  }
+
+  public EngineConfig engine(EngineConfig base) {
+    return base.withMaxStep(maxStep).withLoaderThreads(dbPoolSize).withLoaderQueue(maxQueuedLoads)
+        .withMaxWaiting(maxWaiting)
+        .withFirstLoads(firstLoadThreads, maxQueuedFirstLoads).withMissingTagTtl(missingTagTtl);
   }
 
   public static String help() {
     StringBuilder out = new StringBuilder("Usage: leaf-server [--flag value]...\n\n");
-    FLAGS.forEach((name, v) -> out.append(String.format(Locale.ROOT, "  --%-15s %-18s %s (default %s)%n",
+    FLAGS.forEach((name, v) -> out.append(String.format(Locale.ROOT,
+        "  --%-25s %-31s %s (default %s)%n",
         name, "$" + v[0], v[2], v[1].isEmpty() ? "empty" : v[1])));
     return out.toString();
   }
@@ -117,7 +164,11 @@ public record ServerConfig(
   public String toString() {
     return "port=" + port + " db-url=" + dbUrl + " db-user=" + dbUser + " db-pool-size="
         + dbPoolSize + " idle-ttl=" + idleTtl + " sweep-tick=" + sweepTick + " max-batch="
-        + maxBatch + " max-step=" + maxStep + " max-wait=" + maxWait;
+        + maxBatch + " max-step=" + maxStep + " max-wait=" + maxWait + " max-waiting=" + maxWaiting
+        + " max-streams=" + maxStreams + " max-calls-per-connection=" + maxCallsPerConnection
+        + " missing-tag-ttl=" + missingTagTtl + " first-load-threads=" + firstLoadThreads
+        + " max-queued-first-loads=" + maxQueuedFirstLoads + " db-call-threads=" + dbCallThreads
+        + " max-queued-db-calls=" + maxQueuedDbCalls + " max-queued-loads=" + maxQueuedLoads;
   }
 
   private static String envName(String flag) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.engine.EngineConfig;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -45,6 +46,69 @@ class ServerConfigTest {
     assertMessage("unknown flag --nope (see --help)", "--nope", "1");
     assertMessage("--max-batch needs a value", "--max-batch");
     assertMessage("--db-pool-size must be an integer between 1 and 1000, got 0", "--db-pool-size", "0");
+  }
+
+  @Test
+  void parse_h2MemWithoutName_rejectedWithReason() {
+    assertMessage("--db-url jdbc:h2:mem: needs a database name (without one every pooled connection"
+        + " opens its own empty database), e.g. jdbc:h2:mem:leaf; got jdbc:h2:mem:;MODE=MySQL",
+        "--db-url", "jdbc:h2:mem:;MODE=MySQL");
+  }
+
+  @Test
+  void parse_h2OtherMode_rejectedWithReason() {
+    assertMessage("--db-url sets MODE=PostgreSQL, but Leaf's SQL needs H2's MySQL mode (leave MODE"
+        + " out or set MODE=MySQL); got jdbc:h2:file:./x;MODE=PostgreSQL",
+        "--db-url", "jdbc:h2:file:./x;MODE=PostgreSQL");
+  }
+
+  @Test
+  void parse_h2FileWithoutMode_accepted() {
+    assertEquals("jdbc:h2:file:/var/lib/leaf/leaf",
+        parse(Map.of(), "--db-url", "jdbc:h2:file:/var/lib/leaf/leaf").dbUrl());
+  }
+
+  @Test
+  void parse_limits_defaultsAndFlagsReachTheEngine() {
+    ServerConfig d = parse(Map.of());
+    assertEquals(10_000, d.maxWaiting());
+    assertEquals(256, d.maxStreams());
+    assertEquals(1_000, d.maxCallsPerConnection());
+    assertEquals(Duration.ofSeconds(2), d.missingTagTtl());
+    assertEquals(2, d.firstLoadThreads());
+    assertEquals(100, d.maxQueuedFirstLoads());
+    assertEquals(4, d.dbCallThreads());
+    assertEquals(1_000, d.maxQueuedDbCalls());
+
+    ServerConfig c = parse(Map.of("LEAF_MAX_WAITING", "7"), "--missing-tag-ttl", "500ms",
+        "--first-load-threads", "3", "--max-queued-first-loads", "9", "--db-pool-size", "5");
+    EngineConfig e = c.engine(EngineConfig.DEFAULTS);
+    assertEquals(7, e.maxWaiting(), "from the environment");
+    assertEquals(Duration.ofMillis(500), e.missingTagTtl());
+    assertEquals(3, e.firstLoadThreads());
+    assertEquals(9, e.firstLoadQueue());
+    assertEquals(5, e.loaderThreads(), "--db-pool-size sizes the loader of served tags");
+  }
+
+  @Test
+  void parse_loaderQueueAndConnections_reachTheEngineAndThePool() {
+    ServerConfig d = parse(Map.of());
+    assertEquals(10_000, d.engine(EngineConfig.DEFAULTS).loaderQueue());
+    assertEquals(8 + 2 + 4 + 1, d.connections(), "a connection per database thread, one for health");
+    ServerConfig c = parse(Map.of(), "--max-queued-loads", "50", "--db-pool-size", "3",
+        "--first-load-threads", "1", "--db-call-threads", "2");
+    assertEquals(50, c.engine(EngineConfig.DEFAULTS).loaderQueue());
+    assertEquals(3 + 1 + 2 + 1, c.connections());
+  }
+
+  @Test
+  void parse_limitOutOfRange_namesFlagAndValue() {
+    assertMessage("--max-waiting must be an integer between 1 and 10000000, got 0",
+        "--max-waiting", "0");
+    assertMessage("--max-streams must be an integer between 1 and 1000000, got -1",
+        "--max-streams", "-1");
+    assertMessage("--missing-tag-ttl must be a positive duration like 500ms, 30s, 15m or 1h, got 0s",
+        "--missing-tag-ttl", "0s");
   }
 
   @Test

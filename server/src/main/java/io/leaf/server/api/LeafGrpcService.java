@@ -5,9 +5,10 @@ import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-import io.leaf.server.engine.IdRanges;
+import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.TagSnapshot;
+import io.leaf.server.engine.WaitDeadline;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.TagNotFoundException;
 import io.leaf.server.store.TagPage;
@@ -31,56 +32,121 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Base64;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
-/** The gRPC face of Leaf: validates each request, calls the engine or store, maps failures. */
+/**
+ * The gRPC face of Leaf: validates each request, calls the engine or store, maps failures.
+ *
+ * <p>Threading: the server runs this service on the transport's threads (a direct executor), so no
+ * handler may block. NextId and NextIdBatch answer inline when the tag has IDs buffered; when it
+ * has none they wait on the tag's pending load without a thread, are answered from the load's
+ * completion (a loader thread) or their deadline (the timer thread), and a cancel drops the wait.
+ * NextIdBatch streams do their bulk work on a small pump of their own ({@link BatchStream}). The
+ * RPCs that read or write the database run on {@link DatabaseCalls}.
+ *
+ * <p>Limits: at most {@code maxStreams} NextIdBatch streams at once; waiting calls, first loads and
+ * database calls have their own bounds. Every refusal is RESOURCE_EXHAUSTED naming the limit.
+ */
 public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
+
+  static final String STREAMS_FLAG = "--max-streams";
 
   private final SegmentAllocator allocator;
   private final SegmentStore store;
   private final InstantSource clock;
   private final long maxWaitNanos;
   private final int maxBatch;
+  private final int maxStreams;
+  private final DatabaseCalls database;
+  private final Executor pump;
+  private final AtomicInteger streams = new AtomicInteger();
 
   /**
    * @param maxWait longest a call waits for a segment when the caller set no shorter deadline
    * @param maxBatch the largest {@code count} NextIdBatch accepts
+   * @param maxStreams NextIdBatch streams open at once
+   * @param database where the calls that touch the database run
+   * @param pump where NextIdBatch streams take IDs and encode chunks; its queue must hold one task
+   *     per open stream ({@code maxStreams})
    */
   public LeafGrpcService(SegmentAllocator allocator, SegmentStore store, InstantSource clock,
-      Duration maxWait, int maxBatch) {
+      Duration maxWait, int maxBatch, int maxStreams, DatabaseCalls database, Executor pump) {
     this.allocator = allocator;
     this.store = store;
     this.clock = clock;
     this.maxWaitNanos = maxWait.toNanos();
     this.maxBatch = maxBatch;
+    this.maxStreams = maxStreams;
+    this.database = database;
+    this.pump = pump;
   }
 
   @Override
   public void createTag(CreateTagRequest req, StreamObserver<Tag> out) {
-    unary(out, () -> {
+    onDatabase(out, () -> {
       String tag = Validation.bizTag(req.getBizTag());
       long maxId = Validation.maxId(req.getMaxId());
       int step = Validation.createStep(req.getStep());
       String description = Validation.description(req.getDescription());
-      return toProto(store.createTag(tag, maxId, step, description.isEmpty() ? null : description));
+      Tag created = toProto(store.createTag(tag, maxId, step,
+          description.isEmpty() ? null : description));
+      allocator.tagCreated(tag);
+      return created;
     });
   }
 
   @Override
   public void initCache(InitCacheRequest req, StreamObserver<TagStatus> out) {
-    unary(out, () -> {
-      String tag = Validation.bizTag(req.getBizTag());
-      allocator.initCache(tag, waitNanos());
-      return status(tag);
+    String tag;
+    try {
+      tag = Validation.bizTag(req.getBizTag());
+    } catch (RuntimeException e) {
+      out.onError(StatusMapping.toStatus(e));
+      return;
+    }
+    CompletableFuture<Void> loaded = allocator.initCache(tag, waitDeadline(callDeadline()));
+    ((ServerCallStreamObserver<TagStatus>) out).setOnCancelHandler(() -> loaded.cancel(false));
+    loaded.whenComplete((v, e) -> {
+      if (e == null) {
+        onDatabase(out, () -> status(tag));
+      } else if (!(e instanceof CancellationException)) {
+        out.onError(StatusMapping.toStatus(e));
+      }
     });
   }
 
+  /** The fast path answers from the buffer inline; only a tag with nothing buffered goes on. */
   @Override
   public void nextId(NextIdRequest req, StreamObserver<NextIdResponse> out) {
-    unary(out, () -> {
-      String tag = Validation.bizTag(req.getBizTag());
-      return NextIdResponse.newBuilder().setId(allocator.nextId(tag, waitNanos())).build();
+    // Only validated tags are ever cached, so a hit needs no validation.
+    long id = allocator.tryNextId(req.getBizTag());
+    if (id != SegmentAllocator.NO_ID) {
+      out.onNext(NextIdResponse.newBuilder().setId(id).build());
+      out.onCompleted();
+      return;
+    }
+    CompletableFuture<Long> next;
+    try {
+      next = allocator.nextId(Validation.bizTag(req.getBizTag()), waitDeadline(callDeadline()));
+    } catch (RuntimeException e) {
+      out.onError(StatusMapping.toStatus(e));
+      return;
+    }
+    if (!next.isDone()) {
+      ((ServerCallStreamObserver<NextIdResponse>) out).setOnCancelHandler(() -> next.cancel(false));
+    }
+    next.whenComplete((v, e) -> {
+      if (e == null) {
+        out.onNext(NextIdResponse.newBuilder().setId(v).build());
+        out.onCompleted();
+      } else if (!(e instanceof CancellationException)) {
+        out.onError(StatusMapping.toStatus(e));
+      }
     });
   }
 
@@ -97,19 +163,20 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
       out.onError(StatusMapping.toStatus(e));
       return;
     }
-    ServerCallStreamObserver<IdBatch> call = (ServerCallStreamObserver<IdBatch>) out;
-    BatchStream stream = new BatchStream(call, tag, count, chunk);
-    // A handler must be set for onNext after a cancel to be dropped rather than throw; the drain
-    // loop itself watches the call's context. IDs taken for an unsent chunk are a gap.
-    call.setOnCancelHandler(() -> { });
-    // gRPC runs this once the call is ready and again whenever the client drains its window, so
-    // a slow reader holds at most one chunk in flight here instead of the whole batch.
-    call.setOnReadyHandler(stream::drain);
+    if (streams.incrementAndGet() > maxStreams) {
+      streams.decrementAndGet();
+      out.onError(StatusMapping.toStatus(new LimitExceededException(
+          "too many NextIdBatch streams open", maxStreams, STREAMS_FLAG)));
+      return;
+    }
+    Deadline deadline = callDeadline();
+    new BatchStream((ServerCallStreamObserver<IdBatch>) out, allocator, tag, count, chunk,
+        () -> waitDeadline(deadline), streams::decrementAndGet, pump).start();
   }
 
   @Override
   public void updateStep(UpdateStepRequest req, StreamObserver<Tag> out) {
-    unary(out, () -> {
+    onDatabase(out, () -> {
       String tag = Validation.bizTag(req.getBizTag());
       int step = Validation.updateStep(req.getStep());
       TagRecord updated = store.updateStep(tag, step);
@@ -120,12 +187,12 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
 
   @Override
   public void getTag(GetTagRequest req, StreamObserver<TagStatus> out) {
-    unary(out, () -> status(Validation.bizTag(req.getBizTag())));
+    onDatabase(out, () -> status(Validation.bizTag(req.getBizTag())));
   }
 
   @Override
   public void listTags(ListTagsRequest req, StreamObserver<ListTagsResponse> out) {
-    unary(out, () -> {
+    onDatabase(out, () -> {
       int pageSize = Validation.pageSize(req.getPageSize());
       String after = decodePageToken(req.getPageToken());
       TagPage page = store.listTags(after, pageSize);
@@ -138,50 +205,9 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     });
   }
 
-  /** Streams one NextIdBatch call chunk by chunk as the transport becomes ready. */
-  private final class BatchStream {
-    private final ServerCallStreamObserver<IdBatch> call;
-    private final String tag;
-    private final int chunk;
-    private int remaining;
-    private boolean finished;
-
-    BatchStream(ServerCallStreamObserver<IdBatch> call, String tag, int count, int chunk) {
-      this.call = call;
-      this.tag = tag;
-      this.remaining = count;
-      this.chunk = chunk;
-    }
-
-    /** Runs on the call's serialized executor, never concurrently with itself. */
-    void drain() {
-      if (finished) {
-        return;
-      }
-      // The transport cancels the call's context at once, even while this method runs.
-      Context context = Context.current();
-      try {
-        while (remaining > 0 && call.isReady() && !context.isCancelled()) {
-          int n = Math.min(chunk, remaining);
-          IdRanges ids = allocator.nextIds(tag, n, waitNanos());
-          IdBatch.Builder batch = IdBatch.newBuilder();
-          ids.forEach(batch::addIds);
-          call.onNext(batch.build());
-          remaining -= n;
-        }
-        if (context.isCancelled()) {
-          finished = true;
-        } else if (remaining == 0) {
-          finished = true;
-          call.onCompleted();
-        }
-      } catch (RuntimeException e) {
-        finished = true;
-        if (!context.isCancelled()) {
-          call.onError(StatusMapping.toStatus(e));
-        }
-      }
-    }
+  /** NextIdBatch streams open now. */
+  public int openStreams() {
+    return streams.get();
   }
 
   private TagStatus status(String tag) {
@@ -203,13 +229,28 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     return out.build();
   }
 
-  /** How long this call may wait for a segment: the caller's deadline, capped by the server's. */
-  private long waitNanos() {
-    Deadline deadline = Context.current().getDeadline();
+  /** The calling RPC's deadline; null when the caller set none. Read on the call's thread. */
+  private static Deadline callDeadline() {
+    return Context.current().getDeadline();
+  }
+
+  /** How long a call may wait for a segment: the caller's deadline, capped by the server's. */
+  private WaitDeadline waitDeadline(Deadline deadline) {
     if (deadline == null) {
-      return maxWaitNanos;
+      return allocator.deadline(maxWaitNanos, false);
     }
-    return Math.max(0, Math.min(maxWaitNanos, deadline.timeRemaining(TimeUnit.NANOSECONDS)));
+    long callers = Math.max(0, deadline.timeRemaining(TimeUnit.NANOSECONDS));
+    return callers < maxWaitNanos ? allocator.deadline(callers, true)
+        : allocator.deadline(maxWaitNanos, false);
+  }
+
+  /** Runs {@code work} on the database threads and answers with its result or its failure. */
+  private <T> void onDatabase(StreamObserver<T> out, Supplier<T> work) {
+    try {
+      database.execute(() -> unary(out, work));
+    } catch (RuntimeException e) {
+      out.onError(StatusMapping.toStatus(e));
+    }
   }
 
   private static <T> void unary(StreamObserver<T> out, Supplier<T> work) {

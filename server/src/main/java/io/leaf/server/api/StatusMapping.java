@@ -1,17 +1,19 @@
 package io.leaf.server.api;
 
-import io.grpc.Context;
-import io.grpc.Deadline;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.StatusRuntimeException;
 import io.leaf.server.engine.AllocatorClosedException;
+import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentWaitTimeoutException;
 import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.InvalidTagStateException;
+import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagAlreadyExistsException;
 import io.leaf.server.store.TagNotFoundException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +29,9 @@ final class StatusMapping {
   }
 
   static Status status(Throwable t) {
+    if (t instanceof CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
     if (t instanceof StatusRuntimeException sre) {
       return sre.getStatus();
     }
@@ -44,12 +49,17 @@ final class StatusMapping {
       code = Status.OUT_OF_RANGE;
     } else if (t instanceof InvalidTagStateException) {
       code = Status.FAILED_PRECONDITION;
+    } else if (t instanceof StoreRejectedException) {
+      code = Status.FAILED_PRECONDITION;
     } else if (t instanceof StoreUnavailableException || t instanceof AllocatorClosedException) {
       code = Status.UNAVAILABLE;
-    } else if (t instanceof SegmentWaitTimeoutException) {
-      Deadline deadline = Context.current().getDeadline();
+    } else if (t instanceof LimitExceededException) {
+      code = Status.RESOURCE_EXHAUSTED;
+    } else if (t instanceof SegmentWaitTimeoutException timeout) {
       // The caller's own deadline is DEADLINE_EXCEEDED; the server's cap on waiting is an outage.
-      code = deadline != null && deadline.isExpired() ? Status.DEADLINE_EXCEEDED : Status.UNAVAILABLE;
+      code = timeout.callersDeadline() ? Status.DEADLINE_EXCEEDED : Status.UNAVAILABLE;
+    } else if (t instanceof CancellationException) {
+      code = Status.CANCELLED;
     } else {
       log.error("unexpected failure", t);
       return Status.INTERNAL.withDescription("internal error: " + t.getClass().getSimpleName()

@@ -110,9 +110,4 @@ final class Segment {
   boolean isExhausted() {
     return cursor() >= end;
   }
-
-  /** IDs left. */
-  long remaining() {
-    return end - cursor();
-  }
 }

@@ -1,163 +1,222 @@
 package io.leaf.server.engine;
 
 import com.google.common.base.Ticker;
-import com.google.common.util.concurrent.Striped;
-import com.google.common.util.concurrent.ThreadFactoryBuilder;
-import io.leaf.server.store.IdOverflowException;
-import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
-import io.leaf.server.store.StoreUnavailableException;
-import io.leaf.server.store.TagNotFoundException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Issues IDs of every tag from in-memory segments, loading the next segment of a tag in the
- * background once 10% of the current one is used (Leaf-segment's double buffer).
+ * background once 10% of the current one is used (Leaf-segment's double buffer). Never blocks:
+ * a call that finds no ID buffered waits on the tag's pending load without holding a thread.
  *
- * <p>Cost: an ID is one map lookup, one ticker read and one {@code getAndAdd}, plus a last-access
- * write at most once per millisecond; no lock and no database on that path. The server passes a
- * {@link CoarseTicker}, so the ticker read is a volatile load, not a clock call. A batch takes one
+ * <p>Cost: {@link #tryNextId} is one map lookup, one ticker read and one {@code getAndAdd}, plus
+ * a last-access write at most once per millisecond; no lock, no allocation, no database. The
+ * server passes a {@link CoarseTicker}, so the ticker read is a volatile load. A batch takes one
  * {@code getAndAdd} per segment it spans.
  *
- * <p>Thread-safety: safe for any number of threads. Per-tag state changes (creation, first load,
- * switching segments, eviction) take one of a fixed set of striped locks, so tags whose stripes
- * differ never wait for each other, and no lock is ever held across database I/O. Callers that
- * find both segments of a tag empty wait on the pending load's future, bounded by their timeout.
+ * <p>When {@link #tryNextId} finds nothing, {@link #nextId} (or {@link #take} and {@link
+ * #whenReady}) switch to a loaded next segment or register the call on the tag's pending load
+ * (starting one if none is), bounded by {@link EngineConfig#maxWaiting()} and each call's
+ * {@link WaitDeadline}; the load's completion resumes it on the loader thread.
+ *
+ * <p>Thread-safety: safe for any number of threads. Per-tag state changes (creation, switching
+ * segments, registering waiters, installing loads, eviction) take one of a fixed set of striped
+ * locks, so tags whose stripes differ never wait for each other, and no lock is ever held across
+ * database I/O.
  */
 public final class SegmentAllocator implements AutoCloseable {
 
-  private static final Logger log = LoggerFactory.getLogger(SegmentAllocator.class);
-  /** Package-private so tests can find two tags that share a stripe. */
-  static final int STRIPES = 256;
+  /** Returned by {@link #tryNextId} and {@link #takeOne} when the tag has no ID buffered. */
+  public static final long NO_ID = Segment.EXHAUSTED;
+  private static final CompletableFuture<Void> READY = CompletableFuture.completedFuture(null);
 
-  private final SegmentStore store;
   private final Ticker ticker;
-  private final EngineConfig config;
-  private final StepPolicy policy;
-  private final ConcurrentHashMap<String, TagBuffer> buffers = new ConcurrentHashMap<>();
-  private final Striped<Lock> locks = Striped.lock(STRIPES);
-  private final ThreadPoolExecutor loader;
-  private volatile Consumer<TagBuffer> onCached = b -> { };
+  private final TagTable tags;
+  private final SegmentWaiters waiters;
+  private final SegmentLoader loader;
+  private final DeadlineTimer timer;
   private volatile boolean closed;
 
   public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config) {
-    this.store = store;
-    this.ticker = ticker;
-    this.config = config;
-    this.policy = new StepPolicy(config.maxStep());
-    this.loader = new ThreadPoolExecutor(config.loaderThreads(), config.loaderThreads(),
-        60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(config.loaderQueue()),
-        new ThreadFactoryBuilder().setNameFormat("leaf-loader-%d").setDaemon(true).build());
-    this.loader.allowCoreThreadTimeOut(true);
+    this(store, ticker, config, DeadlineTimer.threaded("leaf-wait-deadlines"));
   }
 
-  /** Called once for every buffer the allocator creates (the idle sweeper schedules it). */
+  /** @param timer enforces waiting calls' deadlines; closed with the allocator */
+  public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config,
+      DeadlineTimer timer) {
+    this.ticker = ticker;
+    this.timer = timer;
+    this.tags = new TagTable(new MissingTags(config.missingTagTtl(), ticker));
+    this.waiters = new SegmentWaiters(config.maxWaiting(), ticker, timer);
+    this.loader = new SegmentLoader(store, ticker, config, tags, waiters);
+  }
+
+  /**
+   * Called once for every buffer that stays after its first load (the idle sweeper schedules it);
+   * buffers of tags the database lacks, or whose first load was refused, never reach it.
+   */
   public void setOnCached(Consumer<TagBuffer> listener) {
-    this.onCached = listener;
+    tags.setOnCached(listener);
   }
 
   public Ticker ticker() {
     return ticker;
   }
 
+  /** A wait of at most {@code timeoutNanos} from now. */
+  public WaitDeadline deadline(long timeoutNanos, boolean callersDeadline) {
+    return new WaitDeadline(ticker.read() + timeoutNanos, timeoutNanos, callersDeadline);
+  }
+
   /**
-   * One ID of {@code bizTag}.
-   *
-   * @param timeoutNanos how long to wait for a segment when none is buffered
-   * @throws SegmentWaitTimeoutException no segment arrived in time
-   * @throws io.leaf.server.store.LeafStoreException the load failed (not found, overflow, outage)
+   * One ID of a tag this server holds a segment of, or {@link #NO_ID}: the tag is not cached or
+   * its current segment is used up. Lock-free and allocation-free; never waits.
    */
-  public long nextId(String bizTag, long timeoutNanos) {
+  public long tryNextId(String bizTag) {
+    TagBuffer b = tags.get(bizTag);
+    if (b == null || b.closed) {
+      return NO_ID;
+    }
     long now = ticker.read();
-    long waitDeadline = 0;
+    b.touch(now);
+    Segment seg = b.current;
+    long id = seg.take();
+    if (id != Segment.EXHAUSTED && id >= seg.preloadAt) {
+      loader.maybePreload(b, seg, now);
+    }
+    return id;
+  }
+
+  /**
+   * One ID of {@code bizTag}, waiting for a segment when none is buffered. The future completes on
+   * the thread that ends the wait (inline, a loader thread, the deadline timer); cancelling it
+   * drops the wait. Failures: {@link SegmentWaitTimeoutException}, {@link LimitExceededException},
+   * {@link AllocatorClosedException} and the store's exceptions (not found, overflow, outage).
+   */
+  public CompletableFuture<Long> nextId(String bizTag, WaitDeadline deadline) {
+    return IdRequest.one(this, bizTag, deadline);
+  }
+
+  /**
+   * {@code count} IDs of {@code bizTag}, spanning as many segments as needed. On failure midway
+   * the IDs already taken are lost (a gap), never issued again.
+   */
+  public CompletableFuture<IdRanges> nextIds(String bizTag, int count, WaitDeadline deadline) {
+    if (count <= 0) {
+      throw new IllegalArgumentException("count must be positive: " + count);
+    }
+    return IdRequest.many(this, bizTag, count, deadline);
+  }
+
+  /**
+   * Loads the tag's first segment if this server holds none; a tag already loaded is left as it
+   * is, so no segment is consumed.
+   */
+  public CompletableFuture<Void> initCache(String bizTag, WaitDeadline deadline) {
+    return IdRequest.loaded(this, bizTag, deadline);
+  }
+
+  /** One ID, creating the tag's buffer and switching segments as needed; {@link #NO_ID} if none. */
+  long takeOne(String bizTag) {
     while (true) {
-      TagBuffer b = buffer(bizTag, now);
+      TagBuffer b = buffer(bizTag);
       Segment seg = b.current;
       long id = seg.take();
       if (id != Segment.EXHAUSTED) {
         if (id >= seg.preloadAt) {
-          maybePreload(b, seg, now);
+          loader.maybePreload(b, seg, ticker.read());
         }
         return id;
       }
-      if (waitDeadline == 0) {
-        waitDeadline = System.nanoTime() + timeoutNanos;
+      if (!switchSegment(b, seg)) {
+        return NO_ID;
       }
-      awaitSegment(b, seg, waitDeadline, timeoutNanos);
-      now = ticker.read();
     }
   }
 
   /**
-   * {@code count} IDs of {@code bizTag}, spanning as many segments as needed.
-   *
-   * <p>On failure midway the IDs already taken are lost (a gap), never issued again.
+   * Takes up to {@code n} IDs of {@code bizTag} into {@code out} without waiting, switching to a
+   * loaded next segment as needed. Returns how many it took: fewer than {@code n} when the tag ran
+   * out of buffered IDs ({@link #whenReady} says when to try again).
    */
-  public IdRanges nextIds(String bizTag, int count, long timeoutNanos) {
-    if (count <= 0) {
-      throw new IllegalArgumentException("count must be positive: " + count);
-    }
-    IdRanges out = new IdRanges();
-    long remaining = count;
-    long now = ticker.read();
-    long waitDeadline = 0;
-    while (remaining > 0) {
-      TagBuffer b = buffer(bizTag, now);
+  public long take(String bizTag, long n, IdRanges out) {
+    long taken = 0;
+    while (taken < n) {
+      TagBuffer b = buffer(bizTag);
       Segment seg = b.current;
-      long first = seg.takeRange(remaining);
-      if (first != Segment.EXHAUSTED) {
-        long end = first + Math.min(remaining, seg.end - first);
-        out.add(first, end);
-        remaining -= end - first;
-        if (end - 1 >= seg.preloadAt) {
-          maybePreload(b, seg, now);
+      long first = seg.takeRange(n - taken);
+      if (first == Segment.EXHAUSTED) {
+        if (!switchSegment(b, seg)) {
+          return taken;
         }
         continue;
       }
-      if (waitDeadline == 0) {
-        waitDeadline = System.nanoTime() + timeoutNanos;
+      long end = first + Math.min(n - taken, seg.end - first);
+      out.add(first, end);
+      taken += end - first;
+      if (end - 1 >= seg.preloadAt) {
+        loader.maybePreload(b, seg, ticker.read());
       }
-      awaitSegment(b, seg, waitDeadline, timeoutNanos);
-      now = ticker.read();
     }
-    return out;
+    return taken;
+  }
+
+  /** True once the tag holds a segment (creating its buffer if needed). */
+  boolean isLoaded(String bizTag) {
+    return buffer(bizTag).isLoaded();
   }
 
   /**
-   * Loads the tag's first segment if this server holds none; a tag already loaded is left as
-   * it is, so no segment is consumed.
+   * A future that completes when {@code bizTag} may have IDs again: at once if it has, else when
+   * its pending load (started here if none is) ends. While the tag backs off after failed loads
+   * it fails at once with the last failure instead of waiting for a database known to be down.
    */
-  public void initCache(String bizTag, long timeoutNanos) {
-    long waitDeadline = System.nanoTime() + timeoutNanos;
-    while (true) {
-      TagBuffer b = buffer(bizTag, ticker.read());
-      if (b.isLoaded()) {
-        return;
+  public CompletableFuture<Void> whenReady(String bizTag, WaitDeadline deadline) {
+    Lock lock = tags.lock(bizTag);
+    lock.lock();
+    try {
+      TagBuffer b = tags.get(bizTag);
+      if (b == null || b.closed || !b.current.isExhausted() || switchSegment(b, b.current)) {
+        return READY;
       }
-      awaitSegment(b, Segment.EMPTY, waitDeadline, timeoutNanos);
+      if (closed) {
+        throw new AllocatorClosedException();
+      }
+      if (b.pending == null) {
+        long now = ticker.read();
+        if (b.lastFailure != null && now < b.retryAtNanos) {
+          throw b.failFast(now);
+        }
+        loader.start(b, now);
+      }
+      return waiters.register(b, deadline);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    } finally {
+      lock.unlock();
     }
+  }
+
+  /** Calls waiting for a segment now, server-wide. */
+  public int waitingCalls() {
+    return waiters.waiting();
+  }
+
+  /** CreateTag succeeded on this server: the tag is no longer remembered as missing. */
+  public void tagCreated(String bizTag) {
+    tags.missing().remove(bizTag);
   }
 
   /** UpdateStep's effect on a cached tag: the very next load uses {@code newStep}. */
   public void onStepUpdated(String bizTag, int newStep) {
-    Lock lock = locks.get(bizTag);
+    Lock lock = tags.lock(bizTag);
     lock.lock();
     try {
-      TagBuffer b = buffers.get(bizTag);
+      TagBuffer b = tags.get(bizTag);
       if (b != null) {
         b.resetStep(newStep);
       }
@@ -168,16 +227,14 @@ public final class SegmentAllocator implements AutoCloseable {
 
   /** What this server holds for {@code bizTag}; empty when it holds nothing. */
   public Optional<TagSnapshot> snapshot(String bizTag) {
-    Lock lock = locks.get(bizTag);
+    Lock lock = tags.lock(bizTag);
     lock.lock();
     try {
-      TagBuffer b = buffers.get(bizTag);
+      TagBuffer b = tags.get(bizTag);
       if (b == null || !b.isLoaded()) {
         return Optional.empty();
       }
-      Segment n = b.next;
-      return Optional.of(new TagSnapshot(view(b.current), n == null ? null : view(n),
-          b.effectiveStep(ticker.read(), policy), b.lastAccessNanos()));
+      return Optional.of(b.snapshot(ticker.read(), loader.policy()));
     } finally {
       lock.unlock();
     }
@@ -185,11 +242,11 @@ public final class SegmentAllocator implements AutoCloseable {
 
   /** The buffer of {@code bizTag} if this server holds one. */
   public Optional<TagBuffer> cached(String bizTag) {
-    return Optional.ofNullable(buffers.get(bizTag));
+    return Optional.ofNullable(tags.get(bizTag));
   }
 
   public int cachedCount() {
-    return buffers.size();
+    return tags.size();
   }
 
   /**
@@ -197,242 +254,58 @@ public final class SegmentAllocator implements AutoCloseable {
    * raced onto it retry on a fresh one. Its segments are simply unused: gaps, never repeats.
    */
   public boolean evict(TagBuffer buffer) {
-    Lock lock = locks.get(buffer.bizTag);
+    return tags.remove(buffer);
+  }
+
+  /** Stops loading; every waiting call fails with {@link AllocatorClosedException}. */
+  @Override
+  public void close() {
+    closed = true;
+    loader.close();
+    for (TagBuffer b : tags.all()) {
+      Set<WaitingCall> ws;
+      Lock lock = tags.lock(b.bizTag);
+      lock.lock();
+      try {
+        ws = SegmentWaiters.detach(b);
+      } finally {
+        lock.unlock();
+      }
+      waiters.wakeAll(ws, new AllocatorClosedException());
+    }
+    timer.close();
+  }
+
+  private TagBuffer buffer(String bizTag) {
+    if (closed) {
+      throw new AllocatorClosedException();
+    }
+    long now = ticker.read();
+    TagBuffer b = tags.getOrCreate(bizTag, now);
+    b.touch(now);
+    return b;
+  }
+
+  /**
+   * Called when {@code seen} (the segment the caller found) is exhausted: true when the caller
+   * should try again (another thread switched, the buffer was dropped, or this call switched to
+   * the loaded next segment), false when the tag must wait for a load.
+   */
+  private boolean switchSegment(TagBuffer b, Segment seen) {
+    Lock lock = tags.lock(b.bizTag);
     lock.lock();
     try {
-      if (buffers.remove(buffer.bizTag, buffer)) {
-        buffer.closed = true;
+      if (b.closed || b.current != seen) {
+        return true;
+      }
+      if (b.next != null) {
+        b.current = b.next;
+        b.next = null;
         return true;
       }
       return false;
     } finally {
       lock.unlock();
     }
-  }
-
-  @Override
-  public void close() {
-    closed = true;
-    loader.shutdownNow();
-    List<CompletableFuture<Void>> pending = new ArrayList<>();
-    for (TagBuffer b : buffers.values()) {
-      Lock lock = locks.get(b.bizTag);
-      lock.lock();
-      try {
-        if (b.pending != null) {
-          pending.add(b.pending);
-        }
-      } finally {
-        lock.unlock();
-      }
-    }
-    pending.forEach(f -> f.completeExceptionally(new AllocatorClosedException()));
-  }
-
-  private TagBuffer buffer(String bizTag, long now) {
-    TagBuffer b = buffers.get(bizTag);
-    if (b == null || b.closed) {
-      b = createBuffer(bizTag, now);
-    }
-    b.touch(now);
-    return b;
-  }
-
-  private TagBuffer createBuffer(String bizTag, long now) {
-    if (closed) {
-      throw new AllocatorClosedException();
-    }
-    Lock lock = locks.get(bizTag);
-    lock.lock();
-    try {
-      TagBuffer b = buffers.get(bizTag);
-      if (b == null) {
-        b = new TagBuffer(bizTag, now);
-        buffers.put(bizTag, b);
-        onCached.accept(b);
-      }
-      return b;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /**
-   * Called when {@code seen} (the segment the caller found) is exhausted: switches to the next
-   * segment, or starts a load if none is pending, or waits for the pending one. Returns when the
-   * caller should try again.
-   */
-  private void awaitSegment(TagBuffer b, Segment seen, long waitDeadline, long timeoutNanos) {
-    CompletableFuture<Void> wait;
-    Lock lock = locks.get(b.bizTag);
-    lock.lock();
-    try {
-      if (b.closed || b.current != seen) {
-        return;
-      }
-      if (b.next != null) {
-        b.current = b.next;
-        b.next = null;
-        return;
-      }
-      if (closed) {
-        throw new AllocatorClosedException();
-      }
-      wait = b.pending;
-      if (wait == null) {
-        long now = ticker.read();
-        if (b.lastFailure != null && now < b.retryAtNanos) {
-          throw b.failFast(now);
-        }
-        wait = startLoad(b, now);
-      }
-    } finally {
-      lock.unlock();
-    }
-    long remaining = waitDeadline - System.nanoTime();
-    try {
-      if (remaining <= 0) {
-        throw new TimeoutException();
-      }
-      wait.get(remaining, TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      throw new SegmentWaitTimeoutException(b.bizTag, timeoutNanos);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException re) {
-        throw re;
-      }
-      throw new IllegalStateException("segment load failed", e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AllocatorClosedException();
-    }
-  }
-
-  private void maybePreload(TagBuffer b, Segment seg, long now) {
-    // Checked before claiming so that, while a failed preload backs off, callers neither take
-    // the lock nor use up the claim.
-    if (now < b.retryAtNanos || !seg.claimPreload()) {
-      return;
-    }
-    Lock lock = locks.get(b.bizTag);
-    lock.lock();
-    try {
-      // A caller that was descheduled past the switch holds an old segment: the current one
-      // claims its own preload at its own 10%, which keeps the dynamic step's timing true.
-      if (closed || b.closed || b.current != seg || b.next != null || b.pending != null) {
-        return;
-      }
-      if (b.lastFailure != null && now < b.retryAtNanos) {
-        seg.rearmPreload();
-        return;
-      }
-      startLoad(b, now);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Starts the tag's one load; the caller holds the stripe lock. */
-  private CompletableFuture<Void> startLoad(TagBuffer b, long now) {
-    int step = b.stepForNextLoad(now, policy);
-    int epoch = b.stepEpoch;
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    b.pending = done;
-    try {
-      loader.execute(() -> load(b, step, epoch, now, done));
-    } catch (RejectedExecutionException e) {
-      b.pending = null;
-      RuntimeException failure = closed ? new AllocatorClosedException()
-          : new StoreUnavailableException("segment loader is saturated (" + loader.getQueue().size()
-              + " loads queued, " + loader.getActiveCount() + " running); database too slow", e);
-      done.completeExceptionally(failure);
-    }
-    return done;
-  }
-
-  /**
-   * A grown dynamic step that would pass 2^63-1 falls back to the table's own step, so a tag near
-   * the top still issues every ID the table step can reach before OUT_OF_RANGE.
-   */
-  private SegmentRange takeSegment(String bizTag, int step) {
-    try {
-      return store.nextSegment(bizTag, step);
-    } catch (IdOverflowException e) {
-      if (step == SegmentStore.TABLE_STEP) {
-        throw e;
-      }
-      return store.nextSegment(bizTag, SegmentStore.TABLE_STEP);
-    }
-  }
-
-  private void load(TagBuffer b, int step, int epoch, long startedNanos, CompletableFuture<Void> done) {
-    SegmentRange range = null;
-    RuntimeException failure = null;
-    try {
-      range = takeSegment(b.bizTag, step);
-    } catch (RuntimeException e) {
-      failure = e;
-    } catch (Error e) {
-      failure = new IllegalStateException("segment load failed", e);
-      throw e;
-    } finally {
-      try {
-        finishLoad(b, range, failure, epoch, startedNanos);
-      } finally {
-        // Waiters wake up whatever happened above, so none sleeps until its deadline in vain.
-        if (failure == null) {
-          done.complete(null);
-        } else {
-          done.completeExceptionally(failure);
-        }
-      }
-    }
-  }
-
-  private void finishLoad(TagBuffer b, SegmentRange range, RuntimeException failure, int epoch,
-      long startedNanos) {
-    Lock lock = locks.get(b.bizTag);
-    lock.lock();
-    try {
-      b.pending = null;
-      if (b.closed) {
-        // Evicted while loading: the range stays unused (a gap). Installed, it could still hand
-        // IDs to a request holding this buffer after the tag's fresh buffer issued lower ones.
-        return;
-      }
-      if (range != null) {
-        b.onLoaded(range, startedNanos, epoch);
-        Segment loaded = Segment.of(range);
-        if (b.current.isExhausted()) {
-          b.current = loaded;
-        } else {
-          b.next = loaded;
-        }
-        return;
-      }
-      if (failure instanceof TagNotFoundException && !b.isLoaded()) {
-        // Never loaded and not in the database: hold no memory for it.
-        if (buffers.remove(b.bizTag, b)) {
-          b.closed = true;
-        }
-        return;
-      }
-      b.onFailed(failure, ticker.read(), config.minBackoff().toNanos(), config.maxBackoff().toNanos());
-      if (b.isLoaded() && b.next == null && !b.current.isExhausted()) {
-        // A failed preload is retried by the first request after the back-off, so the tag is
-        // not left to stall on a synchronous load when its current segment runs out.
-        b.current.rearmPreload();
-      }
-      if (failure instanceof StoreUnavailableException) {
-        log.warn("loading a segment of {} failed ({} in a row): {}", b.bizTag, b.failures,
-            failure.getMessage());
-      }
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private static TagSnapshot.SegmentView view(Segment s) {
-    return new TagSnapshot.SegmentView(s.start, s.end, s.cursor());
   }
 }

@@ -5,6 +5,7 @@ import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -13,9 +14,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Thread-safety: {@link #current}, {@link #closed} and {@link #retryAtNanos} are read without a
  * lock on the request path; everything else, and every write, happens under the tag's stripe lock
- * held by {@link SegmentAllocator}. The last-access time is written on every request with an
- * opaque store, the cheapest write another thread (the idle sweeper) is still guaranteed to see
- * eventually.
+ * held by {@link SegmentAllocator} and {@link SegmentLoader}. The last-access time is written on
+ * every request with an opaque store, the cheapest write another thread (the idle sweeper) is
+ * still guaranteed to see eventually.
  */
 public final class TagBuffer {
 
@@ -39,11 +40,18 @@ public final class TagBuffer {
   volatile Segment current = Segment.EMPTY;
   volatile Segment next;
   volatile boolean closed;
+  /** Handed to the idle sweeper already; guarded by the stripe lock. */
+  boolean announced;
   @SuppressWarnings("unused")
   private volatile long lastAccessNanos;
 
-  /** The load in flight; null when none. */
+  /** The load in flight, completed once its outcome is installed; null when none. */
   CompletableFuture<Void> pending;
+  /**
+   * The calls waiting on {@link #pending}; null when none. Replaced under the stripe lock; volatile
+   * because a call leaving on a cancel or a timeout removes itself without the lock.
+   */
+  volatile Set<WaitingCall> waiters;
 
   // Dynamic step (Leaf's rule), guarded by the stripe lock.
   int loads;
@@ -136,6 +144,17 @@ public final class TagBuffer {
           + " has no buffered IDs; next database attempt in " + waitMs + " ms)", lastFailure);
     }
     return lastFailure;
+  }
+
+  /** What this buffer holds; the caller holds the stripe lock and has checked it is loaded. */
+  TagSnapshot snapshot(long nowNanos, StepPolicy policy) {
+    Segment n = next;
+    return new TagSnapshot(view(current), n == null ? null : view(n),
+        effectiveStep(nowNanos, policy), lastAccessNanos());
+  }
+
+  private static TagSnapshot.SegmentView view(Segment s) {
+    return new TagSnapshot.SegmentView(s.start, s.end, s.cursor());
   }
 
   void resetStep(int newStep) {

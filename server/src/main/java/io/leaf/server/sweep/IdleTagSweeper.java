@@ -15,9 +15,10 @@ import org.slf4j.LoggerFactory;
  * Evicts the cached segments of every tag that has had no request for the idle TTL, at no cost
  * to the request path beyond the last-access write the engine already makes.
  *
- * <p>The allocator hands each buffer it creates to this sweeper once, through a lock-free queue;
- * the sweeper's own thread moves it into a {@link TimingWheel}. The first check comes one tick
- * later, so a buffer that is already gone (a tag that does not exist) is dropped quickly; after
+ * <p>The allocator hands each buffer to this sweeper once, when it stays after its first load,
+ * through a lock-free queue (tags the database lacks never arrive, so a flood of unknown names
+ * costs the sweeper nothing); the sweeper's own thread moves it into a {@link TimingWheel}. The
+ * first check comes one tick later, so a buffer that is already gone is dropped quickly; after
  * that a buffer is due at its last access plus the TTL. When it is due, its last access is read
  * again: a tag used since then is re-scheduled for the rest of its TTL, an idle one is handed to
  * {@link SegmentAllocator#evict}, which drops only that very buffer and closes it, so a request

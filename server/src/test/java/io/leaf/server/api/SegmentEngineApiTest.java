@@ -12,17 +12,15 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.ClientCallStreamObserver;
-import io.grpc.stub.ClientResponseObserver;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.TagSnapshot;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.server.testing.ManualBatchReader;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
-import io.leaf.v1.IdBatch;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.Segment;
@@ -30,11 +28,9 @@ import io.leaf.v1.TagStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -141,7 +137,7 @@ class SegmentEngineApiTest {
     int count = 20_000;
     int chunk = 100;
     List<String> aheadViolations = new ArrayList<>();
-    ManualReader reader = new ManualReader(1, (r, call) -> {
+    ManualBatchReader reader = new ManualBatchReader(1, (r, call) -> {
       // Nothing more is requested yet, so the server may not have taken more than it sent.
       long taken = leaf.allocator.snapshot("slow").map(st -> st.current().cursor() - 1).orElse(0L);
       if (taken > r.ids.size() && aheadViolations.isEmpty()) {
@@ -182,7 +178,7 @@ class SegmentEngineApiTest {
         List.of(watch), "--max-batch", "10000000")) {
       int count = 10_000_000;
       int chunk = 1_000;
-      ManualReader reader = new ManualReader(2, (r, call) -> {
+      ManualBatchReader reader = new ManualBatchReader(2, (r, call) -> {
         if (r.ids.size() >= 2 * chunk) {
           call.cancel("client gave up", null);
         }
@@ -244,46 +240,5 @@ class SegmentEngineApiTest {
     long lastAccess = later.getLastAccessTime();
     assertTrue(lastAccess >= before - 300_000 && lastAccess <= after - 300_000,
         "last access 5 minutes ago by the server's ticker: " + lastAccess + " vs " + before);
-  }
-
-  /**
-   * A NextIdBatch reader with manual flow control: asks for {@code initial} messages, then hands
-   * each batch to {@code afterBatch}, which may request more or cancel.
-   */
-  private static final class ManualReader
-      implements ClientResponseObserver<NextIdBatchRequest, IdBatch> {
-    final List<Long> ids = new ArrayList<>();
-    final CompletableFuture<Status> closed = new CompletableFuture<>();
-    private final int initial;
-    private final BiConsumer<ManualReader, ClientCallStreamObserver<NextIdBatchRequest>> afterBatch;
-    private ClientCallStreamObserver<NextIdBatchRequest> call;
-
-    ManualReader(int initial,
-        BiConsumer<ManualReader, ClientCallStreamObserver<NextIdBatchRequest>> afterBatch) {
-      this.initial = initial;
-      this.afterBatch = afterBatch;
-    }
-
-    @Override
-    public void beforeStart(ClientCallStreamObserver<NextIdBatchRequest> requestStream) {
-      call = requestStream;
-      call.disableAutoRequestWithInitial(initial);
-    }
-
-    @Override
-    public void onNext(IdBatch batch) {
-      ids.addAll(batch.getIdsList());
-      afterBatch.accept(this, call);
-    }
-
-    @Override
-    public void onError(Throwable t) {
-      closed.complete(Status.fromThrowable(t));
-    }
-
-    @Override
-    public void onCompleted() {
-      closed.complete(Status.OK);
-    }
   }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentRange;
+import io.leaf.server.testing.Blocking;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.IdChecks;
@@ -93,7 +94,7 @@ class SegmentAllocatorConcurrencyTest {
     memory.createTag("hot", 1, 100, null);
     long[][] ids = runThreads((thread, out) -> {
       for (int i = 0; i < out.length; i++) {
-        out[i] = allocator.nextId("hot", WAIT);
+        out[i] = Blocking.nextId(allocator, "hot", WAIT);
       }
     });
     assertUniqueIncreasingAndServed(ids);
@@ -113,11 +114,11 @@ class SegmentAllocatorConcurrencyTest {
       int n = 0;
       while (n < out.length) {
         if (random.nextInt(4) == 0) {
-          out[n++] = allocator.nextId("mixed", WAIT);
+          out[n++] = Blocking.nextId(allocator, "mixed", WAIT);
           continue;
         }
         int count = Math.min(out.length - n, 1 + random.nextInt(1_500));
-        IdRanges batch = allocator.nextIds("mixed", count, WAIT);
+        IdRanges batch = Blocking.nextIds(allocator, "mixed", count, WAIT);
         assertEquals(count, batch.size(), "a batch has exactly the IDs asked for");
         for (int r = 0; r < batch.rangeCount(); r++) {
           for (long id = batch.from(r); id < batch.to(r); id++) {

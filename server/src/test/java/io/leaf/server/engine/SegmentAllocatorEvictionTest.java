@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentRange;
+import io.leaf.server.testing.Blocking;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeTicker;
 import java.util.List;
@@ -34,7 +35,7 @@ class SegmentAllocatorEvictionTest {
   @Test
   void evict_cachedBuffer_removesAndClosesIt() {
     store.createTag("a", 1, 100, "");
-    allocator.nextId("a", WAIT);
+    Blocking.nextId(allocator, "a", WAIT);
     TagBuffer b = allocator.cached("a").orElseThrow();
 
     assertTrue(allocator.evict(b), "evicts the cached buffer");
@@ -48,10 +49,10 @@ class SegmentAllocatorEvictionTest {
   @Test
   void evict_staleBufferAfterReload_leavesFreshBufferAlone() {
     store.createTag("a", 1, 100, "");
-    allocator.nextId("a", WAIT);
+    Blocking.nextId(allocator, "a", WAIT);
     TagBuffer old = allocator.cached("a").orElseThrow();
     allocator.evict(old);
-    long id = allocator.nextId("a", WAIT);
+    long id = Blocking.nextId(allocator, "a", WAIT);
     TagBuffer fresh = allocator.cached("a").orElseThrow();
 
     assertFalse(allocator.evict(old), "the stale buffer is no longer in the map");
@@ -59,7 +60,7 @@ class SegmentAllocatorEvictionTest {
     assertSame(fresh, allocator.cached("a").orElseThrow(), "the fresh buffer stays cached");
     assertFalse(fresh.isClosed(), "and open");
     assertEquals(101, id, "the fresh buffer took a new segment; the old one's rest is a gap");
-    assertEquals(102, allocator.nextId("a", WAIT), "and keeps issuing from it");
+    assertEquals(102, Blocking.nextId(allocator, "a", WAIT), "and keeps issuing from it");
   }
 
   @Test
@@ -68,7 +69,7 @@ class SegmentAllocatorEvictionTest {
     store.createTag("a", 1, 100, "");
     store.blockLoads();
     CompletableFuture<Long> waiter =
-        CompletableFuture.supplyAsync(() -> allocator.nextId("a", WAIT));
+        CompletableFuture.supplyAsync(() -> Blocking.nextId(allocator, "a", WAIT));
     assertTrue(store.awaitLoadEntered(5_000), "the first load started");
     TagBuffer evicted = allocator.cached("a").orElseThrow();
 

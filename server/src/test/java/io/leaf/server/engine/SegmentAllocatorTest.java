@@ -14,6 +14,7 @@ import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
+import io.leaf.server.testing.Blocking;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeTicker;
 import java.time.Duration;
@@ -73,11 +74,11 @@ class SegmentAllocatorTest {
   }
 
   private long nextId(String tag) {
-    return allocator.nextId(tag, WAIT);
+    return Blocking.nextId(allocator, tag, WAIT);
   }
 
   private void take(String tag, long n) {
-    allocator.nextIds(tag, Math.toIntExact(n), WAIT);
+    Blocking.nextIds(allocator, tag, Math.toIntExact(n), WAIT);
   }
 
   private TagBuffer buffer(String tag) {
@@ -204,7 +205,7 @@ class SegmentAllocatorTest {
     memory.createTag("slow", 1, 100, null);
     store.blockLoads();
     SegmentWaitTimeoutException e = assertThrows(SegmentWaitTimeoutException.class,
-        () -> allocator.nextId("slow", TimeUnit.MILLISECONDS.toNanos(50)));
+        () -> Blocking.nextId(allocator, "slow", TimeUnit.MILLISECONDS.toNanos(50)));
     assertTrue(e.getMessage().contains("slow") && e.getMessage().contains("50 ms"), e.getMessage());
     store.release();
     assertEquals(1, nextId("slow"), "the load still in flight serves the next caller");
@@ -215,7 +216,7 @@ class SegmentAllocatorTest {
   void nextId_noTimeLeft_stillStartsTheLoad() throws Exception {
     memory.createTag("t", 1, 100, null);
     store.blockLoads();
-    assertThrows(SegmentWaitTimeoutException.class, () -> allocator.nextId("t", 0));
+    assertThrows(SegmentWaitTimeoutException.class, () -> Blocking.nextId(allocator, "t", 0));
     assertTrue(store.awaitLoadEntered(10_000), "the load started although the caller could not wait");
     store.release();
     assertEquals(1, nextId("t"));
@@ -224,8 +225,8 @@ class SegmentAllocatorTest {
   @Test
   void initCache_twice_loadsOnceAndIssuesNothing() {
     memory.createTag("t", 1, 100, null);
-    allocator.initCache("t", WAIT);
-    allocator.initCache("t", WAIT);
+    Blocking.initCache(allocator, "t", WAIT);
+    Blocking.initCache(allocator, "t", WAIT);
     assertEquals(1, store.attempts(), "one load");
     assertEquals(new TagSnapshot.SegmentView(1, 101, 1), snapshot("t").current(), "nothing issued");
   }
@@ -323,7 +324,7 @@ class SegmentAllocatorTest {
     for (int i = 0; i < got.size(); i++) {
       assertEquals(Long.MAX_VALUE - 20 + i, got.get(i), "ID " + i);
     }
-    assertThrows(IdOverflowException.class, () -> allocator.nextIds("edge", 5, WAIT),
+    assertThrows(IdOverflowException.class, () -> Blocking.nextIds(allocator, "edge", 5, WAIT),
         "still out of range, nothing wrapped");
   }
 
@@ -331,7 +332,7 @@ class SegmentAllocatorTest {
 
   @Test
   void nextId_firstLoadOfTagBlocked_otherTagsOnSameStripeStillServed() throws Exception {
-    Striped<Lock> probe = Striped.lock(SegmentAllocator.STRIPES);
+    Striped<Lock> probe = Striped.lock(TagTable.STRIPES);
     List<String> sameStripe = new ArrayList<>();
     for (int i = 0; sameStripe.size() < 2; i++) {
       if (probe.get("tag" + i) == probe.get("a")) {
@@ -344,14 +345,14 @@ class SegmentAllocatorTest {
     for (String t : List.of("a", cachedTag, coldTag)) {
       memory.createTag(t, 1, 100, null);
     }
-    assertEquals(1, striped.nextId(cachedTag, WAIT));
+    assertEquals(1, Blocking.nextId(striped, cachedTag, WAIT));
 
     store.blockLoadsOf("a");
-    Future<Long> first = callers.submit(() -> striped.nextId("a", WAIT));
+    Future<Long> first = callers.submit(() -> Blocking.nextId(striped, "a", WAIT));
     assertTrue(store.awaitLoadEntered(10_000), "the load of a is in the store");
-    assertEquals(2, callers.submit(() -> striped.nextId(cachedTag, WAIT)).get(10, TimeUnit.SECONDS),
+    assertEquals(2, callers.submit(() -> Blocking.nextId(striped, cachedTag, WAIT)).get(10, TimeUnit.SECONDS),
         "a cached tag on a's stripe is served while a loads");
-    assertEquals(1, callers.submit(() -> striped.nextId(coldTag, WAIT)).get(10, TimeUnit.SECONDS),
+    assertEquals(1, callers.submit(() -> Blocking.nextId(striped, coldTag, WAIT)).get(10, TimeUnit.SECONDS),
         "the first load of another tag on a's stripe completes while a loads");
     assertFalse(first.isDone(), "a is still loading");
     store.release();

@@ -7,6 +7,7 @@ import com.google.common.base.Ticker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.MemorySegmentStore;
+import io.leaf.server.testing.Blocking;
 import io.leaf.server.testing.IdChecks;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,7 +70,7 @@ class IdleTagSweeperStressTest {
             double u = random.nextDouble();
             int tag = (int) (TAGS * u * u * u * u);
             try {
-              long id = allocator.nextId(tags[tag], TimeUnit.SECONDS.toNanos(10));
+              long id = Blocking.nextId(allocator, tags[tag], TimeUnit.SECONDS.toNanos(10));
               if (id <= lastId[tag]) {
                 notRising.incrementAndGet();
               }

@@ -4,14 +4,17 @@ import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
+import io.leaf.server.store.TagRecord;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 
 /**
  * A {@link SegmentStore} that forwards to a real one but can be told to fail or block its
@@ -22,7 +25,9 @@ public final class ControllableStore extends ForwardingSegmentStore {
   private volatile boolean failing;
   private volatile RuntimeException failure;
   private final AtomicReference<CountDownLatch> gate = new AtomicReference<>();
-  private volatile String blockedTag;
+  private volatile Predicate<String> blocked = t -> true;
+  private final AtomicReference<CountDownLatch> readGate = new AtomicReference<>();
+  private final Semaphore readEntered = new Semaphore(0);
   private final Semaphore entered = new Semaphore(0);
   private final AtomicInteger loads = new AtomicInteger();
   private final AtomicInteger attempts = new AtomicInteger();
@@ -55,15 +60,59 @@ public final class ControllableStore extends ForwardingSegmentStore {
 
   /** Like {@link #blockLoads()} for the loads of {@code bizTag} only (null: every tag). */
   public void blockLoadsOf(String bizTag) {
-    blockedTag = bizTag;
+    blockLoadsWhere(t -> bizTag == null || bizTag.equals(t));
+  }
+
+  /** Like {@link #blockLoads()} for the loads of every tag but {@code bizTag}. */
+  public void blockLoadsExcept(String bizTag) {
+    blockLoadsWhere(t -> !bizTag.equals(t));
+  }
+
+  private void blockLoadsWhere(Predicate<String> which) {
+    blocked = which;
     entered.drainPermits();
     gate.set(new CountDownLatch(1));
   }
 
+  /** {@link #getTag} blocks until {@link #release()}; {@link #awaitReadEntered} counts from here. */
+  public void blockReads() {
+    readEntered.drainPermits();
+    readGate.set(new CountDownLatch(1));
+  }
+
+  /** Waits until a {@link #getTag} has entered the store (blocked or not). */
+  public boolean awaitReadEntered(long timeoutMillis) throws InterruptedException {
+    return readEntered.tryAcquire(timeoutMillis, TimeUnit.MILLISECONDS);
+  }
+
+  /** Releases blocked loads and reads. */
   public void release() {
-    CountDownLatch g = gate.getAndSet(null);
-    if (g != null) {
+    for (CountDownLatch g : List.of(gateOf(gate), gateOf(readGate))) {
       g.countDown();
+    }
+  }
+
+  private static CountDownLatch gateOf(AtomicReference<CountDownLatch> ref) {
+    CountDownLatch g = ref.getAndSet(null);
+    return g == null ? new CountDownLatch(0) : g;
+  }
+
+  @Override
+  public Optional<TagRecord> getTag(String bizTag) {
+    readEntered.release();
+    await(readGate.get());
+    return super.getTag(bizTag);
+  }
+
+  private static void await(CountDownLatch g) {
+    if (g == null) {
+      return;
+    }
+    try {
+      g.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreUnavailableException("database unavailable: interrupted", e);
     }
   }
 
@@ -98,14 +147,8 @@ public final class ControllableStore extends ForwardingSegmentStore {
     requestedSteps.add(step);
     entered.release();
     CountDownLatch g = gate.get();
-    String only = blockedTag;
-    if (g != null && (only == null || only.equals(bizTag))) {
-      try {
-        g.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new StoreUnavailableException("database unavailable: interrupted", e);
-      }
+    if (g != null && blocked.test(bizTag)) {
+      await(g);
     }
     RuntimeException f = failure;
     if (f != null) {

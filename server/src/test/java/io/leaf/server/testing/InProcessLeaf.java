@@ -39,7 +39,7 @@ public final class InProcessLeaf implements AutoCloseable {
       List<ServerInterceptor> interceptors, String... flags) throws Exception {
     String name = InProcessServerBuilder.generateName();
     ServerConfig config = ServerConfig.parse(flags, env -> null);
-    allocator = new SegmentAllocator(store, ticker, engine);
+    allocator = new SegmentAllocator(store, ticker, config.engine(engine));
     InProcessServerBuilder builder = InProcessServerBuilder.forName(name);
     interceptors.forEach(builder::intercept);
     server = new LeafServer(builder, store, () -> { }, allocator, config, () -> { }).start();

@@ -1,0 +1,163 @@
+package io.leaf.server.api;
+
+import com.google.common.util.concurrent.MoreExecutors;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.leaf.server.engine.IdRanges;
+import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.engine.WaitDeadline;
+import io.leaf.v1.IdBatch;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One NextIdBatch call, streamed chunk by chunk as the transport becomes ready: a reader that does
+ * not read holds at most the one chunk in flight, and IDs are taken only for a chunk about to be
+ * sent. When the tag runs dry the stream waits on the tag's pending load without a thread and
+ * resumes from its completion.
+ *
+ * <p>Threading: the events (the transport's onReady and cancel on a transport thread, the end of a
+ * wait on a loader or timer thread) only enqueue; the work (taking IDs, building and sending
+ * chunks) runs on the shared stream pump, one task at a time per stream through a sequential
+ * executor. So the stream's state and its {@code onNext}/{@code onCompleted}/{@code onError} calls
+ * are never concurrent, and bulk encoding never occupies a transport thread that unary calls need,
+ * nor a loader thread that the next load needs. At most one drain per stream is queued (onReady
+ * notifications coalesce), so the pump's queue is bounded by the number of open streams.
+ */
+final class BatchStream {
+
+  private static final Logger log = LoggerFactory.getLogger(BatchStream.class);
+
+  private final ServerCallStreamObserver<IdBatch> call;
+  private final SegmentAllocator allocator;
+  private final String tag;
+  private final int chunk;
+  private final Supplier<WaitDeadline> deadlines;
+  private final Runnable onEnd;
+  private final Executor events;
+  private final AtomicBoolean drainQueued = new AtomicBoolean();
+  // Confined to events.
+  private int remaining;
+  private IdRanges filling = new IdRanges();
+  private CompletableFuture<Void> wait;
+  private boolean ended;
+
+  /**
+   * @param deadlines the deadline of each wait for a segment
+   * @param onEnd runs once when the stream ends, however it ends
+   * @param pump the threads that run every stream's work
+   */
+  BatchStream(ServerCallStreamObserver<IdBatch> call, SegmentAllocator allocator, String tag,
+      int count, int chunk, Supplier<WaitDeadline> deadlines, Runnable onEnd, Executor pump) {
+    this.call = call;
+    this.allocator = allocator;
+    this.tag = tag;
+    this.remaining = count;
+    this.chunk = chunk;
+    this.deadlines = deadlines;
+    this.onEnd = onEnd;
+    this.events = MoreExecutors.newSequentialExecutor(pump);
+  }
+
+  /** Hooks the stream to its call; must run inside the call's handler. */
+  void start() {
+    // With a cancel handler set, a late onNext after a cancel is dropped instead of throwing.
+    call.setOnCancelHandler(() -> run(this::cancelled));
+    // gRPC runs this once the call is ready and again whenever the client drains its window.
+    call.setOnReadyHandler(() -> {
+      if (drainQueued.compareAndSet(false, true)) {
+        run(() -> {
+          drainQueued.set(false);
+          drain();
+        });
+      }
+    });
+  }
+
+  private void run(Runnable event) {
+    try {
+      events.execute(() -> {
+        try {
+          event.run();
+        } catch (RuntimeException e) {
+          fail(e);
+        }
+      });
+    } catch (RuntimeException e) {
+      // The pump refused (shutting down): it runs nothing of this stream now, so ending the
+      // call from here cannot overlap a task of it.
+      fail(e);
+    }
+  }
+
+  private void drain() {
+    if (ended || wait != null) {
+      return;
+    }
+    try {
+      while (remaining > 0 && call.isReady()) {
+        int n = Math.min(chunk, remaining);
+        long missing = n - filling.size();
+        if (missing > 0 && allocator.take(tag, missing, filling) < missing) {
+          CompletableFuture<Void> ready = allocator.whenReady(tag, deadlines.get());
+          if (!ready.isDone()) {
+            wait = ready;
+            ready.whenComplete((v, e) -> run(() -> resumed(e)));
+            return;
+          }
+          ready.join();
+          continue;
+        }
+        IdBatch.Builder batch = IdBatch.newBuilder();
+        filling.forEach(batch::addIds);
+        filling = new IdRanges();
+        remaining -= n;
+        call.onNext(batch.build());
+      }
+      if (remaining == 0) {
+        end();
+        call.onCompleted();
+      }
+    } catch (RuntimeException e) {
+      fail(e);
+    }
+  }
+
+  private void resumed(Throwable failure) {
+    wait = null;
+    if (failure != null) {
+      fail(failure);
+    } else {
+      drain();
+    }
+  }
+
+  /** IDs taken for a chunk that was not sent are a gap. */
+  private void cancelled() {
+    if (ended) {
+      return;
+    }
+    end();
+    CompletableFuture<Void> w = wait;
+    if (w != null) {
+      w.cancel(false);
+    }
+  }
+
+  private void fail(Throwable e) {
+    if (ended) {
+      log.debug("NextIdBatch of {} failed after it ended", tag, e);
+      return;
+    }
+    end();
+    call.onError(StatusMapping.toStatus(e));
+  }
+
+  private void end() {
+    ended = true;
+    onEnd.run();
+  }
+}

@@ -1,0 +1,12 @@
+package io.leaf.server.engine;
+
+/**
+ * A server limit refused the call; the message names the limit and the flag that sets it, e.g.
+ * "too many calls waiting for segments (limit 10000, --max-waiting)". Maps to RESOURCE_EXHAUSTED.
+ */
+public final class LimitExceededException extends RuntimeException {
+
+  public LimitExceededException(String what, int limit, String flag) {
+    super(what + " (limit " + limit + ", " + flag + ")");
+  }
+}

@@ -1,0 +1,250 @@
+package io.leaf.server.engine;
+
+import com.google.common.base.Ticker;
+import com.google.common.util.concurrent.ThreadFactoryBuilder;
+import io.leaf.server.store.IdOverflowException;
+import io.leaf.server.store.SegmentRange;
+import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.StoreUnavailableException;
+import io.leaf.server.store.TagNotFoundException;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the segment loads of every tag, at most one per tag at a time, and installs what they bring:
+ * the next segment, or the failure and its back-off, or, for a tag the database does not have, its
+ * removal and a {@link MissingTags} entry. The calls waiting on a load are woken when it ends.
+ *
+ * <p>Two bounded budgets, so that tags this server is not serving cannot take the capacity of the
+ * tags it is: loads of tags that hold a segment (preloads, reloads) run on {@code loaderThreads}
+ * threads; first loads of tags it holds nothing for run on {@code firstLoadThreads} threads with a
+ * queue of {@code firstLoadQueue}, and beyond that are refused with RESOURCE_EXHAUSTED at once.
+ *
+ * <p>Thread-safety: {@link #start} and {@link #maybePreload}'s decision run under the tag's stripe
+ * lock; a load's result is installed under it too, and waiters are completed after it is released.
+ */
+final class SegmentLoader {
+
+  static final String FIRST_LOAD_FLAG = "--max-queued-first-loads";
+  static final String LOAD_QUEUE_FLAG = "--max-queued-loads";
+  private static final Logger log = LoggerFactory.getLogger(SegmentLoader.class);
+
+  private final SegmentStore store;
+  private final Ticker ticker;
+  private final EngineConfig config;
+  private final StepPolicy policy;
+  private final TagTable tags;
+  private final SegmentWaiters waiters;
+  private final ThreadPoolExecutor served;
+  private final ThreadPoolExecutor firstLoads;
+  private volatile boolean closed;
+
+  SegmentLoader(SegmentStore store, Ticker ticker, EngineConfig config, TagTable tags,
+      SegmentWaiters waiters) {
+    this.store = store;
+    this.ticker = ticker;
+    this.config = config;
+    this.policy = new StepPolicy(config.maxStep());
+    this.tags = tags;
+    this.waiters = waiters;
+    this.served = pool("leaf-loader-%d", config.loaderThreads(), config.loaderQueue());
+    this.firstLoads = pool("leaf-first-loader-%d", config.firstLoadThreads(),
+        config.firstLoadQueue());
+  }
+
+  private static ThreadPoolExecutor pool(String names, int threads, int queue) {
+    ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
+        new ArrayBlockingQueue<>(queue),
+        new ThreadFactoryBuilder().setNameFormat(names).setDaemon(true).build());
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
+  }
+
+  StepPolicy policy() {
+    return policy;
+  }
+
+  /**
+   * Starts the tag's one load; the caller holds the stripe lock and has checked none is pending.
+   *
+   * @throws LimitExceededException a first load found its budget full (the empty buffer is dropped)
+   * @throws LimitExceededException the loader of served tags has {@code loaderQueue} loads queued
+   */
+  void start(TagBuffer b, long now) {
+    if (closed) {
+      throw new AllocatorClosedException();
+    }
+    // A tag dropped by the idle sweeper is not new: it reloads with the tags this server serves.
+    boolean first = !b.isLoaded() && !tags.wasServed(b.bizTag);
+    int step = b.stepForNextLoad(now, policy);
+    int epoch = b.stepEpoch;
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    try {
+      (first ? firstLoads : served).execute(() -> load(b, step, epoch, now, done));
+    } catch (RejectedExecutionException e) {
+      if (closed) {
+        throw new AllocatorClosedException();
+      }
+      if (!b.isLoaded()) {
+        // Nothing waits on a buffer that never loaded and has no load: it holds no memory.
+        tags.removeLocked(b);
+      }
+      if (first) {
+        throw new LimitExceededException("too many first loads of tags this server holds no"
+            + " segment of are waiting for the database", config.firstLoadQueue(), FIRST_LOAD_FLAG);
+      }
+      throw new LimitExceededException("too many segment loads are waiting for the database",
+          config.loaderQueue(), LOAD_QUEUE_FLAG);
+    }
+    b.pending = done;
+  }
+
+  /**
+   * Starts the preload of {@code seg}'s successor once its caller passed the preload point; at
+   * most one caller per segment gets past the claim, and none while the tag backs off.
+   */
+  void maybePreload(TagBuffer b, Segment seg, long now) {
+    // Checked before claiming so that, while a failed preload backs off, callers neither take
+    // the lock nor use up the claim.
+    if (now < b.retryAtNanos || !seg.claimPreload()) {
+      return;
+    }
+    Lock lock = tags.lock(b.bizTag);
+    lock.lock();
+    try {
+      // A caller that was descheduled past the switch holds an old segment: the current one
+      // claims its own preload at its own 10%, which keeps the dynamic step's timing true.
+      if (closed || b.closed || b.current != seg || b.next != null || b.pending != null) {
+        return;
+      }
+      if (b.lastFailure != null && now < b.retryAtNanos) {
+        seg.rearmPreload();
+        return;
+      }
+      start(b, now);
+    } catch (RuntimeException e) {
+      // Saturated or closing: the caller already has its ID, and the tag loads when it runs dry.
+      log.debug("preload of {} not started: {}", b.bizTag, e.getMessage());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Stops the loader threads; loads in flight end as failed. */
+  void close() {
+    closed = true;
+    served.shutdownNow();
+    firstLoads.shutdownNow();
+  }
+
+  /**
+   * A grown dynamic step that would pass 2^63-1 falls back to the table's own step, so a tag near
+   * the top still issues every ID the table step can reach before OUT_OF_RANGE.
+   */
+  private SegmentRange takeSegment(String bizTag, int step) {
+    try {
+      return store.nextSegment(bizTag, step);
+    } catch (IdOverflowException e) {
+      if (step == SegmentStore.TABLE_STEP) {
+        throw e;
+      }
+      return store.nextSegment(bizTag, SegmentStore.TABLE_STEP);
+    }
+  }
+
+  private void load(TagBuffer b, int step, int epoch, long startedNanos,
+      CompletableFuture<Void> done) {
+    SegmentRange range = null;
+    RuntimeException failure = null;
+    try {
+      range = takeSegment(b.bizTag, step);
+    } catch (RuntimeException e) {
+      failure = e;
+    } catch (Error e) {
+      failure = new IllegalStateException("segment load failed", e);
+      throw e;
+    } finally {
+      // Waiters wake up whatever happened above, so none waits until its deadline in vain.
+      Outcome outcome = finishLoad(b, range, failure, epoch, startedNanos);
+      if (outcome.warning() != null) {
+        log.warn(outcome.warning());
+      }
+      if (failure == null) {
+        done.complete(null);
+      } else {
+        done.completeExceptionally(failure);
+      }
+      waiters.wakeAll(outcome.woken(), outcome.failure());
+    }
+  }
+
+  /**
+   * The calls to wake after a load, the failure they end with (null: they try again), and the
+   * warning to log once the stripe lock is released (null: none); transport threads take the same
+   * locks, so nothing slow such as a log write happens while one is held.
+   */
+  private record Outcome(Set<WaitingCall> woken, RuntimeException failure, String warning) {
+    Outcome(Set<WaitingCall> woken, RuntimeException failure) {
+      this(woken, failure, null);
+    }
+  }
+
+  /** Installs the load's outcome under the stripe lock. */
+  private Outcome finishLoad(TagBuffer b, SegmentRange range, RuntimeException failure,
+      int epoch, long startedNanos) {
+    Lock lock = tags.lock(b.bizTag);
+    lock.lock();
+    try {
+      b.pending = null;
+      Set<WaitingCall> woken = SegmentWaiters.detach(b);
+      if (b.closed) {
+        // Evicted while loading: the range stays unused (a gap). Installed, it could still hand
+        // IDs to a request holding this buffer after the tag's fresh buffer issued lower ones.
+        // Its waiters try again on a fresh buffer.
+        return new Outcome(woken, null);
+      }
+      if (range != null) {
+        tags.keptLocked(b);
+        tags.markServed(b.bizTag);
+        b.onLoaded(range, startedNanos, epoch);
+        Segment loaded = Segment.of(range);
+        if (b.current.isExhausted()) {
+          b.current = loaded;
+        } else {
+          b.next = loaded;
+        }
+        return new Outcome(woken, null);
+      }
+      if (failure instanceof TagNotFoundException && !b.isLoaded()) {
+        // Never loaded and not in the database: hold no memory for it, and answer the next
+        // calls for it from memory for a while.
+        tags.missing().add(b.bizTag);
+        tags.forgetServed(b.bizTag);
+        tags.removeLocked(b);
+        return new Outcome(woken, failure);
+      }
+      tags.keptLocked(b);
+      b.onFailed(failure, ticker.read(), config.minBackoff().toNanos(),
+          config.maxBackoff().toNanos());
+      if (b.isLoaded() && b.next == null && !b.current.isExhausted()) {
+        // A failed preload is retried by the first request after the back-off, so the tag is
+        // not left to stall on a synchronous load when its current segment runs out.
+        b.current.rearmPreload();
+      }
+      String warning = failure instanceof StoreUnavailableException
+          ? "loading a segment of " + b.bizTag + " failed (" + b.failures + " in a row): "
+              + failure.getMessage()
+          : null;
+      return new Outcome(woken, failure, warning);
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -1,0 +1,142 @@
+package io.leaf.server.engine;
+
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
+import com.google.common.util.concurrent.Striped;
+import io.leaf.server.store.TagNotFoundException;
+import java.util.Collection;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import java.util.function.Consumer;
+
+/**
+ * The tags this server holds: one {@link TagBuffer} each, created on first use and dropped on
+ * eviction or when the database does not have the tag, and the striped locks that guard every
+ * change of a tag's state.
+ *
+ * <p>Cost: a lookup is one {@link ConcurrentHashMap#get}. Thread-safety: safe for any number of
+ * threads; a buffer is created and removed only under its tag's stripe lock, and a removed buffer
+ * is closed, so a request that raced onto it retries on a fresh one.
+ */
+final class TagTable {
+
+  /** Package-private so tests can find two tags that share a stripe. */
+  static final int STRIPES = 256;
+  /** Names of served tags remembered after their buffers are dropped (a few MB at most). */
+  static final int SERVED_CAPACITY = 100_000;
+
+  private final ConcurrentHashMap<String, TagBuffer> buffers = new ConcurrentHashMap<>();
+  private final Striped<Lock> locks = Striped.lock(STRIPES);
+  private final MissingTags missing;
+  /**
+   * Names of tags a segment was loaded for here, so that one dropped by the idle sweeper reloads
+   * with the tags this server serves, not against the first-load budget kept for unknown names.
+   * Bounded; the least recently loaded names go first.
+   */
+  private final Cache<String, Boolean> served =
+      CacheBuilder.newBuilder().maximumSize(SERVED_CAPACITY).build();
+  private volatile Consumer<TagBuffer> onCached = b -> { };
+
+  TagTable(MissingTags missing) {
+    this.missing = missing;
+  }
+
+  /** The buffer of {@code bizTag}; null when none. */
+  TagBuffer get(String bizTag) {
+    return buffers.get(bizTag);
+  }
+
+  Lock lock(String bizTag) {
+    return locks.get(bizTag);
+  }
+
+  MissingTags missing() {
+    return missing;
+  }
+
+  /** True when a segment of {@code bizTag} was loaded on this server (and not forgotten since). */
+  boolean wasServed(String bizTag) {
+    return served.getIfPresent(bizTag) != null;
+  }
+
+  void markServed(String bizTag) {
+    served.put(bizTag, Boolean.TRUE);
+  }
+
+  /** The database no longer has {@code bizTag}: its next load is a first load again. */
+  void forgetServed(String bizTag) {
+    served.invalidate(bizTag);
+  }
+
+  void setOnCached(Consumer<TagBuffer> listener) {
+    this.onCached = listener;
+  }
+
+  /**
+   * The open buffer of {@code bizTag}, created if there is none.
+   *
+   * @throws TagNotFoundException the database lacked the tag within the missing-tag TTL
+   */
+  TagBuffer getOrCreate(String bizTag, long nowNanos) {
+    TagBuffer b = buffers.get(bizTag);
+    if (b != null && !b.closed) {
+      return b;
+    }
+    if (missing.contains(bizTag)) {
+      throw new TagNotFoundException(bizTag);
+    }
+    Lock lock = locks.get(bizTag);
+    lock.lock();
+    try {
+      b = buffers.get(bizTag);
+      if (b == null) {
+        b = new TagBuffer(bizTag, nowNanos);
+        buffers.put(bizTag, b);
+      }
+      return b;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Hands {@code b} to the listener (the idle sweeper) once, when its first load has ended and the
+   * buffer stays: a segment, or a failure it backs off from. Buffers of tags the database lacks,
+   * or whose first load was refused, are dropped before that, so a flood of unknown names never
+   * reaches the sweeper. The caller holds the tag's stripe lock.
+   */
+  void keptLocked(TagBuffer b) {
+    if (!b.announced) {
+      b.announced = true;
+      onCached.accept(b);
+    }
+  }
+
+  /** Drops and closes {@code b} if the table still holds that very buffer; takes the lock. */
+  boolean remove(TagBuffer b) {
+    Lock lock = locks.get(b.bizTag);
+    lock.lock();
+    try {
+      return removeLocked(b);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** {@link #remove} for a caller that holds the tag's stripe lock. */
+  boolean removeLocked(TagBuffer b) {
+    if (buffers.remove(b.bizTag, b)) {
+      b.closed = true;
+      return true;
+    }
+    return false;
+  }
+
+  int size() {
+    return buffers.size();
+  }
+
+  Collection<TagBuffer> all() {
+    return buffers.values();
+  }
+}

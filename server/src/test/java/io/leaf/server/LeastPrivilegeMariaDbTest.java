@@ -1,0 +1,117 @@
+package io.leaf.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.health.v1.HealthGrpc;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
+import io.leaf.server.testing.TestDatabase;
+import io.leaf.server.testing.TestDatabases;
+import io.leaf.v1.CreateTagRequest;
+import io.leaf.v1.GetTagRequest;
+import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.NextIdRequest;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * The production wiring ({@link LeafServer#fromConfig}) logged in as a MariaDB user that holds
+ * only some privileges on {@code leaf_alloc}, as a DBA grants them.
+ */
+class LeastPrivilegeMariaDbTest {
+
+  private TestDatabase db;
+  private LeafServer server;
+  private ManagedChannel channel;
+
+  @BeforeEach
+  void setUp() {
+    db = TestDatabases.mariaDb();
+    db.store(1).createTag("existing", 1, 100, "created by the DBA");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (channel != null) {
+      channel.shutdownNow();
+    }
+    if (server != null) {
+      server.stop();
+    }
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  private LeafServiceGrpc.LeafServiceBlockingStub startAs(TestDatabase.Login login)
+      throws Exception {
+    ServerConfig config = ServerConfig.parse(new String[] {"--db-url", db.url, "--db-user",
+        login.user(), "--db-password", login.password(), "--db-pool-size", "2"}, env -> null);
+    String name = InProcessServerBuilder.generateName();
+    server = LeafServer.fromConfig(config, InProcessServerBuilder.forName(name),
+        UnaryOperator.identity()).start();
+    channel = InProcessChannelBuilder.forName(name).build();
+    return LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
+  }
+
+  private ServingStatus health() {
+    return HealthGrpc.newBlockingStub(channel).check(HealthCheckRequest.newBuilder()
+        .setService("leaf.v1.LeafService").build()).getStatus();
+  }
+
+  @Test
+  void start_selectInsertUpdateOnLeafAllocOnly_servingAndIssuesIds() throws Exception {
+    LeafServiceGrpc.LeafServiceBlockingStub leaf =
+        startAs(db.createUser("SELECT, INSERT, UPDATE"));
+
+    assertEquals(ServingStatus.SERVING, health(),
+        "no CREATE privilege is needed when leaf_alloc exists");
+    assertEquals(1, leaf.nextId(NextIdRequest.newBuilder().setBizTag("existing").build()).getId());
+    leaf.createTag(CreateTagRequest.newBuilder().setBizTag("new").setStep(10).build());
+    assertEquals(1, leaf.nextId(NextIdRequest.newBuilder().setBizTag("new").build()).getId());
+    assertEquals(101, leaf.getTag(GetTagRequest.newBuilder().setBizTag("existing").build())
+        .getTag().getMaxId());
+  }
+
+  @Test
+  void writes_selectOnly_failedPreconditionWithTheDatabasesReason() throws Exception {
+    LeafServiceGrpc.LeafServiceBlockingStub leaf = startAs(db.createUser("SELECT"));
+
+    assertEquals(100, leaf.getTag(GetTagRequest.newBuilder().setBizTag("existing").build())
+        .getTag().getStep(), "reads work");
+    assertRefused("INSERT command denied", () -> leaf.createTag(
+        CreateTagRequest.newBuilder().setBizTag("new").build()));
+    assertRefused("UPDATE command denied", () -> leaf.nextId(
+        NextIdRequest.newBuilder().setBizTag("existing").build()));
+  }
+
+  @Test
+  void calls_wrongPassword_failedPreconditionAccessDenied() throws Exception {
+    TestDatabase.Login login = db.createUser("SELECT, INSERT, UPDATE");
+    LeafServiceGrpc.LeafServiceBlockingStub leaf =
+        startAs(new TestDatabase.Login(login.user(), "not-" + login.password()));
+
+    assertEquals(ServingStatus.NOT_SERVING, health());
+    assertRefused("Access denied for user", () -> leaf.getTag(
+        GetTagRequest.newBuilder().setBizTag("existing").build()));
+  }
+
+  private static void assertRefused(String reason, Executable call) {
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, call);
+    assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode(),
+        "a denied write is no outage: " + e.getStatus());
+    assertTrue(String.valueOf(e.getStatus().getDescription()).contains(reason),
+        "the message carries the database's reason '" + reason + "': " + e.getStatus());
+  }
+}

@@ -1,0 +1,97 @@
+package io.leaf.server.testing;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code LeafServer.main} in a child JVM on the test classpath, as {@code java -jar} runs it:
+ * its exit code and every line it wrote to stdout and stderr. {@link #close()} kills it.
+ */
+public final class ServerProcess implements AutoCloseable {
+
+  private final Process process;
+  private final List<String> lines = new ArrayList<>();
+  private final Thread reader;
+
+  private ServerProcess(Process process) {
+    this.process = process;
+    this.reader = new Thread(() -> {
+      try (BufferedReader in = new BufferedReader(
+          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = in.readLine()) != null; ) {
+          synchronized (lines) {
+            lines.add(line);
+            lines.notifyAll();
+          }
+        }
+      } catch (IOException e) {
+        // The process was killed; the lines read so far stay.
+      }
+    }, "server-process-output");
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  /**
+   * Starts the server with {@code args}, logging through the production {@code logback.xml}
+   * (the test classpath would otherwise pick the quieter {@code logback-test.xml}).
+   */
+  public static ServerProcess start(String... args) throws IOException {
+    String classpath = System.getProperty("surefire.test.class.path",
+        System.getProperty("java.class.path"));
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    Path logback = Path.of("target", "classes", "logback.xml").toAbsolutePath();
+    List<String> command = new ArrayList<>(List.of(java.toString(), "-cp", classpath,
+        "-Dlogback.configurationFile=" + logback, "io.leaf.server.LeafServer"));
+    command.addAll(List.of(args));
+    return new ServerProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
+  }
+
+  /** Waits until a line contains {@code text}; false when the process ended or time ran out. */
+  public boolean awaitLine(String text, long timeout, TimeUnit unit) throws InterruptedException {
+    long deadline = System.nanoTime() + unit.toNanos(timeout);
+    synchronized (lines) {
+      while (lines.stream().noneMatch(l -> l.contains(text))) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || (!process.isAlive() && !reader.isAlive())) {
+          return false;
+        }
+        lines.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 100)));
+      }
+      return true;
+    }
+  }
+
+  /** The exit code, or null when the process is still running after {@code timeout}. */
+  public Integer awaitExit(long timeout, TimeUnit unit) throws InterruptedException {
+    if (!process.waitFor(timeout, unit)) {
+      return null;
+    }
+    reader.join(TimeUnit.SECONDS.toMillis(10));
+    return process.exitValue();
+  }
+
+  /** Every line so far. */
+  public List<String> lines() {
+    synchronized (lines) {
+      return List.copyOf(lines);
+    }
+  }
+
+  /** The output so far, for assertion messages. */
+  public String output() {
+    return String.join("\n", lines());
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
+  }
+}
