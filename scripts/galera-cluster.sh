@@ -110,7 +110,9 @@ wsrep_node_address = 127.0.0.1:$(gcomm_port "$n")
 wsrep_node_incoming_address = 127.0.0.1:$(sql_port "$n")
 # A node that dies is evicted after about a second instead of Galera's default 5 s
 # (evs.suspect_timeout), during which the other nodes' commits wait for the view to change.
-wsrep_provider_options = "gmcast.listen_addr=tcp://127.0.0.1:$(gcomm_port "$n");ist.recv_addr=127.0.0.1:$(ist_port "$n");gcache.size=128M;evs.keepalive_period=PT0.2S;evs.inactive_check_period=PT0.2S;evs.suspect_timeout=PT1S;evs.inactive_timeout=PT2S;evs.install_timeout=PT2S"
+# Installing the new view may take longer on a loaded machine: a short install timeout there
+# split the survivors into two non-primary components.
+wsrep_provider_options = "gmcast.listen_addr=tcp://127.0.0.1:$(gcomm_port "$n");ist.recv_addr=127.0.0.1:$(ist_port "$n");gcache.size=128M;evs.keepalive_period=PT0.2S;evs.inactive_check_period=PT0.2S;evs.suspect_timeout=PT1S;evs.inactive_timeout=PT3S;evs.install_timeout=PT10S"
 wsrep_sst_method = rsync
 wsrep_sst_receive_address = 127.0.0.1:$(sst_port "$n")
 wsrep_slave_threads = 2
@@ -318,10 +320,16 @@ cmd_rejoin() {
   check_installed
   local n=$1 t0=$SECONDS recover_log pos other ok=0
   running "$n" && die "node $n is running; kill it first"
-  for other in $NODES; do
-    [ "$other" != "$n" ] && running "$other" && primary "$other" && ok=1
+  # Right after a kill the survivors may still be forming their new view (and a loaded machine
+  # answers slowly), so look for a primary component for a while before giving up.
+  local deadline=$((SECONDS + TIMEOUT))
+  while [ $ok = 0 ] && [ $SECONDS -lt $deadline ]; do
+    for other in $NODES; do
+      [ "$other" != "$n" ] && running "$other" && primary "$other" && ok=1
+    done
+    [ $ok = 1 ] || sleep 0.5
   done
-  [ $ok = 1 ] || die "no other node is in a primary component; use start"
+  [ $ok = 1 ] || die "no other node is in a primary component after ${TIMEOUT}s; use start"
   write_cnf "$n"
   recover_log="$(node_dir "$n")/recover.log"
   rm -f "$recover_log"

@@ -4,6 +4,7 @@ import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import com.zaxxer.hikari.HikariDataSource;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
+import io.grpc.ServerInterceptors;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
@@ -11,6 +12,7 @@ import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.leaf.server.api.DatabaseCalls;
 import io.leaf.server.api.LeafGrpcService;
+import io.leaf.server.api.MalformedRequests;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
@@ -43,13 +45,20 @@ import org.slf4j.LoggerFactory;
  * loads on the engine's loader threads, NextIdBatch's encoding on a stream pump of half the
  * cores, and calls waiting for a segment hold no thread at all.
  *
- * <p>Health is SERVING once the database answers and the schema is in place, NOT_SERVING while it
- * does not (checked every two seconds), and NOT_SERVING for good once shutdown begins.
+ * <p>Health (readiness) means "this server can issue IDs": the server-wide status ({@code ""}) and
+ * {@code leaf.v1.LeafService} are NOT_SERVING until the start-up checks pass (the database answers
+ * and {@code leaf_alloc} is usable), then SERVING, through database outages too (buffered IDs keep
+ * flowing), and NOT_SERVING for good once shutdown begins. The database's own state, checked every
+ * two seconds, is {@value #DATABASE_HEALTH} and one log line per change.
  */
 public final class LeafServer {
 
   private static final Logger log = LoggerFactory.getLogger(LeafServer.class);
   private static final long HEALTH_PERIOD_MILLIS = 2_000;
+  /** The health service name that reports whether the database answers (for alerting). */
+  public static final String DATABASE_HEALTH = "leaf.database";
+  /** While the database stays down, its state is logged again at most this often. */
+  private static final Duration DOWN_LOG_PERIOD = Duration.ofMinutes(1);
   /** Precision of the engine's clock: last access, back-off and dynamic-step timing. */
   private static final Duration TICKER_RESOLUTION = Duration.ofMillis(1);
   /**
@@ -65,6 +74,8 @@ public final class LeafServer {
   private final SegmentAllocator allocator;
   private final IdleTagSweeper sweeper;
   private final HealthStatusManager health = new HealthStatusManager();
+  private final HealthWatches watches = new HealthWatches();
+  private final DatabaseState databaseState;
   private final ScheduledExecutorService monitor;
   private final AutoCloseable resources;
   private final DatabaseCalls database;
@@ -72,7 +83,13 @@ public final class LeafServer {
   private final LeafGrpcService service;
   private final ServerConfig config;
   private volatile boolean schemaReady;
+  /** The start-up checks passed: readiness is SERVING until shutdown. */
+  private volatile boolean ready;
+  /** Serializes database checks (the monitor's and a test's), so their log lines stay in order. */
+  private final Object checkLock = new Object();
   private volatile boolean stopped;
+  /** The port was bound (a start that failed before it stops without a "stopped" line). */
+  private volatile boolean listening;
 
   /**
    * @param builder where to serve (Netty in production, in-process in tests); set to a direct
@@ -82,6 +99,7 @@ public final class LeafServer {
    */
   public LeafServer(ServerBuilder<?> builder, SegmentStore store, Runnable schemaInit,
       SegmentAllocator allocator, ServerConfig config, AutoCloseable resources) {
+    TransportLogs.install();
     this.store = store;
     this.schemaInit = schemaInit;
     this.allocator = allocator;
@@ -99,15 +117,17 @@ public final class LeafServer {
         config.maxBatch(), config.maxStreams(), database, streamPump);
     this.server = builder
         .directExecutor()
-        .addService(service)
-        .addService(health.getHealthService())
+        .addService(MalformedRequests.guard(service.bindService()))
+        .addService(ServerInterceptors.intercept(health.getHealthService(), watches))
         .addService(ProtoReflectionServiceV1.newInstance())
         .addService(ProtoReflectionService.newInstance())
         .build();
     this.monitor = Executors.newSingleThreadScheduledExecutor(
         new ThreadFactoryBuilder().setNameFormat("leaf-health").setDaemon(true).build());
+    this.databaseState = new DatabaseState(allocator.ticker(), DOWN_LOG_PERIOD);
     health.setStatus("", ServingStatus.NOT_SERVING);
     health.setStatus(LeafServiceGrpc.SERVICE_NAME, ServingStatus.NOT_SERVING);
+    health.setStatus(DATABASE_HEALTH, ServingStatus.NOT_SERVING);
   }
 
   /**
@@ -147,17 +167,27 @@ public final class LeafServer {
   }
 
   /**
+   * Binds the port, then checks the database (the port first: a server that cannot listen exits
+   * without touching the database).
+   *
+   * @throws IOException the port cannot be bound
    * @throws UnusableTableException the database answers but its {@code leaf_alloc} cannot be
    *     used; the server is stopped (a database that does not answer yet is retried instead)
    */
   public LeafServer start() throws IOException {
+    try {
+      server.start();
+    } catch (IOException e) {
+      stop();
+      throw e;
+    }
+    listening = true;
     try {
       checkDatabase(true);
     } catch (UnusableTableException e) {
       stop();
       throw e;
     }
-    server.start();
     sweeper.start();
     monitor.scheduleWithFixedDelay(() -> checkDatabase(false), HEALTH_PERIOD_MILLIS,
         HEALTH_PERIOD_MILLIS, TimeUnit.MILLISECONDS);
@@ -199,6 +229,9 @@ public final class LeafServer {
     health.enterTerminalState();
     monitor.shutdownNow();
     server.shutdown();
+    // Health/Watch streams never end by themselves; left open they would hold the server for the
+    // whole grace period.
+    watches.closeAll();
     try {
       if (!server.awaitTermination(config.shutdownGrace().toMillis(), TimeUnit.MILLISECONDS)) {
         log.warn("calls still running after {}; cancelling them", config.shutdownGrace());
@@ -218,34 +251,75 @@ public final class LeafServer {
     } catch (Exception e) {
       log.warn("closing the database pool failed", e);
     }
-    log.info("Leaf stopped");
+    if (listening) {
+      log.info("Leaf stopped");
+    }
   }
 
   public void awaitTermination() throws InterruptedException {
     server.awaitTermination();
   }
 
+  /** Whether the database answered the last check. */
+  public boolean databaseUp() {
+    return databaseState.isUp();
+  }
+
+  /** Runs the periodic database check now (tests; the monitor thread runs it every 2 s). */
+  public void checkDatabaseNow() {
+    checkDatabase(false);
+  }
+
   private void checkDatabase(boolean atStart) {
+    synchronized (checkLock) {
+      checkDatabaseLocked(atStart);
+    }
+  }
+
+  private void checkDatabaseLocked(boolean atStart) {
     if (stopped) {
       return;
     }
-    ServingStatus status;
+    RuntimeException failure = null;
     try {
       if (!schemaReady) {
         schemaInit.run();
         schemaReady = true;
       }
       store.ping();
-      status = ServingStatus.SERVING;
     } catch (RuntimeException e) {
       if (atStart && e instanceof UnusableTableException) {
         throw e;
       }
-      log.warn("database not ready: {}", e.getMessage());
-      status = ServingStatus.NOT_SERVING;
+      failure = e;
     }
-    health.setStatus("", status);
-    health.setStatus(LeafServiceGrpc.SERVICE_NAME, status);
+    String line = databaseState.observe(failure);
+    if (line != null) {
+      if (failure == null) {
+        log.info(line);
+      } else {
+        log.warn(line);
+      }
+    }
+    health.setStatus(DATABASE_HEALTH,
+        failure == null ? ServingStatus.SERVING : ServingStatus.NOT_SERVING);
+    if (failure == null && !ready) {
+      ready = true;
+      health.setStatus("", ServingStatus.SERVING);
+      health.setStatus(LeafServiceGrpc.SERVICE_NAME, ServingStatus.SERVING);
+    }
+  }
+
+  /** Why the port could not be bound, in the operating system's words where it gave any. */
+  static String bindFailure(IOException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String m = t.getMessage();
+      if (m != null && m.contains("Address already in use")) {
+        return "Address already in use";
+      }
+    }
+    Throwable root = e.getCause() != null ? e.getCause() : e;
+    return root.getMessage();
   }
 
   public static void main(String[] args) throws Exception {
@@ -266,6 +340,11 @@ public final class LeafServer {
       server = fromConfig(config).start();
     } catch (UnusableTableException e) {
       System.err.println("leaf-server: " + e.getMessage());
+      System.exit(2);
+      return;
+    } catch (IOException e) {
+      System.err.println("leaf-server: cannot listen on port " + config.port() + ": "
+          + bindFailure(e));
       System.exit(2);
       return;
     }

@@ -65,10 +65,12 @@ final class Validation {
     return maxId;
   }
 
+  /** At most 256 characters counted as utf8mb4 {@code VARCHAR(256)} counts them: code points. */
   static String description(String description) {
-    if (description.length() > MAX_DESCRIPTION_LENGTH) {
+    int length = description.codePointCount(0, description.length());
+    if (length > MAX_DESCRIPTION_LENGTH) {
       throw new InvalidArgumentException("description must be at most " + MAX_DESCRIPTION_LENGTH
-          + " characters, got " + description.length());
+          + " characters, got " + length);
     }
     return description;
   }

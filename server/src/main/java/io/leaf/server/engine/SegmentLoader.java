@@ -238,8 +238,10 @@ final class SegmentLoader {
         // not left to stall on a synchronous load when its current segment runs out.
         b.current.rearmPreload();
       }
-      String warning = failure instanceof StoreUnavailableException
-          ? "loading a segment of " + b.bizTag + " failed (" + b.failures + " in a row): "
+      // One line when a tag's loads start failing; the retries that follow while the database
+      // stays down are the server's database state to report (LeafServer), not one line each.
+      String warning = failure instanceof StoreUnavailableException && b.failures == 1
+          ? "loading a segment of " + b.bizTag + " failed (retrying with back-off): "
               + failure.getMessage()
           : null;
       return new Outcome(woken, failure, warning);

@@ -12,7 +12,10 @@ import java.util.function.Supplier;
  *
  * <p>The first retry is immediate (a conflict on a hot row usually clears as soon as the winning
  * write commits); later ones wait a random delay in {@code [d, 2d)}, {@code d} doubling from
- * {@code baseDelay}, so servers that collided do not collide again in step.
+ * {@code baseDelay} up to {@code maxDelay}, so servers that collided do not collide again in step.
+ * The default allows twelve tries over at most about a second: several servers writing one hot
+ * row through different Galera nodes lose many certifications in a row, and a segment load runs
+ * in the background while the buffered segment still serves.
  *
  * <p>Thread-safe; the delays sleep on the calling thread, which is always a bounded database
  * executor's, never a request's.
@@ -24,12 +27,13 @@ final class ConflictRetry {
     void sleepNanos(long nanos) throws InterruptedException;
   }
 
-  static final ConflictRetry DEFAULT = new ConflictRetry(6, Duration.ofMillis(1),
-      nanos -> Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000)),
+  static final ConflictRetry DEFAULT = new ConflictRetry(12, Duration.ofMillis(1),
+      Duration.ofMillis(64), nanos -> Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000)),
       () -> ThreadLocalRandom.current().nextLong(Long.MAX_VALUE));
 
   private final int attempts;
   private final long baseDelayNanos;
+  private final long maxDelayNanos;
   private final Sleeper sleeper;
   private final LongSupplier random;
 
@@ -39,11 +43,18 @@ final class ConflictRetry {
    * @param random non-negative random numbers for the jitter
    */
   ConflictRetry(int attempts, Duration baseDelay, Sleeper sleeper, LongSupplier random) {
+    this(attempts, baseDelay, Duration.ofNanos(Long.MAX_VALUE), sleeper, random);
+  }
+
+  /** @param maxDelay {@code d} stops doubling here (a delay is below {@code 2 * maxDelay}) */
+  ConflictRetry(int attempts, Duration baseDelay, Duration maxDelay, Sleeper sleeper,
+      LongSupplier random) {
     if (attempts < 1) {
       throw new IllegalArgumentException("attempts must be at least 1: " + attempts);
     }
     this.attempts = attempts;
     this.baseDelayNanos = baseDelay.toNanos();
+    this.maxDelayNanos = maxDelay.toNanos();
     this.sleeper = sleeper;
     this.random = random;
   }
@@ -73,7 +84,7 @@ final class ConflictRetry {
     if (failedAttempt == 1) {
       return;
     }
-    long d = baseDelayNanos << Math.min(failedAttempt - 2, 20);
+    long d = Math.min(baseDelayNanos << Math.min(failedAttempt - 2, 20), maxDelayNanos);
     long delay = d + (d <= 0 ? 0 : random.getAsLong() % d);
     try {
       sleeper.sleepNanos(delay);

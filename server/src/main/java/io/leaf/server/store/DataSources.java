@@ -50,7 +50,11 @@ public final class DataSources {
       // failure; the node it moves to must take writes (the driver's default makes it read-only).
       config.addDataSourceProperty("failOverReadOnly", "false");
     }
-    return new HikariDataSource(config);
+    // The no-argument pool starts on its first connection request, not here: a server that
+    // cannot bind its port exits before it ever touches the database.
+    HikariDataSource pool = new HikariDataSource();
+    config.copyStateTo(pool);
+    return pool;
   }
 
   /**

@@ -117,7 +117,9 @@ final class DatabaseErrors {
    * @param attempts how many times a conflicting write was tried
    */
   static RuntimeException toStoreException(String what, Throwable e, int attempts) {
-    String reason = rootCause(e).getMessage();
+    Throwable root = rootCause(e);
+    String reason = root.getMessage() != null ? root.getMessage()
+        : root.getClass().getSimpleName() + " (no message)";
     return switch (classify(e)) {
       case DUPLICATE_KEY -> new DuplicateKey(e);
       case CONFLICT -> new StoreUnavailableException("could not " + what + ": write conflict"

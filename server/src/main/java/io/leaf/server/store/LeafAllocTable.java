@@ -144,10 +144,22 @@ final class LeafAllocTable {
         ? UpdateTime.EPOCH_MILLIS : UpdateTime.DATABASE_CLOCK, time.typeName, dialect));
   }
 
+  /** The schema's description column, sized in characters as utf8mb4 counts them. */
+  static final String DESCRIPTION_COLUMN = "VARCHAR(256) CHARACTER SET utf8mb4";
+  /**
+   * H2 counts a column's length in UTF-16 units, so 256 characters outside the Basic Multilingual
+   * Plane take 512; the API's own check keeps descriptions to 256 code points on both databases.
+   */
+  static final String H2_DESCRIPTION_COLUMN = "VARCHAR(512)";
+
   /** Creates the table Leaf's own way: {@code sql/schema.sql}. */
   static void create(DSLContext db) {
+    String schema = stripComments(readSchema());
+    if (db.dialect().family() == SQLDialect.H2) {
+      schema = schema.replace(DESCRIPTION_COLUMN, H2_DESCRIPTION_COLUMN);
+    }
     // Comments go first, so a semicolon inside one never splits a statement.
-    for (String statement : stripComments(readSchema()).split(";")) {
+    for (String statement : schema.split(";")) {
       if (!statement.isBlank()) {
         db.execute(statement.strip());
       }

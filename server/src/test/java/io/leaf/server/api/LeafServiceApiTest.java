@@ -243,6 +243,17 @@ class LeafServiceApiTest {
   }
 
   @Test
+  void description_256EmojiCodePoints_acceptedAndStoredWhole() {
+    String emoji = "\uD83D\uDE00".repeat(256); // 256 code points, 512 UTF-16 units
+    Tag created = leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("emoji")
+        .setDescription(emoji).build());
+    assertEquals(emoji, created.getDescription());
+    assertStatus(Status.Code.INVALID_ARGUMENT, "description must be at most 256 characters, got 257",
+        () -> leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("emoji2")
+            .setDescription(emoji + "x").build()));
+  }
+
+  @Test
   void countAndChunk_outOfRange_invalidArgument() {
     create("c", 1, 10);
     assertStatus(Status.Code.INVALID_ARGUMENT, "count must be between 1 and 1000000, got 0", () -> batch("c", 0, 10));

@@ -90,6 +90,30 @@ class ConflictRetryTest {
   }
 
   @Test
+  void run_manyConflicts_delayStopsDoublingAtMaxDelay() {
+    ConflictRetry capped = new ConflictRetry(10, Duration.ofMillis(1), Duration.ofMillis(8),
+        sleeps::add, () -> 0L);
+    assertThrows(RuntimeException.class, () -> capped.run(() -> {
+      throw deadlock();
+    }));
+    assertEquals(List.of(1_000_000L, 2_000_000L, 4_000_000L, 8_000_000L, 8_000_000L, 8_000_000L,
+        8_000_000L, 8_000_000L), sleeps, "1, 2, 4 ms, then 8 ms each time");
+  }
+
+  @Test
+  void default_worstCaseWaitsUnderASecondInAll() {
+    List<Long> worst = new ArrayList<>();
+    ConflictRetry defaults = new ConflictRetry(ConflictRetry.DEFAULT.attempts(),
+        Duration.ofMillis(1), Duration.ofMillis(64), worst::add, () -> Long.MAX_VALUE - 1);
+    assertThrows(RuntimeException.class, () -> defaults.run(() -> {
+      throw deadlock();
+    }));
+    long total = worst.stream().mapToLong(Long::longValue).sum();
+    assertTrue(total < 1_000_000_000L, "worst-case total wait " + total + " ns");
+    assertEquals(ConflictRetry.DEFAULT.attempts() - 2, worst.size(), "every retry but the first waits");
+  }
+
+  @Test
   void run_otherFailure_isThrownAtOnce() {
     AtomicInteger calls = new AtomicInteger();
     RuntimeException outage = wrapped(new SQLException("Connection refused", "08001", 0));

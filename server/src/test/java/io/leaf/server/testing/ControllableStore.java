@@ -141,6 +141,16 @@ public final class ControllableStore extends ForwardingSegmentStore {
     }
   }
 
+  /** While {@link #failLoads()} holds, the database does not answer pings either. */
+  @Override
+  public void ping() {
+    if (failing) {
+      throw new StoreUnavailableException("database unavailable: connection refused (test outage)",
+          null);
+    }
+    super.ping();
+  }
+
   @Override
   public SegmentRange nextSegment(String bizTag, int step) {
     attempts.incrementAndGet();

@@ -1,0 +1,101 @@
+package io.leaf.server;
+
+import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
+import io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import io.grpc.health.v1.HealthGrpc;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Keeps the open {@code Health/Watch} streams so that shutdown can end them: a Watch stream never
+ * ends by itself, and one left open would hold a stopping server for its whole grace period.
+ *
+ * <p>Thread-safe. A tracked call's sends and its close are serialized on the call, since the
+ * health service writes from whichever thread changes a status while shutdown closes from its own.
+ */
+final class HealthWatches implements ServerInterceptor {
+
+  private final Set<SerializedCall<?, ?>> open = ConcurrentHashMap.newKeySet();
+  private volatile boolean closing;
+
+  @Override
+  public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+      ServerCallHandler<Q, R> next) {
+    if (!call.getMethodDescriptor().getFullMethodName()
+        .equals(HealthGrpc.getWatchMethod().getFullMethodName())) {
+      return next.startCall(call, headers);
+    }
+    SerializedCall<Q, R> tracked = new SerializedCall<>(call);
+    open.add(tracked);
+    if (closing) {
+      // Arrived while shutdown was closing the others.
+      tracked.closeForShutdown();
+    }
+    return new SimpleForwardingServerCallListener<>(next.startCall(tracked, headers)) {
+      @Override
+      public void onCancel() {
+        open.remove(tracked);
+        super.onCancel();
+      }
+
+      @Override
+      public void onComplete() {
+        open.remove(tracked);
+        super.onComplete();
+      }
+    };
+  }
+
+  /** Ends every open Watch stream with UNAVAILABLE; Watch calls that arrive later end at once. */
+  void closeAll() {
+    closing = true;
+    for (SerializedCall<?, ?> call : open) {
+      call.closeForShutdown();
+    }
+  }
+
+  /** Open Watch streams (tests). */
+  int openCount() {
+    return open.size();
+  }
+
+  private final class SerializedCall<Q, R> extends SimpleForwardingServerCall<Q, R> {
+    private boolean closed;
+
+    SerializedCall(ServerCall<Q, R> delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public synchronized void sendHeaders(Metadata headers) {
+      if (!closed) {
+        super.sendHeaders(headers);
+      }
+    }
+
+    @Override
+    public synchronized void sendMessage(R message) {
+      if (!closed) {
+        super.sendMessage(message);
+      }
+    }
+
+    @Override
+    public synchronized void close(Status status, Metadata trailers) {
+      open.remove(this);
+      if (!closed) {
+        closed = true;
+        super.close(status, trailers);
+      }
+    }
+
+    void closeForShutdown() {
+      close(Status.UNAVAILABLE.withDescription("server shutting down"), new Metadata());
+    }
+  }
+}

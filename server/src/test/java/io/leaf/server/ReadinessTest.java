@@ -1,0 +1,150 @@
+package io.leaf.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.Status;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.health.v1.HealthGrpc;
+import io.grpc.stub.StreamObserver;
+import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.store.MemorySegmentStore;
+import io.leaf.server.testing.ControllableStore;
+import io.leaf.server.testing.FakeTicker;
+import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.v1.CreateTagRequest;
+import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.NextIdRequest;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Readiness means "this server can issue IDs"; the database's own state is reported apart. */
+class ReadinessTest {
+
+  private final ControllableStore store = new ControllableStore(new MemorySegmentStore());
+  private InProcessLeaf leaf;
+
+  @AfterEach
+  void tearDown() throws Exception {
+    store.heal();
+    if (leaf != null) {
+      leaf.close();
+    }
+  }
+
+  private InProcessLeaf start(String... flags) throws Exception {
+    leaf = new InProcessLeaf(store, new FakeTicker(), EngineConfig.DEFAULTS, flags);
+    return leaf;
+  }
+
+  private ServingStatus health(String service) {
+    return HealthGrpc.newBlockingStub(leaf.channel)
+        .check(HealthCheckRequest.newBuilder().setService(service).build()).getStatus();
+  }
+
+  @Test
+  void databaseStops_underServingTag_readinessStaysServingAndDatabaseHealthNotServing()
+      throws Exception {
+    start();
+    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("ready").setStep(1000).build());
+    NextIdRequest next = NextIdRequest.newBuilder().setBizTag("ready").build();
+    assertEquals(1, leaf.blocking.nextId(next).getId());
+    assertEquals(ServingStatus.SERVING, health(LeafServer.DATABASE_HEALTH));
+
+    store.failLoads(); // the database stops answering: pings and segment loads fail
+    leaf.server.checkDatabaseNow();
+
+    assertEquals(ServingStatus.SERVING, health(""), "readiness: this pod still issues IDs");
+    assertEquals(ServingStatus.SERVING, health(LeafServiceGrpc.SERVICE_NAME),
+        "the service name the readiness probe asks");
+    assertEquals(ServingStatus.NOT_SERVING, health(LeafServer.DATABASE_HEALTH),
+        "the database's own state, for alerting");
+    for (long expected = 2; expected <= 50; expected++) {
+      assertEquals(expected, leaf.blocking.nextId(next).getId(), "buffered IDs keep flowing");
+    }
+
+    store.heal();
+    leaf.server.checkDatabaseNow();
+    assertEquals(ServingStatus.SERVING, health(LeafServer.DATABASE_HEALTH));
+    assertTrue(leaf.server.databaseUp());
+  }
+
+  @Test
+  void databaseDownAtStart_notServingUntilItAnswers() throws Exception {
+    store.failLoads();
+    start();
+    assertEquals(ServingStatus.NOT_SERVING, health(""), "start-up checks have not passed");
+    assertEquals(ServingStatus.NOT_SERVING, health(LeafServiceGrpc.SERVICE_NAME));
+
+    store.heal();
+    leaf.server.checkDatabaseNow();
+    assertEquals(ServingStatus.SERVING, health(""));
+    assertEquals(ServingStatus.SERVING, health(LeafServiceGrpc.SERVICE_NAME));
+  }
+
+  @Test
+  void stop_openWatchStream_endsAtOnceInsteadOfWaitingOutTheGrace() throws Exception {
+    start("--shutdown-grace", "20s");
+    LinkedBlockingQueue<ServingStatus> seen = new LinkedBlockingQueue<>();
+    CompletableFuture<Status> ended = new CompletableFuture<>();
+    HealthGrpc.newStub(leaf.channel).watch(
+        HealthCheckRequest.newBuilder().setService(LeafServiceGrpc.SERVICE_NAME).build(),
+        new StreamObserver<>() {
+          @Override
+          public void onNext(HealthCheckResponse r) {
+            seen.add(r.getStatus());
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            ended.complete(Status.fromThrowable(t));
+          }
+
+          @Override
+          public void onCompleted() {
+            ended.complete(Status.OK);
+          }
+        });
+    assertEquals(ServingStatus.SERVING, seen.poll(5, TimeUnit.SECONDS), "the watch is open");
+
+    long started = System.nanoTime();
+    leaf.server.stop();
+    long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+
+    assertTrue(tookMillis < 5_000, "stop took " + tookMillis + " ms with a Watch open (grace 20 s)");
+    assertEquals(ServingStatus.NOT_SERVING, seen.poll(5, TimeUnit.SECONDS),
+        "the watcher hears NOT_SERVING first");
+    Status end = ended.get(5, TimeUnit.SECONDS);
+    assertEquals(Status.Code.UNAVAILABLE, end.getCode(), "the watch ends: " + end);
+  }
+
+  @Test
+  void stop_readinessNotServingFromTheStart() throws Exception {
+    start();
+    assertEquals(ServingStatus.SERVING, health(""));
+    LinkedBlockingQueue<ServingStatus> seen = new LinkedBlockingQueue<>();
+    HealthGrpc.newStub(leaf.channel).watch(HealthCheckRequest.newBuilder().setService("").build(),
+        new StreamObserver<>() {
+          @Override
+          public void onNext(HealthCheckResponse r) {
+            seen.add(r.getStatus());
+          }
+
+          @Override
+          public void onError(Throwable t) {}
+
+          @Override
+          public void onCompleted() {}
+        });
+    assertEquals(ServingStatus.SERVING, seen.poll(5, TimeUnit.SECONDS));
+    leaf.server.stop();
+    assertEquals(ServingStatus.NOT_SERVING, seen.poll(5, TimeUnit.SECONDS),
+        "readiness turns NOT_SERVING as shutdown begins");
+  }
+}
