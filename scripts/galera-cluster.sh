@@ -112,7 +112,7 @@ wsrep_node_incoming_address = 127.0.0.1:$(sql_port "$n")
 # (evs.suspect_timeout), during which the other nodes' commits wait for the view to change.
 # Installing the new view may take longer on a loaded machine: a short install timeout there
 # split the survivors into two non-primary components.
-wsrep_provider_options = "gmcast.listen_addr=tcp://127.0.0.1:$(gcomm_port "$n");ist.recv_addr=127.0.0.1:$(ist_port "$n");gcache.size=128M;evs.keepalive_period=PT0.2S;evs.inactive_check_period=PT0.2S;evs.suspect_timeout=PT1S;evs.inactive_timeout=PT3S;evs.install_timeout=PT10S"
+wsrep_provider_options = "gmcast.listen_addr=tcp://127.0.0.1:$(gcomm_port "$n");ist.recv_addr=127.0.0.1:$(ist_port "$n");gcache.size=128M;evs.keepalive_period=PT0.2S;evs.inactive_check_period=PT0.2S;evs.suspect_timeout=PT1S;evs.inactive_timeout=PT6S;evs.install_timeout=PT5S"
 wsrep_sst_method = rsync
 wsrep_sst_receive_address = 127.0.0.1:$(sst_port "$n")
 wsrep_slave_threads = 2
