@@ -289,8 +289,11 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     }
     try {
       String decoded = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
-      if (decoded.startsWith("after:")) {
-        return decoded.substring("after:".length());
+      // Only a name a tag can have: anything else would reach the database as a comparison it
+      // may refuse (e.g. a non-ASCII string against an ascii_bin column).
+      String after = decoded.startsWith("after:") ? decoded.substring("after:".length()) : null;
+      if (after != null && Validation.isListedTagName(after)) {
+        return after;
       }
     } catch (IllegalArgumentException e) {
       // falls through to the error below

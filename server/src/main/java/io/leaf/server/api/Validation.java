@@ -34,6 +34,16 @@ final class Validation {
     return tag;
   }
 
+  /**
+   * Whether {@code s} can be a tag name ListTags has returned: at most 128 printable ASCII
+   * characters. Wider than {@link #bizTag}, since a table shared with Meituan Leaf may hold names
+   * Leaf would not create.
+   */
+  static boolean isListedTagName(String s) {
+    return !s.isEmpty() && s.length() <= MAX_TAG_LENGTH
+        && s.chars().allMatch(c -> c >= 0x20 && c < 0x7F);
+  }
+
   /** CreateTag's step: 0 means the default. */
   static int createStep(int step) {
     if (step == 0) {
