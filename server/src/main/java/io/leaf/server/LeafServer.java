@@ -83,6 +83,8 @@ public final class LeafServer {
   private final LeafGrpcService service;
   private final ServerConfig config;
   private volatile boolean schemaReady;
+  /** The last unusable-table reason logged (logged again only when it changes). */
+  private String tableProblem;
   /** The start-up checks passed: readiness is SERVING until shutdown. */
   private volatile boolean ready;
   /** Serializes database checks (the monitor's and a test's), so their log lines stay in order. */
@@ -287,11 +289,23 @@ public final class LeafServer {
         schemaReady = true;
       }
       store.ping();
-    } catch (RuntimeException e) {
-      if (atStart && e instanceof UnusableTableException) {
+    } catch (UnusableTableException e) {
+      if (atStart) {
         throw e;
       }
+      // The database answers; the table is what stops this server: not an outage to alert on.
+      if (!e.getMessage().equals(tableProblem)) {
+        tableProblem = e.getMessage();
+        log.warn("leaf_alloc unusable; readiness stays NOT_SERVING: {}", e.getMessage());
+      }
+      health.setStatus(DATABASE_HEALTH, ServingStatus.SERVING);
+      return;
+    } catch (RuntimeException e) {
       failure = e;
+    }
+    if (stopped) {
+      // Shutdown interrupted the check: what it saw says nothing about the database.
+      return;
     }
     String line = databaseState.observe(failure);
     if (line != null) {

@@ -114,6 +114,11 @@ public final class MalformedRequests {
 
         @Override
         public void onMessage(Q message) {
+          if (answered) {
+            // A unary call asks for two messages: a second one, buffered before the close,
+            // must not close the call again.
+            return;
+          }
           String reason = reason(message);
           if (reason == null) {
             super.onMessage(message);

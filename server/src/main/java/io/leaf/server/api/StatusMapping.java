@@ -7,6 +7,7 @@ import io.leaf.server.engine.AllocatorClosedException;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentWaitTimeoutException;
 import io.leaf.server.store.IdOverflowException;
+import io.leaf.server.store.InvalidPageKeyException;
 import io.leaf.server.store.InvalidTagStateException;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.StoreUnavailableException;
@@ -41,6 +42,10 @@ final class StatusMapping {
     Status code;
     if (t instanceof InvalidArgumentException) {
       code = Status.INVALID_ARGUMENT;
+    } else if (t instanceof InvalidPageKeyException) {
+      // The key came from a page_token: name the field the caller set.
+      return Status.INVALID_ARGUMENT.withDescription("page_token is not a token ListTags returned"
+          + " for this table: " + t.getMessage());
     } else if (t instanceof TagNotFoundException) {
       code = Status.NOT_FOUND;
     } else if (t instanceof TagAlreadyExistsException) {

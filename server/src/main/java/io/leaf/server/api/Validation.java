@@ -35,13 +35,14 @@ final class Validation {
   }
 
   /**
-   * Whether {@code s} can be a tag name ListTags has returned: at most 128 printable ASCII
-   * characters. Wider than {@link #bizTag}, since a table shared with Meituan Leaf may hold names
-   * Leaf would not create.
+   * Whether {@code s} can be a tag name ListTags has returned: at most 128 characters (code
+   * points), none a control character. Wider than {@link #bizTag}, since a table shared with
+   * Meituan Leaf may hold names Leaf would not create; a name the table's column cannot hold is
+   * found by the database ({@code InvalidPageKeyException}).
    */
   static boolean isListedTagName(String s) {
-    return !s.isEmpty() && s.length() <= MAX_TAG_LENGTH
-        && s.chars().allMatch(c -> c >= 0x20 && c < 0x7F);
+    return !s.isEmpty() && s.codePointCount(0, s.length()) <= MAX_TAG_LENGTH
+        && s.codePoints().noneMatch(Character::isISOControl);
   }
 
   /** CreateTag's step: 0 means the default. */

@@ -14,6 +14,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +37,10 @@ final class SegmentLoader {
   static final String FIRST_LOAD_FLAG = "--max-queued-first-loads";
   static final String LOAD_QUEUE_FLAG = "--max-queued-loads";
   private static final Logger log = LoggerFactory.getLogger(SegmentLoader.class);
+  private static final long WARN_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(10);
+  /** When the next first-failure line may be logged (ticker time). */
+  private final AtomicLong nextWarnNanos = new AtomicLong();
+  private final AtomicInteger suppressedWarnings = new AtomicInteger();
 
   private final SegmentStore store;
   private final Ticker ticker;
@@ -57,6 +63,7 @@ final class SegmentLoader {
     this.served = pool("leaf-loader-%d", config.loaderThreads(), config.loaderQueue());
     this.firstLoads = pool("leaf-first-loader-%d", config.firstLoadThreads(),
         config.firstLoadQueue());
+    nextWarnNanos.set(ticker.read());
   }
 
   private static ThreadPoolExecutor pool(String names, int threads, int queue) {
@@ -145,6 +152,23 @@ final class SegmentLoader {
   }
 
   /**
+   * Logs a tag's first failed load, at most one line per {@link #WARN_PERIOD_NANOS} server-wide:
+   * in an outage every served tag starts failing at once, and the database's state is the
+   * server's to report (one line per change), not one line per tag.
+   */
+  private void warnLimited(String warning) {
+    long now = ticker.read();
+    long next = nextWarnNanos.get();
+    if (now - next < 0 || !nextWarnNanos.compareAndSet(next, now + WARN_PERIOD_NANOS)) {
+      suppressedWarnings.incrementAndGet();
+      return;
+    }
+    int others = suppressedWarnings.getAndSet(0);
+    log.warn(others == 0 ? warning : warning + " (and " + others + " other tags' loads started"
+        + " failing since the last such line)");
+  }
+
+  /**
    * A grown dynamic step that would pass 2^63-1 falls back to the table's own step, so a tag near
    * the top still issues every ID the table step can reach before OUT_OF_RANGE.
    */
@@ -174,7 +198,7 @@ final class SegmentLoader {
       // Waiters wake up whatever happened above, so none waits until its deadline in vain.
       Outcome outcome = finishLoad(b, range, failure, epoch, startedNanos);
       if (outcome.warning() != null) {
-        log.warn(outcome.warning());
+        warnLimited(outcome.warning());
       }
       if (failure == null) {
         done.complete(null);

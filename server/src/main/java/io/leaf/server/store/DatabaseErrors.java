@@ -68,6 +68,9 @@ final class DatabaseErrors {
       Map.entry(1036, Kind.REFUSED),            // ER_OPEN_AS_READONLY: table is read only
       Map.entry(1364, Kind.REFUSED),            // ER_NO_DEFAULT_FOR_FIELD
       Map.entry(1366, Kind.REFUSED),            // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
+      Map.entry(1267, Kind.REFUSED),            // ER_CANT_AGGREGATE_2COLLATIONS
+      Map.entry(1270, Kind.REFUSED),            // ER_CANT_AGGREGATE_3COLLATIONS
+      Map.entry(1271, Kind.REFUSED),            // ER_CANT_AGGREGATE_NCOLLATIONS
       Map.entry(90097, Kind.REFUSED),           // H2 DATABASE_IS_READ_ONLY
       Map.entry(90096, Kind.REFUSED));          // H2 NOT_ENOUGH_RIGHTS_FOR_1
 
@@ -137,6 +140,19 @@ final class DatabaseErrors {
       c = c.getCause();
     }
     return c;
+  }
+
+  /** MySQL/MariaDB's "Illegal mix of collations" errors (for two, three or more operands). */
+  private static final Set<Integer> COLLATION_MIX = Set.of(1267, 1270, 1271);
+
+  /** True when {@code t} says a comparison mixed collations the database cannot reconcile. */
+  static boolean isCollationMix(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof SQLException sql && COLLATION_MIX.contains(sql.getErrorCode())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** A unique-key violation; the store turns it into {@link TagAlreadyExistsException}. */

@@ -179,11 +179,20 @@ public final class JooqSegmentStore implements SegmentStore {
     }
     Opened o = opened();
     Condition after = afterBizTag == null ? DSL.noCondition() : LEAF_ALLOC.BIZ_TAG.gt(afterBizTag);
-    List<TagRecord> rows = guard("list tags", () -> o.table().select(o.dsl())
-        .where(after)
-        .orderBy(LEAF_ALLOC.BIZ_TAG)
-        .limit(limit + 1)
-        .fetch(o.table()::toTag));
+    List<TagRecord> rows;
+    try {
+      rows = guard("list tags", () -> o.table().select(o.dsl())
+          .where(after)
+          .orderBy(LEAF_ALLOC.BIZ_TAG)
+          .limit(limit + 1)
+          .fetch(o.table()::toTag));
+    } catch (StoreRejectedException e) {
+      if (afterBizTag != null && DatabaseErrors.isCollationMix(e)) {
+        throw new InvalidPageKeyException("page key \"" + afterBizTag + "\" cannot be a biz_tag"
+            + " of this leaf_alloc: " + e.getCause().getMessage(), e);
+      }
+      throw e;
+    }
     boolean hasMore = rows.size() > limit;
     return new TagPage(hasMore ? List.copyOf(rows.subList(0, limit)) : rows, hasMore);
   }

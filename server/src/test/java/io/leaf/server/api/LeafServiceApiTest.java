@@ -267,7 +267,7 @@ class LeafServiceApiTest {
     assertStatus(Status.Code.INVALID_ARGUMENT, "page_token", () -> leaf.blocking.listTags(
         ListTagsRequest.newBuilder().setPageToken("not-a-token!").build()));
     String crafted = java.util.Base64.getUrlEncoder().withoutPadding()
-        .encodeToString("after:\u00e9".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        .encodeToString("after:\u0001".getBytes(java.nio.charset.StandardCharsets.UTF_8));
     assertStatus(Status.Code.INVALID_ARGUMENT, "page_token is not a token returned by ListTags",
         () -> leaf.blocking.listTags(ListTagsRequest.newBuilder().setPageToken(crafted).build()));
     assertStatus(Status.Code.INVALID_ARGUMENT, "page_size", () -> leaf.blocking.listTags(

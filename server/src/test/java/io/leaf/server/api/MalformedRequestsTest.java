@@ -22,6 +22,10 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,18 +54,42 @@ class MalformedRequestsTest {
   private InProcessLeaf leaf;
   private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
   private final Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+  /** grpc-java logs through java.util.logging, not SLF4J. */
+  private final List<String> julRecords = new CopyOnWriteArrayList<>();
+  private final Handler jul = new Handler() {
+    @Override
+    public void publish(LogRecord r) {
+      if (r.getLevel().intValue() > java.util.logging.Level.FINE.intValue()) {
+        julRecords.add(r.getLevel() + " " + r.getLoggerName() + ": " + r.getMessage());
+      }
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {}
+  };
 
   @BeforeEach
   void setUp() throws Exception {
     leaf = new InProcessLeaf(new MemorySegmentStore());
     logged.start();
     root.addAppender(logged);
+    java.util.logging.Logger.getLogger("").addHandler(jul);
   }
 
   @AfterEach
   void tearDown() throws Exception {
+    java.util.logging.Logger.getLogger("").removeHandler(jul);
     root.detachAppender(logged);
     leaf.close();
+  }
+
+  private void assertNothingLogged() {
+    assertTrue(logged.list.stream().noneMatch(e -> e.getLevel().isGreaterOrEqual(Level.WARN)),
+        "nothing logged: " + logged.list);
+    assertEquals(List.of(), julRecords, "nothing logged by grpc-java");
   }
 
   private Status call(MethodDescriptor<?, ?> method, byte[] body) {
@@ -80,8 +108,7 @@ class MalformedRequestsTest {
     assertTrue(s.getDescription().startsWith("request is not a valid leaf.v1.NextIdRequest:"),
         s.getDescription());
     assertTrue(s.getDescription().contains("UTF-8"), s.getDescription());
-    assertTrue(logged.list.stream().noneMatch(e -> e.getLevel().isGreaterOrEqual(Level.WARN)),
-        "nothing logged: " + logged.list);
+    assertNothingLogged();
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.leaf.server.api;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.grpc.Status;
@@ -38,6 +40,16 @@ class StatusMappingTest {
   void completionException_mapsItsCause() {
     assertEquals(Status.Code.NOT_FOUND, StatusMapping.status(
         new CompletionException(new TagNotFoundException("ghost"))).getCode());
+  }
+
+  @Test
+  void invalidPageKey_invalidArgumentNamingPageToken() {
+    Status s = StatusMapping.status(new io.leaf.server.store.InvalidPageKeyException(
+        "page key \"\u00e9\" cannot be a biz_tag of this leaf_alloc: Illegal mix of collations",
+        null));
+    assertEquals(Status.Code.INVALID_ARGUMENT, s.getCode());
+    assertTrue(s.getDescription().startsWith("page_token is not a token ListTags returned"),
+        s.getDescription());
   }
 
   @Test

@@ -189,6 +189,34 @@ class SegmentWaitingTest {
     assertEquals(1, store.attempts(), "no load during the back-off");
   }
 
+  @Test
+  void outage_fiftyTagsStartFailing_oneLogLinePerTenSecondsNamingTheOthers() {
+    ch.qos.logback.classic.Logger loaderLog =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(SegmentLoader.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+        new ch.qos.logback.core.read.ListAppender<>();
+    logged.start();
+    loaderLog.addAppender(logged);
+    try {
+      store.failLoads();
+      for (int i = 0; i < 50; i++) {
+        memory.createTag("t" + i, 1, 10, null);
+        assertThrows(StoreUnavailableException.class,
+            () -> Blocking.nextId(allocator, "t" + logged.list.size(), WAIT));
+      }
+      assertEquals(1, logged.list.size(), "one line for the first tag: " + logged.list);
+      ticker.advance(java.time.Duration.ofSeconds(10));
+      memory.createTag("late", 1, 10, null);
+      assertThrows(StoreUnavailableException.class, () -> Blocking.nextId(allocator, "late", WAIT));
+      assertEquals(2, logged.list.size(), "the next line once ten seconds passed");
+      String second = logged.list.get(1).getFormattedMessage();
+      assertTrue(second.contains("late") && second.contains("other tags' loads started failing"),
+          second);
+    } finally {
+      loaderLog.detachAppender(logged);
+    }
+  }
+
   // ---- unknown tags ----
 
   @Test

@@ -1,5 +1,9 @@
 package io.leaf.server.store;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -26,6 +30,14 @@ class MariaDbSegmentStoreTest extends DatabaseSegmentStoreTest {
   void createSchemaIfMissing_mariaDbBehindAMysqlUrl_mariaDbDialect() {
     assertEquals(SQLDialect.MARIADB, ((JooqSegmentStore) store).dialect(),
         "jdbc:mysql: reaches MariaDB here; jOOQ renders for what the server is");
+  }
+
+  @Test
+  void listTags_nonAsciiKeyAgainstAsciiColumn_invalidPageKeyNotAnOutage() {
+    store.createTag("a", 1, 10, null);
+    InvalidPageKeyException e = assertThrows(InvalidPageKeyException.class,
+        () -> store.listTags("\u00e9", 10));
+    assertTrue(e.getMessage().contains("collation"), e.getMessage());
   }
 
   @Test
