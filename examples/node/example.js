@@ -1,9 +1,11 @@
 'use strict';
-// Usage: node example.js [host:port]   (default localhost:50051)
+// Usage: [LEAF_ADMIN_TOKEN=...] node example.js [host:port]   (default localhost:50051)
+// The token is needed for CreateTag when the server runs with --admin-token.
 const { LeafClient, status } = require('./leaf-client');
 
 async function main() {
-  const client = new LeafClient(process.argv[2] ?? 'localhost:50051');
+  const client = new LeafClient(process.argv[2] ?? 'localhost:50051',
+    { token: process.env.LEAF_ADMIN_TOKEN || undefined });
   try {
     try {
       const tag = await client.createTag('node-example', { step: 1000, description: 'from Node' });

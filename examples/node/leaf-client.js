@@ -2,6 +2,8 @@
 // A promise-based client for leaf.v1.LeafService, loaded at run time from the repository's proto.
 // int64 fields arrive as strings (JavaScript numbers lose precision past 2^53) and are returned
 // as BigInt. Failures reject with grpc-js errors: `err.code` is a grpc.status value.
+// A token (the server's --admin-token or --client-token) is sent as `authorization: Bearer <token>`
+// on every call; use TLS credentials with it, since the token is a password.
 const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -18,11 +20,15 @@ const { LeafService } = grpc.loadPackageDefinition(definition).leaf.v1;
 class LeafClient {
   /**
    * @param {string} target host:port of a Leaf server
-   * @param {{deadlineMs?: number, credentials?: grpc.ChannelCredentials}} [options]
+   * @param {{deadlineMs?: number, credentials?: grpc.ChannelCredentials, token?: string}} [options]
    */
   constructor(target, options = {}) {
     this.deadlineMs = options.deadlineMs ?? 10000;
     this.stub = new LeafService(target, options.credentials ?? grpc.credentials.createInsecure());
+    this.metadata = new grpc.Metadata();
+    if (options.token !== undefined) {
+      this.metadata.set('authorization', `Bearer ${options.token}`);
+    }
   }
 
   deadline() {
@@ -31,7 +37,7 @@ class LeafClient {
 
   unary(method, request) {
     return new Promise((resolve, reject) => {
-      this.stub[method](request, { deadline: this.deadline() }, (err, response) => {
+      this.stub[method](request, this.metadata, { deadline: this.deadline() }, (err, response) => {
         if (err) reject(err);
         else resolve(response);
       });
@@ -68,6 +74,7 @@ class LeafClient {
       const ids = [];
       const call = this.stub.NextIdBatch(
         { biz_tag: bizTag, count, chunk_size: chunkSize },
+        this.metadata,
         { deadline: this.deadline() },
       );
       call.on('data', (batch) => {

@@ -12,6 +12,8 @@ const { LeafClient, status } = require('../leaf-client');
 
 const JAR = path.join(__dirname, '..', '..', '..', 'server', 'target', 'leaf-server.jar');
 
+// The server requires this token for CreateTag and UpdateStep; the client sends it.
+const ADMIN_TOKEN = 'node-test-admin-token';
 let server;
 let dataDir;
 let client;
@@ -50,7 +52,8 @@ before(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-node-'));
   const port = await freePort();
   server = spawn('java', ['-jar', JAR, '--port', String(port),
-    '--db-url', `jdbc:h2:file:${path.join(dataDir, 'leaf')};MODE=MySQL`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    '--db-url', `jdbc:h2:file:${path.join(dataDir, 'leaf')};MODE=MySQL`, '--admin-token', ADMIN_TOKEN],
+  { stdio: ['ignore', 'pipe', 'pipe'] });
   server.stdout.on('data', (d) => { serverLog += d; });
   server.stderr.on('data', (d) => { serverLog += d; });
   const exited = new Promise((_, reject) => {
@@ -59,7 +62,7 @@ before(async () => {
   exited.catch(() => {});
   await Promise.race([waitForPort(port, 60000), exited]);
   target = `127.0.0.1:${port}`;
-  client = new LeafClient(target);
+  client = new LeafClient(target, { token: ADMIN_TOKEN });
   await client.waitForReady(10000);
 });
 
@@ -124,9 +127,23 @@ test('errors arrive as gRPC status codes', async () => {
   await assert.rejects(client.nextIds('node-twice', 0), { code: status.INVALID_ARGUMENT, details: /count/ });
 });
 
+test('createTag without the admin token is refused, and nextId stays open', async () => {
+  const anonymous = new LeafClient(target);
+  const wrong = new LeafClient(target, { token: 'not-the-token' });
+  try {
+    await assert.rejects(anonymous.createTag('node-guarded'), { code: status.UNAUTHENTICATED });
+    await assert.rejects(wrong.createTag('node-guarded'), { code: status.PERMISSION_DENIED });
+    await client.createTag('node-guarded');
+    assert.equal(await anonymous.nextId('node-guarded'), 1n, 'ID RPCs need no token without --client-token');
+  } finally {
+    anonymous.close();
+    wrong.close();
+  }
+});
+
 test('example.js creates its tag and prints IDs and a batch', async () => {
   const out = await new Promise((resolve, reject) => {
-    execFile(process.execPath, [path.join(__dirname, '..', 'example.js'), target], { timeout: 30000 },
+    execFile(process.execPath, [path.join(__dirname, '..', 'example.js'), target], { timeout: 30000, env: { ...process.env, LEAF_ADMIN_TOKEN: ADMIN_TOKEN } },
       (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
   });
   assert.match(out, /created tag node-example \(step 1000\)/);

@@ -1,5 +1,6 @@
 package io.leaf.client;
 
+import io.grpc.CallCredentials;
 import io.grpc.ChannelCredentials;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
@@ -45,11 +46,13 @@ public final class LeafClient implements AutoCloseable {
   private final long deadlineNanos;
   private final LeafServiceGrpc.LeafServiceBlockingStub stub;
 
-  private LeafClient(ManagedChannel channel, boolean ownsChannel, Duration deadline) {
+  private LeafClient(ManagedChannel channel, boolean ownsChannel, Duration deadline,
+      CallCredentials callCredentials) {
     this.channel = channel;
     this.ownsChannel = ownsChannel;
     this.deadlineNanos = deadline.toNanos();
-    this.stub = LeafServiceGrpc.newBlockingStub(channel);
+    LeafServiceGrpc.LeafServiceBlockingStub s = LeafServiceGrpc.newBlockingStub(channel);
+    this.stub = callCredentials == null ? s : s.withCallCredentials(callCredentials);
   }
 
   /** A client on a new channel to {@code target} ("host:port" or any gRPC target URI). */
@@ -205,6 +208,7 @@ public final class LeafClient implements AutoCloseable {
     private Duration deadline = Duration.ofSeconds(10);
     private ChannelCredentials credentials = InsecureChannelCredentials.create();
     private int maxAttempts = 4;
+    private CallCredentials callCredentials;
 
     private Builder(String target, ManagedChannelBuilder<?> channelBuilder, ManagedChannel channel) {
       this.target = target;
@@ -242,6 +246,21 @@ public final class LeafClient implements AutoCloseable {
     }
 
     /**
+     * Sends {@code authorization: Bearer <token>} on every call: the server's {@code
+     * --admin-token} for CreateTag and UpdateStep, its {@code --client-token} (or the admin token)
+     * for the rest when it requires one. Use it with TLS: the token is a password.
+     */
+    public Builder token(String token) {
+      return callCredentials(new BearerToken(token));
+    }
+
+    /** Any per-call credentials (e.g. {@link BearerToken}); none by default. */
+    public Builder callCredentials(CallCredentials callCredentials) {
+      this.callCredentials = Objects.requireNonNull(callCredentials, "callCredentials");
+      return this;
+    }
+
+    /**
      * Attempts per call when the server answers UNAVAILABLE, the first included (default 4; 1
      * turns retries off; gRPC caps it at 5). Not used with {@link #forChannel}.
      */
@@ -255,7 +274,7 @@ public final class LeafClient implements AutoCloseable {
 
     public LeafClient build() {
       if (channel != null) {
-        return new LeafClient(channel, false, deadline);
+        return new LeafClient(channel, false, deadline, callCredentials);
       }
       ManagedChannelBuilder<?> b = channelBuilder != null ? channelBuilder
           : Grpc.newChannelBuilder(target, credentials);
@@ -265,7 +284,7 @@ public final class LeafClient implements AutoCloseable {
       } else {
         b.disableRetry();
       }
-      return new LeafClient(b.build(), true, deadline);
+      return new LeafClient(b.build(), true, deadline, callCredentials);
     }
   }
 }

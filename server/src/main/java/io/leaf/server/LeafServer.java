@@ -16,6 +16,7 @@ import io.leaf.server.api.MalformedRequests;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.ops.Operations;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.SegmentStore;
@@ -137,8 +138,9 @@ public final class LeafServer {
    * concurrent calls per connection), HikariCP on {@code config.dbUrl()}.
    */
   public static LeafServer fromConfig(ServerConfig config) {
-    return fromConfig(config, NettyServerBuilder.forAddress(new InetSocketAddress(config.port())),
-        UnaryOperator.identity());
+    Operations ops = Operations.open(config.ops());
+    return fromConfig(config, NettyServerBuilder.forAddress(new InetSocketAddress(config.port()),
+        ops.serverCredentials()), ops, UnaryOperator.identity());
   }
 
   /**
@@ -148,24 +150,36 @@ public final class LeafServer {
    */
   public static LeafServer fromConfig(ServerConfig config, ServerBuilder<?> builder,
       UnaryOperator<SegmentStore> decorate) {
+    // Metrics and tokens as configured; TLS only through fromConfig(config), which makes the
+    // builder with its credentials.
+    return fromConfig(config, builder, Operations.open(config.ops()), decorate);
+  }
+
+  private static LeafServer fromConfig(ServerConfig config, ServerBuilder<?> builder,
+      Operations ops, UnaryOperator<SegmentStore> decorate) {
+    ops.intercept(builder);
     if (builder instanceof NettyServerBuilder netty) {
       // HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: a client holds further calls until one ends.
       netty.maxConcurrentCallsPerConnection(config.maxCallsPerConnection());
     }
     HikariDataSource pool = DataSources.create(config.dbUrl(), config.dbUser(), config.dbPassword(),
         config.connections());
+    ops.watchPool(pool);
     JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(config.dbUrl()),
         InstantSource.system());
-    SegmentStore served = decorate.apply(store);
+    SegmentStore served = decorate.apply(ops.watchDatabase(store));
     CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION);
     SegmentAllocator allocator = new SegmentAllocator(served, ticker,
         config.engine(EngineConfig.DEFAULTS));
     AutoCloseable resources = () -> {
       ticker.close();
       pool.close();
+      ops.close();
     };
-    return new LeafServer(builder, served, store::createSchemaIfMissing, allocator, config,
-        resources);
+    LeafServer server = new LeafServer(builder, served, store::createSchemaIfMissing, allocator,
+        config, resources);
+    ops.watchEngine(allocator, server.sweeper());
+    return server;
   }
 
   /**
@@ -352,7 +366,7 @@ public final class LeafServer {
     LeafServer server;
     try {
       server = fromConfig(config).start();
-    } catch (UnusableTableException e) {
+    } catch (UnusableTableException | IllegalArgumentException e) {
       System.err.println("leaf-server: " + e.getMessage());
       System.exit(2);
       return;

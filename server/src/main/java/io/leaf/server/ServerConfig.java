@@ -1,7 +1,12 @@
 package io.leaf.server;
 
 import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.ops.OpsConfig;
 import io.leaf.server.store.DataSources;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -35,7 +40,8 @@ public record ServerConfig(
     int maxQueuedFirstLoads,
     int dbCallThreads,
     int maxQueuedDbCalls,
-    int maxQueuedLoads) {
+    int maxQueuedLoads,
+    OpsConfig ops) {
 
   public static final String DEFAULT_DB_URL = "jdbc:h2:file:./data/leaf;MODE=MySQL";
 
@@ -68,6 +74,16 @@ public record ServerConfig(
     flag("db-call-threads", "4",
         "threads running CreateTag, UpdateStep, GetTag, ListTags, InitCache's read");
     flag("max-queued-db-calls", "1000", "such calls that may wait for a thread");
+    flag("metrics-port", "0", "HTTP port of GET /metrics (Prometheus text); 0: no metrics");
+    flag("tls-cert", "", "PEM certificate chain: serve gRPC over TLS only (with --tls-key)");
+    flag("tls-key", "", "PEM private key of --tls-cert");
+    flag("tls-client-ca", "", "PEM CA certificates: require client certificates (mutual TLS)");
+    flag("tls-refresh", "1m", "how often the TLS files are read again (rotation)");
+    flag("admin-token", "", "bearer token CreateTag and UpdateStep require");
+    flag("admin-token-file", "", "file holding --admin-token (e.g. a mounted Secret)");
+    flag("client-token", "", "bearer token every other LeafService RPC requires (needs"
+        + " --admin-token, which is accepted too)");
+    flag("client-token-file", "", "file holding --client-token");
   }
 
   private static void flag(String name, String defaultValue, String help) {
@@ -132,7 +148,50 @@ public record ServerConfig(
         intIn(get, "max-queued-first-loads", 1, 1_000_000),
         intIn(get, "db-call-threads", 1, 1000),
         intIn(get, "max-queued-db-calls", 1, 1_000_000),
-        intIn(get, "max-queued-loads", 1, 1_000_000));
+        intIn(get, "max-queued-loads", 1, 1_000_000),
+        ops(get));
+  }
+
+  private static OpsConfig ops(Function<String, String> get) {
+    return new OpsConfig(intIn(get, "metrics-port", 0, 65535), path(get, "tls-cert"),
+        path(get, "tls-key"), path(get, "tls-client-ca"), duration(get, "tls-refresh"),
+        token(get, "admin-token"), token(get, "client-token"));
+  }
+
+  private static Path path(Function<String, String> get, String name) {
+    String raw = get.apply(name).trim();
+    return raw.isEmpty() ? null : Path.of(raw);
+  }
+
+  /** The token given directly or in its file (one trailing newline dropped); null when neither. */
+  private static String token(Function<String, String> get, String name) {
+    String direct = get.apply(name);
+    String file = get.apply(name + "-file").trim();
+    if (!direct.isEmpty() && !file.isEmpty()) {
+      throw new IllegalArgumentException("--" + name + " and --" + name + "-file exclude each"
+          + " other");
+    }
+    String token = direct;
+    if (!file.isEmpty()) {
+      try {
+        token = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
+      } catch (IOException | RuntimeException e) {
+        throw new IllegalArgumentException("--" + name + "-file " + file + " cannot be read: "
+            + e.getClass().getSimpleName());
+      }
+      if (token.isEmpty()) {
+        throw new IllegalArgumentException("--" + name + "-file " + file + " is empty");
+      }
+    }
+    if (token.isEmpty()) {
+      return null;
+    }
+    // What an HTTP/2 header value carries unchanged; the message never repeats the secret.
+    if (!token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+      throw new IllegalArgumentException("--" + name
+          + " must be printable ASCII without spaces");
+    }
+    return token;
   }
 
   /** {@code base} with the engine settings these flags set. */
@@ -159,7 +218,7 @@ public record ServerConfig(
     return out.toString();
   }
 
-  /** The password never appears in logs. */
+  /** The password and the tokens never appear in logs. */
   @Override
   public String toString() {
     return "port=" + port + " db-url=" + dbUrl + " db-user=" + dbUser + " db-pool-size="
@@ -168,7 +227,8 @@ public record ServerConfig(
         + " max-streams=" + maxStreams + " max-calls-per-connection=" + maxCallsPerConnection
         + " missing-tag-ttl=" + missingTagTtl + " first-load-threads=" + firstLoadThreads
         + " max-queued-first-loads=" + maxQueuedFirstLoads + " db-call-threads=" + dbCallThreads
-        + " max-queued-db-calls=" + maxQueuedDbCalls + " max-queued-loads=" + maxQueuedLoads;
+        + " max-queued-db-calls=" + maxQueuedDbCalls + " max-queued-loads=" + maxQueuedLoads
+        + " " + ops;
   }
 
   private static String envName(String flag) {

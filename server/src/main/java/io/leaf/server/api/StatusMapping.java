@@ -70,6 +70,7 @@ final class StatusMapping {
       return Status.INTERNAL.withDescription("internal error: " + t.getClass().getSimpleName()
           + " (details in the server log)");
     }
-    return code.withDescription(t.getMessage());
+    // The cause never leaves the server; interceptors read it (metrics count refusals by limit).
+    return code.withDescription(t.getMessage()).withCause(t);
   }
 }

@@ -6,7 +6,15 @@ package io.leaf.server.engine;
  */
 public final class LimitExceededException extends RuntimeException {
 
+  private final String flag;
+
   public LimitExceededException(String what, int limit, String flag) {
     super(what + " (limit " + limit + ", " + flag + ")");
+    this.flag = flag;
+  }
+
+  /** The flag that sets the limit, e.g. {@code --max-waiting}: a bounded name to count by. */
+  public String flag() {
+    return flag;
   }
 }

@@ -63,6 +63,11 @@ public final class SegmentAllocator implements AutoCloseable {
     tags.setOnCached(listener);
   }
 
+  /** Where segment loads and missing-tag answers are reported; {@link EngineEvents#NONE} if unset. */
+  public void setEvents(EngineEvents events) {
+    tags.setEvents(events);
+  }
+
   public Ticker ticker() {
     return ticker;
   }

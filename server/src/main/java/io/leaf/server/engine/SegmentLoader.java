@@ -94,7 +94,7 @@ final class SegmentLoader {
     int epoch = b.stepEpoch;
     CompletableFuture<Void> done = new CompletableFuture<>();
     try {
-      (first ? firstLoads : served).execute(() -> load(b, step, epoch, now, done));
+      (first ? firstLoads : served).execute(() -> load(b, first, step, epoch, now, done));
     } catch (RejectedExecutionException e) {
       if (closed) {
         throw new AllocatorClosedException();
@@ -183,10 +183,12 @@ final class SegmentLoader {
     }
   }
 
-  private void load(TagBuffer b, int step, int epoch, long startedNanos,
+  private void load(TagBuffer b, boolean first, int step, int epoch, long startedNanos,
       CompletableFuture<Void> done) {
     SegmentRange range = null;
     RuntimeException failure = null;
+    // The store's own time, at full precision: the engine's ticker is coarse.
+    long storeStart = System.nanoTime();
     try {
       range = takeSegment(b.bizTag, step);
     } catch (RuntimeException e) {
@@ -196,10 +198,12 @@ final class SegmentLoader {
       throw e;
     } finally {
       // Waiters wake up whatever happened above, so none waits until its deadline in vain.
+      long storeNanos = System.nanoTime() - storeStart;
       Outcome outcome = finishLoad(b, range, failure, epoch, startedNanos);
       if (outcome.warning() != null) {
         warnLimited(outcome.warning());
       }
+      tags.events().segmentLoaded(first, storeNanos, failure);
       if (failure == null) {
         done.complete(null);
       } else {

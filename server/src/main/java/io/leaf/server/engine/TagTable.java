@@ -36,6 +36,7 @@ final class TagTable {
   private final Cache<String, Boolean> served =
       CacheBuilder.newBuilder().maximumSize(SERVED_CAPACITY).build();
   private volatile Consumer<TagBuffer> onCached = b -> { };
+  private volatile EngineEvents events = EngineEvents.NONE;
 
   TagTable(MissingTags missing) {
     this.missing = missing;
@@ -72,6 +73,14 @@ final class TagTable {
     this.onCached = listener;
   }
 
+  void setEvents(EngineEvents events) {
+    this.events = events;
+  }
+
+  EngineEvents events() {
+    return events;
+  }
+
   /**
    * The open buffer of {@code bizTag}, created if there is none.
    *
@@ -83,6 +92,7 @@ final class TagTable {
       return b;
     }
     if (missing.contains(bizTag)) {
+      events.missingTagHit();
       throw new TagNotFoundException(bizTag);
     }
     Lock lock = locks.get(bizTag);

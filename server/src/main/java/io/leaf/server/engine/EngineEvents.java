@@ -1,0 +1,29 @@
+package io.leaf.server.engine;
+
+/**
+ * What the engine tells an observer (the server's metrics) about work off the ID path: segment
+ * loads and answers from the missing-tag cache. Handing out a buffered ID reports nothing, so
+ * watching the engine costs the hot path nothing.
+ *
+ * <p>Implementations are called on loader and transport threads, must be thread-safe, fast and
+ * must not throw; the engine calls them without holding any lock.
+ */
+public interface EngineEvents {
+
+  /** Reports nothing. */
+  EngineEvents NONE = new EngineEvents() { };
+
+  /**
+   * A segment load ended.
+   *
+   * @param first whether it was the first load of a tag this server held nothing of
+   * @param nanos how long the store took
+   * @param failure why it failed, or null when a segment was loaded
+   */
+  default void segmentLoaded(boolean first, long nanos, RuntimeException failure) {
+  }
+
+  /** A call for a tag the database lacked was answered NOT_FOUND from memory. */
+  default void missingTagHit() {
+  }
+}

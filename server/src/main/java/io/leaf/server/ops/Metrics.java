@@ -1,0 +1,149 @@
+package io.leaf.server.ops;
+
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
+import io.grpc.ServerInterceptor;
+import io.leaf.server.engine.EngineEvents;
+import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.store.IdOverflowException;
+import io.leaf.server.store.InvalidTagStateException;
+import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.StoreRejectedException;
+import io.leaf.server.store.StoreUnavailableException;
+import io.leaf.server.store.TagNotFoundException;
+import io.leaf.server.sweep.IdleTagSweeper;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.grpc.MetricCollectingServerInterceptor;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The server's meters in one Prometheus registry: gRPC calls per method and status (Micrometer's
+ * interceptor), refusals per limit, segment loads per outcome, the engine's gauges, the database
+ * check, the HikariCP pool and the JVM. No meter has a per-tag label, so the number of series is
+ * fixed whatever tags callers use.
+ *
+ * <p>Cost: nothing per buffered ID (the engine reports only loads and missing-tag answers, see
+ * {@link EngineEvents}); per gRPC call, the two interceptors' bookkeeping; gauges are read when
+ * scraped. Thread-safe.
+ */
+public final class Metrics implements EngineEvents, AutoCloseable {
+
+  static final String SEGMENT_LOADS = "leaf.segment.loads";
+
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final JvmGcMetrics gc = new JvmGcMetrics();
+  private final Counter missingTagHits;
+
+  public Metrics() {
+    missingTagHits = Counter.builder("leaf.missing_tag.hits")
+        .description("calls answered NOT_FOUND from the missing-tag cache, without the database")
+        .register(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    gc.bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    new FileDescriptorMetrics().bindTo(registry);
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** The Prometheus text exposition of every meter. */
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  /**
+   * The interceptors to install, outermost last (the order {@code ServerBuilder.intercept} wants):
+   * refusals per limit, then calls per method and status with latency histograms.
+   */
+  public ServerInterceptor[] interceptors() {
+    return new ServerInterceptor[] {
+        new LimitRefusals(registry),
+        new MetricCollectingServerInterceptor(registry, counter -> counter,
+            timer -> timer.publishPercentileHistogram())
+    };
+  }
+
+  /** Reports the engine's loads and missing-tag answers here; gauges for its state. */
+  public void watchEngine(SegmentAllocator allocator, IdleTagSweeper sweeper) {
+    allocator.setEvents(this);
+    Gauge.builder("leaf.tags.cached", allocator, SegmentAllocator::cachedCount)
+        .description("tags whose segments this server holds").register(registry);
+    Gauge.builder("leaf.segment.waiting.calls", allocator, SegmentAllocator::waitingCalls)
+        .description("calls waiting for a segment load (limit --max-waiting)").register(registry);
+    FunctionCounter.builder("leaf.tags.evictions", sweeper, IdleTagSweeper::evictions)
+        .description("tags evicted after --idle-ttl without a request").register(registry);
+  }
+
+  /** HikariCP's own pool meters ({@code hikaricp.connections.*}). */
+  public void watchPool(HikariDataSource pool) {
+    pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
+  }
+
+  /** {@code store} with the periodic database check recorded as {@code leaf.database.up}. */
+  public SegmentStore watchDatabase(SegmentStore store) {
+    DatabaseState state = new DatabaseState(store);
+    Gauge.builder("leaf.database.up", state, DatabaseState::up)
+        .description("1 when the last database check (every 2 s) passed, else 0")
+        .register(registry);
+    return state;
+  }
+
+  @Override
+  public void segmentLoaded(boolean first, long nanos, RuntimeException failure) {
+    Timer.builder(SEGMENT_LOADS)
+        .description("segment loads from the database, by outcome")
+        .tag("outcome", outcome(failure))
+        .tag("kind", first ? "first" : "served")
+        .publishPercentileHistogram()
+        .register(registry)
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void missingTagHit() {
+    missingTagHits.increment();
+  }
+
+  static String outcome(RuntimeException failure) {
+    if (failure == null) {
+      return "loaded";
+    }
+    if (failure instanceof TagNotFoundException) {
+      return "not_found";
+    }
+    if (failure instanceof IdOverflowException) {
+      return "out_of_range";
+    }
+    if (failure instanceof StoreUnavailableException) {
+      return "unavailable";
+    }
+    if (failure instanceof StoreRejectedException || failure instanceof InvalidTagStateException) {
+      return "rejected";
+    }
+    return "error";
+  }
+
+  @Override
+  public void close() {
+    gc.close();
+    registry.close();
+  }
+}

@@ -1,0 +1,62 @@
+package io.leaf.server.ops;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * How the server is watched and guarded: the metrics port, TLS files and the tokens of the RPCs.
+ * {@link #toString} names which are on, never a token.
+ *
+ * @param metricsPort HTTP port of {@code GET /metrics}; 0: no metrics
+ * @param tlsCert PEM certificate chain the server presents; null: plaintext
+ * @param tlsKey PEM private key of {@code tlsCert}; null exactly when {@code tlsCert} is
+ * @param tlsClientCa PEM certificates client certificates must chain to; null: no client
+ *     certificate asked for
+ * @param tlsRefresh how often the TLS files are read again, so rotated files take effect
+ * @param adminToken bearer token CreateTag and UpdateStep require; null: open
+ * @param clientToken bearer token every other LeafService RPC requires (the admin token is
+ *     accepted too); null: open
+ */
+public record OpsConfig(int metricsPort, Path tlsCert, Path tlsKey, Path tlsClientCa,
+    Duration tlsRefresh, String adminToken, String clientToken) {
+
+  /** Everything off. */
+  public static final OpsConfig NONE =
+      new OpsConfig(0, null, null, null, Duration.ofMinutes(1), null, null);
+
+  public OpsConfig {
+    if ((tlsCert == null) != (tlsKey == null)) {
+      throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+    }
+    if (tlsClientCa != null && tlsCert == null) {
+      throw new IllegalArgumentException("--tls-client-ca needs --tls-cert and --tls-key");
+    }
+    if (clientToken != null && adminToken == null) {
+      throw new IllegalArgumentException("--client-token needs --admin-token");
+    }
+    if (clientToken != null && clientToken.equals(adminToken)) {
+      throw new IllegalArgumentException("--client-token must differ from --admin-token");
+    }
+  }
+
+  public boolean metricsEnabled() {
+    return metricsPort > 0;
+  }
+
+  public boolean tlsEnabled() {
+    return tlsCert != null;
+  }
+
+  public OpsConfig withMetricsPort(int port) {
+    return new OpsConfig(port, tlsCert, tlsKey, tlsClientCa, tlsRefresh, adminToken, clientToken);
+  }
+
+  /** Tokens are secrets: only whether each is set is shown. */
+  @Override
+  public String toString() {
+    return "metrics-port=" + metricsPort
+        + " tls=" + (tlsCert == null ? "off" : tlsClientCa == null ? "on" : "mutual")
+        + " admin-token=" + (adminToken == null ? "unset" : "set")
+        + " client-token=" + (clientToken == null ? "unset" : "set");
+  }
+}

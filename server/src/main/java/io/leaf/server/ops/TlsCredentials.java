@@ -1,0 +1,212 @@
+package io.leaf.server.ops;
+
+import io.grpc.ServerCredentials;
+import io.grpc.TlsServerCredentials;
+import io.grpc.util.AdvancedTlsX509KeyManager;
+import io.grpc.util.AdvancedTlsX509TrustManager;
+import io.grpc.util.CertificateUtils;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.security.GeneralSecurityException;
+import java.security.PrivateKey;
+import java.security.Signature;
+import java.security.cert.X509Certificate;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server's TLS credentials from PEM files, re-read every {@code tlsRefresh} when a file
+ * changed, so that rotated files (a renewed certificate, a re-mounted Secret) serve new
+ * connections without a restart. With a client CA, every client must present a certificate that
+ * chains to it (mutual TLS). Built on grpc-java's advanced TLS key and trust managers.
+ *
+ * <p>The refresh is done here rather than by those managers' own file watching, which (in grpc-java
+ * 1.68) runs at most once a minute and only when both key and certificate changed; a renewal that
+ * keeps its key changes the certificate alone. A certificate is installed only with a key that
+ * signs for it, so a rotation caught between its two file writes keeps the previous pair until the
+ * next refresh.
+ *
+ * <p>At start every file is checked and the error names the one that cannot be used; later a broken
+ * or mismatched file is logged and the last good credentials keep serving. Thread-safe.
+ */
+public final class TlsCredentials implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(TlsCredentials.class);
+  private static final byte[] CHALLENGE = "leaf key check".getBytes(StandardCharsets.US_ASCII);
+
+  private final OpsConfig config;
+  private final AdvancedTlsX509KeyManager keys = new AdvancedTlsX509KeyManager();
+  private final AdvancedTlsX509TrustManager trust;
+  private final ServerCredentials credentials;
+  private final ScheduledExecutorService refresher;
+  // Only the refresher thread touches these after the constructor.
+  private String identityStamp;
+  private String trustStamp;
+
+  private TlsCredentials(OpsConfig config) throws GeneralSecurityException {
+    this.config = config;
+    loadIdentity();
+    TlsServerCredentials.Builder builder = TlsServerCredentials.newBuilder().keyManager(keys);
+    if (config.tlsClientCa() != null) {
+      trust = AdvancedTlsX509TrustManager.newBuilder()
+          // Client certificates name clients, not hosts: the chain is what is checked.
+          .setVerification(AdvancedTlsX509TrustManager.Verification.CERTIFICATE_ONLY_VERIFICATION)
+          .build();
+      loadTrust();
+      builder.trustManager(trust).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+    } else {
+      trust = null;
+    }
+    credentials = builder.build();
+    refresher = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "leaf-tls-refresh");
+      t.setDaemon(true);
+      return t;
+    });
+    long period = config.tlsRefresh().toNanos();
+    refresher.scheduleWithFixedDelay(this::refresh, period, period, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * Reads and checks the files {@code config} names and starts re-reading them.
+   *
+   * @throws IllegalArgumentException one line naming the flag and the file that cannot be used
+   */
+  public static TlsCredentials load(OpsConfig config) {
+    if (!config.tlsEnabled()) {
+      throw new IllegalArgumentException("TLS is off: no --tls-cert");
+    }
+    try {
+      return new TlsCredentials(config);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("TLS cannot be set up: " + e.getMessage(), e);
+    }
+  }
+
+  public ServerCredentials credentials() {
+    return credentials;
+  }
+
+  @Override
+  public void close() {
+    refresher.shutdownNow();
+  }
+
+  private void refresh() {
+    try {
+      if (!stamp(config.tlsCert(), config.tlsKey()).equals(identityStamp)) {
+        loadIdentity();
+        log.info("TLS certificate reloaded from {}", config.tlsCert());
+      }
+      if (trust != null && !stamp(config.tlsClientCa(), null).equals(trustStamp)) {
+        loadTrust();
+        log.info("TLS client CA reloaded from {}", config.tlsClientCa());
+      }
+    } catch (RuntimeException | IOException e) {
+      log.warn("TLS files not reloaded, serving the previous ones: {}", e.getMessage());
+    }
+  }
+
+  private void loadIdentity() {
+    String stamp = stampOrFail(config.tlsCert(), config.tlsKey());
+    X509Certificate[] chain = certificates("--tls-cert", config.tlsCert());
+    PrivateKey key = privateKey(config.tlsKey());
+    if (!signsFor(key, chain[0])) {
+      throw new IllegalArgumentException("--tls-key " + config.tlsKey()
+          + " is not the key of the certificate in --tls-cert " + config.tlsCert());
+    }
+    keys.updateIdentityCredentials(chain, key);
+    identityStamp = stamp;
+  }
+
+  private void loadTrust() {
+    String stamp = stampOrFail(config.tlsClientCa(), null);
+    X509Certificate[] cas = certificates("--tls-client-ca", config.tlsClientCa());
+    try {
+      trust.updateTrustCredentials(cas);
+    } catch (IOException | GeneralSecurityException e) {
+      throw new IllegalArgumentException("--tls-client-ca " + config.tlsClientCa()
+          + " cannot be used: " + e.getMessage(), e);
+    }
+    trustStamp = stamp;
+  }
+
+  /** Modification times and sizes: what changes when a file is rewritten. */
+  private static String stamp(Path a, Path b) throws IOException {
+    FileTime ta = Files.getLastModifiedTime(a);
+    String s = ta.toMillis() + "/" + Files.size(a);
+    return b == null ? s : s + ";" + Files.getLastModifiedTime(b).toMillis() + "/" + Files.size(b);
+  }
+
+  private String stampOrFail(Path a, Path b) {
+    readable(a == config.tlsCert() ? "--tls-cert" : "--tls-client-ca", a);
+    if (b != null) {
+      readable("--tls-key", b);
+    }
+    try {
+      return stamp(a, b);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot read " + a + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static void readable(String flag, Path file) {
+    if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+      throw new IllegalArgumentException(flag + " " + file + " is not a readable file");
+    }
+  }
+
+  private static X509Certificate[] certificates(String flag, Path file) {
+    try (InputStream in = Files.newInputStream(file)) {
+      X509Certificate[] certs = CertificateUtils.getX509Certificates(in);
+      if (certs.length == 0) {
+        throw new IllegalArgumentException(flag + " " + file + " holds no PEM certificate");
+      }
+      return certs;
+    } catch (IOException | GeneralSecurityException e) {
+      throw new IllegalArgumentException(flag + " " + file + " holds no valid PEM certificate: "
+          + e.getMessage(), e);
+    }
+  }
+
+  private static PrivateKey privateKey(Path file) {
+    try (InputStream in = Files.newInputStream(file)) {
+      return CertificateUtils.getPrivateKey(in);
+    } catch (IOException | GeneralSecurityException | RuntimeException e) {
+      throw new IllegalArgumentException("--tls-key " + file
+          + " is not a PEM (PKCS#8) private key: " + e.getMessage(), e);
+    }
+  }
+
+  /** Whether {@code key} signs what the certificate's public key verifies (RSA and EC keys). */
+  private static boolean signsFor(PrivateKey key, X509Certificate cert) {
+    String algorithm = switch (key.getAlgorithm()) {
+      case "RSA" -> "SHA256withRSA";
+      case "EC" -> "SHA256withECDSA";
+      default -> null;
+    };
+    if (algorithm == null) {
+      // Another kind of key: the TLS handshake is the check.
+      return true;
+    }
+    try {
+      Signature signer = Signature.getInstance(algorithm);
+      signer.initSign(key);
+      signer.update(CHALLENGE);
+      byte[] signature = signer.sign();
+      Signature verifier = Signature.getInstance(algorithm);
+      verifier.initVerify(cert.getPublicKey());
+      verifier.update(CHALLENGE);
+      return verifier.verify(signature);
+    } catch (GeneralSecurityException e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package io.leaf.server.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leaf.server.store.MemorySegmentStore;
+import io.leaf.server.store.TagNotFoundException;
+import io.leaf.server.testing.FakeTicker;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** What the allocator reports through {@link EngineEvents}, and what it does not. */
+class EngineEventsTest {
+
+  /** Records every event as a short string. */
+  private static final class Recording implements EngineEvents {
+    final List<String> events = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void segmentLoaded(boolean first, long nanos, RuntimeException failure) {
+      events.add((first ? "first " : "served ")
+          + (failure == null ? "loaded" : failure.getClass().getSimpleName()));
+    }
+
+    @Override
+    public void missingTagHit() {
+      events.add("missing hit");
+    }
+  }
+
+  @Test
+  void loads_firstThenPreload_reportedWithKind() throws Exception {
+    MemorySegmentStore store = new MemorySegmentStore();
+    store.createTag("t", 1, 10, "");
+    Recording recording = new Recording();
+    try (SegmentAllocator allocator = new SegmentAllocator(store, new FakeTicker(),
+        EngineConfig.DEFAULTS)) {
+      allocator.setEvents(recording);
+      WaitDeadline deadline = allocator.deadline(TimeUnit.SECONDS.toNanos(5), false);
+      allocator.nextId("t", deadline).join();
+      int before = recording.events.size();
+      for (int i = 0; i < 8; i++) {
+        // Buffered IDs report nothing; passing 10% of the segment starts the preload.
+        allocator.tryNextId("t");
+      }
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (recording.events.size() < 2 && System.nanoTime() < until) {
+        Thread.sleep(5);
+      }
+      assertEquals(1, before, "only the first load before the buffered IDs: " + recording.events);
+      assertEquals(List.of("first loaded", "served loaded"), recording.events,
+          "the first load, then the preload of a served tag");
+    }
+  }
+
+  @Test
+  void unknownTag_secondCall_missingHitReported() {
+    Recording recording = new Recording();
+    try (SegmentAllocator allocator = new SegmentAllocator(new MemorySegmentStore(),
+        new FakeTicker(), EngineConfig.DEFAULTS.withMissingTagTtl(Duration.ofMinutes(1)))) {
+      allocator.setEvents(recording);
+      for (int i = 0; i < 2; i++) {
+        WaitDeadline deadline = allocator.deadline(TimeUnit.SECONDS.toNanos(5), false);
+        CompletionException e = assertThrows(CompletionException.class,
+            () -> allocator.nextId("ghost", deadline).join(), "unknown tag");
+        assertTrue(e.getCause() instanceof TagNotFoundException, e.toString());
+      }
+      assertEquals(List.of("first TagNotFoundException", "missing hit"), recording.events,
+          "one load finds no tag, the next call is answered from memory");
+    }
+  }
+}
