@@ -86,7 +86,7 @@ public final class CachedIdGenerator implements AutoCloseable {
    */
   public long next() {
     RangeBlock b = current;
-    long id = b.cursor.getAndIncrement();
+    long id = b.takeOne();
     if (id < b.end && id >= b.start) {
       if (id == b.refillAt) {
         requestRefill();
