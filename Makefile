@@ -4,12 +4,13 @@ JAR := server/target/leaf-server.jar
 VERSION := 0.1.0
 SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run test test-node bench image clean help
+.PHONY: build run test test-node test-python bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
 	@echo "make test   run every test (MariaDB tests skip with a message when no MariaDB is reachable)"
 	@echo "make test-node  the Node example's test against the packaged server (skipped without node)"
+	@echo "make test-python  the Python example's test against the packaged server (skipped without python3-grpcio)"
 	@echo "make build  compile and package server/target/leaf-server.jar"
 	@echo "make bench  run the benchmarks (about five minutes; table in target/bench/results.md)"
 	@echo "make image  build the container image leaf-server:$(VERSION) (needs a Docker engine)"
@@ -27,6 +28,7 @@ run: $(JAR)
 test:
 	$(MVN) install
 	@$(MAKE) --no-print-directory test-node
+	@$(MAKE) --no-print-directory test-python
 
 # The Node example's test starts server/target/leaf-server.jar (built by `make build` or `make test`).
 test-node:
@@ -34,6 +36,16 @@ test-node:
 		cd examples/node && npm ci --no-audit --no-fund && npm test; \
 	else \
 		echo "SKIPPED Node example test: node not found"; \
+	fi
+
+# The Python example's test starts server/target/leaf-server.jar too; its stubs are generated
+# from proto/ into a temporary directory (Debian: python3-grpcio python3-grpc-tools).
+PYTHON ?= /usr/bin/python3
+test-python:
+	@if $(PYTHON) -c 'import grpc, grpc_tools' >/dev/null 2>&1; then \
+		PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m unittest discover -s examples/python -v; \
+	else \
+		echo "SKIPPED Python example test: $(PYTHON) cannot import grpc and grpc_tools (apt-get install python3-grpcio python3-grpc-tools)"; \
 	fi
 
 # Packages only the bench module and what it needs (nothing is installed), then runs it:

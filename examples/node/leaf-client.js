@@ -85,6 +85,15 @@ class LeafClient {
     });
   }
 
+  /**
+   * `count` IDs as at most 3 ascending, disjoint ranges the caller owns, each `{ start, end }`
+   * (BigInt, start <= id < end).
+   */
+  async reserveIds(bizTag, count) {
+    const reply = await this.unary('ReserveIds', { biz_tag: bizTag, count });
+    return reply.ranges.map((r) => ({ start: BigInt(r.start), end: BigInt(r.end) }));
+  }
+
   /** The tag's database row and the server's cached segments. */
   getTag(bizTag) {
     return this.unary('GetTag', { biz_tag: bizTag });
@@ -95,4 +104,82 @@ class LeafClient {
   }
 }
 
-module.exports = { LeafClient, status: grpc.status };
+/**
+ * IDs of one tag served from ranges reserved with ReserveIds: next() is synchronous while the
+ * current range lasts, and the next reservation is fetched in the background once `refillAt`
+ * (a fraction) of the current one is used, so a steady caller never waits. At most one fetch is
+ * in flight. IDs still cached when the generator is dropped are lost (gaps, never repeats).
+ */
+class CachedIdGenerator {
+  /**
+   * @param {LeafClient} client
+   * @param {string} bizTag
+   * @param {{blockSize?: number, refillAt?: number}} [options]
+   */
+  constructor(client, bizTag, { blockSize = 1000, refillAt = 0.1 } = {}) {
+    if (!(blockSize >= 1)) throw new RangeError(`blockSize must be at least 1, got ${blockSize}`);
+    if (!(refillAt >= 0 && refillAt < 1)) throw new RangeError(`refillAt must be in [0, 1), got ${refillAt}`);
+    this.client = client;
+    this.bizTag = bizTag;
+    this.blockSize = blockSize;
+    this.refillAt = refillAt;
+    this.ranges = []; // ranges not yet used up, in order; the first is the current one
+    this.cursor = 0n; // next ID of ranges[0]
+    this.leftInReservation = 0; // IDs of the reservation in use not yet handed out
+    this.queued = 0; // IDs fetched but in no reservation started yet
+    this.fetching = null; // the fetch in flight
+    this.refills = 0;
+  }
+
+  /** The next ID (BigInt); waits only when every reserved range is used up. */
+  async next() {
+    const id = this.tryNext();
+    if (id !== null) return id;
+    await this.fetch();
+    return this.next();
+  }
+
+  /** The next ID if one is cached, else null (and a fetch starts). */
+  tryNext() {
+    while (this.ranges.length > 0 && this.cursor >= this.ranges[0].end) {
+      this.ranges.shift();
+      if (this.ranges.length > 0) this.cursor = this.ranges[0].start;
+    }
+    if (this.ranges.length === 0) {
+      this.fetch().catch(() => {}); // the caller that awaits fetch() sees the failure
+      return null;
+    }
+    const id = this.cursor++;
+    this.take();
+    return id;
+  }
+
+  /** Counts one ID handed out; past the refill point of a reservation, fetches the next. */
+  take() {
+    if (this.leftInReservation === 0) {
+      this.leftInReservation = this.blockSize;
+      this.queued -= this.blockSize;
+    }
+    this.leftInReservation--;
+    if (this.blockSize - this.leftInReservation === Math.floor(this.blockSize * this.refillAt) + 1) {
+      this.fetch().catch(() => {});
+    }
+  }
+
+  /** One ReserveIds at a time; a second caller shares the one in flight. */
+  fetch() {
+    if (this.fetching) return this.fetching;
+    if (this.queued > 0) return Promise.resolve();
+    this.refills++;
+    this.fetching = this.client.reserveIds(this.bizTag, this.blockSize).then((ranges) => {
+      if (this.ranges.length === 0) this.cursor = ranges[0].start;
+      this.ranges.push(...ranges);
+      this.queued += this.blockSize;
+    }).finally(() => {
+      this.fetching = null;
+    });
+    return this.fetching;
+  }
+}
+
+module.exports = { LeafClient, CachedIdGenerator, status: grpc.status };

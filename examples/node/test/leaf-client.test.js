@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { LeafClient, status } = require('../leaf-client');
+const { LeafClient, CachedIdGenerator, status } = require('../leaf-client');
 
 const JAR = path.join(__dirname, '..', '..', '..', 'server', 'target', 'leaf-server.jar');
 
@@ -139,6 +139,45 @@ test('createTag without the admin token is refused, and nextId stays open', asyn
     anonymous.close();
     wrong.close();
   }
+});
+
+test('reserveIds returns at most 3 ascending disjoint ranges of exactly count IDs', async () => {
+  await client.createTag('node-reserve', { step: 100 });
+  const first = await client.reserveIds('node-reserve', 30);
+  assert.deepEqual(first, [{ start: 1n, end: 31n }], 'from the current segment');
+  const big = await client.reserveIds('node-reserve', 100000);
+  assert.ok(big.length >= 1 && big.length <= 3, `1 to 3 ranges: ${JSON.stringify(big, (k, v) => String(v))}`);
+  let total = 0n;
+  let lastEnd = 31n;
+  for (const r of big) {
+    assert.ok(r.start >= lastEnd && r.end > r.start, `ascending, disjoint, after the first: ${r.start}..${r.end}`);
+    total += r.end - r.start;
+    lastEnd = r.end;
+  }
+  assert.equal(total, 100000n, 'exact count');
+  await assert.rejects(client.reserveIds('node-reserve', 0), { code: status.INVALID_ARGUMENT, details: /count/ });
+  await assert.rejects(client.reserveIds('node-nope', 5), { code: status.NOT_FOUND });
+});
+
+test('CachedIdGenerator hands out unique BigInt IDs with one background refill at a time', async () => {
+  await client.createTag('node-cached', { step: 50 });
+  const generator = new CachedIdGenerator(client, 'node-cached', { blockSize: 100 });
+  assert.equal(generator.tryNext(), null, 'nothing cached before the first reservation');
+  const seen = new Set();
+  const ids = [];
+  for (let i = 0; i < 2500; i++) {
+    const id = await generator.next();
+    assert.equal(typeof id, 'bigint');
+    assert.ok(!seen.has(id), `ID ${id} handed out twice`);
+    seen.add(id);
+    ids.push(id);
+  }
+  assert.equal(ids[0], 1n, 'the first reservation starts at the tag\'s first ID');
+  assert.ok(generator.refills >= 25 && generator.refills <= 27,
+    `about one reservation per 100 IDs, got ${generator.refills}`);
+  const others = await client.nextIds('node-cached', 500);
+  for (const id of others) assert.ok(!seen.has(id), `NextIdBatch repeated cached ID ${id}`);
+  assert.throws(() => new CachedIdGenerator(client, 'x', { refillAt: 1 }), /refillAt/);
 });
 
 test('example.js creates its tag and prints IDs and a batch', async () => {

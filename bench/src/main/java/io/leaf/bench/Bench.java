@@ -81,6 +81,9 @@ public final class Bench {
     if (options.isolatedOnly()) {
       return isolatedOnly(started, env, tempDir, dbUrl);
     }
+    if (options.rangesOnly()) {
+      return rangesOnly(started, env, tempDir, dbUrl);
+    }
     String serverDescription;
     try (BenchServer plain = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
             Duration.ZERO, options.largeStep());
@@ -108,9 +111,10 @@ public final class Bench {
       Progress.say("isolated servers: h2load, a stalled database, unread streams");
       isolated(tempDir);
 
-      engineRows.jmhRows(plain.port(), Stats.median(values(select(load, "p1",
-          r -> r.get("concurrency").equals(Integer.toString(lastConcurrency()))), "nextId")),
-          lastConcurrency());
+      double unaryNextId = Stats.median(values(select(load, "p1",
+          r -> r.get("concurrency").equals(Integer.toString(lastConcurrency()))), "nextId"));
+      engineRows.jmhRows(plain.port(), unaryNextId, lastConcurrency());
+      new RangeRows(options, table).reserveRow(plain, unaryNextId, lastConcurrency());
     } finally {
       if (tempDir != null) {
         deleteTree(tempDir);
@@ -129,6 +133,32 @@ public final class Bench {
         + "- Client: a separate JVM (same java, default flags), one Netty channel over loopback\n"
         + "- Each figure is the median of " + options.rounds() + " rounds; P1–P3 ratios are the"
         + " median of per-round ratios, P4 ratios the ratio of medians\n\n"
+        + table.markdown();
+    return write(text);
+  }
+
+  /** Only the ID-range rows: ReserveIds vs unary NextId, CachedIdGenerator vs AtomicLong. */
+  private String rangesOnly(Instant started, Environment env, Path tempDir, String dbUrl)
+      throws Exception {
+    String serverDescription;
+    try (BenchServer plain = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
+        Duration.ZERO, options.largeStep())) {
+      plain.ensureTag(ClientBenchmark.TAG, options.largeStep());
+      serverDescription = plain.describe();
+      RangeRows ranges = new RangeRows(options, table);
+      ranges.reserveRow(plain, ranges.unaryNextId(plain, lastConcurrency()), lastConcurrency());
+      engineRows.clientRows(plain.port(), null, 0, 0);
+    } finally {
+      if (tempDir != null) {
+        deleteTree(tempDir);
+      }
+    }
+    String text = "# Leaf benchmark results (ID-range rows only)\n\n"
+        + "- Run: " + started.truncatedTo(ChronoUnit.SECONDS) + "\n"
+        + "- Machine: " + env.describe() + "\n"
+        + "- Server (in the bench JVM): " + serverDescription + "; database "
+        + (options.dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl) + "\n"
+        + "- Each figure is the median of " + options.rounds() + " rounds\n\n"
         + table.markdown();
     return write(text);
   }
@@ -159,9 +189,11 @@ public final class Bench {
     Path out = options.out().toAbsolutePath();
     Files.createDirectories(out.getParent());
     Files.writeString(out, text);
+    Path json = out.resolveSibling("results.json");
+    Files.writeString(json, table.json());
     System.out.println();
     System.out.println(text);
-    Progress.say("written to %s", out);
+    Progress.say("written to %s and %s", out, json);
     return text;
   }
 

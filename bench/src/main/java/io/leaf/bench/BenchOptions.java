@@ -28,6 +28,7 @@ import java.util.List;
  * @param serverClassPath the class path of the isolated servers (another build's server plus this
  *     module's classes); null for this build's
  * @param isolatedOnly run only the rows against a server alone in its JVM
+ * @param rangesOnly run only the ID-range rows (ReserveIds, CachedIdGenerator vs AtomicLong)
  */
 public record BenchOptions(
     boolean quick,
@@ -53,7 +54,8 @@ public record BenchOptions(
     Duration jmhWarmupTime,
     Duration jmhIterationTime,
     String serverClassPath,
-    boolean isolatedOnly) {
+    boolean isolatedOnly,
+    boolean rangesOnly) {
 
   public static final Path DEFAULT_OUT = Path.of("target", "bench", "results.md");
 
@@ -69,12 +71,15 @@ public record BenchOptions(
                          (its jar and lib/*, then bench/target/classes)
           --isolated-only  only the rows against a server alone in its JVM (with the above: a
                          baseline of another build in a few minutes)
+          --ranges-only  only the ID-range rows: ReserveIds vs unary NextId, and
+                         CachedIdGenerator.next() vs AtomicLong (about a minute)
         """;
   }
 
   public static BenchOptions parse(String... args) {
     boolean quick = false;
     boolean isolatedOnly = false;
+    boolean rangesOnly = false;
     Integer rounds = null;
     String dbUrl = null;
     String dbUser = "sa";
@@ -89,6 +94,10 @@ public record BenchOptions(
       }
       if (arg.equals("--isolated-only")) {
         isolatedOnly = true;
+        continue;
+      }
+      if (arg.equals("--ranges-only")) {
+        rangesOnly = true;
         continue;
       }
       if (i + 1 >= args.length) {
@@ -110,13 +119,13 @@ public record BenchOptions(
           List.of(1, 8, 64), Duration.ofMillis(200), Duration.ofMillis(200), 20_000,
           Duration.ofMillis(100), List.of(1_000, 10_000), 8, Duration.ofMillis(300), 100, 1_000_000,
           Duration.ofMillis(5), 20_000, 0, 1, Duration.ofMillis(50), Duration.ofMillis(50),
-          serverClassPath, isolatedOnly);
+          serverClassPath, isolatedOnly, rangesOnly);
     }
     return new BenchOptions(false, dbUrl, dbUser, dbPassword, out, rounds == null ? 5 : rounds,
         List.of(1, 8, 64), Duration.ofSeconds(2), Duration.ofSeconds(2), 1_000_000,
         Duration.ofSeconds(1), List.of(1_000, 10_000), 8, Duration.ofSeconds(3), 100, 1_000_000,
         Duration.ofMillis(5), 100_000, 1, 2, Duration.ofSeconds(1), Duration.ofSeconds(1),
-        serverClassPath, isolatedOnly);
+        serverClassPath, isolatedOnly, rangesOnly);
   }
 
   /** The flags that reproduce these options in a child JVM. */

@@ -38,18 +38,35 @@ final class EngineRows {
               allocator / 1e6, atomic / 1e6),
           String.format(Locale.ROOT, "allocator ÷ AtomicLong = %.2f", allocator / atomic));
     }
+    clientRows(plainPort, allocatorByThreads, unaryNextId, unaryConcurrency);
+  }
+
+  /**
+   * {@link io.leaf.client.CachedIdGenerator#next()} on ranges reserved over loopback, against
+   * {@code AtomicLong.incrementAndGet} measured just before it, 1 and 2 threads.
+   *
+   * @param allocatorByThreads the P4 allocator rows' figures; null when they did not run
+   */
+  void clientRows(int plainPort, Map<Integer, Double> allocatorByThreads, double unaryNextId,
+      int unaryConcurrency) throws Exception {
+    JmhRuns jmh = new JmhRuns(options);
     String target = "-D" + ClientBenchmark.TARGET_PROPERTY + "=127.0.0.1:" + plainPort;
     for (int threads : List.of(1, 2)) {
+      Progress.say("JMH: AtomicLong.incrementAndGet, %s", threads(threads));
+      double atomic = Stats.median(jmh.run(EngineBenchmark.class, "atomicIncrement", threads));
       Progress.say("JMH: CachedIdGenerator.next, %s", threads(threads));
       double client = Stats.median(jmh.run(ClientBenchmark.class, "next", threads, target));
-      table.add("P4 CachedIdGenerator.next(), " + threads(threads),
+      String others = allocatorByThreads == null ? "" : String.format(Locale.ROOT,
+          "; ÷ SegmentAllocator = %.2f; ÷ unary NextId (P1, %d in flight) = %,.0f",
+          client / allocatorByThreads.get(threads), unaryConcurrency, client / unaryNextId);
+      table.add("P5 CachedIdGenerator.next() vs AtomicLong, " + threads(threads),
           jmh.describe() + ", " + threads(threads) + " on one generator (builder defaults) of one"
-              + " LeafClient, refilled over loopback from the P1 server, tag step "
-              + fmt(options.largeStep()),
-          String.format(Locale.ROOT, "%,.1f M ops/s", client / 1e6),
-          String.format(Locale.ROOT, "÷ SegmentAllocator (%s) = %.2f; ÷ unary NextId (P1, %d in"
-              + " flight) = %,.0f", threads(threads), client / allocatorByThreads.get(threads),
-              unaryConcurrency, client / unaryNextId));
+              + " LeafClient, refilled with ReserveIds over loopback from the real server, tag"
+              + " step " + fmt(options.largeStep()) + " / one shared AtomicLong (goal ≥ 0.5 on 1"
+              + " thread)",
+          String.format(Locale.ROOT, "%,.1f M ops/s · AtomicLong %,.1f M ops/s", client / 1e6,
+              atomic / 1e6),
+          String.format(Locale.ROOT, "generator ÷ AtomicLong = %.2f", client / atomic) + others);
     }
   }
 

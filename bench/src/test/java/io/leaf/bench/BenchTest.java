@@ -37,8 +37,9 @@ class BenchTest {
         "| Second client's NextId while 80 NextIdBatch streams are unread |",
         "| P4 SegmentAllocator.nextId vs AtomicLong, 1 thread |",
         "| P4 SegmentAllocator.nextId vs AtomicLong, 2 threads |",
-        "| P4 CachedIdGenerator.next(), 1 thread |",
-        "| P4 CachedIdGenerator.next(), 2 threads |",
+        "| P5 CachedIdGenerator.next() vs AtomicLong, 1 thread |",
+        "| P5 CachedIdGenerator.next() vs AtomicLong, 2 threads |",
+        "| P6 ReserveIds vs unary NextId |",
         "| Heap per cached tag |")) {
       assertTrue(rows.stream().anyMatch(r -> r.startsWith(measure)),
           "a row for " + measure + " in:\n" + written);
@@ -46,5 +47,8 @@ class BenchTest {
     assertFalse(written.contains("NaN") || written.contains("Infinity"),
         "every figure is a number:\n" + written);
     assertTrue(written.contains("Machine: "), "the machine is described:\n" + written);
+    String json = Files.readString(out.resolveSibling("results.json"));
+    assertEquals(rows.size() - 1, json.split("\"measure\"", -1).length - 1,
+        "every table row (less the header) in results.json:\n" + json);
   }
 }

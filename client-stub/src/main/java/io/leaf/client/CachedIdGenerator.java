@@ -3,6 +3,7 @@ package io.leaf.client;
 import com.google.common.base.Ticker;
 import io.grpc.Status;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -13,44 +14,29 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * IDs of one business tag served from a local double buffer of blocks, each block the IDs of one
- * NextIdBatch call; the next block is fetched in the background once a fraction (default 10%) of
- * the current one is used.
+ * IDs of one business tag served from ranges reserved with ReserveIds: the caller owns every ID of
+ * a range, so {@link #next()} is one atomic increment within the current range and a bounds
+ * check. The next reservation is fetched in the background once a fraction (default 10%) of the
+ * current one is used.
  *
- * <p>{@link #next()} costs one volatile read and one atomic increment while the current block
- * lasts; it takes a lock only to switch blocks, and waits (bounded by the maximum wait) only when
- * both blocks are empty. Block sizes follow the consumption rate: each block is sized to last
- * about the target refill interval at the rate the previous block was used, within
- * {@code [minBlockSize, maxBlockSize]}. One background thread does the fetching, at most one fetch
- * at a time.
+ * <p>{@link #next()} and {@link #nextRange} take a lock only to move to the next range, and wait
+ * (bounded by the maximum wait) only when every reserved range is used up. Reservation sizes
+ * follow the consumption rate: each is sized to last about the target refill interval at the rate
+ * the previous one was used, within {@code [minBlockSize, maxBlockSize]}. One background thread
+ * fetches, at most one reservation at a time.
  *
- * <p>Thread-safe. IDs are unique across threads and increasing within a block; IDs still cached
- * when the generator is closed (or the process ends) are lost, which leaves gaps, never repeats.
+ * <p>Thread-safe. IDs are unique across threads and increasing within a range (a reservation's
+ * ranges ascend, but a later reservation may lie below an earlier one's last range when the
+ * server had lower IDs buffered). IDs still cached when the generator is closed (or the process
+ * ends) are lost, which leaves gaps, never repeats.
  */
 public final class CachedIdGenerator implements AutoCloseable {
 
   private static final System.Logger log = System.getLogger(CachedIdGenerator.class.getName());
-  /** What {@link #take} returns for a used-up block (the server's own "exhausted" value). */
-  private static final long NONE = Long.MIN_VALUE;
-
-  /** One batch of IDs; threads claim indexes with one atomic increment. */
-  private static final class Block {
-    final long[] ids;
-    /** Taking the ID at this index asks for the next block. */
-    final int refillAt;
-    final AtomicLong cursor = new AtomicLong();
-    /** When the first caller found the block used up; guarded by the generator's lock. */
-    long exhaustedAt = -1;
-
-    Block(long[] ids, int refillAt) {
-      this.ids = ids;
-      this.refillAt = refillAt;
-    }
-  }
+  private static final long NONE = RangeBlock.NONE;
 
   private final LeafClient client;
   private final String bizTag;
-  private final double refillFraction;
   private final long maxWaitNanos;
   private final Ticker ticker;
   private final ExecutorService refiller;
@@ -58,27 +44,25 @@ public final class CachedIdGenerator implements AutoCloseable {
   private final AtomicLong refills = new AtomicLong();
 
   /** Read without the lock on the fast path; replaced only under the lock. */
-  private volatile Block current = new Block(new long[0], -1);
+  private volatile RangeBlock current = RangeBlock.EMPTY;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   // Everything below is guarded by lock.
-  private final BlockSizer sizer;
-  private Block next;
+  private final ReservedRanges ready;
   private boolean refilling;
   private long completedRefills;
   private LeafException lastFailure;
   private long lastFailureAt;
-  private long currentSince;
   private boolean closed;
 
   private CachedIdGenerator(Builder b) {
     this.client = b.client;
     this.bizTag = b.bizTag;
-    this.refillFraction = b.refillFraction;
     this.maxWaitNanos = b.maxWait.toNanos();
     this.ticker = b.ticker;
-    this.sizer = new BlockSizer(b.minBlockSize, b.maxBlockSize, b.targetRefillInterval.toNanos());
+    this.ready = new ReservedRanges(new BlockSizer(b.minBlockSize, b.maxBlockSize,
+        b.targetRefillInterval.toNanos()), b.refillFraction, b.ticker.read());
     this.refiller = Executors.newSingleThreadExecutor(runnable -> {
       Thread t = new Thread(runnable, "leaf-id-refill-" + bizTag);
       t.setDaemon(true);
@@ -95,28 +79,54 @@ public final class CachedIdGenerator implements AutoCloseable {
   /**
    * The next ID of the tag.
    *
-   * @throws IdWaitTimeoutException both blocks were empty and none arrived within the maximum wait
+   * @throws IdWaitTimeoutException every range was used up and none arrived within the maximum
+   *     wait
    * @throws LeafException the fetch this call waited for failed (typed by its status)
    * @throws IllegalStateException the generator is closed
    */
   public long next() {
-    long id = take(current);
-    return id != NONE ? id : nextSlow();
+    RangeBlock b = current;
+    long id = b.takeOne();
+    if (id < b.end && id >= b.start) {
+      if (id == b.refillAt) {
+        requestRefill();
+      }
+      return id;
+    }
+    return slow(1).start();
   }
 
-  /** The next ID of {@code b}, asking for the next block at its refill point, or {@link #NONE}. */
-  private long take(Block b) {
-    long i = b.cursor.getAndIncrement();
-    if (i >= b.ids.length) {
-      return NONE;
+  /**
+   * Up to {@code n} consecutive IDs, at least one: fewer than {@code n} when the current range
+   * holds fewer, so a caller wanting exactly {@code n} asks again for the rest.
+   *
+   * @throws IllegalArgumentException {@code n} is not positive
+   * @throws IdWaitTimeoutException as {@link #next()}
+   * @throws LeafException as {@link #next()}
+   * @throws IllegalStateException the generator is closed
+   */
+  public IdRange nextRange(long n) {
+    if (n < 1) {
+      throw new IllegalArgumentException("n must be positive: " + n);
     }
-    if (i == b.refillAt) {
+    IdRange r = take(current, n);
+    return r != null ? r : slow(n);
+  }
+
+  /** Up to {@code n} IDs of {@code b}, asking for the next reservation at its refill point. */
+  private IdRange take(RangeBlock b, long n) {
+    long first = b.takeRange(n);
+    if (first == NONE) {
+      return null;
+    }
+    long end = Math.min(b.end, first + n);
+    if (b.passesRefill(first, end - 1)) {
       requestRefill();
     }
-    return b.ids[(int) i];
+    return new IdRange(first, end);
   }
 
-  private long nextSlow() {
+  private IdRange slow(long n) {
     lock.lock();
     try {
       long entered = completedRefills;
@@ -126,16 +136,16 @@ public final class CachedIdGenerator implements AutoCloseable {
         if (closed) {
           throw new IllegalStateException("CachedIdGenerator for " + bizTag + " is closed");
         }
-        Block b = current;
-        long id = take(b);
-        if (id != NONE) {
-          return id;
+        RangeBlock b = current;
+        IdRange r = take(b, n);
+        if (r != null) {
+          return r;
         }
         if (b.exhaustedAt < 0) {
           b.exhaustedAt = ticker.read();
         }
-        if (next != null) {
-          switchToNext(b);
+        if (!ready.isEmpty()) {
+          current = ready.advance(b, ticker.read());
           continue;
         }
         if (lastFailure != null && lastFailureAt > entered) {
@@ -149,8 +159,8 @@ public final class CachedIdGenerator implements AutoCloseable {
         }
         if (remaining <= 0) {
           throw new IdWaitTimeoutException("no IDs for biz_tag " + bizTag + " within "
-              + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos) + " ms (block of " + sizer.size()
-              + " IDs still being fetched)", null);
+              + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos) + " ms (a reservation of "
+              + ready.nextSize() + " IDs still being fetched)", null);
         }
         remaining = changed.awaitNanos(remaining);
       }
@@ -163,16 +173,6 @@ public final class CachedIdGenerator implements AutoCloseable {
     }
   }
 
-  /** Lock held; {@code used} is the current block, found used up. */
-  private void switchToNext(Block used) {
-    if (used.ids.length > 0) {
-      sizer.blockUsed(used.ids.length, used.exhaustedAt - currentSince);
-    }
-    currentSince = ticker.read();
-    current = next;
-    next = null;
-  }
-
   private void requestRefill() {
     lock.lock();
     try {
@@ -182,12 +182,12 @@ public final class CachedIdGenerator implements AutoCloseable {
     }
   }
 
-  /** Lock held: starts a fetch unless one is running, the next block is there, or closed. */
+  /** Lock held: starts a fetch unless one is running, a reservation waits, or closed. */
   private void startRefillIfIdle() {
-    if (closed || refilling || next != null) {
+    if (closed || refilling || ready.hasQueuedReservation()) {
       return;
     }
-    int size = sizer.size();
+    int size = ready.nextSize();
     refilling = true;
     refills.incrementAndGet();
     try {
@@ -198,16 +198,16 @@ public final class CachedIdGenerator implements AutoCloseable {
   }
 
   private void refill(int size) {
-    long[] ids = null;
+    List<IdRange> ranges = null;
     LeafException failure = null;
     Error fatal = null;
     try {
-      ids = client.nextIds(bizTag, size);
+      ranges = client.reserveIds(bizTag, size);
     } catch (LeafException e) {
       failure = e;
     } catch (RuntimeException | Error e) {
-      // An Error (say, no heap for the block) must still clear the refilling flag below, or no
-      // fetch would ever start again; it is rethrown once the generator's state is consistent.
+      // An Error must still clear the refilling flag below, or no fetch would ever start again;
+      // it is rethrown once the generator's state is consistent.
       failure = new LeafException(Status.Code.INTERNAL, "fetching IDs of biz_tag " + bizTag
           + " failed: " + e, e);
       if (e instanceof Error err) {
@@ -221,13 +221,12 @@ public final class CachedIdGenerator implements AutoCloseable {
       if (closed) {
         return;
       }
-      if (ids != null) {
-        int refillAt = Math.min(ids.length - 1, (int) (ids.length * refillFraction));
-        next = new Block(ids, refillAt);
+      if (ranges != null) {
+        ready.add(ranges, size);
       } else {
         lastFailure = failure;
         lastFailureAt = completedRefills;
-        log.log(System.Logger.Level.DEBUG, "fetching a block for biz_tag {0} failed: {1}", bizTag,
+        log.log(System.Logger.Level.DEBUG, "reserving IDs of biz_tag {0} failed: {1}", bizTag,
             failure.getMessage());
       }
       changed.signalAll();
@@ -239,21 +238,21 @@ public final class CachedIdGenerator implements AutoCloseable {
     }
   }
 
-  /** How many {@link #next()} calls found both blocks empty and had to wait. */
+  /** How many calls found every reserved range used up and had to wait. */
   public long waits() {
     return waits.get();
   }
 
-  /** How many blocks were asked for so far. */
+  /** How many reservations were asked for so far. */
   public long refills() {
     return refills.get();
   }
 
-  /** The number of IDs the next fetch asks for. */
+  /** The number of IDs the next reservation asks for. */
   public int blockSize() {
     lock.lock();
     try {
-      return sizer.size();
+      return ready.nextSize();
     } finally {
       lock.unlock();
     }
@@ -271,8 +270,8 @@ public final class CachedIdGenerator implements AutoCloseable {
         return;
       }
       closed = true;
-      current = new Block(new long[0], -1);
-      next = null;
+      current = RangeBlock.EMPTY;
+      ready.clear();
       changed.signalAll();
     } finally {
       lock.unlock();
@@ -288,7 +287,7 @@ public final class CachedIdGenerator implements AutoCloseable {
   /** Configures a {@link CachedIdGenerator}; bad values are rejected at once. */
   public static final class Builder {
 
-    /** The server's default limit on one NextIdBatch. */
+    /** The server's default limit on one ReserveIds. */
     static final int SERVER_MAX_BATCH = 10_000_000;
 
     private final LeafClient client;
@@ -305,7 +304,7 @@ public final class CachedIdGenerator implements AutoCloseable {
       this.bizTag = bizTag;
     }
 
-    /** Fetch the next block once this fraction of the current one is used (default 0.1). */
+    /** Reserve again once this fraction of the current reservation is used (default 0.1). */
     public Builder refillThreshold(double fraction) {
       if (!(fraction >= 0 && fraction < 1)) {
         throw new IllegalArgumentException("refillThreshold must be in [0, 1), got " + fraction);
@@ -314,14 +313,14 @@ public final class CachedIdGenerator implements AutoCloseable {
       return this;
     }
 
-    /** The smallest block, also the first one (default 1,000). */
+    /** The smallest reservation, also the first one (default 1,000). */
     public Builder minBlockSize(int size) {
       this.minBlockSize = size;
       return this;
     }
 
     /**
-     * The largest block (default 1,000,000); at most the server's {@code --max-batch} (default
+     * The largest reservation (default 1,000,000); at most the server's {@code --max-batch} (default
      * 10,000,000).
      */
     public Builder maxBlockSize(int size) {
@@ -329,19 +328,19 @@ public final class CachedIdGenerator implements AutoCloseable {
       return this;
     }
 
-    /** How long a block should last at the current rate (default 5 s). */
+    /** How long a reservation should last at the current rate (default 5 s). */
     public Builder targetRefillInterval(Duration interval) {
       this.targetRefillInterval = positive(interval, "targetRefillInterval");
       return this;
     }
 
-    /** The longest {@link #next()} waits when both blocks are empty (default 5 s). */
+    /** The longest a call waits when every reserved range is used up (default 5 s). */
     public Builder maxWait(Duration maxWait) {
       this.maxWait = positive(maxWait, "maxWait");
       return this;
     }
 
-    /** The time source for measuring how fast blocks are used (default the system ticker). */
+    /** The time source for measuring how fast reservations are used (default the system ticker). */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
@@ -355,7 +354,7 @@ public final class CachedIdGenerator implements AutoCloseable {
       return d;
     }
 
-    /** Builds the generator and starts fetching its first block. */
+    /** Builds the generator and starts fetching its first reservation. */
     public CachedIdGenerator build() {
       if (minBlockSize < 1 || minBlockSize > maxBlockSize) {
         throw new IllegalArgumentException("minBlockSize must be between 1 and maxBlockSize ("
@@ -366,7 +365,6 @@ public final class CachedIdGenerator implements AutoCloseable {
             + ", got " + maxBlockSize);
       }
       CachedIdGenerator generator = new CachedIdGenerator(this);
-      generator.currentSince = ticker.read();
       generator.requestRefill();
       return generator;
     }

@@ -16,10 +16,13 @@ import io.leaf.v1.InitCacheRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
+import io.leaf.v1.ReserveIdsRequest;
+import io.leaf.v1.ReservedIds;
 import io.leaf.v1.Tag;
 import io.leaf.v1.TagStatus;
 import io.leaf.v1.UpdateStepRequest;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -77,8 +80,8 @@ public final class LeafClient implements AutoCloseable {
   }
 
   /** Methods that are safe to repeat: reads, ID calls (a repeat is a gap) and setting a step. */
-  static final List<String> RETRIED_METHODS = List.of("NextId", "NextIdBatch", "InitCache",
-      "GetTag", "ListTags", "UpdateStep");
+  static final List<String> RETRIED_METHODS = List.of("NextId", "NextIdBatch", "ReserveIds",
+      "InitCache", "GetTag", "ListTags", "UpdateStep");
 
   /**
    * The channel's default service config: every LeafService method except CreateTag retries
@@ -183,6 +186,39 @@ public final class LeafClient implements AutoCloseable {
   }
 
   /** Shuts down the channel if this client built it, waiting up to five seconds; else nothing. */
+  /**
+   * {@code count} IDs of {@code bizTag} as at most 3 ascending, disjoint ranges the caller owns,
+   * in one small reply whatever the count (up to the server's {@code --max-batch}).
+   *
+   * @throws LeafException typed by the status; INTERNAL if the reply breaks the contract
+   */
+  public List<IdRange> reserveIds(String bizTag, int count) {
+    ReserveIdsRequest req = ReserveIdsRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
+        .build();
+    return call(() -> ranges(stub().reserveIds(req), count));
+  }
+
+  /** The reply's ranges, checked: a client that caches them must never hand out an ID twice. */
+  static List<IdRange> ranges(ReservedIds reply, long count) {
+    List<IdRange> out = new ArrayList<>(reply.getRangesCount());
+    long total = 0;
+    long lastEnd = Long.MIN_VALUE;
+    for (io.leaf.v1.IdRange r : reply.getRangesList()) {
+      if (r.getEnd() <= r.getStart() || r.getStart() < lastEnd) {
+        throw new LeafException(Status.Code.INTERNAL, "server sent ranges that are empty, out of"
+            + " order or overlapping: " + reply.getRangesList(), null);
+      }
+      total += r.getEnd() - r.getStart();
+      lastEnd = r.getEnd();
+      out.add(new IdRange(r.getStart(), r.getEnd()));
+    }
+    if (total != count) {
+      throw new LeafException(Status.Code.INTERNAL, "server reserved " + total + " IDs, " + count
+          + " asked for", null);
+    }
+    return List.copyOf(out);
+  }
+
   @Override
   public void close() {
     if (!ownsChannel) {

@@ -15,11 +15,13 @@ import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import io.leaf.v1.ReservedIds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,7 +31,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The local double buffer against a fake in-process LeafService. */
+/** The local cache of reserved ranges against a fake in-process LeafService. */
 class CachedIdGeneratorTest {
 
   /** A ticker that moves only when told to. */
@@ -84,30 +86,30 @@ class CachedIdGeneratorTest {
   }
 
   @Test
-  void next_tenPercentOfBlockUsed_fetchesNextBlockOnce() throws Exception {
+  void next_tenPercentOfReservationUsed_reservesNextOnce() throws Exception {
     CachedIdGenerator g = build(fixedBlocks(100));
-    assertEquals(100, service.awaitBatchRequest(), "the first block is fetched at build");
+    assertEquals(100, service.awaitReserveRequest(), "the first block is fetched at build");
     for (int i = 1; i <= 10; i++) {
       assertEquals(i, g.next(), "IDs come in block order");
     }
     assertEquals(1, g.refills(), "10 of 100 used: no second fetch yet");
     assertEquals(11, g.next());
     assertEquals(2, g.refills(), "taking the ID after the first 10% asks for the next block");
-    assertEquals(100, service.awaitBatchRequest(), "and the server sees it");
+    assertEquals(100, service.awaitReserveRequest(), "and the server sees it");
     for (int i = 12; i <= 100; i++) {
       assertEquals(i, g.next());
     }
     assertEquals(2, g.refills(), "the rest of the block asks for nothing more");
     assertEquals(101, g.next(), "the second block follows the first");
-    assertEquals(List.of(100, 100), service.batchCounts().stream().limit(2).toList(),
-        "the first two fetches, of all: " + service.batchCounts());
+    assertEquals(List.of(100, 100), service.reserveCounts().stream().limit(2).toList(),
+        "the first two fetches, of all: " + service.reserveCounts());
   }
 
   @Test
-  void next_bothBlocksEmpty_waitsForFetchAndCountsWait() throws Exception {
+  void next_everyRangeUsed_waitsForReservationAndCountsWait() throws Exception {
     service.block();
     CachedIdGenerator g = build(fixedBlocks(10));
-    assertNotNull(service.awaitBatchRequest(), "first fetch started");
+    assertNotNull(service.awaitReserveRequest(), "first fetch started");
     CompletableFuture<Long> first = CompletableFuture.supplyAsync(g::next);
     await("the caller to wait", () -> g.waits() == 1);
     assertFalse(first.isDone(), "nothing to hand out while the fetch is blocked");
@@ -118,7 +120,7 @@ class CachedIdGeneratorTest {
   }
 
   @Test
-  void next_noBlockWithinMaxWait_throwsIdWaitTimeout() throws Exception {
+  void next_noReservationWithinMaxWait_throwsIdWaitTimeout() throws Exception {
     service.block();
     CachedIdGenerator g = build(fixedBlocks(10).maxWait(Duration.ofMillis(100)));
     IdWaitTimeoutException e = assertThrows(IdWaitTimeoutException.class, g::next);
@@ -153,13 +155,17 @@ class CachedIdGeneratorTest {
 
   @Test
   void next_fetchThrowsError_internalErrorThenRecovers() throws Exception {
+    // The Error is thrown only once the caller waits for that very fetch: a failure that ended
+    // before the caller arrived is not its fetch, and the caller would rightly fetch again.
+    CountDownLatch callerWaits = new CountDownLatch(1);
     AtomicBoolean explode = new AtomicBoolean(true);
     ClientInterceptor oneError = new ClientInterceptor() {
       @Override
       public <ReqT, RespT> ClientCall<ReqT, RespT> interceptCall(MethodDescriptor<ReqT, RespT> m,
           CallOptions options, Channel next) {
         if (explode.getAndSet(false)) {
-          throw new AssertionError("no heap for the block");
+          awaitUninterruptibly(callerWaits);
+          throw new AssertionError("no heap for the reservation");
         }
         return next.newCall(m, options);
       }
@@ -168,10 +174,72 @@ class CachedIdGeneratorTest {
         service.channelBuilder().intercept(oneError)).maxAttempts(1).build()) {
       CachedIdGenerator g = build(CachedIdGenerator.builder(exploding, "order").minBlockSize(10)
           .maxBlockSize(10).maxWait(Duration.ofSeconds(10)));
-      LeafException e = assertThrows(LeafException.class, g::next);
-      assertEquals(Status.Code.INTERNAL, e.code(), "an Error in the fetch is reported as INTERNAL");
+      CompletableFuture<Long> first = CompletableFuture.supplyAsync(g::next);
+      await("the caller to wait", () -> g.waits() == 1);
+      callerWaits.countDown();
+      ExecutionException e = assertThrows(ExecutionException.class,
+          () -> first.get(10, TimeUnit.SECONDS));
+      LeafException cause = assertInstanceOf(LeafException.class, e.getCause(), "typed");
+      assertEquals(Status.Code.INTERNAL, cause.code(), "an Error in the fetch is INTERNAL");
       assertEquals(1, g.next(), "the generator fetches again instead of waiting forever");
     }
+  }
+
+  private static void awaitUninterruptibly(CountDownLatch latch) {
+    try {
+      assertTrue(latch.await(10, TimeUnit.SECONDS), "released");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Test
+  void next_reservationOfThreeRanges_idsFollowRangesAndRefillPointInSecond() throws Exception {
+    service.splitRanges();
+    CachedIdGenerator g = build(fixedBlocks(9).refillThreshold(0.5));
+    assertEquals(9, service.awaitReserveRequest(), "first reservation");
+    // Ranges [1, 4), [9, 12), [17, 20): the 50% point is the 5th ID, 10.
+    long[] firstFour = {g.next(), g.next(), g.next(), g.next()};
+    assertArrayEquals(new long[] {1, 2, 3, 9}, firstFour, "IDs follow the ranges, skipping gaps");
+    assertEquals(1, g.refills(), "before the refill point: no second reservation");
+    assertEquals(10, g.next());
+    assertEquals(2, g.refills(), "the refill point sits in the second range");
+    long[] rest = {g.next(), g.next(), g.next(), g.next()};
+    assertArrayEquals(new long[] {11, 17, 18, 19}, rest, "then the third range");
+    assertTrue(g.next() >= 20, "the next reservation follows");
+  }
+
+  @Test
+  void nextRange_withinCurrentRange_blockThenNextContinuesAfterIt() throws Exception {
+    CachedIdGenerator g = build(fixedBlocks(100));
+    assertEquals(new IdRange(1, 31), g.nextRange(30), "30 IDs from the start");
+    assertEquals(31, g.next(), "next() continues after the block");
+    assertEquals(new IdRange(32, 101), g.nextRange(500),
+        "at most what the current range holds: the caller asks again for the rest");
+    IdRange after = g.nextRange(5);
+    assertEquals(5, after.size(), "the next reservation serves the next block");
+    assertTrue(after.start() >= 101, "beyond the first reservation: " + after);
+  }
+
+  @Test
+  void nextRange_notPositive_rejectedNamingValue() {
+    CachedIdGenerator g = build(fixedBlocks(10));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> g.nextRange(0));
+    assertTrue(e.getMessage().contains("0"), e.getMessage());
+  }
+
+  @Test
+  void ranges_replyOverlappingOrShort_internal() {
+    ReservedIds overlapping = ReservedIds.newBuilder()
+        .addRanges(io.leaf.v1.IdRange.newBuilder().setStart(1).setEnd(10))
+        .addRanges(io.leaf.v1.IdRange.newBuilder().setStart(5).setEnd(8)).build();
+    LeafException e = assertThrows(LeafException.class, () -> LeafClient.ranges(overlapping, 12));
+    assertEquals(Status.Code.INTERNAL, e.code(), e.getMessage());
+    ReservedIds shortReply = ReservedIds.newBuilder()
+        .addRanges(io.leaf.v1.IdRange.newBuilder().setStart(1).setEnd(10)).build();
+    e = assertThrows(LeafException.class, () -> LeafClient.ranges(shortReply, 10));
+    assertTrue(e.getMessage().contains("9") && e.getMessage().contains("10"), e.getMessage());
   }
 
   @Test
@@ -202,8 +270,8 @@ class CachedIdGeneratorTest {
     take(g, 1);
     assertEquals(50_000, g.blockSize(), "100,000 IDs in 20 s: 50,000");
     assertEquals(List.of(100, 100, 1_000, 100, 100_000),
-        service.batchCounts().stream().limit(5).toList(),
-        "each fetch asks for the size chosen when it starts; all: " + service.batchCounts());
+        service.reserveCounts().stream().limit(5).toList(),
+        "each fetch asks for the size chosen when it starts; all: " + service.reserveCounts());
   }
 
   private static void take(CachedIdGenerator g, int n) {
@@ -213,17 +281,26 @@ class CachedIdGeneratorTest {
   }
 
   @Test
-  void next_concurrentCallers_uniqueIds() throws Exception {
+  void nextAndNextRange_concurrentCallersOverThreeRangeReplies_uniqueIds() throws Exception {
+    service.splitRanges();
     CachedIdGenerator g = build(CachedIdGenerator.builder(client, "order").minBlockSize(50)
         .maxBlockSize(5_000).maxWait(Duration.ofSeconds(10)));
     int threads = 4;
     int perThread = 50_000;
     List<CompletableFuture<long[]>> runs = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
+      boolean blocks = t % 2 == 1;
       runs.add(CompletableFuture.supplyAsync(() -> {
         long[] ids = new long[perThread];
-        for (int i = 0; i < perThread; i++) {
-          ids[i] = g.next();
+        for (int i = 0; i < perThread; ) {
+          if (blocks) {
+            IdRange r = g.nextRange(Math.min(7, perThread - i));
+            for (long id = r.start(); id < r.end(); id++) {
+              ids[i++] = id;
+            }
+          } else {
+            ids[i++] = g.next();
+          }
         }
         return ids;
       }, runnable -> new Thread(runnable).start()));
@@ -262,7 +339,7 @@ class CachedIdGeneratorTest {
     long after = second.next();
     assertArrayEquals(new long[] {1, 2}, before);
     assertTrue(after > 100, "the first generator's cached block is skipped, not reused: " + after);
-    assertEquals(List.of(100, 100), service.batchCounts(),
+    assertEquals(List.of(100, 100), service.reserveCounts(),
         "one block each: the closed generator fetched nothing more");
   }
 

@@ -8,10 +8,13 @@ import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.stub.StreamObserver;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdBatch;
+import io.leaf.v1.IdRange;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextIdResponse;
+import io.leaf.v1.ReserveIdsRequest;
+import io.leaf.v1.ReservedIds;
 import io.leaf.v1.Tag;
 import io.leaf.v1.UpdateStepRequest;
 import java.util.ArrayList;
@@ -26,8 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * An in-process LeafService handing out 1, 2, 3, … that records every NextIdBatch count and can
- * be told to block, fail, or fail a number of times; close() stops it.
+ * An in-process LeafService handing out 1, 2, 3, … that records every NextIdBatch and ReserveIds
+ * count and can be told to block, fail, or fail a number of times; close() stops it.
  */
 final class FakeLeafService extends LeafServiceGrpc.LeafServiceImplBase implements AutoCloseable {
 
@@ -39,6 +42,9 @@ final class FakeLeafService extends LeafServiceGrpc.LeafServiceImplBase implemen
   private final AtomicInteger failuresLeft = new AtomicInteger();
   private final AtomicInteger calls = new AtomicInteger();
   private volatile int shortBy;
+  private volatile boolean split;
+  private final List<Integer> reserveCounts = Collections.synchronizedList(new ArrayList<>());
+  private final BlockingQueue<Integer> reserveRequests = new LinkedBlockingQueue<>();
   private final String name = InProcessServerBuilder.generateName();
   private final Server server;
 
@@ -85,6 +91,22 @@ final class FakeLeafService extends LeafServiceGrpc.LeafServiceImplBase implemen
   /** NextIdBatch streams this many IDs fewer than asked for. */
   void streamShortBy(int n) {
     shortBy = n;
+  }
+
+  /** ReserveIds answers with 3 ranges, 5 unused IDs between them (counts of 3 and more). */
+  void splitRanges() {
+    split = true;
+  }
+
+  List<Integer> reserveCounts() {
+    synchronized (reserveCounts) {
+      return List.copyOf(reserveCounts);
+    }
+  }
+
+  /** Waits for the next ReserveIds request and returns its count, or null after 10 s. */
+  Integer awaitReserveRequest() throws InterruptedException {
+    return reserveRequests.poll(10, TimeUnit.SECONDS);
   }
 
   /** Every RPC received, failed ones included. */
@@ -175,6 +197,35 @@ final class FakeLeafService extends LeafServiceGrpc.LeafServiceImplBase implemen
       out.onNext(chunk.build());
     }
     out.onCompleted();
+  }
+
+  @Override
+  public void reserveIds(ReserveIdsRequest req, StreamObserver<ReservedIds> out) {
+    reserveCounts.add(req.getCount());
+    reserveRequests.add(req.getCount());
+    Status f = enter();
+    if (f != null) {
+      out.onError(f.asRuntimeException());
+      return;
+    }
+    int count = req.getCount();
+    ReservedIds.Builder reply = ReservedIds.newBuilder();
+    if (split && count >= 3) {
+      long s = nextId.getAndAdd(count + 10);
+      int a = count / 3;
+      reply.addRanges(range(s, s + a))
+          .addRanges(range(s + a + 5, s + 2 * a + 5))
+          .addRanges(range(s + 2 * a + 10, s + count + 10));
+    } else {
+      long s = nextId.getAndAdd(count);
+      reply.addRanges(range(s, s + count));
+    }
+    out.onNext(reply.build());
+    out.onCompleted();
+  }
+
+  private static IdRange range(long start, long end) {
+    return IdRange.newBuilder().setStart(start).setEnd(end).build();
   }
 
   @Override

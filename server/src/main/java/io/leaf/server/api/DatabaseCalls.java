@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Where the RPCs that must talk to the database (CreateTag, UpdateStep, GetTag, ListTags, the
- * status read of InitCache) run: a fixed number of threads and a bounded queue, never a transport
+ * status read of InitCache, ReserveIds' dedicated write) run: a fixed number of threads and a bounded queue, never a transport
  * thread. A call that finds the queue full is refused at once with RESOURCE_EXHAUSTED.
  *
  * <p>Thread-safe.

@@ -5,6 +5,7 @@ import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.leaf.server.engine.IdRanges;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.TagSnapshot;
@@ -16,6 +17,7 @@ import io.leaf.server.store.TagRecord;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.IdBatch;
+import io.leaf.v1.IdRange;
 import io.leaf.v1.InitCacheRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.ListTagsRequest;
@@ -23,20 +25,21 @@ import io.leaf.v1.ListTagsResponse;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextIdResponse;
+import io.leaf.v1.ReserveIdsRequest;
+import io.leaf.v1.ReservedIds;
 import io.leaf.v1.Segment;
 import io.leaf.v1.Tag;
 import io.leaf.v1.TagStatus;
 import io.leaf.v1.UpdateStepRequest;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.Base64;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -47,7 +50,8 @@ import java.util.function.Supplier;
  * has none they wait on the tag's pending load without a thread, are answered from the load's
  * completion (a loader thread) or their deadline (the timer thread), and a cancel drops the wait.
  * NextIdBatch streams do their bulk work on a small pump of their own ({@link BatchStream}). The
- * RPCs that read or write the database run on {@link DatabaseCalls}.
+ * RPCs that read or write the database, and ReserveIds' dedicated write, run on
+ * {@link DatabaseCalls}.
  *
  * <p>Limits: at most {@code maxStreams} NextIdBatch streams at once; waiting calls, first loads and
  * database calls have their own bounds. Every refusal is RESOURCE_EXHAUSTED naming the limit.
@@ -137,17 +141,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
       out.onError(StatusMapping.toStatus(e));
       return;
     }
-    if (!next.isDone()) {
-      ((ServerCallStreamObserver<NextIdResponse>) out).setOnCancelHandler(() -> next.cancel(false));
-    }
-    next.whenComplete((v, e) -> {
-      if (e == null) {
-        out.onNext(NextIdResponse.newBuilder().setId(v).build());
-        out.onCompleted();
-      } else if (!(e instanceof CancellationException)) {
-        out.onError(StatusMapping.toStatus(e));
-      }
-    });
+    answer(out, next, v -> NextIdResponse.newBuilder().setId(v).build());
   }
 
   @Override
@@ -174,6 +168,21 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
         () -> waitDeadline(deadline), streams::decrementAndGet, pump).start();
   }
 
+  /** A tag holding enough answers inline; otherwise the rest comes from a database thread. */
+  @Override
+  public void reserveIds(ReserveIdsRequest req, StreamObserver<ReservedIds> out) {
+    CompletableFuture<IdRanges> reserved;
+    try {
+      String tag = Validation.bizTag(req.getBizTag());
+      int count = Validation.count(req.getCount(), maxBatch);
+      reserved = allocator.reserve(tag, count, waitDeadline(callDeadline()), database::execute);
+    } catch (RuntimeException e) {
+      out.onError(StatusMapping.toStatus(e));
+      return;
+    }
+    answer(out, reserved, LeafGrpcService::toProto);
+  }
+
   @Override
   public void updateStep(UpdateStepRequest req, StreamObserver<Tag> out) {
     onDatabase(out, () -> {
@@ -194,12 +203,12 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   public void listTags(ListTagsRequest req, StreamObserver<ListTagsResponse> out) {
     onDatabase(out, () -> {
       int pageSize = Validation.pageSize(req.getPageSize());
-      String after = decodePageToken(req.getPageToken());
+      String after = PageTokens.decode(req.getPageToken());
       TagPage page = store.listTags(after, pageSize);
       ListTagsResponse.Builder resp = ListTagsResponse.newBuilder();
       page.tags().forEach(t -> resp.addTags(toProto(t)));
       if (page.hasMore()) {
-        resp.setNextPageToken(encodePageToken(page.tags().get(page.tags().size() - 1).bizTag()));
+        resp.setNextPageToken(PageTokens.encode(page.tags().get(page.tags().size() - 1).bizTag()));
       }
       return resp.build();
     });
@@ -244,6 +253,22 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
         : allocator.deadline(maxWaitNanos, false);
   }
 
+  /** Answers with {@code result} once it completes; the caller's cancel drops it instead. */
+  private static <V, T> void answer(StreamObserver<T> out, CompletableFuture<V> result,
+      Function<V, T> toProto) {
+    if (!result.isDone()) {
+      ((ServerCallStreamObserver<T>) out).setOnCancelHandler(() -> result.cancel(false));
+    }
+    result.whenComplete((v, e) -> {
+      if (e == null) {
+        out.onNext(toProto.apply(v));
+        out.onCompleted();
+      } else if (!(e instanceof CancellationException)) {
+        out.onError(StatusMapping.toStatus(e));
+      }
+    });
+  }
+
   /** Runs {@code work} on the database threads and answers with its result or its failure. */
   private <T> void onDatabase(StreamObserver<T> out, Supplier<T> work) {
     try {
@@ -274,31 +299,15 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     return t.build();
   }
 
+  private static ReservedIds toProto(IdRanges r) {
+    ReservedIds.Builder out = ReservedIds.newBuilder();
+    for (int i = 0; i < r.rangeCount(); i++) {
+      out.addRanges(IdRange.newBuilder().setStart(r.from(i)).setEnd(r.to(i)));
+    }
+    return out.build();
+  }
+
   private static Segment toProto(TagSnapshot.SegmentView s) {
     return Segment.newBuilder().setStart(s.start()).setEnd(s.end()).setCursor(s.cursor()).build();
-  }
-
-  private static String encodePageToken(String lastTag) {
-    return Base64.getUrlEncoder().withoutPadding()
-        .encodeToString(("after:" + lastTag).getBytes(StandardCharsets.UTF_8));
-  }
-
-  private static String decodePageToken(String token) {
-    if (token.isEmpty()) {
-      return null;
-    }
-    try {
-      String decoded = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
-      // Only a name a tag can have: anything else would reach the database as a comparison it
-      // may refuse (e.g. a non-ASCII string against an ascii_bin column).
-      String after = decoded.startsWith("after:") ? decoded.substring("after:".length()) : null;
-      if (after != null && Validation.isListedTagName(after)) {
-        return after;
-      }
-    } catch (IllegalArgumentException e) {
-      // falls through to the error below
-    }
-    throw new InvalidArgumentException("page_token is not a token returned by ListTags, got \""
-        + (token.length() > 40 ? token.substring(0, 40) + "…" : token) + "\"");
   }
 }

@@ -5,6 +5,7 @@ import io.leaf.server.store.SegmentStore;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Consumer;
 
@@ -39,6 +40,7 @@ public final class SegmentAllocator implements AutoCloseable {
   private final SegmentWaiters waiters;
   private final SegmentLoader loader;
   private final DeadlineTimer timer;
+  private final RangeReservation reservations;
   private volatile boolean closed;
 
   public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config) {
@@ -53,6 +55,7 @@ public final class SegmentAllocator implements AutoCloseable {
     this.tags = new TagTable(new MissingTags(config.missingTagTtl(), ticker));
     this.waiters = new SegmentWaiters(config.maxWaiting(), ticker, timer);
     this.loader = new SegmentLoader(store, ticker, config, tags, waiters);
+    this.reservations = new RangeReservation(this, store, ticker, timer);
   }
 
   /**
@@ -125,6 +128,15 @@ public final class SegmentAllocator implements AutoCloseable {
     return IdRequest.loaded(this, bizTag, deadline);
   }
 
+  /**
+   * {@code count} IDs of {@code bizTag} as at most 3 ranges: what its segments hold, and the rest
+   * from one dedicated store write run on {@code database} (see {@link RangeReservation}).
+   */
+  public CompletableFuture<IdRanges> reserve(String bizTag, int count, WaitDeadline deadline,
+      Executor database) {
+    return reservations.reserve(bizTag, count, deadline, database);
+  }
+
   /** One ID, creating the tag's buffer and switching segments as needed; {@link #NO_ID} if none. */
   long takeOne(String bizTag) {
     while (true) {
@@ -137,7 +149,7 @@ public final class SegmentAllocator implements AutoCloseable {
         }
         return id;
       }
-      if (!switchSegment(b, seg)) {
+      if (!tags.switchSegment(b, seg)) {
         return NO_ID;
       }
     }
@@ -149,19 +161,25 @@ public final class SegmentAllocator implements AutoCloseable {
    * out of buffered IDs ({@link #whenReady} says when to try again).
    */
   public long take(String bizTag, long n, IdRanges out) {
+    return take(bizTag, n, out, Integer.MAX_VALUE);
+  }
+
+  /** {@link #take}, from at most {@code maxSegments} segments. */
+  long take(String bizTag, long n, IdRanges out, int maxSegments) {
     long taken = 0;
-    while (taken < n) {
+    for (int segments = 0; taken < n && segments < maxSegments; ) {
       TagBuffer b = buffer(bizTag);
       Segment seg = b.current;
       long first = seg.takeRange(n - taken);
       if (first == Segment.EXHAUSTED) {
-        if (!switchSegment(b, seg)) {
+        if (!tags.switchSegment(b, seg)) {
           return taken;
         }
         continue;
       }
       long end = first + Math.min(n - taken, seg.end - first);
       out.add(first, end);
+      segments++;
       taken += end - first;
       if (end - 1 >= seg.preloadAt) {
         loader.maybePreload(b, seg, ticker.read());
@@ -185,7 +203,7 @@ public final class SegmentAllocator implements AutoCloseable {
     lock.lock();
     try {
       TagBuffer b = tags.get(bizTag);
-      if (b == null || b.closed || !b.current.isExhausted() || switchSegment(b, b.current)) {
+      if (b == null || b.closed || !b.current.isExhausted() || tags.switchSegment(b, b.current)) {
         return READY;
       }
       if (closed) {
@@ -267,15 +285,7 @@ public final class SegmentAllocator implements AutoCloseable {
   public void close() {
     closed = true;
     loader.close();
-    for (TagBuffer b : tags.all()) {
-      Set<WaitingCall> ws;
-      Lock lock = tags.lock(b.bizTag);
-      lock.lock();
-      try {
-        ws = SegmentWaiters.detach(b);
-      } finally {
-        lock.unlock();
-      }
+    for (Set<WaitingCall> ws : tags.detachAllWaiters()) {
       waiters.wakeAll(ws, new AllocatorClosedException());
     }
     timer.close();
@@ -289,28 +299,5 @@ public final class SegmentAllocator implements AutoCloseable {
     TagBuffer b = tags.getOrCreate(bizTag, now);
     b.touch(now);
     return b;
-  }
-
-  /**
-   * Called when {@code seen} (the segment the caller found) is exhausted: true when the caller
-   * should try again (another thread switched, the buffer was dropped, or this call switched to
-   * the loaded next segment), false when the tag must wait for a load.
-   */
-  private boolean switchSegment(TagBuffer b, Segment seen) {
-    Lock lock = tags.lock(b.bizTag);
-    lock.lock();
-    try {
-      if (b.closed || b.current != seen) {
-        return true;
-      }
-      if (b.next != null) {
-        b.current = b.next;
-        b.next = null;
-        return true;
-      }
-      return false;
-    } finally {
-      lock.unlock();
-    }
   }
 }

@@ -4,7 +4,10 @@ import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
 import com.google.common.util.concurrent.Striped;
 import io.leaf.server.store.TagNotFoundException;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Consumer;
@@ -148,5 +151,43 @@ final class TagTable {
 
   Collection<TagBuffer> all() {
     return buffers.values();
+  }
+
+  /**
+   * Called when {@code seen} (the segment the caller found) is exhausted: true when the caller
+   * should try again (another thread switched, the buffer was dropped, or this call switched to
+   * the loaded next segment), false when the tag must wait for a load.
+   */
+  boolean switchSegment(TagBuffer b, Segment seen) {
+    Lock lock = locks.get(b.bizTag);
+    lock.lock();
+    try {
+      if (b.closed || b.current != seen) {
+        return true;
+      }
+      if (b.next != null) {
+        b.current = b.next;
+        b.next = null;
+        return true;
+      }
+      return false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Takes the waiting calls off every buffer, each under its stripe lock, to be woken after. */
+  List<Set<WaitingCall>> detachAllWaiters() {
+    List<Set<WaitingCall>> out = new ArrayList<>();
+    for (TagBuffer b : all()) {
+      Lock lock = locks.get(b.bizTag);
+      lock.lock();
+      try {
+        out.add(SegmentWaiters.detach(b));
+      } finally {
+        lock.unlock();
+      }
+    }
+    return out;
   }
 }

@@ -1,5 +1,6 @@
 package io.leaf.server.api;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
@@ -16,8 +17,11 @@ import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
+import io.leaf.v1.IdRange;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
+import io.leaf.v1.ReserveIdsRequest;
+import io.leaf.v1.ReservedIds;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +34,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Three Leaf servers, each with its own engine and connection pool, on one MariaDB database:
- * the row lock alone keeps their segments, and so their IDs, disjoint.
+ * the row lock alone keeps their segments and dedicated ranges, and so their IDs, disjoint.
  */
 class MultiServerMariaDbTest {
 
@@ -42,11 +46,61 @@ class MultiServerMariaDbTest {
   @Test
   void nextId_threeServersOneDatabaseStep50_noDuplicates() throws Exception {
     try (TestDatabase db = TestDatabases.mariaDb()) {
-      run(db);
+      run(db, MultiServerMariaDbTest::nextIds);
     }
   }
 
-  private static void run(TestDatabase db) throws Exception {
+  @Test
+  void reserveIdsAndNextId_threeServersOneDatabaseStep50_noDuplicates() throws Exception {
+    try (TestDatabase db = TestDatabases.mariaDb()) {
+      run(db, MultiServerMariaDbTest::mixed);
+    }
+  }
+
+  /** What one client does: {@code PER_CLIENT} IDs from its server. */
+  private interface Client {
+    long[] take(LeafServiceGrpc.LeafServiceBlockingStub stub, int client, CyclicBarrier start)
+        throws Exception;
+  }
+
+  private static long[] nextIds(LeafServiceGrpc.LeafServiceBlockingStub stub, int client,
+      CyclicBarrier start) throws Exception {
+    NextIdRequest request = NextIdRequest.newBuilder().setBizTag("shared").build();
+    long[] ids = new long[PER_CLIENT];
+    start.await();
+    for (int i = 0; i < PER_CLIENT; i++) {
+      ids[i] = stub.withDeadlineAfter(30, TimeUnit.SECONDS).nextId(request).getId();
+    }
+    IdChecks.assertIncreasing(ids, "client " + client + " (one server)");
+    return ids;
+  }
+
+  /** Every other client reserves ranges of 1 to 500 IDs: most need a dedicated write. */
+  private static long[] mixed(LeafServiceGrpc.LeafServiceBlockingStub stub, int client,
+      CyclicBarrier start) throws Exception {
+    if (client % 2 == 0) {
+      return nextIds(stub, client, start);
+    }
+    long[] ids = new long[PER_CLIENT];
+    int n = 0;
+    start.await();
+    for (int i = 0; n < PER_CLIENT; i++) {
+      int count = Math.min(PER_CLIENT - n, 1 + (i * 37) % 500);
+      ReservedIds r = stub.withDeadlineAfter(30, TimeUnit.SECONDS).reserveIds(
+          ReserveIdsRequest.newBuilder().setBizTag("shared").setCount(count).build());
+      long before = n;
+      for (IdRange range : r.getRangesList()) {
+        for (long id = range.getStart(); id < range.getEnd(); id++) {
+          ids[n++] = id;
+        }
+      }
+      assertEquals(count, n - before, "exact count in " + r);
+      assertTrue(r.getRangesCount() <= 3, "at most 3 ranges: " + r);
+    }
+    return ids;
+  }
+
+  private static void run(TestDatabase db, Client work) throws Exception {
     List<LeafServer> servers = new ArrayList<>();
     List<ManagedChannel> channels = new ArrayList<>();
     ExecutorService clients = Executors.newFixedThreadPool(SERVERS * CLIENTS_PER_SERVER);
@@ -72,21 +126,13 @@ class MultiServerMariaDbTest {
       List<Future<long[]>> results = new ArrayList<>();
       for (int c = 0; c < SERVERS * CLIENTS_PER_SERVER; c++) {
         ManagedChannel channel = channels.get(c % SERVERS);
-        results.add(clients.submit(() -> {
-          LeafServiceGrpc.LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(channel);
-          NextIdRequest request = NextIdRequest.newBuilder().setBizTag("shared").build();
-          long[] ids = new long[PER_CLIENT];
-          start.await();
-          for (int i = 0; i < PER_CLIENT; i++) {
-            ids[i] = stub.withDeadlineAfter(30, TimeUnit.SECONDS).nextId(request).getId();
-          }
-          return ids;
-        }));
+        int client = c;
+        results.add(clients.submit(
+            () -> work.take(LeafServiceGrpc.newBlockingStub(channel), client, start)));
       }
       long[][] perClient = new long[results.size()][];
       for (int c = 0; c < results.size(); c++) {
         perClient[c] = results.get(c).get(5, TimeUnit.MINUTES);
-        IdChecks.assertIncreasing(perClient[c], "client " + c + " (one server)");
       }
       long[] all = IdChecks.assertAllDistinct(perClient);
       long maxId = LeafServiceGrpc.newBlockingStub(channels.get(1))

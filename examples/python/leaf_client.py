@@ -1,0 +1,72 @@
+"""A small blocking client for leaf.v1.LeafService.
+
+The stubs are generated from the repository's proto/ (see ``generate_stubs``), so the client
+always matches the contract. IDs are Python ints (64-bit values keep every digit). Failures
+raise ``grpc.RpcError``: ``err.code()`` is a ``grpc.StatusCode``.
+"""
+import importlib
+import os
+import subprocess
+import sys
+
+import grpc
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PROTO_ROOT = os.path.join(REPO, "proto")
+
+
+def generate_stubs(out_dir):
+    """Compiles proto/leaf/v1/leaf.proto into ``out_dir`` and returns (messages, services)."""
+    subprocess.run(
+        [sys.executable, "-m", "grpc_tools.protoc", "-I", PROTO_ROOT,
+         "--python_out", out_dir, "--grpc_python_out", out_dir,
+         os.path.join(PROTO_ROOT, "leaf", "v1", "leaf.proto")],
+        check=True)
+    for package in ("leaf", os.path.join("leaf", "v1")):
+        # Namespace packages would do, but an explicit __init__ keeps older Pythons happy too.
+        open(os.path.join(out_dir, package, "__init__.py"), "a").close()
+    if out_dir not in sys.path:
+        sys.path.insert(0, out_dir)
+    return (importlib.import_module("leaf.v1.leaf_pb2"),
+            importlib.import_module("leaf.v1.leaf_pb2_grpc"))
+
+
+class LeafClient:
+    """Each method is one RPC with the client's deadline (seconds)."""
+
+    def __init__(self, target, messages, services, deadline=10.0):
+        self._pb = messages
+        self._channel = grpc.insecure_channel(target)
+        self._stub = services.LeafServiceStub(self._channel)
+        self._deadline = deadline
+
+    def wait_for_ready(self, timeout):
+        grpc.channel_ready_future(self._channel).result(timeout=timeout)
+
+    def create_tag(self, biz_tag, max_id=0, step=0, description=""):
+        """Creates a tag; max_id and step 0 mean the server's defaults (1 and 200)."""
+        return self._stub.CreateTag(self._pb.CreateTagRequest(
+            biz_tag=biz_tag, max_id=max_id, step=step, description=description),
+            timeout=self._deadline)
+
+    def next_id(self, biz_tag):
+        """One ID."""
+        return self._stub.NextId(self._pb.NextIdRequest(biz_tag=biz_tag),
+                                 timeout=self._deadline).id
+
+    def next_ids(self, biz_tag, count, chunk_size=0):
+        """``count`` IDs from one NextIdBatch stream, in the order sent (increasing)."""
+        ids = []
+        for batch in self._stub.NextIdBatch(self._pb.NextIdBatchRequest(
+                biz_tag=biz_tag, count=count, chunk_size=chunk_size), timeout=self._deadline):
+            ids.extend(batch.ids)
+        return ids
+
+    def reserve_ids(self, biz_tag, count):
+        """``count`` IDs as at most 3 ascending, disjoint ``range(start, end)`` the caller owns."""
+        reply = self._stub.ReserveIds(self._pb.ReserveIdsRequest(biz_tag=biz_tag, count=count),
+                                      timeout=self._deadline)
+        return [range(r.start, r.end) for r in reply.ranges]
+
+    def close(self):
+        self._channel.close()

@@ -1,0 +1,126 @@
+"""Starts the packaged server (server/target/leaf-server.jar) on a free port with an H2 database
+in a temporary directory, and checks the Python client against it.
+
+Run from the repository: /usr/bin/python3 -m unittest discover -s examples/python -v
+"""
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+import grpc
+
+from leaf_client import REPO, LeafClient, generate_stubs
+
+JAR = os.path.join(REPO, "server", "target", "leaf-server.jar")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, server, timeout):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if server.poll() is not None:
+            raise RuntimeError("server exited with %s" % server.returncode)
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise RuntimeError("nothing listens on port %d after %d s" % (port, timeout))
+
+
+class LeafClientTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.path.exists(JAR):
+            raise unittest.SkipTest(JAR + " is missing: build it first with \"make build\"")
+        cls.tmp = tempfile.mkdtemp(prefix="leaf-python-")
+        messages, services = generate_stubs(cls.tmp)
+        port = free_port()
+        cls.log = open(os.path.join(cls.tmp, "server.log"), "w")
+        cls.server = subprocess.Popen(
+            ["java", "-jar", JAR, "--port", str(port),
+             "--db-url", "jdbc:h2:file:%s;MODE=MySQL" % os.path.join(cls.tmp, "leaf")],
+            stdout=cls.log, stderr=subprocess.STDOUT)
+        try:
+            wait_for_port(port, cls.server, 60)
+            cls.client = LeafClient("127.0.0.1:%d" % port, messages, services)
+            cls.client.wait_for_ready(10)
+        except Exception:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        if getattr(cls, "client", None):
+            cls.client.close()
+        if cls.server.poll() is None:
+            cls.server.terminate()
+            try:
+                cls.server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                # A server that ignores SIGTERM is killed, so the run never hangs on it.
+                cls.server.kill()
+                cls.server.wait(timeout=15)
+        cls.log.close()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def assert_status(self, code, call):
+        with self.assertRaises(grpc.RpcError) as caught:
+            call()
+        self.assertEqual(code, caught.exception.code(), caught.exception.details())
+        return caught.exception
+
+    def test_nextId_newTag_oneTwoThree(self):
+        self.client.create_tag("py-seq")
+        ids = [self.client.next_id("py-seq") for _ in range(3)]
+        self.assertEqual([1, 2, 3], ids, "the defaults start at 1")
+
+    def test_nextIds_spanningSegments_countIncreasing(self):
+        self.client.create_tag("py-batch", step=7)
+        ids = self.client.next_ids("py-batch", 2500, 1000)
+        self.assertEqual(list(range(1, 2501)), ids, "2500 IDs in order across segments")
+
+    def test_nextId_pastTwoTo53_keepsEveryDigit(self):
+        start = 2 ** 60
+        self.client.create_tag("py-big", max_id=start, step=10)
+        self.assertEqual(start, self.client.next_id("py-big"))
+
+    def test_reserveIds_largeCount_atMostThreeAscendingDisjointRanges(self):
+        self.client.create_tag("py-reserve", step=100)
+        first = self.client.reserve_ids("py-reserve", 30)
+        self.assertEqual([range(1, 31)], first, "from the current segment")
+        ranges = self.client.reserve_ids("py-reserve", 100000)
+        self.assertTrue(1 <= len(ranges) <= 3, "1 to 3 ranges: %r" % ranges)
+        last_end = 31
+        for r in ranges:
+            self.assertTrue(r.start >= last_end and len(r) > 0,
+                            "ascending, disjoint: %r" % ranges)
+            last_end = r.stop
+        self.assertEqual(100000, sum(len(r) for r in ranges), "exact count")
+        later = self.client.next_ids("py-reserve", 500)
+        self.assertFalse(any(any(i in r for r in ranges) for i in later),
+                         "no later ID inside a reserved range")
+
+    def test_errors_statusCodes(self):
+        self.assert_status(grpc.StatusCode.NOT_FOUND, lambda: self.client.next_id("py-ghost"))
+        self.client.create_tag("py-twice")
+        self.assert_status(grpc.StatusCode.ALREADY_EXISTS,
+                           lambda: self.client.create_tag("py-twice"))
+        e = self.assert_status(grpc.StatusCode.INVALID_ARGUMENT,
+                               lambda: self.client.reserve_ids("py-twice", 0))
+        self.assertIn("count", e.details())
+        self.assert_status(grpc.StatusCode.NOT_FOUND,
+                           lambda: self.client.reserve_ids("py-ghost", 5))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,112 @@
+package io.leaf.server.engine;
+
+import com.google.common.base.Ticker;
+import io.leaf.server.store.SegmentRange;
+import io.leaf.server.store.SegmentStore;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * ReserveIds: {@code count} IDs of a tag as at most 3 ascending, disjoint ranges — the rest of the
+ * current segment, of the loaded next one, and whatever is still missing from one dedicated store
+ * write ({@code max_id += rest}) that no segment of any server can overlap.
+ *
+ * <p>Cost: a tag that holds enough is answered on the caller's thread with at most two {@code
+ * getAndAdd}s; otherwise the dedicated write runs on the {@code database} executor the caller
+ * passes (bounded: its refusal fails the call), never on the caller's thread. A tag this server
+ * holds nothing of first waits for its first segment like NextId, without a thread.
+ *
+ * <p>Deadlines: the caller's deadline ends the call on the timer thread even while the write is
+ * queued or running; a write that still commits afterwards leaves its range unused (a gap). IDs
+ * taken from the segments before a failure are lost the same way: never issued twice.
+ *
+ * <p>Thread-safe; one instance serves every call of its allocator.
+ */
+final class RangeReservation {
+
+  /** The current segment and the next: with the dedicated range, 3 ranges at most. */
+  private static final int BUFFERED_SEGMENTS = 2;
+
+  private final SegmentAllocator allocator;
+  private final SegmentStore store;
+  private final Ticker ticker;
+  private final DeadlineTimer timer;
+
+  RangeReservation(SegmentAllocator allocator, SegmentStore store, Ticker ticker,
+      DeadlineTimer timer) {
+    this.allocator = allocator;
+    this.store = store;
+    this.ticker = ticker;
+    this.timer = timer;
+  }
+
+  CompletableFuture<IdRanges> reserve(String bizTag, int count, WaitDeadline deadline,
+      Executor database) {
+    if (count <= 0) {
+      throw new IllegalArgumentException("count must be positive: " + count);
+    }
+    CompletableFuture<IdRanges> result = new CompletableFuture<>();
+    // Loading first keeps unknown tags on the first-load budget and the missing-tag cache, so a
+    // flood of them cannot occupy the database threads.
+    CompletableFuture<Void> loaded = allocator.initCache(bizTag, deadline);
+    result.whenComplete((v, e) -> {
+      if (e instanceof CancellationException) {
+        loaded.cancel(false);
+      }
+    });
+    loaded.whenComplete((v, e) -> {
+      if (e != null) {
+        result.completeExceptionally(IdRequest.unwrap(e));
+      } else {
+        takeBuffered(bizTag, count, deadline, database, result);
+      }
+    });
+    return result;
+  }
+
+  private void takeBuffered(String bizTag, int count, WaitDeadline deadline, Executor database,
+      CompletableFuture<IdRanges> result) {
+    IdRanges out = new IdRanges();
+    long rest;
+    try {
+      rest = count - allocator.take(bizTag, count, out, BUFFERED_SEGMENTS);
+    } catch (RuntimeException e) {
+      result.completeExceptionally(e);
+      return;
+    }
+    if (rest == 0) {
+      result.complete(out);
+      return;
+    }
+    long left = deadline.atNanos() - ticker.read();
+    if (left <= 0) {
+      result.completeExceptionally(deadline.timeout(bizTag));
+      return;
+    }
+    try {
+      Runnable cancelTimer = timer.schedule(
+          () -> result.completeExceptionally(deadline.timeout(bizTag)), left);
+      result.whenComplete((v, e) -> cancelTimer.run());
+      database.execute(() -> takeDedicated(bizTag, (int) rest, out, result));
+    } catch (RuntimeException e) {
+      result.completeExceptionally(e);
+    }
+  }
+
+  /** On a database thread: the one write that moves {@code max_id} by exactly {@code rest}. */
+  private void takeDedicated(String bizTag, int rest, IdRanges out,
+      CompletableFuture<IdRanges> result) {
+    if (result.isDone()) {
+      // Timed out or cancelled while queued: no write, so no gap either.
+      return;
+    }
+    try {
+      SegmentRange range = store.nextSegment(bizTag, rest);
+      out.add(range.start(), range.end());
+      result.complete(out);
+    } catch (RuntimeException e) {
+      result.completeExceptionally(e);
+    }
+  }
+}

@@ -1,0 +1,220 @@
+package io.leaf.server.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leaf.server.store.IdOverflowException;
+import io.leaf.server.store.MemorySegmentStore;
+import io.leaf.server.store.TagNotFoundException;
+import io.leaf.server.testing.ControllableStore;
+import io.leaf.server.testing.FakeTicker;
+import io.leaf.server.testing.IdChecks;
+import io.leaf.server.testing.ManualTimer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * ReserveIds in the engine: the buffered segments first, the rest from one dedicated write of
+ * exactly the missing amount, at most 3 ascending disjoint ranges, and no write once the call's
+ * deadline passed or it was cancelled. The dedicated write runs on an executor the test drives.
+ */
+@Timeout(60)
+class RangeReservationTest {
+
+  private static final long WAIT = TimeUnit.SECONDS.toNanos(10);
+
+  private final FakeTicker ticker = new FakeTicker();
+  private final ManualTimer timer = new ManualTimer(ticker);
+  private final MemorySegmentStore memory = new MemorySegmentStore();
+  private final ControllableStore store = new ControllableStore(memory);
+  private final SegmentAllocator allocator =
+      new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS, timer);
+  private final List<Runnable> queued = new ArrayList<>();
+  private final Executor database = queued::add;
+
+  @AfterEach
+  void tearDown() {
+    store.release();
+    allocator.close();
+  }
+
+  private CompletableFuture<IdRanges> reserve(String tag, int count) {
+    return allocator.reserve(tag, count, allocator.deadline(WAIT, true), database);
+  }
+
+  private void load(String tag) throws Exception {
+    allocator.initCache(tag, allocator.deadline(WAIT, false)).get(10, TimeUnit.SECONDS);
+  }
+
+  private void runQueued() {
+    List<Runnable> now = new ArrayList<>(queued);
+    queued.clear();
+    now.forEach(Runnable::run);
+  }
+
+  /** Ranges ascending, disjoint, non-empty, at most 3, adding up to {@code count}. */
+  private static void assertWellFormed(IdRanges r, int count) {
+    assertTrue(r.rangeCount() >= 1 && r.rangeCount() <= 3, "1 to 3 ranges, got " + r.rangeCount());
+    assertEquals(count, r.size(), "IDs in the ranges");
+    for (int i = 0; i < r.rangeCount(); i++) {
+      assertTrue(r.from(i) < r.to(i), "range " + i + " not empty");
+      if (i > 0) {
+        assertTrue(r.to(i - 1) < r.from(i), "range " + i + " starts after range " + (i - 1)
+            + " ends with a gap: " + r.to(i - 1) + " vs " + r.from(i));
+      }
+    }
+  }
+
+  private void awaitNextLoaded(String tag) {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (allocator.snapshot(tag).orElseThrow().next() == null) {
+      assertTrue(System.nanoTime() < until, "the preload of " + tag + " never arrived");
+      Thread.onSpinWait();
+    }
+  }
+
+  private static Throwable failureOf(CompletableFuture<?> f) {
+    assertTrue(f.isDone(), "finished");
+    return assertThrows(ExecutionException.class, () -> f.get(0, TimeUnit.SECONDS)).getCause();
+  }
+
+  @Test
+  void reserve_currentSegmentHoldsEnough_oneRangeInlineWithoutWrite() throws Exception {
+    memory.createTag("t", 1, 100, null);
+    load("t");
+    CompletableFuture<IdRanges> r = reserve("t", 30);
+    assertTrue(r.isDone(), "answered on the caller's thread");
+    assertWellFormed(r.get(), 30);
+    assertEquals(1, r.get().from(0), "the segment's first ID");
+    assertTrue(queued.isEmpty(), "no dedicated write");
+  }
+
+  @Test
+  void reserve_pastCurrentWithNextLoading_currentThenDedicatedOfExactlyTheRest() throws Exception {
+    memory.createTag("t", 1, 100, null);
+    load("t");
+    store.blockLoads();
+    CompletableFuture<IdRanges> r = reserve("t", 250);
+    assertEquals(1, queued.size(), "the rest goes to the database executor");
+    assertFalse(r.isDone(), "waits for the dedicated write");
+    store.release();
+    runQueued();
+    IdRanges got = r.get(0, TimeUnit.SECONDS);
+    assertWellFormed(got, 250);
+    // The preload and the dedicated write race for the row once released: either order is
+    // fine, the dedicated range is merged with the current segment when it follows it directly.
+    assertEquals(1, got.from(0), "starts at the current segment");
+    assertTrue(got.to(0) >= 101, "the whole current segment first, got " + got.to(0));
+    assertTrue(store.requestedSteps().contains(150), "one write of exactly the rest (150), got "
+        + store.requestedSteps());
+  }
+
+  @Test
+  void reserve_currentAndNextLoaded_bothSegmentsThenDedicated() throws Exception {
+    memory.createTag("t", 1, 100, null);
+    load("t");
+    reserve("t", 50).get(0, TimeUnit.SECONDS);
+    awaitNextLoaded("t");
+    CompletableFuture<IdRanges> r = reserve("t", 1_000);
+    runQueued();
+    IdRanges got = r.get(0, TimeUnit.SECONDS);
+    assertWellFormed(got, 1_000);
+    assertEquals(51, got.from(0), "the rest of the current segment first");
+    assertTrue(got.to(0) >= 201, "the next segment follows the current one, got " + got.to(0));
+    assertTrue(store.requestedSteps().contains(850), "one write of 1000 - 50 - 100, got "
+        + store.requestedSteps());
+  }
+
+  @Test
+  void reserve_nextLoadedAfterwards_noIdTwiceWithLaterCalls() throws Exception {
+    memory.createTag("t", 1, 10, null);
+    load("t");
+    List<long[]> seen = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      CompletableFuture<IdRanges> r = reserve("t", 1 + i * 7);
+      runQueued();
+      IdRanges got = r.get(10, TimeUnit.SECONDS);
+      assertWellFormed(got, 1 + i * 7);
+      seen.add(got.toArray());
+      seen.add(new long[] {allocator.nextId("t", allocator.deadline(WAIT, false))
+          .get(10, TimeUnit.SECONDS)});
+    }
+    IdChecks.assertAllDistinct(seen.toArray(new long[0][]));
+  }
+
+  @Test
+  void reserve_dedicatedWouldPassMaxLong_outOfRangeAndMaxIdUnchanged() throws Exception {
+    memory.createTag("top", Long.MAX_VALUE - 150, 100, null);
+    load("top");
+    CompletableFuture<IdRanges> r = reserve("top", 200);
+    runQueued();
+    assertInstanceOf(IdOverflowException.class, failureOf(r), "past 2^63-1");
+    assertEquals(Long.MAX_VALUE - 50, memory.getTag("top").orElseThrow().maxId(),
+        "max_id where the first segment left it: nothing taken past 2^63-1");
+  }
+
+  @Test
+  void reserve_unknownTag_tagNotFoundWithoutDedicatedWrite() throws Exception {
+    CompletableFuture<IdRanges> r = reserve("missing", 10);
+    Throwable e = assertThrows(ExecutionException.class, () -> r.get(10, TimeUnit.SECONDS))
+        .getCause();
+    assertInstanceOf(TagNotFoundException.class, e, "unknown tag");
+    assertTrue(queued.isEmpty(), "no dedicated write for a tag the database lacks");
+  }
+
+  @Test
+  void reserve_databaseExecutorFull_limitExceeded() throws Exception {
+    memory.createTag("t", 1, 100, null);
+    load("t");
+    CompletableFuture<IdRanges> r = allocator.reserve("t", 500, allocator.deadline(WAIT, true),
+        task -> {
+          throw new LimitExceededException("too many calls waiting for the database", 1,
+              "--max-queued-db-calls");
+        });
+    Throwable e = failureOf(r);
+    assertInstanceOf(LimitExceededException.class, e, "refused at once");
+    assertTrue(e.getMessage().contains("--max-queued-db-calls"), "names the flag: " + e);
+  }
+
+  @Test
+  void reserve_deadlinePassesWhileQueued_timeoutAndNoWrite() throws Exception {
+    memory.createTag("t", 1, 100, null);
+    load("t");
+    store.blockLoads();
+    CompletableFuture<IdRanges> r = reserve("t", 500);
+    ticker.advance(Duration.ofSeconds(11));
+    assertEquals(1, timer.fireDue(), "the deadline fires");
+    Throwable e = failureOf(r);
+    assertInstanceOf(SegmentWaitTimeoutException.class, e, "the caller's deadline");
+    assertTrue(((SegmentWaitTimeoutException) e).callersDeadline(), "DEADLINE_EXCEEDED");
+    store.release();
+    runQueued();
+    assertFalse(store.requestedSteps().contains(400), "no write after the deadline, got "
+        + store.requestedSteps());
+  }
+
+  @Test
+  void reserve_cancelledWhileQueued_noWriteAndTimerCleared() throws Exception {
+    memory.createTag("t", 1, 100, null);
+    load("t");
+    store.blockLoads();
+    CompletableFuture<IdRanges> r = reserve("t", 500);
+    assertTrue(r.cancel(false), "cancelled");
+    assertEquals(0, timer.pending(), "the deadline task is gone");
+    store.release();
+    runQueued();
+    assertFalse(store.requestedSteps().contains(400), "no write after a cancel, got "
+        + store.requestedSteps());
+  }
+}
