@@ -29,6 +29,8 @@ import java.util.List;
  *     module's classes); null for this build's
  * @param isolatedOnly run only the rows against a server alone in its JVM
  * @param rangesOnly run only the ID-range rows (ReserveIds, CachedIdGenerator vs AtomicLong)
+ * @param serverFlags extra server flags of the isolated servers (e.g. {@code --metrics-port
+ *     9464}, to measure what a setting costs)
  */
 public record BenchOptions(
     boolean quick,
@@ -55,7 +57,8 @@ public record BenchOptions(
     Duration jmhIterationTime,
     String serverClassPath,
     boolean isolatedOnly,
-    boolean rangesOnly) {
+    boolean rangesOnly,
+    List<String> serverFlags) {
 
   public static final Path DEFAULT_OUT = Path.of("target", "bench", "results.md");
 
@@ -73,6 +76,8 @@ public record BenchOptions(
                          baseline of another build in a few minutes)
           --ranges-only  only the ID-range rows: ReserveIds vs unary NextId, and
                          CachedIdGenerator.next() vs AtomicLong (about a minute)
+          --server-flags "FLAGS"  extra flags for the isolated servers, e.g.
+                         "--metrics-port 9464" to measure what metrics cost
         """;
   }
 
@@ -86,6 +91,7 @@ public record BenchOptions(
     String dbPassword = "";
     Path out = DEFAULT_OUT;
     String serverClassPath = null;
+    List<String> serverFlags = List.of();
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       if (arg.equals("--quick")) {
@@ -111,6 +117,8 @@ public record BenchOptions(
         case "--db-password" -> dbPassword = value;
         case "--out" -> out = Path.of(value);
         case "--server-classpath" -> serverClassPath = value;
+        case "--server-flags" -> serverFlags = value.isBlank() ? List.of()
+            : List.of(value.trim().split("\\s+"));
         default -> throw new IllegalArgumentException("unknown flag " + arg + "\n" + usage());
       }
     }
@@ -119,13 +127,13 @@ public record BenchOptions(
           List.of(1, 8, 64), Duration.ofMillis(200), Duration.ofMillis(200), 20_000,
           Duration.ofMillis(100), List.of(1_000, 10_000), 8, Duration.ofMillis(300), 100, 1_000_000,
           Duration.ofMillis(5), 20_000, 0, 1, Duration.ofMillis(50), Duration.ofMillis(50),
-          serverClassPath, isolatedOnly, rangesOnly);
+          serverClassPath, isolatedOnly, rangesOnly, serverFlags);
     }
     return new BenchOptions(false, dbUrl, dbUser, dbPassword, out, rounds == null ? 5 : rounds,
         List.of(1, 8, 64), Duration.ofSeconds(2), Duration.ofSeconds(2), 1_000_000,
         Duration.ofSeconds(1), List.of(1_000, 10_000), 8, Duration.ofSeconds(3), 100, 1_000_000,
         Duration.ofMillis(5), 100_000, 1, 2, Duration.ofSeconds(1), Duration.ofSeconds(1),
-        serverClassPath, isolatedOnly, rangesOnly);
+        serverClassPath, isolatedOnly, rangesOnly, serverFlags);
   }
 
   /** The flags that reproduce these options in a child JVM. */
@@ -139,6 +147,10 @@ public record BenchOptions(
     if (serverClassPath != null) {
       args.add("--server-classpath");
       args.add(serverClassPath);
+    }
+    if (!serverFlags.isEmpty()) {
+      args.add("--server-flags");
+      args.add(String.join(" ", serverFlags));
     }
     return args;
   }

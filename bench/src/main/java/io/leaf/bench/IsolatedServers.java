@@ -30,9 +30,11 @@ final class IsolatedServers {
     this.dbUrl = dbUrl;
     this.classPath = options.serverClassPath() != null ? options.serverClassPath()
         : System.getProperty("java.class.path");
-    this.build = options.serverClassPath() != null
+    String build = options.serverClassPath() != null
         ? "server from " + options.serverClassPath().split(File.pathSeparator)[0]
         : "this build's server";
+    this.build = options.serverFlags().isEmpty() ? build
+        : build + " with " + String.join(" ", options.serverFlags());
   }
 
   IsolatedServer start(List<String> jvmArgs, List<String> flags) throws Exception {
@@ -40,6 +42,7 @@ final class IsolatedServers {
         TAG + "=" + options.largeStep() + "," + OTHER_TAG + "=" + options.largeStep() + ","
             + STALLED_TAG + "=" + options.largeStep()));
     args.addAll(flags);
+    args.addAll(options.serverFlags());
     return new IsolatedServer(jvmArgs, classPath, args);
   }
 

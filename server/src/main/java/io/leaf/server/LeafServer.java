@@ -4,10 +4,7 @@ import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import com.zaxxer.hikari.HikariDataSource;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
-import io.grpc.ServerInterceptors;
-import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.leaf.server.api.DatabaseCalls;
@@ -22,14 +19,11 @@ import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.UnusableTableException;
 import io.leaf.server.sweep.IdleTagSweeper;
-import io.leaf.v1.LeafServiceGrpc;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -46,20 +40,14 @@ import org.slf4j.LoggerFactory;
  * loads on the engine's loader threads, NextIdBatch's encoding on a stream pump of half the
  * cores, and calls waiting for a segment hold no thread at all.
  *
- * <p>Health (readiness) means "this server can issue IDs": the server-wide status ({@code ""}) and
- * {@code leaf.v1.LeafService} are NOT_SERVING until the start-up checks pass (the database answers
- * and {@code leaf_alloc} is usable), then SERVING, through database outages too (buffered IDs keep
- * flowing), and NOT_SERVING for good once shutdown begins. The database's own state, checked every
- * two seconds, is {@value #DATABASE_HEALTH} and one log line per change.
+ * <p>Health (readiness) means "this server can issue IDs", through database outages too; the
+ * database's own state is {@value #DATABASE_HEALTH} (see {@link ServerHealth}).
  */
 public final class LeafServer {
 
   private static final Logger log = LoggerFactory.getLogger(LeafServer.class);
-  private static final long HEALTH_PERIOD_MILLIS = 2_000;
   /** The health service name that reports whether the database answers (for alerting). */
-  public static final String DATABASE_HEALTH = "leaf.database";
-  /** While the database stays down, its state is logged again at most this often. */
-  private static final Duration DOWN_LOG_PERIOD = Duration.ofMinutes(1);
+  public static final String DATABASE_HEALTH = ServerHealth.DATABASE;
   /** Precision of the engine's clock: last access, back-off and dynamic-step timing. */
   private static final Duration TICKER_RESOLUTION = Duration.ofMillis(1);
   /**
@@ -71,25 +59,14 @@ public final class LeafServer {
 
   private final Server server;
   private final SegmentStore store;
-  private final Runnable schemaInit;
   private final SegmentAllocator allocator;
   private final IdleTagSweeper sweeper;
-  private final HealthStatusManager health = new HealthStatusManager();
-  private final HealthWatches watches = new HealthWatches();
-  private final DatabaseState databaseState;
-  private final ScheduledExecutorService monitor;
+  private final ServerHealth health;
   private final AutoCloseable resources;
   private final DatabaseCalls database;
   private final ThreadPoolExecutor streamPump;
   private final LeafGrpcService service;
   private final ServerConfig config;
-  private volatile boolean schemaReady;
-  /** The last unusable-table reason logged (logged again only when it changes). */
-  private String tableProblem;
-  /** The start-up checks passed: readiness is SERVING until shutdown. */
-  private volatile boolean ready;
-  /** Serializes database checks (the monitor's and a test's), so their log lines stay in order. */
-  private final Object checkLock = new Object();
   private volatile boolean stopped;
   /** The port was bound (a start that failed before it stops without a "stopped" line). */
   private volatile boolean listening;
@@ -104,7 +81,7 @@ public final class LeafServer {
       SegmentAllocator allocator, ServerConfig config, AutoCloseable resources) {
     TransportLogs.install();
     this.store = store;
-    this.schemaInit = schemaInit;
+    this.health = new ServerHealth(store, schemaInit, allocator.ticker());
     this.allocator = allocator;
     this.sweeper = new IdleTagSweeper(allocator, config.idleTtl(), config.sweepTick());
     this.config = config;
@@ -121,16 +98,10 @@ public final class LeafServer {
     this.server = builder
         .directExecutor()
         .addService(MalformedRequests.guard(service.bindService()))
-        .addService(ServerInterceptors.intercept(health.getHealthService(), watches))
+        .addService(health.service())
         .addService(ProtoReflectionServiceV1.newInstance())
         .addService(ProtoReflectionService.newInstance())
         .build();
-    this.monitor = Executors.newSingleThreadScheduledExecutor(
-        new ThreadFactoryBuilder().setNameFormat("leaf-health").setDaemon(true).build());
-    this.databaseState = new DatabaseState(allocator.ticker(), DOWN_LOG_PERIOD);
-    health.setStatus("", ServingStatus.NOT_SERVING);
-    health.setStatus(LeafServiceGrpc.SERVICE_NAME, ServingStatus.NOT_SERVING);
-    health.setStatus(DATABASE_HEALTH, ServingStatus.NOT_SERVING);
   }
 
   /**
@@ -199,14 +170,13 @@ public final class LeafServer {
     }
     listening = true;
     try {
-      checkDatabase(true);
+      health.checkAtStart();
     } catch (UnusableTableException e) {
       stop();
       throw e;
     }
     sweeper.start();
-    monitor.scheduleWithFixedDelay(() -> checkDatabase(false), HEALTH_PERIOD_MILLIS,
-        HEALTH_PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+    health.startMonitor();
     log.info("Leaf listening on port {} ({})", server.getPort(), config);
     return this;
   }
@@ -242,12 +212,9 @@ public final class LeafServer {
       return;
     }
     stopped = true;
-    health.enterTerminalState();
-    monitor.shutdownNow();
+    health.shutdown();
     server.shutdown();
-    // Health/Watch streams never end by themselves; left open they would hold the server for the
-    // whole grace period.
-    watches.closeAll();
+    health.closeWatches();
     try {
       if (!server.awaitTermination(config.shutdownGrace().toMillis(), TimeUnit.MILLISECONDS)) {
         log.warn("calls still running after {}; cancelling them", config.shutdownGrace());
@@ -278,64 +245,12 @@ public final class LeafServer {
 
   /** Whether the database answered the last check. */
   public boolean databaseUp() {
-    return databaseState.isUp();
+    return health.databaseUp();
   }
 
   /** Runs the periodic database check now (tests; the monitor thread runs it every 2 s). */
   public void checkDatabaseNow() {
-    checkDatabase(false);
-  }
-
-  private void checkDatabase(boolean atStart) {
-    synchronized (checkLock) {
-      checkDatabaseLocked(atStart);
-    }
-  }
-
-  private void checkDatabaseLocked(boolean atStart) {
-    if (stopped) {
-      return;
-    }
-    RuntimeException failure = null;
-    try {
-      if (!schemaReady) {
-        schemaInit.run();
-        schemaReady = true;
-      }
-      store.ping();
-    } catch (UnusableTableException e) {
-      if (atStart) {
-        throw e;
-      }
-      // The database answers; the table is what stops this server: not an outage to alert on.
-      if (!e.getMessage().equals(tableProblem)) {
-        tableProblem = e.getMessage();
-        log.warn("leaf_alloc unusable; readiness stays NOT_SERVING: {}", e.getMessage());
-      }
-      health.setStatus(DATABASE_HEALTH, ServingStatus.SERVING);
-      return;
-    } catch (RuntimeException e) {
-      failure = e;
-    }
-    if (stopped) {
-      // Shutdown interrupted the check: what it saw says nothing about the database.
-      return;
-    }
-    String line = databaseState.observe(failure);
-    if (line != null) {
-      if (failure == null) {
-        log.info(line);
-      } else {
-        log.warn(line);
-      }
-    }
-    health.setStatus(DATABASE_HEALTH,
-        failure == null ? ServingStatus.SERVING : ServingStatus.NOT_SERVING);
-    if (failure == null && !ready) {
-      ready = true;
-      health.setStatus("", ServingStatus.SERVING);
-      health.setStatus(LeafServiceGrpc.SERVICE_NAME, ServingStatus.SERVING);
-    }
+    health.checkNow();
   }
 
   /** Why the port could not be bound, in the operating system's words where it gave any. */

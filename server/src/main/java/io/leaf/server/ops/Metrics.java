@@ -99,8 +99,8 @@ public final class Metrics implements EngineEvents, AutoCloseable {
 
   /** {@code store} with the periodic database check recorded as {@code leaf.database.up}. */
   public SegmentStore watchDatabase(SegmentStore store) {
-    DatabaseState state = new DatabaseState(store);
-    Gauge.builder("leaf.database.up", state, DatabaseState::up)
+    PingRecorder state = new PingRecorder(store);
+    Gauge.builder("leaf.database.up", state, PingRecorder::up)
         .description("1 when the last database check (every 2 s) passed, else 0")
         .register(registry);
     return state;

@@ -7,12 +7,12 @@ import io.leaf.server.store.SegmentStore;
  * Remembers what the server's periodic database check last found, for the {@code
  * leaf.database.up} gauge: the store's {@link #ping} is that check, so watching it adds no query.
  */
-final class DatabaseState extends ForwardingSegmentStore {
+final class PingRecorder extends ForwardingSegmentStore {
 
   /** 1 after a check that passed, 0 after one that failed or before the first. */
   private volatile int up;
 
-  DatabaseState(SegmentStore delegate) {
+  PingRecorder(SegmentStore delegate) {
     super(delegate);
   }
 
