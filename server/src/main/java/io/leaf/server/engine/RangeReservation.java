@@ -103,6 +103,8 @@ final class RangeReservation {
     }
     try {
       SegmentRange range = store.nextSegment(bizTag, rest);
+      // Before the reply: no call that starts after it gets an ID below the range.
+      allocator.raiseFloor(bizTag, range.end());
       out.add(range.start(), range.end());
       result.complete(out);
     } catch (RuntimeException e) {

@@ -56,6 +56,11 @@ final class Segment {
     return new Segment(range.start(), range.end(), range.step());
   }
 
+  /** An empty segment at {@code s}'s end: stands for {@code s} once its rest is dropped. */
+  static Segment usedUp(Segment s) {
+    return new Segment(s.end, s.end, s.step);
+  }
+
   /** The next ID, or {@link #EXHAUSTED}. */
   long take() {
     // The plain read first keeps an exhausted segment's cursor from climbing without bound.

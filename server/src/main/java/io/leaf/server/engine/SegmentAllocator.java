@@ -188,6 +188,11 @@ public final class SegmentAllocator implements AutoCloseable {
     return taken;
   }
 
+  /** See {@link TagTable#raiseFloor}. */
+  void raiseFloor(String bizTag, long end) {
+    tags.raiseFloor(bizTag, end);
+  }
+
   /** True once the tag holds a segment (creating its buffer if needed). */
   boolean isLoaded(String bizTag) {
     return buffer(bizTag).isLoaded();

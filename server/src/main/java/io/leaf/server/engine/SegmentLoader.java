@@ -238,6 +238,11 @@ final class SegmentLoader {
         // Its waiters try again on a fresh buffer.
         return new Outcome(woken, null);
       }
+      if (range != null && range.start() < b.floor) {
+        // Taken before a reservation moved past it: installed, it would issue IDs below ones
+        // already reserved. Dropped (a gap); the waiters try again with a fresh load.
+        return new Outcome(woken, null);
+      }
       if (range != null) {
         tags.keptLocked(b);
         tags.markServed(b.bizTag);

@@ -53,6 +53,13 @@ public final class TagBuffer {
    */
   volatile Set<WaitingCall> waiters;
 
+  /**
+   * IDs below this were handed out by a reservation above the segments this buffer had loaded or
+   * was loading; a segment below it is dropped (a gap), so the tag's IDs keep increasing on this
+   * server. Guarded by the stripe lock.
+   */
+  long floor = Long.MIN_VALUE;
+
   // Dynamic step (Leaf's rule), guarded by the stripe lock.
   int loads;
   int step;

@@ -176,6 +176,35 @@ final class TagTable {
     }
   }
 
+  /**
+   * Records that IDs up to {@code end} were reserved above this tag's segments: the next segment
+   * and the rest of the current one, if they lie below {@code end}, are dropped (a gap), and a
+   * load in flight that brings a lower segment drops it too. IDs this server issues afterwards
+   * are all above the reservation.
+   */
+  void raiseFloor(String bizTag, long end) {
+    Lock lock = locks.get(bizTag);
+    lock.lock();
+    try {
+      TagBuffer b = buffers.get(bizTag);
+      if (b == null || b.closed) {
+        return;
+      }
+      b.floor = Math.max(b.floor, end);
+      if (b.next != null && b.next.start < b.floor) {
+        b.next = null;
+      }
+      Segment current = b.current;
+      if (current != Segment.EMPTY && current.start < b.floor && !current.isExhausted()) {
+        // Used up in place of the remaining IDs: the buffer stays loaded, and the next request
+        // loads a segment above the floor.
+        b.current = Segment.usedUp(current);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Takes the waiting calls off every buffer, each under its stripe lock, to be woken after. */
   List<Set<WaitingCall>> detachAllWaiters() {
     List<Set<WaitingCall>> out = new ArrayList<>();

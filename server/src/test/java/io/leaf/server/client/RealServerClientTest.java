@@ -67,9 +67,8 @@ class RealServerClientTest {
           }));
         }
         for (int t = 0; t < THREADS; t++) {
-          // Not increasing across reservations: a dedicated range lies above segments the server
-          // still had buffered, which the next reservation then serves. Unique is the contract.
           perThread[t] = runs.get(t).get(5, TimeUnit.MINUTES);
+          IdChecks.assertIncreasing(perThread[t], "thread " + t);
         }
       } finally {
         pool.shutdownNow();

@@ -137,6 +137,31 @@ class RangeReservationTest {
   }
 
   @Test
+  void reserve_preloadCommitsBeforeDedicatedWrite_laterNextIdAboveTheReservation()
+      throws Exception {
+    memory.createTag("t", 1, 100, null);
+    load("t");
+    store.blockLoads();
+    CompletableFuture<IdRanges> r = reserve("t", 250); // takes 1..100, starts the preload
+    assertTrue(store.awaitLoadEntered(10_000), "the preload started");
+    store.release(); // the preload commits first: [101, 201), installed as the current segment
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (allocator.snapshot("t").orElseThrow().current().start() != 101) {
+      assertTrue(System.nanoTime() < until, "the preload was never installed");
+      Thread.onSpinWait();
+    }
+    runQueued(); // then the dedicated write: [201, 351)
+    IdRanges got = r.get(10, TimeUnit.SECONDS);
+    assertWellFormed(got, 250);
+    long reservedEnd = got.to(got.rangeCount() - 1);
+    assertEquals(351, reservedEnd, "the dedicated range ends the reservation");
+
+    long next = allocator.nextId("t", allocator.deadline(WAIT, false)).get(10, TimeUnit.SECONDS);
+    assertTrue(next >= reservedEnd, "a later NextId is above the reserved IDs, got " + next
+        + " after a reservation ending at " + reservedEnd);
+  }
+
+  @Test
   void reserve_nextLoadedAfterwards_noIdTwiceWithLaterCalls() throws Exception {
     memory.createTag("t", 1, 10, null);
     load("t");
