@@ -25,10 +25,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * the previous one was used, within {@code [minBlockSize, maxBlockSize]}. One background thread
  * fetches, at most one reservation at a time.
  *
- * <p>Thread-safe. IDs are unique across threads and increasing within a range (a reservation's
- * ranges ascend, but a later reservation may lie below an earlier one's last range when the
- * server had lower IDs buffered). IDs still cached when the generator is closed (or the process
- * ends) are lost, which leaves gaps, never repeats.
+ * <p>Thread-safe. IDs are unique across threads; each thread's IDs increase against one server
+ * (a reservation's ranges ascend, and the server answers a later reservation above an earlier
+ * one). IDs still cached when the generator is closed (or the process ends) are lost, which
+ * leaves gaps, never repeats.
  */
 public final class CachedIdGenerator implements AutoCloseable {
 
@@ -119,7 +119,7 @@ public final class CachedIdGenerator implements AutoCloseable {
     if (first == NONE) {
       return null;
     }
-    long end = Math.min(b.end, first + n);
+    long end = first + Math.min(n, b.end - first);
     if (b.passesRefill(first, end - 1)) {
       requestRefill();
     }

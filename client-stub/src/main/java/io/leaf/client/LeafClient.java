@@ -185,7 +185,6 @@ public final class LeafClient implements AutoCloseable {
     return Objects.requireNonNull(bizTag, "bizTag");
   }
 
-  /** Shuts down the channel if this client built it, waiting up to five seconds; else nothing. */
   /**
    * {@code count} IDs of {@code bizTag} as at most 3 ascending, disjoint ranges the caller owns,
    * in one small reply whatever the count (up to the server's {@code --max-batch}).
@@ -219,6 +218,7 @@ public final class LeafClient implements AutoCloseable {
     return List.copyOf(out);
   }
 
+  /** Shuts down the channel if this client built it, waiting up to five seconds; else nothing. */
   @Override
   public void close() {
     if (!ownsChannel) {

@@ -59,7 +59,7 @@ public record ServerConfig(
         "segment loads of served tags that may wait for a loader thread");
     flag("idle-ttl", "15m", "evict a tag's cached segments after this long without a request");
     flag("sweep-tick", "1s", "tick of the idle-tag timing wheel");
-    flag("max-batch", "10000000", "largest count NextIdBatch accepts");
+    flag("max-batch", "10000000", "largest count NextIdBatch and ReserveIds accept");
     flag("max-step", "1000000", "the dynamic step never doubles past this");
     flag("max-wait", "5s", "longest a call waits for a segment when its deadline is later or unset");
     flag("shutdown-grace", "20s", "time in-flight calls get to finish on SIGTERM");
@@ -72,7 +72,8 @@ public record ServerConfig(
         "threads loading the first segment of tags this server holds nothing of");
     flag("max-queued-first-loads", "100", "such first loads that may wait for a thread");
     flag("db-call-threads", "4",
-        "threads running CreateTag, UpdateStep, GetTag, ListTags, InitCache's read");
+        "threads running CreateTag, UpdateStep, GetTag, ListTags, InitCache's read and"
+            + " ReserveIds' dedicated write");
     flag("max-queued-db-calls", "1000", "such calls that may wait for a thread");
     flag("metrics-port", "0", "HTTP port of GET /metrics (Prometheus text); 0: no metrics");
     flag("tls-cert", "", "PEM certificate chain: serve gRPC over TLS only (with --tls-key)");
@@ -96,7 +97,9 @@ public record ServerConfig(
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       if (!arg.startsWith("--")) {
-        throw new IllegalArgumentException("unexpected argument: " + arg + " (see --help)");
+        // Not echoed: a stray word is often a secret whose flag went missing.
+        throw new IllegalArgumentException("unexpected argument at position " + (i + 1)
+            + ", not a --flag (see --help)");
       }
       String name = arg.substring(2);
       String value;
@@ -105,8 +108,10 @@ public record ServerConfig(
         value = name.substring(eq + 1);
         name = name.substring(0, eq);
       } else {
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException("--" + name + " needs a value");
+        if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
+          // "--admin-token $EMPTY --client-token=x" must not make the next flag a token.
+          throw new IllegalArgumentException("--" + name + " needs a value (use --" + name
+              + "= for an empty one)");
         }
         value = args[++i];
       }
@@ -149,11 +154,16 @@ public record ServerConfig(
         intIn(get, "db-call-threads", 1, 1000),
         intIn(get, "max-queued-db-calls", 1, 1_000_000),
         intIn(get, "max-queued-loads", 1, 1_000_000),
-        ops(get));
+        ops(get, port));
   }
 
-  private static OpsConfig ops(Function<String, String> get) {
-    return new OpsConfig(intIn(get, "metrics-port", 0, 65535), path(get, "tls-cert"),
+  private static OpsConfig ops(Function<String, String> get, int grpcPort) {
+    int metricsPort = intIn(get, "metrics-port", 0, 65535);
+    if (metricsPort != 0 && metricsPort == grpcPort) {
+      throw new IllegalArgumentException("--metrics-port must differ from --port, both "
+          + metricsPort);
+    }
+    return new OpsConfig(metricsPort, path(get, "tls-cert"),
         path(get, "tls-key"), path(get, "tls-client-ca"), duration(get, "tls-refresh"),
         token(get, "admin-token"), token(get, "client-token"));
   }

@@ -44,7 +44,13 @@ class ServerConfigTest {
     assertMessage("--shutdown-grace must be at most 8760h, got 9999999999999h",
         "--shutdown-grace", "9999999999999h");
     assertMessage("unknown flag --nope (see --help)", "--nope", "1");
-    assertMessage("--max-batch needs a value", "--max-batch");
+    assertMessage("--max-batch needs a value (use --max-batch= for an empty one)", "--max-batch");
+    assertMessage("--admin-token needs a value (use --admin-token= for an empty one)",
+        "--admin-token", "--client-token=abc");
+    assertMessage("unexpected argument at position 3, not a --flag (see --help)",
+        "--port", "1", "s3cret-token");
+    assertMessage("--metrics-port must differ from --port, both 9000",
+        "--port", "9000", "--metrics-port", "9000");
     assertMessage("--db-pool-size must be an integer between 1 and 1000, got 0", "--db-pool-size", "0");
   }
 

@@ -241,6 +241,9 @@ final class SegmentLoader {
       if (range != null && range.start() < b.floor) {
         // Taken before a reservation moved past it: installed, it would issue IDs below ones
         // already reserved. Dropped (a gap); the waiters try again with a fresh load.
+        if (!b.isLoaded()) {
+          tags.removeLocked(b);
+        }
         return new Outcome(woken, null);
       }
       if (range != null) {

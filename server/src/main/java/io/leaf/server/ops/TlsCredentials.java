@@ -86,7 +86,8 @@ public final class TlsCredentials implements AutoCloseable {
     try {
       return new TlsCredentials(config);
     } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("TLS cannot be set up: " + e.getMessage(), e);
+      throw new IllegalArgumentException("--tls-cert/--tls-key cannot be used: " + e.getMessage(),
+          e);
     }
   }
 
