@@ -32,13 +32,18 @@ def generate_stubs(out_dir):
 
 
 class LeafClient:
-    """Each method is one RPC with the client's deadline (seconds)."""
+    """Each method is one RPC with the client's deadline (seconds).
 
-    def __init__(self, target, messages, services, deadline=10.0):
+    ``token`` is sent as ``authorization: Bearer <token>`` on every call: the server's
+    ``--admin-token`` (CreateTag, UpdateStep) or its ``--client-token``.
+    """
+
+    def __init__(self, target, messages, services, deadline=10.0, token=None):
         self._pb = messages
         self._channel = grpc.insecure_channel(target)
         self._stub = services.LeafServiceStub(self._channel)
         self._deadline = deadline
+        self._metadata = (("authorization", "Bearer " + token),) if token else None
 
     def wait_for_ready(self, timeout):
         grpc.channel_ready_future(self._channel).result(timeout=timeout)
@@ -47,25 +52,26 @@ class LeafClient:
         """Creates a tag; max_id and step 0 mean the server's defaults (1 and 200)."""
         return self._stub.CreateTag(self._pb.CreateTagRequest(
             biz_tag=biz_tag, max_id=max_id, step=step, description=description),
-            timeout=self._deadline)
+            timeout=self._deadline, metadata=self._metadata)
 
     def next_id(self, biz_tag):
         """One ID."""
         return self._stub.NextId(self._pb.NextIdRequest(biz_tag=biz_tag),
-                                 timeout=self._deadline).id
+                                 timeout=self._deadline, metadata=self._metadata).id
 
     def next_ids(self, biz_tag, count, chunk_size=0):
         """``count`` IDs from one NextIdBatch stream, in the order sent (increasing)."""
         ids = []
         for batch in self._stub.NextIdBatch(self._pb.NextIdBatchRequest(
-                biz_tag=biz_tag, count=count, chunk_size=chunk_size), timeout=self._deadline):
+                biz_tag=biz_tag, count=count, chunk_size=chunk_size), timeout=self._deadline,
+                metadata=self._metadata):
             ids.extend(batch.ids)
         return ids
 
     def reserve_ids(self, biz_tag, count):
         """``count`` IDs as at most 3 ascending, disjoint ``range(start, end)`` the caller owns."""
         reply = self._stub.ReserveIds(self._pb.ReserveIdsRequest(biz_tag=biz_tag, count=count),
-                                      timeout=self._deadline)
+                                      timeout=self._deadline, metadata=self._metadata)
         return [range(r.start, r.end) for r in reply.ranges]
 
     def close(self):

@@ -16,6 +16,7 @@ import grpc
 from leaf_client import REPO, LeafClient, generate_stubs
 
 JAR = os.path.join(REPO, "server", "target", "leaf-server.jar")
+ADMIN_TOKEN = "py-admin-token"
 
 
 def free_port():
@@ -47,12 +48,14 @@ class LeafClientTest(unittest.TestCase):
         port = free_port()
         cls.log = open(os.path.join(cls.tmp, "server.log"), "w")
         cls.server = subprocess.Popen(
-            ["java", "-jar", JAR, "--port", str(port),
+            ["java", "-jar", JAR, "--port", str(port), "--admin-token", ADMIN_TOKEN,
              "--db-url", "jdbc:h2:file:%s;MODE=MySQL" % os.path.join(cls.tmp, "leaf")],
             stdout=cls.log, stderr=subprocess.STDOUT)
         try:
             wait_for_port(port, cls.server, 60)
-            cls.client = LeafClient("127.0.0.1:%d" % port, messages, services)
+            cls.target = "127.0.0.1:%d" % port
+            cls.stubs = (messages, services)
+            cls.client = LeafClient(cls.target, messages, services, token=ADMIN_TOKEN)
             cls.client.wait_for_ready(10)
         except Exception:
             cls.tearDownClass()
@@ -120,6 +123,21 @@ class LeafClientTest(unittest.TestCase):
         self.assertIn("count", e.details())
         self.assert_status(grpc.StatusCode.NOT_FOUND,
                            lambda: self.client.reserve_ids("py-ghost", 5))
+
+    def test_adminToken_missingOrWrong_refusedAndIdRpcsStayOpen(self):
+        anonymous = LeafClient(self.target, *self.stubs)
+        wrong = LeafClient(self.target, *self.stubs, token="not-the-token")
+        try:
+            self.assert_status(grpc.StatusCode.UNAUTHENTICATED,
+                               lambda: anonymous.create_tag("py-guarded"))
+            self.assert_status(grpc.StatusCode.PERMISSION_DENIED,
+                               lambda: wrong.create_tag("py-guarded"))
+            self.client.create_tag("py-guarded")
+            self.assertEqual(1, anonymous.next_id("py-guarded"),
+                             "ID RPCs need no token without --client-token")
+        finally:
+            anonymous.close()
+            wrong.close()
 
 
 if __name__ == "__main__":
