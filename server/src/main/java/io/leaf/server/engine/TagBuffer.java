@@ -3,6 +3,7 @@ package io.leaf.server.engine;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
+import io.leaf.server.store.WriteConflictException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Set;
@@ -139,6 +140,11 @@ public final class TagBuffer {
   void onFailed(RuntimeException failure, long nowNanos, long minBackoffNanos, long maxBackoffNanos) {
     failures++;
     lastFailure = failure;
+    if (failure instanceof WriteConflictException) {
+      // The database answers; another server just won the row. The next request loads again.
+      retryAtNanos = NO_RETRY;
+      return;
+    }
     long backoff = minBackoffNanos << Math.min(failures - 1, 20);
     retryAtNanos = nowNanos + Math.min(backoff < 0 ? maxBackoffNanos : backoff, maxBackoffNanos);
   }

@@ -125,7 +125,7 @@ final class DatabaseErrors {
         : root.getClass().getSimpleName() + " (no message)";
     return switch (classify(e)) {
       case DUPLICATE_KEY -> new DuplicateKey(e);
-      case CONFLICT -> new StoreUnavailableException("could not " + what + ": write conflict"
+      case CONFLICT -> new WriteConflictException("could not " + what + ": write conflict"
           + " on leaf_alloc persisted after " + attempts + " attempts: " + reason, e);
       case REFUSED -> new StoreRejectedException(
           "the database refused to " + what + ": " + reason, e);

@@ -1,7 +1,7 @@
 package io.leaf.server.store;
 
 /** The database could not be reached, or failed the statement; retrying later may succeed. */
-public final class StoreUnavailableException extends LeafStoreException {
+public class StoreUnavailableException extends LeafStoreException {
   public StoreUnavailableException(String message, Throwable cause) {
     super(message, cause);
   }

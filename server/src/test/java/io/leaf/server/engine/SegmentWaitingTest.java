@@ -190,6 +190,18 @@ class SegmentWaitingTest {
   }
 
   @Test
+  void nextId_loadLostItsWriteConflicts_nextCallLoadsAgainWithoutBackoff() throws Exception {
+    memory.createTag("t", 1, 10, null);
+    store.failLoadsWith(new io.leaf.server.store.WriteConflictException(
+        "write conflict on leaf_alloc persisted after 12 attempts", null));
+    assertThrows(StoreUnavailableException.class, () -> Blocking.nextId(allocator, "t", WAIT));
+    store.heal();
+    // No ticker advance: an outage would make this call fail at once for the back-off.
+    assertEquals(1, Blocking.nextId(allocator, "t", WAIT), "loaded again at once");
+    assertEquals(2, store.attempts(), "a second load right after the conflict");
+  }
+
+  @Test
   void outage_fiftyTagsStartFailing_oneLogLinePerTenSecondsNamingTheOthers() {
     ch.qos.logback.classic.Logger loaderLog =
         (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(SegmentLoader.class);
