@@ -10,6 +10,7 @@ import ch.qos.logback.core.read.ListAppender;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import io.leaf.server.testing.JulCapture;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.LeafServiceGrpc;
@@ -18,9 +19,6 @@ import io.leaf.v1.NextIdRequest;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,22 +31,7 @@ class QuietCancelTest {
   @Timeout(120)
   void nextIdBatch_cancelledByReaderMidStream_nothingLoggedAboveDebug(@TempDir Path dir)
       throws Exception {
-    List<String> julRecords = new CopyOnWriteArrayList<>();
-    Handler jul = new Handler() {
-      @Override
-      public void publish(LogRecord r) {
-        if (r.getLevel().intValue() > java.util.logging.Level.FINE.intValue()) {
-          julRecords.add(r.getLevel() + " " + r.getLoggerName() + ": " + r.getMessage());
-        }
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
-    java.util.logging.Logger julRoot = java.util.logging.Logger.getLogger("");
+    JulCapture jul = null;
     ListAppender<ILoggingEvent> logged = new ListAppender<>();
     Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
     Level rootLevel = root.getLevel();
@@ -62,7 +45,7 @@ class QuietCancelTest {
     try {
       LeafServiceGrpc.LeafServiceBlockingStub leaf = LeafServiceGrpc.newBlockingStub(channel);
       leaf.createTag(CreateTagRequest.newBuilder().setBizTag("bulk").setStep(1_000_000).build());
-      julRoot.addHandler(jul);
+      jul = JulCapture.start();
       root.addAppender(logged);
       for (int i = 0; i < 5; i++) {
         Context.CancellableContext call = Context.current().withCancellation();
@@ -82,7 +65,9 @@ class QuietCancelTest {
     } finally {
       channel.shutdownNow();
       server.stop();
-      julRoot.removeHandler(jul);
+      if (jul != null) {
+        jul.close();
+      }
       root.detachAppender(logged);
       root.setLevel(rootLevel);
     }
@@ -92,7 +77,7 @@ class QuietCancelTest {
         .filter(e -> !e.getFormattedMessage().startsWith("database reachable"))
         .map(e -> e.getLevel() + " " + e.getLoggerName() + ": " + e.getFormattedMessage())
         .toList();
-    assertEquals(List.of(), julRecords, "grpc/netty log records above FINE");
+    assertEquals(List.of(), jul.records(), "grpc/netty log records above FINE");
     assertEquals(List.of(), leafLines, "server log lines above DEBUG");
   }
 }

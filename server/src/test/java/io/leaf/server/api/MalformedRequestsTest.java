@@ -15,6 +15,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.server.testing.JulCapture;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
@@ -23,9 +24,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -55,33 +53,19 @@ class MalformedRequestsTest {
   private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
   private final Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
   /** grpc-java logs through java.util.logging, not SLF4J. */
-  private final List<String> julRecords = new CopyOnWriteArrayList<>();
-  private final Handler jul = new Handler() {
-    @Override
-    public void publish(LogRecord r) {
-      if (r.getLevel().intValue() > java.util.logging.Level.FINE.intValue()) {
-        julRecords.add(r.getLevel() + " " + r.getLoggerName() + ": " + r.getMessage());
-      }
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  };
+  private JulCapture jul;
 
   @BeforeEach
   void setUp() throws Exception {
     leaf = new InProcessLeaf(new MemorySegmentStore());
     logged.start();
     root.addAppender(logged);
-    java.util.logging.Logger.getLogger("").addHandler(jul);
+    jul = JulCapture.start();
   }
 
   @AfterEach
   void tearDown() throws Exception {
-    java.util.logging.Logger.getLogger("").removeHandler(jul);
+    jul.close();
     root.detachAppender(logged);
     leaf.close();
   }
@@ -89,7 +73,7 @@ class MalformedRequestsTest {
   private void assertNothingLogged() {
     assertTrue(logged.list.stream().noneMatch(e -> e.getLevel().isGreaterOrEqual(Level.WARN)),
         "nothing logged: " + logged.list);
-    assertEquals(List.of(), julRecords, "nothing logged by grpc-java");
+    assertEquals(List.of(), jul.records(), "nothing logged by grpc-java");
   }
 
   private Status call(MethodDescriptor<?, ?> method, byte[] body) {
