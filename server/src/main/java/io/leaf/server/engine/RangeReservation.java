@@ -29,13 +29,15 @@ final class RangeReservation {
   private static final int BUFFERED_SEGMENTS = 2;
 
   private final SegmentAllocator allocator;
+  private final TagTable tags;
   private final SegmentStore store;
   private final Ticker ticker;
   private final DeadlineTimer timer;
 
-  RangeReservation(SegmentAllocator allocator, SegmentStore store, Ticker ticker,
+  RangeReservation(SegmentAllocator allocator, TagTable tags, SegmentStore store, Ticker ticker,
       DeadlineTimer timer) {
     this.allocator = allocator;
+    this.tags = tags;
     this.store = store;
     this.ticker = ticker;
     this.timer = timer;
@@ -79,6 +81,12 @@ final class RangeReservation {
       result.complete(out);
       return;
     }
+    RuntimeException down = tags.backingOff(bizTag, ticker.read());
+    if (down != null) {
+      // IDs taken from the segments above are lost (a gap), as after any failure.
+      result.completeExceptionally(down);
+      return;
+    }
     long left = deadline.atNanos() - ticker.read();
     if (left <= 0) {
       result.completeExceptionally(deadline.timeout(bizTag));
@@ -104,7 +112,7 @@ final class RangeReservation {
     try {
       SegmentRange range = store.nextSegment(bizTag, rest);
       // Before the reply: no call that starts after it gets an ID below the range.
-      allocator.raiseFloor(bizTag, range.end());
+      tags.raiseFloor(bizTag, range.end());
       out.add(range.start(), range.end());
       result.complete(out);
     } catch (RuntimeException e) {

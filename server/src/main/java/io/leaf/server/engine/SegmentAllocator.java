@@ -55,7 +55,7 @@ public final class SegmentAllocator implements AutoCloseable {
     this.tags = new TagTable(new MissingTags(config.missingTagTtl(), ticker));
     this.waiters = new SegmentWaiters(config.maxWaiting(), ticker, timer);
     this.loader = new SegmentLoader(store, ticker, config, tags, waiters);
-    this.reservations = new RangeReservation(this, store, ticker, timer);
+    this.reservations = new RangeReservation(this, tags, store, ticker, timer);
   }
 
   /**
@@ -186,11 +186,6 @@ public final class SegmentAllocator implements AutoCloseable {
       }
     }
     return taken;
-  }
-
-  /** See {@link TagTable#raiseFloor}. */
-  void raiseFloor(String bizTag, long end) {
-    tags.raiseFloor(bizTag, end);
   }
 
   /** True once the tag holds a segment (creating its buffer if needed). */

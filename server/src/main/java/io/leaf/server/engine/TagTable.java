@@ -205,6 +205,24 @@ final class TagTable {
     }
   }
 
+  /**
+   * The failure to answer at once while {@code bizTag} backs off after failed loads (the database
+   * is known to be down), or null: a write for it now would only wait out a connection timeout.
+   */
+  RuntimeException backingOff(String bizTag, long nowNanos) {
+    TagBuffer b = buffers.get(bizTag);
+    if (b == null || nowNanos >= b.retryAtNanos) {
+      return null;
+    }
+    Lock lock = locks.get(bizTag);
+    lock.lock();
+    try {
+      return b.lastFailure != null && nowNanos < b.retryAtNanos ? b.failFast(nowNanos) : null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Takes the waiting calls off every buffer, each under its stripe lock, to be woken after. */
   List<Set<WaitingCall>> detachAllWaiters() {
     List<Set<WaitingCall>> out = new ArrayList<>();

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.MemorySegmentStore;
+import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagNotFoundException;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeTicker;
@@ -134,6 +135,24 @@ class RangeReservationTest {
     assertTrue(got.to(0) >= 201, "the next segment follows the current one, got " + got.to(0));
     assertTrue(store.requestedSteps().contains(850), "one write of 1000 - 50 - 100, got "
         + store.requestedSteps());
+  }
+
+  @Test
+  void reserve_tagBackingOffAfterOutage_failsAtOnceWithoutDedicatedWrite() throws Exception {
+    memory.createTag("t", 1, 10, null);
+    load("t");
+    store.failLoads();
+    for (int i = 0; i < 10; i++) {
+      allocator.nextId("t", allocator.deadline(WAIT, false)).get(10, TimeUnit.SECONDS);
+    }
+    // The eleventh waits for the failing preload (or fails at once once it failed): either way
+    // the tag backs off when it ends, and the fake ticker keeps it backing off.
+    CompletableFuture<Long> dry = allocator.nextId("t", allocator.deadline(WAIT, false));
+    assertThrows(ExecutionException.class, () -> dry.get(10, TimeUnit.SECONDS));
+    CompletableFuture<IdRanges> r = reserve("t", 50);
+    assertTrue(r.isDone(), "answered at once while the database is known down");
+    assertInstanceOf(StoreUnavailableException.class, failureOf(r));
+    assertTrue(queued.isEmpty(), "no dedicated write that would wait out a connection timeout");
   }
 
   @Test
