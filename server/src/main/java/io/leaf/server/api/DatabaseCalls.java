@@ -1,6 +1,7 @@
 package io.leaf.server.api;
 
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
+import io.leaf.server.engine.AllocatorClosedException;
 import io.leaf.server.engine.LimitExceededException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -9,8 +10,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Where the RPCs that must talk to the database (CreateTag, UpdateStep, GetTag, ListTags, the
- * status read of InitCache, ReserveIds' dedicated write) run: a fixed number of threads and a bounded queue, never a transport
- * thread. A call that finds the queue full is refused at once with RESOURCE_EXHAUSTED.
+ * status read of InitCache, ReserveIds' dedicated write) run: a fixed number of threads and a
+ * bounded queue, never a transport thread. A call that finds the queue full is refused at once
+ * with RESOURCE_EXHAUSTED; one that arrives during shutdown with UNAVAILABLE.
  *
  * <p>Thread-safe.
  */
@@ -29,11 +31,17 @@ public final class DatabaseCalls implements AutoCloseable {
     this.executor.allowCoreThreadTimeOut(true);
   }
 
-  /** @throws LimitExceededException {@code queue} calls are waiting for a thread already */
+  /**
+   * @throws LimitExceededException {@code queue} calls are waiting for a thread already
+   * @throws AllocatorClosedException the server is shutting down
+   */
   void execute(Runnable call) {
     try {
       executor.execute(call);
     } catch (RejectedExecutionException e) {
+      if (executor.isShutdown()) {
+        throw new AllocatorClosedException();
+      }
       throw new LimitExceededException("too many calls waiting for the database", queue,
           QUEUE_FLAG);
     }
