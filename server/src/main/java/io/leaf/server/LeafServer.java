@@ -138,7 +138,7 @@ public final class LeafServer {
     ops.watchPool(pool);
     JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(config.dbUrl()),
         InstantSource.system());
-    SegmentStore served = decorate.apply(ops.watchDatabase(store));
+    SegmentStore served = decorate.apply(store);
     CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION);
     SegmentAllocator allocator = new SegmentAllocator(served, ticker,
         config.engine(EngineConfig.DEFAULTS));
@@ -149,7 +149,7 @@ public final class LeafServer {
     };
     LeafServer server = new LeafServer(builder, served, store::createSchemaIfMissing, allocator,
         config, resources);
-    ops.watchEngine(allocator, server.sweeper());
+    ops.watchEngine(allocator, server.sweeper(), server::databaseUp);
     return server;
   }
 

@@ -7,7 +7,6 @@ import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.InvalidTagStateException;
-import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagNotFoundException;
@@ -27,6 +26,7 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * The server's meters in one Prometheus registry: gRPC calls per method and status (Micrometer's
@@ -81,9 +81,18 @@ public final class Metrics implements EngineEvents, AutoCloseable {
     };
   }
 
-  /** Reports the engine's loads and missing-tag answers here; gauges for its state. */
-  public void watchEngine(SegmentAllocator allocator, IdleTagSweeper sweeper) {
+  /**
+   * Reports the engine's loads and missing-tag answers here; gauges for its state and for the
+   * server's periodic database check ({@code databaseUp}).
+   */
+  public void watchEngine(SegmentAllocator allocator, IdleTagSweeper sweeper,
+      BooleanSupplier databaseUp) {
     allocator.setEvents(this);
+    Gauge.builder("leaf.database.up", databaseUp, up -> up.getAsBoolean() ? 1 : 0)
+        .description("1 when the last database check (every 2 s) passed, else 0")
+        // The supplier is often a lambda nothing else holds; a weak gauge would read NaN.
+        .strongReference(true)
+        .register(registry);
     Gauge.builder("leaf.tags.cached", allocator, SegmentAllocator::cachedCount)
         .description("tags whose segments this server holds").register(registry);
     Gauge.builder("leaf.segment.waiting.calls", allocator, SegmentAllocator::waitingCalls)
@@ -95,15 +104,6 @@ public final class Metrics implements EngineEvents, AutoCloseable {
   /** HikariCP's own pool meters ({@code hikaricp.connections.*}). */
   public void watchPool(HikariDataSource pool) {
     pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
-  }
-
-  /** {@code store} with the periodic database check recorded as {@code leaf.database.up}. */
-  public SegmentStore watchDatabase(SegmentStore store) {
-    PingRecorder state = new PingRecorder(store);
-    Gauge.builder("leaf.database.up", state, PingRecorder::up)
-        .description("1 when the last database check (every 2 s) passed, else 0")
-        .register(registry);
-    return state;
   }
 
   @Override

@@ -6,10 +6,10 @@ import io.grpc.ServerBuilder;
 import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptor;
 import io.leaf.server.engine.SegmentAllocator;
-import io.leaf.server.store.SegmentStore;
 import io.leaf.server.sweep.IdleTagSweeper;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.function.BooleanSupplier;
 
 /**
  * What {@link OpsConfig} turns on, wired in one place: metrics (registry and endpoint), TLS
@@ -78,13 +78,10 @@ public final class Operations implements AutoCloseable {
     }
   }
 
-  public SegmentStore watchDatabase(SegmentStore store) {
-    return metrics != null ? metrics.watchDatabase(store) : store;
-  }
-
-  public void watchEngine(SegmentAllocator allocator, IdleTagSweeper sweeper) {
+  public void watchEngine(SegmentAllocator allocator, IdleTagSweeper sweeper,
+      BooleanSupplier databaseUp) {
     if (metrics != null) {
-      metrics.watchEngine(allocator, sweeper);
+      metrics.watchEngine(allocator, sweeper, databaseUp);
     }
   }
 

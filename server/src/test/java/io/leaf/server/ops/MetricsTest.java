@@ -38,7 +38,7 @@ class MetricsTest {
     store.createTag("metered", 1, 1000, "");
     leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS,
         List.of(metrics.interceptors()));
-    metrics.watchEngine(leaf.allocator, leaf.server.sweeper());
+    metrics.watchEngine(leaf.allocator, leaf.server.sweeper(), leaf.server::databaseUp);
   }
 
   @AfterEach
@@ -95,6 +95,7 @@ class MetricsTest {
         "le=\"+Inf\"") >= 1, "segment loads have a latency histogram");
     assertEquals(1, sample(after, "leaf_tags_cached"), "one tag cached");
     assertTrue(after.contains("jvm_memory_used_bytes"), "JVM meters are there");
+    assertEquals(1, sample(after, "leaf_database_up"), "the server's database check passed");
   }
 
   @Test
