@@ -211,7 +211,7 @@ public final class SegmentAllocator implements AutoCloseable {
       }
       if (b.pending == null) {
         long now = ticker.read();
-        if (b.lastFailure != null && now < b.retryAtNanos) {
+        if (b.backingOff(now)) {
           throw b.failFast(now);
         }
         loader.start(b, now);

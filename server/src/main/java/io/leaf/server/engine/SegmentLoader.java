@@ -7,6 +7,7 @@ import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagNotFoundException;
+import io.leaf.server.store.WriteConflictException;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -131,7 +132,7 @@ final class SegmentLoader {
       if (closed || b.closed || b.current != seg || b.next != null || b.pending != null) {
         return;
       }
-      if (b.lastFailure != null && now < b.retryAtNanos) {
+      if (b.backingOff(now)) {
         seg.rearmPreload();
         return;
       }
@@ -276,10 +277,13 @@ final class SegmentLoader {
       }
       // One line when a tag's loads start failing; the retries that follow while the database
       // stays down are the server's database state to report (LeafServer), not one line each.
-      String warning = failure instanceof StoreUnavailableException && b.failures == 1
-          ? "loading a segment of " + b.bizTag + " failed (retrying with back-off): "
-              + failure.getMessage()
-          : null;
+      String warning = failure instanceof WriteConflictException
+          ? "loading a segment of " + b.bizTag + " lost its write conflicts (the next request"
+              + " tries again): " + failure.getMessage()
+          : failure instanceof StoreUnavailableException && b.failures == 1
+              ? "loading a segment of " + b.bizTag + " failed (retrying with back-off): "
+                  + failure.getMessage()
+              : null;
       return new Outcome(woken, failure, warning);
     } finally {
       lock.unlock();

@@ -138,15 +138,20 @@ public final class TagBuffer {
   }
 
   void onFailed(RuntimeException failure, long nowNanos, long minBackoffNanos, long maxBackoffNanos) {
-    failures++;
-    lastFailure = failure;
     if (failure instanceof WriteConflictException) {
-      // The database answers; another server just won the row. The next request loads again.
-      retryAtNanos = NO_RETRY;
+      // The database answers; another server just won the row. The next request loads again,
+      // and an outage that follows starts its back-off (and its warning) afresh.
       return;
     }
+    failures++;
+    lastFailure = failure;
     long backoff = minBackoffNanos << Math.min(failures - 1, 20);
     retryAtNanos = nowNanos + Math.min(backoff < 0 ? maxBackoffNanos : backoff, maxBackoffNanos);
+  }
+
+  /** True while the tag backs off after failed loads (retryAtNanos is set only with a failure). */
+  boolean backingOff(long nowNanos) {
+    return nowNanos < retryAtNanos;
   }
 
   /** While backing off, the failure a caller gets at once instead of a new load. */

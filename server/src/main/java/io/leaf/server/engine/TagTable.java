@@ -211,13 +211,13 @@ final class TagTable {
    */
   RuntimeException backingOff(String bizTag, long nowNanos) {
     TagBuffer b = buffers.get(bizTag);
-    if (b == null || nowNanos >= b.retryAtNanos) {
+    if (b == null || !b.backingOff(nowNanos)) {
       return null;
     }
     Lock lock = locks.get(bizTag);
     lock.lock();
     try {
-      return b.lastFailure != null && nowNanos < b.retryAtNanos ? b.failFast(nowNanos) : null;
+      return b.backingOff(nowNanos) ? b.failFast(nowNanos) : null;
     } finally {
       lock.unlock();
     }
