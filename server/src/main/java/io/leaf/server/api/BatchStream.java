@@ -2,12 +2,14 @@ package io.leaf.server.api;
 
 import com.google.common.util.concurrent.MoreExecutors;
 import io.grpc.stub.ServerCallStreamObserver;
+import io.leaf.server.engine.AllocatorClosedException;
 import io.leaf.server.engine.IdRanges;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.WaitDeadline;
 import io.leaf.v1.IdBatch;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -86,10 +88,11 @@ final class BatchStream {
           fail(e);
         }
       });
-    } catch (RuntimeException e) {
-      // The pump refused (shutting down): it runs nothing of this stream now, so ending the
-      // call from here cannot overlap a task of it.
-      fail(e);
+    } catch (RejectedExecutionException e) {
+      // The pump refused: it runs nothing of this stream now, so ending the call from here
+      // cannot overlap a task of it. Its queue holds one task per open stream and twice
+      // --max-streams, so only a pump that is shutting down refuses.
+      fail(new AllocatorClosedException());
     }
   }
 

@@ -88,7 +88,8 @@ final class Validation {
 
   static int count(int count, int maxBatch) {
     if (count <= 0 || count > maxBatch) {
-      throw new InvalidArgumentException("count must be between 1 and " + maxBatch + ", got " + count);
+      throw new InvalidArgumentException("count must be between 1 and " + maxBatch
+          + " (--max-batch), got " + count);
     }
     return count;
   }

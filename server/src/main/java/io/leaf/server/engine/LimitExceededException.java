@@ -9,7 +9,8 @@ public final class LimitExceededException extends RuntimeException {
   private final String flag;
 
   public LimitExceededException(String what, int limit, String flag) {
-    super(what + " (limit " + limit + ", " + flag + ")");
+    // No stack trace: refusals come in floods, and each is an answer, not a fault.
+    super(what + " (limit " + limit + ", " + flag + ")", null, false, false);
     this.flag = flag;
   }
 

@@ -25,8 +25,8 @@ class StatusMappingTest {
   void waitTimeout_serverCap_unavailable() {
     Status s = StatusMapping.status(new SegmentWaitTimeoutException("t", 5_000_000_000L, false));
     assertEquals(Status.Code.UNAVAILABLE, s.getCode());
-    assertEquals("no segment of biz_tag t arrived from the database within 5000 ms",
-        s.getDescription());
+    assertEquals("no segment of biz_tag t arrived from the database within 5000 ms"
+        + " (the server's --max-wait)", s.getDescription());
   }
 
   @Test
