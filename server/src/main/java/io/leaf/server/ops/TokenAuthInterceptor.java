@@ -80,11 +80,19 @@ public final class TokenAuthInterceptor implements ServerInterceptor {
     return new ServerCall.Listener<>() { };
   }
 
-  private static byte[] digest(String token) {
+  /**
+   * One digest per transport thread: with --client-token every ID call is checked, and a
+   * provider lookup per call would cost more than the ID itself.
+   */
+  private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
     try {
-      return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform has SHA-256", e);
     }
+  });
+
+  private static byte[] digest(String token) {
+    return SHA256.get().digest(token.getBytes(StandardCharsets.UTF_8));
   }
 }
