@@ -231,9 +231,11 @@ public record ServerConfig(
   /** The password and the tokens never appear in logs. */
   @Override
   public String toString() {
-    return "port=" + port + " db-url=" + dbUrl + " db-user=" + dbUser + " db-pool-size="
+    return "port=" + port + " db-url=" + DataSources.redact(dbUrl) + " db-user=" + dbUser
+        + " db-pool-size="
         + dbPoolSize + " idle-ttl=" + idleTtl + " sweep-tick=" + sweepTick + " max-batch="
-        + maxBatch + " max-step=" + maxStep + " max-wait=" + maxWait + " max-waiting=" + maxWaiting
+        + maxBatch + " max-step=" + maxStep + " max-wait=" + maxWait + " shutdown-grace="
+        + shutdownGrace + " max-waiting=" + maxWaiting
         + " max-streams=" + maxStreams + " max-calls-per-connection=" + maxCallsPerConnection
         + " missing-tag-ttl=" + missingTagTtl + " first-load-threads=" + firstLoadThreads
         + " max-queued-first-loads=" + maxQueuedFirstLoads + " db-call-threads=" + dbCallThreads

@@ -1,5 +1,7 @@
 package io.leaf.server;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -52,6 +54,15 @@ class ServerConfigTest {
     assertMessage("--metrics-port must differ from --port, both 9000",
         "--port", "9000", "--metrics-port", "9000");
     assertMessage("--db-pool-size must be an integer between 1 and 1000, got 0", "--db-pool-size", "0");
+  }
+
+  @Test
+  void toString_passwordInDbUrl_neverShownAndEveryDurationNamed() {
+    ServerConfig c = ServerConfig.parse(new String[] {"--db-url",
+        "jdbc:mysql://db:3306/leaf?password=s3cret", "--db-password", "other-secret"}, e -> null);
+    String shown = c.toString();
+    assertFalse(shown.contains("s3cret") || shown.contains("other-secret"), shown);
+    assertTrue(shown.contains("shutdown-grace=PT20S"), shown);
   }
 
   @Test

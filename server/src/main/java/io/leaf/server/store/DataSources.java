@@ -24,7 +24,17 @@ public final class DataSources {
   private static final Pattern MYSQL_DATABASE =
       Pattern.compile("^jdbc:mysql(?::[a-z]+)?://[^/]*/?([^?]*)");
 
+  private static final Pattern URL_PASSWORD =
+      Pattern.compile("(?i)((?:[?&;]|^)password=)[^&;]*");
+  private static final Pattern URL_USER_INFO = Pattern.compile("(//[^/@:]*:)[^/@]*@");
+
   private DataSources() {}
+
+  /** {@code url} with any password in it ({@code password=…} or {@code user:pass@}) masked. */
+  public static String redact(String url) {
+    String out = URL_PASSWORD.matcher(url).replaceAll("$1***");
+    return URL_USER_INFO.matcher(out).replaceAll("$1***@");
+  }
 
   public static HikariDataSource create(String url, String user, String password, int poolSize) {
     HikariConfig config = new HikariConfig();
@@ -99,21 +109,21 @@ public final class DataSources {
    */
   public static Optional<String> urlProblem(String url) {
     if (!url.startsWith(MYSQL) && !url.startsWith(H2)) {
-      return Optional.of("must start with " + SUPPORTED_URLS + ", got " + url);
+      return Optional.of("must start with " + SUPPORTED_URLS + ", got " + redact(url));
     }
     Matcher mysql = MYSQL_DATABASE.matcher(url);
     if (mysql.find() && mysql.group(1).isBlank()) {
       return Optional.of("names no database (statements would fail with \"No database"
-          + " selected\"), e.g. jdbc:mysql://127.0.0.1:3306/leaf; got " + url);
+          + " selected\"), e.g. jdbc:mysql://127.0.0.1:3306/leaf; got " + redact(url));
     }
     if (url.startsWith(H2_MEM) && url.substring(H2_MEM.length()).split(";", 2)[0].isBlank()) {
       return Optional.of(H2_MEM + " needs a database name (without one every pooled connection"
-          + " opens its own empty database), e.g. " + H2_MEM + "leaf; got " + url);
+          + " opens its own empty database), e.g. " + H2_MEM + "leaf; got " + redact(url));
     }
     String mode = url.startsWith(H2) ? setting(url, "MODE") : null;
     if (mode != null && !mode.equalsIgnoreCase("MySQL") && !mode.equalsIgnoreCase("MariaDB")) {
       return Optional.of("sets MODE=" + mode + ", but Leaf's SQL needs H2's MySQL mode (leave"
-          + " MODE out or set MODE=MySQL); got " + url);
+          + " MODE out or set MODE=MySQL); got " + redact(url));
     }
     return Optional.empty();
   }

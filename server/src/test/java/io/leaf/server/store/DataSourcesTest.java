@@ -11,6 +11,17 @@ import org.junit.jupiter.api.Test;
 class DataSourcesTest {
 
   @Test
+  void redact_passwordPropertyOrUserInfo_masked() {
+    assertEquals("jdbc:mysql://db:3306/leaf?user=leaf&password=***&useSSL=true",
+        DataSources.redact("jdbc:mysql://db:3306/leaf?user=leaf&password=s3cret&useSSL=true"));
+    assertEquals("jdbc:mysql://leaf:***@db:3306/leaf",
+        DataSources.redact("jdbc:mysql://leaf:s3cret@db:3306/leaf"));
+    assertEquals("jdbc:h2:file:./data/leaf;PASSWORD=***;MODE=MySQL",
+        DataSources.redact("jdbc:h2:file:./data/leaf;PASSWORD=s3cret;MODE=MySQL"));
+    assertEquals("jdbc:mysql://db:3306/leaf", DataSources.redact("jdbc:mysql://db:3306/leaf"));
+  }
+
+  @Test
   void connectionUrl_h2FileWithoutSettings_getsMySqlModeAndWriteDelay() {
     assertEquals("jdbc:h2:file:/data/leaf;MODE=MySQL;WRITE_DELAY=0",
         DataSources.connectionUrl("jdbc:h2:file:/data/leaf"));
