@@ -22,7 +22,8 @@ class DatabaseCallsTest {
         running.countDown();
         awaitQuietly(release);
       });
-      running.await(10, TimeUnit.SECONDS);
+      org.junit.jupiter.api.Assertions.assertTrue(running.await(10, TimeUnit.SECONDS),
+          "the one thread is busy");
       calls.execute(() -> { });
       LimitExceededException e = assertThrows(LimitExceededException.class,
           () -> calls.execute(() -> { }));

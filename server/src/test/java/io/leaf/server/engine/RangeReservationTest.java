@@ -237,6 +237,7 @@ class RangeReservationTest {
     load("t");
     store.blockLoads();
     CompletableFuture<IdRanges> r = reserve("t", 500);
+    assertEquals(1, queued.size(), "the dedicated write of the rest is queued");
     ticker.advance(Duration.ofSeconds(11));
     assertEquals(1, timer.fireDue(), "the deadline fires");
     Throwable e = failureOf(r);
@@ -254,6 +255,7 @@ class RangeReservationTest {
     load("t");
     store.blockLoads();
     CompletableFuture<IdRanges> r = reserve("t", 500);
+    assertEquals(1, queued.size(), "the dedicated write of the rest is queued");
     assertTrue(r.cancel(false), "cancelled");
     assertEquals(0, timer.pending(), "the deadline task is gone");
     store.release();

@@ -101,11 +101,10 @@ class MetricsTest {
   @Test
   void scrape_unknownTagTwice_missingHitAndNotFoundCounted() throws Exception {
     for (int i = 0; i < 2; i++) {
-      try {
-        leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("nobody").build());
-      } catch (io.grpc.StatusRuntimeException expected) {
-        assertEquals(io.grpc.Status.Code.NOT_FOUND, expected.getStatus().getCode(), "unknown tag");
-      }
+      io.grpc.StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(
+          io.grpc.StatusRuntimeException.class,
+          () -> leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("nobody").build()));
+      assertEquals(io.grpc.Status.Code.NOT_FOUND, e.getStatus().getCode(), "unknown tag");
     }
     String after = scrape();
     assertEquals(1, sample(after, "leaf_missing_tag_hits_total"),

@@ -109,7 +109,11 @@ public final class ControllableStore extends ForwardingSegmentStore {
       return;
     }
     try {
-      g.await();
+      // Bounded: a test that fails before release() must not leave a loader thread stuck.
+      if (!g.await(60, TimeUnit.SECONDS)) {
+        throw new StoreUnavailableException("database unavailable: the test never released"
+            + " this blocked call within 60 s", null);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new StoreUnavailableException("database unavailable: interrupted", e);
