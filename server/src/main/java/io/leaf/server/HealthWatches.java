@@ -59,11 +59,6 @@ final class HealthWatches implements ServerInterceptor {
     }
   }
 
-  /** Open Watch streams (tests). */
-  int openCount() {
-    return open.size();
-  }
-
   private final class SerializedCall<Q, R> extends SimpleForwardingServerCall<Q, R> {
     private boolean closed;
 

@@ -60,10 +60,6 @@ public final class Metrics implements EngineEvents, AutoCloseable {
     new FileDescriptorMetrics().bindTo(registry);
   }
 
-  public PrometheusMeterRegistry registry() {
-    return registry;
-  }
-
   /** The Prometheus text exposition of every meter. */
   public String scrape() {
     return registry.scrape();

@@ -85,11 +85,6 @@ public final class Operations implements AutoCloseable {
     }
   }
 
-  /** The bound metrics port; 0 when metrics are off. */
-  public int metricsPort() {
-    return endpoint != null ? endpoint.port() : 0;
-  }
-
   @Override
   public void close() {
     if (endpoint != null) {

@@ -20,10 +20,6 @@ import java.time.Duration;
 public record OpsConfig(int metricsPort, Path tlsCert, Path tlsKey, Path tlsClientCa,
     Duration tlsRefresh, String adminToken, String clientToken) {
 
-  /** Everything off. */
-  public static final OpsConfig NONE =
-      new OpsConfig(0, null, null, null, Duration.ofMinutes(1), null, null);
-
   public OpsConfig {
     if ((tlsCert == null) != (tlsKey == null)) {
       throw new IllegalArgumentException("--tls-cert and --tls-key go together");
@@ -45,10 +41,6 @@ public record OpsConfig(int metricsPort, Path tlsCert, Path tlsKey, Path tlsClie
 
   public boolean tlsEnabled() {
     return tlsCert != null;
-  }
-
-  public OpsConfig withMetricsPort(int port) {
-    return new OpsConfig(port, tlsCert, tlsKey, tlsClientCa, tlsRefresh, adminToken, clientToken);
   }
 
   /** Tokens are secrets: only whether each is set is shown. */
