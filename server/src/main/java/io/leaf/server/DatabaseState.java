@@ -1,6 +1,7 @@
 package io.leaf.server;
 
 import com.google.common.base.Ticker;
+import io.leaf.server.store.StoreRejectedException;
 import java.time.Duration;
 
 /**
@@ -50,17 +51,19 @@ final class DatabaseState {
           + " unreachable";
     }
     String reason = reason(failure);
+    // A refusal (a privilege, a read-only server) answers: it is not reached, but not down.
+    String state = failure instanceof StoreRejectedException ? "refusing Leaf" : "unreachable";
     if (up == null || up) {
       up = false;
       downSinceNanos = now;
       lastLoggedNanos = now;
-      return "database unreachable: " + reason;
+      return "database " + state + ": " + reason;
     }
     if (now - lastLoggedNanos < repeatNanos) {
       return null;
     }
     lastLoggedNanos = now;
-    return "database still unreachable after " + human(now - downSinceNanos) + ": " + reason;
+    return "database still " + state + " after " + human(now - downSinceNanos) + ": " + reason;
   }
 
   /** The failure's message as one bounded line (driver messages can span lines). */

@@ -128,6 +128,18 @@ public final class LeafServer {
 
   private static LeafServer fromConfig(ServerConfig config, ServerBuilder<?> builder,
       Operations ops, UnaryOperator<SegmentStore> decorate) {
+    try {
+      return wire(config, builder, ops, decorate);
+    } catch (RuntimeException e) {
+      // The metrics port and the TLS refresh are already open; a server that never came to be
+      // must not leave them behind.
+      ops.close();
+      throw e;
+    }
+  }
+
+  private static LeafServer wire(ServerConfig config, ServerBuilder<?> builder, Operations ops,
+      UnaryOperator<SegmentStore> decorate) {
     ops.intercept(builder);
     if (builder instanceof NettyServerBuilder netty) {
       // HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: a client holds further calls until one ends.
