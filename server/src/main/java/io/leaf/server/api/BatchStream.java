@@ -43,8 +43,8 @@ final class BatchStream {
   private final AtomicBoolean drainQueued = new AtomicBoolean();
   // Confined to events.
   private int remaining;
-  private IdRanges filling = new IdRanges();
-  private CompletableFuture<Void> wait;
+  /** The chunk whose IDs the engine is waiting for; null when none. */
+  private CompletableFuture<IdRanges> wait;
   private boolean ended;
 
   /**
@@ -102,23 +102,15 @@ final class BatchStream {
     }
     try {
       while (remaining > 0 && call.isReady()) {
-        int n = Math.min(chunk, remaining);
-        long missing = n - filling.size();
-        if (missing > 0 && allocator.take(tag, missing, filling) < missing) {
-          CompletableFuture<Void> ready = allocator.whenReady(tag, deadlines.get());
-          if (!ready.isDone()) {
-            wait = ready;
-            ready.whenComplete((v, e) -> run(() -> resumed(e)));
-            return;
-          }
-          ready.join();
-          continue;
+        // The engine's own request: inline while IDs are buffered, else resumed by the load.
+        CompletableFuture<IdRanges> ids =
+            allocator.nextIds(tag, Math.min(chunk, remaining), deadlines.get());
+        if (!ids.isDone()) {
+          wait = ids;
+          ids.whenComplete((r, e) -> run(() -> resumed(r, e)));
+          return;
         }
-        IdBatch.Builder batch = IdBatch.newBuilder();
-        filling.forEach(batch::addIds);
-        filling = new IdRanges();
-        remaining -= n;
-        call.onNext(batch.build());
+        send(ids.join());
       }
       if (remaining == 0) {
         end();
@@ -129,11 +121,20 @@ final class BatchStream {
     }
   }
 
-  private void resumed(Throwable failure) {
+  /** One chunk; the call was ready when its IDs were asked for, so it holds at most this one. */
+  private void send(IdRanges ids) {
+    IdBatch.Builder batch = IdBatch.newBuilder();
+    ids.forEach(batch::addIds);
+    remaining -= batch.getIdsCount();
+    call.onNext(batch.build());
+  }
+
+  private void resumed(IdRanges ids, Throwable failure) {
     wait = null;
     if (failure != null) {
       fail(failure);
-    } else {
+    } else if (!ended) {
+      send(ids);
       drain();
     }
   }
@@ -144,7 +145,7 @@ final class BatchStream {
       return;
     }
     end();
-    CompletableFuture<Void> w = wait;
+    CompletableFuture<IdRanges> w = wait;
     if (w != null) {
       w.cancel(false);
     }

@@ -160,7 +160,7 @@ public final class SegmentAllocator implements AutoCloseable {
    * loaded next segment as needed. Returns how many it took: fewer than {@code n} when the tag ran
    * out of buffered IDs ({@link #whenReady} says when to try again).
    */
-  public long take(String bizTag, long n, IdRanges out) {
+  long take(String bizTag, long n, IdRanges out) {
     return take(bizTag, n, out, Integer.MAX_VALUE);
   }
 
@@ -198,7 +198,7 @@ public final class SegmentAllocator implements AutoCloseable {
    * its pending load (started here if none is) ends. While the tag backs off after failed loads
    * it fails at once with the last failure instead of waiting for a database known to be down.
    */
-  public CompletableFuture<Void> whenReady(String bizTag, WaitDeadline deadline) {
+  CompletableFuture<Void> whenReady(String bizTag, WaitDeadline deadline) {
     Lock lock = tags.lock(bizTag);
     lock.lock();
     try {
