@@ -116,7 +116,8 @@ class CachedIdGeneratorTest {
     service.release();
     assertEquals(1L, first.get(10, TimeUnit.SECONDS), "the waiting caller gets the first ID");
     assertEquals(1, g.waits(), "one call had to wait");
-    assertEquals(1, g.refills(), "waiting callers share the fetch in flight");
+    assertEquals(1, g.refills(),
+        "the waiting caller is served by the fetch in flight, not a new one");
   }
 
   @Test
@@ -307,7 +308,12 @@ class CachedIdGeneratorTest {
     }
     long[] all = new long[threads * perThread];
     for (int t = 0; t < threads; t++) {
-      System.arraycopy(runs.get(t).get(60, TimeUnit.SECONDS), 0, all, t * perThread, perThread);
+      long[] mine = runs.get(t).get(60, TimeUnit.SECONDS);
+      for (int i = 1; i < mine.length; i++) {
+        assertTrue(mine[i] > mine[i - 1], "thread " + t + "'s IDs increase: " + mine[i - 1]
+            + " then " + mine[i]);
+      }
+      System.arraycopy(mine, 0, all, t * perThread, perThread);
     }
     Arrays.sort(all);
     for (int i = 1; i < all.length; i++) {
