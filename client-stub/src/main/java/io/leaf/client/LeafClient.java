@@ -2,6 +2,7 @@ package io.leaf.client;
 
 import io.grpc.CallCredentials;
 import io.grpc.ChannelCredentials;
+import io.grpc.Context;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
@@ -130,27 +131,41 @@ public final class LeafClient implements AutoCloseable {
     NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
         .build();
     return call(() -> {
-      long[] ids = new long[Math.max(count, 0)];
-      int n = 0;
-      Iterator<IdBatch> stream = stub().nextIdBatch(req);
-      while (stream.hasNext()) {
-        IdBatch batch = stream.next();
-        int size = batch.getIdsCount();
-        if (n + size > ids.length) {
-          throw new LeafException(Status.Code.INTERNAL,
-              "server streamed more than the " + count + " IDs asked for", null);
-        }
-        for (int i = 0; i < size; i++) {
-          ids[n++] = batch.getIds(i);
-        }
+      // Leaving early (a reply that breaks the contract) cancels the stream instead of leaving
+      // the call open until its deadline.
+      Context.CancellableContext scope = Context.current().withCancellation();
+      try {
+        return scope.call(() -> readAll(stub().nextIdBatch(req), count));
+      } catch (RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      } finally {
+        scope.cancel(null);
       }
-      if (n != ids.length) {
-        throw new LeafException(Status.Code.INTERNAL,
-            "server streamed " + n + " IDs, " + count + " asked for", null);
-      }
-      return ids;
     });
   }
+  private static long[] readAll(Iterator<IdBatch> stream, int count) {
+    long[] ids = new long[Math.max(count, 0)];
+    int n = 0;
+    while (stream.hasNext()) {
+      IdBatch batch = stream.next();
+      int size = batch.getIdsCount();
+      if (n + size > ids.length) {
+        throw new LeafException(Status.Code.INTERNAL,
+            "server streamed more than the " + count + " IDs asked for", null);
+      }
+      for (int i = 0; i < size; i++) {
+        ids[n++] = batch.getIds(i);
+      }
+    }
+    if (n != ids.length) {
+      throw new LeafException(Status.Code.INTERNAL,
+          "server streamed " + n + " IDs, " + count + " asked for", null);
+    }
+    return ids;
+  }
+
 
   /**
    * Creates {@code bizTag}. {@code maxId} 0 means the server's default (1), {@code step} 0 its

@@ -16,8 +16,6 @@ final class ReservedRanges {
   private final double refillFraction;
   /** When the first range of the reservation in use became current. */
   private long reservationSince;
-  /** Reservations fetched whose first range is not yet in use. */
-  private int queuedReservations;
 
   ReservedRanges(BlockSizer sizer, double refillFraction, long nowNanos) {
     this.sizer = sizer;
@@ -29,9 +27,17 @@ final class ReservedRanges {
     return ready.isEmpty();
   }
 
-  /** True while a whole fetched reservation waits: no further fetch is needed yet. */
+  /**
+   * True while a whole fetched reservation waits (its first range is queued): no further fetch is
+   * needed yet. At most two reservations of three ranges are queued, so the scan is short.
+   */
   boolean hasQueuedReservation() {
-    return queuedReservations > 0;
+    for (RangeBlock b : ready) {
+      if (b.first) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The size of the next reservation to ask for. */
@@ -50,7 +56,6 @@ final class ReservedRanges {
       ready.add(new RangeBlock(r.start(), r.end(), refillAt,
           i == ranges.size() - 1 ? size : 0, i == 0));
     }
-    queuedReservations++;
   }
 
   /** The block after {@code used} (found used up at its {@code exhaustedAt}); there is one. */
@@ -62,15 +67,10 @@ final class ReservedRanges {
     } else if (used == RangeBlock.EMPTY) {
       reservationSince = nowNanos;
     }
-    RangeBlock next = ready.poll();
-    if (next.first) {
-      queuedReservations--;
-    }
-    return next;
+    return ready.poll();
   }
 
   void clear() {
     ready.clear();
-    queuedReservations = 0;
   }
 }
