@@ -2,7 +2,6 @@ package io.leaf.bench;
 
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
-import io.grpc.stub.StreamObserver;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextIdResponse;
@@ -12,9 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The ID-range row: ReserveIds' IDs per second against unary NextId calls per second, both over
@@ -46,13 +43,14 @@ final class RangeRows {
       LeafServiceGrpc.LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(channel);
       ReserveIdsRequest request = ReserveIdsRequest.newBuilder().setBizTag(RESERVE_TAG)
           .setCount(RESERVE_COUNT).build();
-      runFor(options.warmup(), () -> stub.reserveIds(request));
+      runFor(options.warmup(),
+          () -> stub.withDeadlineAfter(10, TimeUnit.SECONDS).reserveIds(request));
       List<Double> rates = new ArrayList<>();
       for (int round = 0; round < options.rounds(); round++) {
         Progress.say("ReserveIds of %,d, round %d", RESERVE_COUNT, round + 1);
         long[] ids = {0};
         long nanos = runFor(options.batchDuration(), () -> {
-          ReservedIds r = stub.reserveIds(request);
+          ReservedIds r = stub.withDeadlineAfter(10, TimeUnit.SECONDS).reserveIds(request);
           r.getRangesList().forEach(x -> ids[0] += x.getEnd() - x.getStart());
         });
         rates.add(ids[0] * 1e9 / nanos);
@@ -78,55 +76,20 @@ final class RangeRows {
     try {
       LeafServiceGrpc.LeafServiceStub stub = LeafServiceGrpc.newStub(channel);
       NextIdRequest request = NextIdRequest.newBuilder().setBizTag(RESERVE_TAG).build();
-      closedLoop(stub, request, inFlight, options.warmup());
+      ClosedLoop.<NextIdResponse>run(
+          o -> stub.withDeadlineAfter(10, TimeUnit.SECONDS).nextId(request, o),
+          inFlight, options.warmup());
       List<Double> rates = new ArrayList<>();
       for (int round = 0; round < options.rounds(); round++) {
         Progress.say("unary NextId, %d in flight, round %d", inFlight, round + 1);
-        rates.add(closedLoop(stub, request, inFlight, options.unaryDuration()));
+        rates.add(ClosedLoop.<NextIdResponse>run(
+            o -> stub.withDeadlineAfter(10, TimeUnit.SECONDS).nextId(request, o), inFlight,
+            options.unaryDuration()).perSecond());
       }
       return Stats.median(rates);
     } finally {
       channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     }
-  }
-
-  /** Keeps {@code inFlight} calls outstanding for {@code duration}; returns calls per second. */
-  private static double closedLoop(LeafServiceGrpc.LeafServiceStub stub, NextIdRequest request,
-      int inFlight, Duration duration) throws InterruptedException {
-    Semaphore slots = new Semaphore(inFlight);
-    AtomicLong done = new AtomicLong();
-    AtomicLong failed = new AtomicLong();
-    long start = System.nanoTime();
-    long end = start + duration.toNanos();
-    while (System.nanoTime() < end) {
-      if (!slots.tryAcquire(10, TimeUnit.MILLISECONDS)) {
-        continue;
-      }
-      stub.nextId(request, new StreamObserver<NextIdResponse>() {
-        @Override
-        public void onNext(NextIdResponse value) {
-          done.incrementAndGet();
-        }
-
-        @Override
-        public void onError(Throwable t) {
-          failed.incrementAndGet();
-          slots.release();
-        }
-
-        @Override
-        public void onCompleted() {
-          slots.release();
-        }
-      });
-    }
-    long counted = done.get();
-    long nanos = System.nanoTime() - start;
-    slots.acquire(inFlight);
-    if (failed.get() > 0) {
-      throw new IllegalStateException(failed.get() + " NextId calls failed");
-    }
-    return counted * 1e9 / nanos;
   }
 
   /** Runs {@code call} back to back for at least {@code duration}; returns the nanoseconds. */
