@@ -10,6 +10,7 @@ import io.grpc.Status;
 import io.grpc.health.v1.HealthGrpc;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Keeps the open {@code Health/Watch} streams so that shutdown can end them: a Watch stream never
@@ -20,8 +21,17 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class HealthWatches implements ServerInterceptor {
 
+  static final String LIMIT_FLAG = "--max-watches";
+
   private final Set<SerializedCall<?, ?>> open = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger count = new AtomicInteger();
+  private final int max;
   private volatile boolean closing;
+
+  /** @param max Watch streams open at once; one more is refused with RESOURCE_EXHAUSTED */
+  HealthWatches(int max) {
+    this.max = max;
+  }
 
   @Override
   public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
@@ -29,6 +39,12 @@ final class HealthWatches implements ServerInterceptor {
     if (!call.getMethodDescriptor().getFullMethodName()
         .equals(HealthGrpc.getWatchMethod().getFullMethodName())) {
       return next.startCall(call, headers);
+    }
+    if (count.incrementAndGet() > max) {
+      count.decrementAndGet();
+      call.close(Status.RESOURCE_EXHAUSTED.withDescription("too many Health/Watch streams open"
+          + " (limit " + max + ", " + LIMIT_FLAG + ")"), new Metadata());
+      return new ServerCall.Listener<>() { };
     }
     SerializedCall<Q, R> tracked = new SerializedCall<>(call);
     open.add(tracked);
@@ -39,16 +55,23 @@ final class HealthWatches implements ServerInterceptor {
     return new SimpleForwardingServerCallListener<>(next.startCall(tracked, headers)) {
       @Override
       public void onCancel() {
-        open.remove(tracked);
+        forget(tracked);
         super.onCancel();
       }
 
       @Override
       public void onComplete() {
-        open.remove(tracked);
+        forget(tracked);
         super.onComplete();
       }
     };
+  }
+
+  /** Drops {@code call} from the open set, once, whichever of its endings comes first. */
+  private void forget(SerializedCall<?, ?> call) {
+    if (open.remove(call)) {
+      count.decrementAndGet();
+    }
   }
 
   /** Ends every open Watch stream with UNAVAILABLE; Watch calls that arrive later end at once. */
@@ -82,7 +105,7 @@ final class HealthWatches implements ServerInterceptor {
 
     @Override
     public synchronized void close(Status status, Metadata trailers) {
-      open.remove(this);
+      forget(this);
       if (!closed) {
         closed = true;
         super.close(status, trailers);

@@ -81,7 +81,7 @@ public final class LeafServer {
       SegmentAllocator allocator, ServerConfig config, AutoCloseable resources) {
     TransportLogs.install();
     this.store = store;
-    this.health = new ServerHealth(store, schemaInit, allocator.ticker());
+    this.health = new ServerHealth(store, schemaInit, allocator.ticker(), config.maxWatches());
     this.allocator = allocator;
     this.sweeper = new IdleTagSweeper(allocator, config.idleTtl(), config.sweepTick());
     this.config = config;

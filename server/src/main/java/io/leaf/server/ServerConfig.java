@@ -34,6 +34,7 @@ public record ServerConfig(
     Duration shutdownGrace,
     int maxWaiting,
     int maxStreams,
+    int maxWatches,
     int maxCallsPerConnection,
     Duration missingTagTtl,
     int firstLoadThreads,
@@ -65,6 +66,7 @@ public record ServerConfig(
     flag("shutdown-grace", "20s", "time in-flight calls get to finish on SIGTERM");
     flag("max-waiting", "10000", "calls that may wait for a segment at once, server-wide");
     flag("max-streams", "256", "NextIdBatch streams open at once");
+    flag("max-watches", "1000", "Health/Watch streams open at once");
     flag("max-calls-per-connection", "1000", "concurrent calls per HTTP/2 connection");
     flag("missing-tag-ttl", "2s",
         "a tag the database does not have is answered NOT_FOUND from memory this long");
@@ -147,6 +149,7 @@ public record ServerConfig(
         idleTtl, tick, maxBatch, maxStep, maxWait, grace,
         intIn(get, "max-waiting", 1, 10_000_000),
         intIn(get, "max-streams", 1, 1_000_000),
+        intIn(get, "max-watches", 1, 1_000_000),
         intIn(get, "max-calls-per-connection", 1, 1_000_000),
         duration(get, "missing-tag-ttl"),
         intIn(get, "first-load-threads", 1, 1000),
@@ -236,7 +239,8 @@ public record ServerConfig(
         + dbPoolSize + " idle-ttl=" + idleTtl + " sweep-tick=" + sweepTick + " max-batch="
         + maxBatch + " max-step=" + maxStep + " max-wait=" + maxWait + " shutdown-grace="
         + shutdownGrace + " max-waiting=" + maxWaiting
-        + " max-streams=" + maxStreams + " max-calls-per-connection=" + maxCallsPerConnection
+        + " max-streams=" + maxStreams + " max-watches=" + maxWatches
+        + " max-calls-per-connection=" + maxCallsPerConnection
         + " missing-tag-ttl=" + missingTagTtl + " first-load-threads=" + firstLoadThreads
         + " max-queued-first-loads=" + maxQueuedFirstLoads + " db-call-threads=" + dbCallThreads
         + " max-queued-db-calls=" + maxQueuedDbCalls + " max-queued-loads=" + maxQueuedLoads

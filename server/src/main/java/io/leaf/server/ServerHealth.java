@@ -37,7 +37,7 @@ final class ServerHealth {
   private final SegmentStore store;
   private final Runnable schemaInit;
   private final HealthStatusManager health = new HealthStatusManager();
-  private final HealthWatches watches = new HealthWatches();
+  private final HealthWatches watches;
   private final DatabaseState database;
   private final ScheduledExecutorService monitor = Executors.newSingleThreadScheduledExecutor(
       new ThreadFactoryBuilder().setNameFormat("leaf-health").setDaemon(true).build());
@@ -50,7 +50,9 @@ final class ServerHealth {
   private String tableProblem;
 
   /** @param schemaInit creates the schema when missing; retried until it succeeds */
-  ServerHealth(SegmentStore store, Runnable schemaInit, Ticker ticker) {
+  /** @param maxWatches Health/Watch streams open at once ({@code --max-watches}) */
+  ServerHealth(SegmentStore store, Runnable schemaInit, Ticker ticker, int maxWatches) {
+    this.watches = new HealthWatches(maxWatches);
     this.store = store;
     this.schemaInit = schemaInit;
     this.database = new DatabaseState(ticker, DOWN_LOG_PERIOD);

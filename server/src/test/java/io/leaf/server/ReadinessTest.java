@@ -125,6 +125,50 @@ class ReadinessTest {
   }
 
   @Test
+  void watch_maxWatchesOpen_resourceExhaustedNamingFlagUntilOneEnds() throws Exception {
+    start("--max-watches", "1");
+    HealthCheckRequest all = HealthCheckRequest.newBuilder().setService("").build();
+    io.grpc.Context.CancellableContext first = io.grpc.Context.current().withCancellation();
+    LinkedBlockingQueue<ServingStatus> seen = new LinkedBlockingQueue<>();
+    first.run(() -> HealthGrpc.newStub(leaf.channel).watch(all, new StreamObserver<>() {
+      @Override
+      public void onNext(HealthCheckResponse r) {
+        seen.add(r.getStatus());
+      }
+
+      @Override
+      public void onError(Throwable t) {}
+
+      @Override
+      public void onCompleted() {}
+    }));
+    assertEquals(ServingStatus.SERVING, seen.poll(5, TimeUnit.SECONDS), "the first watch is open");
+
+    io.grpc.StatusRuntimeException refused = org.junit.jupiter.api.Assertions.assertThrows(
+        io.grpc.StatusRuntimeException.class,
+        () -> HealthGrpc.newBlockingStub(leaf.channel).withDeadlineAfter(5, TimeUnit.SECONDS)
+            .watch(all).next());
+    assertEquals(Status.Code.RESOURCE_EXHAUSTED, refused.getStatus().getCode());
+    assertEquals("too many Health/Watch streams open (limit 1, --max-watches)",
+        refused.getStatus().getDescription());
+
+    first.cancel(null);
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (true) {
+      try {
+        assertEquals(ServingStatus.SERVING, HealthGrpc.newBlockingStub(leaf.channel)
+            .withDeadlineAfter(5, TimeUnit.SECONDS).watch(all).next().getStatus());
+        break;
+      } catch (io.grpc.StatusRuntimeException e) {
+        // The server may not have seen the first watch's cancel yet.
+        assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.getStatus().getCode(), e.toString());
+        assertTrue(System.nanoTime() < until, "the slot was never freed");
+        Thread.sleep(20);
+      }
+    }
+  }
+
+  @Test
   void stop_readinessNotServingFromTheStart() throws Exception {
     start();
     assertEquals(ServingStatus.SERVING, health(""));
