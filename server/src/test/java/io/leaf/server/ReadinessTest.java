@@ -43,6 +43,31 @@ class ReadinessTest {
     return leaf;
   }
 
+  /** An open Watch of {@code service}: the statuses it hears, and how it ended (once it has). */
+  private record Watch(LinkedBlockingQueue<ServingStatus> seen, CompletableFuture<Status> ended) {}
+
+  private Watch watch(String service) {
+    Watch w = new Watch(new LinkedBlockingQueue<>(), new CompletableFuture<>());
+    HealthGrpc.newStub(leaf.channel).watch(
+        HealthCheckRequest.newBuilder().setService(service).build(), new StreamObserver<>() {
+          @Override
+          public void onNext(HealthCheckResponse r) {
+            w.seen().add(r.getStatus());
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            w.ended().complete(Status.fromThrowable(t));
+          }
+
+          @Override
+          public void onCompleted() {
+            w.ended().complete(Status.OK);
+          }
+        });
+    return w;
+  }
+
   private ServingStatus health(String service) {
     return HealthGrpc.newBlockingStub(leaf.channel)
         .check(HealthCheckRequest.newBuilder().setService(service).build()).getStatus();
@@ -91,26 +116,9 @@ class ReadinessTest {
   @Test
   void stop_openWatchStream_endsAtOnceInsteadOfWaitingOutTheGrace() throws Exception {
     start("--shutdown-grace", "20s");
-    LinkedBlockingQueue<ServingStatus> seen = new LinkedBlockingQueue<>();
-    CompletableFuture<Status> ended = new CompletableFuture<>();
-    HealthGrpc.newStub(leaf.channel).watch(
-        HealthCheckRequest.newBuilder().setService(LeafServiceGrpc.SERVICE_NAME).build(),
-        new StreamObserver<>() {
-          @Override
-          public void onNext(HealthCheckResponse r) {
-            seen.add(r.getStatus());
-          }
-
-          @Override
-          public void onError(Throwable t) {
-            ended.complete(Status.fromThrowable(t));
-          }
-
-          @Override
-          public void onCompleted() {
-            ended.complete(Status.OK);
-          }
-        });
+    Watch w = watch(LeafServiceGrpc.SERVICE_NAME);
+    LinkedBlockingQueue<ServingStatus> seen = w.seen();
+    CompletableFuture<Status> ended = w.ended();
     assertEquals(ServingStatus.SERVING, seen.poll(5, TimeUnit.SECONDS), "the watch is open");
 
     long started = System.nanoTime();
@@ -129,19 +137,7 @@ class ReadinessTest {
     start("--max-watches", "1");
     HealthCheckRequest all = HealthCheckRequest.newBuilder().setService("").build();
     io.grpc.Context.CancellableContext first = io.grpc.Context.current().withCancellation();
-    LinkedBlockingQueue<ServingStatus> seen = new LinkedBlockingQueue<>();
-    first.run(() -> HealthGrpc.newStub(leaf.channel).watch(all, new StreamObserver<>() {
-      @Override
-      public void onNext(HealthCheckResponse r) {
-        seen.add(r.getStatus());
-      }
-
-      @Override
-      public void onError(Throwable t) {}
-
-      @Override
-      public void onCompleted() {}
-    }));
+    LinkedBlockingQueue<ServingStatus> seen = first.call(() -> watch("")).seen();
     assertEquals(ServingStatus.SERVING, seen.poll(5, TimeUnit.SECONDS), "the first watch is open");
 
     io.grpc.StatusRuntimeException refused = org.junit.jupiter.api.Assertions.assertThrows(
@@ -172,20 +168,7 @@ class ReadinessTest {
   void stop_readinessNotServingFromTheStart() throws Exception {
     start();
     assertEquals(ServingStatus.SERVING, health(""));
-    LinkedBlockingQueue<ServingStatus> seen = new LinkedBlockingQueue<>();
-    HealthGrpc.newStub(leaf.channel).watch(HealthCheckRequest.newBuilder().setService("").build(),
-        new StreamObserver<>() {
-          @Override
-          public void onNext(HealthCheckResponse r) {
-            seen.add(r.getStatus());
-          }
-
-          @Override
-          public void onError(Throwable t) {}
-
-          @Override
-          public void onCompleted() {}
-        });
+    LinkedBlockingQueue<ServingStatus> seen = watch("").seen();
     assertEquals(ServingStatus.SERVING, seen.poll(5, TimeUnit.SECONDS));
     leaf.server.stop();
     assertEquals(ServingStatus.NOT_SERVING, seen.poll(5, TimeUnit.SECONDS),
