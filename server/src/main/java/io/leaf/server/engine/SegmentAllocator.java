@@ -161,15 +161,21 @@ public final class SegmentAllocator implements AutoCloseable {
    * out of buffered IDs ({@link #whenReady} says when to try again).
    */
   long take(String bizTag, long n, IdRanges out) {
-    return take(bizTag, n, out, Integer.MAX_VALUE);
+    return take(bizTag, n, out, Integer.MAX_VALUE, Long.MAX_VALUE);
   }
 
-  /** {@link #take}, from at most {@code maxSegments} segments. */
-  long take(String bizTag, long n, IdRanges out, int maxSegments) {
+  /**
+   * {@link #take}, from at most {@code maxSegments} segments, none starting at or above {@code
+   * below} (segments come from disjoint store writes, so none straddles it).
+   */
+  long take(String bizTag, long n, IdRanges out, int maxSegments, long below) {
     long taken = 0;
     for (int segments = 0; taken < n && segments < maxSegments; ) {
       TagBuffer b = buffer(bizTag);
       Segment seg = b.current;
+      if (seg.start >= below) {
+        return taken;
+      }
       long first = seg.takeRange(n - taken);
       if (first == Segment.EXHAUSTED) {
         if (!tags.switchSegment(b, seg)) {
