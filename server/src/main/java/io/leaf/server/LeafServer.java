@@ -82,7 +82,8 @@ public final class LeafServer {
       SegmentAllocator allocator, ServerConfig config, AutoCloseable resources) {
     TransportLogs.install();
     this.store = store;
-    this.health = new ServerHealth(store, schemaInit, allocator.ticker(), config.maxWatches());
+    this.health = new ServerHealth(store, schemaInit, allocator.ticker(), config.maxWatches(),
+        allocator);
     this.allocator = allocator;
     this.sweeper = new IdleTagSweeper(allocator, config.idleTtl(), config.sweepTick());
     this.config = config;

@@ -271,6 +271,12 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
 
   /** Runs {@code work} on the database threads and answers with its result or its failure. */
   private <T> void onDatabase(StreamObserver<T> out, Supplier<T> work) {
+    RuntimeException down = allocator.databaseKnownDown();
+    if (down != null) {
+      // Known down: at once, not after a connection timeout that outlasts the caller's deadline.
+      out.onError(StatusMapping.toStatus(down));
+      return;
+    }
     try {
       database.execute(() -> unary(out, work));
     } catch (RuntimeException e) {

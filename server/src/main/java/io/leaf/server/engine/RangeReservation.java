@@ -122,6 +122,9 @@ final class RangeReservation {
   private void writeFirst(String bizTag, int count, long rest, IdRanges out,
       WaitDeadline deadline, Executor database, CompletableFuture<IdRanges> result) {
     RuntimeException down = tags.backingOff(bizTag, ticker.read());
+    if (down == null) {
+      down = allocator.databaseKnownDown();
+    }
     if (down != null) {
       result.completeExceptionally(down);
       return;
