@@ -68,6 +68,8 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   private final int maxStreams;
   private final DatabaseCalls database;
   private final Executor pump;
+  /** What every NextIdBatch chunk in flight may hold together; derived from the JVM's limits. */
+  private final StreamMemory streamMemory = StreamMemory.forThisJvm();
   private final AtomicInteger streams = new AtomicInteger();
 
   /**
@@ -165,7 +167,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     }
     Deadline deadline = callDeadline();
     new BatchStream((ServerCallStreamObserver<IdBatch>) out, allocator, tag, count, chunk,
-        () -> waitDeadline(deadline), streams::decrementAndGet, pump).start();
+        () -> waitDeadline(deadline), streams::decrementAndGet, pump, streamMemory).start();
   }
 
   /** A tag holding enough answers inline; otherwise the rest comes from a database thread. */
