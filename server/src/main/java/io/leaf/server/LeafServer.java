@@ -306,6 +306,12 @@ public final class LeafServer {
       System.exit(2);
       return;
     }
+    if (config.dbUrl().startsWith("jdbc:h2:")) {
+      log.warn("the embedded H2 database ({}) is for trying Leaf out: IDs are safe only as long as"
+          + " its file is; a lost or recreated file starts again at max_id 1 and repeats IDs."
+          + " Production uses --db-url jdbc:mysql:// (MySQL/MariaDB)",
+          DataSources.redact(config.dbUrl()));
+    }
     Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "leaf-shutdown"));
     server.awaitTermination();
   }
