@@ -6,6 +6,7 @@ import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
+import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.Status;
@@ -40,6 +41,11 @@ final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implement
   private final Server server;
 
   TestLeafServer() throws Exception {
+    this(InsecureServerCredentials.create());
+  }
+
+  /** A server with {@code credentials}, e.g. TLS. */
+  TestLeafServer(ServerCredentials credentials) throws Exception {
     ServerInterceptor recordAuth = new ServerInterceptor() {
       @Override
       public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
@@ -49,7 +55,7 @@ final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implement
         return next.startCall(call, headers);
       }
     };
-    server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create())
+    server = Grpc.newServerBuilderForPort(0, credentials)
         .addService(ServerInterceptors.intercept(this, recordAuth))
         .addService(health.getHealthService())
         .build().start();
@@ -59,6 +65,11 @@ final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implement
 
   String target() {
     return "127.0.0.1:" + server.getPort();
+  }
+
+  /** The target by the name its TLS certificate carries. */
+  String localhostTarget() {
+    return "localhost:" + server.getPort();
   }
 
   void setReadiness(ServingStatus status) {
