@@ -15,8 +15,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.health.registry.HealthContributorRegistry;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -91,11 +94,14 @@ class OrderApplicationTest {
   }
 
   @Test
-  void leafHealth_withTheServerUp_up() {
+  void leafHealth_withTheServerUp_upUnderTheNameLeaf() {
     try (ConfigurableApplicationContext context = start()) {
-      HealthIndicator leaf = context.getBean("leafHealthIndicator", HealthIndicator.class);
-      assertThat(leaf.health().getStatus()).as("leaf health: " + leaf.health())
-          .isEqualTo(Status.UP);
+      HealthContributor contributor = context.getBean(HealthContributorRegistry.class)
+          .getContributor("leaf");
+      assertThat(contributor).as("the health contributor Actuator lists as leaf")
+          .isInstanceOf(HealthIndicator.class);
+      Health health = ((HealthIndicator) contributor).health();
+      assertThat(health.getStatus()).as("leaf health: " + health).isEqualTo(Status.UP);
     }
   }
 }
