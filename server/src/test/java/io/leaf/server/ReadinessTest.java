@@ -23,6 +23,7 @@ import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.InProcessLeaf;
 import io.leaf.v1.CreateTagRequest;
+import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
 import java.time.Duration;
@@ -204,5 +205,22 @@ class ReadinessTest {
     leaf.server.checkDatabaseNow();
     assertEquals(1, leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("dry").build())
         .getId(), "the dry tag loads as soon as the check sees the database answer");
+  }
+
+  @Test
+  void databaseStopsAnswering_getTag_unavailableWithinOneBound() throws Exception {
+    start();
+    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("slow").build());
+    store.blockReads(); // a read that would hang as long as the database does
+    long started = System.nanoTime();
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
+        () -> leaf.blocking.withDeadlineAfter(20, TimeUnit.SECONDS)
+            .getTag(GetTagRequest.newBuilder().setBizTag("slow").build()));
+    long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    store.release();
+    assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), e.getStatus().toString());
+    assertTrue(e.getStatus().getDescription().contains("no answer within 4000 ms"),
+        e.getStatus().toString());
+    assertTrue(tookMillis >= 3_900 && tookMillis < 10_000, "answered after the bound: " + tookMillis);
   }
 }

@@ -10,7 +10,9 @@ import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.TagSnapshot;
 import io.leaf.server.engine.WaitDeadline;
+import io.leaf.server.store.DataSources;
 import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagNotFoundException;
 import io.leaf.server.store.TagPage;
 import io.leaf.server.store.TagRecord;
@@ -68,6 +70,12 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   private final int maxStreams;
   private final DatabaseCalls database;
   private final Executor pump;
+  /**
+   * Longest a call that needs the database waits for it: one connection timeout and a margin, so
+   * a client with a 5 s deadline hears UNAVAILABLE, not DEADLINE_EXCEEDED.
+   */
+  static final Duration DATABASE_CALL_TIMEOUT =
+      DataSources.CONNECTION_TIMEOUT.plus(Duration.ofSeconds(1));
   /** What every NextIdBatch chunk in flight may hold together; derived from the JVM's limits. */
   private final StreamMemory streamMemory = StreamMemory.forThisJvm();
   private final AtomicInteger streams = new AtomicInteger();
@@ -279,23 +287,28 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
       out.onError(StatusMapping.toStatus(down));
       return;
     }
+    CompletableFuture<T> result = new CompletableFuture<>();
+    // A database that stopped answering makes a connection attempt, a validation and a rollback
+    // each wait out their own timeout: the caller is answered within one bound instead.
+    Runnable cancelTimer = allocator.schedule(() -> result.completeExceptionally(
+        new StoreUnavailableException("database unavailable: no answer within "
+            + DATABASE_CALL_TIMEOUT.toMillis() + " ms", null)), DATABASE_CALL_TIMEOUT.toNanos());
+    result.whenComplete((v, e) -> cancelTimer.run());
     try {
-      database.execute(() -> unary(out, work));
+      database.execute(() -> {
+        if (result.isDone()) {
+          return; // cancelled or timed out while queued: no database work
+        }
+        try {
+          result.complete(work.get());
+        } catch (RuntimeException e) {
+          result.completeExceptionally(e);
+        }
+      });
     } catch (RuntimeException e) {
-      out.onError(StatusMapping.toStatus(e));
+      result.completeExceptionally(e);
     }
-  }
-
-  private static <T> void unary(StreamObserver<T> out, Supplier<T> work) {
-    T result;
-    try {
-      result = work.get();
-    } catch (RuntimeException e) {
-      out.onError(StatusMapping.toStatus(e));
-      return;
-    }
-    out.onNext(result);
-    out.onCompleted();
+    answer(out, result, Function.identity());
   }
 
   private static Tag toProto(TagRecord r) {

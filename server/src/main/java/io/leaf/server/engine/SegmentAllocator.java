@@ -87,6 +87,11 @@ public final class SegmentAllocator implements AutoCloseable {
     }
   }
 
+  /** Runs {@code task} on the engine's deadline timer after {@code delayNanos}; returns its cancel. */
+  public Runnable schedule(Runnable task, long delayNanos) {
+    return timer.schedule(task, delayNanos);
+  }
+
   /** The failure to answer at once while the database check sees the database down, or null. */
   public RuntimeException databaseKnownDown() {
     return gate.failure();
