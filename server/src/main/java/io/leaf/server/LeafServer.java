@@ -13,6 +13,9 @@ import io.leaf.server.api.MalformedRequests;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.http.HttpEndpoints;
+import io.leaf.server.http.HttpRoutes;
+import io.leaf.server.ops.Metrics;
 import io.leaf.server.ops.Operations;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqSegmentStore;
@@ -67,6 +70,10 @@ public final class LeafServer {
   private final ThreadPoolExecutor streamPump;
   private final LeafGrpcService service;
   private final ServerConfig config;
+  /** The meters {@code /metrics} serves; null when no port serves them. */
+  private Metrics metrics;
+  /** The HTTP ports, bound by {@link #start()}; null before. */
+  private volatile HttpEndpoints http;
   private volatile boolean stopped;
   /** The port was bound (a start that failed before it stops without a "stopped" line). */
   private volatile boolean listening;
@@ -109,7 +116,7 @@ public final class LeafServer {
    * concurrent calls per connection), HikariCP on {@code config.dbUrl()}.
    */
   public static LeafServer fromConfig(ServerConfig config) {
-    Operations ops = Operations.open(config.ops());
+    Operations ops = Operations.open(config.ops(), config.http().enabled());
     return fromConfig(config, NettyServerBuilder.forAddress(new InetSocketAddress(config.port()),
         ops.serverCredentials()), ops, UnaryOperator.identity());
   }
@@ -123,7 +130,8 @@ public final class LeafServer {
       UnaryOperator<SegmentStore> decorate) {
     // Metrics and tokens as configured; TLS only through fromConfig(config), which makes the
     // builder with its credentials.
-    return fromConfig(config, builder, Operations.open(config.ops()), decorate);
+    return fromConfig(config, builder, Operations.open(config.ops(), config.http().enabled()),
+        decorate);
   }
 
   private static LeafServer fromConfig(ServerConfig config, ServerBuilder<?> builder,
@@ -162,6 +170,7 @@ public final class LeafServer {
     LeafServer server = new LeafServer(builder, served, store::createSchemaIfMissing, allocator,
         config, resources);
     ops.watchEngine(allocator, server.sweeper(), server::databaseUp);
+    server.metrics = ops.metrics();
     return server;
   }
 
@@ -182,6 +191,12 @@ public final class LeafServer {
     }
     listening = true;
     try {
+      http = HttpEndpoints.start(config.ops().metricsPort(), config.http(), metrics, httpRoutes());
+    } catch (IllegalArgumentException e) {
+      stop();
+      throw e;
+    }
+    try {
       health.checkAtStart();
     } catch (UnusableTableException e) {
       stop();
@@ -196,6 +211,20 @@ public final class LeafServer {
   /** The bound port (useful with port 0). */
   public int port() {
     return server.getPort();
+  }
+
+  /** The HTTP ports, once started; null before {@link #start()}. */
+  public HttpEndpoints http() {
+    return http;
+  }
+
+  /** What {@code --http-port} serves. */
+  private HttpRoutes httpRoutes() {
+    HttpRoutes routes = new HttpRoutes();
+    if (metrics != null) {
+      routes.get("/metrics", HttpEndpoints.metricsRoute(metrics));
+    }
+    return routes;
   }
 
   /** The store the API and the engine use. */
@@ -236,6 +265,10 @@ public final class LeafServer {
     } catch (InterruptedException e) {
       server.shutdownNow();
       Thread.currentThread().interrupt();
+    }
+    HttpEndpoints ports = http;
+    if (ports != null) {
+      ports.close();
     }
     sweeper.close();
     allocator.close();

@@ -1,6 +1,7 @@
 package io.leaf.server;
 
 import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.http.HttpConfig;
 import io.leaf.server.ops.OpsConfig;
 import io.leaf.server.store.DataSources;
 import java.io.IOException;
@@ -42,7 +43,8 @@ public record ServerConfig(
     int dbCallThreads,
     int maxQueuedDbCalls,
     int maxQueuedLoads,
-    OpsConfig ops) {
+    OpsConfig ops,
+    HttpConfig http) {
 
   public static final String DEFAULT_DB_URL = "jdbc:h2:file:./data/leaf;MODE=MySQL";
 
@@ -78,6 +80,14 @@ public record ServerConfig(
             + " ReserveIds' dedicated write");
     flag("max-queued-db-calls", "1000", "such calls that may wait for a thread");
     flag("metrics-port", "0", "HTTP port of GET /metrics (Prometheus text); 0: no metrics");
+    flag("http-port", "0", "HTTP port of GET /api/segment/get/{tag}, /api/snowflake/get/{key}"
+        + " (Meituan Leaf's), the monitor page GET / and GET /metrics; 0: off");
+    flag("http-max-connections", "1000", "connections each HTTP port (--http-port,"
+        + " --metrics-port) holds open; one more is answered 429 and closed");
+    flag("http-read-timeout", "10s",
+        "time a request's line, headers and body have to arrive from its first byte (then 408)");
+    flag("http-idle-timeout", "60s",
+        "an HTTP connection without a request in progress is closed after this");
     flag("tls-cert", "", "PEM certificate chain: serve gRPC over TLS only (with --tls-key)");
     flag("tls-key", "", "PEM private key of --tls-cert");
     flag("tls-client-ca", "", "PEM CA certificates: require client certificates (mutual TLS)");
@@ -157,7 +167,19 @@ public record ServerConfig(
         intIn(get, "db-call-threads", 1, 1000),
         intIn(get, "max-queued-db-calls", 1, 1_000_000),
         intIn(get, "max-queued-loads", 1, 1_000_000),
-        ops(get, port));
+        ops(get, port),
+        http(get, port));
+  }
+
+  private static HttpConfig http(Function<String, String> get, int grpcPort) {
+    int httpPort = intIn(get, "http-port", 0, 65535);
+    int metricsPort = intIn(get, "metrics-port", 0, 65535);
+    if (httpPort != 0 && (httpPort == grpcPort || httpPort == metricsPort)) {
+      throw new IllegalArgumentException("--http-port must differ from --port and --metrics-port,"
+          + " got " + httpPort);
+    }
+    return new HttpConfig(httpPort, intIn(get, "http-max-connections", 1, 1_000_000),
+        duration(get, "http-read-timeout"), duration(get, "http-idle-timeout"));
   }
 
   private static OpsConfig ops(Function<String, String> get, int grpcPort) {
@@ -244,7 +266,7 @@ public record ServerConfig(
         + " missing-tag-ttl=" + missingTagTtl + " first-load-threads=" + firstLoadThreads
         + " max-queued-first-loads=" + maxQueuedFirstLoads + " db-call-threads=" + dbCallThreads
         + " max-queued-db-calls=" + maxQueuedDbCalls + " max-queued-loads=" + maxQueuedLoads
-        + " " + ops;
+        + " " + ops + " " + http;
   }
 
   private static String envName(String flag) {

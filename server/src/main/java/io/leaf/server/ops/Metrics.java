@@ -51,6 +51,7 @@ public final class Metrics implements EngineEvents, AutoCloseable {
     missingTagHits = Counter.builder("leaf.missing_tag.hits")
         .description("calls answered NOT_FOUND from the missing-tag cache, without the database")
         .register(registry);
+    LimitRefusals.LIMITS.forEach(flag -> LimitRefusals.counter(registry, flag));
     new ClassLoaderMetrics().bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
     gc.bindTo(registry);
@@ -100,6 +101,11 @@ public final class Metrics implements EngineEvents, AutoCloseable {
   /** HikariCP's own pool meters ({@code hikaricp.connections.*}). */
   public void watchPool(HikariDataSource pool) {
     pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
+  }
+
+  /** A refusal outside gRPC (an HTTP connection or request) by the limit {@code flag} sets. */
+  public void limitRefused(String flag) {
+    LimitRefusals.counter(registry, flag).increment();
   }
 
   @Override
