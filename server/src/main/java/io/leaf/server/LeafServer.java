@@ -15,8 +15,11 @@ import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.http.HttpRoutes;
+import io.leaf.server.http.IdEndpoints;
+import io.leaf.server.http.SnowflakeIds;
 import io.leaf.server.ops.Metrics;
 import io.leaf.server.ops.Operations;
+import io.leaf.server.ops.TokenCheck;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.SegmentStore;
@@ -72,6 +75,8 @@ public final class LeafServer {
   private final ServerConfig config;
   /** The meters {@code /metrics} serves; null when no port serves them. */
   private Metrics metrics;
+  /** Where {@code /api/snowflake/get/{key}} takes IDs; set before {@link #start()}. */
+  private volatile SnowflakeIds snowflakeIds = SnowflakeIds.NOT_SERVED;
   /** The HTTP ports, bound by {@link #start()}; null before. */
   private volatile HttpEndpoints http;
   private volatile boolean stopped;
@@ -218,12 +223,22 @@ public final class LeafServer {
     return http;
   }
 
+  /** Serves {@code /api/snowflake/get/{key}} from {@code ids}; call before {@link #start()}. */
+  public LeafServer serveSnowflake(SnowflakeIds ids) {
+    this.snowflakeIds = ids;
+    return this;
+  }
+
   /** What {@code --http-port} serves. */
   private HttpRoutes httpRoutes() {
     HttpRoutes routes = new HttpRoutes();
     if (metrics != null) {
       routes.get("/metrics", HttpEndpoints.metricsRoute(metrics));
     }
+    String admin = config.ops().adminToken();
+    TokenCheck tokens = admin == null ? null : new TokenCheck(admin, config.ops().clientToken());
+    new IdEndpoints(allocator, config.maxWait(), snowflakeIds, tokens,
+        metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
     return routes;
   }
 
