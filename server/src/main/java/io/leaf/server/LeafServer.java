@@ -15,8 +15,12 @@ import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.http.HttpRoutes;
+import io.leaf.server.http.HttpConfig;
 import io.leaf.server.http.IdEndpoints;
+import io.leaf.server.http.MonitorData;
+import io.leaf.server.http.MonitorPage;
 import io.leaf.server.http.SnowflakeIds;
+import io.leaf.server.http.WorkerLeaseView;
 import io.leaf.server.ops.Metrics;
 import io.leaf.server.ops.Operations;
 import io.leaf.server.ops.TokenCheck;
@@ -29,6 +33,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -77,6 +83,8 @@ public final class LeafServer {
   private Metrics metrics;
   /** Where {@code /api/snowflake/get/{key}} takes IDs; set before {@link #start()}. */
   private volatile SnowflakeIds snowflakeIds = SnowflakeIds.NOT_SERVED;
+  /** What the monitor page shows of the worker lease; set before {@link #start()}. */
+  private volatile WorkerLeaseView workerLease = WorkerLeaseView.NONE;
   /** The HTTP ports, bound by {@link #start()}; null before. */
   private volatile HttpEndpoints http;
   private volatile boolean stopped;
@@ -229,6 +237,12 @@ public final class LeafServer {
     return this;
   }
 
+  /** Shows {@code lease} on the monitor page; call before {@link #start()}. */
+  public LeafServer showWorkerLease(WorkerLeaseView lease) {
+    this.workerLease = lease;
+    return this;
+  }
+
   /** What {@code --http-port} serves. */
   private HttpRoutes httpRoutes() {
     HttpRoutes routes = new HttpRoutes();
@@ -239,6 +253,17 @@ public final class LeafServer {
     TokenCheck tokens = admin == null ? null : new TokenCheck(admin, config.ops().clientToken());
     new IdEndpoints(allocator, config.maxWait(), snowflakeIds, tokens,
         metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
+    List<MonitorData.Limit> limits = List.of(
+        new MonitorData.Limit("--max-waiting", config.maxWaiting(), allocator::waitingCalls),
+        new MonitorData.Limit("--max-streams", config.maxStreams(), service::openStreams),
+        new MonitorData.Limit("--max-watches", config.maxWatches(), null),
+        new MonitorData.Limit("--max-queued-loads", config.maxQueuedLoads(), null),
+        new MonitorData.Limit("--max-queued-first-loads", config.maxQueuedFirstLoads(), null),
+        new MonitorData.Limit("--max-queued-db-calls", config.maxQueuedDbCalls(), null),
+        new MonitorData.Limit(HttpConfig.MAX_CONNECTIONS_FLAG, config.http().maxConnections(),
+            () -> http == null ? 0 : http.httpConnections()));
+    new MonitorPage(new MonitorData(allocator, this::databaseUp, limits,
+        metrics == null ? Map::of : metrics::refusals, workerLease)).addTo(routes);
     return routes;
   }
 

@@ -72,6 +72,13 @@ public final class HttpCall {
     respond(status, contentType, Unpooled.wrappedBuffer(body), null);
   }
 
+  /** {@link #respond(HttpResponseStatus, String, String)} with one more header. */
+  public void respond(HttpResponseStatus status, String contentType, String body,
+      CharSequence header, String value) {
+    respond(status, contentType, Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8)),
+        new Object[] {header, value});
+  }
+
   /** An error: {@code status} with {@code reason} as one line of plain text. */
   public void fail(HttpResponseStatus status, String reason) {
     respond(status, TEXT, reason.replace('\n', ' ').replace('\r', ' ') + "\n");

@@ -77,6 +77,11 @@ public final class HttpEndpoints implements AutoCloseable {
     return metricsPort == null ? 0 : metricsPort.port();
   }
 
+  /** Connections open now on {@code --http-port}. */
+  public int httpConnections() {
+    return apiPort == null ? 0 : apiPort.openConnections();
+  }
+
   /** The bound {@code --http-port}; 0 when off. */
   public int httpPort() {
     return apiPort == null ? 0 : apiPort.port();

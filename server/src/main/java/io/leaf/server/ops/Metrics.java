@@ -25,6 +25,8 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -101,6 +103,15 @@ public final class Metrics implements EngineEvents, AutoCloseable {
   /** HikariCP's own pool meters ({@code hikaricp.connections.*}). */
   public void watchPool(HikariDataSource pool) {
     pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
+  }
+
+  /** Calls refused so far, by the flag of the limit that refused them (every limit, from 0). */
+  public Map<String, Long> refusals() {
+    Map<String, Long> out = new TreeMap<>();
+    for (Counter c : registry.find(LimitRefusals.NAME).counters()) {
+      out.merge(c.getId().getTag("limit"), (long) c.count(), Long::sum);
+    }
+    return out;
   }
 
   /** A refusal outside gRPC (an HTTP connection or request) by the limit {@code flag} sets. */
