@@ -4,13 +4,14 @@ JAR := server/target/leaf-server.jar
 VERSION := 0.1.0
 SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run test test-node test-python bench image clean help
+.PHONY: build run test test-node test-python test-browser bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
 	@echo "make test   run every test (MariaDB tests skip with a message when no MariaDB is reachable)"
 	@echo "make test-node  the Node example's test against the packaged server (skipped without node)"
 	@echo "make test-python  the Python example's test against the packaged server (skipped without python3-grpcio)"
+	@echo "make test-browser the monitor page in headless Chromium against the packaged server (skipped without chromium or node)"
 	@echo "make build  compile and package server/target/leaf-server.jar"
 	@echo "make bench  run the benchmarks (about five minutes; table in target/bench/results.md)"
 	@echo "make image  build the container image leaf-server:$(VERSION) (needs a Docker engine)"
@@ -29,6 +30,7 @@ test:
 	$(MVN) install
 	@$(MAKE) --no-print-directory test-node
 	@$(MAKE) --no-print-directory test-python
+	@$(MAKE) --no-print-directory test-browser
 
 # The Node example's test starts server/target/leaf-server.jar (built by `make build` or `make test`).
 test-node:
@@ -46,6 +48,20 @@ test-python:
 		PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m unittest discover -s examples/python -v; \
 	else \
 		echo "SKIPPED Python example test: $(PYTHON) cannot import grpc and grpc_tools (apt-get install python3-grpcio python3-grpc-tools)"; \
+	fi
+
+# The monitor page in Debian's Chromium, headless, driven by playwright-core (which never downloads
+# a browser); it starts server/target/leaf-server.jar and creates tags with the Node example's
+# client. Screenshot: target/monitor.png.
+CHROMIUM ?= /usr/bin/chromium
+test-browser:
+	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
+		echo "SKIPPED browser test: node not found"; \
+	elif [ ! -x $(CHROMIUM) ]; then \
+		echo "SKIPPED browser test: $(CHROMIUM) not found (apt-get install chromium)"; \
+	else \
+		(cd examples/node && npm ci --no-audit --no-fund) && \
+		cd browser-test && npm ci --no-audit --no-fund && CHROMIUM=$(CHROMIUM) npm test; \
 	fi
 
 # Packages only the bench module and what it needs (nothing is installed), then runs it:
