@@ -5,7 +5,7 @@ JAR := server/target/leaf-server.jar
 VERSION := 0.1.0
 SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run test test-node test-python test-spring-boot bench image clean help
+.PHONY: build run test test-node test-python test-spring-boot test-browser bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
@@ -13,6 +13,7 @@ help:
 	@echo "make test-node  the Node example's test against the packaged server (skipped without node)"
 	@echo "make test-python  the Python example's test against the packaged server (skipped without python3-grpcio)"
 	@echo "make test-spring-boot  the Spring Boot example (built against the installed leaf-bom) against the packaged server"
+	@echo "make test-browser the monitor page in headless Chromium against the packaged server (skipped without chromium or node)"
 	@echo "make build  compile and package server/target/leaf-server.jar"
 	@echo "make bench  run the benchmarks (about five minutes; table in target/bench/results.md)"
 	@echo "make image  build the container image leaf-server:$(VERSION) (needs a Docker engine)"
@@ -37,6 +38,8 @@ test:
 		$(MAKE) --no-print-directory test-python 2>&1 | tee target/test-logs/python.log; \
 		[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
 		$(MAKE) --no-print-directory test-spring-boot || status=1; \
+		$(MAKE) --no-print-directory test-browser 2>&1 | tee target/test-logs/browser.log; \
+		[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
 	else \
 		status=1; \
 	fi; \
@@ -69,6 +72,20 @@ test-spring-boot:
 		echo "PASSED Spring Boot example: order IDs from the starter against the packaged server"; \
 	else \
 		echo "FAILED Spring Boot example (examples/spring-boot/target/surefire-reports)"; exit 1; \
+	fi
+
+# The monitor page in Debian's Chromium, headless, driven by playwright-core (which never downloads
+# a browser); it starts server/target/leaf-server.jar and creates tags with the Node example's
+# client. Screenshot: target/monitor.png.
+CHROMIUM ?= /usr/bin/chromium
+test-browser:
+	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
+		echo "SKIPPED browser test: node not found"; \
+	elif [ ! -x $(CHROMIUM) ]; then \
+		echo "SKIPPED browser test: $(CHROMIUM) not found (apt-get install chromium)"; \
+	else \
+		(cd examples/node && npm ci --no-audit --no-fund) && \
+		cd browser-test && npm ci --no-audit --no-fund && CHROMIUM=$(CHROMIUM) npm test; \
 	fi
 
 # Packages only the bench module and what it needs (nothing is installed), then runs it:

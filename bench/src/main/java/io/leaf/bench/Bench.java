@@ -113,6 +113,7 @@ public final class Bench {
 
       double unaryNextId = Stats.median(values(select(load, "p1",
           r -> r.get("concurrency").equals(Integer.toString(lastConcurrency()))), "nextId"));
+      new HttpRows(options, table).wrkRow(plain, unaryNextId, lastConcurrency());
       engineRows.jmhRows(plain.port(), unaryNextId, lastConcurrency());
       new RangeRows(options, table).reserveRow(plain, unaryNextId, lastConcurrency());
     } finally {

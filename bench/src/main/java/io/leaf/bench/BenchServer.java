@@ -36,8 +36,8 @@ public final class BenchServer implements AutoCloseable {
       Duration loadDelay, int maxStep) throws IOException {
     // Flags only: a LEAF_* variable in the caller's environment must not change what is measured.
     ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--db-url", dbUrl,
-        "--db-user", dbUser, "--db-password", dbPassword, "--max-step", Integer.toString(maxStep)},
-        env -> null);
+        "--db-user", dbUser, "--db-password", dbPassword, "--max-step", Integer.toString(maxStep),
+        "--http-port", Integer.toString(freePort())}, env -> null);
     LeafServer server = LeafServer.fromConfig(config,
         NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)),
         store -> loadDelay.isZero() ? store : new DelayingSegmentStore(store, loadDelay));
@@ -68,6 +68,17 @@ public final class BenchServer implements AutoCloseable {
 
   public int port() {
     return server.port();
+  }
+
+  /** The port of Meituan Leaf's HTTP endpoints ({@code --http-port}). */
+  public int httpPort() {
+    return server.http().httpPort();
+  }
+
+  private static int freePort() throws IOException {
+    try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+      return probe.getLocalPort();
+    }
   }
 
   /** The settings that matter to a reader of the results. */

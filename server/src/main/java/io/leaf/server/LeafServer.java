@@ -13,7 +13,17 @@ import io.leaf.server.api.MalformedRequests;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.http.HttpEndpoints;
+import io.leaf.server.http.HttpRoutes;
+import io.leaf.server.http.HttpConfig;
+import io.leaf.server.http.IdEndpoints;
+import io.leaf.server.http.MonitorData;
+import io.leaf.server.http.MonitorPage;
+import io.leaf.server.http.SnowflakeIds;
+import io.leaf.server.http.WorkerLeaseView;
+import io.leaf.server.ops.Metrics;
 import io.leaf.server.ops.Operations;
+import io.leaf.server.ops.TokenCheck;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.SegmentStore;
@@ -23,6 +33,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +80,14 @@ public final class LeafServer {
   private final ThreadPoolExecutor streamPump;
   private final LeafGrpcService service;
   private final ServerConfig config;
+  /** The meters {@code /metrics} serves; null when no port serves them. */
+  private Metrics metrics;
+  /** Where {@code /api/snowflake/get/{key}} takes IDs; set before {@link #start()}. */
+  private volatile SnowflakeIds snowflakeIds = SnowflakeIds.NOT_SERVED;
+  /** What the monitor page shows of the worker lease; set before {@link #start()}. */
+  private volatile WorkerLeaseView workerLease = WorkerLeaseView.NONE;
+  /** The HTTP ports, bound by {@link #start()}; null before. */
+  private volatile HttpEndpoints http;
   private volatile boolean stopped;
   /** The port was bound (a start that failed before it stops without a "stopped" line). */
   private volatile boolean listening;
@@ -111,7 +131,7 @@ public final class LeafServer {
    * concurrent calls per connection), HikariCP on {@code config.dbUrl()}.
    */
   public static LeafServer fromConfig(ServerConfig config) {
-    Operations ops = Operations.open(config.ops());
+    Operations ops = Operations.open(config.ops(), config.http().enabled());
     return fromConfig(config, NettyServerBuilder.forAddress(new InetSocketAddress(config.port()),
         ops.serverCredentials()), ops, UnaryOperator.identity());
   }
@@ -125,7 +145,8 @@ public final class LeafServer {
       UnaryOperator<SegmentStore> decorate) {
     // Metrics and tokens as configured; TLS only through fromConfig(config), which makes the
     // builder with its credentials.
-    return fromConfig(config, builder, Operations.open(config.ops()), decorate);
+    return fromConfig(config, builder, Operations.open(config.ops(), config.http().enabled()),
+        decorate);
   }
 
   private static LeafServer fromConfig(ServerConfig config, ServerBuilder<?> builder,
@@ -164,6 +185,7 @@ public final class LeafServer {
     LeafServer server = new LeafServer(builder, served, store::createSchemaIfMissing, allocator,
         config, resources);
     ops.watchEngine(allocator, server.sweeper(), server::databaseUp);
+    server.metrics = ops.metrics();
     return server;
   }
 
@@ -184,6 +206,12 @@ public final class LeafServer {
     }
     listening = true;
     try {
+      http = HttpEndpoints.start(config.ops().metricsPort(), config.http(), metrics, httpRoutes());
+    } catch (IllegalArgumentException e) {
+      stop();
+      throw e;
+    }
+    try {
       health.checkAtStart();
     } catch (UnusableTableException e) {
       stop();
@@ -198,6 +226,47 @@ public final class LeafServer {
   /** The bound port (useful with port 0). */
   public int port() {
     return server.getPort();
+  }
+
+  /** The HTTP ports, once started; null before {@link #start()}. */
+  public HttpEndpoints http() {
+    return http;
+  }
+
+  /** Serves {@code /api/snowflake/get/{key}} from {@code ids}; call before {@link #start()}. */
+  public LeafServer serveSnowflake(SnowflakeIds ids) {
+    this.snowflakeIds = ids;
+    return this;
+  }
+
+  /** Shows {@code lease} on the monitor page; call before {@link #start()}. */
+  public LeafServer showWorkerLease(WorkerLeaseView lease) {
+    this.workerLease = lease;
+    return this;
+  }
+
+  /** What {@code --http-port} serves. */
+  private HttpRoutes httpRoutes() {
+    HttpRoutes routes = new HttpRoutes();
+    if (metrics != null) {
+      routes.get("/metrics", HttpEndpoints.metricsRoute(metrics));
+    }
+    String admin = config.ops().adminToken();
+    TokenCheck tokens = admin == null ? null : new TokenCheck(admin, config.ops().clientToken());
+    new IdEndpoints(allocator, config.maxWait(), snowflakeIds, tokens,
+        metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
+    List<MonitorData.Limit> limits = List.of(
+        new MonitorData.Limit("--max-waiting", config.maxWaiting(), allocator::waitingCalls),
+        new MonitorData.Limit("--max-streams", config.maxStreams(), service::openStreams),
+        new MonitorData.Limit("--max-watches", config.maxWatches(), null),
+        new MonitorData.Limit("--max-queued-loads", config.maxQueuedLoads(), null),
+        new MonitorData.Limit("--max-queued-first-loads", config.maxQueuedFirstLoads(), null),
+        new MonitorData.Limit("--max-queued-db-calls", config.maxQueuedDbCalls(), null),
+        new MonitorData.Limit(HttpConfig.MAX_CONNECTIONS_FLAG, config.http().maxConnections(),
+            () -> http == null ? 0 : http.httpConnections()));
+    new MonitorPage(new MonitorData(allocator, this::databaseUp, limits,
+        metrics == null ? Map::of : metrics::refusals, workerLease)).addTo(routes);
+    return routes;
   }
 
   /** The store the API and the engine use. */
@@ -238,6 +307,10 @@ public final class LeafServer {
     } catch (InterruptedException e) {
       server.shutdownNow();
       Thread.currentThread().interrupt();
+    }
+    HttpEndpoints ports = http;
+    if (ports != null) {
+      ports.close();
     }
     sweeper.close();
     allocator.close();

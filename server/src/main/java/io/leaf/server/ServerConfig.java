@@ -1,6 +1,7 @@
 package io.leaf.server;
 
 import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.http.HttpConfig;
 import io.leaf.server.ops.OpsConfig;
 import io.leaf.server.store.DataSources;
 import java.io.IOException;
@@ -44,7 +45,8 @@ public record ServerConfig(
     int maxQueuedDbCalls,
     int maxQueuedLoads,
     OpsConfig ops,
-    String logLevel) {
+    String logLevel,
+    HttpConfig http) {
 
   /** The levels {@code --log-level} takes; anything else stops the server. */
   static final List<String> LOG_LEVELS =
@@ -84,6 +86,14 @@ public record ServerConfig(
             + " ReserveIds' dedicated write");
     flag("max-queued-db-calls", "1000", "such calls that may wait for a thread");
     flag("metrics-port", "0", "HTTP port of GET /metrics (Prometheus text); 0: no metrics");
+    flag("http-port", "0", "HTTP port of GET /api/segment/get/{tag}, /api/snowflake/get/{key}"
+        + " (Meituan Leaf's), the monitor page GET / and GET /metrics; 0: off");
+    flag("http-max-connections", "1000", "connections each HTTP port (--http-port,"
+        + " --metrics-port) holds open; one more is answered 429 and closed");
+    flag("http-read-timeout", "10s",
+        "time a request's line, headers and body have to arrive from its first byte (then 408)");
+    flag("http-idle-timeout", "60s",
+        "an HTTP connection without a request in progress is closed after this");
     flag("tls-cert", "", "PEM certificate chain: serve gRPC over TLS only (with --tls-key)");
     flag("tls-key", "", "PEM private key of --tls-cert");
     flag("tls-client-ca", "", "PEM CA certificates: require client certificates (mutual TLS)");
@@ -166,7 +176,8 @@ public record ServerConfig(
         intIn(get, "max-queued-db-calls", 1, 1_000_000),
         intIn(get, "max-queued-loads", 1, 1_000_000),
         ops(get, port),
-        logLevel(get));
+        logLevel(get),
+        http(get, port));
   }
 
   /** A misspelt level is refused: the logging library would read it as DEBUG. */
@@ -178,6 +189,17 @@ public record ServerConfig(
           + String.join(", ", LOG_LEVELS) + ", got " + raw);
     }
     return level;
+  }
+
+  private static HttpConfig http(Function<String, String> get, int grpcPort) {
+    int httpPort = intIn(get, "http-port", 0, 65535);
+    int metricsPort = intIn(get, "metrics-port", 0, 65535);
+    if (httpPort != 0 && (httpPort == grpcPort || httpPort == metricsPort)) {
+      throw new IllegalArgumentException("--http-port must differ from --port and --metrics-port,"
+          + " got " + httpPort);
+    }
+    return new HttpConfig(httpPort, intIn(get, "http-max-connections", 1, 1_000_000),
+        duration(get, "http-read-timeout"), duration(get, "http-idle-timeout"));
   }
 
   private static OpsConfig ops(Function<String, String> get, int grpcPort) {
@@ -264,7 +286,7 @@ public record ServerConfig(
         + " missing-tag-ttl=" + missingTagTtl + " first-load-threads=" + firstLoadThreads
         + " max-queued-first-loads=" + maxQueuedFirstLoads + " db-call-threads=" + dbCallThreads
         + " max-queued-db-calls=" + maxQueuedDbCalls + " max-queued-loads=" + maxQueuedLoads
-        + " " + ops + " log-level=" + logLevel;
+        + " " + ops + " log-level=" + logLevel + " " + http;
   }
 
   private static String envName(String flag) {

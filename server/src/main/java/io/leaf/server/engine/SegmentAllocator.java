@@ -2,6 +2,7 @@ package io.leaf.server.engine;
 
 import com.google.common.base.Ticker;
 import io.leaf.server.store.SegmentStore;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -309,6 +310,14 @@ public final class SegmentAllocator implements AutoCloseable {
   /** The buffer of {@code bizTag} if this server holds one. */
   public Optional<TagBuffer> cached(String bizTag) {
     return Optional.ofNullable(tags.get(bizTag));
+  }
+
+  /**
+   * The names of the tags this server holds a buffer of, sorted, at most {@code max} of them (a
+   * view for operators: the cost is one pass over the map).
+   */
+  public List<String> cachedTags(int max) {
+    return tags.all().stream().map(TagBuffer::bizTag).sorted().limit(max).toList();
   }
 
   public int cachedCount() {

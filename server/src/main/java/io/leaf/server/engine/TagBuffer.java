@@ -175,7 +175,7 @@ public final class TagBuffer {
   TagSnapshot snapshot(long nowNanos, StepPolicy policy) {
     Segment n = next;
     return new TagSnapshot(view(current), n == null ? null : view(n),
-        effectiveStep(nowNanos, policy), lastAccessNanos());
+        effectiveStep(nowNanos, policy), lastAccessNanos(), lastLoadNanos);
   }
 
   private static TagSnapshot.SegmentView view(Segment s) {

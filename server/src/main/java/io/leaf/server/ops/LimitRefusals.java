@@ -9,6 +9,7 @@ import io.grpc.Status;
 import io.leaf.server.engine.LimitExceededException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 
 /**
  * Counts calls refused with RESOURCE_EXHAUSTED by the limit that refused them ({@code
@@ -20,6 +21,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 final class LimitRefusals implements ServerInterceptor {
 
   static final String NAME = "leaf.limit.refusals";
+
+  /**
+   * Every limit that refuses calls, by its flag: each series exists from the start at zero, so a
+   * dashboard or an alert on {@code leaf_limit_refusals_total} sees it before the first refusal.
+   */
+  static final List<String> LIMITS = List.of("--max-waiting", "--max-queued-loads",
+      "--max-queued-first-loads", "--max-queued-db-calls", "--max-streams", "--max-watches",
+      "--http-max-connections");
 
   private final MeterRegistry registry;
 
@@ -35,11 +44,16 @@ final class LimitRefusals implements ServerInterceptor {
       public void close(Status status, Metadata trailers) {
         if (status.getCode() == Status.Code.RESOURCE_EXHAUSTED
             && status.getCause() instanceof LimitExceededException e) {
-          Counter.builder(NAME).description("calls refused because a server limit was reached")
-              .tag("limit", e.flag()).register(registry).increment();
+          counter(registry, e.flag()).increment();
         }
         super.close(status, trailers);
       }
     }, headers);
+  }
+
+  /** The refusal counter of the limit set by {@code flag}. */
+  static Counter counter(MeterRegistry registry, String flag) {
+    return Counter.builder(NAME).description("calls refused because a server limit was reached")
+        .tag("limit", flag).register(registry);
   }
 }

@@ -3,6 +3,7 @@ package io.leaf.server.ops;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import io.grpc.ServerInterceptor;
+import io.grpc.Status;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.IdOverflowException;
@@ -11,6 +12,7 @@ import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagNotFoundException;
 import io.leaf.server.sweep.IdleTagSweeper;
+import io.leaf.v1.LeafServiceGrpc;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -25,6 +27,8 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -51,6 +55,12 @@ public final class Metrics implements EngineEvents, AutoCloseable {
     missingTagHits = Counter.builder("leaf.missing_tag.hits")
         .description("calls answered NOT_FOUND from the missing-tag cache, without the database")
         .register(registry);
+    LimitRefusals.LIMITS.forEach(flag -> LimitRefusals.counter(registry, flag));
+    // Loads that succeed and loads the database's outage fails: there from the start, at zero.
+    for (boolean first : new boolean[] {true, false}) {
+      loads("loaded", first);
+      loads("unavailable", first);
+    }
     new ClassLoaderMetrics().bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
     gc.bindTo(registry);
@@ -70,11 +80,12 @@ public final class Metrics implements EngineEvents, AutoCloseable {
    * refusals per limit, then calls per method and status with latency histograms.
    */
   public ServerInterceptor[] interceptors() {
-    return new ServerInterceptor[] {
-        new LimitRefusals(registry),
-        new MetricCollectingServerInterceptor(registry, counter -> counter,
-            timer -> timer.publishPercentileHistogram())
-    };
+    // Every LeafService method's OK series exists from the start (at zero), so dashboards and
+    // alerts find the names before the first call; other statuses appear with their first call.
+    MetricCollectingServerInterceptor calls = new MetricCollectingServerInterceptor(registry,
+        counter -> counter, timer -> timer.publishPercentileHistogram(), Status.Code.OK);
+    calls.preregisterService(LeafServiceGrpc.getServiceDescriptor());
+    return new ServerInterceptor[] {new LimitRefusals(registry), calls};
   }
 
   /**
@@ -102,15 +113,32 @@ public final class Metrics implements EngineEvents, AutoCloseable {
     pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
   }
 
+  /** Calls refused so far, by the flag of the limit that refused them (every limit, from 0). */
+  public Map<String, Long> refusals() {
+    Map<String, Long> out = new TreeMap<>();
+    for (Counter c : registry.find(LimitRefusals.NAME).counters()) {
+      out.merge(c.getId().getTag("limit"), (long) c.count(), Long::sum);
+    }
+    return out;
+  }
+
+  /** A refusal outside gRPC (an HTTP connection or request) by the limit {@code flag} sets. */
+  public void limitRefused(String flag) {
+    LimitRefusals.counter(registry, flag).increment();
+  }
+
   @Override
   public void segmentLoaded(boolean first, long nanos, RuntimeException failure) {
-    Timer.builder(SEGMENT_LOADS)
+    loads(outcome(failure), first).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  private Timer loads(String outcome, boolean first) {
+    return Timer.builder(SEGMENT_LOADS)
         .description("segment loads from the database, by outcome")
-        .tag("outcome", outcome(failure))
+        .tag("outcome", outcome)
         .tag("kind", first ? "first" : "served")
         .publishPercentileHistogram()
-        .register(registry)
-        .record(nanos, TimeUnit.NANOSECONDS);
+        .register(registry);
   }
 
   @Override

@@ -7,52 +7,51 @@ import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptor;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.sweep.IdleTagSweeper;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.util.function.BooleanSupplier;
 
 /**
- * What {@link OpsConfig} turns on, wired in one place: metrics (registry and endpoint), TLS
- * credentials and the token check. Each {@code watch}/{@code intercept} method does nothing for
+ * What {@link OpsConfig} turns on, wired in one place: the metrics registry (its HTTP ports are
+ * {@code io.leaf.server.http}'s), TLS credentials and the token check. Each {@code watch}/{@code intercept} method does nothing for
  * what is off, so the server wires it the same way whatever is configured.
  */
 public final class Operations implements AutoCloseable {
 
   private final OpsConfig config;
   private final Metrics metrics;
-  private final MetricsEndpoint endpoint;
   private final TlsCredentials tls;
 
-  private Operations(OpsConfig config, Metrics metrics, MetricsEndpoint endpoint,
-      TlsCredentials tls) {
+  private Operations(OpsConfig config, Metrics metrics, TlsCredentials tls) {
     this.config = config;
     this.metrics = metrics;
-    this.endpoint = endpoint;
     this.tls = tls;
   }
 
   /**
-   * Reads the TLS files and binds the metrics port, as configured.
+   * Reads the TLS files, as configured.
    *
    * @throws IllegalArgumentException one line naming the flag (and file) that cannot be used
    */
   public static Operations open(OpsConfig config) {
+    return open(config, false);
+  }
+
+  /**
+   * {@link #open(OpsConfig)}, with the metrics registry also when {@code metricsServed} (the HTTP
+   * port serves {@code /metrics} too).
+   */
+  public static Operations open(OpsConfig config, boolean metricsServed) {
     TlsCredentials tls = config.tlsEnabled() ? TlsCredentials.load(config) : null;
-    Metrics metrics = null;
-    MetricsEndpoint endpoint = null;
-    if (config.metricsEnabled()) {
-      metrics = new Metrics();
-      try {
-        endpoint = new MetricsEndpoint(metrics, new InetSocketAddress(config.metricsPort()));
-      } catch (UncheckedIOException e) {
-        metrics.close();
-        if (tls != null) {
-          tls.close();
-        }
-        throw new IllegalArgumentException("--metrics-port " + e.getMessage());
-      }
-    }
-    return new Operations(config, metrics, endpoint, tls);
+    Metrics metrics = config.metricsEnabled() || metricsServed ? new Metrics() : null;
+    return new Operations(config, metrics, tls);
+  }
+
+  /** The registry; null when no port serves metrics. */
+  public Metrics metrics() {
+    return metrics;
+  }
+
+  public OpsConfig config() {
+    return config;
   }
 
   /** TLS when configured, else plaintext. */
@@ -87,9 +86,6 @@ public final class Operations implements AutoCloseable {
 
   @Override
   public void close() {
-    if (endpoint != null) {
-      endpoint.close();
-    }
     if (metrics != null) {
       metrics.close();
     }

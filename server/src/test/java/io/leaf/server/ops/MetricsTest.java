@@ -5,16 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
 import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.http.HttpConfig;
+import io.leaf.server.http.HttpEndpoints;
+import io.leaf.server.http.LeafHttpServer;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.testing.InProcessLeaf;
 import io.leaf.v1.NextIdRequest;
 import java.net.InetAddress;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,14 +33,15 @@ import org.junit.jupiter.api.Test;
 class MetricsTest {
 
   private Metrics metrics;
-  private MetricsEndpoint endpoint;
+  private LeafHttpServer endpoint;
   private InProcessLeaf leaf;
 
   @BeforeEach
   void start() throws Exception {
     metrics = new Metrics();
-    endpoint = new MetricsEndpoint(metrics,
-        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    endpoint = LeafHttpServer.start("metrics-test",
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), HttpConfig.DEFAULTS,
+        HttpEndpoints.metricsRoutes(metrics), metrics::limitRefused);
     MemorySegmentStore store = new MemorySegmentStore();
     store.createTag("metered", 1, 1000, "");
     leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS,
@@ -50,7 +58,8 @@ class MetricsTest {
 
   private String scrape() throws Exception {
     HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-        URI.create("http://127.0.0.1:" + endpoint.port() + "/metrics")).build(),
+        URI.create("http://127.0.0.1:" + endpoint.port() + "/metrics"))
+        .timeout(Duration.ofSeconds(30)).build(),
         HttpResponse.BodyHandlers.ofString());
     assertEquals(200, response.statusCode(), "GET /metrics");
     assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
@@ -121,6 +130,18 @@ class MetricsTest {
     assertEquals("unavailable", Metrics.outcome(new StoreUnavailableException("down", null)),
         "outcome label of an outage");
     assertEquals("loaded", Metrics.outcome(null), "outcome label of a load");
+  }
+
+  @Test
+  void scrape_whileAClientStallsHalfwayThroughARequest_answered() throws Exception {
+    try (Socket stalled = new Socket(InetAddress.getLoopbackAddress(), endpoint.port())) {
+      OutputStream out = stalled.getOutputStream();
+      out.write("GET /metrics HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      for (int i = 0; i < 3; i++) {
+        assertTrue(scrape().contains("leaf_tags_cached"), "scrape " + i + " while one stalls");
+      }
+    }
   }
 
   @Test

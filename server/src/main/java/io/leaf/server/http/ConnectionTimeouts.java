@@ -1,0 +1,117 @@
+package io.leaf.server.http;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The clocks of one connection: a request must arrive whole within the read timeout of its first
+ * byte (else 408 and close), and a connection without a request in progress is closed after the
+ * idle timeout. While a request is being answered neither runs: the answer's own wait is bounded
+ * elsewhere ({@code --max-wait}).
+ *
+ * <p>Sits before the HTTP codec, so it sees the first raw byte of a request; the request handler
+ * tells it when a request was decoded and when its answer was written. The connection reads one
+ * request at a time (auto-read is off), so these three states are the whole story; while a
+ * request is arriving this handler keeps reading.
+ *
+ * <p>Confined to the connection's event loop, like every per-connection handler.
+ */
+final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
+
+  private enum State { IDLE, READING, ANSWERING }
+
+  private final long readNanos;
+  private final long idleNanos;
+  private final Duration readTimeout;
+  private ChannelHandlerContext ctx;
+  private State state = State.IDLE;
+  private ScheduledFuture<?> timer;
+
+  ConnectionTimeouts(Duration readTimeout, Duration idleTimeout) {
+    this.readTimeout = readTimeout;
+    this.readNanos = readTimeout.toNanos();
+    this.idleNanos = idleTimeout.toNanos();
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    idle();
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (state == State.IDLE) {
+      state = State.READING;
+      arm(readNanos, State.READING);
+    }
+    ctx.fireChannelRead(msg);
+  }
+
+  /**
+   * Auto-read is off: while a request is still arriving, ask for the rest here, whatever the
+   * decoders behind do (one that has emitted the headers does not ask for the body).
+   */
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (state == State.READING) {
+      ctx.read();
+    }
+    ctx.fireChannelReadComplete();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    cancel();
+    ctx.fireChannelInactive();
+  }
+
+  /** A whole request was decoded: no clock while it is answered. */
+  void requestReceived() {
+    state = State.ANSWERING;
+    cancel();
+  }
+
+  /** The answer was written and the connection stays open: the idle clock runs. */
+  void answered() {
+    idle();
+  }
+
+  private void idle() {
+    state = State.IDLE;
+    arm(idleNanos, State.IDLE);
+  }
+
+  private void arm(long nanos, State armedIn) {
+    cancel();
+    timer = ctx.executor().schedule(() -> expire(armedIn), nanos, TimeUnit.NANOSECONDS);
+  }
+
+  private void cancel() {
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
+  }
+
+  private void expire(State armedIn) {
+    if (state != armedIn || !ctx.channel().isActive()) {
+      return;
+    }
+    timer = null;
+    if (state == State.READING) {
+      RawResponses.answerAndClose(ctx, "408 Request Timeout", "the request did not arrive whole"
+          + " within " + readTimeout.toMillis() + " ms (" + HttpConfig.READ_TIMEOUT_FLAG + ")");
+    } else {
+      ctx.close();
+    }
+  }
+}

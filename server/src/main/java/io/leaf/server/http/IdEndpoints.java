@@ -1,0 +1,164 @@
+package io.leaf.server.http;
+
+import io.leaf.server.api.TagNames;
+import io.leaf.server.engine.LimitExceededException;
+import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.ops.TokenCheck;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+
+/**
+ * Meituan Leaf's HTTP API: {@code /api/segment/get/{biz_tag}} and {@code /api/snowflake/get/{key}}
+ * answer the ID as the whole body in {@code text/plain}, as Meituan Leaf's server does, so its
+ * clients switch by changing the address; errors are HTTP statuses with a one-line reason
+ * ({@link HttpStatusMapping}). Like Meituan's, any method is accepted that a client may send (GET,
+ * POST).
+ *
+ * <p>Non-blocking: a tag with IDs buffered is answered on the connection's thread; one without
+ * waits on the tag's pending load with no thread, bounded by {@code --max-wait} and
+ * {@code --max-waiting}, and is answered from the load's completion. A client that leaves drops its
+ * wait. Thread-safe.
+ */
+public final class IdEndpoints {
+
+  public static final String SEGMENT = "/api/segment/get/";
+  public static final String SNOWFLAKE = "/api/snowflake/get/";
+  static final Set<String> METHODS = Set.of("GET", "POST");
+
+  private final SegmentAllocator allocator;
+  private final long maxWaitNanos;
+  private final SnowflakeIds snowflake;
+  private final TokenCheck tokens;
+  private final Consumer<String> refusals;
+
+  /**
+   * @param maxWait longest a call waits for a segment ({@code --max-wait})
+   * @param tokens the bearer-token rule; null when no token is configured
+   * @param refusals told the flag of each limit that refuses a call
+   */
+  public IdEndpoints(SegmentAllocator allocator, Duration maxWait, SnowflakeIds snowflake,
+      TokenCheck tokens, Consumer<String> refusals) {
+    this.allocator = allocator;
+    this.maxWaitNanos = maxWait.toNanos();
+    this.snowflake = snowflake;
+    this.tokens = tokens;
+    this.refusals = refusals;
+  }
+
+  /** Adds both endpoints to {@code routes}. */
+  public HttpRoutes addTo(HttpRoutes routes) {
+    return routes.prefix(SEGMENT, METHODS, this::segment)
+        .prefix(SNOWFLAKE, METHODS, this::snowflake);
+  }
+
+  private void segment(HttpCall call) {
+    String tag = key(call, SEGMENT);
+    if (tag == null || !granted(call)) {
+      return;
+    }
+    // Only validated tags are ever cached, so a hit needs no validation.
+    long id = allocator.tryNextId(tag);
+    if (id != SegmentAllocator.NO_ID) {
+      answerId(call, id);
+      return;
+    }
+    String problem = TagNames.problem(tag);
+    if (problem != null) {
+      call.fail(HttpResponseStatus.BAD_REQUEST, problem);
+      return;
+    }
+    CompletableFuture<Long> next;
+    try {
+      next = allocator.nextId(tag, allocator.deadline(maxWaitNanos, false));
+    } catch (RuntimeException e) {
+      fail(call, e);
+      return;
+    }
+    answer(call, next);
+  }
+
+  private void snowflake(HttpCall call) {
+    if (key(call, SNOWFLAKE) == null || !granted(call)) {
+      return;
+    }
+    CompletableFuture<Long> next;
+    try {
+      next = snowflake.nextId();
+    } catch (RuntimeException e) {
+      fail(call, e);
+      return;
+    }
+    answer(call, next);
+  }
+
+  /** The decoded key after {@code prefix}; null when the call was answered 400/404 instead. */
+  private static String key(HttpCall call, String prefix) {
+    String raw = call.path().substring(prefix.length());
+    if (raw.isEmpty() || raw.indexOf('/') >= 0) {
+      // Meituan's {key} is one non-empty path segment; anything else is no such path.
+      call.fail(HttpResponseStatus.NOT_FOUND, "no such path: " + HttpRoutes.shown(call.path())
+          + " (use " + prefix + "{key}, the key percent-encoded)");
+      return null;
+    }
+    try {
+      return PathTags.decode(raw);
+    } catch (IllegalArgumentException e) {
+      call.fail(HttpResponseStatus.BAD_REQUEST, e.getMessage());
+      return null;
+    }
+  }
+
+  private boolean granted(HttpCall call) {
+    if (tokens == null) {
+      return true;
+    }
+    return switch (tokens.check(call.header(HttpHeaderNames.AUTHORIZATION), false)) {
+      case GRANTED -> true;
+      case MISSING -> {
+        call.fail(HttpResponseStatus.UNAUTHORIZED, "this call needs the header 'Authorization:"
+            + " Bearer <token>'", HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
+        yield false;
+      }
+      case DENIED -> {
+        call.fail(HttpResponseStatus.FORBIDDEN, "the bearer token does not grant this call");
+        yield false;
+      }
+    };
+  }
+
+  private void answer(HttpCall call, CompletableFuture<Long> next) {
+    if (!next.isDone()) {
+      call.onCancel(() -> next.cancel(false));
+    }
+    next.whenComplete((id, e) -> {
+      if (e == null) {
+        answerId(call, id);
+      } else if (!(unwrap(e) instanceof CancellationException)) {
+        fail(call, e);
+      }
+    });
+  }
+
+  private static void answerId(HttpCall call, long id) {
+    call.respond(HttpResponseStatus.OK, HttpCall.TEXT, Long.toString(id));
+  }
+
+  private void fail(HttpCall call, Throwable e) {
+    Throwable cause = unwrap(e);
+    if (cause instanceof LimitExceededException limit) {
+      refusals.accept(limit.flag());
+    }
+    HttpStatusMapping.Answer answer = HttpStatusMapping.answer(cause);
+    call.fail(answer.status(), answer.reason());
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+  }
+}

@@ -1,0 +1,201 @@
+package io.leaf.server.http;
+
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The monitor: {@code GET /} a page rendered on the server, whose inline script refreshes it from
+ * {@code GET /api/monitor.json} every two seconds. No external asset, no build step; works
+ * offline. Every value is escaped (HTML on the server, {@code textContent} in the script), so a tag
+ * named {@code <script>} is shown, never run.
+ */
+public final class MonitorPage {
+
+  public static final String JSON_PATH = "/api/monitor.json";
+
+  /** The page may run only its own inline script and fetch only from this server. */
+  static final String CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src"
+      + " 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'";
+
+  private final MonitorData data;
+
+  public MonitorPage(MonitorData data) {
+    this.data = data;
+  }
+
+  /** Adds {@code GET /} and {@code GET /api/monitor.json}. */
+  public HttpRoutes addTo(HttpRoutes routes) {
+    return routes
+        .get("/", call -> call.respond(HttpResponseStatus.OK, "text/html; charset=utf-8",
+            html(data.snapshot()), "Content-Security-Policy", CSP))
+        .get(JSON_PATH, call -> call.respond(HttpResponseStatus.OK,
+            "application/json; charset=utf-8", json(data.snapshot())));
+  }
+
+  static String json(MonitorData.Snapshot s) {
+    StringBuilder out = new StringBuilder(256 + 256 * s.tags().size());
+    out.append("{\"databaseUp\":").append(s.databaseUp())
+        .append(",\"cachedTags\":").append(s.cachedTags())
+        .append(",\"uptimeSeconds\":").append(num(s.uptimeSeconds()))
+        .append(",\"tags\":[");
+    for (int i = 0; i < s.tags().size(); i++) {
+      MonitorData.TagRow t = s.tags().get(i);
+      out.append(i == 0 ? "" : ",").append("{\"tag\":").append(Json.string(t.tag()))
+          .append(",\"current\":").append(segment(t.current()))
+          .append(",\"next\":").append(segment(t.next()))
+          .append(",\"effectiveStep\":").append(t.effectiveStep())
+          .append(",\"idsPerSecond\":").append(num(t.idsPerSecond()))
+          .append(",\"lastLoadSecondsAgo\":").append(num(t.lastLoadSecondsAgo()))
+          .append(",\"lastAccessSecondsAgo\":").append(num(t.lastAccessSecondsAgo()))
+          .append('}');
+    }
+    out.append("],\"limits\":[");
+    for (int i = 0; i < s.limits().size(); i++) {
+      MonitorData.LimitRow l = s.limits().get(i);
+      out.append(i == 0 ? "" : ",").append("{\"flag\":").append(Json.string(l.flag()))
+          .append(",\"limit\":").append(l.limit())
+          .append(",\"inUse\":").append(l.inUse() == null ? "null" : l.inUse().toString())
+          .append(",\"refusals\":").append(l.refusals()).append('}');
+    }
+    out.append("],\"lease\":[");
+    for (int i = 0; i < s.lease().size(); i++) {
+      Map.Entry<String, String> e = s.lease().get(i);
+      out.append(i == 0 ? "" : ",").append("{\"label\":").append(Json.string(e.getKey()))
+          .append(",\"value\":").append(Json.string(e.getValue())).append('}');
+    }
+    return out.append("]}").toString();
+  }
+
+  private static String segment(MonitorData.Segment s) {
+    if (s == null) {
+      return "null";
+    }
+    return "{\"start\":" + s.start() + ",\"end\":" + s.end() + ",\"cursor\":"
+        + Math.min(s.cursor(), s.end()) + ",\"usedPercent\":" + num(s.usedPercent()) + "}";
+  }
+
+  private static String num(double d) {
+    return String.format(Locale.ROOT, "%.2f", d);
+  }
+
+  static String html(MonitorData.Snapshot s) {
+    StringBuilder tags = new StringBuilder();
+    for (MonitorData.TagRow t : s.tags()) {
+      tags.append("<tr><td class=\"tag\">").append(Html.escape(t.tag())).append("</td><td>")
+          .append(segmentText(t.current())).append("</td><td>").append(segmentText(t.next()))
+          .append("</td><td>").append(t.effectiveStep()).append("</td><td>")
+          .append(num(t.idsPerSecond())).append("</td><td>")
+          .append(t.lastLoadSecondsAgo() < 0 ? "–" : num(t.lastLoadSecondsAgo()) + " s ago")
+          .append("</td></tr>\n");
+    }
+    StringBuilder limits = new StringBuilder();
+    for (MonitorData.LimitRow l : s.limits()) {
+      limits.append("<tr><td>").append(Html.escape(l.flag())).append("</td><td>").append(l.limit())
+          .append("</td><td>").append(l.inUse() == null ? "–" : l.inUse().toString())
+          .append("</td><td>").append(l.refusals()).append("</td></tr>\n");
+    }
+    StringBuilder lease = new StringBuilder();
+    for (Map.Entry<String, String> e : s.lease()) {
+      lease.append("<tr><td>").append(Html.escape(e.getKey())).append("</td><td>")
+          .append(Html.escape(e.getValue())).append("</td></tr>\n");
+    }
+    return PAGE
+        .replace("{{db}}", s.databaseUp() ? "up" : "down")
+        .replace("{{dbclass}}", s.databaseUp() ? "ok" : "bad")
+        .replace("{{count}}", s.cachedTags() + (s.cachedTags() > s.tags().size()
+            ? " (first " + s.tags().size() + " shown)" : ""))
+        .replace("{{limits}}", limits)
+        .replace("{{lease}}", lease)
+        // Last: a tag's own text is never searched for placeholders.
+        .replace("{{tags}}", tags);
+  }
+
+  /** "cursor of [start, end) · used%" as the page shows a segment. */
+  private static String segmentText(MonitorData.Segment s) {
+    if (s == null) {
+      return "–";
+    }
+    return Html.escape(Math.min(s.cursor(), s.end()) + " in [" + s.start() + ", " + s.end()
+        + ") · " + String.format(Locale.ROOT, "%.1f", s.usedPercent()) + "% used");
+  }
+
+  private static final String PAGE = """
+      <!DOCTYPE html>
+      <html lang="en"><head><meta charset="utf-8">
+      <meta name="viewport" content="width=device-width, initial-scale=1">
+      <title>Leaf monitor</title>
+      <style>
+      body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
+      h1{font-size:1.4em;margin:0 0 .3em} h2{font-size:1.1em;margin:1.4em 0 .4em}
+      table{border-collapse:collapse;min-width:40em} td,th{border-bottom:1px solid #ddd;
+      padding:.25em .8em;text-align:left;font-variant-numeric:tabular-nums}
+      th{background:#f4f4f4} .ok{color:#137333;font-weight:bold} .bad{color:#b3261e;
+      font-weight:bold} .tag{font-family:ui-monospace,monospace} #age{color:#666}
+      </style></head><body>
+      <h1>Leaf monitor</h1>
+      <p>Database: <span id="db" class="{{dbclass}}">{{db}}</span> ·
+      tags held by this server: <span id="count">{{count}}</span> ·
+      <span id="age">rendered by the server; refreshes every 2 s</span></p>
+      <h2>Tags</h2>
+      <table><thead><tr><th>tag</th><th>current segment</th><th>next segment</th>
+      <th>effective step</th><th>IDs/s</th><th>last load</th></tr></thead>
+      <tbody id="tags">{{tags}}</tbody></table>
+      <h2>Limits</h2>
+      <table><thead><tr><th>flag</th><th>limit</th><th>in use</th><th>refusals</th></tr></thead>
+      <tbody id="limits">{{limits}}</tbody></table>
+      <h2>Worker lease</h2>
+      <table><tbody id="lease">{{lease}}</tbody></table>
+      <script>
+      "use strict";
+      function seg(s) {
+        if (!s) return "\\u2013";
+        return s.cursor + " in [" + s.start + ", " + s.end + ") \\u00b7 "
+          + Number(s.usedPercent).toFixed(1) + "% used";
+      }
+      function fill(id, rows) {
+        var body = document.getElementById(id);
+        var fresh = document.createElement("tbody");
+        fresh.id = id;
+        rows.forEach(function (cells) {
+          var tr = document.createElement("tr");
+          cells.forEach(function (c, i) {
+            var td = document.createElement("td");
+            td.textContent = String(c);
+            if (id === "tags" && i === 0) td.className = "tag";
+            tr.appendChild(td);
+          });
+          fresh.appendChild(tr);
+        });
+        body.replaceWith(fresh);
+      }
+      function refresh() {
+        fetch("/api/monitor.json", {cache: "no-store"}).then(function (r) {
+          if (!r.ok) throw new Error("HTTP " + r.status);
+          return r.json();
+        }).then(function (m) {
+          var db = document.getElementById("db");
+          db.textContent = m.databaseUp ? "up" : "down";
+          db.className = m.databaseUp ? "ok" : "bad";
+          document.getElementById("count").textContent = m.cachedTags
+            + (m.cachedTags > m.tags.length ? " (first " + m.tags.length + " shown)" : "");
+          fill("tags", m.tags.map(function (t) {
+            return [t.tag, seg(t.current), seg(t.next), t.effectiveStep,
+              Number(t.idsPerSecond).toFixed(2),
+              t.lastLoadSecondsAgo < 0 ? "\\u2013" : t.lastLoadSecondsAgo + " s ago"];
+          }));
+          fill("limits", m.limits.map(function (l) {
+            return [l.flag, l.limit, l.inUse === null ? "\\u2013" : l.inUse, l.refusals];
+          }));
+          fill("lease", m.lease.map(function (e) { return [e.label, e.value]; }));
+          document.getElementById("age").textContent = "updated "
+            + new Date().toLocaleTimeString();
+        }).catch(function (e) {
+          document.getElementById("age").textContent = "refresh failed: " + e.message;
+        });
+      }
+      setInterval(refresh, 2000);
+      </script>
+      </body></html>
+      """;
+}
