@@ -1,5 +1,6 @@
 package io.leaf.server;
 
+import com.google.common.base.Ticker;
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import com.zaxxer.hikari.HikariDataSource;
 import io.grpc.Server;
@@ -10,14 +11,20 @@ import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.leaf.server.api.DatabaseCalls;
 import io.leaf.server.api.LeafGrpcService;
 import io.leaf.server.api.MalformedRequests;
+import io.leaf.server.api.SnowflakeGrpcService;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.ops.Operations;
+import io.leaf.server.snowflake.Snowflake;
+import io.leaf.server.snowflake.SnowflakeConfig;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqSegmentStore;
+import io.leaf.server.store.JooqWorkerLeaseStore;
+import io.leaf.server.store.MemoryWorkerLeaseStore;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.UnusableTableException;
+import io.leaf.server.store.WorkerLeaseStore;
 import io.leaf.server.sweep.IdleTagSweeper;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -66,6 +73,7 @@ public final class LeafServer {
   private final DatabaseCalls database;
   private final ThreadPoolExecutor streamPump;
   private final LeafGrpcService service;
+  private final Snowflake snowflake;
   private final ServerConfig config;
   private volatile boolean stopped;
   /** The port was bound (a start that failed before it stops without a "stopped" line). */
@@ -79,7 +87,19 @@ public final class LeafServer {
    */
   public LeafServer(ServerBuilder<?> builder, SegmentStore store, Runnable schemaInit,
       SegmentAllocator allocator, ServerConfig config, AutoCloseable resources) {
+    this(builder, store, schemaInit, allocator, snowflake(config,
+        new MemoryWorkerLeaseStore(InstantSource.system())), config, resources);
+  }
+
+  /**
+   * @param snowflake the snowflake IDs' generator and lease keeper; started and closed with the
+   *     server
+   */
+  public LeafServer(ServerBuilder<?> builder, SegmentStore store, Runnable schemaInit,
+      SegmentAllocator allocator, Snowflake snowflake, ServerConfig config,
+      AutoCloseable resources) {
     TransportLogs.install();
+    this.snowflake = snowflake;
     this.store = store;
     this.health = new ServerHealth(store, schemaInit, allocator.ticker(), config.maxWatches());
     this.allocator = allocator;
@@ -98,6 +118,8 @@ public final class LeafServer {
     this.server = builder
         .directExecutor()
         .addService(MalformedRequests.guard(service.bindService()))
+        .addService(MalformedRequests.guard(
+            new SnowflakeGrpcService(snowflake, service).bindService()))
         .addService(health.service())
         .addService(ProtoReflectionServiceV1.newInstance())
         .addService(ProtoReflectionService.newInstance())
@@ -150,6 +172,8 @@ public final class LeafServer {
     ops.watchPool(pool);
     JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(config.dbUrl()),
         InstantSource.system());
+    Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool,
+        DataSources.dialectOf(config.dbUrl()), InstantSource.system()));
     SegmentStore served = decorate.apply(store);
     CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION);
     SegmentAllocator allocator = new SegmentAllocator(served, ticker,
@@ -160,8 +184,9 @@ public final class LeafServer {
       ops.close();
     };
     LeafServer server = new LeafServer(builder, served, store::createSchemaIfMissing, allocator,
-        config, resources);
+        snowflake, config, resources);
     ops.watchEngine(allocator, server.sweeper(), server::databaseUp);
+    ops.watchSnowflake(snowflake);
     return server;
   }
 
@@ -188,6 +213,7 @@ public final class LeafServer {
       throw e;
     }
     sweeper.start();
+    snowflake.start();
     health.startMonitor();
     log.info("Leaf listening on port {} ({})", server.getPort(), config);
     return this;
@@ -215,6 +241,17 @@ public final class LeafServer {
     return service;
   }
 
+  public Snowflake snowflake() {
+    return snowflake;
+  }
+
+  /** The production snowflake side of {@code config} on {@code leases}, with the real clocks. */
+  private static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases) {
+    SnowflakeConfig s = config.snowflake();
+    return new Snowflake(leases, s.layout(), s.fromId(), s.toId(), s.leaseTtl(),
+        InstantSource.system(), Ticker.systemTicker());
+  }
+
   /**
    * Stops accepting calls, lets in-flight calls finish within the grace period, then stops the
    * idle-tag sweeper and the engine and closes the database pool. Idempotent.
@@ -238,6 +275,8 @@ public final class LeafServer {
       Thread.currentThread().interrupt();
     }
     sweeper.close();
+    // After the calls: it stops issuing and gives the worker ID back while the pool is open.
+    snowflake.close();
     allocator.close();
     streamPump.shutdownNow();
     database.close();

@@ -2,6 +2,8 @@ package io.leaf.server;
 
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.ops.OpsConfig;
+import io.leaf.server.snowflake.SnowflakeConfig;
+import io.leaf.server.snowflake.SnowflakeLayout;
 import io.leaf.server.store.DataSources;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +44,8 @@ public record ServerConfig(
     int dbCallThreads,
     int maxQueuedDbCalls,
     int maxQueuedLoads,
-    OpsConfig ops) {
+    OpsConfig ops,
+    SnowflakeConfig snowflake) {
 
   public static final String DEFAULT_DB_URL = "jdbc:h2:file:./data/leaf;MODE=MySQL";
 
@@ -87,6 +90,14 @@ public record ServerConfig(
     flag("client-token", "", "bearer token every other LeafService RPC requires (needs"
         + " --admin-token, which is accepted too)");
     flag("client-token-file", "", "file holding --client-token");
+    flag("worker-id-range", SnowflakeConfig.DEFAULT_RANGE,
+        "snowflake worker IDs this server may lease, from-to (e.g. 0-511 and 512-1023 in two sites)");
+    flag("worker-lease-ttl", SnowflakeConfig.DEFAULT_TTL,
+        "a worker lease lives this long without renewal (renewed every third of it)");
+    flag("snowflake-epoch", Long.toString(SnowflakeLayout.MEITUAN_EPOCH_MS),
+        "timestamp 0 of snowflake IDs: epoch millis or ISO-8601 (default: Meituan Leaf's)");
+    flag("snowflake-bits", SnowflakeConfig.DEFAULT_BITS,
+        "snowflake timestamp/worker/sequence bits, adding up to 63");
   }
 
   private static void flag(String name, String defaultValue, String help) {
@@ -157,7 +168,9 @@ public record ServerConfig(
         intIn(get, "db-call-threads", 1, 1000),
         intIn(get, "max-queued-db-calls", 1, 1_000_000),
         intIn(get, "max-queued-loads", 1, 1_000_000),
-        ops(get, port));
+        ops(get, port),
+        SnowflakeConfig.parse(get.apply("worker-id-range"), duration(get, "worker-lease-ttl"),
+            get.apply("snowflake-epoch"), get.apply("snowflake-bits")));
   }
 
   private static OpsConfig ops(Function<String, String> get, int grpcPort) {
@@ -244,7 +257,7 @@ public record ServerConfig(
         + " missing-tag-ttl=" + missingTagTtl + " first-load-threads=" + firstLoadThreads
         + " max-queued-first-loads=" + maxQueuedFirstLoads + " db-call-threads=" + dbCallThreads
         + " max-queued-db-calls=" + maxQueuedDbCalls + " max-queued-loads=" + maxQueuedLoads
-        + " " + ops;
+        + " " + ops + " " + snowflake;
   }
 
   private static String envName(String flag) {
