@@ -43,6 +43,12 @@ public final class ServerProcess implements AutoCloseable {
    * (the test classpath would otherwise pick the quieter {@code logback-test.xml}).
    */
   public static ServerProcess start(String... args) throws IOException {
+    return start(java.util.Map.of(), args);
+  }
+
+  /** {@link #start(String...)} with {@code env} added to the child's environment. */
+  public static ServerProcess start(java.util.Map<String, String> env, String... args)
+      throws IOException {
     String classpath = System.getProperty("surefire.test.class.path",
         System.getProperty("java.class.path"));
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
@@ -50,7 +56,9 @@ public final class ServerProcess implements AutoCloseable {
     List<String> command = new ArrayList<>(List.of(java.toString(), "-cp", classpath,
         "-Dlogback.configurationFile=" + logback, "io.leaf.server.LeafServer"));
     command.addAll(List.of(args));
-    return new ServerProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().putAll(env);
+    return new ServerProcess(builder.start());
   }
 
   /** Waits until a line contains {@code text}; false when the process ended or time ran out. */
@@ -75,6 +83,20 @@ public final class ServerProcess implements AutoCloseable {
     }
     reader.join(TimeUnit.SECONDS.toMillis(10));
     return process.exitValue();
+  }
+
+  /** The child's process ID (for signals such as {@code kill -STOP}). */
+  public long pid() {
+    return process.pid();
+  }
+
+  /** Sends {@code kill -SIGNAL} to the child, e.g. {@code "STOP"}, {@code "CONT"}, {@code "9"}. */
+  public void signal(String signal) throws IOException, InterruptedException {
+    int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+        .inheritIO().start().waitFor();
+    if (exit != 0) {
+      throw new IOException("kill -" + signal + " " + process.pid() + " exited " + exit);
+    }
   }
 
   /** Every line so far. */
