@@ -5,6 +5,8 @@ import io.leaf.server.engine.IdRanges;
 import io.leaf.server.engine.LimitExceededException;
 import java.time.InstantSource;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Issues snowflake IDs of one worker ID at a time, each greater than the last, only while the
@@ -33,6 +35,11 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SnowflakeGenerator {
 
+  private static final Logger log = LoggerFactory.getLogger(SnowflakeGenerator.class);
+  /** Running further ahead of the wall clock than this is logged (at most once a minute). */
+  static final long WARN_AHEAD_MS = 1_000;
+  private static final long WARN_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+
   /** How far unary IDs may borrow milliseconds ahead of the reference clock. */
   public static final long MAX_BORROW_MS = 1_000;
   /** How far stream chunks may borrow: less, so that unary calls always find IDs. */
@@ -53,6 +60,8 @@ public final class SnowflakeGenerator {
   /** The next sequence number at {@code lastMs}; above the layout's maximum when it is used up. */
   private int nextSequence;
   private long borrowRefusals;
+  private long lastWarnNanos;
+  private boolean warned;
 
   public SnowflakeGenerator(SnowflakeLayout layout, InstantSource wall, Ticker monotonic) {
     this.layout = layout;
@@ -94,6 +103,9 @@ public final class SnowflakeGenerator {
     checkTime(ts);
     lastMs = ts;
     nextSequence = sequence + 1;
+    if (ts - clock.wallMs() > WARN_AHEAD_MS) {
+      warnAhead(ts - clock.wallMs());
+    }
     return layout.compose(ts, workerId, sequence);
   }
 
@@ -133,7 +145,22 @@ public final class SnowflakeGenerator {
       nextSequence = sequence + n;
       taken += n;
     }
+    if (lastMs - wall > WARN_AHEAD_MS) {
+      warnAhead(lastMs - wall);
+    }
     return taken;
+  }
+
+  /** The wall clock is behind the IDs' time (it stepped back, or a claim's floor is ahead). */
+  private void warnAhead(long aheadMs) {
+    long now = monotonic.read();
+    if (!warned || now - lastWarnNanos >= WARN_EVERY_NANOS) {
+      warned = true;
+      lastWarnNanos = now;
+      log.warn("snowflake ID time runs {} ms ahead of the wall clock (the clock stepped back, or"
+          + " the worker's last holder ran ahead); IDs keep increasing and catch up with the"
+          + " clock as it moves on (metric leaf_snowflake_ahead_of_wall_clock_ms)", aheadMs);
+    }
   }
 
   private void checkLease() {
