@@ -99,7 +99,8 @@ class SnowflakeProcessTest {
       }
       System.out.printf("[snowflake] kill -9: a issued %d, b issued %d, duplicates %d%n",
           loadA.ids.size(), loadB.ids.size(), duplicates);
-      assertTrue(loadA.ids.size() > 10 && loadB.ids.size() > 10, "both served: " + loadA.ids.size() + ", " + loadB.ids.size());
+      assertTrue(loadA.ids.size() > 10 && loadB.ids.size() > 10,
+          "both served: " + loadA.ids.size() + ", " + loadB.ids.size());
       assertEquals(0, duplicates, "no ID twice");
       assertTrue(List.copyOf(loadB.ids).stream().mapToLong(Long::longValue).min().orElseThrow()
           > loadA.ids.stream().mapToLong(Long::longValue).max().orElseThrow(),
