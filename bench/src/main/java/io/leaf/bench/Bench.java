@@ -115,6 +115,7 @@ public final class Bench {
           r -> r.get("concurrency").equals(Integer.toString(lastConcurrency()))), "nextId"));
       engineRows.jmhRows(plain.port(), unaryNextId, lastConcurrency());
       new RangeRows(options, table).reserveRow(plain, unaryNextId, lastConcurrency());
+      new SnowflakeRows(options, table).run(plain.port());
     } finally {
       if (tempDir != null) {
         deleteTree(tempDir);
