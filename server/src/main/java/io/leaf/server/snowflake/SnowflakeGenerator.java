@@ -279,9 +279,4 @@ public final class SnowflakeGenerator {
   public synchronized long borrowRefusals() {
     return borrowRefusals;
   }
-
-  /** Milliseconds to nanoseconds, for the keeper's fence arithmetic. */
-  static long nanos(long millis) {
-    return TimeUnit.MILLISECONDS.toNanos(millis);
-  }
 }

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
@@ -84,7 +85,7 @@ public final class JooqWorkerLeaseStore implements WorkerLeaseStore {
   }
 
   private static boolean exists(DatabaseMetaData md) throws SQLException {
-    String table = md.storesUpperCaseIdentifiers() ? TABLE.toUpperCase() : TABLE;
+    String table = md.storesUpperCaseIdentifiers() ? TABLE.toUpperCase(Locale.ROOT) : TABLE;
     Connection c = md.getConnection();
     try (ResultSet rs = md.getTables(c.getCatalog(), c.getSchema(),
         table.replace("_", md.getSearchStringEscape() + "_"), null)) {
