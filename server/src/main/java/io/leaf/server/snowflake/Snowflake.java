@@ -34,6 +34,8 @@ public final class Snowflake implements AutoCloseable {
   private final WorkerLeaseKeeper keeper;
   private final InstantSource wall;
   private final ScheduledThreadPoolExecutor thread;
+  /** Resumes stream chunks; apart from the keeper, whose database calls may take seconds. */
+  private final ScheduledThreadPoolExecutor timer;
   private volatile boolean closed;
 
   /**
@@ -50,6 +52,8 @@ public final class Snowflake implements AutoCloseable {
     this.thread = new ScheduledThreadPoolExecutor(1, new ThreadFactoryBuilder()
         .setNameFormat("leaf-worker-lease").setDaemon(true).build());
     thread.setRemoveOnCancelPolicy(true);
+    this.timer = new ScheduledThreadPoolExecutor(1, new ThreadFactoryBuilder()
+        .setNameFormat("leaf-snowflake-timer").setDaemon(true).build());
   }
 
   /** Starts claiming a worker ID in the background; warns when the layout runs out soon. */
@@ -108,7 +112,8 @@ public final class Snowflake implements AutoCloseable {
       if (closed) {
         throw new AllocatorClosedException();
       }
-      thread.schedule(() -> fill(out, max), 1, TimeUnit.MILLISECONDS);
+      // At most one pending per open stream (--max-streams bounds them).
+      timer.schedule(() -> fill(out, max), 1, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
       out.completeExceptionally(new AllocatorClosedException());
     } catch (RuntimeException e) {
@@ -142,6 +147,7 @@ public final class Snowflake implements AutoCloseable {
       log.warn("releasing the worker lease did not finish: {}", e.toString());
     }
     thread.shutdownNow();
+    timer.shutdownNow();
   }
 
   /** A token unique to this process: host and pid for people, a random part for uniqueness. */
