@@ -13,3 +13,18 @@ CREATE TABLE IF NOT EXISTS leaf_alloc (
   PRIMARY KEY (id),
   CONSTRAINT uk_leaf_alloc_biz_tag UNIQUE (biz_tag)
 );
+
+-- Snowflake worker leases: one row per worker ID ever claimed. A server owns a worker ID while
+-- lease_expires_ms (epoch millis by the DATABASE's clock) lies ahead of the database's clock and
+-- owner is its token; it renews the row well before then and sets lease_expires_ms to 0 when it
+-- stops. last_timestamp_ms: no ID of this worker was or will be issued by the owner above this
+-- timestamp (epoch millis) before its lease ends; the next owner starts above it.
+-- A server needs SELECT, INSERT and UPDATE on this table only.
+CREATE TABLE IF NOT EXISTS leaf_worker (
+  worker_id         INT          NOT NULL,
+  owner             VARCHAR(128) NOT NULL,
+  lease_expires_ms  BIGINT       NOT NULL,
+  last_timestamp_ms BIGINT       NOT NULL,
+  update_time       BIGINT       NOT NULL,
+  PRIMARY KEY (worker_id)
+);

@@ -1,5 +1,6 @@
 'use strict';
-// A promise-based client for leaf.v1.LeafService, loaded at run time from the repository's proto.
+// A promise-based client for leaf.v1.LeafService and leaf.v1.SnowflakeService, loaded at run time
+// from the repository's proto.
 // int64 fields arrive as strings (JavaScript numbers lose precision past 2^53) and are returned
 // as BigInt. Failures reject with grpc-js errors: `err.code` is a grpc.status value.
 // A token (the server's --admin-token or --client-token) is sent as `authorization: Bearer <token>`
@@ -8,14 +9,15 @@ const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
-const PROTO = path.join(__dirname, '..', '..', 'proto', 'leaf', 'v1', 'leaf.proto');
+const PROTO_ROOT = path.join(__dirname, '..', '..', 'proto');
 
-const definition = protoLoader.loadSync(PROTO, {
+const definition = protoLoader.loadSync(['leaf/v1/leaf.proto', 'leaf/v1/snowflake.proto'], {
   keepCase: true,
   longs: String,
   defaults: true,
+  includeDirs: [PROTO_ROOT],
 });
-const { LeafService } = grpc.loadPackageDefinition(definition).leaf.v1;
+const { LeafService, SnowflakeService } = grpc.loadPackageDefinition(definition).leaf.v1;
 
 class LeafClient {
   /**
@@ -25,6 +27,8 @@ class LeafClient {
   constructor(target, options = {}) {
     this.deadlineMs = options.deadlineMs ?? 10000;
     this.stub = new LeafService(target, options.credentials ?? grpc.credentials.createInsecure());
+    // Shares the first stub's channel.
+    this.snowflake = new SnowflakeService(target, null, { channelOverride: this.stub.getChannel() });
     this.metadata = new grpc.Metadata();
     if (options.token !== undefined) {
       this.metadata.set('authorization', `Bearer ${options.token}`);
@@ -35,9 +39,9 @@ class LeafClient {
     return new Date(Date.now() + this.deadlineMs);
   }
 
-  unary(method, request) {
+  unary(method, request, stub = this.stub) {
     return new Promise((resolve, reject) => {
-      this.stub[method](request, this.metadata, { deadline: this.deadline() }, (err, response) => {
+      stub[method](request, this.metadata, { deadline: this.deadline() }, (err, response) => {
         if (err) reject(err);
         else resolve(response);
       });
@@ -92,6 +96,42 @@ class LeafClient {
   async reserveIds(bizTag, count) {
     const reply = await this.unary('ReserveIds', { biz_tag: bizTag, count });
     return reply.ranges.map((r) => ({ start: BigInt(r.start), end: BigInt(r.end) }));
+  }
+
+  /** One snowflake ID (time-ordered, no tag), as a BigInt. */
+  async nextSnowflakeId() {
+    const response = await this.unary('NextSnowflakeId', {}, this.snowflake);
+    return BigInt(response.id);
+  }
+
+  /** `count` snowflake IDs from one NextSnowflakeIdBatch stream, increasing, as BigInts. */
+  nextSnowflakeIds(count, chunkSize = 0) {
+    return new Promise((resolve, reject) => {
+      const ids = [];
+      const call = this.snowflake.NextSnowflakeIdBatch(
+        { count, chunk_size: chunkSize },
+        this.metadata,
+        { deadline: this.deadline() },
+      );
+      call.on('data', (batch) => {
+        for (const id of batch.ids) ids.push(BigInt(id));
+      });
+      call.on('error', reject);
+      call.on('end', () => resolve(ids));
+    });
+  }
+
+  /** The parts of a snowflake ID: `{ id, timestampMs, workerId, sequence }` (BigInt times). */
+  async decodeSnowflakeId(id) {
+    const p = await this.unary('DecodeSnowflakeId', { id: String(id) }, this.snowflake);
+    return {
+      id: BigInt(p.id), timestampMs: BigInt(p.timestamp_ms), workerId: p.worker_id, sequence: p.sequence,
+    };
+  }
+
+  /** The server's worker lease and snowflake layout (worker_id -1 while it holds none). */
+  getWorker() {
+    return this.unary('GetWorker', {}, this.snowflake);
   }
 
   /** The tag's database row and the server's cached segments. */

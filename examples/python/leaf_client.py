@@ -1,4 +1,4 @@
-"""A small blocking client for leaf.v1.LeafService.
+"""A small blocking client for leaf.v1.LeafService and leaf.v1.SnowflakeService.
 
 The stubs are generated from the repository's proto/ (see ``generate_stubs``), so the client
 always matches the contract. IDs are Python ints (64-bit values keep every digit). Failures
@@ -16,11 +16,13 @@ PROTO_ROOT = os.path.join(REPO, "proto")
 
 
 def generate_stubs(out_dir):
-    """Compiles proto/leaf/v1/leaf.proto into ``out_dir`` and returns (messages, services)."""
+    """Compiles proto/leaf/v1/*.proto into ``out_dir`` and returns (messages, services) of
+    leaf.proto; the snowflake modules (``leaf.v1.snowflake_pb2``) are importable beside them."""
     subprocess.run(
         [sys.executable, "-m", "grpc_tools.protoc", "-I", PROTO_ROOT,
          "--python_out", out_dir, "--grpc_python_out", out_dir,
-         os.path.join(PROTO_ROOT, "leaf", "v1", "leaf.proto")],
+         os.path.join(PROTO_ROOT, "leaf", "v1", "leaf.proto"),
+         os.path.join(PROTO_ROOT, "leaf", "v1", "snowflake.proto")],
         check=True)
     for package in ("leaf", os.path.join("leaf", "v1")):
         # Namespace packages would do, but an explicit __init__ keeps older Pythons happy too.
@@ -42,6 +44,10 @@ class LeafClient:
         self._pb = messages
         self._channel = grpc.insecure_channel(target)
         self._stub = services.LeafServiceStub(self._channel)
+        # Generated beside the messages by generate_stubs.
+        self._sf = importlib.import_module("leaf.v1.snowflake_pb2")
+        self._sf_stub = importlib.import_module("leaf.v1.snowflake_pb2_grpc").SnowflakeServiceStub(
+            self._channel)
         self._deadline = deadline
         self._metadata = (("authorization", "Bearer " + token),) if token else None
 
@@ -73,6 +79,30 @@ class LeafClient:
         reply = self._stub.ReserveIds(self._pb.ReserveIdsRequest(biz_tag=biz_tag, count=count),
                                       timeout=self._deadline, metadata=self._metadata)
         return [range(r.start, r.end) for r in reply.ranges]
+
+    def next_snowflake_id(self):
+        """One snowflake ID (time-ordered, no tag)."""
+        return self._sf_stub.NextSnowflakeId(self._sf.NextSnowflakeIdRequest(),
+                                             timeout=self._deadline, metadata=self._metadata).id
+
+    def next_snowflake_ids(self, count, chunk_size=0):
+        """``count`` snowflake IDs from one NextSnowflakeIdBatch stream, increasing."""
+        ids = []
+        for batch in self._sf_stub.NextSnowflakeIdBatch(self._sf.NextSnowflakeIdBatchRequest(
+                count=count, chunk_size=chunk_size), timeout=self._deadline,
+                metadata=self._metadata):
+            ids.extend(batch.ids)
+        return ids
+
+    def decode_snowflake_id(self, snowflake_id):
+        """The parts of an ID: ``timestamp_ms``, ``worker_id``, ``sequence``."""
+        return self._sf_stub.DecodeSnowflakeId(self._sf.DecodeSnowflakeIdRequest(id=snowflake_id),
+                                               timeout=self._deadline, metadata=self._metadata)
+
+    def get_worker(self):
+        """The server's worker lease and layout (``worker_id`` -1 while it holds none)."""
+        return self._sf_stub.GetWorker(self._sf.GetWorkerRequest(), timeout=self._deadline,
+                                       metadata=self._metadata)
 
     def close(self):
         self._channel.close()

@@ -139,6 +139,26 @@ class LeafClientTest(unittest.TestCase):
             anonymous.close()
             wrong.close()
 
+    def test_snowflake_unaryAndBatch_increaseAndDecodeToThisWorker(self):
+        worker = self.client.get_worker()
+        for _ in range(200):
+            if worker.worker_id >= 0:
+                break
+            time.sleep(0.05)
+            worker = self.client.get_worker()
+        self.assertGreaterEqual(worker.worker_id, 0, "the server leased a worker ID")
+        self.assertEqual(41, worker.timestamp_bits)
+        first = self.client.next_snowflake_id()
+        batch = self.client.next_snowflake_ids(5000, chunk_size=1000)
+        self.assertEqual(5000, len(batch))
+        self.assertEqual(sorted(set(batch)), batch, "unique and increasing")
+        self.assertLess(first, batch[0], "after the unary ID")
+        parts = self.client.decode_snowflake_id(first)
+        self.assertEqual(worker.worker_id, parts.worker_id)
+        self.assertLess(abs(parts.timestamp_ms - time.time() * 1000), 60000, "issued now")
+        self.assert_status(grpc.StatusCode.INVALID_ARGUMENT,
+                           lambda: self.client.decode_snowflake_id(-1))
+
 
 if __name__ == "__main__":
     unittest.main()

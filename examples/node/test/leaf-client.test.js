@@ -189,3 +189,27 @@ test('example.js creates its tag and prints IDs and a batch', async () => {
   assert.match(out, /NextId: 1\n/);
   assert.match(out, /NextIdBatch: 25 IDs, 4 … 28/);
 });
+
+test('snowflake IDs: unary and batch increase, decode names this server\'s worker', async () => {
+  let worker;
+  for (let i = 0; i < 200; i++) {
+    worker = await client.getWorker();
+    if (worker.worker_id >= 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.ok(worker.worker_id >= 0, `the server leased a worker ID: ${JSON.stringify(worker)}`);
+  assert.equal(worker.timestamp_bits, 41);
+  const first = await client.nextSnowflakeId();
+  const batch = await client.nextSnowflakeIds(5000, 1000);
+  assert.equal(batch.length, 5000);
+  let last = first;
+  for (const id of batch) {
+    assert.ok(id > last, `increasing: ${id} after ${last}`);
+    last = id;
+  }
+  const parts = await client.decodeSnowflakeId(first);
+  assert.equal(parts.id, first);
+  assert.equal(parts.workerId, worker.worker_id);
+  assert.ok(Math.abs(Number(parts.timestampMs) - Date.now()) < 60000, `issued now: ${parts.timestampMs}`);
+  await assert.rejects(client.decodeSnowflakeId(-1n), { code: status.INVALID_ARGUMENT });
+});

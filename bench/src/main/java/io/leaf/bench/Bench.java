@@ -116,6 +116,7 @@ public final class Bench {
       new HttpRows(options, table).wrkRow(plain, unaryNextId, lastConcurrency());
       engineRows.jmhRows(plain.port(), unaryNextId, lastConcurrency());
       new RangeRows(options, table).reserveRow(plain, unaryNextId, lastConcurrency());
+      new SnowflakeRows(options, table).run(plain.port());
     } finally {
       if (tempDir != null) {
         deleteTree(tempDir);

@@ -12,17 +12,24 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.TlsChannelCredentials;
 import io.leaf.v1.CreateTagRequest;
+import io.leaf.v1.DecodeSnowflakeIdRequest;
 import io.leaf.v1.GetTagRequest;
+import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.InitCacheRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
+import io.leaf.v1.NextSnowflakeIdBatchRequest;
+import io.leaf.v1.NextSnowflakeIdRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.ReservedIds;
+import io.leaf.v1.SnowflakeIdParts;
+import io.leaf.v1.SnowflakeServiceGrpc;
 import io.leaf.v1.Tag;
 import io.leaf.v1.TagStatus;
 import io.leaf.v1.UpdateStepRequest;
+import io.leaf.v1.WorkerStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -31,6 +38,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 /**
  * A blocking client for one Leaf service: each method is one RPC with the client's deadline, and
@@ -50,6 +58,7 @@ public final class LeafClient implements AutoCloseable {
   private final boolean ownsChannel;
   private final long deadlineNanos;
   private final LeafServiceGrpc.LeafServiceBlockingStub stub;
+  private final SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake;
 
   private LeafClient(ManagedChannel channel, boolean ownsChannel, Duration deadline,
       CallCredentials callCredentials) {
@@ -58,6 +67,9 @@ public final class LeafClient implements AutoCloseable {
     this.deadlineNanos = deadline.toNanos();
     LeafServiceGrpc.LeafServiceBlockingStub s = LeafServiceGrpc.newBlockingStub(channel);
     this.stub = callCredentials == null ? s : s.withCallCredentials(callCredentials);
+    SnowflakeServiceGrpc.SnowflakeServiceBlockingStub f =
+        SnowflakeServiceGrpc.newBlockingStub(channel);
+    this.snowflake = callCredentials == null ? f : f.withCallCredentials(callCredentials);
   }
 
   /** A client on a new channel to {@code target} ("host:port" or any gRPC target URI). */
@@ -84,6 +96,9 @@ public final class LeafClient implements AutoCloseable {
   /** Methods that are safe to repeat: reads, ID calls (a repeat is a gap) and setting a step. */
   static final List<String> RETRIED_METHODS = List.of("NextId", "NextIdBatch", "ReserveIds",
       "InitCache", "GetTag", "ListTags", "UpdateStep");
+  /** SnowflakeService methods, all safe to repeat (a repeated ID call is a gap). */
+  static final List<String> RETRIED_SNOWFLAKE_METHODS = List.of("NextSnowflakeId",
+      "NextSnowflakeIdBatch", "DecodeSnowflakeId", "GetWorker");
 
   /**
    * The channel's default service config: every LeafService method except CreateTag retries
@@ -100,14 +115,20 @@ public final class LeafClient implements AutoCloseable {
         "backoffMultiplier", 2.0,
         "retryableStatusCodes", List.of("UNAVAILABLE"));
     Map<String, Object> methodConfig = Map.of(
-        "name", RETRIED_METHODS.stream().map(m -> Map.of("service", SERVICE, "method", m))
-            .toList(),
+        "name", Stream.concat(
+            RETRIED_METHODS.stream().map(m -> Map.of("service", SERVICE, "method", m)),
+            RETRIED_SNOWFLAKE_METHODS.stream().map(m -> Map.of(
+                "service", SnowflakeServiceGrpc.SERVICE_NAME, "method", m))).toList(),
         "retryPolicy", retryPolicy);
     return Map.of("methodConfig", List.of(methodConfig));
   }
 
   private LeafServiceGrpc.LeafServiceBlockingStub stub() {
     return stub.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
+  }
+
+  private SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake() {
+    return snowflake.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
   }
 
   private static <T> T call(Supplier<T> rpc) {
@@ -167,6 +188,47 @@ public final class LeafClient implements AutoCloseable {
     return ids;
   }
 
+
+  /**
+   * One snowflake ID: time-ordered, no tag (UNAVAILABLE while the server holds no worker lease,
+   * which a retry may cure).
+   */
+  public long nextSnowflakeId() {
+    return call(() -> snowflake().nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance())
+        .getId());
+  }
+
+  /**
+   * {@code count} snowflake IDs from one NextSnowflakeIdBatch stream, increasing. The deadline
+   * covers the whole stream.
+   */
+  public long[] nextSnowflakeIds(int count) {
+    NextSnowflakeIdBatchRequest req = NextSnowflakeIdBatchRequest.newBuilder().setCount(count)
+        .build();
+    return call(() -> {
+      Context.CancellableContext scope = Context.current().withCancellation();
+      try {
+        return scope.call(() -> readAll(snowflake().nextSnowflakeIdBatch(req), count));
+      } catch (RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      } finally {
+        scope.cancel(null);
+      }
+    });
+  }
+
+  /** The parts of a snowflake ID in the server's layout (time, worker ID, sequence). */
+  public SnowflakeIdParts decode(long id) {
+    DecodeSnowflakeIdRequest req = DecodeSnowflakeIdRequest.newBuilder().setId(id).build();
+    return call(() -> snowflake().decodeSnowflakeId(req));
+  }
+
+  /** The server's worker lease and snowflake layout. */
+  public WorkerStatus getWorker() {
+    return call(() -> snowflake().getWorker(GetWorkerRequest.getDefaultInstance()));
+  }
 
   /**
    * Creates {@code bizTag}. {@code maxId} 0 means the server's default (1), {@code step} 0 its

@@ -1,5 +1,6 @@
 package io.leaf.server;
 
+import com.google.common.base.Ticker;
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import com.zaxxer.hikari.HikariDataSource;
 import io.grpc.Server;
@@ -10,6 +11,7 @@ import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.leaf.server.api.DatabaseCalls;
 import io.leaf.server.api.LeafGrpcService;
 import io.leaf.server.api.MalformedRequests;
+import io.leaf.server.api.SnowflakeGrpcService;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
@@ -24,10 +26,17 @@ import io.leaf.server.http.WorkerLeaseView;
 import io.leaf.server.ops.Metrics;
 import io.leaf.server.ops.Operations;
 import io.leaf.server.ops.TokenCheck;
+import io.leaf.server.snowflake.Snowflake;
+import io.leaf.server.snowflake.SnowflakeConfig;
+import io.leaf.server.snowflake.SnowflakeGenerator;
+import io.leaf.server.snowflake.SnowflakeLayout;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqSegmentStore;
+import io.leaf.server.store.JooqWorkerLeaseStore;
+import io.leaf.server.store.MemoryWorkerLeaseStore;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.UnusableTableException;
+import io.leaf.server.store.WorkerLeaseStore;
 import io.leaf.server.sweep.IdleTagSweeper;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -36,6 +45,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -79,6 +89,7 @@ public final class LeafServer {
   private final DatabaseCalls database;
   private final ThreadPoolExecutor streamPump;
   private final LeafGrpcService service;
+  private final Snowflake snowflake;
   private final ServerConfig config;
   /** The meters {@code /metrics} serves; null when no port serves them. */
   private Metrics metrics;
@@ -100,7 +111,36 @@ public final class LeafServer {
    */
   public LeafServer(ServerBuilder<?> builder, SegmentStore store, Runnable schemaInit,
       SegmentAllocator allocator, ServerConfig config, AutoCloseable resources) {
+    this(builder, store, schemaInit, allocator, snowflake(config,
+        new MemoryWorkerLeaseStore(InstantSource.system())), config, resources);
+  }
+
+  /**
+   * @param snowflake the snowflake IDs' generator and lease keeper; started and closed with the
+   *     server
+   */
+  public LeafServer(ServerBuilder<?> builder, SegmentStore store, Runnable schemaInit,
+      SegmentAllocator allocator, Snowflake snowflake, ServerConfig config,
+      AutoCloseable resources) {
     TransportLogs.install();
+    this.snowflake = snowflake;
+    this.snowflakeIds = () -> {
+      try {
+        return CompletableFuture.completedFuture(snowflake.nextId());
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    };
+    this.workerLease = () -> {
+      SnowflakeGenerator g = snowflake.generator();
+      SnowflakeLayout layout = snowflake.layout();
+      return List.of(
+          Map.entry("worker ID", g.leaseValid() ? Integer.toString(g.workerId()) : "none held"),
+          Map.entry("lease valid", Boolean.toString(g.leaseValid())),
+          Map.entry("ID time ahead of wall clock", g.aheadOfWallMs() + " ms"),
+          Map.entry("layout", layout.timestampBits() + "/" + layout.workerIdBits() + "/"
+              + layout.sequenceBits() + " bits, runs out in " + layout.endYear()));
+    };
     this.store = store;
     this.health = new ServerHealth(store, schemaInit, allocator.ticker(), config.maxWatches(),
         allocator);
@@ -120,6 +160,8 @@ public final class LeafServer {
     this.server = builder
         .directExecutor()
         .addService(MalformedRequests.guard(service.bindService()))
+        .addService(MalformedRequests.guard(
+            new SnowflakeGrpcService(snowflake, service).bindService()))
         .addService(health.service())
         .addService(ProtoReflectionServiceV1.newInstance())
         .addService(ProtoReflectionService.newInstance())
@@ -173,6 +215,8 @@ public final class LeafServer {
     ops.watchPool(pool);
     JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(config.dbUrl()),
         InstantSource.system());
+    Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool,
+        DataSources.dialectOf(config.dbUrl()), InstantSource.system()));
     SegmentStore served = decorate.apply(store);
     CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION);
     SegmentAllocator allocator = new SegmentAllocator(served, ticker,
@@ -183,9 +227,10 @@ public final class LeafServer {
       ops.close();
     };
     LeafServer server = new LeafServer(builder, served, store::createSchemaIfMissing, allocator,
-        config, resources);
+        snowflake, config, resources);
     ops.watchEngine(allocator, server.sweeper(), server::databaseUp);
     server.metrics = ops.metrics();
+    ops.watchSnowflake(snowflake);
     return server;
   }
 
@@ -218,6 +263,7 @@ public final class LeafServer {
       throw e;
     }
     sweeper.start();
+    snowflake.start();
     health.startMonitor();
     startLog.info("Leaf listening on port {} ({})", server.getPort(), config);
     return this;
@@ -286,6 +332,17 @@ public final class LeafServer {
     return service;
   }
 
+  public Snowflake snowflake() {
+    return snowflake;
+  }
+
+  /** The production snowflake side of {@code config} on {@code leases}, with the real clocks. */
+  private static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases) {
+    SnowflakeConfig s = config.snowflake();
+    return new Snowflake(leases, s.layout(), s.fromId(), s.toId(), s.leaseTtl(),
+        InstantSource.system(), Ticker.systemTicker());
+  }
+
   /**
    * Stops accepting calls, lets in-flight calls finish within the grace period, then stops the
    * idle-tag sweeper and the engine and closes the database pool. Idempotent.
@@ -313,6 +370,8 @@ public final class LeafServer {
       ports.close();
     }
     sweeper.close();
+    // After the calls: it stops issuing and gives the worker ID back while the pool is open.
+    snowflake.close();
     allocator.close();
     streamPump.shutdownNow();
     database.close();

@@ -3,6 +3,8 @@ package io.leaf.server;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.http.HttpConfig;
 import io.leaf.server.ops.OpsConfig;
+import io.leaf.server.snowflake.SnowflakeConfig;
+import io.leaf.server.snowflake.SnowflakeLayout;
 import io.leaf.server.store.DataSources;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -46,7 +48,8 @@ public record ServerConfig(
     int maxQueuedLoads,
     OpsConfig ops,
     String logLevel,
-    HttpConfig http) {
+    HttpConfig http,
+    SnowflakeConfig snowflake) {
 
   /** The levels {@code --log-level} takes; anything else stops the server. */
   static final List<String> LOG_LEVELS =
@@ -105,6 +108,14 @@ public record ServerConfig(
     flag("client-token-file", "", "file holding --client-token");
     flag("log-level", "INFO", "log level: " + String.join(", ", LOG_LEVELS)
         + " (the start line and secrets are not affected)");
+    flag("worker-id-range", SnowflakeConfig.DEFAULT_RANGE,
+        "snowflake worker IDs this server may lease, from-to (e.g. 0-511 and 512-1023 in two sites)");
+    flag("worker-lease-ttl", SnowflakeConfig.DEFAULT_TTL,
+        "a worker lease lives this long without renewal (renewed every third of it)");
+    flag("snowflake-epoch", Long.toString(SnowflakeLayout.MEITUAN_EPOCH_MS),
+        "timestamp 0 of snowflake IDs: epoch millis or ISO-8601 (default: Meituan Leaf's)");
+    flag("snowflake-bits", SnowflakeConfig.DEFAULT_BITS,
+        "snowflake timestamp/worker/sequence bits, adding up to 63");
   }
 
   private static void flag(String name, String defaultValue, String help) {
@@ -177,7 +188,9 @@ public record ServerConfig(
         intIn(get, "max-queued-loads", 1, 1_000_000),
         ops(get, port),
         logLevel(get),
-        http(get, port));
+        http(get, port),
+        SnowflakeConfig.parse(get.apply("worker-id-range"), duration(get, "worker-lease-ttl"),
+            get.apply("snowflake-epoch"), get.apply("snowflake-bits")));
   }
 
   /** A misspelt level is refused: the logging library would read it as DEBUG. */
@@ -286,7 +299,7 @@ public record ServerConfig(
         + " missing-tag-ttl=" + missingTagTtl + " first-load-threads=" + firstLoadThreads
         + " max-queued-first-loads=" + maxQueuedFirstLoads + " db-call-threads=" + dbCallThreads
         + " max-queued-db-calls=" + maxQueuedDbCalls + " max-queued-loads=" + maxQueuedLoads
-        + " " + ops + " log-level=" + logLevel + " " + http;
+        + " " + ops + " log-level=" + logLevel + " " + http + " " + snowflake;
   }
 
   private static String envName(String flag) {

@@ -4,23 +4,21 @@ import com.google.common.util.concurrent.MoreExecutors;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.leaf.server.engine.AllocatorClosedException;
 import io.leaf.server.engine.IdRanges;
-import io.leaf.server.engine.SegmentAllocator;
-import io.leaf.server.engine.WaitDeadline;
 import io.leaf.v1.IdBatch;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntConsumer;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One NextIdBatch call, streamed chunk by chunk as the transport becomes ready: a reader that does
- * not read holds at most the one chunk in flight, and IDs are taken only for a chunk about to be
- * sent. When the tag runs dry the stream waits on the tag's pending load without a thread and
- * resumes from its completion.
+ * One NextIdBatch (or NextSnowflakeIdBatch) call, streamed chunk by chunk as the transport becomes
+ * ready: a reader that does not read holds at most the one chunk in flight, and IDs are taken only
+ * for a chunk about to be sent. When the source has none at once (a tag ran dry, a snowflake
+ * sequence is used up) the stream waits on the source's future without a thread and resumes from
+ * its completion.
  *
  * <p>Threading: the events (the transport's onReady and cancel on a transport thread, the end of a
  * wait on a loader or timer thread) only enqueue; the work (taking IDs, building and sending
@@ -38,11 +36,15 @@ final class BatchStream {
 
   private static final Logger log = LoggerFactory.getLogger(BatchStream.class);
 
+  /** Where a stream's IDs come from: up to {@code count} IDs, at once or later. */
+  interface IdSource {
+    CompletableFuture<IdRanges> next(int count);
+  }
+
   private final ServerCallStreamObserver<IdBatch> call;
-  private final SegmentAllocator allocator;
-  private final String tag;
+  private final String what;
+  private final IdSource source;
   private final int chunk;
-  private final Supplier<WaitDeadline> deadlines;
   private final Runnable onEnd;
   private final Executor events;
   private final StreamMemory memory;
@@ -58,20 +60,19 @@ final class BatchStream {
   private boolean ended;
 
   /**
-   * @param deadlines the deadline of each wait for a segment
+   * @param what names the stream in the log, e.g. the tag
+   * @param source the IDs of each chunk
    * @param onEnd runs once when the stream ends, however it ends
    * @param pump the threads that run every stream's work
    */
-  BatchStream(ServerCallStreamObserver<IdBatch> call, SegmentAllocator allocator, String tag,
-      int count, int chunk, Supplier<WaitDeadline> deadlines, Runnable onEnd, Executor pump,
-      StreamMemory memory) {
+  BatchStream(ServerCallStreamObserver<IdBatch> call, String what, IdSource source,
+      int count, int chunk, Runnable onEnd, Executor pump, StreamMemory memory) {
     this.call = call;
+    this.what = what;
+    this.source = source;
     this.memory = memory;
-    this.allocator = allocator;
-    this.tag = tag;
     this.remaining = count;
     this.chunk = chunk;
-    this.deadlines = deadlines;
     this.onEnd = onEnd;
     this.events = MoreExecutors.newSequentialExecutor(pump);
   }
@@ -154,8 +155,8 @@ final class BatchStream {
    */
   private boolean take(int grant) {
     held = grant;
-    // The engine's own request: inline while IDs are buffered, else resumed by the load.
-    CompletableFuture<IdRanges> ids = allocator.nextIds(tag, grant, deadlines.get());
+    // Inline while the source has IDs (buffered segments), else resumed when it has.
+    CompletableFuture<IdRanges> ids = source.next(grant);
     if (!ids.isDone()) {
       wait = ids;
       ids.whenComplete((r, e) -> run(() -> resumed(r, e)));
@@ -203,7 +204,7 @@ final class BatchStream {
 
   private void fail(Throwable e) {
     if (ended) {
-      log.debug("NextIdBatch of {} failed after it ended", tag, e);
+      log.debug("batch stream of {} failed after it ended", what, e);
       return;
     }
     end();

@@ -167,15 +167,47 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
       out.onError(StatusMapping.toStatus(e));
       return;
     }
-    if (streams.incrementAndGet() > maxStreams) {
-      streams.decrementAndGet();
-      out.onError(StatusMapping.toStatus(new LimitExceededException(
-          "too many NextIdBatch streams open", maxStreams, STREAMS_FLAG)));
+    if (!openStream(out, "NextIdBatch")) {
       return;
     }
     Deadline deadline = callDeadline();
-    new BatchStream((ServerCallStreamObserver<IdBatch>) out, allocator, tag, count, chunk,
-        () -> waitDeadline(deadline), streams::decrementAndGet, pump, streamMemory).start();
+    new BatchStream((ServerCallStreamObserver<IdBatch>) out, tag,
+        n -> allocator.nextIds(tag, n, waitDeadline(deadline)), count, chunk,
+        streams::decrementAndGet, pump, streamMemory).start();
+  }
+
+  /**
+   * Takes one of the {@code --max-streams} slots that NextIdBatch and NextSnowflakeIdBatch share
+   * (they share the stream pump too); refuses the call when none is free.
+   */
+  boolean openStream(StreamObserver<IdBatch> out, String rpc) {
+    if (streams.incrementAndGet() > maxStreams) {
+      streams.decrementAndGet();
+      out.onError(StatusMapping.toStatus(new LimitExceededException(
+          "too many " + rpc + " streams open", maxStreams, STREAMS_FLAG)));
+      return false;
+    }
+    return true;
+  }
+
+  /** Gives back a slot {@link #openStream} took. */
+  void streamEnded() {
+    streams.decrementAndGet();
+  }
+
+  /** The largest {@code count} a batch accepts ({@code --max-batch}). */
+  int maxBatch() {
+    return maxBatch;
+  }
+
+  /** The memory every batch stream's chunks in flight share. */
+  StreamMemory streamMemory() {
+    return streamMemory;
+  }
+
+  /** The threads that run every batch stream's work. */
+  Executor pump() {
+    return pump;
   }
 
   /** A tag holding enough answers inline; otherwise the rest comes from a database thread. */

@@ -6,6 +6,8 @@ import io.grpc.StatusRuntimeException;
 import io.leaf.server.engine.AllocatorClosedException;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentWaitTimeoutException;
+import io.leaf.server.snowflake.EpochExhaustedException;
+import io.leaf.server.snowflake.NoWorkerLeaseException;
 import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.InvalidPageKeyException;
 import io.leaf.server.store.InvalidTagStateException;
@@ -50,13 +52,14 @@ final class StatusMapping {
       code = Status.NOT_FOUND;
     } else if (t instanceof TagAlreadyExistsException) {
       code = Status.ALREADY_EXISTS;
-    } else if (t instanceof IdOverflowException) {
+    } else if (t instanceof IdOverflowException || t instanceof EpochExhaustedException) {
       code = Status.OUT_OF_RANGE;
     } else if (t instanceof InvalidTagStateException) {
       code = Status.FAILED_PRECONDITION;
     } else if (t instanceof StoreRejectedException) {
       code = Status.FAILED_PRECONDITION;
-    } else if (t instanceof StoreUnavailableException || t instanceof AllocatorClosedException) {
+    } else if (t instanceof StoreUnavailableException || t instanceof AllocatorClosedException
+        || t instanceof NoWorkerLeaseException) {
       code = Status.UNAVAILABLE;
     } else if (t instanceof LimitExceededException) {
       code = Status.RESOURCE_EXHAUSTED;

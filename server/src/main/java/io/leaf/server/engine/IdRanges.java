@@ -10,7 +10,7 @@ public final class IdRanges {
   private int ranges;
   private long size;
 
-  void add(long from, long to) {
+  public void add(long from, long to) {
     if (from >= to) {
       return;
     }

@@ -3,6 +3,8 @@ package io.leaf.server.http;
 import io.leaf.server.engine.AllocatorClosedException;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentWaitTimeoutException;
+import io.leaf.server.snowflake.EpochExhaustedException;
+import io.leaf.server.snowflake.NoWorkerLeaseException;
 import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.InvalidTagStateException;
 import io.leaf.server.store.StoreRejectedException;
@@ -39,9 +41,10 @@ final class HttpStatusMapping {
     } else if (t instanceof LimitExceededException) {
       status = HttpResponseStatus.TOO_MANY_REQUESTS;
     } else if (t instanceof StoreUnavailableException || t instanceof AllocatorClosedException
-        || t instanceof SegmentWaitTimeoutException || t instanceof NotServedException) {
+        || t instanceof SegmentWaitTimeoutException || t instanceof NotServedException
+        || t instanceof NoWorkerLeaseException) {
       status = HttpResponseStatus.SERVICE_UNAVAILABLE;
-    } else if (t instanceof IdOverflowException) {
+    } else if (t instanceof IdOverflowException || t instanceof EpochExhaustedException) {
       status = HttpResponseStatus.CONFLICT;
     } else if (t instanceof StoreRejectedException || t instanceof InvalidTagStateException) {
       status = HttpResponseStatus.INTERNAL_SERVER_ERROR;

@@ -6,6 +6,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.InvalidTagStateException;
 import io.leaf.server.store.StoreRejectedException;
@@ -106,6 +107,11 @@ public final class Metrics implements EngineEvents, AutoCloseable {
         .description("calls waiting for a segment load (limit --max-waiting)").register(registry);
     FunctionCounter.builder("leaf.tags.evictions", sweeper, IdleTagSweeper::evictions)
         .description("tags evicted after --idle-ttl without a request").register(registry);
+  }
+
+  /** Gauges of the snowflake side: worker lease, clock rule, years the layout has left. */
+  public void watchSnowflake(Snowflake snowflake) {
+    SnowflakeMeters.register(registry, snowflake);
   }
 
   /** HikariCP's own pool meters ({@code hikaricp.connections.*}). */

@@ -6,6 +6,7 @@ import io.grpc.ServerBuilder;
 import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptor;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.sweep.IdleTagSweeper;
 import java.util.function.BooleanSupplier;
 
@@ -81,6 +82,12 @@ public final class Operations implements AutoCloseable {
       BooleanSupplier databaseUp) {
     if (metrics != null) {
       metrics.watchEngine(allocator, sweeper, databaseUp);
+    }
+  }
+
+  public void watchSnowflake(Snowflake snowflake) {
+    if (metrics != null) {
+      metrics.watchSnowflake(snowflake);
     }
   }
 

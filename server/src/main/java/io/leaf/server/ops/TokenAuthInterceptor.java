@@ -7,12 +7,13 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.SnowflakeServiceGrpc;
 import java.util.Set;
 
 /**
- * Requires {@code authorization: Bearer <token>} on LeafService RPCs: the admin token on
- * CreateTag and UpdateStep; the client token or the admin token on every other LeafService RPC
- * when a client token is set, none otherwise. Health and reflection stay open. A call without a
+ * Requires {@code authorization: Bearer <token>} on LeafService and SnowflakeService RPCs: the
+ * admin token on CreateTag and UpdateStep; the client token or the admin token on every other
+ * such RPC when a client token is set, none otherwise. Health and reflection stay open. A call without a
  * bearer token ends UNAUTHENTICATED, one whose token does not grant the RPC PERMISSION_DENIED.
  *
  * <p>The rule and the constant-time comparison are {@link TokenCheck}'s; neither the tokens nor
@@ -42,7 +43,8 @@ public final class TokenAuthInterceptor implements ServerInterceptor {
   public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
       ServerCallHandler<Q, A> next) {
     MethodDescriptor<Q, A> method = call.getMethodDescriptor();
-    if (!LeafServiceGrpc.SERVICE_NAME.equals(method.getServiceName())) {
+    if (!LeafServiceGrpc.SERVICE_NAME.equals(method.getServiceName())
+        && !SnowflakeServiceGrpc.SERVICE_NAME.equals(method.getServiceName())) {
       return next.startCall(call, headers);
     }
     boolean adminOnly = ADMIN_METHODS.contains(method.getFullMethodName());

@@ -212,7 +212,8 @@ final class LeafAllocTable {
     return uniqueIndexes.containsValue(List.of("biz_tag"));
   }
 
-  private static String readSchema() {
+  /** The text of {@code sql/schema.sql}. */
+  static String readSchema() {
     try (InputStream in = JooqSegmentStore.class.getResourceAsStream(SCHEMA_RESOURCE)) {
       if (in == null) {
         throw new IllegalStateException(SCHEMA_RESOURCE + " is missing from the classpath");
@@ -223,7 +224,8 @@ final class LeafAllocTable {
     }
   }
 
-  private static String stripComments(String statement) {
+  /** {@code statement} without its {@code --} comment lines. */
+  static String stripComments(String statement) {
     StringBuilder sql = new StringBuilder();
     for (String line : statement.split("\n")) {
       if (!line.strip().startsWith("--")) {

@@ -223,8 +223,17 @@ class IdEndpointsTest {
   }
 
   @Test
-  void snowflake_notServed_503OneLine() throws Exception {
+  void snowflake_idsAsTheWholeBody_increasing() throws Exception {
     start();
-    assertStatus(503, "snowflake", get("/api/snowflake/get/anything"), "no snowflake service");
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    HttpResponse<String> first = get("/api/snowflake/get/anything");
+    while (first.statusCode() == 503 && System.nanoTime() < until) {
+      Thread.sleep(50); // the worker lease is claimed in the background at start
+      first = get("/api/snowflake/get/anything");
+    }
+    assertEquals(200, first.statusCode(), first.body());
+    long a = Long.parseLong(first.body());
+    long b = Long.parseLong(get("/api/snowflake/get/other").body());
+    assertTrue(a > 0 && b > a, "time-ordered positive IDs: " + a + ", " + b);
   }
 }

@@ -34,10 +34,7 @@ class MonitoringFilesTest {
    * which arrive with the snowflake service. Each is left out of the check; once the server
    * exports one, this test fails until it is removed from here (so it is checked from then on).
    */
-  static final Set<String> NOT_YET_EXPORTED = Set.of(
-      "leaf_snowflake_lease_valid",
-      "leaf_snowflake_epoch_years_left",
-      "leaf_snowflake_clock_ahead_ms");
+  static final Set<String> NOT_YET_EXPORTED = Set.of();
 
   private static final Pattern METRIC =
       Pattern.compile("\\b(?:leaf|grpc|hikaricp|jvm|process|system)_[A-Za-z0-9_]+");

@@ -93,9 +93,18 @@ public final class ServerProcess implements AutoCloseable {
     return process.exitValue();
   }
 
-  /** The child's process ID. */
+  /** The child's process ID (for signals such as {@code kill -STOP}). */
   public long pid() {
     return process.pid();
+  }
+
+  /** Sends {@code kill -SIGNAL} to the child, e.g. {@code "STOP"}, {@code "CONT"}, {@code "9"}. */
+  public void signal(String signal) throws IOException, InterruptedException {
+    int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+        .inheritIO().start().waitFor();
+    if (exit != 0) {
+      throw new IOException("kill -" + signal + " " + process.pid() + " exited " + exit);
+    }
   }
 
   /** Every line so far. */

@@ -1,0 +1,167 @@
+package io.leaf.server.snowflake;
+
+import com.google.common.base.Ticker;
+import com.google.common.util.concurrent.ThreadFactoryBuilder;
+import io.leaf.server.engine.AllocatorClosedException;
+import io.leaf.server.engine.IdRanges;
+import io.leaf.server.store.WorkerLeaseStore;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The snowflake side of the server: one {@link SnowflakeGenerator} whose worker lease a {@link
+ * WorkerLeaseKeeper} holds from a thread of its own, plus a timer that resumes stream chunks
+ * which found the sequence used up, so no call ever parks a thread.
+ *
+ * <p>Thread-safe.
+ */
+public final class Snowflake implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Snowflake.class);
+  /** Fewer years left than this and the server warns at start. */
+  static final double WARN_YEARS_LEFT = 5;
+  private static final double MS_PER_YEAR = 365.2425 * 24 * 3600 * 1000;
+
+  private final SnowflakeGenerator generator;
+  private final WorkerLeaseKeeper keeper;
+  private final InstantSource wall;
+  private final ScheduledThreadPoolExecutor thread;
+  /** Resumes stream chunks; apart from the keeper, whose database calls may take seconds. */
+  private final ScheduledThreadPoolExecutor timer;
+  private volatile boolean closed;
+
+  /**
+   * @param fromId the lowest worker ID this server may claim
+   * @param toId the highest
+   * @param ttl how long a lease lives without renewal
+   */
+  public Snowflake(WorkerLeaseStore store, SnowflakeLayout layout, int fromId, int toId,
+      Duration ttl, InstantSource wall, Ticker monotonic) {
+    this.wall = wall;
+    this.generator = new SnowflakeGenerator(layout, wall, monotonic);
+    this.keeper = new WorkerLeaseKeeper(store, generator, monotonic, fromId, toId, ttl,
+        ownerToken());
+    this.thread = new ScheduledThreadPoolExecutor(1, new ThreadFactoryBuilder()
+        .setNameFormat("leaf-worker-lease").setDaemon(true).build());
+    thread.setRemoveOnCancelPolicy(true);
+    this.timer = new ScheduledThreadPoolExecutor(1, new ThreadFactoryBuilder()
+        .setNameFormat("leaf-snowflake-timer").setDaemon(true).build());
+  }
+
+  /** Starts claiming a worker ID in the background; warns when the layout runs out soon. */
+  public Snowflake start() {
+    double left = yearsLeft();
+    if (left < WARN_YEARS_LEFT) {
+      log.warn("the snowflake layout runs out in {} ({} years left): {}; plan a move to a later"
+          + " --snowflake-epoch", generator.layout().endYear(), String.format("%.1f", left),
+          generator.layout());
+    } else {
+      log.info("snowflake layout {}", generator.layout());
+    }
+    thread.execute(this::step);
+    return this;
+  }
+
+  private void step() {
+    if (closed) {
+      return;
+    }
+    long next = keeper.step();
+    if (next != Long.MAX_VALUE && !closed) {
+      try {
+        thread.schedule(this::step, next, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        // Closing.
+      }
+    }
+  }
+
+  /** One ID now, or the reason there is none (see {@link SnowflakeGenerator#next()}). */
+  public long nextId() {
+    return generator.next();
+  }
+
+  /**
+   * Up to {@code max} IDs: at once when the sequence has them, else when the clock has moved on
+   * (a timer, no thread waits). Fails as {@link #nextId()} does.
+   */
+  public CompletableFuture<IdRanges> nextIds(int max) {
+    CompletableFuture<IdRanges> out = new CompletableFuture<>();
+    fill(out, max);
+    return out;
+  }
+
+  private void fill(CompletableFuture<IdRanges> out, int max) {
+    if (out.isDone()) {
+      return;
+    }
+    try {
+      IdRanges ids = new IdRanges();
+      if (generator.take(max, ids) > 0) {
+        out.complete(ids);
+        return;
+      }
+      if (closed) {
+        throw new AllocatorClosedException();
+      }
+      // At most one pending per open stream (--max-streams bounds them).
+      timer.schedule(() -> fill(out, max), 1, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      out.completeExceptionally(new AllocatorClosedException());
+    } catch (RuntimeException e) {
+      out.completeExceptionally(e);
+    }
+  }
+
+  public SnowflakeLayout layout() {
+    return generator.layout();
+  }
+
+  public SnowflakeGenerator generator() {
+    return generator;
+  }
+
+  /** Years until the layout runs out, by the wall clock. */
+  public double yearsLeft() {
+    return (generator.layout().maxTimestampMs() - wall.millis()) / MS_PER_YEAR;
+  }
+
+  /** Stops issuing and releases the worker ID (bounded: a few seconds at most). */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      thread.submit(keeper::release).get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      log.warn("releasing the worker lease did not finish: {}", e.toString());
+    }
+    thread.shutdownNow();
+    timer.shutdownNow();
+  }
+
+  /** A token unique to this process: host and pid for people, a random part for uniqueness. */
+  static String ownerToken() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (Exception e) {
+      host = "unknown";
+    }
+    if (host.length() > 60) {
+      host = host.substring(0, 60);
+    }
+    long pid = ProcessHandle.current().pid();
+    return host + ":" + pid + ":" + UUID.randomUUID();
+  }
+}

@@ -1,0 +1,43 @@
+package io.leaf.server.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leaf.client.InvalidArgumentException;
+import io.leaf.client.LeafClient;
+import io.leaf.server.store.MemorySegmentStore;
+import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.v1.SnowflakeIdParts;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class LeafClientSnowflakeTest {
+
+  @Test
+  void snowflakeCalls_againstServer_idsIncreaseAndDecode() throws Exception {
+    try (InProcessLeaf leaf = new InProcessLeaf(new MemorySegmentStore(), "--worker-id-range",
+        "42-42");
+        LeafClient client = LeafClient.forChannel(leaf.channel).build()) {
+      for (int i = 0; i < 500 && client.getWorker().getWorkerId() < 0; i++) {
+        Thread.sleep(10);
+      }
+      long one = client.nextSnowflakeId();
+      long[] many = client.nextSnowflakeIds(25_000);
+      assertEquals(25_000, many.length, "count");
+      Set<Long> seen = new HashSet<>();
+      long last = one;
+      for (long id : many) {
+        assertTrue(id > last, "increasing after the unary ID");
+        assertTrue(seen.add(id), "unique");
+        last = id;
+      }
+      SnowflakeIdParts parts = client.decode(one);
+      assertEquals(42, parts.getWorkerId(), "worker ID of the server");
+      assertTrue(Math.abs(parts.getTimestampMs() - System.currentTimeMillis()) < 60_000,
+          "issued now");
+      assertThrows(InvalidArgumentException.class, () -> client.decode(-1), "negative");
+    }
+  }
+}

@@ -1,0 +1,100 @@
+package io.leaf.server.snowflake;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leaf.server.testing.SnowflakeServers;
+import io.leaf.server.testing.TestDatabase;
+import io.leaf.server.testing.TestDatabases;
+import io.leaf.v1.WorkerStatus;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A real server process restarted with its clock an hour behind (libfaketime), taking over the
+ * worker ID another process released. Skipped with a visible line when libfaketime is not
+ * installed (Debian: {@code apt-get install faketime}).
+ *
+ * <p>libfaketime shifts both clocks by the same constant here: with {@code
+ * FAKETIME_DONT_FAKE_MONOTONIC=1} the JVM's timed waits spin and a server takes minutes to start
+ * on a loaded machine, and an offset changed while running would move the monotonic clock too,
+ * which no real clock step does. The step of the wall clock while running is therefore tested on
+ * a real server in process with an injected wall clock ({@code SnowflakeClockStepTest}).
+ */
+class SnowflakeClockStepProcessTest {
+
+  private static final Path LIBFAKETIME =
+      Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
+  private static final String[] FLAGS = {"--worker-id-range", "9-9", "--worker-lease-ttl", "5s"};
+
+  @BeforeAll
+  static void needFaketime() {
+    if (!Files.exists(LIBFAKETIME)) {
+      System.err.println("[leaf-tests] SKIPPED faketime test: " + LIBFAKETIME
+          + " not found (apt-get install faketime)");
+      Assumptions.abort("SKIPPED: no libfaketime");
+    }
+  }
+
+  /** The environment that runs a JVM with its clocks {@code offset} away (e.g. {@code -3600}). */
+  private static Map<String, String> faketime(String offset) {
+    return Map.of("LD_PRELOAD", LIBFAKETIME.toString(),
+        "FAKETIME", offset,
+        "NO_FAKE_STAT", "1");
+  }
+
+  private static int duplicates(Iterable<Long> ids, Set<Long> seen) {
+    int d = 0;
+    for (long id : ids) {
+      if (!seen.add(id)) {
+        d++;
+      }
+    }
+    return d;
+  }
+
+  @Test
+  @Timeout(180)
+  void restartWithClockOneHourBehind_zeroRepeatsAndKeepsAnswering() throws Exception {
+    try (TestDatabase db = TestDatabases.mariaDb();
+        SnowflakeServers servers = new SnowflakeServers(db)) {
+      SnowflakeServers.Server a = servers.start(Map.of(), FLAGS);
+      assertTrue(a.awaitWorker(9, 30), "leased\n" + a.process.output());
+      SnowflakeServers.Load loadA = servers.load(a, 4);
+      Thread.sleep(1_500);
+      loadA.stop();
+      a.process.signal("TERM");
+      assertTrue(a.process.awaitLine("worker ID 9 released", 30, TimeUnit.SECONDS),
+          "released at shutdown\n" + a.process.output());
+      SnowflakeServers.Server b = servers.start(faketime("-3600"), FLAGS);
+      assertTrue(b.awaitWorker(9, 30), "b claims the released worker at once\n"
+          + b.process.output());
+      SnowflakeServers.Load loadB = servers.load(b, 4);
+      Thread.sleep(2_000);
+      loadB.stop();
+      Set<Long> seen = new HashSet<>();
+      int duplicates = duplicates(loadA.ids, seen) + duplicates(loadB.ids, seen);
+      WorkerStatus worker = b.worker();
+      System.out.printf("[snowflake] restart one hour behind: a issued %d, b issued %d, b's"
+          + " failures %s, duplicates %d, b ahead of its wall clock %d ms%n", loadA.ids.size(),
+          loadB.ids.size(), loadB.failures, duplicates, worker.getAheadOfWallClockMs());
+      assertTrue(loadA.ids.size() > 10, "a served: " + loadA.ids.size());
+      assertTrue(loadB.ids.size() > 10, "b kept answering an hour behind: "
+          + loadB.ids.size());
+      assertEquals(0, duplicates, "no ID twice");
+      assertTrue(loadB.ids.stream().mapToLong(Long::longValue).min().orElseThrow()
+          > loadA.ids.stream().mapToLong(Long::longValue).max().orElseThrow(),
+          "b's IDs lie above a's");
+      assertTrue(worker.getAheadOfWallClockMs() > 3_500_000, "about an hour ahead: "
+          + worker.getAheadOfWallClockMs());
+    }
+  }
+}

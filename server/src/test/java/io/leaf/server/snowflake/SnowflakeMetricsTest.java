@@ -1,0 +1,31 @@
+package io.leaf.server.snowflake;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leaf.server.ops.Metrics;
+import io.leaf.server.store.MemoryWorkerLeaseStore;
+import io.leaf.server.testing.FakeTicker;
+import io.leaf.server.testing.FakeWallClock;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class SnowflakeMetricsTest {
+
+  @Test
+  void scrape_snowflakeGauges_present() {
+    FakeWallClock wall = new FakeWallClock(1_750_000_000_000L);
+    try (Metrics metrics = new Metrics();
+        Snowflake snowflake = new Snowflake(new MemoryWorkerLeaseStore(wall),
+            SnowflakeLayout.DEFAULT, 0, 3, Duration.ofSeconds(30), wall, new FakeTicker())) {
+      metrics.watchSnowflake(snowflake);
+      String text = metrics.scrape();
+      for (String name : new String[] {"leaf_snowflake_epoch_years_left",
+          "leaf_snowflake_ahead_of_wall_clock_ms", "leaf_snowflake_worker_id",
+          "leaf_snowflake_lease_valid", "leaf_snowflake_borrow_refusals_total"}) {
+        assertTrue(text.contains(name), name + " in\n" + text);
+      }
+      assertTrue(snowflake.yearsLeft() > 50 && snowflake.yearsLeft() < 56,
+          "2025 to 2080: " + snowflake.yearsLeft());
+    }
+  }
+}
