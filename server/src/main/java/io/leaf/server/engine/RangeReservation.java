@@ -110,7 +110,8 @@ final class RangeReservation {
       return;
     }
     try {
-      SegmentRange range = store.nextSegment(bizTag, rest);
+      SegmentRange range = tags.rewinds().take(bizTag, rest, true,
+          s -> store.nextSegment(bizTag, s));
       // Before the reply: no call that starts after it gets an ID below the range.
       tags.raiseFloor(bizTag, range.end());
       out.add(range.start(), range.end());
