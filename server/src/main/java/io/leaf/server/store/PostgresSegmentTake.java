@@ -25,10 +25,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>pgjdbc returns from an autocommit statement only after the server's ReadyForQuery, that is
  * after the commit. One case still returns a row for a commit that is not safe: when the wait for
- * the synchronous standby is cancelled (a {@code statement_timeout}, a cancel request), PostgreSQL
- * keeps the local commit and reports success with only a WARNING ("canceling wait for synchronous
- * replication … The transaction has already committed locally, but might not have been
- * replicated to the standby"). A failover can then lose that commit and hand the same range to
+ * the synchronous standby is cancelled ({@code pg_cancel_backend}, a client's cancel request),
+ * PostgreSQL keeps the local commit and reports success with only a WARNING ("canceling wait for
+ * synchronous replication … The transaction has already committed locally, but might not have
+ * been replicated to the standby"). A failover can then lose that commit and hand the same range to
  * another server. So a take whose statement or connection carries any warning is never used: the
  * range becomes a gap and the caller sees the database as unavailable for this load.
  *
