@@ -1,4 +1,4 @@
--- Leaf schema: applied at server start (idempotent) on MySQL/MariaDB and H2,
+-- Leaf schema: applied at server start (idempotent) on MySQL/MariaDB and H2 (PostgreSQL: schema-postgresql.sql),
 -- and the input of jOOQ code generation. Column semantics follow Meituan Leaf:
 -- a server takes [max_id - step, max_id) after bumping max_id by step.
 -- biz_tag compares byte for byte on MySQL too (its default collation would make `Order` and

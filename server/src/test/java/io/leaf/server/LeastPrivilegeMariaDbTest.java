@@ -27,7 +27,8 @@ import org.junit.jupiter.api.function.Executable;
 
 /**
  * The production wiring ({@link LeafServer#fromConfig}) logged in as a MariaDB user that holds
- * only some privileges on {@code leaf_alloc}, as a DBA grants them.
+ * only some privileges on {@code leaf_alloc}, as a DBA grants them ({@link
+ * LeastPrivilegePostgresTest}: the same on PostgreSQL).
  */
 class LeastPrivilegeMariaDbTest {
 
@@ -35,9 +36,28 @@ class LeastPrivilegeMariaDbTest {
   private LeafServer server;
   private ManagedChannel channel;
 
+  TestDatabase newDatabase() {
+    return TestDatabases.mariaDb();
+  }
+
+  /** What the database says when a user lacks {@code privilege} on leaf_alloc. */
+  String denied(String privilege) {
+    return privilege + " command denied";
+  }
+
+  /** A login the database refuses, made from {@code login}. */
+  TestDatabase.Login refusedLogin(TestDatabase db, TestDatabase.Login login) throws Exception {
+    return new TestDatabase.Login(login.user(), "not-" + login.password());
+  }
+
+  /** What the database says to {@link #refusedLogin}. */
+  String loginRefusal() {
+    return "Access denied for user";
+  }
+
   @BeforeEach
   void setUp() {
-    db = TestDatabases.mariaDb();
+    db = newDatabase();
     db.store(1).createTag("existing", 1, 100, "created by the DBA");
   }
 
@@ -90,20 +110,19 @@ class LeastPrivilegeMariaDbTest {
 
     assertEquals(100, leaf.getTag(GetTagRequest.newBuilder().setBizTag("existing").build())
         .getTag().getStep(), "reads work");
-    assertRefused("INSERT command denied", () -> leaf.createTag(
+    assertRefused(denied("INSERT"), () -> leaf.createTag(
         CreateTagRequest.newBuilder().setBizTag("new").build()));
-    assertRefused("UPDATE command denied", () -> leaf.nextId(
+    assertRefused(denied("UPDATE"), () -> leaf.nextId(
         NextIdRequest.newBuilder().setBizTag("existing").build()));
   }
 
   @Test
-  void calls_wrongPassword_failedPreconditionAccessDenied() throws Exception {
+  void calls_loginRefused_failedPreconditionWithTheReason() throws Exception {
     TestDatabase.Login login = db.createUser("SELECT, INSERT, UPDATE");
-    LeafServiceGrpc.LeafServiceBlockingStub leaf =
-        startAs(new TestDatabase.Login(login.user(), "not-" + login.password()));
+    LeafServiceGrpc.LeafServiceBlockingStub leaf = startAs(refusedLogin(db, login));
 
     assertEquals(ServingStatus.NOT_SERVING, health());
-    assertRefused("Access denied for user", () -> leaf.getTag(
+    assertRefused(loginRefusal(), () -> leaf.getTag(
         GetTagRequest.newBuilder().setBizTag("existing").build()));
   }
 

@@ -60,6 +60,47 @@ class ReadOnlyDatabaseTest {
     }
   }
 
+  /**
+   * PostgreSQL answers a write on a standby, or on a primary demoted under a live connection,
+   * with SQLState 25006; a new connection on a multi-host URL reaches the new primary, so this
+   * is an outage a retry fixes, not a refusal.
+   */
+  @Test
+  void writes_postgresReadOnlyTransactions_unavailableForARetryOnTheNextHost() throws Exception {
+    try (TestDatabase db = TestDatabases.postgres()) {
+      db.store(1).createTag("frozen", 1, 10, null);
+      HikariConfig config = new HikariConfig();
+      config.setJdbcUrl(db.url);
+      config.setUsername(db.user);
+      config.setPassword(db.password);
+      config.setMaximumPoolSize(2);
+      config.setConnectionInitSql("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY");
+      try (HikariDataSource pool = new HikariDataSource(config)) {
+        JooqSegmentStore store =
+            new JooqSegmentStore(pool, DataSources.dialectOf(db.url), InstantSource.system());
+        store.createSchemaIfMissing();
+        try (InProcessLeaf leaf = new InProcessLeaf(store)) {
+          assertEquals(10, leaf.blocking.getTag(GetTagRequest.newBuilder().setBizTag("frozen")
+              .build()).getTag().getStep(), "reads work");
+          assertUnavailable(() -> leaf.blocking.nextId(
+              NextIdRequest.newBuilder().setBizTag("frozen").build()));
+          assertUnavailable(() -> leaf.blocking.createTag(
+              CreateTagRequest.newBuilder().setBizTag("new").build()));
+          assertUnavailable(() -> leaf.blocking.updateStep(
+              UpdateStepRequest.newBuilder().setBizTag("frozen").setStep(20).build()));
+        }
+      }
+    }
+  }
+
+  private static void assertUnavailable(Executable call) {
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, call);
+    assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(),
+        "a read-only PostgreSQL is a host to leave, not a refusal: " + e.getStatus());
+    assertTrue(String.valueOf(e.getStatus().getDescription()).contains("read-only"),
+        "the message carries the database's reason: " + e.getStatus());
+  }
+
   private static void assertWritesRefused(HikariDataSource pool, String url, String reason)
       throws Exception {
     JooqSegmentStore store =

@@ -38,7 +38,8 @@ class ServerConfigTest {
     assertMessage("--port must be an integer between 0 and 65535, got 70000", "--port", "70000");
     assertMessage("--idle-ttl must be a positive duration like 500ms, 30s, 15m or 1h, got 0s",
         "--idle-ttl", "0s");
-    assertMessage("--db-url must start with jdbc:mysql: (MySQL or MariaDB) or jdbc:h2:, got postgres://x",
+    assertMessage("--db-url must start with jdbc:mysql: (MySQL or MariaDB), jdbc:postgresql: or"
+        + " jdbc:h2:, got postgres://x",
         "--db-url", "postgres://x");
     assertMessage("--max-wait must be at most 8760h, got 9999999h", "--max-wait", "9999999h");
     assertMessage("--idle-ttl must be at most 8760h, got 99999999999999999999s",

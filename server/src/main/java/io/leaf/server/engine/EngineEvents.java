@@ -26,4 +26,11 @@ public interface EngineEvents {
   /** A call for a tag the database lacked was answered NOT_FOUND from memory. */
   default void missingTagHit() {
   }
+
+  /**
+   * The database handed out a range starting below IDs this server already issued for the tag
+   * (it went back in time); the overlap was skipped (see {@code RewindGuard}).
+   */
+  default void segmentRewound() {
+  }
 }

@@ -156,7 +156,8 @@ final class RangeReservation {
       return;
     }
     try {
-      SegmentRange range = store.nextSegment(bizTag, rest);
+      SegmentRange range = tags.rewinds().take(bizTag, rest, true,
+          s -> store.nextSegment(bizTag, s));
       if (result.isDone()) {
         // The deadline passed during the write: its range is a gap, the buffer stays whole.
         return;
@@ -164,7 +165,8 @@ final class RangeReservation {
       long missing = count - out.size() - rest;
       if (missing > 0
           && allocator.take(bizTag, missing, out, BUFFERED_SEGMENTS, range.start()) < missing) {
-        SegmentRange second = store.nextSegment(bizTag, (int) (count - rest));
+        SegmentRange second = tags.rewinds().take(bizTag, (int) (count - rest), true,
+            s -> store.nextSegment(bizTag, s));
         tags.raiseFloor(bizTag, second.end());
         IdRanges both = new IdRanges();
         both.add(range.start(), range.end());

@@ -191,7 +191,7 @@ final class SegmentLoader {
     // The store's own time, at full precision: the engine's ticker is coarse.
     long storeStart = System.nanoTime();
     try {
-      range = takeSegment(b.bizTag, step);
+      range = tags.rewinds().take(b.bizTag, step, false, s -> takeSegment(b.bizTag, s));
     } catch (RuntimeException e) {
       failure = e;
     } catch (Error e) {

@@ -40,6 +40,7 @@ final class TagTable {
       CacheBuilder.newBuilder().maximumSize(SERVED_CAPACITY).build();
   private volatile Consumer<TagBuffer> onCached = b -> { };
   private volatile EngineEvents events = EngineEvents.NONE;
+  private final RewindGuard rewinds = new RewindGuard(() -> events);
 
   TagTable(MissingTags missing) {
     this.missing = missing;
@@ -56,6 +57,11 @@ final class TagTable {
 
   MissingTags missing() {
     return missing;
+  }
+
+  /** Every range taken from the store for a tag passes here: IDs never go back on this server. */
+  RewindGuard rewinds() {
+    return rewinds;
   }
 
   /** True when a segment of {@code bizTag} was loaded on this server (and not forgotten since). */

@@ -51,8 +51,13 @@ public final class Metrics implements EngineEvents, AutoCloseable {
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final JvmGcMetrics gc = new JvmGcMetrics();
   private final Counter missingTagHits;
+  private final Counter segmentRewinds;
 
   public Metrics() {
+    segmentRewinds = Counter.builder("leaf.segment.rewinds")
+        .description("ranges the database handed out below IDs this server already issued for"
+            + " the tag (a restored backup, a lagging replica promoted); the overlap was skipped")
+        .register(registry);
     missingTagHits = Counter.builder("leaf.missing_tag.hits")
         .description("calls answered NOT_FOUND from the missing-tag cache, without the database")
         .register(registry);
@@ -150,6 +155,11 @@ public final class Metrics implements EngineEvents, AutoCloseable {
   @Override
   public void missingTagHit() {
     missingTagHits.increment();
+  }
+
+  @Override
+  public void segmentRewound() {
+    segmentRewinds.increment();
   }
 
   static String outcome(RuntimeException failure) {

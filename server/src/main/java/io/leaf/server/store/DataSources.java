@@ -15,9 +15,11 @@ public final class DataSources {
   public static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(3);
 
   /** The URLs {@link #dialectOf} accepts, as a person reads them. */
-  public static final String SUPPORTED_URLS = "jdbc:mysql: (MySQL or MariaDB) or jdbc:h2:";
+  public static final String SUPPORTED_URLS =
+      "jdbc:mysql: (MySQL or MariaDB), jdbc:postgresql: or jdbc:h2:";
 
   private static final String MYSQL = "jdbc:mysql:";
+  private static final String POSTGRESQL = "jdbc:postgresql:";
   private static final String H2 = "jdbc:h2:";
   private static final String H2_MEM = "jdbc:h2:mem:";
   /** The database of a {@code jdbc:mysql://hosts/database?options} URL (group 1). */
@@ -60,6 +62,9 @@ public final class DataSources {
       // failure; the node it moves to must take writes (the driver's default makes it read-only).
       config.addDataSourceProperty("failOverReadOnly", "false");
     }
+    if (url.startsWith(POSTGRESQL)) {
+      PostgresSettings.apply(config);
+    }
     // The no-argument pool starts on its first connection request, not here: a server that
     // cannot bind its port exits before it ever touches the database.
     HikariDataSource pool = new HikariDataSource();
@@ -101,14 +106,14 @@ public final class DataSources {
   }
 
   /**
-   * Why Leaf cannot use {@code url}, or empty when it can: only {@code jdbc:mysql:} and
-   * {@code jdbc:h2:} URLs; a MySQL URL that names its database; an H2 URL in H2's MySQL mode (or with no MODE, which Leaf adds); an
+   * Why Leaf cannot use {@code url}, or empty when it can: only {@code jdbc:mysql:},
+   * {@code jdbc:postgresql:} and {@code jdbc:h2:} URLs; a MySQL URL that names its database; an H2 URL in H2's MySQL mode (or with no MODE, which Leaf adds); an
    * in-memory H2 database with a name (an unnamed one is private to each connection, so every
    * pooled connection would see its own empty table). The reason reads after the URL's name,
    * e.g. {@code "--db-url " + reason}.
    */
   public static Optional<String> urlProblem(String url) {
-    if (!url.startsWith(MYSQL) && !url.startsWith(H2)) {
+    if (!url.startsWith(MYSQL) && !url.startsWith(H2) && !url.startsWith(POSTGRESQL)) {
       return Optional.of("must start with " + SUPPORTED_URLS + ", got " + redact(url));
     }
     Matcher mysql = MYSQL_DATABASE.matcher(url);
@@ -143,7 +148,8 @@ public final class DataSources {
   /**
    * The dialect a URL implies before the database has been asked: MySQL for {@code jdbc:mysql:}
    * (MySQL or MariaDB through mysql-connector-j; the store tells MariaDB apart once connected),
-   * H2 for {@code jdbc:h2:}; no other driver ships with the server.
+   * PostgreSQL for {@code jdbc:postgresql:}, H2 for {@code jdbc:h2:}; no other driver ships with
+   * the server.
    *
    * @throws IllegalArgumentException with {@link #urlProblem}'s reason
    */
@@ -151,6 +157,9 @@ public final class DataSources {
     urlProblem(url).ifPresent(problem -> {
       throw new IllegalArgumentException("unusable database URL: " + problem);
     });
+    if (url.startsWith(POSTGRESQL)) {
+      return SQLDialect.POSTGRES;
+    }
     return url.startsWith(H2) ? SQLDialect.H2 : SQLDialect.MYSQL;
   }
 }

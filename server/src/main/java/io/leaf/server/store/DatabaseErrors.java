@@ -3,6 +3,7 @@ package io.leaf.server.store;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.Set;
+import org.postgresql.util.PSQLException;
 
 /**
  * The one table from database errors to what they mean for Leaf, decided by the SQLState class
@@ -29,6 +30,25 @@ import java.util.Set;
  *   <tr><td>{@link Kind#TRANSIENT}</td><td colspan="2">everything else: class 08 (connection
  *       refused, lost, timed out), a pool that gave no connection in time, a query interrupted
  *       or timed out</td></tr>
+ * </table>
+ *
+ * <p>PostgreSQL's errors carry no vendor code, only a SQLState, and some states mean something
+ * else there than on MySQL, so an error from the PostgreSQL driver is read with its own table:
+ *
+ * <table>
+ *   <caption>PostgreSQL errors by kind</caption>
+ *   <tr><th>kind</th><th>SQLState</th></tr>
+ *   <tr><td>{@link Kind#CONFLICT}</td><td>40001 serialization failure, 40P01 deadlock, 55P03
+ *       lock not available</td></tr>
+ *   <tr><td>{@link Kind#DUPLICATE_KEY}</td><td>23505</td></tr>
+ *   <tr><td>{@link Kind#TRANSIENT}</td><td>25006 read-only transaction: a standby, or a primary
+ *       demoted under a live connection; a new connection on a multi-host URL with
+ *       {@code targetServerType=primary} reaches the new primary. Class 08 (connection), 53
+ *       (insufficient resources, too many connections), 57 (shutting down, cannot connect now,
+ *       statement cancelled)</td></tr>
+ *   <tr><td>{@link Kind#REFUSED}</td><td>42501 permission denied (the message names the
+ *       privilege the statement needs), class 28 (authentication), 42, 22, 23, 0A, 44, 3D (no
+ *       such database), 3F (no such schema)</td></tr>
  * </table>
  *
  * <p>An error the table does not know is transient: a retry of it costs a little time, while
@@ -80,17 +100,50 @@ final class DatabaseErrors {
 
   private DatabaseErrors() {}
 
+  /** PostgreSQL's SQLStates that decide on their own, whatever their class. */
+  private static final Map<String, Kind> POSTGRES_STATES = Map.of(
+      SERIALIZATION_FAILURE, Kind.CONFLICT,
+      "40P01", Kind.CONFLICT,                   // deadlock_detected
+      "55P03", Kind.CONFLICT,                   // lock_not_available
+      "23505", Kind.DUPLICATE_KEY,              // unique_violation
+      "25006", Kind.TRANSIENT);                 // read_only_sql_transaction: not the primary
+
+  /** PostgreSQL SQLState classes that are refusals. */
+  private static final Set<String> POSTGRES_REFUSED_CLASSES = Set.of("28", "42", "22", "23",
+      "0A", "44", "3D", "3F");
+
+  /** PostgreSQL's insufficient_privilege. */
+  static final String POSTGRES_PERMISSION_DENIED = "42501";
+
   /** What {@code t} means: the first SQL error in its cause chain that is not transient. */
   static Kind classify(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
       if (c instanceof SQLException sql) {
-        Kind kind = classify(sql.getSQLState(), sql.getErrorCode());
+        Kind kind = isPostgres(sql) ? classifyPostgres(sql.getSQLState())
+            : classify(sql.getSQLState(), sql.getErrorCode());
         if (kind != Kind.TRANSIENT) {
           return kind;
         }
       }
     }
     return Kind.TRANSIENT;
+  }
+
+  /** Whether the PostgreSQL driver raised {@code e}: its SQLStates follow PostgreSQL's table. */
+  private static boolean isPostgres(SQLException e) {
+    return e instanceof PSQLException;
+  }
+
+  private static Kind classifyPostgres(String sqlState) {
+    if (sqlState == null || sqlState.length() < 2) {
+      return Kind.TRANSIENT;
+    }
+    Kind byState = POSTGRES_STATES.get(sqlState);
+    if (byState != null) {
+      return byState;
+    }
+    return POSTGRES_REFUSED_CLASSES.contains(sqlState.substring(0, 2)) ? Kind.REFUSED
+        : Kind.TRANSIENT;
   }
 
   private static Kind classify(String sqlState, int vendorCode) {
@@ -120,9 +173,22 @@ final class DatabaseErrors {
    * @param attempts how many times a conflicting write was tried
    */
   static RuntimeException toStoreException(String what, Throwable e, int attempts) {
+    return toStoreException(what, null, e, attempts);
+  }
+
+  /**
+   * As {@link #toStoreException(String, Throwable, int)}; {@code privileges} (e.g. {@code "UPDATE
+   * and SELECT"}), when not null, is added to a PostgreSQL "permission denied", whose message
+   * names the table but not the privilege the statement lacked.
+   */
+  static RuntimeException toStoreException(String what, String privileges, Throwable e,
+      int attempts) {
     Throwable root = rootCause(e);
     String reason = root.getMessage() != null ? root.getMessage()
         : root.getClass().getSimpleName() + " (no message)";
+    if (privileges != null && isPostgresPermissionDenied(e)) {
+      reason += " (to " + what + " Leaf needs the " + privileges + " privileges on leaf_alloc)";
+    }
     return switch (classify(e)) {
       case DUPLICATE_KEY -> new DuplicateKey(e);
       case CONFLICT -> new WriteConflictException("could not " + what + ": write conflict"
@@ -132,6 +198,16 @@ final class DatabaseErrors {
       case TRANSIENT -> new StoreUnavailableException(
           "database unavailable: could not " + what + ": " + reason, e);
     };
+  }
+
+  private static boolean isPostgresPermissionDenied(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof SQLException sql && isPostgres(sql)
+          && POSTGRES_PERMISSION_DENIED.equals(sql.getSQLState())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static Throwable rootCause(Throwable t) {

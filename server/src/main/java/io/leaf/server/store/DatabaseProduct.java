@@ -17,7 +17,11 @@ import org.jooq.SQLDialect;
  * start; {@link #version()} is the real version, and {@link #dialectSupportsVersion()} jOOQ's own
  * check made on it.
  *
- * @param name {@code MySQL}, {@code MariaDB} or {@code H2}
+ * <p>This is the one place a database's kind is decided from a live connection; what differs by
+ * kind is asked of it ({@link #isPostgres()}), so a store on another table (such as a lease table)
+ * picks its SQL the same way.
+ *
+ * @param name {@code MySQL}, {@code MariaDB}, {@code PostgreSQL} or {@code H2}
  * @param version the server's version without MariaDB's {@code 5.5.5-} prefix
  */
 record DatabaseProduct(SQLDialect dialect, String name, String version, int major, int minor) {
@@ -28,6 +32,10 @@ record DatabaseProduct(SQLDialect dialect, String name, String version, int majo
   /** @param fromUrl the dialect the URL implies ({@link DataSources#dialectOf}) */
   static DatabaseProduct of(DatabaseMetaData md, SQLDialect fromUrl) throws SQLException {
     String version = md.getDatabaseProductVersion();
+    if (fromUrl.family() == SQLDialect.POSTGRES) {
+      return new DatabaseProduct(SQLDialect.POSTGRES, "PostgreSQL", version,
+          md.getDatabaseMajorVersion(), md.getDatabaseMinorVersion());
+    }
     if (fromUrl.family() == SQLDialect.H2) {
       return new DatabaseProduct(SQLDialect.H2, "H2", version, md.getDatabaseMajorVersion(),
           md.getDatabaseMinorVersion());
@@ -46,6 +54,14 @@ record DatabaseProduct(SQLDialect dialect, String name, String version, int majo
         ? new DatabaseProduct(SQLDialect.MARIADB, "MariaDB", version, Integer.parseInt(m.group(1)),
             Integer.parseInt(m.group(2)))
         : new DatabaseProduct(SQLDialect.MARIADB, "MariaDB", version, 0, 0);
+  }
+
+  /**
+   * Whether this is PostgreSQL: a segment is one {@code UPDATE … RETURNING}, the table comes from
+   * {@code sql/schema-postgresql.sql}, errors carry only a SQLState.
+   */
+  boolean isPostgres() {
+    return dialect.family() == SQLDialect.POSTGRES;
   }
 
   /** Whether jOOQ maintains {@link #dialect()} for this version of the server. */

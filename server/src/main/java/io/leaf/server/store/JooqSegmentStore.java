@@ -2,6 +2,7 @@ package io.leaf.server.store;
 
 import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 
+import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -29,9 +30,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link SegmentStore} on jOOQ over a pooled {@link DataSource}: MySQL/MariaDB or H2, the dialect
- * the URL implies (see {@link DataSources#dialectOf}), on {@code leaf_alloc} as the database holds
- * it (see {@link LeafAllocTable}), read when the store is first opened.
+ * {@link SegmentStore} on jOOQ over a pooled {@link DataSource}: MySQL/MariaDB, PostgreSQL or H2,
+ * the dialect the URL implies (see {@link DataSources#dialectOf}), on {@code leaf_alloc} as the
+ * database holds it (see {@link LeafAllocTable}), read when the store is first opened.
  *
  * <p>Thread-safe. Every method is one short transaction. {@link #nextSegment} moves {@code max_id}
  * with one atomic UPDATE that also returns the value it wrote, which is what makes the segments of
@@ -44,13 +45,14 @@ public final class JooqSegmentStore implements SegmentStore {
 
   /** On the URL's dialect: opens the store and answers pings until it is open. */
   private final DSLContext dsl;
+  private final DataSource dataSource;
   private final InstantSource clock;
   private final ConflictRetry retry;
   /** What {@link #open()} found; null until the store has been opened once. */
   private volatile Opened opened;
 
   /** Statements run on {@code dsl} against {@code table}. */
-  private record Opened(DSLContext dsl, LeafAllocTable table) {}
+  private record Opened(DSLContext dsl, LeafAllocTable table, DatabaseProduct product) {}
 
   public JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
     this(dataSource, dialect, clock, ConflictRetry.DEFAULT);
@@ -65,6 +67,7 @@ public final class JooqSegmentStore implements SegmentStore {
         .withRenderSchema(false)
         .withExecuteLogging(false);
     this.dsl = DSL.using(dataSource, dialect, settings);
+    this.dataSource = dataSource;
     this.clock = clock;
     this.retry = retry;
   }
@@ -100,7 +103,7 @@ public final class JooqSegmentStore implements SegmentStore {
       SQLDialect dialect = product.dialect();
       Optional<LeafAllocTable> table = LeafAllocTable.read(md, dialect);
       if (table.isEmpty()) {
-        LeafAllocTable.create(DSL.using(c, dialect, dsl.settings()));
+        LeafAllocTable.create(DSL.using(c, dialect, dsl.settings()), product);
         table = LeafAllocTable.read(md, dialect);
       }
       LeafAllocTable found = table.orElseThrow(() -> new UnusableTableException(
@@ -112,7 +115,7 @@ public final class JooqSegmentStore implements SegmentStore {
             Constants.VERSION, product.name(), product.version());
       }
       return new Opened(DSL.using(dsl.configuration().connectionProvider(), dialect,
-          dsl.settings()), found);
+          dsl.settings()), found, product);
     }));
   }
 
@@ -127,7 +130,7 @@ public final class JooqSegmentStore implements SegmentStore {
     Opened o = opened();
     long now = clock.millis();
     try {
-      return guard("create tag " + bizTag, () -> retry.run(() -> o.dsl().transactionResult(cfg -> {
+      return guard("create tag " + bizTag, "INSERT and SELECT", () -> retry.run(() -> o.dsl().transactionResult(cfg -> {
         DSLContext tx = cfg.dsl();
         tx.insertInto(LEAF_ALLOC)
             .set(LEAF_ALLOC.BIZ_TAG, bizTag)
@@ -147,7 +150,7 @@ public final class JooqSegmentStore implements SegmentStore {
   @Override
   public Optional<TagRecord> getTag(String bizTag) {
     Opened o = opened();
-    return guard("read tag " + bizTag, () -> read(o.dsl(), o.table(), bizTag));
+    return guard("read tag " + bizTag, "SELECT", () -> read(o.dsl(), o.table(), bizTag));
   }
 
   private static Optional<TagRecord> read(DSLContext db, LeafAllocTable table, String bizTag) {
@@ -158,7 +161,7 @@ public final class JooqSegmentStore implements SegmentStore {
   public TagRecord updateStep(String bizTag, int step) {
     Opened o = opened();
     long now = clock.millis();
-    return guard("update step of " + bizTag, () -> retry.run(() -> o.dsl().transactionResult(cfg -> {
+    return guard("update step of " + bizTag, "UPDATE and SELECT", () -> retry.run(() -> o.dsl().transactionResult(cfg -> {
       DSLContext tx = cfg.dsl();
       int updated = tx.update(LEAF_ALLOC)
           .set(LEAF_ALLOC.STEP, step)
@@ -181,7 +184,7 @@ public final class JooqSegmentStore implements SegmentStore {
     Condition after = afterBizTag == null ? DSL.noCondition() : LEAF_ALLOC.BIZ_TAG.gt(afterBizTag);
     List<TagRecord> rows;
     try {
-      rows = guard("list tags", () -> o.table().select(o.dsl())
+      rows = guard("list tags", "SELECT", () -> o.table().select(o.dsl())
           .where(after)
           .orderBy(LEAF_ALLOC.BIZ_TAG)
           .limit(limit + 1)
@@ -215,7 +218,7 @@ public final class JooqSegmentStore implements SegmentStore {
       throw new IllegalArgumentException("step must be positive or TABLE_STEP: " + step);
     }
     Opened o = opened();
-    return guard("take a segment of " + bizTag,
+    return guard("take a segment of " + bizTag, "UPDATE and SELECT",
         () -> retry.run(() -> o.dsl().connectionResult(c -> takeSegment(c, o, bizTag, step))));
   }
 
@@ -225,6 +228,19 @@ public final class JooqSegmentStore implements SegmentStore {
       connection.setAutoCommit(true);
     }
     DSLContext db = DSL.using(connection, o.dsl().dialect(), o.dsl().settings());
+    if (o.product().isPostgres()) {
+      try {
+        return PostgresSegmentTake.take(connection, db, o.table(), bizTag, step, clock.millis());
+      } catch (SQLException e) {
+        if (PostgresSegmentTake.READ_ONLY_TRANSACTION.equals(e.getSQLState())
+            && dataSource instanceof HikariDataSource pool) {
+          // A standby (or a demoted primary) answered: this connection will never take writes,
+          // while a new one on a multi-host URL with targetServerType=primary finds the primary.
+          pool.evictConnection(connection);
+        }
+        throw e;
+      }
+    }
     // The row's step: the amount to add when the caller asks for the table step, and the floor
     // of the dynamic step either way. Read before the UPDATE and only ever added as a value, so
     // an UpdateStep racing with this take changes the next segment, never this one's bounds.
@@ -234,17 +250,8 @@ public final class JooqSegmentStore implements SegmentStore {
     if (row == null) {
       throw new TagNotFoundException(bizTag);
     }
-    if (row.value1() == null || row.value2() == null) {
-      throw new InvalidTagStateException("biz_tag " + bizTag + " has a NULL "
-          + (row.value1() == null ? "max_id" : "step") + " in leaf_alloc; set it in the table"
-          + (row.value1() == null ? "" : " or with UpdateStep"));
-    }
+    int added = stepToAdd(bizTag, row.value1(), row.value2(), step);
     int tableStep = row.value2();
-    int added = step == TABLE_STEP ? tableStep : step;
-    if (added <= 0) {
-      throw new InvalidTagStateException("biz_tag " + bizTag + " has step " + added
-          + " in leaf_alloc; set a positive step with UpdateStep");
-    }
     // The guard on max_id keeps the addition inside BIGINT: nothing is taken, nothing wraps.
     Query update = db.update(LEAF_ALLOC)
         .set(LEAF_ALLOC.MAX_ID, lastInsertId(LEAF_ALLOC.MAX_ID.plus(DSL.val((long) added))))
@@ -263,6 +270,26 @@ public final class JooqSegmentStore implements SegmentStore {
     }
     long end = maxId.getAsLong();
     return new SegmentRange(end - added, end, added, tableStep);
+  }
+
+  /**
+   * The amount a take of {@code step} (or {@link #TABLE_STEP}) adds to a row holding
+   * {@code maxId} and {@code tableStep}.
+   *
+   * @throws InvalidTagStateException the row holds a NULL or a step that is not positive
+   */
+  static int stepToAdd(String bizTag, Long maxId, Integer tableStep, int step) {
+    if (maxId == null || tableStep == null) {
+      throw new InvalidTagStateException("biz_tag " + bizTag + " has a NULL "
+          + (maxId == null ? "max_id" : "step") + " in leaf_alloc; set it in the table"
+          + (maxId == null ? "" : " or with UpdateStep"));
+    }
+    int added = step == TABLE_STEP ? tableStep : step;
+    if (added <= 0) {
+      throw new InvalidTagStateException("biz_tag " + bizTag + " has step " + added
+          + " in leaf_alloc; set a positive step with UpdateStep");
+    }
+    return added;
   }
 
   /**
@@ -318,10 +345,15 @@ public final class JooqSegmentStore implements SegmentStore {
    * through unchanged (jOOQ rolls back and rethrows).
    */
   private <T> T guard(String what, Supplier<T> work) {
+    return guard(what, null, work);
+  }
+
+  /** As {@link #guard(String, Supplier)}; {@code privileges} are what {@code work} needs. */
+  private <T> T guard(String what, String privileges, Supplier<T> work) {
     try {
       return work.get();
     } catch (DataAccessException e) {
-      throw DatabaseErrors.toStoreException(what, e, retry.attempts());
+      throw DatabaseErrors.toStoreException(what, privileges, e, retry.attempts());
     }
   }
 }

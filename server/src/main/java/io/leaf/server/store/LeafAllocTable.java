@@ -43,6 +43,7 @@ import org.jooq.impl.DSL;
 final class LeafAllocTable {
 
   private static final String SCHEMA_RESOURCE = "/sql/schema.sql";
+  private static final String POSTGRES_SCHEMA_RESOURCE = "/sql/schema-postgresql.sql";
 
   /** How {@code update_time} holds time. */
   enum UpdateTime {
@@ -81,10 +82,10 @@ final class LeafAllocTable {
     this.updateTimeType = updateTimeType;
     Field<Long> millis = updateTime == UpdateTime.EPOCH_MILLIS
         ? LEAF_ALLOC.UPDATE_TIME
-        : dialect.family() == SQLDialect.H2
+        : dialect.family() == SQLDialect.H2 || dialect.family() == SQLDialect.POSTGRES
             // H2's UNIX_TIMESTAMP keeps whole seconds and its INTEGER result overflows when
-            // multiplied; a TIMESTAMP cast to WITH TIME ZONE takes the session's zone, as MySQL's
-            // UNIX_TIMESTAMP does.
+            // multiplied (PostgreSQL has none); a TIMESTAMP cast to WITH TIME ZONE takes the
+            // session's zone, as MySQL's UNIX_TIMESTAMP does.
             ? DSL.field("CAST(EXTRACT(EPOCH FROM CAST({0} AS TIMESTAMP WITH TIME ZONE)) * 1000"
                 + " AS BIGINT)", Long.class, LEAF_ALLOC.UPDATE_TIME)
             : DSL.field("CAST(UNIX_TIMESTAMP({0}) * 1000 AS SIGNED)", Long.class,
@@ -152,9 +153,13 @@ final class LeafAllocTable {
    */
   static final String H2_DESCRIPTION_COLUMN = "VARCHAR(512)";
 
-  /** Creates the table Leaf's own way: {@code sql/schema.sql}. */
-  static void create(DSLContext db) {
-    String schema = stripComments(readSchema());
+  /**
+   * Creates the table Leaf's own way: {@code sql/schema.sql}, or on PostgreSQL its variant
+   * {@code sql/schema-postgresql.sql} (same columns).
+   */
+  static void create(DSLContext db, DatabaseProduct product) {
+    String schema = stripComments(readSchema(product.isPostgres()
+        ? POSTGRES_SCHEMA_RESOURCE : SCHEMA_RESOURCE));
     if (db.dialect().family() == SQLDialect.H2) {
       schema = schema.replace(DESCRIPTION_COLUMN, H2_DESCRIPTION_COLUMN);
     }
@@ -214,9 +219,13 @@ final class LeafAllocTable {
 
   /** The text of {@code sql/schema.sql}. */
   static String readSchema() {
-    try (InputStream in = JooqSegmentStore.class.getResourceAsStream(SCHEMA_RESOURCE)) {
+    return readSchema(SCHEMA_RESOURCE);
+  }
+
+  static String readSchema(String resource) {
+    try (InputStream in = JooqSegmentStore.class.getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IllegalStateException(SCHEMA_RESOURCE + " is missing from the classpath");
+        throw new IllegalStateException(resource + " is missing from the classpath");
       }
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {

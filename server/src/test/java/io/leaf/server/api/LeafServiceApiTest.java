@@ -40,15 +40,24 @@ class LeafServiceApiTest {
   private ControllableStore store;
   private InProcessLeaf leaf;
 
+  /** The database under the store ({@link LeafServicePostgresApiTest}: PostgreSQL). */
+  TestDatabase newDatabase() {
+    return TestDatabases.h2();
+  }
+
   @BeforeEach
   void setUp() throws Exception {
-    db = TestDatabases.h2();
+    db = newDatabase();
     store = new ControllableStore(db.store(4));
     leaf = new InProcessLeaf(store, "--max-batch", "1000000", "--max-wait", "2s");
   }
 
   @AfterEach
   void tearDown() throws Exception {
+    // Null when newDatabase() skipped the test.
+    if (db == null) {
+      return;
+    }
     leaf.close();
     db.close();
   }

@@ -45,16 +45,21 @@ class MultiServerMariaDbTest {
 
   @Test
   void nextId_threeServersOneDatabaseStep50_noDuplicates() throws Exception {
-    try (TestDatabase db = TestDatabases.mariaDb()) {
+    try (TestDatabase db = newDatabase()) {
       run(db, MultiServerMariaDbTest::nextIds);
     }
   }
 
   @Test
   void reserveIdsAndNextId_threeServersOneDatabaseStep50_noDuplicates() throws Exception {
-    try (TestDatabase db = TestDatabases.mariaDb()) {
+    try (TestDatabase db = newDatabase()) {
       run(db, MultiServerMariaDbTest::mixed);
     }
+  }
+
+  /** The one database the three servers share ({@link MultiServerPostgresTest}: PostgreSQL). */
+  TestDatabase newDatabase() {
+    return TestDatabases.mariaDb();
   }
 
   /** What one client does: {@code PER_CLIENT} IDs from its server. */

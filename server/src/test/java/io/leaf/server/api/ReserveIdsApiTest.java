@@ -39,9 +39,14 @@ class ReserveIdsApiTest {
   private ControllableStore store;
   private InProcessLeaf leaf;
 
+  /** The database under the store ({@link ReserveIdsPostgresApiTest}: PostgreSQL). */
+  TestDatabase newDatabase() {
+    return TestDatabases.h2();
+  }
+
   @BeforeEach
   void setUp() throws Exception {
-    db = TestDatabases.h2();
+    db = newDatabase();
     store = new ControllableStore(db.store(4));
     leaf = new InProcessLeaf(store, "--max-batch", "1000000", "--max-wait", "5s",
         "--db-call-threads", "1", "--max-queued-db-calls", "1");
@@ -49,6 +54,10 @@ class ReserveIdsApiTest {
 
   @AfterEach
   void tearDown() throws Exception {
+    // Null when newDatabase() skipped the test.
+    if (db == null) {
+      return;
+    }
     store.release();
     leaf.close();
     db.close();

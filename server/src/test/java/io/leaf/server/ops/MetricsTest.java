@@ -105,6 +105,8 @@ class MetricsTest {
     assertEquals(1, sample(after, "leaf_tags_cached"), "one tag cached");
     assertTrue(after.contains("jvm_memory_used_bytes"), "JVM meters are there");
     assertEquals(1, sample(after, "leaf_database_up"), "the server's database check passed");
+    assertEquals(0, sample(after, "leaf_segment_rewinds_total"),
+        "registered at zero: an alert can watch it before the first rewind");
   }
 
   @Test

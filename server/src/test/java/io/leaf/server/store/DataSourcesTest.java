@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.zaxxer.hikari.HikariDataSource;
 import java.util.Optional;
 import org.jooq.SQLDialect;
 import org.junit.jupiter.api.Test;
@@ -77,9 +78,23 @@ class DataSourcesTest {
   void dialectOf_supportedAndNot() {
     assertEquals(SQLDialect.MYSQL, DataSources.dialectOf("jdbc:mysql://127.0.0.1/leaf"));
     assertEquals(SQLDialect.H2, DataSources.dialectOf("jdbc:h2:file:/x"));
+    assertEquals(SQLDialect.POSTGRES, DataSources.dialectOf(
+        "jdbc:postgresql://h1:5432,h2:5432/leaf?targetServerType=primary"));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> DataSources.dialectOf("jdbc:postgresql://x/leaf"));
-    assertEquals("unusable database URL: must start with jdbc:mysql: (MySQL or MariaDB) or"
-        + " jdbc:h2:, got jdbc:postgresql://x/leaf", e.getMessage());
+        () -> DataSources.dialectOf("jdbc:sqlserver://x;databaseName=leaf"));
+    assertEquals("unusable database URL: must start with jdbc:mysql: (MySQL or MariaDB),"
+        + " jdbc:postgresql: or jdbc:h2:, got jdbc:sqlserver://x;databaseName=leaf",
+        e.getMessage());
+  }
+
+  @Test
+  void create_postgresUrl_driverDefaultsTheUrlCanOverride() {
+    try (HikariDataSource pool = DataSources.create(
+        "jdbc:postgresql://h1,h2/leaf?hostRecheckSeconds=5", "leaf", "", 1)) {
+      assertEquals("2", pool.getDataSourceProperties().getProperty("hostRecheckSeconds"),
+          "Leaf's default, which pgjdbc reads under the URL's own hostRecheckSeconds=5");
+      assertEquals("3", pool.getDataSourceProperties().getProperty("connectTimeout"));
+      assertEquals("10", pool.getDataSourceProperties().getProperty("socketTimeout"));
+    }
   }
 }

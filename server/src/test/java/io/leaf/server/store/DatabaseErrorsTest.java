@@ -11,6 +11,8 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import org.jooq.exception.DataAccessException;
 import org.junit.jupiter.api.Test;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
 
 /** The table of database errors, row by row, with the codes the servers really send. */
 class DatabaseErrorsTest {
@@ -101,5 +103,57 @@ class DatabaseErrorsTest {
     assertInstanceOf(StoreUnavailableException.class, e);
     assertEquals("database unavailable: could not ping: Communications link failure",
         e.getMessage());
+  }
+
+  /** An error as pgjdbc raises it from the server's reply: SQLState and message, no code. */
+  private static DatabaseErrors.Kind postgres(String state) {
+    return DatabaseErrors.classify(new DataAccessException("statement failed", postgresError(
+        state, "reason")));
+  }
+
+  private static PSQLException postgresError(String state, String message) {
+    return new PSQLException(new ServerErrorMessage("SERROR\0C" + state + "\0M" + message));
+  }
+
+  @Test
+  void classify_postgres_conflictsRetried() {
+    assertEquals(CONFLICT, postgres("40001"), "serialization failure");
+    assertEquals(CONFLICT, postgres("40P01"), "deadlock detected");
+    assertEquals(CONFLICT, postgres("55P03"), "lock not available");
+  }
+
+  @Test
+  void classify_postgresReadOnly_transientToBeRetriedOnTheNextHost() {
+    assertEquals(TRANSIENT, postgres("25006"),
+        "a standby or demoted primary: a new connection finds the primary");
+    assertEquals(REFUSED, kind("25006", 1792), "MySQL's read-only transaction stays a refusal");
+  }
+
+  @Test
+  void classify_postgresRefusalsAndOutages() {
+    assertEquals(REFUSED, postgres("42501"), "permission denied");
+    assertEquals(REFUSED, postgres("28P01"), "password authentication failed");
+    assertEquals(REFUSED, postgres("28000"), "role is not permitted to log in");
+    assertEquals(REFUSED, postgres("42P01"), "relation does not exist");
+    assertEquals(REFUSED, postgres("3D000"), "database does not exist");
+    assertEquals(DUPLICATE_KEY, postgres("23505"), "unique violation");
+    assertEquals(REFUSED, postgres("23502"), "not-null violation");
+    assertEquals(TRANSIENT, postgres("08001"), "connection refused");
+    assertEquals(TRANSIENT, postgres("08006"), "connection failure");
+    assertEquals(TRANSIENT, postgres("57P01"), "terminating connection: administrator command");
+    assertEquals(TRANSIENT, postgres("57P03"), "the database system is starting up");
+    assertEquals(TRANSIENT, postgres("53300"), "too many connections");
+    assertEquals(TRANSIENT, postgres("57014"), "statement timeout");
+  }
+
+  @Test
+  void toStoreException_postgresPermissionDenied_namesThePrivilegeNeeded() {
+    RuntimeException e = DatabaseErrors.toStoreException("take a segment of x",
+        "UPDATE and SELECT", new DataAccessException("failed",
+            postgresError("42501", "permission denied for table leaf_alloc")), 12);
+    assertInstanceOf(StoreRejectedException.class, e);
+    assertEquals("the database refused to take a segment of x: ERROR: permission denied for table"
+        + " leaf_alloc (to take a segment of x Leaf needs the UPDATE and SELECT privileges on"
+        + " leaf_alloc)", e.getMessage());
   }
 }

@@ -58,4 +58,15 @@ class DatabaseProductTest {
     assertEquals(SQLDialect.H2, DatabaseProduct.of(metadata("H2", "2.3.232 (2024-08-11)", 2, 3),
         SQLDialect.H2).dialect());
   }
+
+  @Test
+  void of_postgresql_postgresDialect() throws SQLException {
+    DatabaseProduct p = DatabaseProduct.of(
+        metadata("PostgreSQL", "15.20 (Debian 15.20-0+deb12u1)", 15, 20), SQLDialect.POSTGRES);
+    assertEquals(new DatabaseProduct(SQLDialect.POSTGRES, "PostgreSQL",
+        "15.20 (Debian 15.20-0+deb12u1)", 15, 20), p);
+    assertTrue(p.isPostgres(), "PostgreSQL takes segments with UPDATE ... RETURNING");
+    assertFalse(DatabaseProduct.of(metadata("MySQL", "8.0.36", 8, 0), SQLDialect.MYSQL)
+        .isPostgres());
+  }
 }

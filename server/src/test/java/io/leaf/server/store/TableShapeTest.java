@@ -27,6 +27,16 @@ abstract class TableShapeTest {
   /** The name the database gives {@code VARCHAR} in its metadata. */
   abstract String varcharTypeName();
 
+  /** An auto-increment {@code id} primary key column in this database's DDL. */
+  String autoIncrementIdColumn() {
+    return "id BIGINT NOT NULL PRIMARY KEY AUTO_INCREMENT";
+  }
+
+  /** A date-and-time column type without a time zone in this database's DDL. */
+  String datetimeType() {
+    return "DATETIME";
+  }
+
   @BeforeEach
   void setUp() {
     db = newDatabase();
@@ -87,7 +97,7 @@ abstract class TableShapeTest {
 
   @Test
   void open_bizTagNotUnique_refused() throws SQLException {
-    execute("CREATE TABLE leaf_alloc (id BIGINT NOT NULL PRIMARY KEY AUTO_INCREMENT,"
+    execute("CREATE TABLE leaf_alloc (" + autoIncrementIdColumn() + ","
         + " biz_tag VARCHAR(128) NOT NULL, max_id BIGINT NOT NULL, step INT NOT NULL,"
         + " description VARCHAR(256), update_time BIGINT NOT NULL)");
     assertUnusable("table leaf_alloc: column biz_tag is neither the primary key nor unique;"
@@ -129,7 +139,7 @@ abstract class TableShapeTest {
     // Another variant found in the wild: update_time DATETIME NULL, no default, no ON UPDATE,
     // and extra columns with defaults. Only Leaf's own writes set update_time here.
     execute("CREATE TABLE leaf_alloc (biz_tag VARCHAR(128) NOT NULL, max_id BIGINT,"
-        + " step INT, description VARCHAR(256), update_time DATETIME NULL,"
+        + " step INT, description VARCHAR(256), update_time " + datetimeType() + " NULL,"
         + " created_by VARCHAR(64) NOT NULL DEFAULT 'dba', PRIMARY KEY (biz_tag))");
     execute("INSERT INTO leaf_alloc (biz_tag, max_id, step) VALUES ('legacy', 7, 3)");
     JooqSegmentStore store = store();

@@ -26,7 +26,7 @@ public final class TestDatabase implements AutoCloseable {
   public final String url;
   public final String user;
   public final String password;
-  /** The MariaDB/MySQL database's name; null for H2. */
+  /** The MariaDB/MySQL or PostgreSQL database's name; null for H2. */
   public final String name;
   private final Cleanup cleanup;
   private final List<HikariDataSource> pools = new ArrayList<>();
@@ -41,17 +41,25 @@ public final class TestDatabase implements AutoCloseable {
     this.cleanup = cleanup;
   }
 
+  /** Whether this is a PostgreSQL database. */
+  public boolean isPostgres() {
+    return url.startsWith("jdbc:postgresql:");
+  }
+
   /**
-   * A new MariaDB/MySQL user with a unique name, granted {@code privileges} (e.g. {@code "SELECT,
-   * INSERT, UPDATE"}) on this database's {@code leaf_alloc} and nothing else; dropped on
-   * {@link #close()}. The table must exist.
+   * A new MariaDB/MySQL or PostgreSQL user with a unique name, granted {@code privileges} (e.g.
+   * {@code "SELECT, INSERT, UPDATE"}) on this database's {@code leaf_alloc} and nothing else;
+   * dropped on {@link #close()}. The table must exist.
    */
   public synchronized Login createUser(String privileges) throws SQLException {
     if (name == null) {
-      throw new IllegalStateException("users are created on MariaDB/MySQL test databases only");
+      throw new IllegalStateException("users are created on MariaDB/MySQL/PostgreSQL only");
     }
     String login = "leaf_u_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     String secret = UUID.randomUUID().toString();
+    if (isPostgres()) {
+      return createPostgresUser(login, secret, privileges);
+    }
     try (Connection c = DriverManager.getConnection(url, user, password);
         Statement s = c.createStatement()) {
       s.execute("CREATE USER '" + login + "'@'%' IDENTIFIED BY '" + secret + "'");
@@ -62,6 +70,24 @@ public final class TestDatabase implements AutoCloseable {
         }
       });
       s.execute("GRANT " + privileges + " ON " + name + ".leaf_alloc TO '" + login + "'@'%'");
+    }
+    return new Login(login, secret);
+  }
+
+  private Login createPostgresUser(String login, String secret, String privileges)
+      throws SQLException {
+    try (Connection c = DriverManager.getConnection(url, user, password);
+        Statement s = c.createStatement()) {
+      s.execute("CREATE ROLE " + login + " LOGIN PASSWORD '" + secret + "'");
+      users.add(() -> {
+        // The role's grants live in this database; they go before the role can.
+        try (Connection d = DriverManager.getConnection(url, user, password);
+            Statement drop = d.createStatement()) {
+          drop.execute("DROP OWNED BY " + login);
+          drop.execute("DROP ROLE IF EXISTS " + login);
+        }
+      });
+      s.execute("GRANT " + privileges + " ON leaf_alloc TO " + login);
     }
     return new Login(login, secret);
   }

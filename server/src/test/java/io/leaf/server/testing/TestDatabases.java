@@ -10,12 +10,17 @@ import java.util.UUID;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Databases for tests: a fresh H2 file, or a uniquely named MariaDB/MySQL database dropped on
- * {@link TestDatabase#close()}.
+ * Databases for tests: a fresh H2 file, or a uniquely named MariaDB/MySQL or PostgreSQL database
+ * dropped on {@link TestDatabase#close()}.
  *
  * <p>MariaDB is found at {@code LEAF_TEST_MYSQL_URL} (default {@code jdbc:mysql://127.0.0.1:3306/},
  * user {@code root}, empty password). When it cannot be reached the test is skipped with a
  * message on stderr, unless {@code LEAF_REQUIRE_MYSQL=1} (set by {@code .ci/run}), which fails it.
+ *
+ * <p>PostgreSQL is found at {@code LEAF_TEST_POSTGRES_URL} (default
+ * {@code jdbc:postgresql://127.0.0.1:5432/}, user {@code postgres}, empty password: trust
+ * authentication); without it the test is skipped the same way, or fails under
+ * {@code LEAF_REQUIRE_POSTGRES=1}.
  */
 public final class TestDatabases {
 
@@ -24,7 +29,35 @@ public final class TestDatabases {
   private static final String MYSQL_PASSWORD = envOr("LEAF_TEST_MYSQL_PASSWORD", "");
   private static final String MYSQL_OPTIONS = "?useSSL=false&allowPublicKeyRetrieval=true";
 
+  private static final String POSTGRES_BASE =
+      envOr("LEAF_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/");
+  private static final String POSTGRES_USER = envOr("LEAF_TEST_POSTGRES_USER", "postgres");
+  private static final String POSTGRES_PASSWORD = envOr("LEAF_TEST_POSTGRES_PASSWORD", "");
+
   private TestDatabases() {}
+
+  /** A new, uniquely named PostgreSQL database; skips (or fails under CI) when none is reachable. */
+  public static TestDatabase postgres() {
+    String name = "leaf_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    String admin = POSTGRES_BASE + "postgres";
+    try (Connection c = DriverManager.getConnection(admin, POSTGRES_USER, POSTGRES_PASSWORD);
+        Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE " + name);
+    } catch (SQLException e) {
+      String reason = "PostgreSQL not reachable at " + POSTGRES_BASE + " (" + e.getMessage() + ")";
+      if ("1".equals(System.getenv("LEAF_REQUIRE_POSTGRES"))) {
+        throw new IllegalStateException(reason + " and LEAF_REQUIRE_POSTGRES=1", e);
+      }
+      System.err.println("[leaf-tests] SKIPPED PostgreSQL test: " + reason);
+      Assumptions.abort("SKIPPED: " + reason);
+    }
+    return new TestDatabase(POSTGRES_BASE + name, POSTGRES_USER, POSTGRES_PASSWORD, name, () -> {
+      try (Connection c = DriverManager.getConnection(admin, POSTGRES_USER, POSTGRES_PASSWORD);
+          Statement s = c.createStatement()) {
+        s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+      }
+    });
+  }
 
   /** A database in its own H2 file under a new temporary directory. */
   public static TestDatabase h2() {

@@ -1,0 +1,148 @@
+package io.leaf.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.StatusRuntimeException;
+import io.leaf.server.testing.ServerProcess;
+import io.leaf.server.testing.TestDatabase;
+import io.leaf.server.testing.TestDatabases;
+import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.NextIdRequest;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Three packaged servers on one database under load; one is killed with -9 (no shutdown hook, no
+ * pool close) and started again, twice: no ID is issued twice across all of them.
+ */
+class ServerKillTest {
+
+  private static final Pattern LISTENING = Pattern.compile("Leaf listening on port (\\d+)");
+  private static final int SERVERS = 3;
+  private static final int CALLERS_PER_SERVER = 3;
+
+  @Test
+  @Timeout(300)
+  void nextId_oneOfThreeServersKilledAndRestartedOnPostgres_noRepeats() throws Exception {
+    run(TestDatabases::postgres);
+  }
+
+  @Test
+  @Timeout(300)
+  void nextId_oneOfThreeServersKilledAndRestartedOnMariaDb_noRepeats() throws Exception {
+    run(TestDatabases::mariaDb);
+  }
+
+  /** A server process and a channel to it; replaced after a kill. */
+  private static final class Node {
+    final ServerProcess process;
+    final ManagedChannel channel;
+
+    Node(TestDatabase db) throws Exception {
+      process = ServerProcess.start("--port", "0", "--db-url", db.url, "--db-user", db.user,
+          "--db-password", db.password, "--db-pool-size", "2");
+      assertTrue(process.awaitLine("Leaf listening", 90, TimeUnit.SECONDS),
+          "the server started:\n" + process.output());
+      Matcher m = LISTENING.matcher(process.output());
+      assertTrue(m.find(), process.output());
+      channel = ManagedChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(1)))
+          .usePlaintext().build();
+    }
+
+    void kill() throws InterruptedException {
+      channel.shutdownNow();
+      // destroyForcibly is SIGKILL on Linux: nothing of the server runs after it.
+      process.close();
+    }
+  }
+
+  private static void run(Supplier<TestDatabase> database) throws Exception {
+    try (TestDatabase db = database.get()) {
+      db.store(1).createTag("killed", 1, 20, null);
+      List<AtomicReference<Node>> nodes = new ArrayList<>();
+      ExecutorService callers = Executors.newFixedThreadPool(SERVERS * CALLERS_PER_SERVER);
+      AtomicBoolean stop = new AtomicBoolean();
+      ConcurrentLinkedQueue<long[]> results = new ConcurrentLinkedQueue<>();
+      try {
+        for (int s = 0; s < SERVERS; s++) {
+          nodes.add(new AtomicReference<>(new Node(db)));
+        }
+        List<Future<?>> running = new ArrayList<>();
+        for (int c = 0; c < SERVERS * CALLERS_PER_SERVER; c++) {
+          AtomicReference<Node> node = nodes.get(c % SERVERS);
+          running.add(callers.submit(() -> {
+            results.add(call(node, stop));
+            return null;
+          }));
+        }
+        for (int round = 0; round < 2; round++) {
+          Thread.sleep(3_000);
+          AtomicReference<Node> victim = nodes.get(round % SERVERS);
+          victim.get().kill();
+          victim.set(new Node(db));
+        }
+        Thread.sleep(3_000);
+        stop.set(true);
+        for (Future<?> f : running) {
+          f.get(1, TimeUnit.MINUTES);
+        }
+        long[] all = results.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        long repeats = 0;
+        for (int i = 1; i < all.length; i++) {
+          if (all[i] == all[i - 1]) {
+            repeats++;
+          }
+        }
+        System.err.println("[leaf-tests] three servers, one killed with -9 twice, on "
+            + (db.isPostgres() ? "PostgreSQL" : "MariaDB") + ": " + all.length + " IDs, "
+            + repeats + " issued twice");
+        assertTrue(all.length > 1_000, "the servers issued IDs: " + all.length);
+        assertEquals(0, repeats, "IDs issued twice across the kills");
+      } finally {
+        stop.set(true);
+        callers.shutdownNow();
+        for (AtomicReference<Node> node : nodes) {
+          node.get().kill();
+        }
+      }
+    }
+  }
+
+  /** Calls its server until stopped, following it across restarts; failures are skipped. */
+  private static long[] call(AtomicReference<Node> node, AtomicBoolean stop)
+      throws InterruptedException {
+    NextIdRequest request = NextIdRequest.newBuilder().setBizTag("killed").build();
+    long[] ids = new long[1 << 12];
+    int n = 0;
+    while (!stop.get()) {
+      try {
+        long id = LeafServiceGrpc.newBlockingStub(node.get().channel)
+            .withDeadlineAfter(2, TimeUnit.SECONDS).nextId(request).getId();
+        if (n == ids.length) {
+          ids = Arrays.copyOf(ids, n * 2);
+        }
+        ids[n++] = id;
+      } catch (StatusRuntimeException e) {
+        // The server was killed under the call, or is starting again.
+        Thread.sleep(20);
+      }
+    }
+    return Arrays.copyOf(ids, n);
+  }
+}

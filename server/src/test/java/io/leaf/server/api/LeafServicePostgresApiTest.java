@@ -1,0 +1,12 @@
+package io.leaf.server.api;
+
+import io.leaf.server.testing.TestDatabase;
+import io.leaf.server.testing.TestDatabases;
+
+/** {@link LeafServiceApiTest} on PostgreSQL: Every RPC and every row of the error table as on H2 and MariaDB. */
+class LeafServicePostgresApiTest extends LeafServiceApiTest {
+  @Override
+  TestDatabase newDatabase() {
+    return TestDatabases.postgres();
+  }
+}
