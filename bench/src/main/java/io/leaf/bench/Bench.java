@@ -78,6 +78,9 @@ public final class Bench {
       tempDir = Files.createTempDirectory("leaf-bench");
       dbUrl = "jdbc:h2:file:" + tempDir.resolve("leaf") + ";MODE=MySQL";
     }
+    if (!options.only().isEmpty()) {
+      return onlyParts(started, env, tempDir, dbUrl);
+    }
     if (options.isolatedOnly()) {
       return isolatedOnly(started, env, tempDir, dbUrl);
     }
@@ -114,6 +117,7 @@ public final class Bench {
       double unaryNextId = Stats.median(values(select(load, "p1",
           r -> r.get("concurrency").equals(Integer.toString(lastConcurrency()))), "nextId"));
       engineRows.jmhRows(plain.port(), unaryNextId, lastConcurrency());
+      new CacheRows(options, table).run();
       new RangeRows(options, table).reserveRow(plain, unaryNextId, lastConcurrency());
     } finally {
       if (tempDir != null) {
@@ -133,6 +137,46 @@ public final class Bench {
         + "- Client: a separate JVM (same java, default flags), one Netty channel over loopback\n"
         + "- Each figure is the median of " + options.rounds() + " rounds; P1–P3 ratios are the"
         + " median of per-round ratios, P4 ratios the ratio of medians\n\n"
+        + table.markdown();
+    return write(text);
+  }
+
+  /** Only the parts named by {@code --only}, in the order of the full run. */
+  private String onlyParts(Instant started, Environment env, Path tempDir, String dbUrl)
+      throws Exception {
+    String serverDescription = "";
+    try {
+      if (options.runs("latency")) {
+        try (BenchServer plain = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
+                Duration.ZERO, options.largeStep());
+            BenchServer delayed = BenchServer.start(dbUrl, options.dbUser(),
+                options.dbPassword(), options.loadDelay(), options.smallStep())) {
+          delayed.ensureTag(LoadGenerator.SMALL_STEP_TAG, options.smallStep());
+          delayed.ensureTag(LoadGenerator.LARGE_STEP_TAG, options.largeStep());
+          serverDescription = "P3: " + delayed.describe() + "; ";
+          List<String> generatorArgs = new ArrayList<>(List.of(Integer.toString(plain.port()),
+              Integer.toString(delayed.port())));
+          generatorArgs.addAll(options.toArgs());
+          Progress.say("load generator JVM: P3 × %d rounds", options.rounds());
+          latencyRows(ChildJvm.run(List.of(), LoadGenerator.class, generatorArgs,
+              generatorTimeoutSeconds()));
+        }
+      }
+    } finally {
+      if (tempDir != null) {
+        deleteTree(tempDir);
+      }
+    }
+    if (options.runs("cache")) {
+      new CacheRows(options, table).run();
+    }
+    String text = "# Leaf benchmark results (" + String.join(", ", options.only())
+        + " only)\n\n"
+        + "- Run: " + started.truncatedTo(ChronoUnit.SECONDS) + "\n"
+        + "- Machine: " + env.describe() + "\n"
+        + "- " + serverDescription + "database "
+        + (options.dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl) + "\n"
+        + "- Each figure is the median of " + options.rounds() + " rounds\n\n"
         + table.markdown();
     return write(text);
   }
