@@ -162,6 +162,9 @@ public final class Bench {
               generatorTimeoutSeconds()));
         }
       }
+      if (options.runs("bare")) {
+        new BareServerRows(isolatedServers(tempDir), table).run();
+      }
     } finally {
       if (tempDir != null) {
         deleteTree(tempDir);
@@ -243,10 +246,15 @@ public final class Bench {
 
   /** The rows against a server alone in its JVM, on a database file of their own or --db-url. */
   private void isolated(Path tempDir) throws Exception {
-    IsolatedServers servers = new IsolatedServers(options, tempDir == null ? options.dbUrl()
-        : "jdbc:h2:file:" + tempDir.resolve("isolated") + ";MODE=MySQL");
+    IsolatedServers servers = isolatedServers(tempDir);
     new IsolatedH2Load(servers, table).run();
+    new BareServerRows(servers, table).run();
     new ServerStress(servers, table).run();
+  }
+
+  private IsolatedServers isolatedServers(Path tempDir) {
+    return new IsolatedServers(options, tempDir == null ? options.dbUrl()
+        : "jdbc:h2:file:" + tempDir.resolve("isolated") + ";MODE=MySQL");
   }
 
   private long generatorTimeoutSeconds() {

@@ -63,7 +63,7 @@ public record BenchOptions(
     List<String> only) {
 
   /** The parts {@code --only} can pick. */
-  public static final List<String> PARTS = List.of("latency", "cache");
+  public static final List<String> PARTS = List.of("latency", "cache", "bare");
 
   public static final Path DEFAULT_OUT = Path.of("target", "bench", "results.md");
 
@@ -84,7 +84,8 @@ public record BenchOptions(
           --server-flags "FLAGS"  extra flags for the isolated servers, e.g.
                          "--metrics-port 9464" to measure what metrics cost
           --only PARTS   only these parts, comma-separated: latency (P3), cache (P7: the
-                         client cache vs CosId and AtomicLong)
+                         client cache vs CosId and AtomicLong), bare (P8: unary calls vs a bare
+                         grpc-java server, h2load)
         """;
   }
 
