@@ -46,6 +46,7 @@ import org.slf4j.LoggerFactory;
 public final class LeafServer {
 
   private static final Logger log = LoggerFactory.getLogger(LeafServer.class);
+  private static final Logger startLog = LoggerFactory.getLogger(LogLevels.START_LOGGER);
   /** The health service name that reports whether the database answers (for alerting). */
   public static final String DATABASE_HEALTH = ServerHealth.DATABASE;
   /** Precision of the engine's clock: last access, back-off and dynamic-step timing. */
@@ -189,7 +190,7 @@ public final class LeafServer {
     }
     sweeper.start();
     health.startMonitor();
-    log.info("Leaf listening on port {} ({})", server.getPort(), config);
+    startLog.info("Leaf listening on port {} ({})", server.getPort(), config);
     return this;
   }
 
@@ -290,6 +291,7 @@ public final class LeafServer {
       System.exit(2);
       return;
     }
+    LogLevels.apply(config.logLevel());
     LeafServer server;
     try {
       server = fromConfig(config).start();

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
@@ -42,7 +43,12 @@ public record ServerConfig(
     int dbCallThreads,
     int maxQueuedDbCalls,
     int maxQueuedLoads,
-    OpsConfig ops) {
+    OpsConfig ops,
+    String logLevel) {
+
+  /** The levels {@code --log-level} takes; anything else stops the server. */
+  static final List<String> LOG_LEVELS =
+      List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
 
   public static final String DEFAULT_DB_URL = "jdbc:h2:file:./data/leaf;MODE=MySQL";
 
@@ -87,6 +93,8 @@ public record ServerConfig(
     flag("client-token", "", "bearer token every other LeafService RPC requires (needs"
         + " --admin-token, which is accepted too)");
     flag("client-token-file", "", "file holding --client-token");
+    flag("log-level", "INFO", "log level: " + String.join(", ", LOG_LEVELS)
+        + " (the start line and secrets are not affected)");
   }
 
   private static void flag(String name, String defaultValue, String help) {
@@ -157,7 +165,19 @@ public record ServerConfig(
         intIn(get, "db-call-threads", 1, 1000),
         intIn(get, "max-queued-db-calls", 1, 1_000_000),
         intIn(get, "max-queued-loads", 1, 1_000_000),
-        ops(get, port));
+        ops(get, port),
+        logLevel(get));
+  }
+
+  /** A misspelt level is refused: the logging library would read it as DEBUG. */
+  private static String logLevel(Function<String, String> get) {
+    String raw = get.apply("log-level");
+    String level = raw.trim().toUpperCase(Locale.ROOT);
+    if (!LOG_LEVELS.contains(level)) {
+      throw new IllegalArgumentException("--log-level must be one of "
+          + String.join(", ", LOG_LEVELS) + ", got " + raw);
+    }
+    return level;
   }
 
   private static OpsConfig ops(Function<String, String> get, int grpcPort) {
@@ -244,7 +264,7 @@ public record ServerConfig(
         + " missing-tag-ttl=" + missingTagTtl + " first-load-threads=" + firstLoadThreads
         + " max-queued-first-loads=" + maxQueuedFirstLoads + " db-call-threads=" + dbCallThreads
         + " max-queued-db-calls=" + maxQueuedDbCalls + " max-queued-loads=" + maxQueuedLoads
-        + " " + ops;
+        + " " + ops + " log-level=" + logLevel;
   }
 
   private static String envName(String flag) {

@@ -93,7 +93,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   @Override
   public void createTag(CreateTagRequest req, StreamObserver<Tag> out) {
     onDatabase(out, () -> {
-      String tag = Validation.bizTag(req.getBizTag());
+      String tag = Validation.newBizTag(req.getBizTag());
       long maxId = Validation.maxId(req.getMaxId());
       int step = Validation.createStep(req.getStep());
       String description = Validation.description(req.getDescription());

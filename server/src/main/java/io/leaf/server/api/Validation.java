@@ -19,14 +19,12 @@ final class Validation {
 
   private Validation() {}
 
-  static String bizTag(String tag) {
-    if (tag.isEmpty()) {
-      throw new InvalidArgumentException("biz_tag must not be empty");
-    }
-    if (tag.length() > MAX_TAG_LENGTH) {
-      throw new InvalidArgumentException("biz_tag must be at most " + MAX_TAG_LENGTH
-          + " characters, got " + tag.length());
-    }
+  /**
+   * CreateTag's rule: 1–128 characters of {@code [A-Za-z0-9_.:-]}, so that every tag Leaf creates
+   * is safe in a URL, a log line and a metric label as it is.
+   */
+  static String newBizTag(String tag) {
+    bizTag(tag);
     if (!TAG.matcher(tag).matches()) {
       throw new InvalidArgumentException("biz_tag must match [A-Za-z0-9_.:-]+, got \""
           + printable(tag) + "\"");
@@ -35,14 +33,37 @@ final class Validation {
   }
 
   /**
-   * Whether {@code s} can be a tag name ListTags has returned: at most 128 characters (code
-   * points), none a control character. Wider than {@link #bizTag}, since a table shared with
-   * Meituan Leaf may hold names Leaf would not create; a name the table's column cannot hold is
-   * found by the database ({@code InvalidPageKeyException}).
+   * Every other RPC's rule: 1–128 characters (code points, as a utf8mb4 {@code VARCHAR(128)}
+   * counts them), none a control character. Wider than {@link #newBizTag}, since a table shared
+   * with Meituan Leaf or written by hand may hold names such as {@code 订单} or {@code a b}.
+   */
+  static String bizTag(String tag) {
+    if (tag.isEmpty()) {
+      throw new InvalidArgumentException("biz_tag must not be empty");
+    }
+    int length = tag.codePointCount(0, tag.length());
+    if (length > MAX_TAG_LENGTH) {
+      throw new InvalidArgumentException("biz_tag must be at most " + MAX_TAG_LENGTH
+          + " characters, got " + length);
+    }
+    if (tag.codePoints().anyMatch(Character::isISOControl)) {
+      throw new InvalidArgumentException("biz_tag must not hold control characters, got \""
+          + printable(tag) + "\"");
+    }
+    return tag;
+  }
+
+  /**
+   * Whether {@code s} can be a tag name ListTags has returned ({@link #bizTag}'s rule); a name the
+   * table's column cannot hold is found by the database ({@code InvalidPageKeyException}).
    */
   static boolean isListedTagName(String s) {
-    return !s.isEmpty() && s.codePointCount(0, s.length()) <= MAX_TAG_LENGTH
-        && s.codePoints().noneMatch(Character::isISOControl);
+    try {
+      bizTag(s);
+      return true;
+    } catch (InvalidArgumentException e) {
+      return false;
+    }
   }
 
   /** CreateTag's step: 0 means the default. */

@@ -211,11 +211,24 @@ class LeafServiceApiTest {
     assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag must not be empty", () -> nextId(""));
     assertStatus(Status.Code.INVALID_ARGUMENT, "at most 128 characters, got 129",
         () -> nextId("a".repeat(129)));
-    assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag must match", () -> nextId("a b"));
-    assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag", () -> create("x/y", 1, 1));
+    assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag must not hold control characters, got \"a\\u0009b\"",
+        () -> nextId("a\tb"));
+    assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag must match [A-Za-z0-9_.:-]+, got \"x/y\"",
+        () -> create("x/y", 1, 1));
+    assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag", () -> create("a b", 1, 1));
     assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag", () -> batch("", 1, 1));
-    assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag", () -> leaf.blocking.getTag(
+  }
+
+  @Test
+  void bizTag_outsideCreateTagsCharacters_servedWhenTheRowExists() {
+    // 128 code points of a character outside the BMP is 256 UTF-16 chars: still within the rule.
+    String wide = "\uD83C\uDF3F".repeat(128);
+    assertStatus(Status.Code.NOT_FOUND, "a b", () -> nextId("a b"));
+    assertStatus(Status.Code.NOT_FOUND, "", () -> leaf.blocking.getTag(
         GetTagRequest.newBuilder().setBizTag("ü").build()));
+    assertStatus(Status.Code.NOT_FOUND, "", () -> nextId(wide));
+    assertStatus(Status.Code.INVALID_ARGUMENT, "at most 128 characters, got 129",
+        () -> nextId(wide + "x"));
   }
 
   @Test

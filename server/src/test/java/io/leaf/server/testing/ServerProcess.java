@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -43,6 +44,11 @@ public final class ServerProcess implements AutoCloseable {
    * (the test classpath would otherwise pick the quieter {@code logback-test.xml}).
    */
   public static ServerProcess start(String... args) throws IOException {
+    return start(Map.of(), args);
+  }
+
+  /** {@link #start(String...)} with {@code env} added to the child's environment. */
+  public static ServerProcess start(Map<String, String> env, String... args) throws IOException {
     String classpath = System.getProperty("surefire.test.class.path",
         System.getProperty("java.class.path"));
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
@@ -50,7 +56,9 @@ public final class ServerProcess implements AutoCloseable {
     List<String> command = new ArrayList<>(List.of(java.toString(), "-cp", classpath,
         "-Dlogback.configurationFile=" + logback, "io.leaf.server.LeafServer"));
     command.addAll(List.of(args));
-    return new ServerProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().putAll(env);
+    return new ServerProcess(builder.start());
   }
 
   /** Waits until a line contains {@code text}; false when the process ended or time ran out. */

@@ -1,0 +1,40 @@
+package io.leaf.server;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import java.util.List;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies {@code --log-level} to the logging library, with two exceptions that hold at every
+ * level: the transport's loggers never go below INFO, because at DEBUG they print every HTTP/2
+ * header frame, {@code authorization: Bearer …} included; and the start line's logger stays at
+ * INFO, so an operator always sees where the server listens.
+ */
+final class LogLevels {
+
+  /** Logs the one "listening" line; kept at INFO whatever the level. */
+  static final String START_LOGGER = "io.leaf.server.start";
+  /** The transports (gRPC's shaded Netty, and Netty itself for HTTP): their DEBUG logs headers. */
+  static final List<String> TRANSPORT_LOGGERS = List.of("io.grpc.netty.shaded", "io.netty");
+
+  private LogLevels() {}
+
+  /** @param level one of {@link ServerConfig#LOG_LEVELS} (validated there) */
+  static void apply(String level) {
+    if (!(LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext)) {
+      return;
+    }
+    Level root = Level.toLevel(level, Level.INFO);
+    logger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(root);
+    Level transport = root.isGreaterOrEqual(Level.INFO) ? root : Level.INFO;
+    for (String name : TRANSPORT_LOGGERS) {
+      logger(name).setLevel(transport);
+    }
+    logger(START_LOGGER).setLevel(Level.INFO);
+  }
+
+  private static Logger logger(String name) {
+    return (Logger) LoggerFactory.getLogger(name);
+  }
+}
