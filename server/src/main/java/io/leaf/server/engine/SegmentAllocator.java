@@ -149,10 +149,20 @@ public final class SegmentAllocator implements AutoCloseable {
         }
         return id;
       }
-      if (!tags.switchSegment(b, seg)) {
+      if (!switchSegment(b, seg)) {
         return NO_ID;
       }
     }
+  }
+
+  /** {@link TagTable#switchSegment}, then the loads the prefetch policy asks for. */
+  private boolean switchSegment(TagBuffer b, Segment seen) {
+    long now = ticker.read();
+    if (!tags.switchSegment(b, seen, now)) {
+      return false;
+    }
+    loader.prefetch(b, now);
+    return true;
   }
 
   /**
@@ -172,7 +182,7 @@ public final class SegmentAllocator implements AutoCloseable {
       Segment seg = b.current;
       long first = seg.takeRange(n - taken);
       if (first == Segment.EXHAUSTED) {
-        if (!tags.switchSegment(b, seg)) {
+        if (!switchSegment(b, seg)) {
           return taken;
         }
         continue;
@@ -203,14 +213,16 @@ public final class SegmentAllocator implements AutoCloseable {
     lock.lock();
     try {
       TagBuffer b = tags.get(bizTag);
-      if (b == null || b.closed || !b.current.isExhausted() || tags.switchSegment(b, b.current)) {
+      long now = ticker.read();
+      if (b == null || b.closed || !b.current.isExhausted()
+          || switchSegment(b, b.current)) {
         return READY;
       }
       if (closed) {
         throw new AllocatorClosedException();
       }
+      b.ranDry(now);
       if (b.pending == null) {
-        long now = ticker.read();
         if (b.backingOff(now)) {
           throw b.failFast(now);
         }
