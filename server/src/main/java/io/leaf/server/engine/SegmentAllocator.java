@@ -236,6 +236,30 @@ public final class SegmentAllocator implements AutoCloseable {
     }
   }
 
+  /** Segments of {@code bizTag} queued behind the current one and loads of it in flight. */
+  int segmentsAhead(String bizTag) {
+    Lock lock = tags.lock(bizTag);
+    lock.lock();
+    try {
+      TagBuffer b = tags.get(bizTag);
+      return b == null ? 0 : b.queued() + b.loadsInFlight;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Loads of {@code bizTag} in flight. */
+  int loadsInFlight(String bizTag) {
+    Lock lock = tags.lock(bizTag);
+    lock.lock();
+    try {
+      TagBuffer b = tags.get(bizTag);
+      return b == null ? 0 : b.loadsInFlight;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Calls waiting for a segment now, server-wide. */
   public int waitingCalls() {
     return waiters.waiting();
