@@ -1,4 +1,5 @@
 # Leaf — make targets. Everything runs through Maven; only a JDK 17 and Maven are needed.
+SHELL := /bin/bash
 MVN ?= mvn -B -q
 JAR := server/target/leaf-server.jar
 VERSION := 0.1.0
@@ -25,10 +26,20 @@ $(JAR): $(SOURCES)
 run: $(JAR)
 	java -jar $(JAR) $(ARGS)
 
+# Every suite runs; the last lines are the counts of each (scripts/test-summary.sh).
 test:
-	$(MVN) install
-	@$(MAKE) --no-print-directory test-node
-	@$(MAKE) --no-print-directory test-python
+	@rm -rf target/test-logs && mkdir -p target/test-logs
+	@status=0; \
+	if $(MVN) install; then \
+		$(MAKE) --no-print-directory test-node 2>&1 | tee target/test-logs/node.log; \
+		[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
+		$(MAKE) --no-print-directory test-python 2>&1 | tee target/test-logs/python.log; \
+		[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
+	else \
+		status=1; \
+	fi; \
+	scripts/test-summary.sh || status=1; \
+	exit $$status
 
 # The Node example's test starts server/target/leaf-server.jar (built by `make build` or `make test`).
 test-node:

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -171,6 +172,11 @@ class CachedIdGeneratorTest {
         return next.newCall(m, options);
       }
     };
+    // The refill thread rethrows the Error after handing it to the waiting caller; its uncaught
+    // report is captured here (and checked) instead of printed as a stack trace.
+    Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
+    List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+    Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(e));
     try (LeafClient exploding = LeafClient.forChannelBuilder(
         service.channelBuilder().intercept(oneError)).maxAttempts(1).build()) {
       CachedIdGenerator g = build(CachedIdGenerator.builder(exploding, "order").minBlockSize(10)
@@ -183,6 +189,11 @@ class CachedIdGeneratorTest {
       LeafException cause = assertInstanceOf(LeafException.class, e.getCause(), "typed");
       assertEquals(Status.Code.INTERNAL, cause.code(), "an Error in the fetch is INTERNAL");
       assertEquals(1, g.next(), "the generator fetches again instead of waiting forever");
+      await("the refill thread's Error to reach its handler", () -> !uncaught.isEmpty());
+      assertEquals("no heap for the reservation", uncaught.get(0).getMessage(),
+          "the Error is rethrown on the refill thread, not swallowed");
+    } finally {
+      Thread.setDefaultUncaughtExceptionHandler(previous);
     }
   }
 

@@ -82,7 +82,8 @@ public final class LeafServer {
       SegmentAllocator allocator, ServerConfig config, AutoCloseable resources) {
     TransportLogs.install();
     this.store = store;
-    this.health = new ServerHealth(store, schemaInit, allocator.ticker(), config.maxWatches());
+    this.health = new ServerHealth(store, schemaInit, allocator.ticker(), config.maxWatches(),
+        allocator);
     this.allocator = allocator;
     this.sweeper = new IdleTagSweeper(allocator, config.idleTtl(), config.sweepTick());
     this.config = config;
@@ -304,6 +305,12 @@ public final class LeafServer {
           + bindFailure(e));
       System.exit(2);
       return;
+    }
+    if (config.dbUrl().startsWith("jdbc:h2:")) {
+      log.warn("the embedded H2 database ({}) is for trying Leaf out: IDs are safe only as long as"
+          + " its file is; a lost or recreated file starts again at max_id 1 and repeats IDs."
+          + " Production uses --db-url jdbc:mysql:// (MySQL/MariaDB)",
+          DataSources.redact(config.dbUrl()));
     }
     Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "leaf-shutdown"));
     server.awaitTermination();

@@ -6,11 +6,14 @@ import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
+import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.UnusableTableException;
 import io.leaf.v1.LeafServiceGrpc;
 import java.time.Duration;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -21,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * means "this server can issue IDs": NOT_SERVING until the start-up checks pass (the database
  * answered and {@code leaf_alloc} is usable), then SERVING through database outages (buffered IDs
  * keep flowing), and NOT_SERVING for good from the start of shutdown. The database's own state,
- * checked every two seconds, is {@value #DATABASE} and one log line per change.
+ * checked every two seconds (every half second while it is down), is {@value #DATABASE} and one
+ * log line per change. Each check also tells the engine: while the database is known down, loads
+ * and database calls fail at once; when it answers again, tags backing off load at once.
  *
  * <p>Thread-safe: checks are serialized; the monitor thread runs them, tests may too.
  */
@@ -31,10 +36,13 @@ final class ServerHealth {
   /** The health service name that reports whether the database answers (for alerting). */
   static final String DATABASE = "leaf.database";
   private static final long PERIOD_MILLIS = 2_000;
+  /** While the database is down it is checked this often, so issuing resumes soon after. */
+  private static final long DOWN_PERIOD_MILLIS = 500;
   /** While the database stays down, its state is logged again at most this often. */
   private static final Duration DOWN_LOG_PERIOD = Duration.ofMinutes(1);
 
   private final SegmentStore store;
+  private final SegmentAllocator allocator;
   private final Runnable schemaInit;
   private final HealthStatusManager health = new HealthStatusManager();
   private final HealthWatches watches;
@@ -51,7 +59,10 @@ final class ServerHealth {
 
   /** @param schemaInit creates the schema when missing; retried until it succeeds */
   /** @param maxWatches Health/Watch streams open at once ({@code --max-watches}) */
-  ServerHealth(SegmentStore store, Runnable schemaInit, Ticker ticker, int maxWatches) {
+  /** @param allocator told what each check sees, so loads fail fast and recover at once */
+  ServerHealth(SegmentStore store, Runnable schemaInit, Ticker ticker, int maxWatches,
+      SegmentAllocator allocator) {
+    this.allocator = allocator;
     this.watches = new HealthWatches(maxWatches);
     this.store = store;
     this.schemaInit = schemaInit;
@@ -75,10 +86,25 @@ final class ServerHealth {
     check(true);
   }
 
-  /** Checks every two seconds from now on. */
+  /** Checks every two seconds from now on, every half second while the database is down. */
   void startMonitor() {
-    monitor.scheduleWithFixedDelay(() -> check(false), PERIOD_MILLIS, PERIOD_MILLIS,
-        TimeUnit.MILLISECONDS);
+    scheduleCheck(PERIOD_MILLIS);
+  }
+
+  private void scheduleCheck(long delayMillis) {
+    try {
+      monitor.schedule(() -> {
+        try {
+          check(false);
+        } finally {
+          if (!stopped) {
+            scheduleCheck(database.isUp() ? PERIOD_MILLIS : DOWN_PERIOD_MILLIS);
+          }
+        }
+      }, delayMillis, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // Shut down: no more checks.
+    }
   }
 
   /** Runs the periodic check now. */
@@ -141,6 +167,12 @@ final class ServerHealth {
       return;
     }
     String line = database.observe(failure);
+    if (failure == null) {
+      allocator.databaseAnswered();
+    } else if (!(failure instanceof StoreRejectedException)) {
+      // A refusal answers (a privilege, a read-only server): loads report it themselves.
+      allocator.databaseDown(DatabaseState.reason(failure));
+    }
     if (line != null) {
       if (failure == null) {
         log.info(line);

@@ -1,5 +1,13 @@
 package io.leaf.server;
 
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+
+import org.junit.jupiter.api.function.Executable;
+
+import io.grpc.StatusRuntimeException;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -173,5 +181,27 @@ class ReadinessTest {
     leaf.server.stop();
     assertEquals(ServingStatus.NOT_SERVING, seen.poll(5, TimeUnit.SECONDS),
         "readiness turns NOT_SERVING as shutdown begins");
+  }
+
+  @Test
+  void databaseKnownDown_createTagAndFirstCallOnDryTag_unavailableAtOnce() throws Exception {
+    start();
+    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("dry").setStep(10).build());
+    store.failLoads();
+    leaf.server.checkDatabaseNow();
+    int attempts = store.attempts();
+    for (Executable call : List.<Executable>of(
+        () -> leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("new").build()),
+        () -> leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("dry").build()))) {
+      StatusRuntimeException e = assertThrows(StatusRuntimeException.class, call);
+      assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), e.getStatus().toString());
+      assertTrue(e.getStatus().getDescription().contains("database"), e.getStatus().toString());
+    }
+    assertEquals(attempts, store.attempts(), "no segment load tried while known down");
+
+    store.heal();
+    leaf.server.checkDatabaseNow();
+    assertEquals(1, leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("dry").build())
+        .getId(), "the dry tag loads as soon as the check sees the database answer");
   }
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * are never concurrent, and bulk encoding never occupies a transport thread that unary calls need,
  * nor a loader thread that the next load needs. At most one drain per stream is queued (onReady
  * notifications coalesce), so the pump's queue is bounded by the number of open streams.
+ *
+ * <p>Memory: each chunk's IDs are first granted by the server-wide {@link StreamMemory} and given
+ * back once the call is ready again (the transport took the chunk) or the stream ends, however it
+ * ends — an {@link Error} thrown by its work included, which also frees its stream slot.
  */
 final class BatchStream {
 
@@ -40,7 +45,12 @@ final class BatchStream {
   private final Supplier<WaitDeadline> deadlines;
   private final Runnable onEnd;
   private final Executor events;
+  private final StreamMemory memory;
   private final AtomicBoolean drainQueued = new AtomicBoolean();
+  /** IDs of memory granted for the chunk being taken or in flight; confined to events. */
+  private int held;
+  /** Receives the grant this stream waits for; null when it waits for none. */
+  private IntConsumer memoryWait;
   // Confined to events.
   private int remaining;
   /** The chunk whose IDs the engine is waiting for; null when none. */
@@ -53,8 +63,10 @@ final class BatchStream {
    * @param pump the threads that run every stream's work
    */
   BatchStream(ServerCallStreamObserver<IdBatch> call, SegmentAllocator allocator, String tag,
-      int count, int chunk, Supplier<WaitDeadline> deadlines, Runnable onEnd, Executor pump) {
+      int count, int chunk, Supplier<WaitDeadline> deadlines, Runnable onEnd, Executor pump,
+      StreamMemory memory) {
     this.call = call;
+    this.memory = memory;
     this.allocator = allocator;
     this.tag = tag;
     this.remaining = count;
@@ -84,7 +96,8 @@ final class BatchStream {
       events.execute(() -> {
         try {
           event.run();
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
+          // An Error (out of memory included) ends this stream too, so its slot is freed.
           fail(e);
         }
       });
@@ -97,20 +110,22 @@ final class BatchStream {
   }
 
   private void drain() {
-    if (ended || wait != null) {
+    if (ended || wait != null || memoryWait != null) {
       return;
     }
     try {
       while (remaining > 0 && call.isReady()) {
-        // The engine's own request: inline while IDs are buffered, else resumed by the load.
-        CompletableFuture<IdRanges> ids =
-            allocator.nextIds(tag, Math.min(chunk, remaining), deadlines.get());
-        if (!ids.isDone()) {
-          wait = ids;
-          ids.whenComplete((r, e) -> run(() -> resumed(r, e)));
+        // Ready again: the chunk sent before has left for the transport.
+        giveBack();
+        IntConsumer later = grant -> run(() -> granted(grant));
+        int grant = memory.acquire(Math.min(chunk, remaining), later);
+        if (grant == 0) {
+          memoryWait = later;
           return;
         }
-        send(ids.join());
+        if (!take(grant)) {
+          return;
+        }
       }
       if (remaining == 0) {
         end();
@@ -119,6 +134,41 @@ final class BatchStream {
     } catch (RuntimeException e) {
       fail(e);
     }
+  }
+
+  /** Memory another stream gave back, handed to this one while it waited. */
+  private void granted(int grant) {
+    memoryWait = null;
+    if (ended) {
+      memory.release(grant);
+      return;
+    }
+    if (take(grant)) {
+      drain();
+    }
+  }
+
+  /**
+   * Takes a chunk of {@code grant} IDs and sends it: true when sent inline, false when the
+   * engine's wait resumes the stream later.
+   */
+  private boolean take(int grant) {
+    held = grant;
+    // The engine's own request: inline while IDs are buffered, else resumed by the load.
+    CompletableFuture<IdRanges> ids = allocator.nextIds(tag, grant, deadlines.get());
+    if (!ids.isDone()) {
+      wait = ids;
+      ids.whenComplete((r, e) -> run(() -> resumed(r, e)));
+      return false;
+    }
+    send(ids.join());
+    return true;
+  }
+
+  private void giveBack() {
+    int ids = held;
+    held = 0;
+    memory.release(ids);
   }
 
   /** One chunk; the call was ready when its IDs were asked for, so it holds at most this one. */
@@ -162,6 +212,16 @@ final class BatchStream {
 
   private void end() {
     ended = true;
-    onEnd.run();
+    try {
+      IntConsumer later = memoryWait;
+      memoryWait = null;
+      // A grant already on its way is given back by granted(), which sees the stream ended.
+      if (later != null) {
+        memory.cancel(later);
+      }
+      giveBack();
+    } finally {
+      onEnd.run();
+    }
   }
 }

@@ -68,6 +68,8 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   private final int maxStreams;
   private final DatabaseCalls database;
   private final Executor pump;
+  /** What every NextIdBatch chunk in flight may hold together; derived from the JVM's limits. */
+  private final StreamMemory streamMemory = StreamMemory.forThisJvm();
   private final AtomicInteger streams = new AtomicInteger();
 
   /**
@@ -165,7 +167,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     }
     Deadline deadline = callDeadline();
     new BatchStream((ServerCallStreamObserver<IdBatch>) out, allocator, tag, count, chunk,
-        () -> waitDeadline(deadline), streams::decrementAndGet, pump).start();
+        () -> waitDeadline(deadline), streams::decrementAndGet, pump, streamMemory).start();
   }
 
   /** A tag holding enough answers inline; otherwise the rest comes from a database thread. */
@@ -271,6 +273,12 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
 
   /** Runs {@code work} on the database threads and answers with its result or its failure. */
   private <T> void onDatabase(StreamObserver<T> out, Supplier<T> work) {
+    RuntimeException down = allocator.databaseKnownDown();
+    if (down != null) {
+      // Known down: at once, not after a connection timeout that outlasts the caller's deadline.
+      out.onError(StatusMapping.toStatus(down));
+      return;
+    }
     try {
       database.execute(() -> unary(out, work));
     } catch (RuntimeException e) {

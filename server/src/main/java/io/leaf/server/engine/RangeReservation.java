@@ -17,9 +17,13 @@ import java.util.concurrent.Executor;
  * passes (bounded: its refusal fails the call), never on the caller's thread. A tag this server
  * holds nothing of first waits for its first segment like NextId, without a thread.
  *
+ * <p>Order: when the segments cannot cover {@code count}, the dedicated write comes first and the
+ * buffered IDs are taken only after it succeeded, so a write that fails (a database outage) costs
+ * the tag none of its buffered IDs: NextId keeps serving them.
+ *
  * <p>Deadlines: the caller's deadline ends the call on the timer thread even while the write is
- * queued or running; a write that still commits afterwards leaves its range unused (a gap). IDs
- * taken from the segments before a failure are lost the same way: never issued twice.
+ * queued or running; a write that still commits afterwards leaves its range unused (a gap) and
+ * the buffer untouched.
  *
  * <p>Thread-safe; one instance serves every call of its allocator.
  */
@@ -69,21 +73,59 @@ final class RangeReservation {
 
   private void takeBuffered(String bizTag, int count, WaitDeadline deadline, Executor database,
       CompletableFuture<IdRanges> result) {
-    IdRanges out = new IdRanges();
-    long rest;
+    long held;
     try {
-      rest = count - allocator.take(bizTag, count, out, BUFFERED_SEGMENTS);
+      held = buffered(bizTag);
     } catch (RuntimeException e) {
       result.completeExceptionally(e);
       return;
     }
-    if (rest == 0) {
-      result.complete(out);
+    if (held >= count) {
+      IdRanges out = new IdRanges();
+      long taken;
+      try {
+        taken = allocator.take(bizTag, count, out, BUFFERED_SEGMENTS, Long.MAX_VALUE);
+      } catch (RuntimeException e) {
+        result.completeExceptionally(e);
+        return;
+      }
+      if (taken == count) {
+        result.complete(out);
+        return;
+      }
+      // Other callers took the buffered IDs meanwhile: the buffer is dry, and the IDs taken here
+      // are lost (a gap) if the write below fails.
+      writeFirst(bizTag, count, count - taken, out, deadline, database, result);
       return;
     }
+    writeFirst(bizTag, count, count - held, new IdRanges(), deadline, database, result);
+  }
+
+  /**
+   * IDs the tag buffers now in its current segment and the loaded next one: a snapshot, since
+   * other callers may take some at any moment.
+   */
+  private long buffered(String bizTag) {
+    TagBuffer b = tags.get(bizTag);
+    if (b == null || b.closed) {
+      return 0;
+    }
+    Segment current = b.current;
+    Segment next = b.next;
+    return current.end - current.cursor() + (next == null ? 0 : next.end - next.cursor());
+  }
+
+  /**
+   * The dedicated write of {@code rest} IDs first, and only once it succeeded the buffered IDs:
+   * a write that fails (the database down) leaves the tag's buffer whole for NextId.
+   */
+  private void writeFirst(String bizTag, int count, long rest, IdRanges out,
+      WaitDeadline deadline, Executor database, CompletableFuture<IdRanges> result) {
     RuntimeException down = tags.backingOff(bizTag, ticker.read());
+    if (down == null) {
+      down = allocator.databaseKnownDown();
+    }
     if (down != null) {
-      // IDs taken from the segments above are lost (a gap), as after any failure.
       result.completeExceptionally(down);
       return;
     }
@@ -96,14 +138,18 @@ final class RangeReservation {
       Runnable cancelTimer = timer.schedule(
           () -> result.completeExceptionally(deadline.timeout(bizTag)), left);
       result.whenComplete((v, e) -> cancelTimer.run());
-      database.execute(() -> takeDedicated(bizTag, (int) rest, out, result));
+      database.execute(() -> takeDedicated(bizTag, count, (int) rest, out, result));
     } catch (RuntimeException e) {
       result.completeExceptionally(e);
     }
   }
 
-  /** On a database thread: the one write that moves {@code max_id} by exactly {@code rest}. */
-  private void takeDedicated(String bizTag, int rest, IdRanges out,
+  /**
+   * On a database thread: the write that moves {@code max_id} by exactly {@code rest}, then the
+   * buffered IDs below its range. When other callers took some of those meanwhile, the buffered
+   * part is given up (a gap) and a second write brings what is missing: two dedicated ranges.
+   */
+  private void takeDedicated(String bizTag, int count, int rest, IdRanges out,
       CompletableFuture<IdRanges> result) {
     if (result.isDone()) {
       // Timed out or cancelled while queued: no write, so no gap either.
@@ -111,6 +157,21 @@ final class RangeReservation {
     }
     try {
       SegmentRange range = store.nextSegment(bizTag, rest);
+      if (result.isDone()) {
+        // The deadline passed during the write: its range is a gap, the buffer stays whole.
+        return;
+      }
+      long missing = count - out.size() - rest;
+      if (missing > 0
+          && allocator.take(bizTag, missing, out, BUFFERED_SEGMENTS, range.start()) < missing) {
+        SegmentRange second = store.nextSegment(bizTag, (int) (count - rest));
+        tags.raiseFloor(bizTag, second.end());
+        IdRanges both = new IdRanges();
+        both.add(range.start(), range.end());
+        both.add(second.start(), second.end());
+        result.complete(both);
+        return;
+      }
       // Before the reply: no call that starts after it gets an ID below the range.
       tags.raiseFloor(bizTag, range.end());
       out.add(range.start(), range.end());

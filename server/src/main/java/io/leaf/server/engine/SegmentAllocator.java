@@ -41,6 +41,7 @@ public final class SegmentAllocator implements AutoCloseable {
   private final SegmentLoader loader;
   private final DeadlineTimer timer;
   private final RangeReservation reservations;
+  private final DatabaseGate gate;
   private volatile boolean closed;
 
   public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config) {
@@ -50,11 +51,12 @@ public final class SegmentAllocator implements AutoCloseable {
   /** @param timer enforces waiting calls' deadlines; closed with the allocator */
   public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config,
       DeadlineTimer timer) {
+    this.gate = new DatabaseGate();
     this.ticker = ticker;
     this.timer = timer;
     this.tags = new TagTable(new MissingTags(config.missingTagTtl(), ticker));
     this.waiters = new SegmentWaiters(config.maxWaiting(), ticker, timer);
-    this.loader = new SegmentLoader(store, ticker, config, tags, waiters);
+    this.loader = new SegmentLoader(store, ticker, config, tags, waiters, gate);
     this.reservations = new RangeReservation(this, tags, store, ticker, timer);
   }
 
@@ -64,6 +66,30 @@ public final class SegmentAllocator implements AutoCloseable {
    */
   public void setOnCached(Consumer<TagBuffer> listener) {
     tags.setOnCached(listener);
+  }
+
+  /**
+   * The server's database check saw the database fail: loads fail at once with {@code reason}
+   * instead of waiting out a connection timeout, until {@link #databaseAnswered()}.
+   */
+  public void databaseDown(String reason) {
+    gate.markDown(reason);
+  }
+
+  /**
+   * The server's database check saw the database answer: after an outage, every tag that backs
+   * off after failed loads may load at once, so issuing resumes within one check of its return
+   * whatever the outage's length.
+   */
+  public void databaseAnswered() {
+    if (gate.markUp()) {
+      tags.clearBackoffs();
+    }
+  }
+
+  /** The failure to answer at once while the database check sees the database down, or null. */
+  public RuntimeException databaseKnownDown() {
+    return gate.failure();
   }
 
   /** Where segment loads and missing-tag answers are reported; {@link EngineEvents#NONE} if unset. */
@@ -171,15 +197,21 @@ public final class SegmentAllocator implements AutoCloseable {
    * out of buffered IDs ({@link #whenReady} says when to try again).
    */
   long take(String bizTag, long n, IdRanges out) {
-    return take(bizTag, n, out, Integer.MAX_VALUE);
+    return take(bizTag, n, out, Integer.MAX_VALUE, Long.MAX_VALUE);
   }
 
-  /** {@link #take}, from at most {@code maxSegments} segments. */
-  long take(String bizTag, long n, IdRanges out, int maxSegments) {
+  /**
+   * {@link #take}, from at most {@code maxSegments} segments, none starting at or above {@code
+   * below} (segments come from disjoint store writes, so none straddles it).
+   */
+  long take(String bizTag, long n, IdRanges out, int maxSegments, long below) {
     long taken = 0;
     for (int segments = 0; taken < n && segments < maxSegments; ) {
       TagBuffer b = buffer(bizTag);
       Segment seg = b.current;
+      if (seg.start >= below) {
+        return taken;
+      }
       long first = seg.takeRange(n - taken);
       if (first == Segment.EXHAUSTED) {
         if (!switchSegment(b, seg)) {

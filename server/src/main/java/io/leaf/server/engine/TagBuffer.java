@@ -290,6 +290,13 @@ public final class TagBuffer {
     retryAtNanos = nowNanos + Math.min(backoff < 0 ? maxBackoffNanos : backoff, maxBackoffNanos);
   }
 
+  /** The database answers again: the next request (or preload) loads at once. */
+  void clearBackoff() {
+    failures = 0;
+    lastFailure = null;
+    retryAtNanos = NO_RETRY;
+  }
+
   /** True while the tag backs off after failed loads (retryAtNanos is set only with a failure). */
   boolean backingOff(long nowNanos) {
     return nowNanos < retryAtNanos;

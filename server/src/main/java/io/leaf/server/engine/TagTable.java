@@ -220,6 +220,19 @@ final class TagTable {
     }
   }
 
+  /** Ends every tag's back-off after failed loads, each under its stripe lock. */
+  void clearBackoffs() {
+    for (TagBuffer b : all()) {
+      Lock lock = locks.get(b.bizTag);
+      lock.lock();
+      try {
+        b.clearBackoff();
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
   /** Takes the waiting calls off every buffer, each under its stripe lock, to be woken after. */
   List<Set<WaitingCall>> detachAllWaiters() {
     List<Set<WaitingCall>> out = new ArrayList<>();

@@ -130,7 +130,7 @@ class ReserveIdsApiTest {
     assertStatus(Status.Code.INVALID_ARGUMENT, "count", () -> reserve("t", 0));
     assertStatus(Status.Code.INVALID_ARGUMENT, "count", () -> reserve("t", -3));
     assertStatus(Status.Code.INVALID_ARGUMENT, "1000000", () -> reserve("t", 1_000_001));
-    assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag", () -> reserve("bad tag", 1));
+    assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag", () -> reserve("bad\ttag", 1));
   }
 
   @Test

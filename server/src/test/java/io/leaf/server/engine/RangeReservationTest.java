@@ -160,12 +160,13 @@ class RangeReservationTest {
       throws Exception {
     memory.createTag("t", 1, 100, null);
     load("t");
-    store.blockLoads();
-    CompletableFuture<IdRanges> r = reserve("t", 250); // takes 1..100, starts the preload
-    assertTrue(store.awaitLoadEntered(10_000), "the preload started");
-    store.release(); // the preload commits first: [101, 201), installed as the current segment
+    CompletableFuture<IdRanges> r = reserve("t", 250); // queues the write of 150, takes nothing
+    assertEquals(1, queued.size(), "the dedicated write is queued");
+    for (int i = 0; i < 11; i++) {
+      allocator.nextId("t", allocator.deadline(WAIT, false)).get(); // 1..11: starts the preload
+    }
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (allocator.snapshot("t").orElseThrow().current().start() != 101) {
+    while (allocator.snapshot("t").orElseThrow().next() == null) {
       assertTrue(System.nanoTime() < until, "the preload was never installed");
       Thread.onSpinWait();
     }
@@ -262,5 +263,52 @@ class RangeReservationTest {
     runQueued();
     assertFalse(store.requestedSteps().contains(400), "no write after a cancel, got "
         + store.requestedSteps());
+  }
+  @Test
+  void reserve_databaseDownBeyondTheBuffer_failsAndLeavesTheBufferToNextId() throws Exception {
+    memory.createTag("t", 1, 1000, null);
+    load("t");
+    assertEquals(1, allocator.nextId("t", allocator.deadline(WAIT, false)).get());
+    store.failLoads();
+    CompletableFuture<IdRanges> r = reserve("t", 3000);
+    runQueued();
+    assertInstanceOf(StoreUnavailableException.class, failureOf(r), "the write failed");
+    for (long expected = 2; expected <= 900; expected++) {
+      assertEquals(expected, allocator.nextId("t", allocator.deadline(WAIT, false)).get(),
+          "NextId goes on through the buffered segment after the failed ReserveIds");
+    }
+    store.heal();
+    ticker.advance(Duration.ofMinutes(1)); // past the back-off of the preload that failed
+    CompletableFuture<IdRanges> again = reserve("t", 3000);
+    runQueued();
+    IdRanges ranges = again.get(10, TimeUnit.SECONDS);
+    assertWellFormed(ranges, 3000);
+    assertEquals(901, ranges.from(0), "the buffered rest first, once the write succeeded");
+  }
+
+  @Test
+  void reserve_othersDrainTheBufferDuringTheWrite_twoDedicatedRangesNoRepeat() throws Exception {
+    memory.createTag("t", 1, 100, null);
+    load("t");
+    CompletableFuture<IdRanges> r = reserve("t", 150);
+    assertEquals(1, queued.size(), "the write is queued before any buffered ID is taken");
+    // The preload these calls start fails: the buffer is dry when the write returns.
+    store.failLoads();
+    long[] others = new long[100];
+    for (int i = 0; i < 100; i++) {
+      others[i] = allocator.nextId("t", allocator.deadline(WAIT, false)).get();
+    }
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (store.attempts() < 2) {
+      assertTrue(System.nanoTime() < until, "the preload was never tried");
+      Thread.onSpinWait();
+    }
+    store.heal();
+    runQueued();
+    IdRanges ranges = r.get(10, TimeUnit.SECONDS);
+    assertWellFormed(ranges, 150);
+    assertTrue(ranges.from(0) > 100, "both dedicated writes lie above the drained segment: "
+        + ranges.from(0));
+    IdChecks.assertAllDistinct(others, ranges.toArray());
   }
 }

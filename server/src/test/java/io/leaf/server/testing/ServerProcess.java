@@ -49,12 +49,20 @@ public final class ServerProcess implements AutoCloseable {
 
   /** {@link #start(String...)} with {@code env} added to the child's environment. */
   public static ServerProcess start(Map<String, String> env, String... args) throws IOException {
+    return start(List.of(), env, args);
+  }
+
+  /** {@link #start(Map, String...)} with {@code jvmOptions} (such as {@code -Xmx256m}). */
+  public static ServerProcess start(List<String> jvmOptions, Map<String, String> env,
+      String... args) throws IOException {
     String classpath = System.getProperty("surefire.test.class.path",
         System.getProperty("java.class.path"));
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     Path logback = Path.of("target", "classes", "logback.xml").toAbsolutePath();
-    List<String> command = new ArrayList<>(List.of(java.toString(), "-cp", classpath,
-        "-Dlogback.configurationFile=" + logback, "io.leaf.server.LeafServer"));
+    List<String> command = new ArrayList<>(List.of(java.toString()));
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", classpath, "-Dlogback.configurationFile=" + logback,
+        "io.leaf.server.LeafServer"));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().putAll(env);
@@ -83,6 +91,11 @@ public final class ServerProcess implements AutoCloseable {
     }
     reader.join(TimeUnit.SECONDS.toMillis(10));
     return process.exitValue();
+  }
+
+  /** The child's process ID. */
+  public long pid() {
+    return process.pid();
   }
 
   /** Every line so far. */

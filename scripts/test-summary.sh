@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Prints one line per test suite that `make test` ran: tests run, failed (failures + errors) and
+# skipped. JUnit modules are read from their surefire XML reports; the Node and Python examples
+# from the logs the Makefile keeps in target/test-logs/. Exits 1 when any suite failed or a log
+# of a suite that ran has no counts.
+cd "$(dirname "$0")/.."
+status=0
+printf '\n%-34s %7s %7s %7s\n' "suite" "run" "failed" "skipped"
+for reports in */target/surefire-reports examples/*/target/surefire-reports; do
+  [ -d "$reports" ] || continue
+  set -- "$reports"/TEST-*.xml
+  [ -e "$1" ] || continue
+  read -r run failed skipped < <(cat "$reports"/TEST-*.xml | grep -o '<testsuite [^>]*>' | awk '
+    { for (i = 1; i <= NF; i++) { split($i, kv, "="); gsub(/"/, "", kv[2]);
+        if (kv[1] == "tests") t += kv[2]; if (kv[1] == "failures" || kv[1] == "errors") f += kv[2];
+        if (kv[1] == "skipped") s += kv[2] } }
+    END { print t + 0, f + 0, s + 0 }')
+  printf '%-34s %7d %7d %7d\n' "JUnit ${reports%%/target/*}" "$run" "$failed" "$skipped"
+  [ "$failed" -eq 0 ] || status=1
+done
+for log in target/test-logs/*.log; do
+  [ -e "$log" ] || continue
+  name=$(basename "$log" .log)
+  if grep -q '^SKIPPED' "$log"; then
+    printf '%-34s %s\n' "$name" "$(grep -m1 '^SKIPPED' "$log")"
+    continue
+  fi
+  if grep -q '^# tests ' "$log"; then   # node --test (TAP)
+    run=$(awk '/^# tests /{print $3}' "$log" | tail -1)
+    failed=$(awk '/^# fail /{print $3}' "$log" | tail -1)
+    skipped=$(awk '/^# skipped /{print $3}' "$log" | tail -1)
+  elif grep -q '^Ran [0-9]* tests\?' "$log"; then   # python -m unittest
+    run=$(awk '/^Ran [0-9]+ test/{print $2}' "$log" | tail -1)
+    last=$(grep -E '^(OK|FAILED)' "$log" | tail -1)
+    failed=$(( $(echo "$last" | grep -o 'failures=[0-9]*' | cut -d= -f2 || true) + 0 \
+      + $(echo "$last" | grep -o 'errors=[0-9]*' | cut -d= -f2 || true) + 0 ))
+    skipped=$(( $(echo "$last" | grep -o 'skipped=[0-9]*' | cut -d= -f2 || true) + 0 ))
+  else
+    printf '%-34s %s\n' "$name" "no test counts in $log"
+    status=1
+    continue
+  fi
+  printf '%-34s %7d %7d %7d\n' "$name" "$run" "$failed" "$skipped"
+  [ "$failed" -eq 0 ] || status=1
+done
+exit $status

@@ -1,0 +1,114 @@
+package io.leaf.server.api;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.function.IntConsumer;
+
+/**
+ * The memory every open NextIdBatch stream's chunk in flight may hold together, counted in IDs:
+ * a stream asks before it takes a chunk's IDs and gives them back once the transport took the
+ * chunk (the call is ready again) or the stream ended. A stream that finds the budget short gets
+ * a smaller chunk (chunk_size is a maximum), and one that finds it spent waits, without a thread,
+ * until another stream gives some back — so unread streams can never hold more than the budget,
+ * whatever their number and chunk size.
+ *
+ * <p>Cost: one short synchronized section per chunk. Thread-safe.
+ */
+final class StreamMemory {
+
+  /**
+   * Bytes an ID of a chunk in flight costs at most: up to 10 bytes of varint on the wire, counted
+   * twice for the transport's buffer rounding and the message built before it.
+   */
+  static final int BYTES_PER_ID = 20;
+  /** A stream is not woken for less than this many IDs (unless it needs fewer). */
+  static final int MIN_GRANT = 1_000;
+
+  private final long capacity;
+  private long used;
+  private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+
+  private record Waiter(int want, IntConsumer granted) {}
+
+  /** @param bytes the budget; at least enough for one minimal chunk */
+  StreamMemory(long bytes) {
+    this.capacity = Math.max(bytes / BYTES_PER_ID, MIN_GRANT);
+  }
+
+  /**
+   * A quarter of the smaller of the heap and the direct-memory limit: the worst case of every
+   * stream unread at once leaves the rest of both to everything else.
+   */
+  static StreamMemory forThisJvm() {
+    long heap = Runtime.getRuntime().maxMemory();
+    long direct = io.grpc.netty.shaded.io.netty.util.internal.PlatformDependent.maxDirectMemory();
+    long limit = direct > 0 ? Math.min(heap, direct) : heap;
+    return new StreamMemory(limit / 4);
+  }
+
+  long capacityBytes() {
+    return capacity * BYTES_PER_ID;
+  }
+
+  synchronized long usedIds() {
+    return used;
+  }
+
+  /**
+   * Up to {@code want} IDs' worth now, or 0 when the budget is spent: then {@code later} receives
+   * the grant once there is one (on the thread of the stream that gave memory back).
+   */
+  int acquire(int want, IntConsumer later) {
+    synchronized (this) {
+      int grant = grantable(want);
+      if (grant > 0 && waiters.isEmpty()) {
+        used += grant;
+        return grant;
+      }
+      waiters.add(new Waiter(want, later));
+      return 0;
+    }
+  }
+
+  /** Drops the waiter {@code later} registered; false when it was granted already. */
+  synchronized boolean cancel(IntConsumer later) {
+    for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+      if (it.next().granted() == later) {
+        it.remove();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void release(int ids) {
+    if (ids <= 0) {
+      return;
+    }
+    List<Runnable> wake = new ArrayList<>();
+    synchronized (this) {
+      used -= ids;
+      while (!waiters.isEmpty()) {
+        Waiter w = waiters.peek();
+        int grant = grantable(w.want());
+        if (grant == 0) {
+          break;
+        }
+        waiters.poll();
+        used += grant;
+        wake.add(() -> w.granted().accept(grant));
+      }
+    }
+    wake.forEach(Runnable::run);
+  }
+
+  private int grantable(int want) {
+    long free = capacity - used;
+    if (free < Math.min(want, MIN_GRANT)) {
+      return 0;
+    }
+    return (int) Math.min(want, free);
+  }
+}

@@ -1,0 +1,59 @@
+package io.leaf.server.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntConsumer;
+import org.junit.jupiter.api.Test;
+
+class StreamMemoryTest {
+
+  private static final int IDS = 10_000;
+
+  private final StreamMemory memory = new StreamMemory((long) IDS * StreamMemory.BYTES_PER_ID);
+
+  @Test
+  void acquire_withinBudget_grantsWhatIsAsked() {
+    assertEquals(4_000, memory.acquire(4_000, g -> { }));
+    assertEquals(4_000, memory.usedIds());
+  }
+
+  @Test
+  void acquire_budgetShort_grantsTheRestAsASmallerChunk() {
+    memory.acquire(8_500, g -> { });
+    assertEquals(1_500, memory.acquire(100_000, g -> { }), "a smaller chunk rather than a wait");
+    assertEquals(IDS, memory.usedIds(), "never past the budget");
+  }
+
+  @Test
+  void acquire_budgetSpent_waitsAndIsGrantedInOrderOnRelease() {
+    assertEquals(IDS, memory.acquire(IDS, g -> { }));
+    List<String> woken = new ArrayList<>();
+    assertEquals(0, memory.acquire(6_000, g -> woken.add("first " + g)));
+    assertEquals(0, memory.acquire(6_000, g -> woken.add("second " + g)));
+    assertEquals(0, memory.acquire(10, g -> woken.add("third " + g)), "no overtaking the queue");
+    memory.release(500);
+    assertTrue(woken.isEmpty(), "500 IDs is below the minimal grant: " + woken);
+    memory.release(7_500);
+    assertEquals(List.of("first 6000", "second 2000"), woken);
+    memory.release(6_000);
+    assertEquals(List.of("first 6000", "second 2000", "third 10"), woken);
+    assertTrue(memory.usedIds() <= IDS, "used " + memory.usedIds());
+  }
+
+  @Test
+  void cancel_waitingStream_neverGranted() {
+    memory.acquire(IDS, g -> { });
+    List<Integer> woken = new ArrayList<>();
+    IntConsumer later = woken::add;
+    assertEquals(0, memory.acquire(5_000, later));
+    assertTrue(memory.cancel(later));
+    memory.release(IDS);
+    assertTrue(woken.isEmpty(), "a cancelled wait is not granted");
+    assertEquals(0, memory.usedIds());
+    assertFalse(memory.cancel(later), "nothing left to cancel");
+  }
+}
