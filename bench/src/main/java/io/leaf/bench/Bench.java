@@ -325,7 +325,7 @@ public final class Bench {
             + ms(options.latencyDuration()) + " per tag per round, order alternating",
         "step " + fmt(options.smallStep()) + ": " + percentiles(small) + " · step "
             + fmt(options.largeStep()) + ": " + percentiles(large),
-        String.format(Locale.ROOT, "p99.9 step %s ÷ step %s = %.1f", fmt(options.smallStep()),
+        String.format(Locale.ROOT, "p99.9 step %s ÷ step %s = %.2f", fmt(options.smallStep()),
             fmt(options.largeStep()), Stats.median(ratios)));
   }
 

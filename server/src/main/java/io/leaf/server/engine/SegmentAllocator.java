@@ -11,7 +11,8 @@ import java.util.function.Consumer;
 
 /**
  * Issues IDs of every tag from in-memory segments, loading the next segment of a tag in the
- * background once 10% of the current one is used (Leaf-segment's double buffer). Never blocks:
+ * background once 10% of the current one is used (Leaf-segment's double buffer), and further ahead
+ * when the tag's rate and load latency call for it ({@link PrefetchPolicy}). Never blocks:
  * a call that finds no ID buffered waits on the tag's pending load without holding a thread.
  *
  * <p>Cost: {@link #tryNextId} is one map lookup, one ticker read and one {@code getAndAdd}, plus

@@ -11,8 +11,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The double buffer of one tag: the segment IDs come from now, the next one loaded ahead, at most
- * one load in flight, and the tag's dynamic-step and back-off state.
+ * The buffer of one tag: the segment IDs come from now, the segments loaded ahead (in ascending
+ * order), the loads in flight (at most {@link PrefetchPolicy#maxAhead} with the queued ones), the
+ * rate and load latency the prefetch learns, and the tag's dynamic-step and back-off state.
  *
  * <p>Thread-safety: {@link #current}, {@link #closed} and {@link #retryAtNanos} are read without a
  * lock on the request path; everything else, and every write, happens under the tag's stripe lock
