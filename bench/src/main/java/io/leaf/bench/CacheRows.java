@@ -1,6 +1,7 @@
 package io.leaf.bench;
 
 import io.leaf.bench.jmh.CacheBenchmark;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 
@@ -51,9 +52,16 @@ final class CacheRows {
     }
   }
 
+  /** CosId's jar names its version (its manifest does not), e.g. {@code cosid-core-2.13.3.jar}. */
   private static String cosIdVersion() {
-    String v = me.ahoo.cosid.segment.SegmentChainId.class.getPackage().getImplementationVersion();
-    return v == null ? "" : v;
+    try {
+      String jar = Path.of(me.ahoo.cosid.segment.SegmentChainId.class.getProtectionDomain()
+          .getCodeSource().getLocation().toURI()).getFileName().toString();
+      return jar.startsWith("cosid-core-") && jar.endsWith(".jar")
+          ? jar.substring("cosid-core-".length(), jar.length() - ".jar".length()) : "(cosid-core)";
+    } catch (RuntimeException | java.net.URISyntaxException e) {
+      return "(cosid-core)";
+    }
   }
 
   private static String fmt(long n) {
