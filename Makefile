@@ -5,13 +5,14 @@ JAR := server/target/leaf-server.jar
 VERSION := 0.1.0
 SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run test test-node test-python bench image clean help
+.PHONY: build run test test-node test-python test-spring-boot bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
 	@echo "make test   run every test (MariaDB tests skip with a message when no MariaDB is reachable)"
 	@echo "make test-node  the Node example's test against the packaged server (skipped without node)"
 	@echo "make test-python  the Python example's test against the packaged server (skipped without python3-grpcio)"
+	@echo "make test-spring-boot  the Spring Boot example (built against the installed leaf-bom) against the packaged server"
 	@echo "make build  compile and package server/target/leaf-server.jar"
 	@echo "make bench  run the benchmarks (about five minutes; table in target/bench/results.md)"
 	@echo "make image  build the container image leaf-server:$(VERSION) (needs a Docker engine)"
@@ -35,6 +36,7 @@ test:
 		[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
 		$(MAKE) --no-print-directory test-python 2>&1 | tee target/test-logs/python.log; \
 		[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
+		$(MAKE) --no-print-directory test-spring-boot || status=1; \
 	else \
 		status=1; \
 	fi; \
@@ -57,6 +59,16 @@ test-python:
 		PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m unittest discover -s examples/python -v; \
 	else \
 		echo "SKIPPED Python example test: $(PYTHON) cannot import grpc and grpc_tools (apt-get install python3-grpcio python3-grpc-tools)"; \
+	fi
+
+# The Spring Boot example is a project of its own, built as a user's would be against the leaf-bom
+# and starter that `mvn install` put in the local repository (make test runs that first); its test
+# starts server/target/leaf-server.jar.
+test-spring-boot:
+	@if (cd examples/spring-boot && $(MVN) verify); then \
+		echo "PASSED Spring Boot example: order IDs from the starter against the packaged server"; \
+	else \
+		echo "FAILED Spring Boot example (examples/spring-boot/target/surefire-reports)"; exit 1; \
 	fi
 
 # Packages only the bench module and what it needs (nothing is installed), then runs it:

@@ -42,6 +42,7 @@ public final class CachedIdGenerator implements AutoCloseable {
   private final ExecutorService refiller;
   private final AtomicLong waits = new AtomicLong();
   private final AtomicLong refills = new AtomicLong();
+  private final AtomicLong refillFailures = new AtomicLong();
 
   /** Read without the lock on the fast path; replaced only under the lock. */
   private volatile RangeBlock current = RangeBlock.EMPTY;
@@ -55,6 +56,10 @@ public final class CachedIdGenerator implements AutoCloseable {
   private LeafException lastFailure;
   private long lastFailureAt;
   private boolean closed;
+  /** IDs received in reservations so far. */
+  private long idsReserved;
+  /** IDs still cached when the generator was closed. */
+  private long idsDropped;
 
   private CachedIdGenerator(Builder b) {
     this.client = b.client;
@@ -235,7 +240,9 @@ public final class CachedIdGenerator implements AutoCloseable {
       }
       if (ranges != null) {
         ready.add(ranges, size);
+        idsReserved += size;
       } else {
+        refillFailures.incrementAndGet();
         lastFailure = failure;
         lastFailureAt = completedRefills;
         log.log(System.Logger.Level.DEBUG, "reserving IDs of biz_tag {0} failed: {1}", bizTag,
@@ -260,6 +267,39 @@ public final class CachedIdGenerator implements AutoCloseable {
     return refills.get();
   }
 
+  /** How many reservations failed (the server's answer or the call). */
+  public long refillFailures() {
+    return refillFailures.get();
+  }
+
+  /**
+   * How many IDs this generator handed out so far (IDs received in reservations, less those still
+   * cached and those dropped at close). Takes the lock; meant for metrics, not the hot path.
+   */
+  public long idsServed() {
+    lock.lock();
+    try {
+      return idsReserved - idsDropped - cachedLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** How many reserved IDs are cached and not handed out yet. Takes the lock, as {@link #idsServed}. */
+  public long idsLeft() {
+    lock.lock();
+    try {
+      return cachedLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Lock held: the IDs left in the current range and the queued ones. */
+  private long cachedLocked() {
+    return current.remaining() + ready.remaining();
+  }
+
   /** The number of IDs the next reservation asks for. */
   public int blockSize() {
     lock.lock();
@@ -282,6 +322,7 @@ public final class CachedIdGenerator implements AutoCloseable {
         return;
       }
       closed = true;
+      idsDropped += cachedLocked();
       current = RangeBlock.EMPTY;
       ready.clear();
       changed.signalAll();

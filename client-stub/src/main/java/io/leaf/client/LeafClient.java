@@ -1,6 +1,7 @@
 package io.leaf.client;
 
 import io.grpc.CallCredentials;
+import io.grpc.Channel;
 import io.grpc.ChannelCredentials;
 import io.grpc.Context;
 import io.grpc.Grpc;
@@ -231,6 +232,15 @@ public final class LeafClient implements AutoCloseable {
           + " asked for", null);
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * The channel this client's calls go over, for other services of the same server (e.g. the
+   * standard grpc.health.v1 health check). Calls on it carry none of the client's credentials or
+   * deadlines; the client still decides when the channel closes.
+   */
+  public Channel channel() {
+    return channel;
   }
 
   /** Shuts down the channel if this client built it, waiting up to five seconds; else nothing. */

@@ -86,6 +86,12 @@ final class RangeBlock {
     fastEnd = end;
   }
 
+  /** How many IDs of the block are not taken yet (a snapshot while callers take them). */
+  long remaining() {
+    long cur = (long) CURSOR.getVolatile(this);
+    return cur >= end || cur < start ? 0 : end - cur;
+  }
+
   /** True when {@code [first, last]} holds the refill point. */
   boolean passesRefill(long first, long last) {
     return refillAt != NONE && first <= refillAt && refillAt <= last;

@@ -70,6 +70,15 @@ final class ReservedRanges {
     return ready.poll();
   }
 
+  /** The IDs in the queued blocks (none of them is taken from yet). */
+  long remaining() {
+    long n = 0;
+    for (RangeBlock b : ready) {
+      n += b.remaining();
+    }
+    return n;
+  }
+
   void clear() {
     ready.clear();
   }

@@ -3,9 +3,10 @@ package io.leaf.server.engine;
 import io.leaf.server.store.StoreUnavailableException;
 
 /**
- * What the server's own database check last saw: while it sees the database down, a segment load
- * (and any caller that asks) fails at once instead of waiting out a connection timeout; when it
- * sees the database answer again, the allocator lets every tag that backs off load at once.
+ * What the server's own database check last saw: while it sees the database down, a call that
+ * would wait for a segment load (or a database call) fails at once instead of waiting out a
+ * connection timeout — loads themselves still run, since a multi-host URL may reach another node;
+ * when it sees the database answer again, the allocator lets every tag that backs off load at once.
  *
  * <p>Nothing is known down until a check says so (engines without a check never are). Thread-safe.
  */

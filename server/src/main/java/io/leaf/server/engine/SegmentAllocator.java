@@ -57,7 +57,7 @@ public final class SegmentAllocator implements AutoCloseable {
     this.timer = timer;
     this.tags = new TagTable(new MissingTags(config.missingTagTtl(), ticker));
     this.waiters = new SegmentWaiters(config.maxWaiting(), ticker, timer);
-    this.loader = new SegmentLoader(store, ticker, config, tags, waiters, gate);
+    this.loader = new SegmentLoader(store, ticker, config, tags, waiters);
     this.reservations = new RangeReservation(this, tags, store, ticker, timer);
   }
 
@@ -70,8 +70,8 @@ public final class SegmentAllocator implements AutoCloseable {
   }
 
   /**
-   * The server's database check saw the database fail: loads fail at once with {@code reason}
-   * instead of waiting out a connection timeout, until {@link #databaseAnswered()}.
+   * The server's database check saw the database fail: until {@link #databaseAnswered()}, a call
+   * that would wait for a load fails at once with {@code reason} (the load still runs).
    */
   public void databaseDown(String reason) {
     gate.markDown(reason);
@@ -260,6 +260,12 @@ public final class SegmentAllocator implements AutoCloseable {
           throw b.failFast(now);
         }
         loader.start(b, now);
+      }
+      RuntimeException down = gate.failure();
+      if (down != null) {
+        // The load goes on as a probe (a multi-host URL may reach another node); the caller is
+        // answered now instead of after a connection timeout.
+        throw down;
       }
       return waiters.register(b, deadline);
     } catch (RuntimeException e) {

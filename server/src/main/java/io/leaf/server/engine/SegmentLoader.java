@@ -50,15 +50,13 @@ final class SegmentLoader {
   private final PrefetchPolicy prefetch;
   private final TagTable tags;
   private final SegmentWaiters waiters;
-  private final DatabaseGate gate;
   private final ThreadPoolExecutor served;
   private final ThreadPoolExecutor firstLoads;
   private volatile boolean closed;
 
   SegmentLoader(SegmentStore store, Ticker ticker, EngineConfig config, TagTable tags,
-      SegmentWaiters waiters, DatabaseGate gate) {
+      SegmentWaiters waiters) {
     this.store = store;
-    this.gate = gate;
     this.ticker = ticker;
     this.config = config;
     this.policy = new StepPolicy(config.maxStep());
@@ -229,10 +227,6 @@ final class SegmentLoader {
     // The store's own time, at full precision: the engine's ticker is coarse.
     long storeStart = System.nanoTime();
     try {
-      RuntimeException down = gate.failure();
-      if (down != null) {
-        throw down;
-      }
       range = takeSegment(b.bizTag, step);
     } catch (RuntimeException e) {
       failure = e;

@@ -78,14 +78,17 @@ class DatabaseRecoveryTest {
   }
 
   @Test
-  void databaseDown_firstCallOnUnloadedTag_failsAtOnceWithoutStoreAttempt() throws Exception {
+  void databaseDown_firstCallOnUnloadedTag_failsAtOnceWhileTheLoadProbes() throws Exception {
     memory.createTag("dry", 1, 20, null);
+    store.blockLoads(); // a load that would wait out a connection timeout
     allocator.databaseDown("connection refused");
-    int before = store.attempts();
-    Throwable t = failure(next("dry"));
+    CompletableFuture<Long> first = next("dry");
+    assertTrue(first.isDone(), "answered at once, not after the load");
+    Throwable t = failure(first);
     assertInstanceOf(StoreUnavailableException.class, t);
     assertTrue(t.getMessage().contains("database check fails: connection refused"), t.getMessage());
-    assertEquals(before, store.attempts(), "no store call while the database is known down");
+    assertTrue(store.awaitLoadEntered(10_000), "the load still runs, as a probe");
+    store.release();
 
     allocator.databaseAnswered();
     assertEquals(1, next("dry").get(10, TimeUnit.SECONDS), "the tag loads once it answers");

@@ -1,0 +1,34 @@
+package io.leaf.spring.boot;
+
+import io.leaf.client.LeafClient;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * A {@link LeafClient} from {@code leaf.client.*} (owning its channel, closed with the context)
+ * and the {@link LeafIdGenerators} on it (closed first). Each bean backs off when the application
+ * defines its own.
+ */
+@AutoConfiguration
+@ConditionalOnClass(LeafClient.class)
+@EnableConfigurationProperties(LeafClientProperties.class)
+public class LeafClientAutoConfiguration {
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  public LeafClient leafClient(LeafClientProperties properties) {
+    return LeafClients.create(properties);
+  }
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  @ConditionalOnBean(LeafClient.class)
+  public LeafIdGenerators leafIdGenerators(LeafClient leafClient,
+      LeafClientProperties properties) {
+    return new LeafIdGenerators(leafClient, properties);
+  }
+}

@@ -1,0 +1,85 @@
+package io.leaf.spring.boot;
+
+import java.io.IOException;
+import java.io.StringWriter;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.concurrent.atomic.AtomicLong;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.cert.X509v3CertificateBuilder;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/** A throw-away CA that signs certificates for localhost, written as PEM files. */
+final class TestCertificates {
+
+  private static final AtomicLong SERIALS = new AtomicLong(System.currentTimeMillis());
+
+  private final KeyPair caKeys;
+  private final X509Certificate ca;
+  private final X500Name caName = new X500Name("CN=leaf-test-ca");
+
+  TestCertificates() throws Exception {
+    caKeys = keyPair();
+    X509v3CertificateBuilder b = builder(caName, caName, caKeys);
+    b.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
+    ca = sign(b, caKeys.getPrivate());
+  }
+
+  void writeCa(Path file) throws IOException {
+    Files.writeString(file, pem(ca));
+  }
+
+  /** Writes a certificate for localhost and 127.0.0.1 signed by the CA, and its PKCS#8 key. */
+  void issue(String commonName, Path certFile, Path keyFile) throws Exception {
+    KeyPair keys = keyPair();
+    X509v3CertificateBuilder b = builder(caName, new X500Name("CN=" + commonName), keys);
+    b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
+        new GeneralName(GeneralName.dNSName, "localhost"),
+        new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
+    Files.writeString(certFile, pem(sign(b, caKeys.getPrivate())));
+    Files.writeString(keyFile, pem(new JcaPKCS8Generator(keys.getPrivate(), null)));
+  }
+
+  private static KeyPair keyPair() throws Exception {
+    KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
+    g.initialize(256);
+    return g.generateKeyPair();
+  }
+
+  private static X509v3CertificateBuilder builder(X500Name issuer, X500Name subject, KeyPair keys) {
+    Instant now = Instant.now();
+    return new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(SERIALS.incrementAndGet()),
+        Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(1))),
+        subject, keys.getPublic());
+  }
+
+  private static X509Certificate sign(X509v3CertificateBuilder b, PrivateKey signer)
+      throws Exception {
+    return new JcaX509CertificateConverter().getCertificate(
+        b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer)));
+  }
+
+  private static String pem(Object o) throws IOException {
+    StringWriter out = new StringWriter();
+    try (JcaPEMWriter w = new JcaPEMWriter(out)) {
+      w.writeObject(o);
+    }
+    return out.toString();
+  }
+}

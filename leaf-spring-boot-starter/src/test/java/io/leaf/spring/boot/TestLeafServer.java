@@ -1,0 +1,117 @@
+package io.leaf.spring.boot;
+
+import io.grpc.Grpc;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.Metadata;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerCredentials;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.Status;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.stub.StreamObserver;
+import io.leaf.v1.IdRange;
+import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.ReserveIdsRequest;
+import io.leaf.v1.ReservedIds;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A LeafService on a loopback port (the real transport the starter's channel uses) that answers
+ * ReserveIds with one range from 1, 2, 3, … and the standard health service as a Leaf server
+ * does; it records each ReserveIds count and authorization header, and can be told to fail.
+ */
+final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implements AutoCloseable {
+
+  private static final Metadata.Key<String> AUTHORIZATION =
+      Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+
+  private final AtomicLong next = new AtomicLong(1);
+  private final AtomicReference<Status> failure = new AtomicReference<>();
+  private final List<Integer> reserveCounts = new CopyOnWriteArrayList<>();
+  private final List<String> authorizations = new CopyOnWriteArrayList<>();
+  private final HealthStatusManager health = new HealthStatusManager();
+  private final Server server;
+
+  TestLeafServer() throws Exception {
+    this(InsecureServerCredentials.create());
+  }
+
+  /** A server with {@code credentials}, e.g. TLS. */
+  TestLeafServer(ServerCredentials credentials) throws Exception {
+    ServerInterceptor recordAuth = new ServerInterceptor() {
+      @Override
+      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+          ServerCallHandler<Q, R> next) {
+        String auth = headers.get(AUTHORIZATION);
+        authorizations.add(auth == null ? "" : auth);
+        return next.startCall(call, headers);
+      }
+    };
+    server = Grpc.newServerBuilderForPort(0, credentials)
+        .addService(ServerInterceptors.intercept(this, recordAuth))
+        .addService(health.getHealthService())
+        .build().start();
+    setReadiness(ServingStatus.SERVING);
+    health.setStatus(LeafHealthIndicator.DATABASE, ServingStatus.SERVING);
+  }
+
+  String target() {
+    return "127.0.0.1:" + server.getPort();
+  }
+
+  /** The target by the name its TLS certificate carries. */
+  String localhostTarget() {
+    return "localhost:" + server.getPort();
+  }
+
+  void setReadiness(ServingStatus status) {
+    health.setStatus("", status);
+    health.setStatus(LeafHealthIndicator.READINESS, status);
+  }
+
+  void setDatabase(ServingStatus status) {
+    health.setStatus(LeafHealthIndicator.DATABASE, status);
+  }
+
+  /** Every ReserveIds fails with {@code status} (null: none does). */
+  void fail(Status status) {
+    failure.set(status);
+  }
+
+  List<Integer> reserveCounts() {
+    return List.copyOf(reserveCounts);
+  }
+
+  /** The authorization header of every LeafService call ("" when absent). */
+  List<String> authorizations() {
+    return List.copyOf(authorizations);
+  }
+
+  @Override
+  public void reserveIds(ReserveIdsRequest req, StreamObserver<ReservedIds> out) {
+    reserveCounts.add(req.getCount());
+    Status f = failure.get();
+    if (f != null) {
+      out.onError(f.asRuntimeException());
+      return;
+    }
+    long start = next.getAndAdd(req.getCount());
+    out.onNext(ReservedIds.newBuilder().addRanges(IdRange.newBuilder().setStart(start)
+        .setEnd(start + req.getCount())).build());
+    out.onCompleted();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    server.shutdownNow();
+    server.awaitTermination(5, TimeUnit.SECONDS);
+  }
+}
