@@ -78,6 +78,9 @@ public final class Bench {
       tempDir = Files.createTempDirectory("leaf-bench");
       dbUrl = "jdbc:h2:file:" + tempDir.resolve("leaf") + ";MODE=MySQL";
     }
+    if (!options.only().isEmpty()) {
+      return onlyParts(started, env, tempDir, dbUrl);
+    }
     if (options.isolatedOnly()) {
       return isolatedOnly(started, env, tempDir, dbUrl);
     }
@@ -115,6 +118,7 @@ public final class Bench {
           r -> r.get("concurrency").equals(Integer.toString(lastConcurrency()))), "nextId"));
       new HttpRows(options, table).wrkRow(plain, unaryNextId, lastConcurrency());
       engineRows.jmhRows(plain.port(), unaryNextId, lastConcurrency());
+      new CacheRows(options, table).run();
       new RangeRows(options, table).reserveRow(plain, unaryNextId, lastConcurrency());
       new SnowflakeRows(options, table).run(plain.port());
     } finally {
@@ -135,6 +139,49 @@ public final class Bench {
         + "- Client: a separate JVM (same java, default flags), one Netty channel over loopback\n"
         + "- Each figure is the median of " + options.rounds() + " rounds; P1–P3 ratios are the"
         + " median of per-round ratios, P4 ratios the ratio of medians\n\n"
+        + table.markdown();
+    return write(text);
+  }
+
+  /** Only the parts named by {@code --only}, in the order of the full run. */
+  private String onlyParts(Instant started, Environment env, Path tempDir, String dbUrl)
+      throws Exception {
+    String serverDescription = "";
+    try {
+      if (options.runs("latency")) {
+        try (BenchServer plain = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
+                Duration.ZERO, options.largeStep());
+            BenchServer delayed = BenchServer.start(dbUrl, options.dbUser(),
+                options.dbPassword(), options.loadDelay(), options.smallStep())) {
+          delayed.ensureTag(LoadGenerator.SMALL_STEP_TAG, options.smallStep());
+          delayed.ensureTag(LoadGenerator.LARGE_STEP_TAG, options.largeStep());
+          serverDescription = "P3: " + delayed.describe() + "; ";
+          List<String> generatorArgs = new ArrayList<>(List.of(Integer.toString(plain.port()),
+              Integer.toString(delayed.port())));
+          generatorArgs.addAll(options.toArgs());
+          Progress.say("load generator JVM: P3 × %d rounds", options.rounds());
+          latencyRows(ChildJvm.run(List.of(), LoadGenerator.class, generatorArgs,
+              generatorTimeoutSeconds()));
+        }
+      }
+      if (options.runs("bare")) {
+        new BareServerRows(isolatedServers(tempDir), table).run();
+      }
+    } finally {
+      if (tempDir != null) {
+        deleteTree(tempDir);
+      }
+    }
+    if (options.runs("cache")) {
+      new CacheRows(options, table).run();
+    }
+    String text = "# Leaf benchmark results (" + String.join(", ", options.only())
+        + " only)\n\n"
+        + "- Run: " + started.truncatedTo(ChronoUnit.SECONDS) + "\n"
+        + "- Machine: " + env.describe() + "\n"
+        + "- " + serverDescription + "database "
+        + (options.dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl) + "\n"
+        + "- Each figure is the median of " + options.rounds() + " rounds\n\n"
         + table.markdown();
     return write(text);
   }
@@ -201,10 +248,15 @@ public final class Bench {
 
   /** The rows against a server alone in its JVM, on a database file of their own or --db-url. */
   private void isolated(Path tempDir) throws Exception {
-    IsolatedServers servers = new IsolatedServers(options, tempDir == null ? options.dbUrl()
-        : "jdbc:h2:file:" + tempDir.resolve("isolated") + ";MODE=MySQL");
+    IsolatedServers servers = isolatedServers(tempDir);
     new IsolatedH2Load(servers, table).run();
+    new BareServerRows(servers, table).run();
     new ServerStress(servers, table).run();
+  }
+
+  private IsolatedServers isolatedServers(Path tempDir) {
+    return new IsolatedServers(options, tempDir == null ? options.dbUrl()
+        : "jdbc:h2:file:" + tempDir.resolve("isolated") + ";MODE=MySQL");
   }
 
   private long generatorTimeoutSeconds() {
@@ -275,7 +327,7 @@ public final class Bench {
             + ms(options.latencyDuration()) + " per tag per round, order alternating",
         "step " + fmt(options.smallStep()) + ": " + percentiles(small) + " · step "
             + fmt(options.largeStep()) + ": " + percentiles(large),
-        String.format(Locale.ROOT, "p99.9 step %s ÷ step %s = %.1f", fmt(options.smallStep()),
+        String.format(Locale.ROOT, "p99.9 step %s ÷ step %s = %.2f", fmt(options.smallStep()),
             fmt(options.largeStep()), Stats.median(ratios)));
   }
 

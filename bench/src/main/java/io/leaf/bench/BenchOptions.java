@@ -31,6 +31,7 @@ import java.util.List;
  * @param rangesOnly run only the ID-range rows (ReserveIds, CachedIdGenerator vs AtomicLong)
  * @param serverFlags extra server flags of the isolated servers (e.g. {@code --metrics-port
  *     9464}, to measure what a setting costs)
+ * @param only when not empty, run only these parts (of {@link #PARTS}); empty runs everything
  */
 public record BenchOptions(
     boolean quick,
@@ -58,7 +59,11 @@ public record BenchOptions(
     String serverClassPath,
     boolean isolatedOnly,
     boolean rangesOnly,
-    List<String> serverFlags) {
+    List<String> serverFlags,
+    List<String> only) {
+
+  /** The parts {@code --only} can pick. */
+  public static final List<String> PARTS = List.of("latency", "cache", "bare");
 
   public static final Path DEFAULT_OUT = Path.of("target", "bench", "results.md");
 
@@ -78,6 +83,9 @@ public record BenchOptions(
                          CachedIdGenerator.next() vs AtomicLong (about a minute)
           --server-flags "FLAGS"  extra flags for the isolated servers, e.g.
                          "--metrics-port 9464" to measure what metrics cost
+          --only PARTS   only these parts, comma-separated: latency (P3), cache (P7: the
+                         client cache vs CosId and AtomicLong), bare (P8: unary calls vs a bare
+                         grpc-java server, h2load)
         """;
   }
 
@@ -92,6 +100,7 @@ public record BenchOptions(
     Path out = DEFAULT_OUT;
     String serverClassPath = null;
     List<String> serverFlags = List.of();
+    List<String> only = List.of();
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       if (arg.equals("--quick")) {
@@ -117,6 +126,7 @@ public record BenchOptions(
         case "--db-password" -> dbPassword = value;
         case "--out" -> out = Path.of(value);
         case "--server-classpath" -> serverClassPath = value;
+        case "--only" -> only = parts(value);
         case "--server-flags" -> serverFlags = value.isBlank() ? List.of()
             : List.of(value.trim().split("\\s+"));
         default -> throw new IllegalArgumentException("unknown flag " + arg + "\n" + usage());
@@ -127,13 +137,13 @@ public record BenchOptions(
           List.of(1, 8, 64), Duration.ofMillis(200), Duration.ofMillis(200), 20_000,
           Duration.ofMillis(100), List.of(1_000, 10_000), 8, Duration.ofMillis(300), 100, 1_000_000,
           Duration.ofMillis(5), 20_000, 0, 1, Duration.ofMillis(50), Duration.ofMillis(50),
-          serverClassPath, isolatedOnly, rangesOnly, serverFlags);
+          serverClassPath, isolatedOnly, rangesOnly, serverFlags, only);
     }
     return new BenchOptions(false, dbUrl, dbUser, dbPassword, out, rounds == null ? 5 : rounds,
         List.of(1, 8, 64), Duration.ofSeconds(2), Duration.ofSeconds(2), 1_000_000,
         Duration.ofSeconds(1), List.of(1_000, 10_000), 8, Duration.ofSeconds(3), 100, 1_000_000,
         Duration.ofMillis(5), 100_000, 1, 2, Duration.ofSeconds(1), Duration.ofSeconds(1),
-        serverClassPath, isolatedOnly, rangesOnly, serverFlags);
+        serverClassPath, isolatedOnly, rangesOnly, serverFlags, only);
   }
 
   /** The flags that reproduce these options in a child JVM. */
@@ -152,7 +162,27 @@ public record BenchOptions(
       args.add("--server-flags");
       args.add(String.join(" ", serverFlags));
     }
+    if (!only.isEmpty()) {
+      args.add("--only");
+      args.add(String.join(",", only));
+    }
     return args;
+  }
+
+  /** True when this run measures {@code part} (one of {@link #PARTS}). */
+  public boolean runs(String part) {
+    return only.isEmpty() || only.contains(part);
+  }
+
+  private static List<String> parts(String value) {
+    List<String> parts = List.of(value.trim().split("\\s*,\\s*"));
+    for (String part : parts) {
+      if (!PARTS.contains(part)) {
+        throw new IllegalArgumentException("--only takes " + String.join(", ", PARTS) + "; got "
+            + part);
+      }
+    }
+    return parts;
   }
 
   private static int positive(String flag, String value) {

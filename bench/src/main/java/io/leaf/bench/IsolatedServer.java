@@ -27,9 +27,15 @@ final class IsolatedServer implements AutoCloseable {
    * @param args {@link StressServer}'s arguments
    */
   IsolatedServer(List<String> jvmArgs, String classPath, List<String> args) throws IOException {
+    this(jvmArgs, classPath, StressServer.class, args);
+  }
+
+  /** @param main a server's main class that prints {@code LISTENING <port>} once serving */
+  IsolatedServer(List<String> jvmArgs, String classPath, Class<?> main, List<String> args)
+      throws IOException {
     List<String> command = new ArrayList<>(List.of(ChildJvm.javaCommand()));
     command.addAll(jvmArgs);
-    command.addAll(List.of("-cp", classPath, StressServer.class.getName()));
+    command.addAll(List.of("-cp", classPath, main.getName()));
     command.addAll(args);
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     // Warnings only: INFO lines would drown the progress lines.

@@ -65,26 +65,32 @@ public final class LoadGenerator {
   }
 
   private void run() throws InterruptedException {
-    warmUp();
+    // With --only latency, P3 alone (P1 and P2 need the rest of the run to mean anything).
+    boolean all = options.only().isEmpty();
+    warmUp(all);
     for (int round = 1; round <= options.rounds(); round++) {
-      unary(round);
-      batches(round);
+      if (all) {
+        unary(round);
+        batches(round);
+      }
       latency(round);
     }
   }
 
-  private void warmUp() throws InterruptedException {
+  private void warmUp(boolean all) throws InterruptedException {
     Progress.say("warm-up: %d ms each of Check, NextId, NextIdBatch and both latency tags",
         options.warmup().toMillis());
     LeafServiceGrpc.LeafServiceBlockingStub delayedBlocking = LeafServiceGrpc.newBlockingStub(delayed);
     delayedBlocking.initCache(InitCacheRequest.newBuilder().setBizTag(SMALL_STEP_TAG).build());
     delayedBlocking.initCache(InitCacheRequest.newBuilder().setBizTag(LARGE_STEP_TAG).build());
-    unaryLoop(plain, UNARY_TAG, WARMUP_IN_FLIGHT, options.warmup());
-    checkLoop(WARMUP_IN_FLIGHT, options.warmup());
+    if (all) {
+      unaryLoop(plain, UNARY_TAG, WARMUP_IN_FLIGHT, options.warmup());
+      checkLoop(WARMUP_IN_FLIGHT, options.warmup());
+    }
     unaryLoop(delayed, SMALL_STEP_TAG, WARMUP_IN_FLIGHT, options.warmup());
     unaryLoop(delayed, LARGE_STEP_TAG, WARMUP_IN_FLIGHT, options.warmup());
     long until = System.nanoTime() + options.warmup().toNanos();
-    while (System.nanoTime() < until) {
+    while (all && System.nanoTime() < until) {
       stream(options.chunks().get(0));
     }
   }

@@ -40,6 +40,10 @@ class BenchTest {
         "| P5 CachedIdGenerator.next() vs AtomicLong, 1 thread |",
         "| P5 CachedIdGenerator.next() vs AtomicLong, 2 threads |",
         "| P6 ReserveIds vs unary NextId |",
+        "| P7 CachedIdGenerator.next() vs CosId SegmentChainId vs AtomicLong, 1 thread |",
+        "| P7 CachedIdGenerator.next() vs CosId SegmentChainId vs AtomicLong, 2 threads |",
+        "| P8 NextId vs a bare grpc-java server's Health/Check, h2load -c 8 -m 1 |",
+        "| P8 NextId vs a bare grpc-java server's Health/Check, h2load -c 64 -m 1 |",
         "| Heap per cached tag |")) {
       assertTrue(rows.stream().anyMatch(r -> r.startsWith(measure)),
           "a row for " + measure + " in:\n" + written);

@@ -41,6 +41,20 @@ class PartsTest {
   }
 
   @Test
+  void parse_only_keepsPartsAndRejectsUnknownNamingThem() {
+    BenchOptions options = BenchOptions.parse("--only", "cache,bare");
+    assertTrue(options.runs("cache") && options.runs("bare") && !options.runs("latency"),
+        "only the parts named: " + options.only());
+    assertTrue(BenchOptions.parse().runs("latency"), "no --only runs every part");
+    assertEquals(List.of("--rounds", "5", "--only", "cache,bare"), options.toArgs(),
+        "the child JVMs get the same parts");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> BenchOptions.parse("--only", "latency,cahce"));
+    assertTrue(e.getMessage().contains("cahce") && e.getMessage().contains("latency, cache, bare"),
+        "message names the bad part and the good ones: " + e.getMessage());
+  }
+
+  @Test
   void parse_rounds_mustBePositive() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> BenchOptions.parse("--rounds", "0"));

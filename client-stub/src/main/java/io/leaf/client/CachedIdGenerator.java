@@ -15,7 +15,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * IDs of one business tag served from ranges reserved with ReserveIds: the caller owns every ID of
- * a range, so {@link #next()} is one atomic increment within the current range and a bounds
+ * a range, so {@link #next()} is one atomic increment within the current range and one bounds
  * check. The next reservation is fetched in the background once a fraction (default 10%) of the
  * current one is used.
  *
@@ -90,10 +90,21 @@ public final class CachedIdGenerator implements AutoCloseable {
    * @throws IllegalStateException the generator is closed
    */
   public long next() {
+    // The fast path: one atomic add and one bounds check against the block's fastEnd (the
+    // refill point, then its end); everything else is in afterFastEnd, out of line.
     RangeBlock b = current;
     long id = b.takeOne();
-    if (id < b.end && id >= b.start) {
+    if (id < b.fastEnd && id >= b.start) {
+      return id;
+    }
+    return afterFastEnd(b, id);
+  }
+
+  /** {@code id} was taken from {@code b} at or past its fast end: the refill point, or beyond. */
+  private long afterFastEnd(RangeBlock b, long id) {
+    if (b.holds(id)) {
       if (id == b.refillAt) {
+        b.refillPointTaken();
         requestRefill();
       }
       return id;
@@ -126,6 +137,7 @@ public final class CachedIdGenerator implements AutoCloseable {
     }
     long end = first + Math.min(n, b.end - first);
     if (b.passesRefill(first, end - 1)) {
+      b.refillPointTaken();
       requestRefill();
     }
     return new IdRange(first, end);

@@ -35,6 +35,12 @@ final class RangeBlock {
   final long reservationSize;
   /** The first range of its reservation. */
   final boolean first;
+  /**
+   * IDs below this (and from {@code start}) need no further check: the refill point until someone
+   * takes it, then {@code end}. Never above {@code end}, so reading a stale value only sends a
+   * caller down the longer path, never past the range.
+   */
+  volatile long fastEnd;
   // A field behind a VarHandle rather than an AtomicLong: next() follows one pointer less.
   @SuppressWarnings("unused")
   private volatile long cursor;
@@ -47,6 +53,7 @@ final class RangeBlock {
     this.refillAt = refillAt;
     this.reservationSize = reservationSize;
     this.first = first;
+    this.fastEnd = refillAt != NONE && refillAt >= start && refillAt < end ? refillAt : end;
     this.cursor = start;
   }
 
@@ -67,6 +74,16 @@ final class RangeBlock {
   /** The next ID, or a value outside {@code [start, end)} when used up. */
   long takeOne() {
     return (long) CURSOR.getAndAdd(this, 1L);
+  }
+
+  /** True when {@code id} is in {@code [start, end)}. */
+  boolean holds(long id) {
+    return id < end && id >= start;
+  }
+
+  /** Lets every later ID of the block through the fast check, once the refill point is taken. */
+  void refillPointTaken() {
+    fastEnd = end;
   }
 
   /** How many IDs of the block are not taken yet (a snapshot while callers take them). */

@@ -12,7 +12,8 @@ import java.util.function.Consumer;
 
 /**
  * Issues IDs of every tag from in-memory segments, loading the next segment of a tag in the
- * background once 10% of the current one is used (Leaf-segment's double buffer). Never blocks:
+ * background once 10% of the current one is used (Leaf-segment's double buffer), and further ahead
+ * when the tag's rate and load latency call for it ({@link PrefetchPolicy}). Never blocks:
  * a call that finds no ID buffered waits on the tag's pending load without holding a thread.
  *
  * <p>Cost: {@link #tryNextId} is one map lookup, one ticker read and one {@code getAndAdd}, plus
@@ -181,10 +182,20 @@ public final class SegmentAllocator implements AutoCloseable {
         }
         return id;
       }
-      if (!tags.switchSegment(b, seg)) {
+      if (!switchSegment(b, seg)) {
         return NO_ID;
       }
     }
+  }
+
+  /** {@link TagTable#switchSegment}, then the loads the prefetch policy asks for. */
+  private boolean switchSegment(TagBuffer b, Segment seen) {
+    long now = ticker.read();
+    if (!tags.switchSegment(b, seen, now)) {
+      return false;
+    }
+    loader.prefetch(b, now);
+    return true;
   }
 
   /**
@@ -210,7 +221,7 @@ public final class SegmentAllocator implements AutoCloseable {
       }
       long first = seg.takeRange(n - taken);
       if (first == Segment.EXHAUSTED) {
-        if (!tags.switchSegment(b, seg)) {
+        if (!switchSegment(b, seg)) {
           return taken;
         }
         continue;
@@ -241,14 +252,16 @@ public final class SegmentAllocator implements AutoCloseable {
     lock.lock();
     try {
       TagBuffer b = tags.get(bizTag);
-      if (b == null || b.closed || !b.current.isExhausted() || tags.switchSegment(b, b.current)) {
+      long now = ticker.read();
+      if (b == null || b.closed || !b.current.isExhausted()
+          || switchSegment(b, b.current)) {
         return READY;
       }
       if (closed) {
         throw new AllocatorClosedException();
       }
+      b.ranDry(now);
       if (b.pending == null) {
-        long now = ticker.read();
         if (b.backingOff(now)) {
           throw b.failFast(now);
         }
@@ -263,6 +276,30 @@ public final class SegmentAllocator implements AutoCloseable {
       return waiters.register(b, deadline);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Segments of {@code bizTag} queued behind the current one and loads of it in flight. */
+  int segmentsAhead(String bizTag) {
+    Lock lock = tags.lock(bizTag);
+    lock.lock();
+    try {
+      TagBuffer b = tags.get(bizTag);
+      return b == null ? 0 : b.queued() + b.loadsInFlight;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Loads of {@code bizTag} in flight. */
+  int loadsInFlight(String bizTag) {
+    Lock lock = tags.lock(bizTag);
+    lock.lock();
+    try {
+      TagBuffer b = tags.get(bizTag);
+      return b == null ? 0 : b.loadsInFlight;
     } finally {
       lock.unlock();
     }

@@ -47,6 +47,7 @@ final class SegmentLoader {
   private final Ticker ticker;
   private final EngineConfig config;
   private final StepPolicy policy;
+  private final PrefetchPolicy prefetch;
   private final TagTable tags;
   private final SegmentWaiters waiters;
   private final ThreadPoolExecutor served;
@@ -59,6 +60,7 @@ final class SegmentLoader {
     this.ticker = ticker;
     this.config = config;
     this.policy = new StepPolicy(config.maxStep());
+    this.prefetch = PrefetchPolicy.DEFAULT;
     this.tags = tags;
     this.waiters = waiters;
     this.served = pool("leaf-loader-%d", config.loaderThreads(), config.loaderQueue());
@@ -80,7 +82,8 @@ final class SegmentLoader {
   }
 
   /**
-   * Starts the tag's one load; the caller holds the stripe lock and has checked none is pending.
+   * Starts a load of the tag; the caller holds the stripe lock and has checked that the tag needs
+   * it (none is pending, or the prefetch policy asks for one more).
    *
    * @throws LimitExceededException a first load found its budget full (the empty buffer is dropped)
    * @throws LimitExceededException the loader of served tags has {@code loaderQueue} loads queued
@@ -111,12 +114,16 @@ final class SegmentLoader {
       throw new LimitExceededException("too many segment loads are waiting for the database",
           config.loaderQueue(), LOAD_QUEUE_FLAG);
     }
-    b.pending = done;
+    b.loadsInFlight++;
+    if (b.pending == null) {
+      b.pending = done;
+    }
   }
 
   /**
-   * Starts the preload of {@code seg}'s successor once its caller passed the preload point; at
-   * most one caller per segment gets past the claim, and none while the tag backs off.
+   * Starts the loads {@link PrefetchPolicy} asks for once a caller passed {@code seg}'s preload
+   * point (Leaf's 10%); at most one caller per segment gets past the claim, and none while the
+   * tag backs off.
    */
   void maybePreload(TagBuffer b, Segment seg, long now) {
     // Checked before claiming so that, while a failed preload backs off, callers neither take
@@ -129,19 +136,48 @@ final class SegmentLoader {
     try {
       // A caller that was descheduled past the switch holds an old segment: the current one
       // claims its own preload at its own 10%, which keeps the dynamic step's timing true.
-      if (closed || b.closed || b.current != seg || b.next != null || b.pending != null) {
+      if (closed || b.closed || b.current != seg) {
         return;
       }
       if (b.backingOff(now)) {
         seg.rearmPreload();
         return;
       }
-      start(b, now);
+      prefetchLocked(b, now, true);
     } catch (RuntimeException e) {
       // Saturated or closing: the caller already has its ID, and the tag loads when it runs dry.
       log.debug("preload of {} not started: {}", b.bizTag, e.getMessage());
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** After a switch to a queued segment: starts the loads the prefetch policy asks for. */
+  void prefetch(TagBuffer b, long now) {
+    Lock lock = tags.lock(b.bizTag);
+    lock.lock();
+    try {
+      prefetchLocked(b, now, false);
+    } catch (RuntimeException e) {
+      // Saturated or closing: the tag loads when it runs dry.
+      log.debug("prefetch of {} not started: {}", b.bizTag, e.getMessage());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Starts loads while {@link PrefetchPolicy} asks for one more; each raises the segments ahead,
+   * so at most its lookahead are queued or loading. The caller holds the stripe lock.
+   */
+  private void prefetchLocked(TagBuffer b, long now, boolean pastPreloadPoint) {
+    while (!closed && !b.closed && b.isLoaded() && !b.backingOff(now)) {
+      long loading = (long) b.loadsInFlight * b.effectiveStep(now, policy);
+      if (!prefetch.shouldLoad(b.idsLeft(), loading, b.queued() + b.loadsInFlight,
+          pastPreloadPoint, b.idsPerNano, b.loadNanos)) {
+        return;
+      }
+      start(b, now);
     }
   }
 
@@ -231,7 +267,9 @@ final class SegmentLoader {
     Lock lock = tags.lock(b.bizTag);
     lock.lock();
     try {
-      b.pending = null;
+      if (--b.loadsInFlight == 0) {
+        b.pending = null;
+      }
       Set<WaitingCall> woken = SegmentWaiters.detach(b);
       if (b.closed) {
         // Evicted while loading: the range stays unused (a gap). Installed, it could still hand
@@ -251,11 +289,21 @@ final class SegmentLoader {
         tags.keptLocked(b);
         tags.markServed(b.bizTag);
         b.onLoaded(range, startedNanos, epoch);
+        long now = ticker.read();
+        b.learnLoadLatency(now - startedNanos);
         Segment loaded = Segment.of(range);
-        if (b.current.isExhausted()) {
-          b.current = loaded;
-        } else {
-          b.next = loaded;
+        if (b.current.isExhausted() && b.next == null
+            && (b.current == Segment.EMPTY || loaded.start >= b.current.end)) {
+          b.install(loaded, now);
+        } else if (!b.enqueue(loaded)) {
+          // Below the segment in use (loads side by side finished out of order): a gap.
+          log.debug("segment [{}, {}) of {} arrived below the one in use; dropped", loaded.start,
+              loaded.end, b.bizTag);
+        }
+        try {
+          prefetchLocked(b, now, false);
+        } catch (RuntimeException e) {
+          log.debug("prefetch of {} not started: {}", b.bizTag, e.getMessage());
         }
         return new Outcome(woken, null);
       }

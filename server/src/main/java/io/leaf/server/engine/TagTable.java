@@ -164,7 +164,7 @@ final class TagTable {
    * should try again (another thread switched, the buffer was dropped, or this call switched to
    * the loaded next segment), false when the tag must wait for a load.
    */
-  boolean switchSegment(TagBuffer b, Segment seen) {
+  boolean switchSegment(TagBuffer b, Segment seen, long nowNanos) {
     Lock lock = locks.get(b.bizTag);
     lock.lock();
     try {
@@ -172,8 +172,7 @@ final class TagTable {
         return true;
       }
       if (b.next != null) {
-        b.current = b.next;
-        b.next = null;
+        b.advance(nowNanos);
         return true;
       }
       return false;
@@ -197,9 +196,7 @@ final class TagTable {
         return;
       }
       b.floor = Math.max(b.floor, end);
-      if (b.next != null && b.next.start < b.floor) {
-        b.next = null;
-      }
+      b.dropQueuedBelow(b.floor);
       Segment current = b.current;
       if (current != Segment.EMPTY && current.start < b.floor && !current.isExhausted()) {
         // Used up in place of the remaining IDs: the buffer stays loaded, and the next request

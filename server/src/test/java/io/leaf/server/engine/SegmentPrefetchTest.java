@@ -1,0 +1,270 @@
+package io.leaf.server.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leaf.server.store.ForwardingSegmentStore;
+import io.leaf.server.store.MemorySegmentStore;
+import io.leaf.server.store.SegmentRange;
+import io.leaf.server.testing.ControllableStore;
+import io.leaf.server.testing.FakeTicker;
+import io.leaf.server.testing.IdChecks;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The adaptive prefetch in the allocator, on a fake ticker and a store whose loads take a set
+ * amount of ticker time: each load is held until the test has moved the ticker past its latency,
+ * then released, and the test goes on once the allocator has installed it.
+ */
+class SegmentPrefetchTest {
+
+  private static final String TAG = "prefetch";
+  private static final int STEP = 100;
+  private static final Duration LATENCY = Duration.ofMillis(5);
+  private static final long WAIT = TimeUnit.SECONDS.toNanos(60);
+
+  private final FakeTicker ticker = new FakeTicker();
+  private final MemorySegmentStore memory = new MemorySegmentStore();
+  private final TimedStore store = new TimedStore(new ControllableStore(memory));
+  private final AtomicInteger finished = new AtomicInteger();
+  private SegmentAllocator allocator;
+  private int released;
+
+  @AfterEach
+  void tearDown() {
+    if (allocator != null) {
+      store.releaseAll();
+      allocator.close();
+    }
+  }
+
+  /** Loads wait for the test: each holds until released, and records when (ticker) it began. */
+  private final class TimedStore extends ForwardingSegmentStore {
+    private final ConcurrentLinkedQueue<Load> entered = new ConcurrentLinkedQueue<>();
+
+    TimedStore(ControllableStore delegate) {
+      super(delegate);
+    }
+
+    private record Load(long atNanos, CountDownLatch go) {}
+
+    @Override
+    public SegmentRange nextSegment(String bizTag, int step) {
+      Load load = new Load(ticker.read(), new CountDownLatch(1));
+      entered.add(load);
+      try {
+        load.go().await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return super.nextSegment(bizTag, step);
+    }
+
+    /** Loads begun at least {@link #LATENCY} ago (ticker) are released; returns how many. */
+    int releaseDue() {
+      int n = 0;
+      long now = ticker.read();
+      for (Load l : entered) {
+        if (now - l.atNanos() >= LATENCY.toNanos() && l.go().getCount() > 0) {
+          l.go().countDown();
+          entered.remove(l);
+          n++;
+        }
+      }
+      return n;
+    }
+
+    void releaseAll() {
+      entered.forEach(l -> l.go().countDown());
+      entered.clear();
+    }
+
+    int waiting() {
+      return entered.size();
+    }
+  }
+
+  private void start() {
+    memory.createTag(TAG, 1, STEP, "");
+    // max step = the table step, so every segment holds 100 IDs however fast they go.
+    allocator = new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS.withMaxStep(STEP));
+    allocator.setEvents(new EngineEvents() {
+      @Override
+      public void segmentLoaded(boolean first, long nanos, RuntimeException failure) {
+        finished.incrementAndGet();
+      }
+    });
+  }
+
+  /**
+   * Moves the ticker once every load started has reached the store (so each is timed from when
+   * it started), releases the loads that are due and waits until they are installed.
+   */
+  private void tick(Duration d) {
+    long until = System.nanoTime() + WAIT;
+    while (allocator.loadsInFlight(TAG) > store.waiting()) {
+      assertTrue(System.nanoTime() < until, "started loads reached the store within 60 s");
+      LockSupport.parkNanos(100_000);
+    }
+    ticker.advance(d);
+    released += store.releaseDue();
+    while (finished.get() < released) {
+      assertTrue(System.nanoTime() < until, "released loads were installed within 60 s");
+      LockSupport.parkNanos(100_000);
+    }
+  }
+
+  private long next(List<Long> ids, int[] waits) {
+    CompletableFuture<Long> f = allocator.nextId(TAG, allocator.deadline(WAIT, false));
+    if (!f.isDone()) {
+      waits[0]++;
+      while (!f.isDone()) {
+        tick(Duration.ofMillis(1));
+      }
+    }
+    long id = f.join();
+    ids.add(id);
+    return id;
+  }
+
+  private int ahead() {
+    return allocator.segmentsAhead(TAG);
+  }
+
+  @Test
+  void nextId_steadyRateWithSlowLoads_noCallWaitsOnceRateIsKnown() {
+    start();
+    List<Long> ids = new ArrayList<>();
+    int[] waits = {0};
+    int[] waitsAfterWarmUp = {0};
+    // 25 IDs per ms: a segment of 100 lasts 4 ms, less than one 5 ms load, so Leaf's single
+    // preload at 10% (90 IDs left, 3.6 ms) would leave every segment dry.
+    for (int i = 0; i < 5_000; i++) {
+      tick(Duration.ofNanos(40_000));
+      int before = waits[0];
+      next(ids, waits);
+      if (i >= 1_000 && waits[0] > before) {
+        waitsAfterWarmUp[0]++;
+      }
+    }
+    assertEquals(0, waitsAfterWarmUp[0], "calls that waited after the first 1,000 (of all: "
+        + waits[0] + ")");
+    IdChecks.assertIncreasing(ids.stream().mapToLong(Long::longValue).toArray(), "one caller");
+    assertTrue(ahead() <= PrefetchPolicy.DEFAULT_MAX_AHEAD, "lookahead within its bound: "
+        + ahead());
+  }
+
+  @Test
+  void nextId_burst_lookaheadGrowsWithinBound() {
+    start();
+    List<Long> ids = new ArrayList<>();
+    int[] waits = {0};
+    int maxSlow = 0;
+    // Slow: 1 ID per ms, a segment lasts 100 ms, one load ahead is plenty.
+    for (int i = 0; i < 300; i++) {
+      tick(Duration.ofMillis(1));
+      next(ids, waits);
+      maxSlow = Math.max(maxSlow, ahead());
+    }
+    assertEquals(1, maxSlow, "at a slow rate one segment ahead is enough");
+    int maxBurst = 0;
+    int maxLoading = 0;
+    // Burst: 100 IDs per ms, a segment lasts 1 ms against 5 ms loads.
+    for (int i = 0; i < 5_000; i++) {
+      tick(Duration.ofNanos(10_000));
+      next(ids, waits);
+      maxBurst = Math.max(maxBurst, ahead());
+      maxLoading = Math.max(maxLoading, store.waiting());
+    }
+    assertTrue(maxBurst > 1, "the burst grows the lookahead past one segment: " + maxBurst);
+    assertTrue(maxBurst <= PrefetchPolicy.DEFAULT_MAX_AHEAD,
+        "never past the bound of " + PrefetchPolicy.DEFAULT_MAX_AHEAD + ": " + maxBurst);
+    assertTrue(maxLoading <= PrefetchPolicy.DEFAULT_MAX_AHEAD,
+        "loads side by side within the bound: " + maxLoading);
+    long[] all = ids.stream().mapToLong(Long::longValue).toArray();
+    IdChecks.assertIncreasing(all, "one caller through the burst");
+  }
+
+  @Test
+  void nextId_idleAfterBurst_stopsLoading() {
+    start();
+    List<Long> ids = new ArrayList<>();
+    int[] waits = {0};
+    for (int i = 0; i < 2_000; i++) {
+      tick(Duration.ofNanos(10_000));
+      next(ids, waits);
+    }
+    // Idle: what was in flight lands, then nothing more starts however long the tag rests.
+    for (int i = 0; i < 10; i++) {
+      tick(LATENCY);
+    }
+    int loads = store.waiting() + finished.get();
+    for (int i = 0; i < 100; i++) {
+      tick(Duration.ofSeconds(10));
+    }
+    assertEquals(loads, store.waiting() + finished.get(),
+        "an idle tag starts no load (loads begun before and after 1,000 s of rest)");
+    assertTrue(ahead() <= PrefetchPolicy.DEFAULT_MAX_AHEAD, "what it holds is bounded: "
+        + ahead());
+  }
+
+  @Test
+  void nextId_concurrentCallersLoadsFinishingOutOfOrder_noIdRepeats() throws Exception {
+    // Real time here: loads finish after a random 0-2 ms, so a later load often lands first.
+    SplittableRandom random = new SplittableRandom(20);
+    ForwardingSegmentStore shuffling = new ForwardingSegmentStore(memory) {
+      @Override
+      public SegmentRange nextSegment(String bizTag, int step) {
+        SegmentRange r = super.nextSegment(bizTag, step);
+        long pause;
+        synchronized (random) {
+          pause = random.nextLong(2_000_000);
+        }
+        LockSupport.parkNanos(pause);
+        return r;
+      }
+    };
+    memory.createTag(TAG, 1, 10, "");
+    allocator = new SegmentAllocator(shuffling, com.google.common.base.Ticker.systemTicker(),
+        EngineConfig.DEFAULTS.withMaxStep(10));
+    int threads = 8;
+    int perThread = 20_000;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<long[]>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        futures.add(pool.submit(() -> {
+          long[] out = new long[perThread];
+          for (int i = 0; i < perThread; i++) {
+            out[i] = allocator.nextId(TAG, allocator.deadline(WAIT, false))
+                .get(60, TimeUnit.SECONDS);
+          }
+          return out;
+        }));
+      }
+      long[][] all = new long[threads][];
+      for (int t = 0; t < threads; t++) {
+        all[t] = futures.get(t).get(5, TimeUnit.MINUTES);
+        IdChecks.assertIncreasing(all[t], "thread " + t);
+      }
+      assertEquals(threads * perThread, IdChecks.assertAllDistinct(all).length,
+          "every ID issued once");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}
