@@ -340,7 +340,16 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     } catch (RuntimeException e) {
       result.completeExceptionally(e);
     }
-    answer(out, result, Function.identity());
+    // Not answer(): InitCache comes here from a continuation, after its handler set the one
+    // cancel handler a call may have.
+    result.whenComplete((v, e) -> {
+      if (e == null) {
+        out.onNext(v);
+        out.onCompleted();
+      } else {
+        out.onError(StatusMapping.toStatus(e));
+      }
+    });
   }
 
   private static Tag toProto(TagRecord r) {
