@@ -24,6 +24,14 @@ public class LeafClientAutoConfiguration {
     return LeafClients.create(properties);
   }
 
+  /** Snowflake IDs through the client: one RPC per call, no cache (they are time-ordered). */
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnBean(LeafClient.class)
+  public LeafSnowflakeIds leafSnowflakeIds(LeafClient leafClient) {
+    return LeafSnowflakeIds.of(leafClient::nextSnowflakeId, leafClient::nextSnowflakeIds);
+  }
+
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   @ConditionalOnBean(LeafClient.class)

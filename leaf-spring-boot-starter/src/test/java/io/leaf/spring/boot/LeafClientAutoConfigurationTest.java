@@ -145,4 +145,18 @@ class LeafClientAutoConfigurationTest {
           });
     }
   }
+
+  @Test
+  void snowflakeIds_fromTheClient_increasingAndOverridable() {
+    runner.run(context -> {
+      LeafSnowflakeIds ids = context.getBean(LeafSnowflakeIds.class);
+      long first = ids.nextId();
+      assertThat(ids.nextId()).as("the next ID of the server's SnowflakeService")
+          .isEqualTo(first + 1);
+    });
+    LeafSnowflakeIds mine = LeafSnowflakeIds.of(() -> 7, n -> new long[n]);
+    runner.withBean(LeafSnowflakeIds.class, () -> mine).run(context ->
+        assertThat(context.getBean(LeafSnowflakeIds.class)).as("the user's bean is kept")
+            .isSameAs(mine));
+  }
 }

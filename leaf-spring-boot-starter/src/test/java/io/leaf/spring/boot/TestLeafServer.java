@@ -15,8 +15,11 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.stub.StreamObserver;
 import io.leaf.v1.IdRange;
 import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.NextIdResponse;
+import io.leaf.v1.NextSnowflakeIdRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.ReservedIds;
+import io.leaf.v1.SnowflakeServiceGrpc;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +37,8 @@ final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implement
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
   private final AtomicLong next = new AtomicLong(1);
+  /** What the fake SnowflakeService hands out: increasing, far from the segment IDs. */
+  private final AtomicLong snowflake = new AtomicLong(1L << 40);
   private final AtomicReference<Status> failure = new AtomicReference<>();
   private final List<Integer> reserveCounts = new CopyOnWriteArrayList<>();
   private final List<String> authorizations = new CopyOnWriteArrayList<>();
@@ -58,6 +63,14 @@ final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implement
     server = Grpc.newServerBuilderForPort(0, credentials)
         .addService(ServerInterceptors.intercept(this, recordAuth))
         .addService(health.getHealthService())
+        .addService(new SnowflakeServiceGrpc.SnowflakeServiceImplBase() {
+          @Override
+          public void nextSnowflakeId(NextSnowflakeIdRequest req,
+              StreamObserver<NextIdResponse> out) {
+            out.onNext(NextIdResponse.newBuilder().setId(snowflake.getAndIncrement()).build());
+            out.onCompleted();
+          }
+        })
         .build().start();
     setReadiness(ServingStatus.SERVING);
     health.setStatus(LeafHealthIndicator.DATABASE, ServingStatus.SERVING);
