@@ -3,6 +3,7 @@ package io.leaf.server.store;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.testing.MeituanTables;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 import java.time.InstantSource;
@@ -17,15 +18,7 @@ class MariaDbMeituanTableStoreTest extends MeituanTableStoreTest {
 
   @Override
   String meituanDdl() {
-    return """
-        CREATE TABLE `leaf_alloc` (
-          `biz_tag` varchar(128)  NOT NULL DEFAULT '',
-          `max_id` bigint(20) NOT NULL DEFAULT '1',
-          `step` int(11) NOT NULL,
-          `description` varchar(256)  DEFAULT NULL,
-          `update_time` timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
-          PRIMARY KEY (`biz_tag`)
-        ) ENGINE=InnoDB""";
+    return MeituanTables.MARIADB;
   }
 
   /** The database's default collation (here utf8mb4_general_ci) ignores case. */

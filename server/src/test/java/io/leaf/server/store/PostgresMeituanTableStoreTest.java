@@ -1,5 +1,6 @@
 package io.leaf.server.store;
 
+import io.leaf.server.testing.MeituanTables;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 
@@ -15,14 +16,6 @@ class PostgresMeituanTableStoreTest extends MeituanTableStoreTest {
 
   @Override
   String meituanDdl() {
-    return """
-        CREATE TABLE leaf_alloc (
-          biz_tag varchar(128) NOT NULL DEFAULT '',
-          max_id bigint NOT NULL DEFAULT 1,
-          step int NOT NULL,
-          description varchar(256) DEFAULT NULL,
-          update_time timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP,
-          PRIMARY KEY (biz_tag)
-        )""";
+    return MeituanTables.POSTGRES;
   }
 }

@@ -2,6 +2,7 @@ package io.leaf.server.tags;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.leaf.server.testing.MeituanTables;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 import io.leaf.v1.NextIdRequest;
@@ -25,15 +26,7 @@ class MariaDbExistingTagNamesTest extends ExistingTagNamesTest {
   /** Meituan Leaf's DDL in utf8mb4 with a case- and pad-insensitive collation. */
   @Override
   String meituanDdl() {
-    return """
-        CREATE TABLE `leaf_alloc` (
-          `biz_tag` varchar(128) NOT NULL DEFAULT '',
-          `max_id` bigint(20) NOT NULL DEFAULT '1',
-          `step` int(11) NOT NULL,
-          `description` varchar(256) DEFAULT NULL,
-          `update_time` timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
-          PRIMARY KEY (`biz_tag`)
-        ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci""";
+    return MeituanTables.MARIADB + " DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci";
   }
 
   /**
