@@ -265,11 +265,11 @@ public record ServerConfig(
   /** {@code base} with the engine settings these flags set. */
   /**
    * Connections the pool opens at most: one for each thread that uses the database (served
-   * loaders, first loads, database calls) and one for health checks, so no kind of work ever waits
-   * for a connection another kind holds.
+   * loaders, first loads, database calls), one for health checks and one for the worker lease, so
+   * no kind of work ever waits for a connection another kind holds.
    */
   public int connections() {
-    return dbPoolSize + firstLoadThreads + dbCallThreads + 1;
+    return dbPoolSize + firstLoadThreads + dbCallThreads + 2;
   }
 
   public EngineConfig engine(EngineConfig base) {

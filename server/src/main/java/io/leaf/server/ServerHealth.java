@@ -158,6 +158,7 @@ final class ServerHealth {
         log.warn("leaf_alloc unusable; readiness stays NOT_SERVING: {}", e.getMessage());
       }
       health.setStatus(DATABASE, ServingStatus.SERVING);
+      allocator.databaseAnswered();
       return;
     } catch (RuntimeException e) {
       failure = e;
@@ -167,10 +168,10 @@ final class ServerHealth {
       return;
     }
     String line = database.observe(failure);
-    if (failure == null) {
-      allocator.databaseAnswered();
-    } else if (!(failure instanceof StoreRejectedException)) {
+    if (failure == null || failure instanceof StoreRejectedException) {
       // A refusal answers (a privilege, a read-only server): loads report it themselves.
+      allocator.databaseAnswered();
+    } else {
       allocator.databaseDown(DatabaseState.reason(failure));
     }
     if (line != null) {

@@ -112,11 +112,12 @@ class ServerConfigTest {
   void parse_loaderQueueAndConnections_reachTheEngineAndThePool() {
     ServerConfig d = parse(Map.of());
     assertEquals(10_000, d.engine(EngineConfig.DEFAULTS).loaderQueue());
-    assertEquals(8 + 2 + 4 + 1, d.connections(), "a connection per database thread, one for health");
+    assertEquals(8 + 2 + 4 + 2, d.connections(),
+        "a connection per database thread, one for health, one for the worker lease");
     ServerConfig c = parse(Map.of(), "--max-queued-loads", "50", "--db-pool-size", "3",
         "--first-load-threads", "1", "--db-call-threads", "2");
     assertEquals(50, c.engine(EngineConfig.DEFAULTS).loaderQueue());
-    assertEquals(3 + 1 + 2 + 1, c.connections());
+    assertEquals(3 + 1 + 2 + 2, c.connections());
   }
 
   @Test

@@ -4,6 +4,7 @@ import com.google.common.util.concurrent.MoreExecutors;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.leaf.server.engine.AllocatorClosedException;
 import io.leaf.server.engine.IdRanges;
+import io.leaf.server.engine.LimitExceededException;
 import io.leaf.v1.IdBatch;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -142,6 +143,12 @@ final class BatchStream {
     memoryWait = null;
     if (ended) {
       memory.release(grant);
+      return;
+    }
+    if (grant == 0) {
+      fail(new LimitExceededException("no memory for the chunks of another batch stream within"
+          + " --max-wait (the budget is a quarter of the heap, in IDs)", memory.capacityIds(),
+          "-Xmx"));
       return;
     }
     if (take(grant)) {

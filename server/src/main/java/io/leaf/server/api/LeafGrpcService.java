@@ -77,7 +77,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   static final Duration DATABASE_CALL_TIMEOUT =
       DataSources.CONNECTION_TIMEOUT.plus(Duration.ofSeconds(1));
   /** What every NextIdBatch chunk in flight may hold together; derived from the JVM's limits. */
-  private final StreamMemory streamMemory = StreamMemory.forThisJvm();
+  private final StreamMemory streamMemory;
   private final AtomicInteger streams = new AtomicInteger();
 
   /**
@@ -98,6 +98,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     this.maxStreams = maxStreams;
     this.database = database;
     this.pump = pump;
+    this.streamMemory = StreamMemory.forThisJvm(allocator::schedule, maxWait);
   }
 
   @Override
@@ -324,7 +325,8 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     // each wait out their own timeout: the caller is answered within one bound instead.
     Runnable cancelTimer = allocator.schedule(() -> result.completeExceptionally(
         new StoreUnavailableException("database unavailable: no answer within "
-            + DATABASE_CALL_TIMEOUT.toMillis() + " ms", null)), DATABASE_CALL_TIMEOUT.toNanos());
+            + DATABASE_CALL_TIMEOUT.toMillis() + " ms (the call may still complete)", null)),
+        DATABASE_CALL_TIMEOUT.toNanos());
     result.whenComplete((v, e) -> cancelTimer.run());
     try {
       database.execute(() -> {

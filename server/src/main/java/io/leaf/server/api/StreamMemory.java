@@ -1,9 +1,11 @@
 package io.leaf.server.api;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.BiFunction;
 import java.util.function.IntConsumer;
 
 /**
@@ -29,27 +31,40 @@ final class StreamMemory {
   private final long capacity;
   private long used;
   private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+  private final BiFunction<Runnable, Long, Runnable> timer;
+  private final long maxWaitNanos;
 
-  private record Waiter(int want, IntConsumer granted) {}
+  private record Waiter(int want, IntConsumer granted, Runnable cancelTimer) {}
 
-  /** @param bytes the budget; at least enough for one minimal chunk */
-  StreamMemory(long bytes) {
+  /**
+   * @param bytes the budget; at least enough for one minimal chunk
+   * @param timer schedules a task after a delay in nanoseconds and returns its cancel
+   * @param maxWait longest a stream waits for memory; then it gets a grant of 0 (refused)
+   */
+  StreamMemory(long bytes, BiFunction<Runnable, Long, Runnable> timer, Duration maxWait) {
     this.capacity = Math.max(bytes / BYTES_PER_ID, MIN_GRANT);
+    this.timer = timer;
+    this.maxWaitNanos = maxWait.toNanos();
   }
 
   /**
    * A quarter of the smaller of the heap and the direct-memory limit: the worst case of every
    * stream unread at once leaves the rest of both to everything else.
    */
-  static StreamMemory forThisJvm() {
+  static StreamMemory forThisJvm(BiFunction<Runnable, Long, Runnable> timer, Duration maxWait) {
     long heap = Runtime.getRuntime().maxMemory();
     long direct = io.grpc.netty.shaded.io.netty.util.internal.PlatformDependent.maxDirectMemory();
     long limit = direct > 0 ? Math.min(heap, direct) : heap;
-    return new StreamMemory(limit / 4);
+    return new StreamMemory(limit / 4, timer, maxWait);
   }
 
   long capacityBytes() {
     return capacity * BYTES_PER_ID;
+  }
+
+  /** The budget in IDs (the limit a refusal names). */
+  int capacityIds() {
+    return (int) Math.min(capacity, Integer.MAX_VALUE);
   }
 
   synchronized long usedIds() {
@@ -58,7 +73,8 @@ final class StreamMemory {
 
   /**
    * Up to {@code want} IDs' worth now, or 0 when the budget is spent: then {@code later} receives
-   * the grant once there is one (on the thread of the stream that gave memory back).
+   * the grant once there is one (on the thread of the stream that gave memory back), or 0 when
+   * none came within the wait bound (on the timer's thread).
    */
   int acquire(int want, IntConsumer later) {
     synchronized (this) {
@@ -67,26 +83,38 @@ final class StreamMemory {
         used += grant;
         return grant;
       }
-      waiters.add(new Waiter(want, later));
+      Runnable cancelTimer = timer.apply(() -> {
+        if (cancel(later)) {
+          later.accept(0);
+        }
+      }, maxWaitNanos);
+      waiters.add(new Waiter(want, later, cancelTimer));
       return 0;
     }
   }
 
-  /** Drops the waiter {@code later} registered; false when it was granted already. */
-  synchronized boolean cancel(IntConsumer later) {
-    for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
-      if (it.next().granted() == later) {
-        it.remove();
-        return true;
+  /** Drops the waiter {@code later} registered; false when it was granted (or dropped) already. */
+  boolean cancel(IntConsumer later) {
+    boolean found = false;
+    synchronized (this) {
+      for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+        Waiter w = it.next();
+        if (w.granted() == later) {
+          it.remove();
+          w.cancelTimer().run();
+          found = true;
+          break;
+        }
       }
     }
-    return false;
+    if (found) {
+      // The waiter dropped may have held up the ones behind it.
+      release(0);
+    }
+    return found;
   }
 
   void release(int ids) {
-    if (ids <= 0) {
-      return;
-    }
     List<Runnable> wake = new ArrayList<>();
     synchronized (this) {
       used -= ids;
@@ -97,6 +125,7 @@ final class StreamMemory {
           break;
         }
         waiters.poll();
+        w.cancelTimer().run();
         used += grant;
         wake.add(() -> w.granted().accept(grant));
       }

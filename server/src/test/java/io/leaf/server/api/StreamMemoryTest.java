@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntConsumer;
@@ -13,7 +14,13 @@ class StreamMemoryTest {
 
   private static final int IDS = 10_000;
 
-  private final StreamMemory memory = new StreamMemory((long) IDS * StreamMemory.BYTES_PER_ID);
+  /** Timers the test fires by hand. */
+  private final List<Runnable> timers = new ArrayList<>();
+  private final StreamMemory memory = new StreamMemory((long) IDS * StreamMemory.BYTES_PER_ID,
+      (task, nanos) -> {
+        timers.add(task);
+        return () -> timers.remove(task);
+      }, Duration.ofSeconds(5));
 
   @Test
   void acquire_withinBudget_grantsWhatIsAsked() {
@@ -51,9 +58,34 @@ class StreamMemoryTest {
     IntConsumer later = woken::add;
     assertEquals(0, memory.acquire(5_000, later));
     assertTrue(memory.cancel(later));
+    assertTrue(timers.isEmpty(), "its timer is cancelled too");
     memory.release(IDS);
     assertTrue(woken.isEmpty(), "a cancelled wait is not granted");
     assertEquals(0, memory.usedIds());
     assertFalse(memory.cancel(later), "nothing left to cancel");
+  }
+
+  @Test
+  void acquire_noGrantWithinTheBound_refusedWithZeroAndDropped() {
+    memory.acquire(IDS, g -> { });
+    List<Integer> woken = new ArrayList<>();
+    assertEquals(0, memory.acquire(5_000, woken::add));
+    assertEquals(1, timers.size(), "one timer per waiter");
+    timers.get(0).run();
+    assertEquals(List.of(0), woken, "a grant of 0: the wait timed out");
+    memory.release(IDS);
+    assertEquals(List.of(0), woken, "never granted after timing out");
+    assertEquals(0, memory.usedIds());
+  }
+
+  @Test
+  void cancel_firstInLine_nextWaiterGrantedAtOnce() {
+    memory.acquire(IDS - 500, g -> { });
+    IntConsumer big = g -> { };
+    List<Integer> small = new ArrayList<>();
+    assertEquals(0, memory.acquire(5_000, big), "500 free is below the minimal grant");
+    assertEquals(0, memory.acquire(10, small::add), "10 would fit, but no overtaking the queue");
+    memory.cancel(big);
+    assertEquals(List.of(10), small, "the waiter behind is granted when the first leaves");
   }
 }

@@ -48,7 +48,7 @@ class UnreadStreamsMemoryTest {
   @Timeout(300)
   void unreadMaxChunkStreams_smallHeap_noOutOfMemoryAndAllSlotsFreeAfterCancel() throws Exception {
     try (ServerProcess server = ServerProcess.start(List.of("-Xmx256m"), Map.of(), "--port", "0",
-        "--db-url", "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL")) {
+        "--db-url", "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL", "--max-wait", "60s")) {
       assertTrue(server.awaitLine("Leaf listening", 60, TimeUnit.SECONDS), server.output());
       Matcher m = PORT.matcher(server.output());
       assertTrue(m.find());

@@ -1,6 +1,5 @@
 package io.leaf.server.client;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -16,6 +15,7 @@ import io.leaf.client.OutOfRangeException;
 import io.leaf.client.TagAlreadyExistsException;
 import io.leaf.client.TagNotFoundException;
 import io.leaf.server.testing.ControllableStore;
+import io.leaf.server.testing.IdChecks;
 import io.leaf.server.testing.InProcessLeaf;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
@@ -89,11 +89,11 @@ class LeafClientTest {
     client.createTag("order", 0, 7, null);
     assertEquals(1, client.nextId("order"));
     long[] ids = client.nextIds("order", 25_000);
-    long[] expected = new long[25_000];
-    for (int i = 0; i < expected.length; i++) {
-      expected[i] = i + 2;
-    }
-    assertArrayEquals(expected, ids, "a single client sees one increasing run");
+    assertEquals(25_000, ids.length);
+    assertEquals(2, ids[0], "the batch continues the segment");
+    // Loads run side by side under the adaptive prefetch: a segment that arrives below the one in
+    // use is a gap, so the run increases but need not be contiguous.
+    IdChecks.assertIncreasing(ids, "a single client sees one increasing run");
   }
 
   @Test
