@@ -185,7 +185,10 @@ class ReserveIdsApiTest {
         refused++;
       }
     }
-    assertEquals(3, refused, "1 running + 1 queued, the other 3 refused");
+    // 3 when the first write was running before the second call came; 4 when it still sat in
+    // the one queue slot then.
+    assertTrue(refused == 3 || refused == 4, "1 running + at most 1 queued, the rest refused: "
+        + refused + " refused");
   }
 
   @Test
