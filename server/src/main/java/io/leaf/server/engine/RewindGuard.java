@@ -2,8 +2,10 @@ package io.leaf.server.engine;
 
 import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
+import com.google.common.util.concurrent.Striped;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.StoreUnavailableException;
+import java.util.concurrent.locks.ReadWriteLock;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -40,6 +42,8 @@ final class RewindGuard {
   private final Cache<String, Long> ceilings =
       CacheBuilder.newBuilder().maximumSize(CAPACITY).build();
   private final Supplier<EngineEvents> events;
+  /** Per tag (striped): writes share it; a rewound range's cut takes it alone. */
+  private final Striped<ReadWriteLock> locks = Striped.readWriteLock(64);
 
   RewindGuard(Supplier<EngineEvents> events) {
     this.events = events;
@@ -62,12 +66,35 @@ final class RewindGuard {
    * @throws StoreUnavailableException the database is still below after {@link #MAX_JUMPS} writes
    */
   SegmentRange take(String bizTag, int step, boolean exact, IntFunction<SegmentRange> write) {
-    long before = ceiling(bizTag);
-    SegmentRange range = write.apply(step);
-    if (range.start() >= before) {
-      record(bizTag, range.end());
-      return range;
+    ReadWriteLock lock = locks.get(bizTag);
+    long before;
+    SegmentRange range;
+    // Writes of a tag run side by side under the read lock, each recording its range before it
+    // lets go; a rewound range waits for the write lock, so the ceiling it cuts at includes every
+    // range taken by a write that was in flight meanwhile (read before its own write, the
+    // ceiling could miss one, and the cut could then overlap it).
+    lock.readLock().lock();
+    try {
+      before = ceiling(bizTag);
+      range = write.apply(step);
+      if (range.start() >= before) {
+        record(bizTag, range.end());
+        return range;
+      }
+    } finally {
+      lock.readLock().unlock();
     }
+    lock.writeLock().lock();
+    try {
+      return rewound(bizTag, Math.max(before, ceiling(bizTag)), range, exact, write);
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /** Under the tag's write lock: the part of {@code range} (or of more writes) above {@code before}. */
+  private SegmentRange rewound(String bizTag, long before, SegmentRange range, boolean exact,
+      IntFunction<SegmentRange> write) {
     int want = range.step();
     log.error("biz_tag {}: the database handed out [{}, {}) but this server already took IDs"
         + " up to {} (issued or buffered); the database went back in time (a restored backup,"
