@@ -93,6 +93,7 @@ public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeSe
         .setLastTimestampMs(g.lastTimestampMs())
         .setAheadOfWallClockMs(g.aheadOfWallMs())
         .setEndYear(layout.endYear())
+        .setIdsIssued(g.issued())
         .build());
     out.onCompleted();
   }

@@ -26,6 +26,8 @@ final class SnowflakeMeters {
     Gauge.builder("leaf.snowflake.lease_valid", g, x -> x.leaseValid() ? 1 : 0)
         .description("1 while the worker lease is known valid (snowflake IDs are issued), else 0")
         .register(registry);
+    FunctionCounter.builder("leaf.snowflake.ids_issued", g, SnowflakeGenerator::issued)
+        .description("snowflake IDs issued by this server, unary and streamed").register(registry);
     FunctionCounter.builder("leaf.snowflake.borrow_refusals", g,
             SnowflakeGenerator::borrowRefusals)
         .description("snowflake calls refused because the sequence was used up the most it may"

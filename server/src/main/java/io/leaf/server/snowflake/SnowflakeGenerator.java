@@ -60,6 +60,7 @@ public final class SnowflakeGenerator {
   /** The next sequence number at {@code lastMs}; above the layout's maximum when it is used up. */
   private int nextSequence;
   private long borrowRefusals;
+  private long issued;
   private long lastWarnNanos;
   private boolean warned;
 
@@ -103,6 +104,7 @@ public final class SnowflakeGenerator {
     checkTime(ts);
     lastMs = ts;
     nextSequence = sequence + 1;
+    issued++;
     if (ts - clock.wallMs() > WARN_AHEAD_MS) {
       warnAhead(ts - clock.wallMs());
     }
@@ -145,6 +147,7 @@ public final class SnowflakeGenerator {
       nextSequence = sequence + n;
       taken += n;
     }
+    issued += taken;
     if (lastMs - wall > WARN_AHEAD_MS) {
       warnAhead(lastMs - wall);
     }
@@ -273,6 +276,11 @@ public final class SnowflakeGenerator {
   /** How far the last ID's time runs ahead of the wall clock now, in ms (0 when it does not). */
   public synchronized long aheadOfWallMs() {
     return Math.max(0, lastMs - clock.wallMs());
+  }
+
+  /** IDs issued since this generator was made, unary and streamed, under any worker ID. */
+  public synchronized long issued() {
+    return issued;
   }
 
   /** Unary calls refused because the sequence was used up {@link #MAX_BORROW_MS} ahead. */

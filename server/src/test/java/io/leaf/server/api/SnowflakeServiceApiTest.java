@@ -117,6 +117,8 @@ class SnowflakeServiceApiTest {
     assertTrue(Math.abs(parts.getTimestampMs() - System.currentTimeMillis()) < 60_000,
         "time of issue: " + parts.getTimestampMs());
     assertEquals(id, parts.getId(), "id echoed");
+    assertEquals(1, stub.getWorker(GetWorkerRequest.getDefaultInstance()).getIdsIssued(),
+        "one ID issued");
   }
 
   @Test
@@ -146,6 +148,8 @@ class SnowflakeServiceApiTest {
       }
     }
     assertEquals(100_000, total, "count IDs");
+    assertEquals(100_000, stub.getWorker(GetWorkerRequest.getDefaultInstance()).getIdsIssued(),
+        "every streamed ID counted once");
   }
 
   @Test
