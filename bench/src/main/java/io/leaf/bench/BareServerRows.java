@@ -151,23 +151,16 @@ final class BareServerRows {
     }
   }
 
-  /**
-   * Runs {@code method} until its rate settles: one fixed warm-up left both JVMs half compiled,
-   * and the first rounds then measured the JIT (a third of the steady rate) instead of the
-   * servers. Runs of {@code --warmup} at each concurrency measured, until two in a row at 64
-   * connections agree within 10%, at most 8 times.
-   */
+  /** Runs {@code method} at every concurrency measured until its rates settle ({@link WarmUp}). */
   private void warmUp(H2Load h2load, int port, String method, byte[] request) throws Exception {
-    double last = 0;
-    for (int i = 0; i < (options.quick() ? 1 : 8); i++) {
-      h2load.run(port, method, request, options.warmup(), CONNECTIONS.get(0), 1);
-      double rate = h2load.run(port, method, request, options.warmup(),
-          CONNECTIONS.get(CONNECTIONS.size() - 1), 1).requestsPerSecond();
-      if (last > 0 && Math.abs(rate - last) <= 0.1 * last) {
-        break;
+    WarmUp.untilSettled(options.quick(), "bare-server row, " + method, () -> {
+      double[] rates = new double[CONNECTIONS.size()];
+      for (int i = 0; i < rates.length; i++) {
+        rates[i] = h2load.run(port, method, request, options.warmup(), CONNECTIONS.get(i), 1)
+            .requestsPerSecond();
       }
-      last = rate;
-    }
+      return rates;
+    });
   }
 
   /** One h2load run of {@code rpc}, checked against what the server issued when it can be. */

@@ -55,10 +55,10 @@ public final class SnowflakeLoad {
       Thread.sleep(20);
     }
     int inFlight = options.concurrencies().get(options.concurrencies().size() - 1);
-    Progress.say("snowflake warm-up: %d ms each", options.warmup().toMillis());
-    unary(channel, inFlight, options.warmup());
-    check(channel, inFlight, options.warmup());
-    stream(channel, options.warmup());
+    WarmUp.untilSettled(options.quick(), "snowflake rows (" + options.warmup().toMillis()
+        + " ms of each call type a run)", () -> new double[] {
+            unary(channel, inFlight, options.warmup()), check(channel, inFlight, options.warmup()),
+            stream(channel, options.warmup())});
     for (int round = 1; round <= options.rounds(); round++) {
       double check = 0;
       if (round % 2 == 1) {

@@ -28,7 +28,7 @@ final class SnowflakeRows {
   void run(int port) throws Exception {
     List<String> args = new ArrayList<>(List.of(Integer.toString(port)));
     args.addAll(options.toArgs());
-    long timeout = options.warmup().multipliedBy(3)
+    long timeout = options.warmup().multipliedBy(3L * WarmUp.MAX_RUNS)
         .plus(options.unaryDuration().multipliedBy(2).plus(options.batchDuration())
             .multipliedBy(options.rounds())).multipliedBy(2).toSeconds() + 120;
     Progress.say("snowflake rows: client JVM, %d rounds", options.rounds());

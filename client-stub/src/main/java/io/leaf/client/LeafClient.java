@@ -152,12 +152,19 @@ public final class LeafClient implements AutoCloseable {
   public long[] nextIds(String bizTag, int count) {
     NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
         .build();
+    return streamAll(() -> stub().nextIdBatch(req), count);
+  }
+
+  /**
+   * Reads every chunk of the stream {@code open} starts, {@code count} IDs in all. Leaving early
+   * (a reply that breaks the contract) cancels the stream instead of leaving the call open until
+   * its deadline.
+   */
+  private static long[] streamAll(Supplier<Iterator<IdBatch>> open, int count) {
     return call(() -> {
-      // Leaving early (a reply that breaks the contract) cancels the stream instead of leaving
-      // the call open until its deadline.
       Context.CancellableContext scope = Context.current().withCancellation();
       try {
-        return scope.call(() -> readAll(stub().nextIdBatch(req), count));
+        return scope.call(() -> readAll(open.get(), count));
       } catch (RuntimeException e) {
         throw e;
       } catch (Exception e) {
@@ -167,6 +174,7 @@ public final class LeafClient implements AutoCloseable {
       }
     });
   }
+
   private static long[] readAll(Iterator<IdBatch> stream, int count) {
     long[] ids = new long[Math.max(count, 0)];
     int n = 0;
@@ -188,7 +196,6 @@ public final class LeafClient implements AutoCloseable {
     return ids;
   }
 
-
   /**
    * One snowflake ID: time-ordered, no tag (UNAVAILABLE while the server holds no worker lease,
    * which a retry may cure).
@@ -205,18 +212,7 @@ public final class LeafClient implements AutoCloseable {
   public long[] nextSnowflakeIds(int count) {
     NextSnowflakeIdBatchRequest req = NextSnowflakeIdBatchRequest.newBuilder().setCount(count)
         .build();
-    return call(() -> {
-      Context.CancellableContext scope = Context.current().withCancellation();
-      try {
-        return scope.call(() -> readAll(snowflake().nextSnowflakeIdBatch(req), count));
-      } catch (RuntimeException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      } finally {
-        scope.cancel(null);
-      }
-    });
+    return streamAll(() -> snowflake().nextSnowflakeIdBatch(req), count);
   }
 
   /** The parts of a snowflake ID in the server's layout (time, worker ID, sequence). */

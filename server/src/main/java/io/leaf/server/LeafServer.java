@@ -156,7 +156,7 @@ public final class LeafServer {
         new ThreadFactoryBuilder().setNameFormat("leaf-stream-%d").setDaemon(true).build());
     streamPump.allowCoreThreadTimeOut(true);
     this.service = new LeafGrpcService(allocator, store, InstantSource.system(), config.maxWait(),
-        config.maxBatch(), config.maxStreams(), database, streamPump);
+        config.maxBatch(), config.maxStreams(), config.maxStreamMemory(), database, streamPump);
     this.server = builder
         .directExecutor()
         .addService(MalformedRequests.guard(service.bindService()))

@@ -38,6 +38,7 @@ public record ServerConfig(
     Duration shutdownGrace,
     int maxWaiting,
     int maxStreams,
+    long maxStreamMemory,
     int maxWatches,
     int maxCallsPerConnection,
     Duration missingTagTtl,
@@ -76,7 +77,10 @@ public record ServerConfig(
     flag("max-wait", "5s", "longest a call waits for a segment when its deadline is later or unset");
     flag("shutdown-grace", "20s", "time in-flight calls get to finish on SIGTERM");
     flag("max-waiting", "10000", "calls that may wait for a segment at once, server-wide");
-    flag("max-streams", "256", "NextIdBatch streams open at once");
+    flag("max-streams", "256", "NextIdBatch and NextSnowflakeIdBatch streams open at once");
+    flag("max-stream-memory", "auto", "bytes the chunks of all open batch streams may hold"
+        + " in flight together, like 64m or 1g; auto: a quarter of the smaller of the heap"
+        + " (-Xmx) and the direct-memory limit");
     flag("max-watches", "1000", "Health/Watch streams open at once");
     flag("max-calls-per-connection", "1000", "concurrent calls per HTTP/2 connection");
     flag("missing-tag-ttl", "2s",
@@ -178,6 +182,7 @@ public record ServerConfig(
         idleTtl, tick, maxBatch, maxStep, maxWait, grace,
         intIn(get, "max-waiting", 1, 10_000_000),
         intIn(get, "max-streams", 1, 1_000_000),
+        bytes(get, "max-stream-memory"),
         intIn(get, "max-watches", 1, 1_000_000),
         intIn(get, "max-calls-per-connection", 1, 1_000_000),
         duration(get, "missing-tag-ttl"),
@@ -262,7 +267,6 @@ public record ServerConfig(
     return token;
   }
 
-  /** {@code base} with the engine settings these flags set. */
   /**
    * Connections the pool opens at most: one for each thread that uses the database (served
    * loaders, first loads, database calls), one for health checks and one for the worker lease, so
@@ -272,6 +276,7 @@ public record ServerConfig(
     return dbPoolSize + firstLoadThreads + dbCallThreads + 2;
   }
 
+  /** {@code base} with the engine settings these flags set. */
   public EngineConfig engine(EngineConfig base) {
     return base.withMaxStep(maxStep).withLoaderThreads(dbPoolSize).withLoaderQueue(maxQueuedLoads)
         .withMaxWaiting(maxWaiting)
@@ -294,7 +299,8 @@ public record ServerConfig(
         + dbPoolSize + " idle-ttl=" + idleTtl + " sweep-tick=" + sweepTick + " max-batch="
         + maxBatch + " max-step=" + maxStep + " max-wait=" + maxWait + " shutdown-grace="
         + shutdownGrace + " max-waiting=" + maxWaiting
-        + " max-streams=" + maxStreams + " max-watches=" + maxWatches
+        + " max-streams=" + maxStreams + " max-stream-memory="
+        + (maxStreamMemory == 0 ? "auto" : maxStreamMemory) + " max-watches=" + maxWatches
         + " max-calls-per-connection=" + maxCallsPerConnection
         + " missing-tag-ttl=" + missingTagTtl + " first-load-threads=" + firstLoadThreads
         + " max-queued-first-loads=" + maxQueuedFirstLoads + " db-call-threads=" + dbCallThreads
@@ -318,6 +324,33 @@ public record ServerConfig(
       throw new IllegalArgumentException("--" + name + " must be an integer between " + min
           + " and " + max + ", got " + raw);
     }
+  }
+
+  private static final Pattern BYTES = Pattern.compile("(\\d{1,7})([kmg]?)");
+  /** The least a byte size flag takes: a thousand IDs' chunks in flight need 20 KB. */
+  static final long MIN_BYTES = 1 << 20;
+
+  /** {@code auto} (0), or a size in bytes like {@code 65536}, {@code 512k}, {@code 64m}, {@code 2g}. */
+  static long bytes(Function<String, String> get, String name) {
+    String raw = get.apply(name);
+    String v = raw.trim().toLowerCase(Locale.ROOT);
+    if (v.equals("auto")) {
+      return 0;
+    }
+    Matcher m = BYTES.matcher(v);
+    if (m.matches()) {
+      long n = Long.parseLong(m.group(1)) << switch (m.group(2)) {
+        case "k" -> 10;
+        case "m" -> 20;
+        case "g" -> 30;
+        default -> 0;
+      };
+      if (n >= MIN_BYTES) {
+        return n;
+      }
+    }
+    throw new IllegalArgumentException("--" + name + " must be auto or a size of at least 1m,"
+        + " like 64m or 1g, got " + raw);
   }
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");

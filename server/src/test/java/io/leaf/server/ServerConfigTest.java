@@ -131,6 +131,20 @@ class ServerConfigTest {
   }
 
   @Test
+  void parse_maxStreamMemory_autoOrASizeOfAtLeastOneMebibyte() {
+    assertEquals(0, parse(Map.of()).maxStreamMemory(), "auto by default");
+    assertEquals(64L << 20, parse(Map.of(), "--max-stream-memory", "64m").maxStreamMemory());
+    assertEquals(2L << 30, parse(Map.of("LEAF_MAX_STREAM_MEMORY", "2G")).maxStreamMemory());
+    assertEquals(1L << 20, parse(Map.of(), "--max-stream-memory", "1048576").maxStreamMemory());
+    assertTrue(parse(Map.of(), "--max-stream-memory", "8m").toString()
+        .contains("max-stream-memory=8388608"));
+    assertMessage("--max-stream-memory must be auto or a size of at least 1m, like 64m or 1g,"
+        + " got 512k", "--max-stream-memory", "512k");
+    assertMessage("--max-stream-memory must be auto or a size of at least 1m, like 64m or 1g,"
+        + " got 64 MB", "--max-stream-memory", "64 MB");
+  }
+
+  @Test
   void toString_neverShowsPassword() {
     ServerConfig c = parse(Map.of(), "--db-password", "hunter2");
     assertTrue(!c.toString().contains("hunter2"), c.toString());

@@ -147,8 +147,9 @@ final class BatchStream {
     }
     if (grant == 0) {
       fail(new LimitExceededException("no memory for the chunks of another batch stream within"
-          + " --max-wait (the budget is a quarter of the heap, in IDs)", memory.capacityIds(),
-          "-Xmx"));
+          + " --max-wait: all streams' chunks in flight hold the budget of "
+          + memory.capacityBytes() + " bytes (" + StreamMemory.BYTES_PER_ID + " an ID)",
+          memory.capacityIds(), StreamMemory.FLAG));
       return;
     }
     if (take(grant)) {

@@ -84,12 +84,15 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
    * @param maxWait longest a call waits for a segment when the caller set no shorter deadline
    * @param maxBatch the largest {@code count} NextIdBatch accepts
    * @param maxStreams NextIdBatch streams open at once
+   * @param maxStreamMemory bytes the chunks of all open streams may hold in flight; 0: a quarter
+   *     of what the JVM has for them
    * @param database where the calls that touch the database run
    * @param pump where NextIdBatch streams take IDs and encode chunks; its queue must hold one task
    *     per open stream ({@code maxStreams})
    */
   public LeafGrpcService(SegmentAllocator allocator, SegmentStore store, InstantSource clock,
-      Duration maxWait, int maxBatch, int maxStreams, DatabaseCalls database, Executor pump) {
+      Duration maxWait, int maxBatch, int maxStreams, long maxStreamMemory, DatabaseCalls database,
+      Executor pump) {
     this.allocator = allocator;
     this.store = store;
     this.clock = clock;
@@ -98,7 +101,8 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     this.maxStreams = maxStreams;
     this.database = database;
     this.pump = pump;
-    this.streamMemory = StreamMemory.forThisJvm(allocator::schedule, maxWait);
+    this.streamMemory = StreamMemory.forThisJvm(maxStreamMemory, allocator::schedule,
+        maxWait);
   }
 
   @Override

@@ -47,15 +47,40 @@ final class StreamMemory {
     this.maxWaitNanos = maxWait.toNanos();
   }
 
+  /** The flag that sets the budget, named by a refusal. */
+  static final String FLAG = "--max-stream-memory";
+
   /**
-   * A quarter of the smaller of the heap and the direct-memory limit: the worst case of every
-   * stream unread at once leaves the rest of both to everything else.
+   * The budget {@code requested} by {@value #FLAG} (0: auto) on this JVM, whose heap and direct
+   * memory limit what streams may hold.
    */
-  static StreamMemory forThisJvm(BiFunction<Runnable, Long, Runnable> timer, Duration maxWait) {
+  static StreamMemory forThisJvm(long requested, BiFunction<Runnable, Long, Runnable> timer,
+      Duration maxWait) {
     long heap = Runtime.getRuntime().maxMemory();
     long direct = io.grpc.netty.shaded.io.netty.util.internal.PlatformDependent.maxDirectMemory();
-    long limit = direct > 0 ? Math.min(heap, direct) : heap;
-    return new StreamMemory(limit / 4, timer, maxWait);
+    return new StreamMemory(budget(requested, direct > 0 ? Math.min(heap, direct) : heap), timer,
+        maxWait);
+  }
+
+  /**
+   * The budget in bytes: auto ({@code requested} 0) is a quarter of {@code jvmLimit} (the smaller
+   * of the heap and the direct-memory limit), so that every stream unread at once leaves the rest
+   * of both to everything else; more than half of it is refused, since unread streams could then
+   * exhaust the memory other calls need.
+   *
+   * @throws IllegalArgumentException {@code requested} is more than half of {@code jvmLimit}
+   */
+  static long budget(long requested, long jvmLimit) {
+    if (requested == 0) {
+      return jvmLimit / 4;
+    }
+    if (requested > jvmLimit / 2) {
+      throw new IllegalArgumentException(FLAG + " " + requested + " is more than half of the"
+          + " memory this JVM has for it (" + jvmLimit + " bytes, the smaller of the heap and the"
+          + " direct-memory limit); raise -Xmx (and -XX:MaxDirectMemorySize if set) or lower "
+          + FLAG);
+    }
+    return requested;
   }
 
   long capacityBytes() {

@@ -27,8 +27,8 @@ final class LimitRefusals implements ServerInterceptor {
    * dashboard or an alert on {@code leaf_limit_refusals_total} sees it before the first refusal.
    */
   static final List<String> LIMITS = List.of("--max-waiting", "--max-queued-loads",
-      "--max-queued-first-loads", "--max-queued-db-calls", "--max-streams", "--max-watches",
-      "--http-max-connections");
+      "--max-queued-first-loads", "--max-queued-db-calls", "--max-streams", "--max-stream-memory",
+      "--max-watches", "--http-max-connections");
 
   private final MeterRegistry registry;
 

@@ -205,6 +205,29 @@ class ApiLimitsTest {
   }
 
   @Test
+  void nextIdBatch_streamMemorySpent_waitsThenResourceExhaustedNamingTheFlag() throws Exception {
+    // 1 MiB at 20 bytes an ID: 52,428 IDs of chunks in flight for all streams together.
+    start("--max-stream-memory", "1m", "--max-wait", "300ms");
+    memory.createTag("t", 1, 1_000_000, null);
+    ManualBatchReader holder = new ManualBatchReader(1);
+    leaf.async.nextIdBatch(batchOf("t", 1_000_000, 100_000), holder);
+    assertEquals(52_428, holder.firstBatch.get(10, TimeUnit.SECONDS),
+        "a short budget gives a smaller chunk, which the unread stream then holds");
+    ManualBatchReader starved = new ManualBatchReader(10);
+    leaf.async.nextIdBatch(batchOf("t", 10, 10), starved);
+    assertExhausted(starved.closed.get(10, TimeUnit.SECONDS),
+        "no memory for the chunks of another batch stream within --max-wait: all streams'"
+            + " chunks in flight hold the budget of 1048560 bytes (20 an ID) (limit 52428,"
+            + " --max-stream-memory)");
+
+    holder.cancel("done reading");
+    ManualBatchReader after = new ManualBatchReader(10);
+    leaf.async.nextIdBatch(batchOf("t", 10, 10), after);
+    assertEquals(Status.Code.OK, after.closed.get(10, TimeUnit.SECONDS).getCode(),
+        "the cancel gave the budget back");
+  }
+
+  @Test
   void nextIdBatch_loadBlockedMidStream_resumesFromLoadWithEveryIdOnce() throws Exception {
     start();
     memory.createTag("t", 1, 100, null);

@@ -2,6 +2,7 @@ package io.leaf.server.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -21,6 +22,17 @@ class StreamMemoryTest {
         timers.add(task);
         return () -> timers.remove(task);
       }, Duration.ofSeconds(5));
+
+  @Test
+  void budget_autoIsAQuarterAndMoreThanHalfIsRefusedNamingTheFlag() {
+    assertEquals(64L << 20, StreamMemory.budget(0, 256L << 20), "auto: a quarter");
+    assertEquals(128L << 20, StreamMemory.budget(128L << 20, 256L << 20), "half is allowed");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> StreamMemory.budget((128L << 20) + 1, 256L << 20));
+    assertTrue(e.getMessage().startsWith("--max-stream-memory 134217729 is more than half"),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("-Xmx"), e.getMessage());
+  }
 
   @Test
   void acquire_withinBudget_grantsWhatIsAsked() {
