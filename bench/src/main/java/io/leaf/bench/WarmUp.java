@@ -8,9 +8,9 @@ package io.leaf.bench;
 final class WarmUp {
 
   /** Two runs in a row within this fraction of each other count as settled. */
-  static final double TOLERANCE = 0.05;
+  static final double TOLERANCE = 0.10;
   static final int MIN_RUNS = 3;
-  static final int MAX_RUNS = 10;
+  static final int MAX_RUNS = 8;
 
   /** One warm-up run; returns the rates it measured (calls or IDs per second). */
   interface Step {

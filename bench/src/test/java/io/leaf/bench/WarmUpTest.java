@@ -19,7 +19,7 @@ class WarmUpTest {
         new double[] {8_000, 20_000}, new double[] {12_000, 28_000},
         new double[] {25_000, 30_000}, new double[] {30_000, 31_000},
         new double[] {30_500, 30_800}, new double[] {1, 1})));
-    assertEquals(5, runs, "every rate within 5% of the run before only at the fifth");
+    assertEquals(5, runs, "every rate within 10% of the run before only at the fifth");
   }
 
   @Test
