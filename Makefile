@@ -15,7 +15,7 @@ help:
 	@echo "make test-spring-boot  the Spring Boot example (built against the installed leaf-bom) against the packaged server"
 	@echo "make test-browser the monitor page in headless Chromium against the packaged server (skipped without chromium or node)"
 	@echo "make build  compile and package server/target/leaf-server.jar"
-	@echo "make bench  run the benchmarks (about five minutes; table in target/bench/results.md)"
+	@echo "make bench  run the benchmarks (about ten minutes; table in target/bench/results.md)"
 	@echo "make image  build the container image leaf-server:$(VERSION) (needs a Docker engine)"
 	@echo "make clean  remove build output (keeps ./data)"
 
