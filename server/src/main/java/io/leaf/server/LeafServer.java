@@ -143,7 +143,8 @@ public final class LeafServer {
     };
     this.store = store;
     this.health = new ServerHealth(store, schemaInit, allocator.ticker(), config.maxWatches(),
-        allocator);
+        allocator, snowflake.generator()::leaseValid);
+    snowflake.afterLeaseStep(health::reportSnowflakeLease);
     this.allocator = allocator;
     this.sweeper = new IdleTagSweeper(allocator, config.idleTtl(), config.sweepTick());
     this.config = config;

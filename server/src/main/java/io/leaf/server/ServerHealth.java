@@ -11,11 +11,13 @@ import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.UnusableTableException;
 import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.SnowflakeServiceGrpc;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * keep flowing), and NOT_SERVING for good from the start of shutdown. The database's own state,
  * checked every two seconds (every half second while it is down), is {@value #DATABASE} and one
  * log line per change. Each check also tells the engine: while the database is known down, loads
- * and database calls fail at once; when it answers again, tags backing off load at once.
+ * and database calls fail at once; when it answers again, tags backing off load at once. {@code
+ * leaf.v1.SnowflakeService} is SERVING while the server holds a worker lease known valid, reported
+ * after every lease step and every check.
  *
  * <p>Thread-safe: checks are serialized; the monitor thread runs them, tests may too.
  */
@@ -35,6 +39,8 @@ final class ServerHealth {
   private static final Logger log = LoggerFactory.getLogger(ServerHealth.class);
   /** The health service name that reports whether the database answers (for alerting). */
   static final String DATABASE = "leaf.database";
+  /** Reported SERVING while this server holds a worker lease known valid (snowflake IDs). */
+  static final String SNOWFLAKE = SnowflakeServiceGrpc.SERVICE_NAME;
   private static final long PERIOD_MILLIS = 2_000;
   /** While the database is down it is checked this often, so issuing resumes soon after. */
   private static final long DOWN_PERIOD_MILLIS = 500;
@@ -43,6 +49,7 @@ final class ServerHealth {
 
   private final SegmentStore store;
   private final SegmentAllocator allocator;
+  private final BooleanSupplier snowflakeLease;
   private final Runnable schemaInit;
   private final HealthStatusManager health = new HealthStatusManager();
   private final HealthWatches watches;
@@ -57,12 +64,16 @@ final class ServerHealth {
   /** The last unusable-table reason logged (logged again only when it changes). */
   private String tableProblem;
 
-  /** @param schemaInit creates the schema when missing; retried until it succeeds */
-  /** @param maxWatches Health/Watch streams open at once ({@code --max-watches}) */
-  /** @param allocator told what each check sees, so loads fail fast and recover at once */
+  /**
+   * @param schemaInit creates the schema when missing; retried until it succeeds
+   * @param maxWatches Health/Watch streams open at once ({@code --max-watches})
+   * @param allocator told what each check sees, so loads fail fast and recover at once
+   * @param snowflakeLease whether snowflake IDs can be issued now (a worker lease known valid)
+   */
   ServerHealth(SegmentStore store, Runnable schemaInit, Ticker ticker, int maxWatches,
-      SegmentAllocator allocator) {
+      SegmentAllocator allocator, BooleanSupplier snowflakeLease) {
     this.allocator = allocator;
+    this.snowflakeLease = snowflakeLease;
     this.watches = new HealthWatches(maxWatches);
     this.store = store;
     this.schemaInit = schemaInit;
@@ -70,6 +81,19 @@ final class ServerHealth {
     health.setStatus("", ServingStatus.NOT_SERVING);
     health.setStatus(LeafServiceGrpc.SERVICE_NAME, ServingStatus.NOT_SERVING);
     health.setStatus(DATABASE, ServingStatus.NOT_SERVING);
+    health.setStatus(SNOWFLAKE, ServingStatus.NOT_SERVING);
+  }
+
+  /**
+   * Reports the worker lease as it is now; called after every lease step and by every check, so
+   * the status follows the lease within a second or two (the RPCs themselves check it per call).
+   */
+  void reportSnowflakeLease() {
+    if (!stopped) {
+      // After shutdown the manager is in its terminal state and ignores this anyway.
+      health.setStatus(SNOWFLAKE, snowflakeLease.getAsBoolean() ? ServingStatus.SERVING
+          : ServingStatus.NOT_SERVING);
+    }
   }
 
   /** The health service, with its Watch streams tracked so that shutdown can end them. */
@@ -141,6 +165,7 @@ final class ServerHealth {
     if (stopped) {
       return;
     }
+    reportSnowflakeLease();
     RuntimeException failure = null;
     try {
       if (!schemaReady) {

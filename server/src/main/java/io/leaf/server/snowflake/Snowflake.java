@@ -37,6 +37,7 @@ public final class Snowflake implements AutoCloseable {
   /** Resumes stream chunks; apart from the keeper, whose database calls may take seconds. */
   private final ScheduledThreadPoolExecutor timer;
   private volatile boolean closed;
+  private volatile Runnable afterLeaseStep = () -> { };
 
   /**
    * @param fromId the lowest worker ID this server may claim
@@ -75,6 +76,7 @@ public final class Snowflake implements AutoCloseable {
       return;
     }
     long next = keeper.step();
+    afterLeaseStep.run();
     if (next != Long.MAX_VALUE && !closed) {
       try {
         thread.schedule(this::step, next, TimeUnit.NANOSECONDS);
@@ -82,6 +84,14 @@ public final class Snowflake implements AutoCloseable {
         // Closing.
       }
     }
+  }
+
+  /**
+   * Runs {@code task} on the lease thread after every claim, renewal or retry (at least every
+   * third of the TTL, every second while claiming or failing), e.g. to report the lease's state.
+   */
+  public void afterLeaseStep(Runnable task) {
+    this.afterLeaseStep = task;
   }
 
   /** One ID now, or the reason there is none (see {@link SnowflakeGenerator#next()}). */

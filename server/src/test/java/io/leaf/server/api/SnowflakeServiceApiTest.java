@@ -8,6 +8,9 @@ import com.google.common.base.Ticker;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.health.v1.HealthGrpc;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.reflection.v1.ServerReflectionGrpc;
@@ -30,6 +33,7 @@ import io.leaf.server.store.WorkerLeaseStore;
 import io.leaf.v1.DecodeSnowflakeIdRequest;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.IdBatch;
+import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
 import io.leaf.v1.NextSnowflakeIdRequest;
 import io.leaf.v1.SnowflakeIdParts;
@@ -200,6 +204,31 @@ class SnowflakeServiceApiTest {
         () -> stub.nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance()));
     assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), "no lease");
     assertTrue(e.getStatus().getDescription().contains("lease"), e.getStatus().getDescription());
+  }
+
+  private ServingStatus health(String service) {
+    return HealthGrpc.newBlockingStub(channelOf).withDeadlineAfter(5, TimeUnit.SECONDS)
+        .check(HealthCheckRequest.newBuilder().setService(service).build()).getStatus();
+  }
+
+  @Test
+  void health_snowflakeService_servingOnceLeasedNotBefore() throws Exception {
+    MemoryWorkerLeaseStore leases = new MemoryWorkerLeaseStore(InstantSource.system());
+    leases.failWith(new StoreUnavailableException("database unavailable: test", null));
+    var stub = start(leases, null);
+    Thread.sleep(1_500); // the first claim and a retry fail
+    assertEquals(ServingStatus.SERVING, health(LeafServiceGrpc.SERVICE_NAME),
+        "segment IDs can be issued");
+    assertEquals(ServingStatus.NOT_SERVING, health(SnowflakeServiceGrpc.SERVICE_NAME),
+        "no worker lease: no snowflake IDs");
+    leases.failWith(null);
+    leased(stub);
+    for (int i = 0; i < 300 && health(SnowflakeServiceGrpc.SERVICE_NAME)
+        != ServingStatus.SERVING; i++) {
+      Thread.sleep(10);
+    }
+    assertEquals(ServingStatus.SERVING, health(SnowflakeServiceGrpc.SERVICE_NAME),
+        "reported within a lease step of the claim");
   }
 
   @Test
