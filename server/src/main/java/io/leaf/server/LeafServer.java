@@ -144,7 +144,7 @@ public final class LeafServer {
     this.store = store;
     this.health = new ServerHealth(store, schemaInit, allocator.ticker(), config.maxWatches(),
         allocator, snowflake.generator()::leaseValid);
-    snowflake.afterLeaseStep(health::reportSnowflakeLease);
+    snowflake.reportLeaseTo(health::reportSnowflakeLease);
     this.allocator = allocator;
     this.sweeper = new IdleTagSweeper(allocator, config.idleTtl(), config.sweepTick());
     this.config = config;

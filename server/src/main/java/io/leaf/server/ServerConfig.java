@@ -79,8 +79,8 @@ public record ServerConfig(
     flag("max-waiting", "10000", "calls that may wait for a segment at once, server-wide");
     flag("max-streams", "256", "NextIdBatch and NextSnowflakeIdBatch streams open at once");
     flag("max-stream-memory", "auto", "bytes the chunks of all open batch streams may hold"
-        + " in flight together, like 64m or 1g; auto: a quarter of the smaller of the heap"
-        + " (-Xmx) and the direct-memory limit");
+        + " in flight together, like 64m or 1g: at least 1m, at most half of the smaller of the"
+        + " heap and the direct-memory limit; auto: a quarter of that");
     flag("max-watches", "1000", "Health/Watch streams open at once");
     flag("max-calls-per-connection", "1000", "concurrent calls per HTTP/2 connection");
     flag("missing-tag-ttl", "2s",
@@ -326,11 +326,11 @@ public record ServerConfig(
     }
   }
 
-  private static final Pattern BYTES = Pattern.compile("(\\d{1,7})([kmg]?)");
+  private static final Pattern BYTES = Pattern.compile("(\\d{1,18})([kmg]?)");
   /** The least a byte size flag takes: a thousand IDs' chunks in flight need 20 KB. */
   static final long MIN_BYTES = 1 << 20;
 
-  /** {@code auto} (0), or a size in bytes like {@code 65536}, {@code 512k}, {@code 64m}, {@code 2g}. */
+  /** {@code auto} (0), or a size in bytes like {@code 67108864}, {@code 65536k}, {@code 64m}, {@code 2g}. */
   static long bytes(Function<String, String> get, String name) {
     String raw = get.apply(name);
     String v = raw.trim().toLowerCase(Locale.ROOT);
@@ -339,12 +339,18 @@ public record ServerConfig(
     }
     Matcher m = BYTES.matcher(v);
     if (m.matches()) {
-      long n = Long.parseLong(m.group(1)) << switch (m.group(2)) {
-        case "k" -> 10;
-        case "m" -> 20;
-        case "g" -> 30;
-        default -> 0;
+      long unit = switch (m.group(2)) {
+        case "k" -> 1L << 10;
+        case "m" -> 1L << 20;
+        case "g" -> 1L << 30;
+        default -> 1;
       };
+      long n;
+      try {
+        n = Math.multiplyExact(Long.parseLong(m.group(1)), unit);
+      } catch (ArithmeticException e) {
+        n = Long.MAX_VALUE; // no machine has that much: refused against the JVM's memory at start
+      }
       if (n >= MIN_BYTES) {
         return n;
       }

@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * checked every two seconds (every half second while it is down), is {@value #DATABASE} and one
  * log line per change. Each check also tells the engine: while the database is known down, loads
  * and database calls fail at once; when it answers again, tags backing off load at once. {@code
- * leaf.v1.SnowflakeService} is SERVING while the server holds a worker lease known valid, reported
- * after every lease step and every check.
+ * leaf.v1.SnowflakeService} is SERVING while the server holds a worker lease known valid, as the
+ * snowflake side reports it.
  *
  * <p>Thread-safe: checks are serialized; the monitor thread runs them, tests may too.
  */
@@ -85,10 +85,11 @@ final class ServerHealth {
   }
 
   /**
-   * Reports the worker lease as it is now; called after every lease step and by every check, so
-   * the status follows the lease within a second or two (the RPCs themselves check it per call).
+   * Reports the worker lease as it is now; {@link io.leaf.server.snowflake.Snowflake} calls it
+   * after every lease step and every quarter second, so the status follows the lease, lapsed ones
+   * included, within that (the RPCs themselves check the lease per call).
    */
-  void reportSnowflakeLease() {
+  synchronized void reportSnowflakeLease() {
     if (!stopped) {
       // After shutdown the manager is in its terminal state and ignores this anyway.
       health.setStatus(SNOWFLAKE, snowflakeLease.getAsBoolean() ? ServingStatus.SERVING
@@ -165,7 +166,6 @@ final class ServerHealth {
     if (stopped) {
       return;
     }
-    reportSnowflakeLease();
     RuntimeException failure = null;
     try {
       if (!schemaReady) {

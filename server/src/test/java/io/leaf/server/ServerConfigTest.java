@@ -136,6 +136,10 @@ class ServerConfigTest {
     assertEquals(64L << 20, parse(Map.of(), "--max-stream-memory", "64m").maxStreamMemory());
     assertEquals(2L << 30, parse(Map.of("LEAF_MAX_STREAM_MEMORY", "2G")).maxStreamMemory());
     assertEquals(1L << 20, parse(Map.of(), "--max-stream-memory", "1048576").maxStreamMemory());
+    assertEquals(64L << 20, parse(Map.of(), "--max-stream-memory", "67108864").maxStreamMemory(),
+        "a plain byte count of any length");
+    assertEquals(Long.MAX_VALUE, parse(Map.of(), "--max-stream-memory", "999999999999999999g")
+        .maxStreamMemory(), "beyond a long: left to the start-time check against the JVM");
     assertTrue(parse(Map.of(), "--max-stream-memory", "8m").toString()
         .contains("max-stream-memory=8388608"));
     assertMessage("--max-stream-memory must be auto or a size of at least 1m, like 64m or 1g,"

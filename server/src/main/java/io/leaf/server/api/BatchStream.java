@@ -147,9 +147,9 @@ final class BatchStream {
     }
     if (grant == 0) {
       fail(new LimitExceededException("no memory for the chunks of another batch stream within"
-          + " --max-wait: all streams' chunks in flight hold the budget of "
-          + memory.capacityBytes() + " bytes (" + StreamMemory.BYTES_PER_ID + " an ID)",
-          memory.capacityIds(), StreamMemory.FLAG));
+          + " --max-wait: the chunks of all open streams hold the whole budget ("
+          + memory.capacityIds() + " IDs at " + StreamMemory.BYTES_PER_ID + " bytes each)",
+          memory.capacityBytes() + " bytes", StreamMemory.FLAG));
       return;
     }
     if (take(grant)) {

@@ -9,6 +9,11 @@ public final class LimitExceededException extends RuntimeException {
   private final String flag;
 
   public LimitExceededException(String what, int limit, String flag) {
+    this(what, Integer.toString(limit), flag);
+  }
+
+  /** @param limit the limit with its unit where a bare number would mislead, e.g. "64 MiB" */
+  public LimitExceededException(String what, String limit, String flag) {
     // No stack trace: refusals come in floods, and each is an answer, not a fault.
     super(what + " (limit " + limit + ", " + flag + ")", null, false, false);
     this.flag = flag;

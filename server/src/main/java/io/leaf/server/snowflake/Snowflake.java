@@ -37,7 +37,11 @@ public final class Snowflake implements AutoCloseable {
   /** Resumes stream chunks; apart from the keeper, whose database calls may take seconds. */
   private final ScheduledThreadPoolExecutor timer;
   private volatile boolean closed;
-  private volatile Runnable afterLeaseStep = () -> { };
+  /** Told the lease's state after every lease step and every {@link #REPORT_EVERY_MS}. */
+  private volatile Runnable leaseReport = () -> { };
+  /** How often the lease's state is reported between steps (its validity ends on its own). */
+  static final long REPORT_EVERY_MS = 250;
+  private boolean reportFailureLogged;
 
   /**
    * @param fromId the lowest worker ID this server may claim
@@ -68,6 +72,8 @@ public final class Snowflake implements AutoCloseable {
       log.info("snowflake layout {}", generator.layout());
     }
     thread.execute(this::step);
+    timer.scheduleWithFixedDelay(this::report, REPORT_EVERY_MS, REPORT_EVERY_MS,
+        TimeUnit.MILLISECONDS);
     return this;
   }
 
@@ -76,7 +82,7 @@ public final class Snowflake implements AutoCloseable {
       return;
     }
     long next = keeper.step();
-    afterLeaseStep.run();
+    report();
     if (next != Long.MAX_VALUE && !closed) {
       try {
         thread.schedule(this::step, next, TimeUnit.NANOSECONDS);
@@ -87,11 +93,27 @@ public final class Snowflake implements AutoCloseable {
   }
 
   /**
-   * Runs {@code task} on the lease thread after every claim, renewal or retry (at least every
-   * third of the TTL, every second while claiming or failing), e.g. to report the lease's state.
+   * Runs {@code report} after every claim, renewal or retry of the lease (on the lease thread) and
+   * every {@value #REPORT_EVERY_MS} ms (on the timer thread, which no database call holds up), so
+   * that it sees a lease that lapsed by itself too; call before {@link #start()}. A report that
+   * throws is logged once and never stops the lease's renewals.
    */
-  public void afterLeaseStep(Runnable task) {
-    this.afterLeaseStep = task;
+  public void reportLeaseTo(Runnable report) {
+    this.leaseReport = report;
+  }
+
+  private void report() {
+    try {
+      leaseReport.run();
+    } catch (RuntimeException e) {
+      synchronized (this) {
+        if (!reportFailureLogged) {
+          reportFailureLogged = true;
+          log.warn("reporting the worker lease's state failed (the lease itself is unaffected): {}",
+              e.toString());
+        }
+      }
+    }
   }
 
   /** One ID now, or the reason there is none (see {@link SnowflakeGenerator#next()}). */

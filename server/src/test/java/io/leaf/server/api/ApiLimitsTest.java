@@ -216,9 +216,9 @@ class ApiLimitsTest {
     ManualBatchReader starved = new ManualBatchReader(10);
     leaf.async.nextIdBatch(batchOf("t", 10, 10), starved);
     assertExhausted(starved.closed.get(10, TimeUnit.SECONDS),
-        "no memory for the chunks of another batch stream within --max-wait: all streams'"
-            + " chunks in flight hold the budget of 1048560 bytes (20 an ID) (limit 52428,"
-            + " --max-stream-memory)");
+        "no memory for the chunks of another batch stream within --max-wait: the chunks of all"
+            + " open streams hold the whole budget (52428 IDs at 20 bytes each) (limit 1048560"
+            + " bytes, --max-stream-memory)");
 
     holder.cancel("done reading");
     ManualBatchReader after = new ManualBatchReader(10);
