@@ -305,6 +305,8 @@ public final class LeafServer {
     List<MonitorData.Limit> limits = List.of(
         new MonitorData.Limit("--max-waiting", config.maxWaiting(), allocator::waitingCalls),
         new MonitorData.Limit("--max-streams", config.maxStreams(), service::openStreams),
+        new MonitorData.Limit("--max-stream-memory", service.streamMemoryBytes(),
+            service::streamMemoryUsedBytes),
         new MonitorData.Limit("--max-watches", config.maxWatches(), null),
         new MonitorData.Limit("--max-queued-loads", config.maxQueuedLoads(), null),
         new MonitorData.Limit("--max-queued-first-loads", config.maxQueuedFirstLoads(), null),

@@ -261,9 +261,19 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     });
   }
 
-  /** NextIdBatch streams open now. */
+  /** NextIdBatch and NextSnowflakeIdBatch streams open now. */
   public int openStreams() {
     return streams.get();
+  }
+
+  /** The batch streams' memory budget ({@code --max-stream-memory}), in bytes. */
+  public long streamMemoryBytes() {
+    return streamMemory.capacityBytes();
+  }
+
+  /** Bytes of that budget the chunks in flight hold now. */
+  public long streamMemoryUsedBytes() {
+    return streamMemory.usedIds() * StreamMemory.BYTES_PER_ID;
   }
 
   private TagStatus status(String tag) {

@@ -93,5 +93,7 @@ class MonitorPageTest {
         + "\"cursor\":6"), json.body());
     assertTrue(json.body().contains("\"flag\":\"--max-waiting\",\"limit\":10000,\"inUse\":0"),
         json.body());
+    assertTrue(json.body().contains("\"flag\":\"--max-stream-memory\",\"limit\":"
+        + leaf.server.service().streamMemoryBytes() + ",\"inUse\":0"), json.body());
   }
 }
