@@ -90,10 +90,21 @@ final class ServerStress {
                 + " still waiting", maxThreads, idleThreads, maxRss / 1024, pending),
             "goal ≤ 300 threads");
       } finally {
-        for (ManagedChannel c : channels) {
-          c.shutdownNow();
-        }
+        close(channels);
       }
+    }
+  }
+
+  /**
+   * Shuts the channels down and waits for them, so that the server is not killed under a channel
+   * still holding received data (Netty would report the buffers it then drops as leaks).
+   */
+  private static void close(List<ManagedChannel> channels) throws InterruptedException {
+    for (ManagedChannel c : channels) {
+      c.shutdownNow();
+    }
+    for (ManagedChannel c : channels) {
+      c.awaitTermination(5, TimeUnit.SECONDS);
     }
   }
 
@@ -161,10 +172,9 @@ final class ServerStress {
             "goal p99 < 100 ms, no OOM");
       } finally {
         second.shutdownNow();
+        second.awaitTermination(5, TimeUnit.SECONDS);
         secondLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        for (ManagedChannel c : channels) {
-          c.shutdownNow();
-        }
+        close(channels);
       }
     }
   }
