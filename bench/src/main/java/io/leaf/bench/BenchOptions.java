@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What one benchmark run measures and for how long: the full run ({@code make bench}, about five
+ * What one benchmark run measures and for how long: the full run ({@code make bench}, about ten
  * minutes on two cores) or {@code --quick} (seconds; checks that every part runs, numbers
  * meaningless).
  *

@@ -67,7 +67,8 @@ public record ServerConfig(
     flag("db-user", "sa", "database user (H2 default: sa)");
     flag("db-password", "", "database password");
     flag("db-pool-size", "8", "segment loader threads of tags this server serves, each with its"
-        + " own pooled connection (the pool adds one per first-load and db-call thread, and one)");
+        + " own pooled connection (the pool adds one per first-load and db-call thread, one for"
+        + " health checks and one for the worker lease)");
     flag("max-queued-loads", "10000",
         "segment loads of served tags that may wait for a loader thread");
     flag("idle-ttl", "15m", "evict a tag's cached segments after this long without a request");

@@ -30,9 +30,9 @@ class MonitoringFilesTest {
   static final Path RULES = Path.of("..", "k8s", "monitoring", "leaf-alerts.rules.yml");
 
   /**
-   * Names the files use that no server of this build exports yet: the snowflake worker lease's,
-   * which arrive with the snowflake service. Each is left out of the check; once the server
-   * exports one, this test fails until it is removed from here (so it is checked from then on).
+   * Names the files use that no server of this build exports yet (none today). Each is left out
+   * of the check; once the server exports one, this test fails until it is removed from here (so
+   * it is checked from then on).
    */
   static final Set<String> NOT_YET_EXPORTED = Set.of();
 
