@@ -80,7 +80,7 @@ public record ServerConfig(
     flag("max-waiting", "10000", "calls that may wait for a segment at once, server-wide");
     flag("max-streams", "256", "NextIdBatch and NextSnowflakeIdBatch streams open at once");
     flag("max-stream-memory", "auto", "bytes the chunks of all open batch streams may hold"
-        + " in flight together, like 64m or 1g: at least 1m, at most half of the smaller of the"
+        + " in flight together, like 64m or 1g: 1m to 1024g, at most half of the smaller of the"
         + " heap and the direct-memory limit; auto: a quarter of that");
     flag("max-watches", "1000", "Health/Watch streams open at once");
     flag("max-calls-per-connection", "1000", "concurrent calls per HTTP/2 connection");
@@ -327,11 +327,13 @@ public record ServerConfig(
     }
   }
 
-  private static final Pattern BYTES = Pattern.compile("(\\d{1,18})([kmg]?)");
+  private static final Pattern BYTES = Pattern.compile("(\\d{1,13})([kmg]?)");
   /** The least a byte size flag takes: a thousand IDs' chunks in flight need 20 KB. */
-  static final long MIN_BYTES = 1 << 20;
+  static final long MIN_BYTES = 1L << 20;
+  /** The most: far beyond any heap, small enough that no product overflows. */
+  static final long MAX_BYTES = 1L << 40;
 
-  /** {@code auto} (0), or a size in bytes like {@code 67108864}, {@code 65536k}, {@code 64m}, {@code 2g}. */
+  /** {@code auto} (0), or a size in bytes from 1m to 1024g: {@code 67108864}, {@code 65536k}, {@code 64m}, {@code 2g}. */
   static long bytes(Function<String, String> get, String name) {
     String raw = get.apply(name);
     String v = raw.trim().toLowerCase(Locale.ROOT);
@@ -340,23 +342,18 @@ public record ServerConfig(
     }
     Matcher m = BYTES.matcher(v);
     if (m.matches()) {
-      long unit = switch (m.group(2)) {
-        case "k" -> 1L << 10;
-        case "m" -> 1L << 20;
-        case "g" -> 1L << 30;
-        default -> 1;
+      int shift = switch (m.group(2)) {
+        case "k" -> 10;
+        case "m" -> 20;
+        case "g" -> 30;
+        default -> 0;
       };
-      long n;
-      try {
-        n = Math.multiplyExact(Long.parseLong(m.group(1)), unit);
-      } catch (ArithmeticException e) {
-        n = Long.MAX_VALUE; // no machine has that much: refused against the JVM's memory at start
-      }
-      if (n >= MIN_BYTES) {
-        return n;
+      long n = Long.parseLong(m.group(1)); // at most 13 digits, so n << 30 cannot overflow
+      if (n <= MAX_BYTES >> shift && n << shift >= MIN_BYTES) {
+        return n << shift;
       }
     }
-    throw new IllegalArgumentException("--" + name + " must be auto or a size of at least 1m,"
+    throw new IllegalArgumentException("--" + name + " must be auto or a size from 1m to 1024g,"
         + " like 64m or 1g, got " + raw);
   }
 

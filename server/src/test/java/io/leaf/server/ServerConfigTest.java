@@ -138,13 +138,16 @@ class ServerConfigTest {
     assertEquals(1L << 20, parse(Map.of(), "--max-stream-memory", "1048576").maxStreamMemory());
     assertEquals(64L << 20, parse(Map.of(), "--max-stream-memory", "67108864").maxStreamMemory(),
         "a plain byte count of any length");
-    assertEquals(Long.MAX_VALUE, parse(Map.of(), "--max-stream-memory", "999999999999999999g")
-        .maxStreamMemory(), "beyond a long: left to the start-time check against the JVM");
+    assertEquals(1L << 40, parse(Map.of(), "--max-stream-memory", "1024g").maxStreamMemory());
+    assertMessage("--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
+        + " got 1025g", "--max-stream-memory", "1025g");
+    assertMessage("--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
+        + " got 99999999999999999999", "--max-stream-memory", "99999999999999999999");
     assertTrue(parse(Map.of(), "--max-stream-memory", "8m").toString()
         .contains("max-stream-memory=8388608"));
-    assertMessage("--max-stream-memory must be auto or a size of at least 1m, like 64m or 1g,"
+    assertMessage("--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
         + " got 512k", "--max-stream-memory", "512k");
-    assertMessage("--max-stream-memory must be auto or a size of at least 1m, like 64m or 1g,"
+    assertMessage("--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
         + " got 64 MB", "--max-stream-memory", "64 MB");
   }
 

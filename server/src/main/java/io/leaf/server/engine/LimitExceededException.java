@@ -12,7 +12,7 @@ public final class LimitExceededException extends RuntimeException {
     this(what, Integer.toString(limit), flag);
   }
 
-  /** @param limit the limit with its unit where a bare number would mislead, e.g. "64 MiB" */
+  /** @param limit the limit with its unit where a bare number would mislead, e.g. "67108860 bytes" */
   public LimitExceededException(String what, String limit, String flag) {
     // No stack trace: refusals come in floods, and each is an answer, not a fault.
     super(what + " (limit " + limit + ", " + flag + ")", null, false, false);

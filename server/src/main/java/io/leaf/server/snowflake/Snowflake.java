@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +42,7 @@ public final class Snowflake implements AutoCloseable {
   private volatile Runnable leaseReport = () -> { };
   /** How often the lease's state is reported between steps (its validity ends on its own). */
   static final long REPORT_EVERY_MS = 250;
-  private boolean reportFailureLogged;
+  private final AtomicBoolean reportFailureLogged = new AtomicBoolean();
 
   /**
    * @param fromId the lowest worker ID this server may claim
@@ -105,13 +106,11 @@ public final class Snowflake implements AutoCloseable {
   private void report() {
     try {
       leaseReport.run();
-    } catch (RuntimeException e) {
-      synchronized (this) {
-        if (!reportFailureLogged) {
-          reportFailureLogged = true;
-          log.warn("reporting the worker lease's state failed (the lease itself is unaffected): {}",
-              e.toString());
-        }
+    } catch (Throwable e) {
+      // Even an Error: letting it out would end the renewals (or the periodic report) for good.
+      if (reportFailureLogged.compareAndSet(false, true)) {
+        log.warn("reporting the worker lease's state failed (the lease itself is unaffected; logged"
+            + " once): {}", e.toString());
       }
     }
   }

