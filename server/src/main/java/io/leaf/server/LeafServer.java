@@ -206,6 +206,8 @@ public final class LeafServer {
 
   private static LeafServer wire(ServerConfig config, ServerBuilder<?> builder, Operations ops,
       UnaryOperator<SegmentStore> decorate) {
+    // Refused before the pool, the lease thread and the engine exist: nothing to leave behind.
+    LeafGrpcService.checkStreamMemory(config.maxStreamMemory());
     ops.intercept(builder);
     if (builder instanceof NettyServerBuilder netty) {
       // HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: a client holds further calls until one ends.

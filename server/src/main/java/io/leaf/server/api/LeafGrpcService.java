@@ -261,6 +261,15 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     });
   }
 
+  /**
+   * Checks {@code --max-stream-memory} against this JVM's memory, as the constructor would.
+   *
+   * @throws IllegalArgumentException more than half of what the JVM has for it
+   */
+  public static void checkStreamMemory(long requested) {
+    StreamMemory.budget(requested, StreamMemory.jvmLimit());
+  }
+
   /** NextIdBatch and NextSnowflakeIdBatch streams open now. */
   public int openStreams() {
     return streams.get();

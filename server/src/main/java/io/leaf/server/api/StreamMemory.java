@@ -56,10 +56,14 @@ final class StreamMemory {
    */
   static StreamMemory forThisJvm(long requested, BiFunction<Runnable, Long, Runnable> timer,
       Duration maxWait) {
+    return new StreamMemory(budget(requested, jvmLimit()), timer, maxWait);
+  }
+
+  /** The smaller of the heap and the direct-memory limit, as this JVM reports them. */
+  static long jvmLimit() {
     long heap = Runtime.getRuntime().maxMemory();
     long direct = io.grpc.netty.shaded.io.netty.util.internal.PlatformDependent.maxDirectMemory();
-    return new StreamMemory(budget(requested, direct > 0 ? Math.min(heap, direct) : heap), timer,
-        maxWait);
+    return direct > 0 ? Math.min(heap, direct) : heap;
   }
 
   /**
