@@ -1,10 +1,12 @@
 package io.leaf.server.api;
 
+import io.leaf.server.engine.AllocatorClosedException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiFunction;
 import java.util.function.IntConsumer;
 
@@ -104,6 +106,8 @@ final class StreamMemory {
    * Up to {@code want} IDs' worth now, or 0 when the budget is spent: then {@code later} receives
    * the grant once there is one (on the thread of the stream that gave memory back), or 0 when
    * none came within the wait bound (on the timer's thread).
+   *
+   * @throws AllocatorClosedException the timer is shut down (the server is stopping)
    */
   int acquire(int want, IntConsumer later) {
     synchronized (this) {
@@ -112,11 +116,17 @@ final class StreamMemory {
         used += grant;
         return grant;
       }
-      Runnable cancelTimer = timer.apply(() -> {
-        if (cancel(later)) {
-          later.accept(0);
-        }
-      }, maxWaitNanos);
+      Runnable cancelTimer;
+      try {
+        cancelTimer = timer.apply(() -> {
+          if (cancel(later)) {
+            later.accept(0);
+          }
+        }, maxWaitNanos);
+      } catch (RejectedExecutionException e) {
+        // No wait can be bounded any more: UNAVAILABLE, like every call of a stopping server.
+        throw new AllocatorClosedException();
+      }
       waiters.add(new Waiter(want, later, cancelTimer));
       return 0;
     }

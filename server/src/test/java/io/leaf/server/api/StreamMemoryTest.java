@@ -35,6 +35,19 @@ class StreamMemoryTest {
   }
 
   @Test
+  void acquire_budgetSpentAndTimerShutDown_unavailableAndNothingRegistered() {
+    StreamMemory stopping = new StreamMemory((long) IDS * StreamMemory.BYTES_PER_ID,
+        (task, nanos) -> {
+          throw new java.util.concurrent.RejectedExecutionException("timer shut down");
+        }, Duration.ofSeconds(5));
+    assertEquals(IDS, stopping.acquire(IDS, g -> { }));
+    assertThrows(io.leaf.server.engine.AllocatorClosedException.class,
+        () -> stopping.acquire(1_000, g -> { }), "UNAVAILABLE, not an INTERNAL error");
+    stopping.release(IDS);
+    assertEquals(0, stopping.usedIds(), "no waiter was left behind to be granted");
+  }
+
+  @Test
   void acquire_withinBudget_grantsWhatIsAsked() {
     assertEquals(4_000, memory.acquire(4_000, g -> { }));
     assertEquals(4_000, memory.usedIds());
