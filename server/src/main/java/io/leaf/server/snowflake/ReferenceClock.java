@@ -32,9 +32,12 @@ final class ReferenceClock {
 
   /** Now: the later of the wall clock and the last value plus the monotonic time since. */
   long nowMs() {
-    long nanos = monotonic.read();
+    return nowMs(wall.millis(), monotonic.read());
+  }
+
+  /** {@link #nowMs()} from readings the caller already took of the wall and monotonic clocks. */
+  long nowMs(long w, long nanos) {
     long reference = anchorMs + (nanos - anchorNanos) / 1_000_000;
-    long w = wall.millis();
     if (w > reference) {
       anchorMs = w;
       anchorNanos = nanos;

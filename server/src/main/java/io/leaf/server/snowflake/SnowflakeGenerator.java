@@ -87,9 +87,11 @@ public final class SnowflakeGenerator {
    * @throws EpochExhaustedException the layout ran out of time (OUT_OF_RANGE)
    */
   public synchronized long next() {
-    checkLease();
-    long reference = clock.nowMs();
-    long ts = Math.max(clock.wallMs(), lastMs);
+    long nanos = monotonic.read();
+    checkLease(nanos);
+    long wall = clock.wallMs();
+    long reference = clock.nowMs(wall, nanos);
+    long ts = Math.max(wall, lastMs);
     int sequence = ts == lastMs ? nextSequence : 0;
     if (sequence > layout.maxSequence()) {
       ts++;
@@ -105,8 +107,8 @@ public final class SnowflakeGenerator {
     lastMs = ts;
     nextSequence = sequence + 1;
     issued++;
-    if (ts - clock.wallMs() > WARN_AHEAD_MS) {
-      warnAhead(ts - clock.wallMs());
+    if (ts - wall > WARN_AHEAD_MS) {
+      warnAhead(ts - wall);
     }
     return layout.compose(ts, workerId, sequence);
   }
@@ -120,9 +122,10 @@ public final class SnowflakeGenerator {
    * @throws EpochExhaustedException as {@link #next()}
    */
   public synchronized int take(int max, IdRanges out) {
-    checkLease();
-    long reference = clock.nowMs();
+    long nanos = monotonic.read();
+    checkLease(nanos);
     long wall = clock.wallMs();
+    long reference = clock.nowMs(wall, nanos);
     int taken = 0;
     while (taken < max) {
       long ts = Math.max(wall, lastMs);
@@ -166,11 +169,12 @@ public final class SnowflakeGenerator {
     }
   }
 
-  private void checkLease() {
+  /** @param nanos the monotonic clock now */
+  private void checkLease(long nanos) {
     if (workerId < 0) {
       throw refusal;
     }
-    if (monotonic.read() - validUntilNanos >= 0) {
+    if (nanos - validUntilNanos >= 0) {
       throw new NoWorkerLeaseException(fenceMessage);
     }
   }

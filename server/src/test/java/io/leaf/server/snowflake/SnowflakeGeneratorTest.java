@@ -29,6 +29,32 @@ class SnowflakeGeneratorTest {
   }
 
   @Test
+  void nextAndTake_readEachClockOncePerCall() {
+    java.util.concurrent.atomic.AtomicInteger wallReads = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger tickerReads = new java.util.concurrent.atomic.AtomicInteger();
+    SnowflakeGenerator counted = new SnowflakeGenerator(LAYOUT, () -> {
+      wallReads.incrementAndGet();
+      return wall.instant();
+    }, new com.google.common.base.Ticker() {
+      @Override
+      public long read() {
+        tickerReads.incrementAndGet();
+        return ticker.read();
+      }
+    });
+    counted.activate(3, counted.prepare(0), NOW + Duration.ofDays(1).toMillis(),
+        ticker.read() + Duration.ofMinutes(1).toNanos(), NOW + 60_000, "fenced");
+    wallReads.set(0);
+    tickerReads.set(0);
+    counted.next();
+    assertEquals(1, wallReads.get(), "one wall-clock read per ID");
+    assertEquals(1, tickerReads.get(), "one monotonic read per ID");
+    counted.take(10_000, new IdRanges());
+    assertEquals(2, wallReads.get(), "one wall-clock read per chunk");
+    assertEquals(2, tickerReads.get(), "one monotonic read per chunk");
+  }
+
+  @Test
   void next_withoutLease_throwsNoWorkerLease() {
     NoWorkerLeaseException e = assertThrows(NoWorkerLeaseException.class, generator::next);
     assertTrue(e.getMessage().contains("lease"), e.getMessage());
