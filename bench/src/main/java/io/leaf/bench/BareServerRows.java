@@ -1,8 +1,6 @@
 package io.leaf.bench;
 
 import io.grpc.ManagedChannel;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.LeafServiceGrpc;
@@ -59,29 +57,20 @@ final class BareServerRows {
   }
 
   /**
-   * Issues one snowflake ID, as reading NextId's count does, then reads the server's count; waits
-   * up to 10 s for the server's first worker lease.
+   * Issues one snowflake ID, as reading NextId's count does, then reads the server's count; first
+   * waits for the server's worker lease.
    */
   private static long snowflakeIdsIssued(ManagedChannel channel) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      var stub = SnowflakeServiceGrpc.newBlockingStub(channel)
-          .withDeadlineAfter(10, TimeUnit.SECONDS);
-      try {
-        stub.nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance());
-        return stub.getWorker(GetWorkerRequest.getDefaultInstance()).getIdsIssued();
-      } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || System.nanoTime() > deadline) {
-          throw e;
-        }
-        try {
-          Thread.sleep(100);
-        } catch (InterruptedException ie) {
-          Thread.currentThread().interrupt();
-          throw e;
-        }
-      }
+    try {
+      SnowflakeLoad.awaitLease(channel);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted waiting for the worker lease", e);
     }
+    var stub = SnowflakeServiceGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(10, TimeUnit.SECONDS);
+    stub.nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance());
+    return stub.getWorker(GetWorkerRequest.getDefaultInstance()).getIdsIssued();
   }
 
   private static NextIdRequest nextIdRequest() {

@@ -45,15 +45,7 @@ public final class SnowflakeLoad {
   }
 
   private static void run(BenchOptions options, ManagedChannel channel) throws Exception {
-    SnowflakeServiceGrpc.SnowflakeServiceBlockingStub blocking =
-        SnowflakeServiceGrpc.newBlockingStub(channel);
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (blocking.getWorker(GetWorkerRequest.getDefaultInstance()).getWorkerId() < 0) {
-      if (System.nanoTime() > end) {
-        throw new IllegalStateException("the server leased no worker ID in 30 s");
-      }
-      Thread.sleep(20);
-    }
+    awaitLease(channel);
     int inFlight = options.concurrencies().get(options.concurrencies().size() - 1);
     WarmUp.untilSettled(options.quick(), "snowflake rows (" + options.warmup().toMillis()
         + " ms of each call type a run)", () -> new double[] {
@@ -73,6 +65,20 @@ public final class SnowflakeLoad {
           round, options.rounds(), next, check, ids);
       System.out.println(ResultLine.format("measure", "sf", "round", round, "inFlight",
           inFlight, "next", next, "check", check, "idsPerSecond", ids));
+    }
+  }
+
+  /** Waits (at most 30 s) until the server on {@code channel} holds a worker lease. */
+  static void awaitLease(ManagedChannel channel) throws InterruptedException {
+    SnowflakeServiceGrpc.SnowflakeServiceBlockingStub blocking =
+        SnowflakeServiceGrpc.newBlockingStub(channel);
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (blocking.withDeadlineAfter(10, TimeUnit.SECONDS)
+        .getWorker(GetWorkerRequest.getDefaultInstance()).getWorkerId() < 0) {
+      if (System.nanoTime() > end) {
+        throw new IllegalStateException("the server leased no worker ID in 30 s");
+      }
+      Thread.sleep(20);
     }
   }
 
