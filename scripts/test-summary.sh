@@ -43,4 +43,19 @@ for log in target/test-logs/*.log; do
   printf '%-34s %7d %7d %7d\n' "$name" "$run" "$failed" "$skipped"
   [ "$failed" -eq 0 ] || status=1
 done
+# The failed JUnit tests by name, with the first line of their message, last so a log's tail shows them.
+if [ "$status" -ne 0 ]; then
+  for xml in */target/surefire-reports/TEST-*.xml examples/*/target/surefire-reports/TEST-*.xml; do
+    [ -e "$xml" ] || continue
+    python3 - "$xml" <<'PY' 2>/dev/null || true
+import sys, xml.etree.ElementTree as ET
+for case in ET.parse(sys.argv[1]).getroot().iter('testcase'):
+    for kind in ('failure', 'error'):
+        bad = case.find(kind)
+        if bad is not None:
+            message = (bad.get('message') or bad.get('type') or '').strip().splitlines()
+            print(f"FAILED {case.get('classname')}.{case.get('name')}: {message[0][:300] if message else kind}")
+PY
+  done
+fi
 exit $status
