@@ -105,11 +105,12 @@ public final class Bench {
           Integer.toString(delayed.port())));
       generatorArgs.addAll(options.toArgs());
       Progress.say("load generator JVM: P1, P2, P3 × %d rounds", options.rounds());
+      Counts before = Counts.of(delayed);
       List<Map<String, String>> load = ChildJvm.run(List.of(), LoadGenerator.class,
           generatorArgs, generatorTimeoutSeconds());
       unaryRows(load);
       batchRows(load);
-      latencyRows(load);
+      latencyRows(load, Counts.of(delayed).minus(before));
       h2loadRow(plain, load);
       Progress.say("isolated servers: h2load, a stalled database, unread streams");
       isolated(tempDir);
@@ -160,8 +161,10 @@ public final class Bench {
               Integer.toString(delayed.port())));
           generatorArgs.addAll(options.toArgs());
           Progress.say("load generator JVM: P3 × %d rounds", options.rounds());
-          latencyRows(ChildJvm.run(List.of(), LoadGenerator.class, generatorArgs,
-              generatorTimeoutSeconds()));
+          Counts before = Counts.of(delayed);
+          List<Map<String, String>> load = ChildJvm.run(List.of(), LoadGenerator.class,
+              generatorArgs, generatorTimeoutSeconds());
+          latencyRows(load, Counts.of(delayed).minus(before));
         }
       }
       if (options.runs("bare")) {
@@ -308,7 +311,19 @@ public final class Bench {
     }
   }
 
-  private void latencyRows(List<Map<String, String>> load) {
+  /** What the P3 server counted: calls that waited for a load, segments dropped out of order. */
+  private record Counts(long waits, long drops) {
+    static Counts of(BenchServer server) throws Exception {
+      return new Counts(server.counter("leaf_segment_waits_total"),
+          server.counter("leaf_segment_drops_total"));
+    }
+
+    Counts minus(Counts earlier) {
+      return new Counts(waits - earlier.waits, drops - earlier.drops);
+    }
+  }
+
+  private void latencyRows(List<Map<String, String>> load, Counts counted) {
     List<Map<String, String>> small = select(load, "p3",
         r -> r.get("tag").equals(LoadGenerator.SMALL_STEP_TAG));
     List<Map<String, String>> large = select(load, "p3",
@@ -324,7 +339,9 @@ public final class Bench {
         "+" + options.loadDelay().toMillis() + " ms on every segment load, server max-step "
             + fmt(options.smallStep()) + " (so step " + fmt(options.smallStep()) + " stays), "
             + options.latencyConcurrency() + " in flight (closed loop), "
-            + ms(options.latencyDuration()) + " per tag per round, order alternating",
+            + ms(options.latencyDuration()) + " per tag per round, order alternating; the"
+            + " server counted " + fmt(counted.waits()) + " calls that waited for a load and "
+            + fmt(counted.drops()) + " segments dropped out of order (both tags, every round)",
         "step " + fmt(options.smallStep()) + ": " + percentiles(small) + " · step "
             + fmt(options.largeStep()) + ": " + percentiles(large),
         String.format(Locale.ROOT, "p99.9 step %s ÷ step %s = %.2f", fmt(options.smallStep()),

@@ -8,6 +8,10 @@ import io.leaf.server.store.TagAlreadyExistsException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -79,6 +83,23 @@ public final class BenchServer implements AutoCloseable {
     try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
       return probe.getLocalPort();
     }
+  }
+
+  /**
+   * The server's counter {@code name} (a Prometheus sample without labels) from its
+   * {@code /metrics}, e.g. {@code leaf_segment_waits_total}.
+   */
+  public long counter(String name) throws IOException, InterruptedException {
+    HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + httpPort() + "/metrics")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    for (String line : response.body().split("\n")) {
+      if (line.startsWith(name + " ")) {
+        return (long) Double.parseDouble(line.substring(name.length() + 1).trim());
+      }
+    }
+    throw new IOException("no " + name + " in the server's /metrics (HTTP " + response.statusCode()
+        + ")");
   }
 
   /** The settings that matter to a reader of the results. */

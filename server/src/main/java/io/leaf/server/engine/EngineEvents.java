@@ -23,6 +23,20 @@ public interface EngineEvents {
   default void segmentLoaded(boolean first, long nanos, RuntimeException failure) {
   }
 
+  /**
+   * A call found its tag's buffered IDs used up and waited for a segment load: the prefetch fell
+   * behind the tag's rate (or the tag was not loaded yet). Reported once per wait.
+   */
+  default void segmentWaited() {
+  }
+
+  /**
+   * A loaded segment was dropped unused (a gap) because it arrived below the segment already in
+   * use: loads side by side finished out of order.
+   */
+  default void segmentDropped() {
+  }
+
   /** A call for a tag the database lacked was answered NOT_FOUND from memory. */
   default void missingTagHit() {
   }

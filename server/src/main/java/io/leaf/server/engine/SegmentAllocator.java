@@ -248,6 +248,14 @@ public final class SegmentAllocator implements AutoCloseable {
    * it fails at once with the last failure instead of waiting for a database known to be down.
    */
   CompletableFuture<Void> whenReady(String bizTag, WaitDeadline deadline) {
+    CompletableFuture<Void> wait = whenReadyLocked(bizTag, deadline);
+    if (wait != READY && !wait.isDone()) {
+      tags.events().segmentWaited();
+    }
+    return wait;
+  }
+
+  private CompletableFuture<Void> whenReadyLocked(String bizTag, WaitDeadline deadline) {
     Lock lock = tags.lock(bizTag);
     lock.lock();
     try {

@@ -240,6 +240,9 @@ final class SegmentLoader {
       if (outcome.warning() != null) {
         warnLimited(outcome.warning());
       }
+      if (outcome.dropped()) {
+        tags.events().segmentDropped();
+      }
       tags.events().segmentLoaded(first, storeNanos, failure);
       if (failure == null) {
         done.complete(null);
@@ -255,9 +258,10 @@ final class SegmentLoader {
    * warning to log once the stripe lock is released (null: none); transport threads take the same
    * locks, so nothing slow such as a log write happens while one is held.
    */
-  private record Outcome(Set<WaitingCall> woken, RuntimeException failure, String warning) {
+  private record Outcome(Set<WaitingCall> woken, RuntimeException failure, String warning,
+      boolean dropped) {
     Outcome(Set<WaitingCall> woken, RuntimeException failure) {
-      this(woken, failure, null);
+      this(woken, failure, null, false);
     }
   }
 
@@ -292,20 +296,20 @@ final class SegmentLoader {
         long now = ticker.read();
         b.learnLoadLatency(now - startedNanos);
         Segment loaded = Segment.of(range);
+        boolean dropped = false;
         if (b.current.isExhausted() && b.next == null
             && (b.current == Segment.EMPTY || loaded.start >= b.current.end)) {
           b.install(loaded, now);
         } else if (!b.enqueue(loaded)) {
           // Below the segment in use (loads side by side finished out of order): a gap.
-          log.debug("segment [{}, {}) of {} arrived below the one in use; dropped", loaded.start,
-              loaded.end, b.bizTag);
+          dropped = true;
         }
         try {
           prefetchLocked(b, now, false);
         } catch (RuntimeException e) {
           log.debug("prefetch of {} not started: {}", b.bizTag, e.getMessage());
         }
-        return new Outcome(woken, null);
+        return new Outcome(woken, null, null, dropped);
       }
       if (failure instanceof TagNotFoundException && !b.isLoaded()) {
         // Never loaded and not in the database: hold no memory for it, and answer the next
@@ -332,7 +336,7 @@ final class SegmentLoader {
               ? "loading a segment of " + b.bizTag + " failed (retrying with back-off): "
                   + failure.getMessage()
               : null;
-      return new Outcome(woken, failure, warning);
+      return new Outcome(woken, failure, warning, false);
     } finally {
       lock.unlock();
     }

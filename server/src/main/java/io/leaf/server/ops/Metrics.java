@@ -52,11 +52,21 @@ public final class Metrics implements EngineEvents, AutoCloseable {
   private final JvmGcMetrics gc = new JvmGcMetrics();
   private final Counter missingTagHits;
   private final Counter segmentRewinds;
+  private final Counter segmentWaits;
+  private final Counter segmentDrops;
 
   public Metrics() {
     segmentRewinds = Counter.builder("leaf.segment.rewinds")
         .description("ranges the database handed out below IDs this server already issued for"
             + " the tag (a restored backup, a lagging replica promoted); the overlap was skipped")
+        .register(registry);
+    segmentWaits = Counter.builder("leaf.segment.waits")
+        .description("calls that found their tag's buffered IDs used up and waited for a segment"
+            + " load (the prefetch fell behind, or the tag was not loaded yet)")
+        .register(registry);
+    segmentDrops = Counter.builder("leaf.segment.drops")
+        .description("loaded segments dropped unused because they arrived below the segment in"
+            + " use (loads side by side finished out of order; a gap)")
         .register(registry);
     missingTagHits = Counter.builder("leaf.missing_tag.hits")
         .description("calls answered NOT_FOUND from the missing-tag cache, without the database")
@@ -155,6 +165,16 @@ public final class Metrics implements EngineEvents, AutoCloseable {
   @Override
   public void missingTagHit() {
     missingTagHits.increment();
+  }
+
+  @Override
+  public void segmentWaited() {
+    segmentWaits.increment();
+  }
+
+  @Override
+  public void segmentDropped() {
+    segmentDrops.increment();
   }
 
   @Override

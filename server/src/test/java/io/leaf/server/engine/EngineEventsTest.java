@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** What the allocator reports through {@link EngineEvents}, and what it does not. */
@@ -20,6 +21,13 @@ class EngineEventsTest {
   /** Records every event as a short string. */
   private static final class Recording implements EngineEvents {
     final List<String> events = new CopyOnWriteArrayList<>();
+    /** Kept apart: a wait is reported while its load may already be running. */
+    final AtomicInteger waits = new AtomicInteger();
+
+    @Override
+    public void segmentWaited() {
+      waits.incrementAndGet();
+    }
 
     @Override
     public void segmentLoaded(boolean first, long nanos, RuntimeException failure) {
@@ -55,6 +63,7 @@ class EngineEventsTest {
       assertEquals(1, before, "only the first load before the buffered IDs: " + recording.events);
       assertEquals(List.of("first loaded", "served loaded"), recording.events,
           "the first load, then the preload of a served tag");
+      assertEquals(1, recording.waits.get(), "the first call waited; the buffered ones did not");
     }
   }
 

@@ -11,7 +11,9 @@ import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.IdChecks;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Queue;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -41,6 +43,24 @@ class SegmentPrefetchTest {
   private final MemorySegmentStore memory = new MemorySegmentStore();
   private final TimedStore store = new TimedStore(new ControllableStore(memory));
   private final AtomicInteger finished = new AtomicInteger();
+  private final AtomicInteger waitEvents = new AtomicInteger();
+  private final AtomicInteger dropEvents = new AtomicInteger();
+  private final EngineEvents events = new EngineEvents() {
+    @Override
+    public void segmentLoaded(boolean first, long nanos, RuntimeException failure) {
+      finished.incrementAndGet();
+    }
+
+    @Override
+    public void segmentWaited() {
+      waitEvents.incrementAndGet();
+    }
+
+    @Override
+    public void segmentDropped() {
+      dropEvents.incrementAndGet();
+    }
+  };
   private SegmentAllocator allocator;
   private int released;
 
@@ -102,12 +122,7 @@ class SegmentPrefetchTest {
     memory.createTag(TAG, 1, STEP, "");
     // max step = the table step, so every segment holds 100 IDs however fast they go.
     allocator = new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS.withMaxStep(STEP));
-    allocator.setEvents(new EngineEvents() {
-      @Override
-      public void segmentLoaded(boolean first, long nanos, RuntimeException failure) {
-        finished.incrementAndGet();
-      }
-    });
+    allocator.setEvents(events);
   }
 
   /**
@@ -163,6 +178,8 @@ class SegmentPrefetchTest {
     }
     assertEquals(0, waitsAfterWarmUp[0], "calls that waited after the first 1,000 (of all: "
         + waits[0] + ")");
+    assertEquals(waits[0], waitEvents.get(), "each wait reported once (leaf_segment_waits_total)");
+    assertTrue(waits[0] > 0, "the first calls, before the rate was known, waited");
     IdChecks.assertIncreasing(ids.stream().mapToLong(Long::longValue).toArray(), "one caller");
     assertTrue(ahead() <= PrefetchPolicy.DEFAULT_MAX_AHEAD, "lookahead within its bound: "
         + ahead());
@@ -226,10 +243,12 @@ class SegmentPrefetchTest {
   void nextId_concurrentCallersLoadsFinishingOutOfOrder_noIdRepeats() throws Exception {
     // Real time here: loads finish after a random 0-2 ms, so a later load often lands first.
     SplittableRandom random = new SplittableRandom(20);
+    Queue<SegmentRange> handedOut = new ConcurrentLinkedQueue<>();
     ForwardingSegmentStore shuffling = new ForwardingSegmentStore(memory) {
       @Override
       public SegmentRange nextSegment(String bizTag, int step) {
         SegmentRange r = super.nextSegment(bizTag, step);
+        handedOut.add(r);
         long pause;
         synchronized (random) {
           pause = random.nextLong(2_000_000);
@@ -241,6 +260,7 @@ class SegmentPrefetchTest {
     memory.createTag(TAG, 1, 10, "");
     allocator = new SegmentAllocator(shuffling, com.google.common.base.Ticker.systemTicker(),
         EngineConfig.DEFAULTS.withMaxStep(10));
+    allocator.setEvents(events);
     int threads = 8;
     int perThread = 20_000;
     ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -261,8 +281,26 @@ class SegmentPrefetchTest {
         all[t] = futures.get(t).get(5, TimeUnit.MINUTES);
         IdChecks.assertIncreasing(all[t], "thread " + t);
       }
-      assertEquals(threads * perThread, IdChecks.assertAllDistinct(all).length,
-          "every ID issued once");
+      long[] issued = IdChecks.assertAllDistinct(all);
+      assertEquals(threads * perThread, issued.length, "every ID issued once");
+      // A dropped segment lies wholly below the segment in use at the end and gave no ID; so
+      // does no other range the store handed out (used ones gave IDs, the rest lie above).
+      long until = System.nanoTime() + WAIT;
+      while (allocator.loadsInFlight(TAG) > 0) {
+        assertTrue(System.nanoTime() < until, "loads in flight ended within 60 s");
+        LockSupport.parkNanos(100_000);
+      }
+      long inUse = allocator.snapshot(TAG).orElseThrow().current().start();
+      Arrays.sort(issued);
+      long unusedBelow = handedOut.stream().filter(r -> r.end() <= inUse)
+          .filter(r -> {
+            int at = Arrays.binarySearch(issued, r.start());
+            int from = at >= 0 ? at : -at - 1;
+            return from == issued.length || issued[from] >= r.end();
+          }).count();
+      assertEquals(unusedBelow, dropEvents.get(),
+          "each segment that landed below the one in use reported once (leaf_segment_drops_total)");
+      assertTrue(dropEvents.get() > 0, "loads finishing out of order dropped some segments");
     } finally {
       pool.shutdownNow();
     }

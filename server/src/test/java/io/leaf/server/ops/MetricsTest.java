@@ -107,6 +107,9 @@ class MetricsTest {
     assertEquals(1, sample(after, "leaf_database_up"), "the server's database check passed");
     assertEquals(0, sample(after, "leaf_segment_rewinds_total"),
         "registered at zero: an alert can watch it before the first rewind");
+    assertEquals(0, sample(after, "leaf_segment_drops_total"), "registered at zero");
+    assertTrue(sample(after, "leaf_segment_waits_total") >= 1,
+        "the first call waited for the tag's first load:\n" + after);
   }
 
   @Test
