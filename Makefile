@@ -28,7 +28,8 @@ $(JAR): $(SOURCES)
 run: $(JAR)
 	java -jar $(JAR) $(ARGS)
 
-# Every suite runs; the last lines are the counts of each (scripts/test-summary.sh).
+# Every suite runs; the last lines are the counts of each, then the failed JUnit tests by name
+# (scripts/test-summary.sh).
 test:
 	@rm -rf target/test-logs && mkdir -p target/test-logs
 	@status=0; \

@@ -311,7 +311,7 @@ public final class Bench {
     }
   }
 
-  /** What the P3 server counted: calls that waited for a load, segments dropped out of order. */
+  /** What the P3 server counted: waits for a load, segments dropped out of order. */
   private record Counts(long waits, long drops) {
     static Counts of(BenchServer server) throws Exception {
       return new Counts(server.counter("leaf_segment_waits_total"),
@@ -340,8 +340,9 @@ public final class Bench {
             + fmt(options.smallStep()) + " (so step " + fmt(options.smallStep()) + " stays), "
             + options.latencyConcurrency() + " in flight (closed loop), "
             + ms(options.latencyDuration()) + " per tag per round, order alternating; the"
-            + " server counted " + fmt(counted.waits()) + " calls that waited for a load and "
-            + fmt(counted.drops()) + " segments dropped out of order (both tags, every round)",
+            + " server counted " + fmt(counted.waits()) + " waits for a load and "
+            + fmt(counted.drops()) + " segments dropped out of order (both tags, all rounds,"
+            + " first loads and warm-up included)",
         "step " + fmt(options.smallStep()) + ": " + percentiles(small) + " · step "
             + fmt(options.largeStep()) + ": " + percentiles(large),
         String.format(Locale.ROOT, "p99.9 step %s ÷ step %s = %.2f", fmt(options.smallStep()),

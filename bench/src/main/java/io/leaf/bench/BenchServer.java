@@ -90,8 +90,10 @@ public final class BenchServer implements AutoCloseable {
    * {@code /metrics}, e.g. {@code leaf_segment_waits_total}.
    */
   public long counter(String name) throws IOException, InterruptedException {
-    HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + httpPort() + "/metrics")).build(),
+    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    HttpResponse<String> response = client.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + httpPort() + "/metrics"))
+            .timeout(Duration.ofSeconds(10)).build(),
         HttpResponse.BodyHandlers.ofString());
     for (String line : response.body().split("\n")) {
       if (line.startsWith(name + " ")) {

@@ -25,14 +25,17 @@ public interface EngineEvents {
 
   /**
    * A call found its tag's buffered IDs used up and waited for a segment load: the prefetch fell
-   * behind the tag's rate (or the tag was not loaded yet). Reported once per wait.
+   * behind the tag's rate (or the tag was not loaded yet). Reported once per wait: a call that
+   * finds the tag dry again when it wakes (others took the new segment first), or a batch that
+   * spans segments, waits and is reported again.
    */
   default void segmentWaited() {
   }
 
   /**
    * A loaded segment was dropped unused (a gap) because it arrived below the segment already in
-   * use: loads side by side finished out of order.
+   * use: loads side by side finished out of order. Only that case; segments dropped for a tag
+   * evicted while loading or below a reservation are not reported here.
    */
   default void segmentDropped() {
   }

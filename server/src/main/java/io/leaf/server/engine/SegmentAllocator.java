@@ -249,7 +249,8 @@ public final class SegmentAllocator implements AutoCloseable {
    */
   CompletableFuture<Void> whenReady(String bizTag, WaitDeadline deadline) {
     CompletableFuture<Void> wait = whenReadyLocked(bizTag, deadline);
-    if (wait != READY && !wait.isDone()) {
+    if (wait instanceof WaitingCall) {
+      // Registered on a load (it may have ended since the lock was released): one wait.
       tags.events().segmentWaited();
     }
     return wait;

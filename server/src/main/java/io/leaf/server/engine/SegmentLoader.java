@@ -303,6 +303,8 @@ final class SegmentLoader {
         } else if (!b.enqueue(loaded)) {
           // Below the segment in use (loads side by side finished out of order): a gap.
           dropped = true;
+          log.debug("segment [{}, {}) of {} arrived below the one in use; dropped", loaded.start,
+              loaded.end, b.bizTag);
         }
         try {
           prefetchLocked(b, now, false);

@@ -61,12 +61,12 @@ public final class Metrics implements EngineEvents, AutoCloseable {
             + " the tag (a restored backup, a lagging replica promoted); the overlap was skipped")
         .register(registry);
     segmentWaits = Counter.builder("leaf.segment.waits")
-        .description("calls that found their tag's buffered IDs used up and waited for a segment"
-            + " load (the prefetch fell behind, or the tag was not loaded yet)")
+        .description("waits for a segment load by calls that found their tag's buffered IDs"
+            + " used up (the prefetch fell behind, or the tag was not loaded yet)")
         .register(registry);
     segmentDrops = Counter.builder("leaf.segment.drops")
         .description("loaded segments dropped unused because they arrived below the segment in"
-            + " use (loads side by side finished out of order; a gap)")
+            + " use (loads side by side finished out of order; a gap); other gaps are not counted")
         .register(registry);
     missingTagHits = Counter.builder("leaf.missing_tag.hits")
         .description("calls answered NOT_FOUND from the missing-tag cache, without the database")

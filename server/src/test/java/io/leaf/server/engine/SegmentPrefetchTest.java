@@ -286,7 +286,8 @@ class SegmentPrefetchTest {
       // A dropped segment lies wholly below the segment in use at the end and gave no ID; so
       // does no other range the store handed out (used ones gave IDs, the rest lie above).
       long until = System.nanoTime() + WAIT;
-      while (allocator.loadsInFlight(TAG) > 0) {
+      // segmentLoaded is reported after segmentDropped, once the stripe lock is released.
+      while (allocator.loadsInFlight(TAG) > 0 || finished.get() < handedOut.size()) {
         assertTrue(System.nanoTime() < until, "loads in flight ended within 60 s");
         LockSupport.parkNanos(100_000);
       }
