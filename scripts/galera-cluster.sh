@@ -7,7 +7,8 @@
 #                                        prints "already running" when it had nothing to start
 #   scripts/galera-cluster.sh stop       stop every node cleanly (SIGTERM, SIGKILL after a timeout)
 #   scripts/galera-cluster.sh kill N     kill -9 node N
-#   scripts/galera-cluster.sh rejoin N   restart a killed node N at its recovered position (IST)
+#   scripts/galera-cluster.sh rejoin N   restart a killed node N at its recovered position (IST);
+#                                        exits 3 when no other node is in a primary component
 #   scripts/galera-cluster.sh status     pid and wsrep state of every node
 #   scripts/galera-cluster.sh ports      the ports of every node
 #
@@ -329,7 +330,11 @@ cmd_rejoin() {
     done
     [ $ok = 1 ] || sleep 0.5
   done
-  [ $ok = 1 ] || die "no other node is in a primary component after ${TIMEOUT}s; use start"
+  if [ $ok = 0 ]; then
+    # The survivors lost quorum themselves (on a starved machine they suspect each other).
+    log "ERROR: no other node is in a primary component after ${TIMEOUT}s; use start"
+    exit 3
+  fi
   write_cnf "$n"
   recover_log="$(node_dir "$n")/recover.log"
   rm -f "$recover_log"

@@ -61,7 +61,13 @@ class GaleraFailoverTest {
       } finally {
         channel.shutdownNow();
         server.stop();
-        cluster.rejoin(KILLED);
+        try {
+          cluster.rejoin(KILLED);
+        } catch (GaleraCluster.QuorumLost e) {
+          // The cluster's own failure after what this test measured; the next Galera test's
+          // GaleraCluster.get() starts it over.
+          System.err.println("[leaf-tests] " + e.getMessage());
+        }
       }
     }
   }
