@@ -240,7 +240,9 @@ final class SegmentLoader {
       if (outcome.warning() != null) {
         warnLimited(outcome.warning());
       }
-      if (outcome.dropped()) {
+      if (outcome.dropped() != null) {
+        log.debug("segment [{}, {}) of {} arrived below the one in use; dropped",
+            outcome.dropped().start, outcome.dropped().end, b.bizTag);
         tags.events().segmentDropped();
       }
       tags.events().segmentLoaded(first, storeNanos, failure);
@@ -254,14 +256,15 @@ final class SegmentLoader {
   }
 
   /**
-   * The calls to wake after a load, the failure they end with (null: they try again), and the
-   * warning to log once the stripe lock is released (null: none); transport threads take the same
-   * locks, so nothing slow such as a log write happens while one is held.
+   * The calls to wake after a load, the failure they end with (null: they try again), the
+   * warning to log once the stripe lock is released (null: none) and the segment dropped because
+   * it landed below the one in use (null: none); transport threads take the same locks, so nothing
+   * slow such as a log write happens while one is held.
    */
   private record Outcome(Set<WaitingCall> woken, RuntimeException failure, String warning,
-      boolean dropped) {
+      Segment dropped) {
     Outcome(Set<WaitingCall> woken, RuntimeException failure) {
-      this(woken, failure, null, false);
+      this(woken, failure, null, null);
     }
   }
 
@@ -296,15 +299,14 @@ final class SegmentLoader {
         long now = ticker.read();
         b.learnLoadLatency(now - startedNanos);
         Segment loaded = Segment.of(range);
-        boolean dropped = false;
+        Segment dropped = null;
         if (b.current.isExhausted() && b.next == null
             && (b.current == Segment.EMPTY || loaded.start >= b.current.end)) {
           b.install(loaded, now);
         } else if (!b.enqueue(loaded)) {
-          // Below the segment in use (loads side by side finished out of order): a gap.
-          dropped = true;
-          log.debug("segment [{}, {}) of {} arrived below the one in use; dropped", loaded.start,
-              loaded.end, b.bizTag);
+          // Below the segment in use (loads side by side finished out of order): a gap, logged
+          // and reported once the lock is released.
+          dropped = loaded;
         }
         try {
           prefetchLocked(b, now, false);
@@ -338,7 +340,7 @@ final class SegmentLoader {
               ? "loading a segment of " + b.bizTag + " failed (retrying with back-off): "
                   + failure.getMessage()
               : null;
-      return new Outcome(woken, failure, warning, false);
+      return new Outcome(woken, failure, warning, null);
     } finally {
       lock.unlock();
     }
