@@ -22,6 +22,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class BenchServer implements AutoCloseable {
 
+  /** One client for every scrape: each HttpClient holds a selector thread until collected. */
+  private static final HttpClient METRICS_CLIENT =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
   private final LeafServer server;
   private final ServerConfig config;
   private final Duration loadDelay;
@@ -90,8 +94,7 @@ public final class BenchServer implements AutoCloseable {
    * {@code /metrics}, e.g. {@code leaf_segment_waits_total}.
    */
   public long counter(String name) throws IOException, InterruptedException {
-    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    HttpResponse<String> response = client.send(HttpRequest.newBuilder(
+    HttpResponse<String> response = METRICS_CLIENT.send(HttpRequest.newBuilder(
             URI.create("http://127.0.0.1:" + httpPort() + "/metrics"))
             .timeout(Duration.ofSeconds(10)).build(),
         HttpResponse.BodyHandlers.ofString());

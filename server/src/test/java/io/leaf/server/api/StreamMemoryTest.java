@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.engine.AllocatorClosedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.IntConsumer;
 import org.junit.jupiter.api.Test;
 
@@ -38,10 +40,10 @@ class StreamMemoryTest {
   void acquire_budgetSpentAndTimerShutDown_unavailableAndNothingRegistered() {
     StreamMemory stopping = new StreamMemory((long) IDS * StreamMemory.BYTES_PER_ID,
         (task, nanos) -> {
-          throw new java.util.concurrent.RejectedExecutionException("timer shut down");
+          throw new RejectedExecutionException("timer shut down");
         }, Duration.ofSeconds(5));
     assertEquals(IDS, stopping.acquire(IDS, g -> { }));
-    assertThrows(io.leaf.server.engine.AllocatorClosedException.class,
+    assertThrows(AllocatorClosedException.class,
         () -> stopping.acquire(1_000, g -> { }), "UNAVAILABLE, not an INTERNAL error");
     stopping.release(IDS);
     assertEquals(0, stopping.usedIds(), "no waiter was left behind to be granted");

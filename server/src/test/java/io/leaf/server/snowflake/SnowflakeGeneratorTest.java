@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.common.base.Ticker;
 import io.leaf.server.engine.IdRanges;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.testing.FakeTicker;
@@ -11,6 +12,7 @@ import io.leaf.server.testing.FakeWallClock;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class SnowflakeGeneratorTest {
@@ -30,12 +32,12 @@ class SnowflakeGeneratorTest {
 
   @Test
   void nextAndTake_readEachClockOncePerCall() {
-    java.util.concurrent.atomic.AtomicInteger wallReads = new java.util.concurrent.atomic.AtomicInteger();
-    java.util.concurrent.atomic.AtomicInteger tickerReads = new java.util.concurrent.atomic.AtomicInteger();
+    AtomicInteger wallReads = new AtomicInteger();
+    AtomicInteger tickerReads = new AtomicInteger();
     SnowflakeGenerator counted = new SnowflakeGenerator(LAYOUT, () -> {
       wallReads.incrementAndGet();
       return wall.instant();
-    }, new com.google.common.base.Ticker() {
+    }, new Ticker() {
       @Override
       public long read() {
         tickerReads.incrementAndGet();
