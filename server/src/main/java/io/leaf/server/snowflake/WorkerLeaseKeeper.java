@@ -136,7 +136,7 @@ public final class WorkerLeaseKeeper {
     if (stored >= generator.layout().maxTimestampMs()) {
       discardedFloors++;
       log.warn("worker ID {}: the stored timestamp {} is beyond the layout's end ({}); no ID can"
-          + " have that time, so it is discarded (metric leaf_snowflake_discarded_floors)",
+          + " have that time, so it is discarded (metric leaf_snowflake_discarded_floors_total)",
           got.workerId(), stored, generator.layout().maxTimestampMs());
       stored = 0;
     }
