@@ -49,6 +49,8 @@ class LeafClientTest(unittest.TestCase):
         cls.log = open(os.path.join(cls.tmp, "server.log"), "w")
         cls.server = subprocess.Popen(
             ["java", "-jar", JAR, "--port", str(port), "--admin-token", ADMIN_TOKEN,
+             # A claimed worker ID issues after the lease TTL plus 1 s: keep the wait short.
+             "--worker-lease-ttl", "1s",
              "--db-url", "jdbc:h2:file:%s;MODE=MySQL" % os.path.join(cls.tmp, "leaf")],
             stdout=cls.log, stderr=subprocess.STDOUT)
         try:

@@ -52,7 +52,9 @@ before(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-node-'));
   const port = await freePort();
   server = spawn('java', ['-jar', JAR, '--port', String(port),
-    '--db-url', `jdbc:h2:file:${path.join(dataDir, 'leaf')};MODE=MySQL`, '--admin-token', ADMIN_TOKEN],
+    '--db-url', `jdbc:h2:file:${path.join(dataDir, 'leaf')};MODE=MySQL`, '--admin-token', ADMIN_TOKEN,
+    // A claimed worker ID issues after the lease TTL plus 1 s: keep the test's wait short.
+    '--worker-lease-ttl', '1s'],
   { stdio: ['ignore', 'pipe', 'pipe'] });
   server.stdout.on('data', (d) => { serverLog += d; });
   server.stderr.on('data', (d) => { serverLog += d; });

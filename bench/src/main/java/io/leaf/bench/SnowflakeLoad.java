@@ -72,11 +72,11 @@ public final class SnowflakeLoad {
   static void awaitLease(ManagedChannel channel) throws InterruptedException {
     SnowflakeServiceGrpc.SnowflakeServiceBlockingStub blocking =
         SnowflakeServiceGrpc.newBlockingStub(channel);
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (blocking.withDeadlineAfter(10, TimeUnit.SECONDS)
         .getWorker(GetWorkerRequest.getDefaultInstance()).getWorkerId() < 0) {
       if (System.nanoTime() > end) {
-        throw new IllegalStateException("the server leased no worker ID in 30 s");
+        throw new IllegalStateException("the server leased no worker ID in 60 s (a claim is held back for the lease TTL plus 1 s)");
       }
       Thread.sleep(20);
     }

@@ -32,5 +32,9 @@ final class SnowflakeMeters {
             SnowflakeGenerator::borrowRefusals)
         .description("snowflake calls refused because the sequence was used up the most it may"
             + " run ahead of the clock").register(registry);
+    FunctionCounter.builder("leaf.snowflake.discarded_floors", snowflake,
+            Snowflake::discardedFloors)
+        .description("stored worker timestamps discarded at claim time because they lay beyond"
+            + " the layout's end (a clock glitch)").register(registry);
   }
 }

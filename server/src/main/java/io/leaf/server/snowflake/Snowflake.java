@@ -160,6 +160,11 @@ public final class Snowflake implements AutoCloseable {
     return generator;
   }
 
+  /** Stored timestamps discarded at claim time (see {@link WorkerLeaseKeeper}). */
+  public long discardedFloors() {
+    return keeper.discardedFloors();
+  }
+
   /** Years until the layout runs out, by the wall clock. */
   public double yearsLeft() {
     return (generator.layout().maxTimestampMs() - wall.millis()) / MS_PER_YEAR;

@@ -12,10 +12,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Holds one worker lease for a {@link SnowflakeGenerator}: claims a free worker ID in the range,
- * renews it every third of the TTL, keeps claiming while none is free or the database is away,
- * and releases it on {@link #release()}. Each step is one call of {@link #step()}, which returns
- * when to call it next; the owner ({@link Snowflake}) runs it on a thread of its own, tests call it
- * with a fake clock.
+ * issues with it only once any earlier holder has certainly stopped, renews it every third of the
+ * TTL, and releases it on {@link #release()}.
+ *
+ * <p>Each step is one call of {@link #step()}, which returns when to call it next; the owner
+ * ({@link Snowflake}) runs it on a thread of its own, tests call it with a fake clock.
  *
  * <p>The fence: a renewal sent at monotonic time {@code t} and acknowledged lets the generator
  * issue until {@code t + ttl - margin}; the database judges the lease from its own clock when it
@@ -23,6 +24,19 @@ import org.slf4j.LoggerFactory;
  * database could give the worker ID to another server. The margin (a fifth of the TTL) covers the
  * two clocks' rates differing. Before the first ID of a claimed worker the keeper stores a
  * ceiling (see {@link SnowflakeGenerator}), so a claim alone never lets the server issue.
+ *
+ * <p>The rewind rule: the lease table may lose or rewind a row (a restored backup, a promoted
+ * lagging replica, an operator's DELETE) while another server still holds the worker ID, so no
+ * row is trusted to prove the worker free. A claim is held back ("quarantined") for the TTL plus
+ * {@link SnowflakeGenerator#MAX_BORROW_MS} by the monotonic clock: any earlier holder's own fence
+ * has ended by then (its last renewal came before the claim). Its IDs start above the stored
+ * timestamp and above the database's time at the claim plus the same span, which is above any
+ * timestamp an earlier holder could have reached while its clock was within a fifth of the TTL of
+ * the database's. A holder renews only a row that still holds at least the ceiling it stored; a
+ * row deleted, zeroed or rewound under it ends its lease at its next renewal.
+ *
+ * <p>A stored timestamp beyond the layout's end (a clock glitch) cannot be the time of any ID
+ * issued, so it is discarded at claim time with a warning and {@link #discardedFloors()} counts it.
  *
  * <p>Not thread-safe: {@link #step()} and {@link #release()} run on one thread at a time.
  */
@@ -42,11 +56,17 @@ public final class WorkerLeaseKeeper {
   private final long renewEveryNanos;
   private final long retryNanos;
   private final long validNanos;
+  private final long quarantineNanos;
   private WorkerLease lease;
-  /** The stored ceiling of the held lease (epoch millis); the floor of the next holder. */
-  private long floorMs;
+  /** The ceiling stored for the held lease (epoch millis): what a renewal must still find. */
+  private long storedMs;
+  /** While quarantined: the first timestamp IDs may have, and when issuing may start. */
+  private long pendingFloorMs;
+  private long pendingUntilNanos;
+  private boolean active;
   private boolean released;
   private boolean warnedExhausted;
+  private volatile long discardedFloors;
 
   public WorkerLeaseKeeper(WorkerLeaseStore store, SnowflakeGenerator generator, Ticker monotonic,
       int fromId, int toId, Duration ttl, String owner) {
@@ -61,10 +81,16 @@ public final class WorkerLeaseKeeper {
     this.renewEveryNanos = ttlNanos / 3;
     this.retryNanos = Math.min(Duration.ofSeconds(1).toNanos(), ttlNanos / 10);
     this.validNanos = ttlNanos - ttlNanos / 5;
+    this.quarantineNanos = quarantine(ttl).toNanos();
+  }
+
+  /** How long a claimed worker ID is held back before its first ID: the TTL plus the borrow. */
+  public static Duration quarantine(Duration ttl) {
+    return ttl.plusMillis(SnowflakeGenerator.MAX_BORROW_MS);
   }
 
   /**
-   * Claims or renews as due; never throws.
+   * Claims, waits out the quarantine, or renews as due; never throws.
    *
    * @return nanoseconds until the next step
    */
@@ -73,7 +99,10 @@ public final class WorkerLeaseKeeper {
       return Long.MAX_VALUE;
     }
     try {
-      return lease == null ? claim() : renew();
+      if (lease == null) {
+        return claim();
+      }
+      return active ? renew() : awaitQuarantine();
     } catch (RuntimeException e) {
       if (lease == null) {
         // A refusal that lasts (grants, a read-only database) is told as it is.
@@ -103,42 +132,90 @@ public final class WorkerLeaseKeeper {
     }
     warnedExhausted = false;
     WorkerLease got = claimed.get();
-    long floor = got.lastTimestampMs() + 1;
-    // Store the ceiling before the first ID: a claim alone must never let this server issue.
-    long sent = monotonic.read();
-    long ceiling = Math.max(floor, generator.prepare(floor)) + ttl.toMillis()
-        + SnowflakeGenerator.MAX_BORROW_MS;
-    Optional<WorkerLease> confirmed = store.renew(got.workerId(), owner, ttl, ceiling);
+    long stored = got.lastTimestampMs();
+    if (stored >= generator.layout().maxTimestampMs()) {
+      discardedFloors++;
+      log.warn("worker ID {}: the stored timestamp {} is beyond the layout's end ({}); no ID can"
+          + " have that time, so it is discarded (metric leaf_snowflake_discarded_floors_total)",
+          got.workerId(), stored, generator.layout().maxTimestampMs());
+      stored = 0;
+    }
+    // The claim's own expiry is the database's time at the claim plus the TTL.
+    long floor = Math.max(stored + 1, got.expiresMs() + SnowflakeGenerator.MAX_BORROW_MS);
+    long ceiling = floor + quarantine(ttl).toMillis() + SnowflakeGenerator.MAX_BORROW_MS;
+    Optional<WorkerLease> confirmed = store.renew(got.workerId(), owner, ttl, ceiling,
+        got.lastTimestampMs());
+    long now = monotonic.read();
     if (confirmed.isEmpty()) {
       return retryNanos;
     }
     lease = confirmed.get();
-    floorMs = ceiling;
-    generator.activate(lease.workerId(), floor, ceiling, sent + validNanos, lease.expiresMs(),
-        fenceMessage(lease.workerId()));
-    log.info("worker ID {} leased (range {}-{}, {} {}); IDs start above {}", lease.workerId(),
-        fromId, toId, TTL_FLAG, ttl, floor - 1);
+    storedMs = ceiling;
+    pendingFloorMs = floor;
+    pendingUntilNanos = now + quarantineNanos;
+    active = false;
+    generator.refuseWith(new NoWorkerLeaseException("worker ID " + lease.workerId()
+        + " is claimed; its IDs start " + quarantine(ttl).toMillis() + " ms after the claim ("
+        + TTL_FLAG + " " + ttl + " plus " + SnowflakeGenerator.MAX_BORROW_MS
+        + " ms), once any earlier holder has certainly stopped"));
+    log.info("worker ID {} claimed (range {}-{}, {} {}); IDs start in {} ms above {}",
+        lease.workerId(), fromId, toId, TTL_FLAG, ttl, quarantine(ttl).toMillis(), floor - 1);
+    return Math.min(renewEveryNanos, quarantineNanos);
+  }
+
+  /** Holds the claimed row until the quarantine ends, then starts issuing. */
+  private long awaitQuarantine() {
+    long sent = monotonic.read();
+    if (sent - pendingUntilNanos < 0) {
+      if (!renewStored(storedMs)) {
+        return 0;
+      }
+      long left = pendingUntilNanos - monotonic.read();
+      return Math.max(0, Math.min(renewEveryNanos, left));
+    }
+    long reference = generator.prepare(pendingFloorMs);
+    long ceiling = Math.max(storedMs, Math.max(pendingFloorMs, reference) + ttl.toMillis()
+        + SnowflakeGenerator.MAX_BORROW_MS);
+    if (!renewStored(ceiling)) {
+      return 0;
+    }
+    active = true;
+    generator.activate(lease.workerId(), pendingFloorMs, ceiling, sent + validNanos,
+        lease.expiresMs(), fenceMessage(lease.workerId()));
+    log.info("worker ID {} leased; IDs start above {}", lease.workerId(), pendingFloorMs - 1);
     return renewEveryNanos;
   }
 
   private long renew() {
     long sent = monotonic.read();
-    long ceiling = Math.max(floorMs, generator.referenceMs() + ttl.toMillis()
+    long ceiling = Math.max(storedMs, generator.referenceMs() + ttl.toMillis()
         + SnowflakeGenerator.MAX_BORROW_MS);
-    Optional<WorkerLease> renewed = store.renew(lease.workerId(), owner, ttl, ceiling);
+    if (!renewStored(ceiling)) {
+      return 0;
+    }
+    generator.renewed(lease.workerId(), ceiling, sent + validNanos, lease.expiresMs());
+    return renewEveryNanos;
+  }
+
+  /**
+   * Renews the held lease storing {@code ceiling}, if the row is still this server's and still
+   * holds what it stored; else the lease is given up at once.
+   */
+  private boolean renewStored(long ceiling) {
+    Optional<WorkerLease> renewed = store.renew(lease.workerId(), owner, ttl, ceiling, storedMs);
     if (renewed.isEmpty()) {
       int lost = lease.workerId();
       lease = null;
+      active = false;
       generator.revoke(new NoWorkerLeaseException("the lease of worker ID " + lost + " was"
-          + " taken by another server; claiming another"));
-      log.warn("worker ID {} is no longer this server's (its lease ran out and another server"
-          + " claimed it); claiming another", lost);
-      return 0;
+          + " taken by another server or its row changed; claiming another"));
+      log.warn("worker ID {} is no longer this server's (another server claimed it, or its row in"
+          + " the lease table was deleted or moved back); claiming another", lost);
+      return false;
     }
     lease = renewed.get();
-    floorMs = ceiling;
-    generator.renewed(lease.workerId(), ceiling, sent + validNanos, lease.expiresMs());
-    return renewEveryNanos;
+    storedMs = ceiling;
+    return true;
   }
 
   private String fenceMessage(int workerId) {
@@ -147,14 +224,21 @@ public final class WorkerLeaseKeeper {
         + " less a margin); the server stops issuing until it renews or claims a lease";
   }
 
+  /** Stored timestamps discarded at claim time because they lay beyond the layout's end. */
+  public long discardedFloors() {
+    return discardedFloors;
+  }
+
   /** Stops issuing and gives the worker ID back, recording the last timestamp used. */
   public void release() {
     if (released) {
       return;
     }
     released = true;
-    long last = generator.revoke(new NoWorkerLeaseException("server is shutting down"));
+    long issuedLast = generator.revoke(new NoWorkerLeaseException("server is shutting down"));
     if (lease != null) {
+      // A worker still quarantined issued nothing: keep what its earlier holders left.
+      long last = active ? issuedLast : Math.max(issuedLast, pendingFloorMs - 1);
       try {
         store.release(lease.workerId(), owner, last);
         log.info("worker ID {} released (last timestamp {})", lease.workerId(), last);

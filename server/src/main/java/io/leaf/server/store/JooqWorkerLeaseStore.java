@@ -191,7 +191,7 @@ public final class JooqWorkerLeaseStore implements WorkerLeaseStore {
 
   @Override
   public Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
-      long lastTimestampMs) {
+      long lastTimestampMs, long storedAtLeastMs) {
     ensureTable();
     return guard("renew the lease of worker ID " + workerId, () -> dsl.connectionResult(c -> {
       DSLContext db = autocommit(c);
@@ -202,6 +202,7 @@ public final class JooqWorkerLeaseStore implements WorkerLeaseStore {
           .set(LEAF_WORKER.UPDATE_TIME, clock.millis())
           .where(LEAF_WORKER.WORKER_ID.eq(workerId))
           .and(LEAF_WORKER.OWNER.eq(owner))
+          .and(LEAF_WORKER.LAST_TIMESTAMP_MS.ge(storedAtLeastMs))
           .execute();
       return updated == 1 ? read(db, workerId, owner) : Optional.<WorkerLease>empty();
     }));

@@ -49,10 +49,10 @@ public final class MemoryWorkerLeaseStore implements WorkerLeaseStore {
 
   @Override
   public synchronized Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
-      long lastTimestampMs) {
+      long lastTimestampMs, long storedAtLeastMs) {
     fail();
     WorkerLease row = rows.get(workerId);
-    if (row == null || !row.owner().equals(owner)) {
+    if (row == null || !row.owner().equals(owner) || row.lastTimestampMs() < storedAtLeastMs) {
       return Optional.empty();
     }
     WorkerLease renewed = new WorkerLease(workerId, owner, clock.millis() + ttl.toMillis(),
@@ -67,6 +67,15 @@ public final class MemoryWorkerLeaseStore implements WorkerLeaseStore {
     WorkerLease row = rows.get(workerId);
     if (row != null && row.owner().equals(owner)) {
       rows.put(workerId, new WorkerLease(workerId, owner, 0, lastTimestampMs));
+    }
+  }
+
+  /** Deletes or replaces the row of {@code workerId} as an operator or a restore would. */
+  public synchronized void rewrite(int workerId, WorkerLease row) {
+    if (row == null) {
+      rows.remove(workerId);
+    } else {
+      rows.put(workerId, row);
     }
   }
 

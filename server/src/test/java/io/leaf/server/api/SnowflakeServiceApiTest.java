@@ -60,7 +60,10 @@ class SnowflakeServiceApiTest {
   private SnowflakeServiceGrpc.SnowflakeServiceBlockingStub start(WorkerLeaseStore leases,
       TokenAuthInterceptor auth, String... flags) throws Exception {
     String name = InProcessServerBuilder.generateName();
-    ServerConfig config = ServerConfig.parse(flags, env -> null);
+    // A short TTL: a claimed worker ID issues after the TTL plus 1 s.
+    List<String> all = new ArrayList<>(List.of("--worker-lease-ttl", "1s"));
+    all.addAll(List.of(flags));
+    ServerConfig config = ServerConfig.parse(all.toArray(String[]::new), env -> null);
     MemorySegmentStore store = new MemorySegmentStore();
     SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
         config.engine(EngineConfig.DEFAULTS));
@@ -94,14 +97,14 @@ class SnowflakeServiceApiTest {
   /** Waits (bounded) until the server holds a lease. */
   private static WorkerStatus leased(SnowflakeServiceGrpc.SnowflakeServiceBlockingStub stub)
       throws InterruptedException {
-    for (int i = 0; i < 500; i++) {
+    for (int i = 0; i < 1000; i++) {
       WorkerStatus w = stub.getWorker(GetWorkerRequest.getDefaultInstance());
       if (w.getWorkerId() >= 0) {
         return w;
       }
       Thread.sleep(10);
     }
-    throw new AssertionError("no lease within 5 s");
+    throw new AssertionError("no lease within 10 s");
   }
 
   @Test

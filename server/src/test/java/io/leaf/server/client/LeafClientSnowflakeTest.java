@@ -18,9 +18,9 @@ class LeafClientSnowflakeTest {
   @Test
   void snowflakeCalls_againstServer_idsIncreaseAndDecode() throws Exception {
     try (InProcessLeaf leaf = new InProcessLeaf(new MemorySegmentStore(), "--worker-id-range",
-        "42-42");
+        "42-42", "--worker-lease-ttl", "1s");
         LeafClient client = LeafClient.forChannel(leaf.channel).build()) {
-      for (int i = 0; i < 500 && client.getWorker().getWorkerId() < 0; i++) {
+      for (int i = 0; i < 1000 && client.getWorker().getWorkerId() < 0; i++) {
         Thread.sleep(10);
       }
       long one = client.nextSnowflakeId();

@@ -224,7 +224,7 @@ class IdEndpointsTest {
 
   @Test
   void snowflake_idsAsTheWholeBody_increasing() throws Exception {
-    start();
+    start("--worker-lease-ttl", "1s"); // a claim is held back for the TTL plus 1 s
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     HttpResponse<String> first = get("/api/snowflake/get/anything");
     while (first.statusCode() == 503 && System.nanoTime() < until) {

@@ -88,7 +88,7 @@ class SnowflakeClockStepTest {
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
       try {
         var stub = SnowflakeServiceGrpc.newBlockingStub(channel);
-        for (int i = 0; i < 500
+        for (int i = 0; i < 1500
             && stub.getWorker(GetWorkerRequest.getDefaultInstance()).getWorkerId() < 0; i++) {
           Thread.sleep(10);
         }

@@ -62,7 +62,7 @@ class SnowflakeLeaseReportTest {
 
     @Override
     public Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
-        long lastTimestampMs) {
+        long lastTimestampMs, long storedAtLeastMs) {
       if (hanging) {
         try {
           released.await(); // a database that stopped answering mid-statement
@@ -71,7 +71,7 @@ class SnowflakeLeaseReportTest {
         }
         throw new StoreUnavailableException("database unavailable: no answer", null);
       }
-      return delegate.renew(workerId, owner, ttl, lastTimestampMs);
+      return delegate.renew(workerId, owner, ttl, lastTimestampMs, storedAtLeastMs);
     }
 
     @Override

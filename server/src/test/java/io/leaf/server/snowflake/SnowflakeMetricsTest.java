@@ -22,6 +22,7 @@ class SnowflakeMetricsTest {
       for (String name : new String[] {"leaf_snowflake_epoch_years_left",
           "leaf_snowflake_ahead_of_wall_clock_ms", "leaf_snowflake_worker_id",
           "leaf_snowflake_lease_valid", "leaf_snowflake_borrow_refusals_total",
+          "leaf_snowflake_discarded_floors_total",
           "leaf_snowflake_ids_issued_total"}) {
         assertTrue(text.contains(name), name + " in\n" + text);
       }

@@ -34,7 +34,7 @@ class MariaDbWorkerLeaseStoreTest extends WorkerLeaseStoreContractTest {
               DataSources.dialectOf(db.url), InstantSource.system());
           limited.createSchemaIfMissing();
           WorkerLease lease = limited.claim(0, 3, "limited", Duration.ofSeconds(30)).orElseThrow();
-          limited.renew(lease.workerId(), "limited", Duration.ofSeconds(30), 5);
+          limited.renew(lease.workerId(), "limited", Duration.ofSeconds(30), 5, 0);
           limited.release(lease.workerId(), "limited", 5);
           assertEquals(5, limited.claim(lease.workerId(), lease.workerId(), "again",
               Duration.ofSeconds(30)).orElseThrow().lastTimestampMs(), "released and reclaimed");

@@ -61,35 +61,56 @@ abstract class WorkerLeaseStoreContractTest {
   @Test
   void renew_byOwner_extendsAndRecordsLastTimestamp_byOtherEmpty() {
     WorkerLease lease = store.claim(0, 0, "a", TTL).orElseThrow();
-    WorkerLease renewed = store.renew(0, "a", TTL, 12345).orElseThrow();
+    WorkerLease renewed = store.renew(0, "a", TTL, 12345, 0).orElseThrow();
     assertTrue(renewed.expiresMs() >= lease.expiresMs(), "extended");
     assertEquals(12345, renewed.lastTimestampMs(), "recorded");
-    assertEquals(12345, store.renew(0, "a", TTL, 100).orElseThrow().lastTimestampMs(),
+    assertEquals(12345, store.renew(0, "a", TTL, 100, 0).orElseThrow().lastTimestampMs(),
         "a renewal never lowers it");
-    assertEquals(Optional.empty(), store.renew(0, "b", TTL, 1), "not b's to renew");
+    assertEquals(Optional.empty(), store.renew(0, "b", TTL, 1, 0), "not b's to renew");
+  }
+
+  @Test
+  void renew_rowDeletedZeroedOrMovedBack_notRenewed() throws Exception {
+    store.claim(0, 0, "a", TTL).orElseThrow();
+    store.renew(0, "a", TTL, 50_000, 0).orElseThrow();
+    assertTrue(store.renew(0, "a", TTL, 60_000, 50_000).isPresent(), "the row holds 50,000");
+    sql("UPDATE leaf_worker SET last_timestamp_ms = 10 WHERE worker_id = 0");
+    assertEquals(Optional.empty(), store.renew(0, "a", TTL, 70_000, 60_000),
+        "moved back below what a stored: not renewed");
+    sql("UPDATE leaf_worker SET last_timestamp_ms = 0, lease_expires_ms = 0 WHERE worker_id = 0");
+    assertEquals(Optional.empty(), store.renew(0, "a", TTL, 70_000, 60_000), "zeroed");
+    sql("DELETE FROM leaf_worker WHERE worker_id = 0");
+    assertEquals(Optional.empty(), store.renew(0, "a", TTL, 70_000, 60_000), "deleted");
+  }
+
+  private void sql(String statement) throws Exception {
+    try (java.sql.Connection c = db.pool(1).getConnection();
+        java.sql.Statement st = c.createStatement()) {
+      st.executeUpdate(statement);
+    }
   }
 
   @Test
   void claim_expiredLease_takenOverWithItsLastTimestamp() throws Exception {
     store.claim(0, 0, "a", Duration.ofMillis(200)).orElseThrow();
-    store.renew(0, "a", Duration.ofMillis(200), 777);
+    store.renew(0, "a", Duration.ofMillis(200), 777, 0);
     assertEquals(Optional.empty(), store.claim(0, 0, "b", TTL), "not expired yet");
     Thread.sleep(1_300);
     WorkerLease b = store.claim(0, 0, "b", TTL).orElseThrow(() -> new AssertionError(
         "expired by the database's clock: b claims it"));
     assertEquals(777, b.lastTimestampMs(), "b learns where a stopped");
-    assertEquals(Optional.empty(), store.renew(0, "a", TTL, 1), "a lost it");
+    assertEquals(Optional.empty(), store.renew(0, "a", TTL, 1, 0), "a lost it");
   }
 
   @Test
   void release_freesAtOnceWithExactLastTimestamp() {
     store.claim(0, 0, "a", TTL).orElseThrow();
-    store.renew(0, "a", TTL, 9_000);
+    store.renew(0, "a", TTL, 9_000, 0);
     store.release(0, "a", 8_000);
     WorkerLease b = store.claim(0, 0, "b", TTL).orElseThrow();
     assertEquals(8_000, b.lastTimestampMs(), "the released value");
     store.release(0, "a", 1);
-    assertEquals(8_000, store.renew(0, "b", TTL, 0).orElseThrow().lastTimestampMs(),
+    assertEquals(8_000, store.renew(0, "b", TTL, 0, 0).orElseThrow().lastTimestampMs(),
         "a release by a former holder changes nothing");
   }
 

@@ -70,6 +70,21 @@ public final class TestDatabases {
     }
   }
 
+  /**
+   * A database in its own H2 file that several processes may open at once (H2's automatic mixed
+   * mode: the first opens the file and serves the others over TCP).
+   */
+  public static TestDatabase h2Shared() {
+    try {
+      Path dir = Files.createTempDirectory("leaf-h2-");
+      String url = "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath()
+          + ";MODE=MySQL;AUTO_SERVER=TRUE";
+      return new TestDatabase(url, "sa", "", null, () -> deleteTree(dir));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** A new, uniquely named MariaDB database; skips (or fails under CI) when none is reachable. */
   public static TestDatabase mariaDb() {
     String name = "leaf_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
