@@ -67,12 +67,14 @@ public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeSe
   @Override
   public void decodeSnowflakeId(DecodeSnowflakeIdRequest req,
       StreamObserver<SnowflakeIdParts> out) {
-    if (req.getId() < 0) {
-      out.onError(StatusMapping.toStatus(new InvalidArgumentException(
-          "id must not be negative, got " + req.getId())));
+    SnowflakeLayout.Parts parts;
+    try {
+      parts = snowflake.layout().decompose(req.getId());
+    } catch (IllegalArgumentException e) {
+      // Negative, or above the layout's bits (a layout of fewer than 63).
+      out.onError(StatusMapping.toStatus(new InvalidArgumentException(e.getMessage())));
       return;
     }
-    SnowflakeLayout.Parts parts = snowflake.layout().decompose(req.getId());
     out.onNext(SnowflakeIdParts.newBuilder().setId(parts.id())
         .setTimestampMs(parts.timestampMs()).setWorkerId(parts.workerId())
         .setSequence(parts.sequence()).build());

@@ -4,10 +4,12 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 
 /**
- * How a snowflake ID splits its 63 value bits: milliseconds since {@code epochMs} in the high
- * {@code timestampBits}, then the worker ID, then the sequence within the millisecond; the sign
- * bit stays 0, so every ID is a positive {@code long}. {@link #compose} and {@link #decompose}
- * are exact inverses for every value in range.
+ * How a snowflake ID splits its value bits (63 at most): milliseconds since {@code epochMs} in
+ * the high {@code timestampBits}, then the worker ID, then the sequence within the millisecond.
+ *
+ * <p>The sign bit stays 0, so every ID is a positive {@code long}; a layout of fewer bits keeps
+ * every ID below {@code 2^}{@link #totalBits()} (53 bits, e.g. 41/5/7, is exact in JavaScript's
+ * numbers). {@link #compose} and {@link #decompose} are exact inverses for every value in range.
  *
  * <p>The default is Twitter's and Meituan Leaf's: 41/10/12 bits from Meituan Leaf's default epoch
  * {@code 1288834974657} (2010-11-04T01:42:54.657Z), which runs out in July 2080 ({@link
@@ -25,9 +27,9 @@ public record SnowflakeLayout(long epochMs, int timestampBits, int workerIdBits,
 
   /** @throws IllegalArgumentException the widths do not add up to 63 or one is out of range */
   public SnowflakeLayout {
-    if (timestampBits + workerIdBits + sequenceBits != 63) {
+    if (timestampBits + workerIdBits + sequenceBits > 63) {
       throw new IllegalArgumentException("timestamp, worker ID and sequence bits must add up to"
-          + " 63, got " + timestampBits + "/" + workerIdBits + "/" + sequenceBits);
+          + " at most 63, got " + timestampBits + "/" + workerIdBits + "/" + sequenceBits);
     }
     if (timestampBits < 30 || workerIdBits < 1 || workerIdBits > 20 || sequenceBits < 1
         || sequenceBits > 22) {
@@ -41,6 +43,16 @@ public record SnowflakeLayout(long epochMs, int timestampBits, int workerIdBits,
       throw new IllegalArgumentException("epoch " + epochMs + " is too late for "
           + timestampBits + " timestamp bits");
     }
+  }
+
+  /** The bits an ID uses: every ID is below {@code 2^totalBits}. */
+  public int totalBits() {
+    return timestampBits + workerIdBits + sequenceBits;
+  }
+
+  /** Whether every ID is exactly representable as a JavaScript number (53 bits or fewer). */
+  public boolean javascriptSafe() {
+    return totalBits() <= 53;
   }
 
   public int maxWorkerId() {
@@ -84,10 +96,14 @@ public record SnowflakeLayout(long epochMs, int timestampBits, int workerIdBits,
     return (delta << (workerIdBits + sequenceBits)) | ((long) workerId << sequenceBits) | sequence;
   }
 
-  /** The parts of {@code id}; any non-negative {@code long} splits. */
+  /** The parts of {@code id}; any non-negative {@code long} below {@code 2^totalBits} splits. */
   public Parts decompose(long id) {
     if (id < 0) {
       throw new IllegalArgumentException("id must not be negative, got " + id);
+    }
+    if (totalBits() < 63 && id >>> totalBits() != 0) {
+      throw new IllegalArgumentException("id must be below 2^" + totalBits() + " in this "
+          + totalBits() + "-bit layout, got " + id);
     }
     int sequence = (int) (id & maxSequence());
     int workerId = (int) ((id >>> sequenceBits) & maxWorkerId());
@@ -101,6 +117,8 @@ public record SnowflakeLayout(long epochMs, int timestampBits, int workerIdBits,
   @Override
   public String toString() {
     return timestampBits + "/" + workerIdBits + "/" + sequenceBits + " bits from epoch "
-        + Instant.ofEpochMilli(epochMs) + " (runs out in " + endYear() + ")";
+        + Instant.ofEpochMilli(epochMs) + " (runs out in " + endYear() + "; "
+        + idsPerMillisecond() + " IDs/ms per worker" + (javascriptSafe()
+            ? "; every ID exact in JavaScript" : "") + ")";
   }
 }

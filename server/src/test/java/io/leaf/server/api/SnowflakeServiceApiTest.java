@@ -43,7 +43,9 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -126,6 +128,38 @@ class SnowflakeServiceApiTest {
     assertEquals(id, parts.getId(), "id echoed");
     assertEquals(1, stub.getWorker(GetWorkerRequest.getDefaultInstance()).getIdsIssued(),
         "one ID issued");
+  }
+
+  @Test
+  void snowflakeBits53_unaryAndBatch_everyIdExactInJavaScript() throws Exception {
+    var stub = start(new MemoryWorkerLeaseStore(InstantSource.system()), null,
+        "--snowflake-bits", "41/5/7", "--worker-id-range", "31-31");
+    assertEquals(31, leased(stub).getWorkerId(), "the highest of 5 worker ID bits");
+    long max = 1L << 53; // Number.MAX_SAFE_INTEGER + 1
+    Set<Long> seen = new HashSet<>();
+    long last = 0;
+    for (int i = 0; i < 2_000; i++) {
+      long id = stub.nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance()).getId();
+      assertTrue(id > last && id < max, "increasing and below 2^53: " + id);
+      assertTrue(seen.add(id), "unique");
+      last = id;
+    }
+    var batches = stub.nextSnowflakeIdBatch(NextSnowflakeIdBatchRequest.newBuilder()
+        .setCount(20_000).build());
+    while (batches.hasNext()) {
+      for (long id : batches.next().getIdsList()) {
+        assertTrue(id > last && id < max, "increasing and below 2^53: " + id);
+        assertTrue(seen.add(id), "unique");
+        last = id;
+      }
+    }
+    assertEquals(22_000, seen.size(), "every ID counted");
+    SnowflakeIdParts parts = stub.decodeSnowflakeId(
+        DecodeSnowflakeIdRequest.newBuilder().setId(last).build());
+    assertEquals(31, parts.getWorkerId(), "decodes to this worker");
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
+        () -> stub.decodeSnowflakeId(DecodeSnowflakeIdRequest.newBuilder().setId(max).build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), "not of a 53-bit layout");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.leaf.server.snowflake;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,10 +22,23 @@ class SnowflakeLayoutTest {
   }
 
   @Test
-  void constructor_bitsNotAddingTo63_throws() {
+  void constructor_bitsAddingToMoreThan63_throws() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> new SnowflakeLayout(0, 41, 10, 13));
-    assertTrue(e.getMessage().contains("63"), e.getMessage());
+    assertTrue(e.getMessage().contains("at most 63"), e.getMessage());
+  }
+
+  @Test
+  void layout53Bits_largestIdBelow2To53_andLargerIdsRefusedByDecompose() {
+    SnowflakeLayout js = new SnowflakeLayout(SnowflakeLayout.MEITUAN_EPOCH_MS, 41, 5, 7);
+    assertTrue(js.javascriptSafe(), "53 bits");
+    assertEquals(2080, js.endYear(), "41 timestamp bits still last until 2080");
+    assertEquals(128, js.idsPerMillisecond(), "7 sequence bits");
+    long largest = js.compose(js.maxTimestampMs(), js.maxWorkerId(), js.maxSequence());
+    assertEquals((1L << 53) - 1, largest, "Number.MAX_SAFE_INTEGER");
+    assertEquals(largest, js.decompose(largest).id(), "decodes");
+    assertThrows(IllegalArgumentException.class, () -> js.decompose(1L << 53), "not of it");
+    assertFalse(SnowflakeLayout.DEFAULT.javascriptSafe(), "63 bits are not");
   }
 
   @Test
