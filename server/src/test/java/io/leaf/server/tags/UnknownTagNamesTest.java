@@ -80,7 +80,8 @@ abstract class UnknownTagNamesTest {
     }
   }
 
-  private void start() throws Exception {
+  /** Opens the store on the table there is (creating Leaf's if none), serves, and issues known. */
+  void start() throws Exception {
     source = new HookedDataSource(db.pool(4));
     JooqSegmentStore store = new JooqSegmentStore(source, DataSources.dialectOf(db.url),
         InstantSource.system());
@@ -93,6 +94,10 @@ abstract class UnknownTagNamesTest {
     leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("known").setStep(10).build());
     assertEquals(1, leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("known").build())
         .getId(), "the known tag issues");
+  }
+
+  InProcessLeaf leaf() {
+    return leaf;
   }
 
   void execute(String sql) throws SQLException {
