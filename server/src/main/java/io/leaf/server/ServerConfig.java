@@ -56,6 +56,9 @@ public record ServerConfig(
   static final List<String> LOG_LEVELS =
       List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
 
+  /** Flags refused when given empty: an empty token would silently mean none. */
+  private static final List<String> NOT_EMPTY = List.of("admin-token", "client-token");
+
   public static final String DEFAULT_DB_URL = "jdbc:h2:file:./data/leaf;MODE=MySQL";
 
   /** Flag name → (env var, default, description); the order is the order of {@code --help}. */
@@ -98,8 +101,8 @@ public record ServerConfig(
         + " (Meituan Leaf's), the monitor page GET / and GET /metrics; 0: off");
     flag("http-max-connections", "1000", "connections each HTTP port (--http-port,"
         + " --metrics-port) holds open; one more is answered 429 and closed");
-    flag("http-read-timeout", "10s",
-        "time a request's line, headers and body have to arrive from its first byte (then 408)");
+    flag("http-read-timeout", "10s", "time a request's line, headers and body have to arrive"
+        + " from its first byte (then 408); at least 100ms");
     flag("http-idle-timeout", "60s",
         "an HTTP connection without a request in progress is closed after this");
     flag("tls-cert", "", "PEM certificate chain: serve gRPC over TLS only (with --tls-key)");
@@ -146,8 +149,8 @@ public record ServerConfig(
       } else {
         if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
           // "--admin-token $EMPTY --client-token=x" must not make the next flag a token.
-          throw new IllegalArgumentException("--" + name + " needs a value (use --" + name
-              + "= for an empty one)");
+          throw new IllegalArgumentException("--" + name + " needs a value"
+              + (NOT_EMPTY.contains(name) ? "" : " (use --" + name + "= for an empty one)"));
         }
         value = args[++i];
       }
@@ -163,6 +166,13 @@ public record ServerConfig(
       String fromEnv = env.apply(FLAGS.get(name)[0]);
       return fromEnv != null && !fromEnv.isEmpty() ? fromEnv : FLAGS.get(name)[1];
     };
+    for (String name : NOT_EMPTY) {
+      if ("".equals(given.get(name))) {
+        // As an empty token file is: an empty token given on purpose is a mistake, not "none".
+        throw new IllegalArgumentException("--" + name + " is empty; leave it out to require"
+            + " no token");
+      }
+    }
     int port = intIn(get, "port", 0, 65535);
     String dbUrl = get.apply("db-url");
     DataSources.urlProblem(dbUrl).ifPresent(problem -> {
@@ -217,8 +227,13 @@ public record ServerConfig(
       throw new IllegalArgumentException("--http-port must differ from --port and --metrics-port,"
           + " got " + httpPort);
     }
+    Duration readTimeout = duration(get, "http-read-timeout");
+    if (readTimeout.compareTo(HttpConfig.MIN_READ_TIMEOUT) < 0) {
+      throw new IllegalArgumentException("--http-read-timeout must be at least "
+          + HttpConfig.MIN_READ_TIMEOUT.toMillis() + "ms, got " + get.apply("http-read-timeout"));
+    }
     return new HttpConfig(httpPort, intIn(get, "http-max-connections", 1, 1_000_000),
-        duration(get, "http-read-timeout"), duration(get, "http-idle-timeout"));
+        readTimeout, duration(get, "http-idle-timeout"));
   }
 
   private static OpsConfig ops(Function<String, String> get, int grpcPort) {
@@ -313,9 +328,15 @@ public record ServerConfig(
     return "LEAF_" + flag.toUpperCase(Locale.ROOT).replace('-', '_');
   }
 
+  /** Plain digits: no sign, which {@link Integer#parseInt} would take. */
+  private static final Pattern DIGITS = Pattern.compile("\\d{1,10}");
+
   private static int intIn(Function<String, String> get, String name, int min, int max) {
     String raw = get.apply(name);
     try {
+      if (!DIGITS.matcher(raw.trim()).matches()) {
+        throw new NumberFormatException();
+      }
       int v = Integer.parseInt(raw.trim());
       if (v < min || v > max) {
         throw new NumberFormatException();

@@ -48,13 +48,38 @@ class ServerConfigTest {
         "--shutdown-grace", "9999999999999h");
     assertMessage("unknown flag --nope (see --help)", "--nope", "1");
     assertMessage("--max-batch needs a value (use --max-batch= for an empty one)", "--max-batch");
-    assertMessage("--admin-token needs a value (use --admin-token= for an empty one)",
-        "--admin-token", "--client-token=abc");
+    assertMessage("--admin-token needs a value", "--admin-token", "--client-token=abc");
     assertMessage("unexpected argument at position 3, not a --flag (see --help)",
         "--port", "1", "s3cret-token");
     assertMessage("--metrics-port must differ from --port, both 9000",
         "--port", "9000", "--metrics-port", "9000");
     assertMessage("--db-pool-size must be an integer between 1 and 1000, got 0", "--db-pool-size", "0");
+  }
+
+  @Test
+  void parse_emptyToken_refusedAsAnEmptyTokenFileIs() {
+    assertMessage("--admin-token is empty; leave it out to require no token", "--admin-token=");
+    assertMessage("--admin-token is empty; leave it out to require no token", "--admin-token", "");
+    assertMessage("--client-token is empty; leave it out to require no token",
+        "--admin-token", "a", "--client-token=");
+    assertEquals(null, parse(Map.of()).ops().adminToken(), "left out: no token");
+  }
+
+  @Test
+  void parse_httpReadTimeoutBelowMinimum_refused() {
+    assertMessage("--http-read-timeout must be at least 100ms, got 1ms",
+        "--http-read-timeout", "1ms");
+    assertMessage("--http-read-timeout must be at least 100ms, got 99ms",
+        "--http-read-timeout", "99ms");
+    assertEquals(Duration.ofMillis(100), parse(Map.of(), "--http-read-timeout", "100ms").http()
+        .readTimeout());
+  }
+
+  @Test
+  void parse_signedInteger_refused() {
+    assertMessage("--port must be an integer between 0 and 65535, got +7000", "--port", "+7000");
+    assertMessage("--max-batch must be an integer between 1 and 100000000, got +5",
+        "--max-batch", "+5");
   }
 
   @Test

@@ -56,7 +56,7 @@ public final class SegmentAllocator implements AutoCloseable {
     this.gate = new DatabaseGate();
     this.ticker = ticker;
     this.timer = timer;
-    this.tags = new TagTable(new MissingTags(config.missingTagTtl(), ticker));
+    this.tags = new TagTable(new MissingTags(config.missingTagTtl(), ticker), store::mayHold);
     this.waiters = new SegmentWaiters(config.maxWaiting(), ticker, timer);
     this.loader = new SegmentLoader(store, ticker, config, tags, waiters);
     this.reservations = new RangeReservation(this, tags, store, ticker, timer);
@@ -359,15 +359,18 @@ public final class SegmentAllocator implements AutoCloseable {
   }
 
   /**
-   * The names of the tags this server holds a buffer of, sorted, at most {@code max} of them (a
-   * view for operators: the cost is one pass over the map).
+   * The names of the tags this server holds a segment of, sorted, at most {@code max} of them (a
+   * view for operators: the cost is one pass over the map). A first load in flight or failed is
+   * not a tag held.
    */
   public List<String> cachedTags(int max) {
-    return tags.all().stream().map(TagBuffer::bizTag).sorted().limit(max).toList();
+    return tags.all().stream().filter(TagBuffer::isLoaded).map(TagBuffer::bizTag).sorted()
+        .limit(max).toList();
   }
 
+  /** How many tags this server holds a segment of; failed lookups never count. */
   public int cachedCount() {
-    return tags.size();
+    return tags.held();
   }
 
   /**

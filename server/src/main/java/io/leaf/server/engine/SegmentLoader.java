@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the segment loads of every tag, at most one per tag at a time, and installs what they bring:
- * the next segment, or the failure and its back-off, or, for a tag the database does not have, its
- * removal and a {@link MissingTags} entry. The calls waiting on a load are woken when it ends.
+ * the next segment, or the failure and its back-off, or, for a tag that holds no segment here (its
+ * first load failed), its removal and a {@link MissingTags} entry. The calls waiting on a load are
+ * woken when it ends.
  *
  * <p>Two bounded budgets, so that tags this server is not serving cannot take the capacity of the
  * tags it is: loads of tags that hold a segment (preloads, reloads) run on {@code loaderThreads}
@@ -268,6 +269,22 @@ final class SegmentLoader {
     }
   }
 
+  /**
+   * The line to log for a failed load, or null. One line when a tag's loads start failing
+   * ({@code failures} in a row is 1); the retries that follow while the database stays down are
+   * the server's database state to report (LeafServer), not one line each.
+   */
+  private static String warning(String bizTag, RuntimeException failure, int failures) {
+    if (failure instanceof WriteConflictException) {
+      return "loading a segment of " + bizTag + " lost its write conflicts (the next request"
+          + " tries again): " + failure.getMessage();
+    }
+    return failure instanceof StoreUnavailableException && failures == 1
+        ? "loading a segment of " + bizTag + " failed (retrying with back-off): "
+            + failure.getMessage()
+        : null;
+  }
+
   /** Installs the load's outcome under the stripe lock. */
   private Outcome finishLoad(TagBuffer b, SegmentRange range, RuntimeException failure,
       int epoch, long startedNanos) {
@@ -293,6 +310,10 @@ final class SegmentLoader {
         return new Outcome(woken, null);
       }
       if (range != null) {
+        if (!b.isLoaded()) {
+          // A failed earlier first load of this name is over.
+          tags.missing().remove(b.bizTag);
+        }
         tags.keptLocked(b);
         tags.markServed(b.bizTag);
         b.onLoaded(range, startedNanos, epoch);
@@ -315,15 +336,19 @@ final class SegmentLoader {
         }
         return new Outcome(woken, null, null, dropped);
       }
-      if (failure instanceof TagNotFoundException && !b.isLoaded()) {
-        // Never loaded and not in the database: hold no memory for it, and answer the next
-        // calls for it from memory for a while.
-        tags.missing().add(b.bizTag);
-        tags.forgetServed(b.bizTag);
+      if (!b.isLoaded()) {
+        // A first load that failed (a tag never loaded here, or one the idle sweeper dropped):
+        // the buffer goes at once, so no name holds a buffer or an exception beyond it. What to
+        // answer meanwhile — NOT_FOUND, or the failure during its back-off — is a bounded entry
+        // that lives at most --missing-tag-ttl.
+        int failures = tags.missing().add(b.bizTag, failure, ticker.read(),
+            config.minBackoff().toNanos(), config.maxBackoff().toNanos());
+        if (failure instanceof TagNotFoundException) {
+          tags.forgetServed(b.bizTag);
+        }
         tags.removeLocked(b);
-        return new Outcome(woken, failure);
+        return new Outcome(woken, failure, warning(b.bizTag, failure, failures), null);
       }
-      tags.keptLocked(b);
       b.onFailed(failure, ticker.read(), config.minBackoff().toNanos(),
           config.maxBackoff().toNanos());
       if (b.isLoaded() && b.next == null && !b.current.isExhausted()) {
@@ -331,15 +356,7 @@ final class SegmentLoader {
         // not left to stall on a synchronous load when its current segment runs out.
         b.current.rearmPreload();
       }
-      // One line when a tag's loads start failing; the retries that follow while the database
-      // stays down are the server's database state to report (LeafServer), not one line each.
-      String warning = failure instanceof WriteConflictException
-          ? "loading a segment of " + b.bizTag + " lost its write conflicts (the next request"
-              + " tries again): " + failure.getMessage()
-          : failure instanceof StoreUnavailableException && b.failures == 1
-              ? "loading a segment of " + b.bizTag + " failed (retrying with back-off): "
-                  + failure.getMessage()
-              : null;
+      String warning = warning(b.bizTag, failure, b.failures);
       return new Outcome(woken, failure, warning, null);
     } finally {
       lock.unlock();

@@ -9,13 +9,15 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The tags this server holds: one {@link TagBuffer} each, created on first use and dropped on
- * eviction or when the database does not have the tag, and the striped locks that guard every
- * change of a tag's state.
+ * eviction or when its first load fails, and the striped locks that guard every change of a tag's
+ * state. A name the table cannot hold gets no buffer at all.
  *
  * <p>Cost: a lookup is one {@link ConcurrentHashMap#get}. Thread-safety: safe for any number of
  * threads; a buffer is created and removed only under its tag's stripe lock, and a removed buffer
@@ -31,6 +33,10 @@ final class TagTable {
   private final ConcurrentHashMap<String, TagBuffer> buffers = new ConcurrentHashMap<>();
   private final Striped<Lock> locks = Striped.lock(STRIPES);
   private final MissingTags missing;
+  /** False for a name the table cannot hold ({@code SegmentStore#mayHold}). */
+  private final Predicate<String> mayExist;
+  /** Buffers handed to the idle sweeper and not removed since: the tags held. */
+  private final AtomicInteger held = new AtomicInteger();
   /**
    * Names of tags a segment was loaded for here, so that one dropped by the idle sweeper reloads
    * with the tags this server serves, not against the first-load budget kept for unknown names.
@@ -42,8 +48,9 @@ final class TagTable {
   private volatile EngineEvents events = EngineEvents.NONE;
   private final RewindGuard rewinds = new RewindGuard(() -> events);
 
-  TagTable(MissingTags missing) {
+  TagTable(MissingTags missing, Predicate<String> mayExist) {
     this.missing = missing;
+    this.mayExist = mayExist;
   }
 
   /** The buffer of {@code bizTag}; null when none. */
@@ -93,16 +100,26 @@ final class TagTable {
   /**
    * The open buffer of {@code bizTag}, created if there is none.
    *
-   * @throws TagNotFoundException the database lacked the tag within the missing-tag TTL
+   * @throws TagNotFoundException the table cannot hold such a name, or the database lacked the
+   *     tag within the missing-tag TTL
+   * @throws RuntimeException the tag's first load failed and its back-off has not passed
    */
   TagBuffer getOrCreate(String bizTag, long nowNanos) {
     TagBuffer b = buffers.get(bizTag);
     if (b != null && !b.closed) {
       return b;
     }
-    if (missing.contains(bizTag)) {
+    if (!mayExist.test(bizTag)) {
+      // Outside the column's character set or longer than it: no row can have this name.
       events.missingTagHit();
       throw new TagNotFoundException(bizTag);
+    }
+    RuntimeException remembered = missing.answer(bizTag, nowNanos);
+    if (remembered != null) {
+      if (remembered instanceof TagNotFoundException) {
+        events.missingTagHit();
+      }
+      throw remembered;
     }
     Lock lock = locks.get(bizTag);
     lock.lock();
@@ -119,14 +136,15 @@ final class TagTable {
   }
 
   /**
-   * Hands {@code b} to the listener (the idle sweeper) once, when its first load has ended and the
-   * buffer stays: a segment, or a failure it backs off from. Buffers of tags the database lacks,
-   * or whose first load was refused, are dropped before that, so a flood of unknown names never
-   * reaches the sweeper. The caller holds the tag's stripe lock.
+   * Hands {@code b} to the listener (the idle sweeper) once, when a load brought it a segment.
+   * Buffers whose first load failed (the tag is not in the database, or the load was refused or
+   * failed) are dropped before that, so a flood of unknown names never reaches the sweeper. The
+   * caller holds the tag's stripe lock.
    */
   void keptLocked(TagBuffer b) {
     if (!b.announced) {
       b.announced = true;
+      held.incrementAndGet();
       onCached.accept(b);
     }
   }
@@ -146,13 +164,17 @@ final class TagTable {
   boolean removeLocked(TagBuffer b) {
     if (buffers.remove(b.bizTag, b)) {
       b.closed = true;
+      if (b.announced) {
+        held.decrementAndGet();
+      }
       return true;
     }
     return false;
   }
 
-  int size() {
-    return buffers.size();
+  /** Buffers whose loads brought a segment: not the first loads in flight, never a failed one. */
+  int held() {
+    return held.get();
   }
 
   Collection<TagBuffer> all() {
@@ -228,6 +250,7 @@ final class TagTable {
 
   /** Ends every tag's back-off after failed loads, each under its stripe lock. */
   void clearBackoffs() {
+    missing.clearFailures();
     for (TagBuffer b : all()) {
       Lock lock = locks.get(b.bizTag);
       lock.lock();

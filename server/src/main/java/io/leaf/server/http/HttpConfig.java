@@ -25,6 +25,12 @@ public record HttpConfig(int port, int maxConnections, Duration readTimeout,
   /** The largest request body (no endpoint reads one); larger is 413. */
   public static final int MAX_BODY_BYTES = 8192;
 
+  /**
+   * The shortest {@code --http-read-timeout} the flag takes: below it a request from a client on
+   * the same host could time out on a scheduling hiccup.
+   */
+  public static final Duration MIN_READ_TIMEOUT = Duration.ofMillis(100);
+
   public static final String MAX_CONNECTIONS_FLAG = "--http-max-connections";
   public static final String READ_TIMEOUT_FLAG = "--http-read-timeout";
   public static final String IDLE_TIMEOUT_FLAG = "--http-idle-timeout";

@@ -69,7 +69,8 @@ public final class Metrics implements EngineEvents, AutoCloseable {
             + " use (loads side by side finished out of order; a gap); other gaps are not counted")
         .register(registry);
     missingTagHits = Counter.builder("leaf.missing_tag.hits")
-        .description("calls answered NOT_FOUND from the missing-tag cache, without the database")
+        .description("calls answered NOT_FOUND without the database: from the missing-tag"
+            + " cache, or for a name the biz_tag column cannot hold")
         .register(registry);
     LimitRefusals.LIMITS.forEach(flag -> LimitRefusals.counter(registry, flag));
     // Loads that succeed and loads the database's outage fails: there from the start, at zero.

@@ -3,6 +3,8 @@ package io.leaf.server.snowflake;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The snowflake settings ({@code --worker-id-range}, {@code --worker-lease-ttl},
@@ -18,6 +20,9 @@ public record SnowflakeConfig(SnowflakeLayout layout, int fromId, int toId, Dura
   public static final String DEFAULT_BITS = "41/10/12";
   /** The shortest TTL: renewals every third of it must still have time to reach the database. */
   public static final Duration MIN_TTL = Duration.ofSeconds(1);
+  /** {@code from-to} in plain digits: no sign, which {@link Integer#parseInt} would take. */
+  private static final Pattern RANGE = Pattern.compile("(\\d{1,9})\\s*-\\s*(\\d{1,9})");
+  private static final Pattern BITS = Pattern.compile("\\d{1,2}/\\d{1,2}/\\d{1,2}");
 
   /**
    * @param epoch Unix epoch milliseconds or an ISO-8601 instant ({@code 2010-11-04T01:42:54.657Z})
@@ -40,7 +45,7 @@ public record SnowflakeConfig(SnowflakeLayout layout, int fromId, int toId, Dura
     String[] widths = bits.trim().split("/");
     SnowflakeLayout layout;
     try {
-      if (widths.length != 3) {
+      if (!BITS.matcher(bits.trim()).matches()) {
         throw new NumberFormatException();
       }
       layout = new SnowflakeLayout(epochMs, Integer.parseInt(widths[0]),
@@ -57,15 +62,15 @@ public record SnowflakeConfig(SnowflakeLayout layout, int fromId, int toId, Dura
           + bits + " does not hold today: the layout covers " + Instant.ofEpochMilli(epochMs)
           + " to " + Instant.ofEpochMilli(layout.maxTimestampMs()));
     }
-    String[] ends = range.trim().split("-");
+    Matcher ends = RANGE.matcher(range.trim());
     int from;
     int to;
     try {
-      if (ends.length != 2) {
+      if (!ends.matches()) {
         throw new NumberFormatException();
       }
-      from = Integer.parseInt(ends[0].trim());
-      to = Integer.parseInt(ends[1].trim());
+      from = Integer.parseInt(ends.group(1));
+      to = Integer.parseInt(ends.group(2));
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("--worker-id-range must be from-to like " + DEFAULT_RANGE
           + ", got " + range);

@@ -46,6 +46,11 @@ public abstract class ForwardingSegmentStore implements SegmentStore {
   }
 
   @Override
+  public boolean mayHold(String bizTag) {
+    return delegate.mayHold(bizTag);
+  }
+
+  @Override
   public void ping() {
     delegate.ping();
   }

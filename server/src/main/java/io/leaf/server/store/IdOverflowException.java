@@ -6,4 +6,9 @@ public final class IdOverflowException extends LeafStoreException {
     super("biz_tag " + bizTag + " is exhausted: max_id " + maxId + " + step " + step
         + " would pass 2^63-1", null);
   }
+
+  /** The same failure again, by the message an earlier one carried. */
+  public IdOverflowException(String message) {
+    super(message, null);
+  }
 }

@@ -147,10 +147,47 @@ public final class JooqSegmentStore implements SegmentStore {
     }
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Judged by the {@code biz_tag} column read when the store opened ({@link BizTagColumn});
+   * true until then.
+   */
+  @Override
+  public boolean mayHold(String bizTag) {
+    Opened o = opened;
+    return o == null || o.table().bizTag().mayHold(bizTag);
+  }
+
   @Override
   public Optional<TagRecord> getTag(String bizTag) {
     Opened o = opened();
-    return guard("read tag " + bizTag, "SELECT", () -> read(o.dsl(), o.table(), bizTag));
+    try {
+      return byName(o, bizTag,
+          () -> guard("read tag " + bizTag, "SELECT", () -> read(o.dsl(), o.table(), bizTag)));
+    } catch (TagNotFoundException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Runs {@code work}, a statement that finds {@code bizTag}'s row. None runs for a name the
+   * column cannot hold, and a name the database cannot compare with the column's character set
+   * (MySQL/MariaDB's "Illegal mix of collations", say on a latin1 table) is no row's name either:
+   * both are {@link TagNotFoundException}.
+   */
+  private static <T> T byName(Opened o, String bizTag, Supplier<T> work) {
+    if (!o.table().bizTag().mayHold(bizTag)) {
+      throw new TagNotFoundException(bizTag);
+    }
+    try {
+      return work.get();
+    } catch (StoreRejectedException e) {
+      if (DatabaseErrors.isCollationMix(e)) {
+        throw new TagNotFoundException(bizTag);
+      }
+      throw e;
+    }
   }
 
   private static Optional<TagRecord> read(DSLContext db, LeafAllocTable table, String bizTag) {
@@ -161,7 +198,7 @@ public final class JooqSegmentStore implements SegmentStore {
   public TagRecord updateStep(String bizTag, int step) {
     Opened o = opened();
     long now = clock.millis();
-    return guard("update step of " + bizTag, "UPDATE and SELECT", () -> retry.run(() -> o.dsl().transactionResult(cfg -> {
+    return byName(o, bizTag, () -> guard("update step of " + bizTag, "UPDATE and SELECT", () -> retry.run(() -> o.dsl().transactionResult(cfg -> {
       DSLContext tx = cfg.dsl();
       int updated = tx.update(LEAF_ALLOC)
           .set(LEAF_ALLOC.STEP, step)
@@ -172,7 +209,7 @@ public final class JooqSegmentStore implements SegmentStore {
         throw new TagNotFoundException(bizTag);
       }
       return read(tx, o.table(), bizTag).orElseThrow();
-    })));
+    }))));
   }
 
   @Override
@@ -218,8 +255,8 @@ public final class JooqSegmentStore implements SegmentStore {
       throw new IllegalArgumentException("step must be positive or TABLE_STEP: " + step);
     }
     Opened o = opened();
-    return guard("take a segment of " + bizTag, "UPDATE and SELECT",
-        () -> retry.run(() -> o.dsl().connectionResult(c -> takeSegment(c, o, bizTag, step))));
+    return byName(o, bizTag, () -> guard("take a segment of " + bizTag, "UPDATE and SELECT",
+        () -> retry.run(() -> o.dsl().connectionResult(c -> takeSegment(c, o, bizTag, step)))));
   }
 
   private SegmentRange takeSegment(Connection connection, Opened o, String bizTag, int step)

@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
@@ -73,13 +74,20 @@ final class LeafAllocTable {
 
   private record Need(Set<Integer> types, String description) {}
 
+  /** Types whose metadata length is the most characters the column holds. */
+  private static final Set<Integer> SIZED_TEXT = Set.of(Types.CHAR, Types.VARCHAR, Types.NCHAR,
+      Types.NVARCHAR);
+
   private final UpdateTime updateTime;
   private final String updateTimeType;
+  private final BizTagColumn bizTag;
   private final Field<Long> updateTimeMillis;
 
-  private LeafAllocTable(UpdateTime updateTime, String updateTimeType, SQLDialect dialect) {
+  private LeafAllocTable(UpdateTime updateTime, String updateTimeType, BizTagColumn bizTag,
+      SQLDialect dialect) {
     this.updateTime = updateTime;
     this.updateTimeType = updateTimeType;
+    this.bizTag = bizTag;
     Field<Long> millis = updateTime == UpdateTime.EPOCH_MILLIS
         ? LEAF_ALLOC.UPDATE_TIME
         : dialect.family() == SQLDialect.H2 || dialect.family() == SQLDialect.POSTGRES
@@ -141,8 +149,40 @@ final class LeafAllocTable {
           + " per tag");
     }
     Column time = columns.get("update_time");
+    Column tag = columns.get("biz_tag");
+    BizTagColumn bizTag = new BizTagColumn(tag.typeName,
+        isAscii(c, catalog, table, dialect),
+        SIZED_TEXT.contains(tag.type) && tag.size > 0 ? tag.size : BizTagColumn.UNBOUNDED);
     return Optional.of(new LeafAllocTable(time.type == Types.BIGINT
-        ? UpdateTime.EPOCH_MILLIS : UpdateTime.DATABASE_CLOCK, time.typeName, dialect));
+        ? UpdateTime.EPOCH_MILLIS : UpdateTime.DATABASE_CLOCK, time.typeName, bizTag, dialect));
+  }
+
+  /**
+   * Whether {@code biz_tag}'s character set is ASCII: on MySQL/MariaDB as {@code
+   * information_schema} says (Leaf's own table is {@code CHARACTER SET ascii} there); never on
+   * PostgreSQL and H2, whose columns take the database's Unicode as they are. A schema that cannot
+   * be read says no: every name is then looked up.
+   */
+  private static boolean isAscii(Connection c, String catalog, String table, SQLDialect dialect) {
+    if (dialect.family() != SQLDialect.MYSQL && dialect.family() != SQLDialect.MARIADB) {
+      return false;
+    }
+    try (PreparedStatement s = c.prepareStatement("SELECT CHARACTER_SET_NAME FROM"
+        + " information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?"
+        + " AND COLUMN_NAME = 'biz_tag'")) {
+      s.setString(1, catalog);
+      s.setString(2, table);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next() && "ascii".equalsIgnoreCase(rs.getString(1));
+      }
+    } catch (SQLException e) {
+      return false;
+    }
+  }
+
+  /** What {@code biz_tag} can hold: a name it cannot is no row's name. */
+  BizTagColumn bizTag() {
+    return bizTag;
   }
 
   /** The schema's description column, sized in characters as utf8mb4 counts them. */
@@ -171,9 +211,9 @@ final class LeafAllocTable {
     }
   }
 
-  /** For the log: how this table's {@code update_time} is kept. */
+  /** For the log: what this table's {@code biz_tag} holds and how its {@code update_time} is kept. */
   String describe() {
-    return "update_time " + updateTimeType + (updateTime == UpdateTime.EPOCH_MILLIS
+    return bizTag.describe() + ", update_time " + updateTimeType + (updateTime == UpdateTime.EPOCH_MILLIS
         ? " (epoch millis, Leaf's clock)" : " (the database's clock)");
   }
 
@@ -253,6 +293,8 @@ final class LeafAllocTable {
   private static final class Column {
     final int type;
     final String typeName;
+    /** COLUMN_SIZE: characters of a character column. */
+    final int size;
     final boolean notNull;
     final boolean hasDefault;
     final boolean generated;
@@ -260,6 +302,7 @@ final class LeafAllocTable {
     Column(ResultSet rs) throws SQLException {
       type = rs.getInt("DATA_TYPE");
       typeName = rs.getString("TYPE_NAME");
+      size = rs.getInt("COLUMN_SIZE");
       notNull = rs.getInt("NULLABLE") == DatabaseMetaData.columnNoNulls;
       hasDefault = rs.getString("COLUMN_DEF") != null;
       generated = "YES".equals(rs.getString("IS_AUTOINCREMENT"))

@@ -42,6 +42,15 @@ public interface SegmentStore {
    */
   SegmentRange nextSegment(String bizTag, int step);
 
+  /**
+   * False when no row of the table can be named {@code bizTag} (its {@code biz_tag} column's
+   * character set or length rules the name out), so the tag cannot exist and no query is needed
+   * to say so; true when it may exist, or the table is not known yet. Cheap: no I/O.
+   */
+  default boolean mayHold(String bizTag) {
+    return true;
+  }
+
   /** Returns normally when the database answers a trivial query. */
   void ping();
 }

@@ -29,6 +29,7 @@ public final class HookedDataSource implements DataSource {
 
   private final DataSource delegate;
   private final AtomicInteger borrows = new AtomicInteger();
+  private final AtomicInteger leafAllocStatements = new AtomicInteger();
   private volatile Hook onBorrow;
   private volatile Hook afterUpdate;
 
@@ -49,6 +50,14 @@ public final class HookedDataSource implements DataSource {
   /** Connections handed out so far. */
   public int borrows() {
     return borrows.get();
+  }
+
+  /**
+   * Statements prepared so far whose SQL names {@code leaf_alloc} (a health check's {@code
+   * SELECT 1} is not one): the store's queries of tags.
+   */
+  public int leafAllocStatements() {
+    return leafAllocStatements.get();
   }
 
   @Override
@@ -82,6 +91,9 @@ public final class HookedDataSource implements DataSource {
 
   /** Prepared statements of an UPDATE on leaf_alloc fire the hook after they execute. */
   private Object statement(Connection raw, Statement statement, String sql) {
+    if (sql.toLowerCase(Locale.ROOT).contains("leaf_alloc")) {
+      leafAllocStatements.incrementAndGet();
+    }
     if (!(statement instanceof PreparedStatement)
         || !sql.strip().toLowerCase(Locale.ROOT).startsWith("update leaf_alloc")) {
       return statement;
