@@ -316,7 +316,8 @@ public final class LeafServer {
         new MonitorData.Limit(HttpConfig.MAX_CONNECTIONS_FLAG, config.http().maxConnections(),
             () -> http == null ? 0 : http.httpConnections()));
     new MonitorPage(new MonitorData(allocator, this::databaseUp, limits,
-        metrics == null ? Map::of : metrics::refusals, workerLease)).addTo(routes);
+        metrics == null ? Map::of : metrics::refusals, workerLease),
+        config.ops().monitorPublic() ? null : tokens).addTo(routes);
     return routes;
   }
 

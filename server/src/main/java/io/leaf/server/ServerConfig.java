@@ -114,6 +114,8 @@ public record ServerConfig(
     flag("client-token", "", "bearer token every other LeafService RPC requires (needs"
         + " --admin-token, which is accepted too)");
     flag("client-token-file", "", "file holding --client-token");
+    flag("monitor-public", "false", "true: the monitor page GET / and /api/monitor.json, which"
+        + " list every tag name held, need no token even with --client-token");
     flag("log-level", "INFO", "log level: " + String.join(", ", LOG_LEVELS)
         + " (the start line and secrets are not affected)");
     flag("worker-id-range", SnowflakeConfig.DEFAULT_RANGE,
@@ -244,7 +246,18 @@ public record ServerConfig(
     }
     return new OpsConfig(metricsPort, path(get, "tls-cert"),
         path(get, "tls-key"), path(get, "tls-client-ca"), duration(get, "tls-refresh"),
-        token(get, "admin-token"), token(get, "client-token"));
+        token(get, "admin-token"), token(get, "client-token"), bool(get, "monitor-public"));
+  }
+
+  /** {@code true} or {@code false}; anything else stops the server. */
+  private static boolean bool(Function<String, String> get, String name) {
+    String raw = get.apply(name);
+    return switch (raw.trim().toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new IllegalArgumentException("--" + name + " must be true or false, got "
+          + raw);
+    };
   }
 
   private static Path path(Function<String, String> get, String name) {

@@ -182,6 +182,14 @@ class ServerConfigTest {
     assertTrue(!c.toString().contains("hunter2"), c.toString());
   }
 
+  @Test
+  void monitorPublic_falseByDefault_trueOrFalseOnly() {
+    assertFalse(parse(Map.of()).ops().monitorPublic(), "the monitor follows the tokens by default");
+    assertTrue(parse(Map.of(), "--monitor-public", "true").ops().monitorPublic());
+    assertTrue(parse(Map.of("LEAF_MONITOR_PUBLIC", "TRUE")).ops().monitorPublic(), "from the env");
+    assertMessage("--monitor-public must be true or false, got yes", "--monitor-public", "yes");
+  }
+
   private static void assertMessage(String expected, String... args) {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(Map.of(), args));
     assertEquals(expected, e.getMessage());

@@ -13,9 +13,10 @@ import java.util.concurrent.TimeUnit;
  * elsewhere ({@code --max-wait}).
  *
  * <p>Sits before the HTTP codec, so it sees the first raw byte of a request; the request handler
- * tells it when a request was decoded and when its answer was written. The connection reads one
- * request at a time (auto-read is off), so these three states are the whole story; while a
- * request is arriving this handler keeps reading.
+ * tells it when a request was decoded and when its answer was written (and the next pipelined one
+ * started), so these three states are the whole story. While a request is arriving this handler
+ * keeps reading (auto-read is off); while one is answered the request handler does, to see a
+ * hang-up, and what arrives then is bounded by the handler's pipelining limits.
  *
  * <p>Confined to the connection's event loop, like every per-connection handler.
  */

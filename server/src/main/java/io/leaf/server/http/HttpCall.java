@@ -33,11 +33,10 @@ public final class HttpCall {
   private final AtomicBoolean answered = new AtomicBoolean();
   private volatile Runnable onCancel;
 
-  HttpCall(HttpRequest request, BiConsumer<HttpCall, FullHttpResponse> writer) {
+  /** @param path the request's path, as {@link RequestTarget#path} reads it */
+  HttpCall(HttpRequest request, String path, BiConsumer<HttpCall, FullHttpResponse> writer) {
     this.method = request.method().name();
-    String uri = request.uri();
-    int query = uri.indexOf('?');
-    this.path = query < 0 ? uri : uri.substring(0, query);
+    this.path = path;
     this.headers = request.headers();
     this.version = request.protocolVersion();
     this.keepAlive = HttpUtil.isKeepAlive(request);
@@ -49,7 +48,10 @@ public final class HttpCall {
     return method;
   }
 
-  /** The path as sent (still percent-encoded), without the query. */
+  /**
+   * The path without the query, still percent-encoded; from an absolute-form target its path,
+   * and bytes past ASCII read as UTF-8.
+   */
   public String path() {
     return path;
   }

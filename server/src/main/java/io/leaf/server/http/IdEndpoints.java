@@ -4,7 +4,6 @@ import io.leaf.server.api.TagNames;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.ops.TokenCheck;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.time.Duration;
 import java.util.Set;
@@ -115,21 +114,7 @@ public final class IdEndpoints {
   }
 
   private boolean granted(HttpCall call) {
-    if (tokens == null) {
-      return true;
-    }
-    return switch (tokens.check(call.header(HttpHeaderNames.AUTHORIZATION), false)) {
-      case GRANTED -> true;
-      case MISSING -> {
-        call.fail(HttpResponseStatus.UNAUTHORIZED, "this call needs the header 'Authorization:"
-            + " Bearer <token>'", HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
-        yield false;
-      }
-      case DENIED -> {
-        call.fail(HttpResponseStatus.FORBIDDEN, "the bearer token does not grant this call");
-        yield false;
-      }
-    };
+    return BearerTokens.granted(tokens, call, "");
   }
 
   private void answer(HttpCall call, CompletableFuture<Long> next) {

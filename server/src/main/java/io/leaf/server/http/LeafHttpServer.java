@@ -2,7 +2,6 @@ package io.leaf.server.http;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -14,7 +13,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.UncheckedIOException;
@@ -65,22 +63,15 @@ public final class LeafHttpServer implements AutoCloseable {
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptor, workers)
         .channel(NioServerSocketChannel.class)
-        // Requests are read one at a time (see RequestHandler): no reads the server did not ask for.
+        // Reads are asked for by the handlers (ConnectionTimeouts, RequestHandler), which bound
+        // what a connection's input may hold: no reads the server did not ask for.
         .childOption(ChannelOption.AUTO_READ, false)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
-            ConnectionTimeouts timeouts =
-                new ConnectionTimeouts(config.readTimeout(), config.idleTimeout());
-            ChannelPipeline p = ch.pipeline();
-            p.addLast("limit", limit);
-            p.addLast("timeouts", timeouts);
-            p.addLast("codec", new HttpServerCodec(HttpConfig.MAX_LINE_BYTES,
-                HttpConfig.MAX_HEADER_BYTES, 8192));
-            p.addLast("malformed", new MalformedRequests(timeouts));
-            p.addLast("aggregate", new BoundedAggregator());
-            p.addLast("requests", new RequestHandler(routes, timeouts));
+            ch.pipeline().addLast("limit", limit);
+            configure(ch.pipeline(), config, routes);
           }
         });
     Channel channel;
@@ -95,6 +86,18 @@ public final class LeafHttpServer implements AutoCloseable {
           e instanceof java.io.IOException io ? io : new java.io.IOException(e));
     }
     return new LeafHttpServer(acceptor, workers, channel, limit);
+  }
+
+  /** The handlers of one connection after the connection bound: timeouts, codec, requests. */
+  static void configure(ChannelPipeline p, HttpConfig config, HttpRoutes routes) {
+    ConnectionTimeouts timeouts =
+        new ConnectionTimeouts(config.readTimeout(), config.idleTimeout());
+    p.addLast("timeouts", timeouts);
+    p.addLast("codec", new HttpServerCodec(HttpConfig.MAX_LINE_BYTES,
+        HttpConfig.MAX_HEADER_BYTES, 8192));
+    p.addLast("refused", new RefusedRequests());
+    p.addLast("aggregate", new BoundedAggregator());
+    p.addLast("requests", new RequestHandler(routes, timeouts));
   }
 
   /** The bound port (useful with port 0). */
@@ -115,7 +118,12 @@ public final class LeafHttpServer implements AutoCloseable {
     workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
   }
 
-  /** Aggregates a request up to {@link HttpConfig#MAX_BODY_BYTES}; a larger one is 413 and closed. */
+  /**
+   * Aggregates a request up to {@link HttpConfig#MAX_BODY_BYTES}; a body that grows past it (one
+   * without a Content-Length) is refused in its turn, 413. Expectations were judged before (see
+   * {@link RefusedRequests}): only a {@code 100-continue} within the bound reaches this handler,
+   * which answers it {@code 100 Continue}.
+   */
   private static final class BoundedAggregator extends HttpObjectAggregator {
 
     BoundedAggregator() {
@@ -124,10 +132,7 @@ public final class LeafHttpServer implements AutoCloseable {
 
     @Override
     protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-      ctx.writeAndFlush(MalformedRequests.closingResponse(
-          HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
-          "the request body is larger than " + HttpConfig.MAX_BODY_BYTES + " bytes"))
-          .addListener(ChannelFutureListener.CLOSE);
+      ctx.fireChannelRead(RefusedRequests.tooLarge());
     }
   }
 }

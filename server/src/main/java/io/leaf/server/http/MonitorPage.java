@@ -1,36 +1,77 @@
 package io.leaf.server.http;
 
+import io.leaf.server.ops.TokenCheck;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * The monitor: {@code GET /} a page rendered on the server, whose inline script refreshes it from
+ * The monitor: {@code GET /} a page rendered on the server, whose script refreshes it from
  * {@code GET /api/monitor.json} every two seconds. No external asset, no build step; works
  * offline. Every value is escaped (HTML on the server, {@code textContent} in the script), so a tag
- * named {@code <script>} is shown, never run.
+ * named {@code <script>} is shown, never run, and a format character in it (a bidi control such
+ * as U+202E) is shown as its code, never applied. The page's Content-Security-Policy allows its
+ * own script and style by their hashes, nothing inline besides.
+ *
+ * <p>The page and its JSON list every tag name the server holds: with a client token set they
+ * need the client or admin token, unless {@code --monitor-public} opens them.
  */
 public final class MonitorPage {
 
   public static final String JSON_PATH = "/api/monitor.json";
 
-  /** The page may run only its own inline script and fetch only from this server. */
-  static final String CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src"
-      + " 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'";
+  /**
+   * The page may run only its own script and style (by their SHA-256 hashes), fetch only from
+   * this server, and be framed by no one.
+   */
+  static final String CSP = "default-src 'none'; script-src " + hash(MonitorPage.SCRIPT)
+      + "; style-src " + hash(MonitorPage.STYLE) + "; connect-src 'self'; base-uri 'none';"
+      + " form-action 'none'; frame-ancestors 'none'";
 
   private final MonitorData data;
+  private final TokenCheck tokens;
 
-  public MonitorPage(MonitorData data) {
+  /** @param tokens the bearer-token rule the page follows; null: open to anyone */
+  public MonitorPage(MonitorData data, TokenCheck tokens) {
     this.data = data;
+    this.tokens = tokens;
   }
 
   /** Adds {@code GET /} and {@code GET /api/monitor.json}. */
   public HttpRoutes addTo(HttpRoutes routes) {
     return routes
-        .get("/", call -> call.respond(HttpResponseStatus.OK, "text/html; charset=utf-8",
-            html(data.snapshot()), "Content-Security-Policy", CSP))
-        .get(JSON_PATH, call -> call.respond(HttpResponseStatus.OK,
-            "application/json; charset=utf-8", json(data.snapshot())));
+        .get("/", call -> {
+          if (granted(call)) {
+            call.respond(HttpResponseStatus.OK, "text/html; charset=utf-8",
+                html(data.snapshot()), "Content-Security-Policy", CSP);
+          }
+        })
+        .get(JSON_PATH, call -> {
+          if (granted(call)) {
+            call.respond(HttpResponseStatus.OK, "application/json; charset=utf-8",
+                json(data.snapshot()));
+          }
+        });
+  }
+
+  private boolean granted(HttpCall call) {
+    return BearerTokens.granted(tokens, call, " (the client or admin token; --monitor-public"
+        + " opens the monitor to anyone)");
+  }
+
+  /** A CSP source matching exactly {@code text}: {@code 'sha256-<base64>'}. */
+  private static String hash(String text) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256")
+          .digest(text.getBytes(StandardCharsets.UTF_8));
+      return "'sha256-" + Base64.getEncoder().encodeToString(digest) + "'";
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-256", e);
+    }
   }
 
   static String json(MonitorData.Snapshot s) {
@@ -120,38 +161,28 @@ public final class MonitorPage {
         + ") · " + String.format(Locale.ROOT, "%.1f", s.usedPercent()) + "% used");
   }
 
-  private static final String PAGE = """
-      <!DOCTYPE html>
-      <html lang="en"><head><meta charset="utf-8">
-      <meta name="viewport" content="width=device-width, initial-scale=1">
-      <title>Leaf monitor</title>
-      <style>
+  /** The page's style sheet, allowed by its hash ({@link #CSP}). */
+  private static final String STYLE = """
       body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
       h1{font-size:1.4em;margin:0 0 .3em} h2{font-size:1.1em;margin:1.4em 0 .4em}
       table{border-collapse:collapse;min-width:40em} td,th{border-bottom:1px solid #ddd;
       padding:.25em .8em;text-align:left;font-variant-numeric:tabular-nums}
       th{background:#f4f4f4} .ok{color:#137333;font-weight:bold} .bad{color:#b3261e;
       font-weight:bold} .tag{font-family:ui-monospace,monospace} #age{color:#666}
-      </style></head><body>
-      <h1>Leaf monitor</h1>
-      <p>Database: <span id="db" class="{{dbclass}}">{{db}}</span> ·
-      tags held by this server: <span id="count">{{count}}</span> ·
-      <span id="age">rendered by the server; refreshes every 2 s</span></p>
-      <h2>Tags</h2>
-      <table><thead><tr><th>tag</th><th>current segment</th><th>next segment</th>
-      <th>effective step</th><th>IDs/s</th><th>last load</th></tr></thead>
-      <tbody id="tags">{{tags}}</tbody></table>
-      <h2>Limits</h2>
-      <table><thead><tr><th>flag</th><th>limit</th><th>in use</th><th>refusals</th></tr></thead>
-      <tbody id="limits">{{limits}}</tbody></table>
-      <h2>Worker lease</h2>
-      <table><tbody id="lease">{{lease}}</tbody></table>
-      <script>
+      """;
+
+  /** The page's script, allowed by its hash ({@link #CSP}): refreshes the tables. */
+  private static final String SCRIPT = """
       "use strict";
       function seg(s) {
         if (!s) return "\\u2013";
         return s.cursor + " in [" + s.start + ", " + s.end + ") \\u00b7 "
           + Number(s.usedPercent).toFixed(1) + "% used";
+      }
+      function shown(v) {
+        return String(v).replace(/\\p{Cf}/gu, function (c) {
+          return "[U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") + "]";
+        });
       }
       function fill(id, rows) {
         var body = document.getElementById(id);
@@ -161,7 +192,7 @@ public final class MonitorPage {
           var tr = document.createElement("tr");
           cells.forEach(function (c, i) {
             var td = document.createElement("td");
-            td.textContent = String(c);
+            td.textContent = shown(c);
             if (id === "tags" && i === 0) td.className = "tag";
             tr.appendChild(td);
           });
@@ -195,6 +226,29 @@ public final class MonitorPage {
         });
       }
       setInterval(refresh, 2000);
+      """;
+
+  private static final String PAGE = """
+      <!DOCTYPE html>
+      <html lang="en"><head><meta charset="utf-8">
+      <meta name="viewport" content="width=device-width, initial-scale=1">
+      <title>Leaf monitor</title>
+      <style>""" + STYLE + """
+      </style></head><body>
+      <h1>Leaf monitor</h1>
+      <p>Database: <span id="db" class="{{dbclass}}">{{db}}</span> ·
+      tags held by this server: <span id="count">{{count}}</span> ·
+      <span id="age">rendered by the server; refreshes every 2 s</span></p>
+      <h2>Tags</h2>
+      <table><thead><tr><th>tag</th><th>current segment</th><th>next segment</th>
+      <th>effective step</th><th>IDs/s</th><th>last load</th></tr></thead>
+      <tbody id="tags">{{tags}}</tbody></table>
+      <h2>Limits</h2>
+      <table><thead><tr><th>flag</th><th>limit</th><th>in use</th><th>refusals</th></tr></thead>
+      <tbody id="limits">{{limits}}</tbody></table>
+      <h2>Worker lease</h2>
+      <table><tbody id="lease">{{lease}}</tbody></table>
+      <script>""" + SCRIPT + """
       </script>
       </body></html>
       """;

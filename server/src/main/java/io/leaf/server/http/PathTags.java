@@ -25,10 +25,12 @@ final class PathTags {
     }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(segment.length());
     for (int i = 0; i < segment.length(); i++) {
-      char c = segment.charAt(i);
-      if (c != '%') {
-        byte[] plain = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
-        bytes.write(plain, 0, plain.length);
+      if (segment.charAt(i) != '%') {
+        // The run up to the next escape, whole: a surrogate pair must not be split.
+        int end = segment.indexOf('%', i);
+        end = end < 0 ? segment.length() : end;
+        bytes.writeBytes(segment.substring(i, end).getBytes(StandardCharsets.UTF_8));
+        i = end - 1;
         continue;
       }
       if (i + 2 >= segment.length()) {

@@ -16,9 +16,11 @@ import java.time.Duration;
  * @param adminToken bearer token CreateTag and UpdateStep require; null: open
  * @param clientToken bearer token every other LeafService RPC requires (the admin token is
  *     accepted too); null: open
+ * @param monitorPublic whether the monitor page and its JSON, which list every tag name the
+ *     server holds, are served without a token even when {@code clientToken} is set
  */
 public record OpsConfig(int metricsPort, Path tlsCert, Path tlsKey, Path tlsClientCa,
-    Duration tlsRefresh, String adminToken, String clientToken) {
+    Duration tlsRefresh, String adminToken, String clientToken, boolean monitorPublic) {
 
   public OpsConfig {
     if ((tlsCert == null) != (tlsKey == null)) {
@@ -49,6 +51,7 @@ public record OpsConfig(int metricsPort, Path tlsCert, Path tlsKey, Path tlsClie
     return "metrics-port=" + metricsPort
         + " tls=" + (tlsCert == null ? "off" : tlsClientCa == null ? "on" : "mutual")
         + " admin-token=" + (adminToken == null ? "unset" : "set")
-        + " client-token=" + (clientToken == null ? "unset" : "set");
+        + " client-token=" + (clientToken == null ? "unset" : "set")
+        + " monitor-public=" + monitorPublic;
   }
 }

@@ -202,24 +202,75 @@ class IdEndpointsTest {
     assertStatus(503, "", get("/api/segment/get/t"), "database down");
   }
 
+  /** Waits (test thread only) until {@code n} calls wait for a segment; false if they never do. */
+  private boolean awaitWaitingCalls(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (leaf.allocator.waitingCalls() != n && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    return leaf.allocator.waitingCalls() == n;
+  }
+
   @Test
-  void segment_clientLeavesWhileWaiting_waitDropped() throws Exception {
-    start();
+  void segment_clientHangsUpWhileWaiting_waitSlotFreedAtOnce() throws Exception {
+    // An hour: only the hang-up can free the slot within the test.
+    start("--max-wait", "1h");
     memory.createTag("t", 1, 100, null);
     store.blockLoads();
     try (RawHttpClient raw = new RawHttpClient(port, 20_000)) {
       raw.send("GET /api/segment/get/t HTTP/1.1\r\nHost: x\r\n\r\n");
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-      while (leaf.allocator.waitingCalls() < 1 && System.nanoTime() < deadline) {
-        Thread.sleep(10);
+      assertTrue(awaitWaitingCalls(1), "the call waits for the load");
+    }
+    assertTrue(awaitWaitingCalls(0), "the client hung up: its wait slot is freed, "
+        + leaf.allocator.waitingCalls() + " still waiting");
+  }
+
+  @Test
+  void segment_waitingCallThen17Pipelined_answeredInOrderThenRefused() throws Exception {
+    start("--max-wait", "1h");
+    memory.createTag("t", 1, 100, null);
+    store.blockLoads();
+    try (RawHttpClient raw = new RawHttpClient(port, 20_000)) {
+      StringBuilder requests = new StringBuilder();
+      for (int i = 0; i < 1 + RequestHandler.MAX_PIPELINED + 1; i++) {
+        requests.append("GET /api/segment/get/t HTTP/1.1\r\nHost: x\r\n\r\n");
       }
-      assertEquals(1, leaf.allocator.waitingCalls(), "the call waits for the load");
+      raw.send(requests.toString());
+      assertTrue(awaitWaitingCalls(1), "the first call waits for the load");
+      store.release();
+      for (int i = 1; i <= 1 + RequestHandler.MAX_PIPELINED; i++) {
+        RawHttpClient.Response r = raw.read();
+        assertEquals(200, r == null ? -1 : r.status(), "request " + i + " answered: " + r);
+        assertEquals(String.valueOf(i), r.body(), "in order");
+      }
+      RawHttpClient.Response refused = raw.read();
+      assertEquals(429, refused == null ? -1 : refused.status(),
+          "the one over the bound is refused with a status: " + refused);
+      assertTrue(raw.closedByServer(), "then closed");
     }
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (leaf.allocator.waitingCalls() > 0 && System.nanoTime() < deadline) {
-      Thread.sleep(10);
+  }
+
+  @Test
+  void segment_rawUtf8Tag_servedOr404NamingIt() throws Exception {
+    assumeTrue(TagNames.problem("订单") == null,
+        "SKIPPED: the tag rule of this build refuses tags outside [A-Za-z0-9_.:-]");
+    start();
+    memory.createTag("订单", 1, 100, null);
+    try (RawHttpClient raw = new RawHttpClient(port, 20_000)) {
+      raw.send("GET /api/segment/get/订单 HTTP/1.1\r\nHost: x\r\n\r\n");
+      RawHttpClient.Response r = raw.read();
+      assertEquals("1", r.body(), "the tag 订单 sent as raw UTF-8: " + r);
+      raw.send("GET /api/segment/get/订单x HTTP/1.1\r\nHost: x\r\n\r\n");
+      r = raw.read();
+      assertEquals(404, r.status(), "an unknown one: " + r);
+      assertTrue(r.body().contains("订单x"), "named as sent: " + r);
+      raw.send(new byte[] {'G', 'E', 'T', ' ', '/', 'a', 'p', 'i', '/', 's', 'e', 'g', 'm', 'e',
+          'n', 't', '/', 'g', 'e', 't', '/', (byte) 0xE8, (byte) 0xAE, ' ', 'H', 'T', 'T', 'P', '/',
+          '1', '.', '1', '\r', '\n', '\r', '\n'});
+      r = raw.read();
+      assertEquals(400, r.status(), "a truncated UTF-8 sequence: " + r);
+      assertTrue(r.body().contains("UTF-8"), "says so: " + r);
     }
-    assertEquals(0, leaf.allocator.waitingCalls(), "the client left: its wait is dropped");
   }
 
   @Test

@@ -12,9 +12,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -49,6 +54,51 @@ class MonitorPageTest {
     assertTrue(html.contains(">down<"), "the database state");
     assertTrue(html.contains("<td>--max-waiting</td><td>10000</td><td>3</td><td>7</td>"),
         "a limit, its use and its refusals");
+  }
+
+  @Test
+  void html_tagWithBidiAndFormatControls_shownAsCodesNotApplied() {
+    String html = MonitorPage.html(snapshotWith("invoice\u202Efdp.exe\u2066x\u200Dy"));
+    assertTrue(html.contains("invoice[U+202E]fdp.exe[U+2066]x[U+200D]y"), "shown, not applied");
+    for (char c : new char[] {'\u202E', '\u2066', '\u200D'}) {
+      assertFalse(html.indexOf(c) >= 0, "no U+" + Integer.toHexString(c) + " reaches the page");
+    }
+  }
+
+  @Test
+  void html_script_codesFormatControlsAsTheServerDoes() {
+    // The refresh fills the table from JSON, which keeps the tag exact: the script must show it
+    // the same way.
+    String script = between(MonitorPage.html(snapshotWith("t")), "<script>", "</script>");
+    assertTrue(script.contains("\\p{Cf}"), "the script replaces format controls");
+    assertTrue(script.contains("[U+"), "with the same visible code");
+  }
+
+  @Test
+  void csp_noUnsafeInline_onlyThePagesOwnScriptAndStyleByHash() throws Exception {
+    String html = MonitorPage.html(snapshotWith("t"));
+    String csp = MonitorPage.CSP;
+    assertFalse(csp.contains("unsafe-inline"), "strict: " + csp);
+    assertTrue(csp.contains("default-src 'none'"), csp);
+    String script = between(html, "<script>", "</script>");
+    String style = between(html, "<style>", "</style>");
+    assertTrue(csp.contains("script-src 'sha256-" + sha256(script) + "'"),
+        "the page's script, by its hash: " + csp);
+    assertTrue(csp.contains("style-src 'sha256-" + sha256(style) + "'"),
+        "the page's style, by its hash: " + csp);
+    assertEquals(1, html.split("<script", -1).length - 1, "one script element");
+    assertFalse(Pattern.compile("<[^>]*\\s(style|on[a-z]+)=").matcher(html).find(),
+        "no inline style or handler attribute, which a hash cannot allow");
+  }
+
+  private static String between(String s, String open, String close) {
+    int start = s.indexOf(open) + open.length();
+    return s.substring(start, s.indexOf(close, start));
+  }
+
+  private static String sha256(String text) throws Exception {
+    return Base64.getEncoder().encodeToString(
+        MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
   }
 
   @Test
@@ -95,5 +145,59 @@ class MonitorPageTest {
         json.body());
     assertTrue(json.body().contains("\"flag\":\"--max-stream-memory\",\"limit\":"
         + leaf.server.service().streamMemoryBytes() + ",\"inUse\":0"), json.body());
+  }
+
+  private int startLeaf(MemorySegmentStore store, String... flags) throws Exception {
+    int port;
+    try (ServerSocket free = new ServerSocket(0)) {
+      port = free.getLocalPort();
+    }
+    List<String> all = new ArrayList<>(List.of("--http-port", String.valueOf(port)));
+    all.addAll(List.of(flags));
+    leaf = new InProcessLeaf(store, all.toArray(String[]::new));
+    return port;
+  }
+
+  private static HttpResponse<String> get(int port, String path, String authorization)
+      throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30));
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
+    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
+        .send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void monitor_clientTokenSet_tagNamesOnlyWithAToken() throws Exception {
+    MemorySegmentStore store = new MemorySegmentStore();
+    store.createTag("secret-tag", 1, 100, null);
+    int port = startLeaf(store, "--admin-token", "admin-secret", "--client-token", "client-secret");
+    leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("secret-tag").build());
+    for (String path : List.of("/", MonitorPage.JSON_PATH)) {
+      HttpResponse<String> anyone = get(port, path, null);
+      assertEquals(401, anyone.statusCode(), path + " without a token: " + anyone.body());
+      assertFalse(anyone.body().contains("secret-tag"), "no tag name: " + anyone.body());
+      assertTrue(anyone.body().contains("--monitor-public"), "says how to open it: "
+          + anyone.body());
+      assertEquals(403, get(port, path, "Bearer wrong").statusCode(), path + ", a wrong token");
+      assertTrue(get(port, path, "Bearer client-secret").body().contains("secret-tag"),
+          path + " with the client token");
+      assertTrue(get(port, path, "Bearer admin-secret").body().contains("secret-tag"),
+          path + " with the admin token");
+    }
+  }
+
+  @Test
+  void monitor_clientTokenSetButMonitorPublic_open() throws Exception {
+    MemorySegmentStore store = new MemorySegmentStore();
+    store.createTag("public-tag", 1, 100, null);
+    int port = startLeaf(store, "--admin-token", "admin-secret", "--client-token", "client-secret",
+        "--monitor-public", "true");
+    leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("public-tag").build());
+    assertTrue(get(port, MonitorPage.JSON_PATH, null).body().contains("public-tag"),
+        "--monitor-public: the JSON is open");
+    assertEquals(200, get(port, "/", null).statusCode(), "and the page");
   }
 }

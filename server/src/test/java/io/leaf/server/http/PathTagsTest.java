@@ -14,6 +14,8 @@ class PathTagsTest {
     assertEquals("a+b", PathTags.decode("a+b"), "a plus stays a plus in a path");
     assertEquals("pay/refund", PathTags.decode("pay%2Frefund"), "an escaped slash");
     assertEquals("plain", PathTags.decode("plain"), "nothing to decode");
+    assertEquals("\uD83D\uDE00 订单", PathTags.decode("\uD83D\uDE00%20订单"),
+        "characters sent unescaped (a pair of surrogates among them) beside an escape");
   }
 
   @Test

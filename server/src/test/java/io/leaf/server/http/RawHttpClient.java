@@ -31,7 +31,12 @@ final class RawHttpClient implements AutoCloseable {
   }
 
   void send(String raw) throws IOException {
-    out.write(raw.getBytes(StandardCharsets.UTF_8));
+    send(raw.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Sends {@code raw} as it is (bytes that are not UTF-8, say). */
+  void send(byte[] raw) throws IOException {
+    out.write(raw);
     out.flush();
   }
 
