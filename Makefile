@@ -10,7 +10,7 @@ SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src se
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
 	@echo "make test   run every test (MariaDB tests skip with a message when no MariaDB is reachable)"
-	@echo "make test-fast  the JUnit tests not tagged slow: no child processes, clusters or stress runs (a few minutes)"
+	@echo "make test-fast  the JUnit tests not tagged slow: no child processes, clusters or stress runs (about 3 minutes once built)"
 	@echo "make test-node  the Node example's test against the packaged server (skipped without node)"
 	@echo "make test-python  the Python example's test against the packaged server (skipped without python3-grpcio)"
 	@echo "make test-spring-boot  the Spring Boot example (built against the installed leaf-bom) against the packaged server"
