@@ -5,11 +5,12 @@ JAR := server/target/leaf-server.jar
 VERSION := 0.1.0
 SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run test test-node test-python test-spring-boot test-browser bench image clean help
+.PHONY: build run test test-fast test-node test-python test-spring-boot test-browser bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
 	@echo "make test   run every test (MariaDB tests skip with a message when no MariaDB is reachable)"
+	@echo "make test-fast  the JUnit tests not tagged slow: no child processes, clusters or stress runs (about 3 minutes once built)"
 	@echo "make test-node  the Node example's test against the packaged server (skipped without node)"
 	@echo "make test-python  the Python example's test against the packaged server (skipped without python3-grpcio)"
 	@echo "make test-spring-boot  the Spring Boot example (built against the installed leaf-bom) against the packaged server"
@@ -31,7 +32,8 @@ run: $(JAR)
 # Every suite runs; the last lines are the counts of each, then the failed JUnit tests by name
 # (scripts/test-summary.sh).
 test:
-	@rm -rf target/test-logs && mkdir -p target/test-logs
+	@rm -rf target/test-logs */target/surefire-reports examples/*/target/surefire-reports
+	@mkdir -p target/test-logs
 	@status=0; \
 	if $(MVN) install; then \
 		$(MAKE) --no-print-directory test-node 2>&1 | tee target/test-logs/node.log; \
@@ -44,6 +46,16 @@ test:
 	else \
 		status=1; \
 	fi; \
+	scripts/test-summary.sh || status=1; \
+	exit $$status
+
+# The JUnit tests of every module except those tagged @Tag("slow") (separate processes, kill -9,
+# libfaketime, Galera, Patroni, several servers, stress runs): what a change runs before `make
+# test`. Counts as for `make test`, from this run's reports only.
+test-fast:
+	@rm -rf target/test-logs */target/surefire-reports examples/*/target/surefire-reports
+	@status=0; \
+	$(MVN) test -DexcludedGroups=slow || status=1; \
 	scripts/test-summary.sh || status=1; \
 	exit $$status
 

@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -116,6 +117,7 @@ class LeastPrivilegeMariaDbTest {
         NextIdRequest.newBuilder().setBizTag("existing").build()));
   }
 
+  @Tag("slow")
   @Test
   void calls_loginRefused_failedPreconditionWithTheReason() throws Exception {
     TestDatabase.Login login = db.createUser("SELECT, INSERT, UPDATE");

@@ -17,11 +17,13 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What the packaged server writes to its log at every level: never a token, always the start line. */
+@Tag("slow")
 class LogSecretsTest {
 
   private static final String ADMIN = "admin-7f3c9e1d2b4a";

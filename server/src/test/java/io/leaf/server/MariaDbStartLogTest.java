@@ -7,10 +7,12 @@ import io.leaf.server.testing.ServerProcess;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** What an operator reads when the packaged server starts against MariaDB. */
+@Tag("slow")
 class MariaDbStartLogTest {
 
   @Test

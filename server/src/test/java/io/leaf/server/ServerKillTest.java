@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Timeout;
  * Three packaged servers on one database under load; one is killed with -9 (no shutdown hook, no
  * pool close) and started again, twice: no ID is issued twice across all of them.
  */
+@Tag("slow")
 class ServerKillTest {
 
   private static final Pattern LISTENING = Pattern.compile("Leaf listening on port (\\d+)");

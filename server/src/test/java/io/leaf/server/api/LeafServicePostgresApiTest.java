@@ -2,8 +2,10 @@ package io.leaf.server.api;
 
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
+import org.junit.jupiter.api.Tag;
 
 /** {@link LeafServiceApiTest} on PostgreSQL: Every RPC and every row of the error table as on H2 and MariaDB. */
+@Tag("slow")
 class LeafServicePostgresApiTest extends LeafServiceApiTest {
   @Override
   TestDatabase newDatabase() {

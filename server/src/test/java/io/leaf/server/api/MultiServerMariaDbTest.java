@@ -30,12 +30,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Three Leaf servers, each with its own engine and connection pool, on one MariaDB database:
  * the row lock alone keeps their segments and dedicated ranges, and so their IDs, disjoint.
  */
+@Tag("slow")
 class MultiServerMariaDbTest {
 
   private static final int SERVERS = 3;

@@ -29,7 +29,9 @@ import io.leaf.server.snowflake.SnowflakeLayout;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.MemoryWorkerLeaseStore;
 import io.leaf.server.store.StoreUnavailableException;
+import io.leaf.server.store.WorkerLease;
 import io.leaf.server.store.WorkerLeaseStore;
+import io.leaf.server.testing.Poll;
 import io.leaf.v1.DecodeSnowflakeIdRequest;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.IdBatch;
@@ -45,12 +47,14 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -107,6 +111,33 @@ class SnowflakeServiceApiTest {
       Thread.sleep(10);
     }
     throw new AssertionError("no lease within 10 s");
+  }
+
+  /** {@code leases}, counting in {@code claims} the claims that reached it. */
+  private static WorkerLeaseStore countingClaims(WorkerLeaseStore leases, AtomicInteger claims) {
+    return new WorkerLeaseStore() {
+      @Override
+      public void createSchemaIfMissing() {
+        leases.createSchemaIfMissing();
+      }
+
+      @Override
+      public Optional<WorkerLease> claim(int fromId, int toId, String owner, Duration ttl) {
+        claims.incrementAndGet();
+        return leases.claim(fromId, toId, owner, ttl);
+      }
+
+      @Override
+      public Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
+          long lastTimestampMs) {
+        return leases.renew(workerId, owner, ttl, lastTimestampMs);
+      }
+
+      @Override
+      public void release(int workerId, String owner, long lastTimestampMs) {
+        leases.release(workerId, owner, lastTimestampMs);
+      }
+    };
   }
 
   @Test
@@ -252,8 +283,11 @@ class SnowflakeServiceApiTest {
   void health_snowflakeService_servingOnceLeasedNotBefore() throws Exception {
     MemoryWorkerLeaseStore leases = new MemoryWorkerLeaseStore(InstantSource.system());
     leases.failWith(new StoreUnavailableException("database unavailable: test", null));
-    var stub = start(leases, null);
-    Thread.sleep(1_500); // the first claim and a retry fail
+    AtomicInteger claims = new AtomicInteger();
+    // TTL 2 s: a failed claim is retried after 200 ms.
+    var stub = start(countingClaims(leases, claims), null, "--worker-lease-ttl", "2s");
+    assertTrue(Poll.until(() -> claims.get() >= 2, Duration.ofSeconds(10)),
+        "the first claim and a retry fail");
     assertEquals(ServingStatus.SERVING, health(LeafServiceGrpc.SERVICE_NAME),
         "segment IDs can be issued");
     assertEquals(ServingStatus.NOT_SERVING, health(SnowflakeServiceGrpc.SERVICE_NAME),

@@ -26,6 +26,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * no OutOfMemoryError, and every stream slot is free again after the streams are cancelled, round
  * after round.
  */
+@Tag("slow")
 class UnreadStreamsMemoryTest {
 
   private static final int STREAMS = 256;

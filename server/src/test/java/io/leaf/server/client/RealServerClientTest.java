@@ -21,6 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The client over TCP against the real Netty server on a free port with an H2 file database. */
@@ -46,6 +47,7 @@ class RealServerClientTest {
     server.stop();
   }
 
+  @Tag("slow")
   @Test
   void cachedIdGenerator_eightThreadsMillionEach_allUnique() throws Exception {
     // Generous deadlines: on a loaded machine a block of a million IDs can take seconds.

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -239,6 +240,7 @@ class SegmentPrefetchTest {
         + ahead());
   }
 
+  @Tag("slow")
   @Test
   void nextId_concurrentCallersLoadsFinishingOutOfOrder_noIdRepeats() throws Exception {
     // Real time here: loads finish after a random 0-2 ms, so a later load often lands first.

@@ -17,6 +17,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Every metric name the shipped Grafana dashboard and Prometheus alert rules use exists in the
  * {@code /metrics} of a fresh server (started as {@code java -jar} starts it, no call made yet).
  */
+@Tag("slow")
 class MonitoringFilesTest {
 
   static final Path DASHBOARD = Path.of("..", "k8s", "monitoring", "grafana-dashboard.json");

@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Timeout;
  * RESOURCE_EXHAUSTED naming --worker-id-range), then all three serve unary and stream load and no
  * ID may come twice.
  */
+@Tag("slow")
 class GaleraSnowflakeTest {
 
   @Test

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.Timeout;
  * which no real clock step does. The step of the wall clock while running is therefore tested on
  * a real server in process with an injected wall clock ({@code SnowflakeClockStepTest}).
  */
-@org.junit.jupiter.api.Tag("slow")
+@Tag("slow")
 class SnowflakeClockStepProcessTest {
 
   private static final Path LIBFAKETIME =

@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.Timeout;
  * clock is the system's plus an offset the test steps back by 30 s in the middle of unary and
  * stream load, as an NTP step does: no ID may repeat and no call may fail.
  */
+@Tag("slow")
 class SnowflakeClockStepTest {
 
   /** The system clock plus an offset that can be stepped. */

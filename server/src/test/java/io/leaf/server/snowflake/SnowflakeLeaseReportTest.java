@@ -8,6 +8,7 @@ import io.leaf.server.store.MemoryWorkerLeaseStore;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.WorkerLease;
 import io.leaf.server.store.WorkerLeaseStore;
+import io.leaf.server.testing.Poll;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /** The lease's state reported to the health service: often, and never at the lease's expense. */
@@ -22,27 +24,34 @@ class SnowflakeLeaseReportTest {
 
   @Test
   void reportLeaseTo_reportThatThrows_renewalsGoOnAndReportsKeepComing() throws Exception {
-    MemoryWorkerLeaseStore leases = new MemoryWorkerLeaseStore(InstantSource.system());
+    ControlledRenewals leases = new ControlledRenewals();
     AtomicInteger reports = new AtomicInteger();
-    // TTL 3 s: renewed every second, fenced 2.4 s after the last acknowledged renewal.
+    // TTL 1.5 s: renewed every 500 ms, fenced 1.2 s after the last acknowledged renewal.
     try (Snowflake snowflake = new Snowflake(leases, SnowflakeLayout.DEFAULT, 0, 0,
-        Duration.ofSeconds(3), InstantSource.system(), Ticker.systemTicker())) {
+        Duration.ofMillis(1_500), InstantSource.system(), Ticker.systemTicker())) {
       snowflake.reportLeaseTo(() -> {
         reports.incrementAndGet();
         throw new IllegalStateException("call already cancelled");
       });
       snowflake.start();
-      Thread.sleep(4_500);
-      assertTrue(snowflake.generator().leaseValid(),
-          "renewed past the fence although every report threw");
+      // A lease step reports once and renews at least once before it: what the renewals do not
+      // account for came from the timer. Four renewals take the lease past its first fence.
+      assertTrue(Poll.until(() -> reports.get() >= leases.renewals.get() + 3
+          && leases.renewals.get() >= 4, Duration.ofSeconds(20)),
+          "renewals and timer reports go on although every report throws: " + reports
+              + " reports, " + leases.renewals + " renewals");
+      assertTrue(snowflake.generator().leaseValid(), "renewed past the first fence");
       assertEquals(0, snowflake.generator().workerId());
-      assertTrue(reports.get() >= 12, "a report every 250 ms and after each step: " + reports);
     }
   }
 
-  /** Leases in memory whose renewals, once {@link #hang} is called, wait until released. */
-  private static final class HangingRenewals implements WorkerLeaseStore {
+  /**
+   * Leases in memory whose renewals are counted and, once {@link #hang} is called, wait until
+   * released.
+   */
+  private static final class ControlledRenewals implements WorkerLeaseStore {
     final MemoryWorkerLeaseStore delegate = new MemoryWorkerLeaseStore(InstantSource.system());
+    final AtomicInteger renewals = new AtomicInteger();
     final CountDownLatch released = new CountDownLatch(1);
     volatile boolean hanging;
 
@@ -63,6 +72,7 @@ class SnowflakeLeaseReportTest {
     @Override
     public Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
         long lastTimestampMs, long storedAtLeastMs) {
+      renewals.incrementAndGet();
       if (hanging) {
         try {
           released.await(); // a database that stopped answering mid-statement
@@ -82,31 +92,28 @@ class SnowflakeLeaseReportTest {
 
   @Test
   void reportLeaseTo_renewalHangs_lapseReportedByTheTimerAlone() throws Exception {
-    HangingRenewals leases = new HangingRenewals();
+    ControlledRenewals leases = new ControlledRenewals();
     List<Boolean> seen = new ArrayList<>();
     try (Snowflake snowflake = new Snowflake(leases, SnowflakeLayout.DEFAULT, 0, 0,
-        Duration.ofSeconds(3), InstantSource.system(), Ticker.systemTicker())) {
+        Duration.ofMillis(1_500), InstantSource.system(), Ticker.systemTicker())) {
       snowflake.reportLeaseTo(() -> {
         synchronized (seen) {
           seen.add(snowflake.generator().leaseValid());
         }
       });
       snowflake.start();
-      long until = System.nanoTime() + 5_000_000_000L;
-      while (!snowflake.generator().leaseValid() && System.nanoTime() < until) {
-        Thread.sleep(10);
-      }
-      assertTrue(snowflake.generator().leaseValid(), "leased");
+      BooleanSupplier lastReportedValid = () -> {
+        synchronized (seen) {
+          return !seen.isEmpty() && seen.get(seen.size() - 1);
+        }
+      };
+      assertTrue(Poll.until(lastReportedValid, Duration.ofSeconds(5)), "leased, and reported so");
       // The lease thread now hangs in its next renewal: no step reports anything from here on.
       leases.hang();
-      Thread.sleep(4_000);
       try {
-        assertTrue(!snowflake.generator().leaseValid(), "fenced 2.4 s after the last renewal");
-        synchronized (seen) {
-          assertTrue(seen.contains(true) && !seen.get(seen.size() - 1),
-              "reported valid, then lapsed: " + seen.subList(Math.max(0, seen.size() - 5),
-                  seen.size()));
-        }
+        assertTrue(Poll.until(() -> !lastReportedValid.getAsBoolean(), Duration.ofSeconds(10)),
+            "the lapse reported by the timer");
+        assertTrue(!snowflake.generator().leaseValid(), "fenced 1.2 s after the last renewal");
       } finally {
         leases.released.countDown();
       }

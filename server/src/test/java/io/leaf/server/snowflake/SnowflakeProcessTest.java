@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Timeout;
  * {@code kill -STOP} past its lease and resumed after another took its worker ID, and one killed
  * with {@code kill -9}. Every ID any caller received is counted; none may come twice.
  */
+@Tag("slow")
 class SnowflakeProcessTest {
 
   private static final String[] FLAGS = {"--worker-id-range", "5-5", "--worker-lease-ttl", "3s"};

@@ -16,6 +16,7 @@ import io.leaf.v1.NextIdRequest;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * A server on a multi-host URL keeps issuing IDs when the Galera node it writes through is killed:
  * the driver fails over to the next node, and the tag's next load succeeds there.
  */
+@Tag("slow")
 class GaleraFailoverTest {
 
   private static final int KILLED = 3;

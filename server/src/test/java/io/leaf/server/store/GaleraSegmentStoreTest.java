@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jooq.SQLDialect;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Timeout;
  * a range node 1 owns.
  */
 @Timeout(120)
+@Tag("slow")
 class GaleraSegmentStoreTest {
 
   private static final String TAG = "galera";

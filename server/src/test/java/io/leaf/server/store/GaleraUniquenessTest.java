@@ -35,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -52,6 +53,7 @@ import org.junit.jupiter.api.Timeout;
  * fresh ones (new pools, new connections) every {@link #ROUND}, all three at once, as in a rolling
  * restart; the kill adds connections of its own (failover to another node and back to node 2).
  */
+@Tag("slow")
 class GaleraUniquenessTest {
 
   private static final String TAG = "galera";

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A process killed right after taking a segment from the embedded H2 database must not get the
  * same segment again after a restart: the {@code max_id} bump is on disk before its IDs leave.
  */
+@Tag("slow")
 class H2CrashTest {
 
   private static final String TAG = "crash";

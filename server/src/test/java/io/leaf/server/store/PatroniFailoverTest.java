@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.Timeout;
  * the longest time each server went without issuing an ID and its share of failed calls are
  * measured and printed. The same run with asynchronous replication prints what it risks.
  */
+@Tag("slow")
 class PatroniFailoverTest {
 
   private static final String TAG = "patroni";

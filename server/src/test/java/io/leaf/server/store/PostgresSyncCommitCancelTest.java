@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Timeout;
  * directory, started with PostgreSQL 15's own binaries (as user {@code postgres} when run as
  * root); without them the test is skipped with a visible line.
  */
+@Tag("slow")
 class PostgresSyncCommitCancelTest {
 
   private static final Path BIN = Path.of("/usr/lib/postgresql/15/bin");

@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The {@link SegmentStore} contract, run against each implementation. */
@@ -161,6 +162,7 @@ abstract class SegmentStoreContractTest {
     assertFalse(p3.hasMore());
   }
 
+  @Tag("slow")
   @Test
   void nextSegment_twoThreadsThousandEach_disjointAndContiguous() throws Exception {
     store.createTag("race", 1, 7, null);

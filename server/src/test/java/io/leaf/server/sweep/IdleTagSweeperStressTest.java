@@ -20,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
  * Real concurrency: requests on many tags while the real sweeper thread evicts them every few
  * milliseconds. Eviction may cost gaps, never a failed call or a repeated ID.
  */
+@Tag("slow")
 class IdleTagSweeperStressTest {
 
   private static final int THREADS = 8;
