@@ -129,8 +129,8 @@ class SnowflakeServiceApiTest {
 
       @Override
       public Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
-          long lastTimestampMs) {
-        return leases.renew(workerId, owner, ttl, lastTimestampMs);
+          long lastTimestampMs, long storedAtLeastMs) {
+        return leases.renew(workerId, owner, ttl, lastTimestampMs, storedAtLeastMs);
       }
 
       @Override
