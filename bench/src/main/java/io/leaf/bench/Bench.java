@@ -91,7 +91,10 @@ public final class Bench {
     try (BenchServer plain = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
             Duration.ZERO, options.largeStep());
         BenchServer delayed = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
-            options.loadDelay(), options.smallStep())) {
+            options.loadDelay(), options.smallStep());
+        BenchServer undelayed = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
+            Duration.ZERO, options.smallStep())) {
+      undelayed.ensureTag(LoadGenerator.UNDELAYED_TAG, options.smallStep());
       plain.ensureTag(LoadGenerator.UNARY_TAG, options.largeStep());
       plain.ensureTag(LoadGenerator.BATCH_TAG, options.largeStep());
       plain.ensureTag(ClientBenchmark.TAG, options.largeStep());
@@ -102,7 +105,7 @@ public final class Bench {
           delayed.port(), dbUrl);
 
       List<String> generatorArgs = new ArrayList<>(List.of(Integer.toString(plain.port()),
-          Integer.toString(delayed.port())));
+          Integer.toString(delayed.port()), Integer.toString(undelayed.port())));
       generatorArgs.addAll(options.toArgs());
       Progress.say("load generator JVM: P1, P2, P3 × %d rounds", options.rounds());
       Counts before = Counts.of(delayed);
@@ -153,12 +156,15 @@ public final class Bench {
         try (BenchServer plain = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
                 Duration.ZERO, options.largeStep());
             BenchServer delayed = BenchServer.start(dbUrl, options.dbUser(),
-                options.dbPassword(), options.loadDelay(), options.smallStep())) {
+                options.dbPassword(), options.loadDelay(), options.smallStep());
+            BenchServer undelayed = BenchServer.start(dbUrl, options.dbUser(),
+                options.dbPassword(), Duration.ZERO, options.smallStep())) {
+          undelayed.ensureTag(LoadGenerator.UNDELAYED_TAG, options.smallStep());
           delayed.ensureTag(LoadGenerator.SMALL_STEP_TAG, options.smallStep());
           delayed.ensureTag(LoadGenerator.LARGE_STEP_TAG, options.largeStep());
           serverDescription = "P3: " + delayed.describe() + "; ";
           List<String> generatorArgs = new ArrayList<>(List.of(Integer.toString(plain.port()),
-              Integer.toString(delayed.port())));
+              Integer.toString(delayed.port()), Integer.toString(undelayed.port())));
           generatorArgs.addAll(options.toArgs());
           Progress.say("load generator JVM: P3 × %d rounds", options.rounds());
           Counts before = Counts.of(delayed);
@@ -347,6 +353,26 @@ public final class Bench {
             + fmt(options.largeStep()) + ": " + percentiles(large),
         String.format(Locale.ROOT, "p99.9 step %s ÷ step %s = %.2f", fmt(options.smallStep()),
             fmt(options.largeStep()), Stats.median(ratios)));
+    List<Map<String, String>> undelayed = select(load, "p3",
+        r -> r.get("tag").equals(LoadGenerator.UNDELAYED_TAG));
+    List<Double> delayShare = new ArrayList<>();
+    for (Map<String, String> s : small) {
+      Map<String, String> u = undelayed.stream()
+          .filter(r -> r.get("round").equals(s.get("round"))).findFirst().orElseThrow();
+      delayShare.add(num(s, "p999") / num(u, "p999"));
+    }
+    table.add("P3 baseline: step " + fmt(options.smallStep()) + " with +"
+            + options.loadDelay().toMillis() + " ms loads vs step " + fmt(options.smallStep())
+            + " without",
+        "the same step on a second server of the same database whose loads have no added delay"
+            + " (max-step " + fmt(options.smallStep()) + "), measured in the same rounds: the"
+            + " ratio is the database's share of the tail, which the prefetch must hide (goal"
+            + " ≤ 1.2); the row above is the cost of a load every " + fmt(options.smallStep())
+            + " IDs against step " + fmt(options.largeStep()),
+        "+" + options.loadDelay().toMillis() + " ms: " + percentiles(small) + " · no delay: "
+            + percentiles(undelayed),
+        String.format(Locale.ROOT, "p99.9 +%d ms ÷ no delay = %.2f",
+            options.loadDelay().toMillis(), Stats.median(delayShare)));
   }
 
   private static String percentiles(List<Map<String, String>> rounds) {

@@ -31,6 +31,8 @@ public final class LoadGenerator {
   static final String BATCH_TAG = "bench.batch";
   static final String SMALL_STEP_TAG = "bench.latency.small";
   static final String LARGE_STEP_TAG = "bench.latency.large";
+  /** P3's baseline: step 100 on a server whose loads have no added delay. */
+  static final String UNDELAYED_TAG = "bench.latency.undelayed";
 
   private static final int WARMUP_IN_FLIGHT = 8;
   private static final HealthCheckRequest CHECK = HealthCheckRequest.getDefaultInstance();
@@ -38,23 +40,31 @@ public final class LoadGenerator {
   private final BenchOptions options;
   private final ManagedChannel plain;
   private final ManagedChannel delayed;
+  private final ManagedChannel undelayed;
 
-  private LoadGenerator(BenchOptions options, ManagedChannel plain, ManagedChannel delayed) {
+  private LoadGenerator(BenchOptions options, ManagedChannel plain, ManagedChannel delayed,
+      ManagedChannel undelayed) {
     this.options = options;
     this.plain = plain;
     this.delayed = delayed;
+    this.undelayed = undelayed;
   }
 
-  /** {@code <port of the plain server> <port of the delayed server> <bench flags>...} */
+  /**
+   * {@code <port of the plain server> <port of the delayed server> <port of the small-step server
+   * without delay> <bench flags>...}
+   */
   public static void main(String[] args) throws Exception {
-    BenchOptions options = BenchOptions.parse(Arrays.copyOfRange(args, 2, args.length));
+    BenchOptions options = BenchOptions.parse(Arrays.copyOfRange(args, 3, args.length));
     ManagedChannel plain = channel(Integer.parseInt(args[0]));
     ManagedChannel delayed = channel(Integer.parseInt(args[1]));
+    ManagedChannel undelayed = channel(Integer.parseInt(args[2]));
     try {
-      new LoadGenerator(options, plain, delayed).run();
+      new LoadGenerator(options, plain, delayed, undelayed).run();
     } finally {
       plain.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       delayed.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      undelayed.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     }
   }
 
@@ -83,12 +93,15 @@ public final class LoadGenerator {
     LeafServiceGrpc.LeafServiceBlockingStub delayedBlocking = LeafServiceGrpc.newBlockingStub(delayed);
     delayedBlocking.initCache(InitCacheRequest.newBuilder().setBizTag(SMALL_STEP_TAG).build());
     delayedBlocking.initCache(InitCacheRequest.newBuilder().setBizTag(LARGE_STEP_TAG).build());
+    LeafServiceGrpc.newBlockingStub(undelayed)
+        .initCache(InitCacheRequest.newBuilder().setBizTag(UNDELAYED_TAG).build());
     if (all) {
       unaryLoop(plain, UNARY_TAG, WARMUP_IN_FLIGHT, options.warmup());
       checkLoop(WARMUP_IN_FLIGHT, options.warmup());
     }
     unaryLoop(delayed, SMALL_STEP_TAG, WARMUP_IN_FLIGHT, options.warmup());
     unaryLoop(delayed, LARGE_STEP_TAG, WARMUP_IN_FLIGHT, options.warmup());
+    unaryLoop(undelayed, UNDELAYED_TAG, WARMUP_IN_FLIGHT, options.warmup());
     long until = System.nanoTime() + options.warmup().toNanos();
     while (all && System.nanoTime() < until) {
       stream(options.chunks().get(0));
@@ -134,11 +147,12 @@ public final class LoadGenerator {
 
   /** P3: NextId latency of a tag whose every load is slow, small step against large. */
   private void latency(int round) throws InterruptedException {
-    List<String> order = round % 2 == 1 ? List.of(SMALL_STEP_TAG, LARGE_STEP_TAG)
-        : List.of(LARGE_STEP_TAG, SMALL_STEP_TAG);
+    List<String> order = round % 2 == 1
+        ? List.of(SMALL_STEP_TAG, LARGE_STEP_TAG, UNDELAYED_TAG)
+        : List.of(UNDELAYED_TAG, LARGE_STEP_TAG, SMALL_STEP_TAG);
     for (String tag : order) {
-      ClosedLoop.Result r = unaryLoop(delayed, tag, options.latencyConcurrency(),
-          options.latencyDuration());
+      ClosedLoop.Result r = unaryLoop(tag.equals(UNDELAYED_TAG) ? undelayed : delayed, tag,
+          options.latencyConcurrency(), options.latencyDuration());
       Progress.say("P3 round %d/%d, %s: p50 %,.0f µs, p99 %,.0f µs, p99.9 %,.0f µs (%,.0f calls/s)",
           round, options.rounds(), tag, r.micros(50), r.micros(99), r.micros(99.9), r.perSecond());
       System.out.println(ResultLine.format("measure", "p3", "round", round, "tag", tag,
