@@ -121,10 +121,31 @@ public final class FormattedIds {
    * @throws IllegalArgumentException {@code sequence} is negative
    */
   public String render(long sequence, Instant at) {
+    return render(sequence, dayOf(at));
+  }
+
+  /**
+   * {@link #render(long, Instant)} for a caller that kept the period it took the sequence from:
+   * the same value, after checking that {@code period} is {@code periodOf(at)}.
+   *
+   * @throws IllegalArgumentException {@code at} is outside {@code period}, or the period is of
+   *     another reset or zone: the value would show a date its row does not own
+   */
+  public String render(long sequence, Period period, Instant at) {
+    Day d = dayOf(at);
+    if (!d.period.equals(period)) {
+      throw new IllegalArgumentException("tag " + Text.quote(tag) + ": instant " + at
+          + " belongs to period " + d.period.key() + " (" + spec.reset() + ", " + spec.zone()
+          + "), not to the given period " + period.key() + " (" + period.reset() + ", "
+          + period.zone() + ")");
+    }
+    return render(sequence, d);
+  }
+
+  private String render(long sequence, Day d) {
     if (sequence < 0) {
       throw new IllegalArgumentException("sequence must not be negative, got " + sequence);
     }
-    Day d = dayOf(at);
     if (sequence > field.maxSequence()) {
       throw new WidthExhaustedException(tag, d.period.key(), field.width(), sequence);
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.Optional;
@@ -41,6 +42,22 @@ class FormattedIdsTest {
     assertEquals("202611270001", ids.render(1, midnight), "the 27th starts again at 1");
     assertEquals("202611260002", ids.render(2, justBefore),
         "the date follows the instant given, even after a later one was rendered");
+  }
+
+  @Test
+  void render_withPeriodItDoesNotHold_refused() {
+    FormattedIds ids = plain("{yyyyMMdd}{seq:4}", Reset.DAILY);
+    Instant midnight = Instant.parse("2026-11-26T16:00:00Z");
+    Period yesterday = ids.periodOf(midnight.minusSeconds(1));
+    assertEquals("202611260007", ids.render(7, yesterday, midnight.minusSeconds(1)),
+        "the kept period and the instant agree");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ids.render(7, yesterday, midnight), "a row of the 26th must not show the 27th");
+    assertTrue(e.getMessage().contains("20261127") && e.getMessage().contains("20261126"),
+        e.getMessage());
+    Period utc = Reset.DAILY.periodOf(midnight.minusSeconds(1), ZoneOffset.UTC);
+    assertThrows(IllegalArgumentException.class,
+        () -> ids.render(7, utc, midnight.minusSeconds(1)), "a period of another zone");
   }
 
   @Test
