@@ -13,7 +13,8 @@ class FormatSpecTest {
 
   @Test
   void of_resetFinerThanDateFields_refused() {
-    assertRefused("ORD-{yyyyMM}-{seq:6}", Reset.DAILY, "DAILY reset needs the pattern to show {dd}");
+    assertRefused("ORD-{yyyyMM}-{seq:6}", Reset.DAILY,
+        "DAILY reset needs the pattern to show {dd}");
     assertRefused("ORD-{MMdd}-{seq:6}", Reset.DAILY, "needs the pattern to show {yyyy}");
     assertRefused("ORD-{yyyy}-{seq:6}", Reset.MONTHLY, "show {MM}");
     assertRefused("ORD-{seq:6}", Reset.YEARLY, "show {yyyy}");
