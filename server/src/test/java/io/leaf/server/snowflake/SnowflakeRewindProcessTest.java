@@ -69,7 +69,9 @@ class SnowflakeRewindProcessTest {
           + " a issued %d, b issued %d, takeovers %d, duplicates %d%n", kind, REWINDS.size(),
           loadA.ids.size(), loadB.ids.size(), takeovers, duplicates);
       assertEquals(0, duplicates, "no ID twice");
-      assertTrue(takeovers >= 2, "the other server took the worker over: " + takeovers
+      // After each rewind either server may win the claim (the holder also claims again once its
+      // renewal fails); the other one must have won at least once for the test to mean anything.
+      assertTrue(takeovers >= 1, "the other server took the worker over: " + takeovers
           + "\n" + a.process.output() + "\n" + b.process.output());
       assertTrue(loadA.ids.size() > 100 && loadB.ids.size() > 100,
           "both issued: " + loadA.ids.size() + ", " + loadB.ids.size());
