@@ -119,12 +119,12 @@ public final class SegmentAllocator implements AutoCloseable {
    */
   public long tryNextId(String bizTag) {
     TagBuffer b = tags.get(bizTag);
-    if (b == null || b.closed) {
+    if (b == null || b.isClosed()) {
       return NO_ID;
     }
     long now = ticker.read();
     b.touch(now);
-    Segment seg = b.current;
+    Segment seg = b.current();
     long id = seg.take();
     if (id != Segment.EXHAUSTED && id >= seg.preloadAt) {
       loader.maybePreload(b, seg, now);
@@ -174,7 +174,7 @@ public final class SegmentAllocator implements AutoCloseable {
   long takeOne(String bizTag) {
     while (true) {
       TagBuffer b = buffer(bizTag);
-      Segment seg = b.current;
+      Segment seg = b.current();
       long id = seg.take();
       if (id != Segment.EXHAUSTED) {
         if (id >= seg.preloadAt) {
@@ -215,7 +215,7 @@ public final class SegmentAllocator implements AutoCloseable {
     long taken = 0;
     for (int segments = 0; taken < n && segments < maxSegments; ) {
       TagBuffer b = buffer(bizTag);
-      Segment seg = b.current;
+      Segment seg = b.current();
       if (seg.start >= below) {
         return taken;
       }
@@ -262,15 +262,15 @@ public final class SegmentAllocator implements AutoCloseable {
     try {
       TagBuffer b = tags.get(bizTag);
       long now = ticker.read();
-      if (b == null || b.closed || !b.current.isExhausted()
-          || switchSegment(b, b.current)) {
+      if (b == null || b.isClosed() || !b.current().isExhausted()
+          || switchSegment(b, b.current())) {
         return READY;
       }
       if (closed) {
         throw new AllocatorClosedException();
       }
       b.ranDry(now);
-      if (b.pending == null) {
+      if (b.pendingLoad() == null) {
         if (b.backingOff(now)) {
           throw b.failFast(now);
         }
@@ -296,7 +296,7 @@ public final class SegmentAllocator implements AutoCloseable {
     lock.lock();
     try {
       TagBuffer b = tags.get(bizTag);
-      return b == null ? 0 : b.queued() + b.loadsInFlight;
+      return b == null ? 0 : b.queued() + b.loadsInFlight();
     } finally {
       lock.unlock();
     }
@@ -308,7 +308,7 @@ public final class SegmentAllocator implements AutoCloseable {
     lock.lock();
     try {
       TagBuffer b = tags.get(bizTag);
-      return b == null ? 0 : b.loadsInFlight;
+      return b == null ? 0 : b.loadsInFlight();
     } finally {
       lock.unlock();
     }
