@@ -136,7 +136,7 @@ public final class SegmentAllocator implements AutoCloseable {
    * One ID of {@code bizTag}, waiting for a segment when none is buffered. The future completes on
    * the thread that ends the wait (inline, a loader thread, the deadline timer); cancelling it
    * drops the wait. Failures: {@link SegmentWaitTimeoutException}, {@link LimitExceededException},
-   * {@link AllocatorClosedException} and the store's exceptions (not found, overflow, outage).
+   * {@link ServerClosingException} and the store's exceptions (not found, overflow, outage).
    */
   public CompletableFuture<Long> nextId(String bizTag, WaitDeadline deadline) {
     return IdRequest.one(this, bizTag, deadline);
@@ -267,7 +267,7 @@ public final class SegmentAllocator implements AutoCloseable {
         return READY;
       }
       if (closed) {
-        throw new AllocatorClosedException();
+        throw new ServerClosingException();
       }
       b.ranDry(now);
       if (b.pendingLoad() == null) {
@@ -381,20 +381,20 @@ public final class SegmentAllocator implements AutoCloseable {
     return tags.remove(buffer);
   }
 
-  /** Stops loading; every waiting call fails with {@link AllocatorClosedException}. */
+  /** Stops loading; every waiting call fails with {@link ServerClosingException}. */
   @Override
   public void close() {
     closed = true;
     loader.close();
     for (Set<WaitingCall> ws : tags.detachAllWaiters()) {
-      waiters.wakeAll(ws, new AllocatorClosedException());
+      waiters.wakeAll(ws, new ServerClosingException());
     }
     timer.close();
   }
 
   private TagBuffer buffer(String bizTag) {
     if (closed) {
-      throw new AllocatorClosedException();
+      throw new ServerClosingException();
     }
     long now = ticker.read();
     TagBuffer b = tags.getOrCreate(bizTag, now);

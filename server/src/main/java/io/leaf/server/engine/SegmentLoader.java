@@ -14,9 +14,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,7 +91,7 @@ final class SegmentLoader {
    */
   void start(TagBuffer b, long now) {
     if (closed) {
-      throw new AllocatorClosedException();
+      throw new ServerClosingException();
     }
     // A tag dropped by the idle sweeper is not new: it reloads with the tags this server serves.
     boolean first = !b.isLoaded() && !tags.wasServed(b.bizTag());
@@ -102,7 +102,7 @@ final class SegmentLoader {
       (first ? firstLoads : served).execute(() -> load(b, first, step, epoch, now, done));
     } catch (RejectedExecutionException e) {
       if (closed) {
-        throw new AllocatorClosedException();
+        throw new ServerClosingException();
       }
       if (!b.isLoaded()) {
         // Nothing waits on a buffer that never loaded and has no load: it holds no memory.
