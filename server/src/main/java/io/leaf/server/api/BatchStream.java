@@ -2,9 +2,9 @@ package io.leaf.server.api;
 
 import com.google.common.util.concurrent.MoreExecutors;
 import io.grpc.stub.ServerCallStreamObserver;
-import io.leaf.server.engine.AllocatorClosedException;
 import io.leaf.server.engine.IdRanges;
 import io.leaf.server.engine.LimitExceededException;
+import io.leaf.server.engine.ServerClosingException;
 import io.leaf.v1.IdBatch;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -107,7 +107,7 @@ final class BatchStream {
       // The pump refused: it runs nothing of this stream now, so ending the call from here
       // cannot overlap a task of it. Its queue holds one task per open stream and twice
       // --max-streams, so only a pump that is shutting down refuses.
-      fail(new AllocatorClosedException());
+      fail(new ServerClosingException());
     }
   }
 

@@ -1,8 +1,8 @@
 package io.leaf.server.api;
 
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
-import io.leaf.server.engine.AllocatorClosedException;
 import io.leaf.server.engine.LimitExceededException;
+import io.leaf.server.engine.ServerClosingException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -33,14 +33,14 @@ public final class DatabaseCalls implements AutoCloseable {
 
   /**
    * @throws LimitExceededException {@code queue} calls are waiting for a thread already
-   * @throws AllocatorClosedException the server is shutting down
+   * @throws ServerClosingException the server is shutting down
    */
   void execute(Runnable call) {
     try {
       executor.execute(call);
     } catch (RejectedExecutionException e) {
       if (executor.isShutdown()) {
-        throw new AllocatorClosedException();
+        throw new ServerClosingException();
       }
       throw new LimitExceededException("too many calls waiting for the database", queue,
           QUEUE_FLAG);

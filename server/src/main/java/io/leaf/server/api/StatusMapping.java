@@ -3,9 +3,9 @@ package io.leaf.server.api;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.StatusRuntimeException;
-import io.leaf.server.engine.AllocatorClosedException;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentWaitTimeoutException;
+import io.leaf.server.engine.ServerClosingException;
 import io.leaf.server.snowflake.EpochExhaustedException;
 import io.leaf.server.snowflake.NoWorkerLeaseException;
 import io.leaf.server.store.IdOverflowException;
@@ -20,8 +20,12 @@ import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The one table from failures to gRPC statuses. */
-final class StatusMapping {
+/**
+ * The one table from failures to statuses: a gRPC code and the message the caller reads. HTTP
+ * derives its status from the code ({@code HttpStatusMapping}), so the two protocols never
+ * disagree.
+ */
+public final class StatusMapping {
 
   private static final Logger log = LoggerFactory.getLogger(StatusMapping.class);
 
@@ -31,7 +35,11 @@ final class StatusMapping {
     return status(t).asException();
   }
 
-  static Status status(Throwable t) {
+  /**
+   * The status of {@code t} (unwrapped from a {@link CompletionException}); anything unexpected is
+   * INTERNAL with its cause logged here and no detail in the description.
+   */
+  public static Status status(Throwable t) {
     if (t instanceof CompletionException && t.getCause() != null) {
       t = t.getCause();
     }
@@ -58,8 +66,8 @@ final class StatusMapping {
       code = Status.FAILED_PRECONDITION;
     } else if (t instanceof StoreRejectedException) {
       code = Status.FAILED_PRECONDITION;
-    } else if (t instanceof StoreUnavailableException || t instanceof AllocatorClosedException
-        || t instanceof NoWorkerLeaseException) {
+    } else if (t instanceof StoreUnavailableException || t instanceof ServerClosingException
+        || t instanceof NoWorkerLeaseException || t instanceof NotServedException) {
       code = Status.UNAVAILABLE;
     } else if (t instanceof LimitExceededException) {
       code = Status.RESOURCE_EXHAUSTED;

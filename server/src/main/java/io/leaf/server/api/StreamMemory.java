@@ -1,6 +1,6 @@
 package io.leaf.server.api;
 
-import io.leaf.server.engine.AllocatorClosedException;
+import io.leaf.server.engine.ServerClosingException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -107,7 +107,7 @@ final class StreamMemory {
    * the grant once there is one (on the thread of the stream that gave memory back), or 0 when
    * none came within the wait bound (on the timer's thread).
    *
-   * @throws AllocatorClosedException the timer is shut down (the server is stopping)
+   * @throws ServerClosingException the timer is shut down (the server is stopping)
    */
   int acquire(int want, IntConsumer later) {
     synchronized (this) {
@@ -125,7 +125,7 @@ final class StreamMemory {
         }, maxWaitNanos);
       } catch (RejectedExecutionException e) {
         // No wait can be bounded any more: UNAVAILABLE, like every call of a stopping server.
-        throw new AllocatorClosedException();
+        throw new ServerClosingException();
       }
       waiters.add(new Waiter(want, later, cancelTimer));
       return 0;

@@ -107,12 +107,7 @@ final class RangeReservation {
    */
   private long buffered(String bizTag) {
     TagBuffer b = tags.get(bizTag);
-    if (b == null || b.closed) {
-      return 0;
-    }
-    Segment current = b.current;
-    Segment next = b.next;
-    return current.end - current.cursor() + (next == null ? 0 : next.end - next.cursor());
+    return b == null || b.isClosed() ? 0 : b.idsBuffered();
   }
 
   /**

@@ -119,12 +119,12 @@ public final class SegmentAllocator implements AutoCloseable {
    */
   public long tryNextId(String bizTag) {
     TagBuffer b = tags.get(bizTag);
-    if (b == null || b.closed) {
+    if (b == null || b.isClosed()) {
       return NO_ID;
     }
     long now = ticker.read();
     b.touch(now);
-    Segment seg = b.current;
+    Segment seg = b.current();
     long id = seg.take();
     if (id != Segment.EXHAUSTED && id >= seg.preloadAt) {
       loader.maybePreload(b, seg, now);
@@ -136,7 +136,7 @@ public final class SegmentAllocator implements AutoCloseable {
    * One ID of {@code bizTag}, waiting for a segment when none is buffered. The future completes on
    * the thread that ends the wait (inline, a loader thread, the deadline timer); cancelling it
    * drops the wait. Failures: {@link SegmentWaitTimeoutException}, {@link LimitExceededException},
-   * {@link AllocatorClosedException} and the store's exceptions (not found, overflow, outage).
+   * {@link ServerClosingException} and the store's exceptions (not found, overflow, outage).
    */
   public CompletableFuture<Long> nextId(String bizTag, WaitDeadline deadline) {
     return IdRequest.one(this, bizTag, deadline);
@@ -174,7 +174,7 @@ public final class SegmentAllocator implements AutoCloseable {
   long takeOne(String bizTag) {
     while (true) {
       TagBuffer b = buffer(bizTag);
-      Segment seg = b.current;
+      Segment seg = b.current();
       long id = seg.take();
       if (id != Segment.EXHAUSTED) {
         if (id >= seg.preloadAt) {
@@ -215,7 +215,7 @@ public final class SegmentAllocator implements AutoCloseable {
     long taken = 0;
     for (int segments = 0; taken < n && segments < maxSegments; ) {
       TagBuffer b = buffer(bizTag);
-      Segment seg = b.current;
+      Segment seg = b.current();
       if (seg.start >= below) {
         return taken;
       }
@@ -262,15 +262,15 @@ public final class SegmentAllocator implements AutoCloseable {
     try {
       TagBuffer b = tags.get(bizTag);
       long now = ticker.read();
-      if (b == null || b.closed || !b.current.isExhausted()
-          || switchSegment(b, b.current)) {
+      if (b == null || b.isClosed() || !b.current().isExhausted()
+          || switchSegment(b, b.current())) {
         return READY;
       }
       if (closed) {
-        throw new AllocatorClosedException();
+        throw new ServerClosingException();
       }
       b.ranDry(now);
-      if (b.pending == null) {
+      if (b.pendingLoad() == null) {
         if (b.backingOff(now)) {
           throw b.failFast(now);
         }
@@ -296,7 +296,7 @@ public final class SegmentAllocator implements AutoCloseable {
     lock.lock();
     try {
       TagBuffer b = tags.get(bizTag);
-      return b == null ? 0 : b.queued() + b.loadsInFlight;
+      return b == null ? 0 : b.queued() + b.loadsInFlight();
     } finally {
       lock.unlock();
     }
@@ -308,7 +308,7 @@ public final class SegmentAllocator implements AutoCloseable {
     lock.lock();
     try {
       TagBuffer b = tags.get(bizTag);
-      return b == null ? 0 : b.loadsInFlight;
+      return b == null ? 0 : b.loadsInFlight();
     } finally {
       lock.unlock();
     }
@@ -381,20 +381,20 @@ public final class SegmentAllocator implements AutoCloseable {
     return tags.remove(buffer);
   }
 
-  /** Stops loading; every waiting call fails with {@link AllocatorClosedException}. */
+  /** Stops loading; every waiting call fails with {@link ServerClosingException}. */
   @Override
   public void close() {
     closed = true;
     loader.close();
     for (Set<WaitingCall> ws : tags.detachAllWaiters()) {
-      waiters.wakeAll(ws, new AllocatorClosedException());
+      waiters.wakeAll(ws, new ServerClosingException());
     }
     timer.close();
   }
 
   private TagBuffer buffer(String bizTag) {
     if (closed) {
-      throw new AllocatorClosedException();
+      throw new ServerClosingException();
     }
     long now = ticker.read();
     TagBuffer b = tags.getOrCreate(bizTag, now);

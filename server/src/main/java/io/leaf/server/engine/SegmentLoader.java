@@ -14,9 +14,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,18 +91,18 @@ final class SegmentLoader {
    */
   void start(TagBuffer b, long now) {
     if (closed) {
-      throw new AllocatorClosedException();
+      throw new ServerClosingException();
     }
     // A tag dropped by the idle sweeper is not new: it reloads with the tags this server serves.
-    boolean first = !b.isLoaded() && !tags.wasServed(b.bizTag);
+    boolean first = !b.isLoaded() && !tags.wasServed(b.bizTag());
     int step = b.stepForNextLoad(now, policy);
-    int epoch = b.stepEpoch;
+    int epoch = b.stepEpoch();
     CompletableFuture<Void> done = new CompletableFuture<>();
     try {
       (first ? firstLoads : served).execute(() -> load(b, first, step, epoch, now, done));
     } catch (RejectedExecutionException e) {
       if (closed) {
-        throw new AllocatorClosedException();
+        throw new ServerClosingException();
       }
       if (!b.isLoaded()) {
         // Nothing waits on a buffer that never loaded and has no load: it holds no memory.
@@ -115,10 +115,7 @@ final class SegmentLoader {
       throw new LimitExceededException("too many segment loads are waiting for the database",
           config.loaderQueue(), LOAD_QUEUE_FLAG);
     }
-    b.loadsInFlight++;
-    if (b.pending == null) {
-      b.pending = done;
-    }
+    b.onLoadStarted(done);
   }
 
   /**
@@ -129,15 +126,15 @@ final class SegmentLoader {
   void maybePreload(TagBuffer b, Segment seg, long now) {
     // Checked before claiming so that, while a failed preload backs off, callers neither take
     // the lock nor use up the claim.
-    if (now < b.retryAtNanos || !seg.claimPreload()) {
+    if (b.backingOff(now) || !seg.claimPreload()) {
       return;
     }
-    Lock lock = tags.lock(b.bizTag);
+    Lock lock = tags.lock(b.bizTag());
     lock.lock();
     try {
       // A caller that was descheduled past the switch holds an old segment: the current one
       // claims its own preload at its own 10%, which keeps the dynamic step's timing true.
-      if (closed || b.closed || b.current != seg) {
+      if (closed || b.isClosed() || b.current() != seg) {
         return;
       }
       if (b.backingOff(now)) {
@@ -147,7 +144,7 @@ final class SegmentLoader {
       prefetchLocked(b, now, true);
     } catch (RuntimeException e) {
       // Saturated or closing: the caller already has its ID, and the tag loads when it runs dry.
-      log.debug("preload of {} not started: {}", b.bizTag, e.getMessage());
+      log.debug("preload of {} not started: {}", b.bizTag(), e.getMessage());
     } finally {
       lock.unlock();
     }
@@ -155,13 +152,13 @@ final class SegmentLoader {
 
   /** After a switch to a queued segment: starts the loads the prefetch policy asks for. */
   void prefetch(TagBuffer b, long now) {
-    Lock lock = tags.lock(b.bizTag);
+    Lock lock = tags.lock(b.bizTag());
     lock.lock();
     try {
       prefetchLocked(b, now, false);
     } catch (RuntimeException e) {
       // Saturated or closing: the tag loads when it runs dry.
-      log.debug("prefetch of {} not started: {}", b.bizTag, e.getMessage());
+      log.debug("prefetch of {} not started: {}", b.bizTag(), e.getMessage());
     } finally {
       lock.unlock();
     }
@@ -172,12 +169,7 @@ final class SegmentLoader {
    * so at most its lookahead are queued or loading. The caller holds the stripe lock.
    */
   private void prefetchLocked(TagBuffer b, long now, boolean pastPreloadPoint) {
-    while (!closed && !b.closed && b.isLoaded() && !b.backingOff(now)) {
-      long loading = (long) b.loadsInFlight * b.effectiveStep(now, policy);
-      if (!prefetch.shouldLoad(b.idsLeft(), loading, b.queued() + b.loadsInFlight,
-          pastPreloadPoint, b.idsPerNano, b.loadNanos)) {
-        return;
-      }
+    while (!closed && b.wantsPrefetch(now, policy, prefetch, pastPreloadPoint)) {
       start(b, now);
     }
   }
@@ -228,7 +220,7 @@ final class SegmentLoader {
     // The store's own time, at full precision: the engine's ticker is coarse.
     long storeStart = System.nanoTime();
     try {
-      range = tags.rewinds().take(b.bizTag, step, false, s -> takeSegment(b.bizTag, s));
+      range = tags.rewinds().take(b.bizTag(), step, false, s -> takeSegment(b.bizTag(), s));
     } catch (RuntimeException e) {
       failure = e;
     } catch (Error e) {
@@ -243,7 +235,7 @@ final class SegmentLoader {
       }
       if (outcome.dropped() != null) {
         log.debug("segment [{}, {}) of {} arrived below the one in use; dropped",
-            outcome.dropped().start, outcome.dropped().end, b.bizTag);
+            outcome.dropped().start, outcome.dropped().end, b.bizTag());
         tags.events().segmentDropped();
       }
       tags.events().segmentLoaded(first, storeNanos, failure);
@@ -285,81 +277,65 @@ final class SegmentLoader {
         : null;
   }
 
-  /** Installs the load's outcome under the stripe lock. */
+  /** Applies the load's {@link LoadOutcome} under the stripe lock. */
   private Outcome finishLoad(TagBuffer b, SegmentRange range, RuntimeException failure,
       int epoch, long startedNanos) {
-    Lock lock = tags.lock(b.bizTag);
+    Lock lock = tags.lock(b.bizTag());
     lock.lock();
     try {
-      if (--b.loadsInFlight == 0) {
-        b.pending = null;
-      }
-      Set<WaitingCall> woken = SegmentWaiters.detach(b);
-      if (b.closed) {
-        // Evicted while loading: the range stays unused (a gap). Installed, it could still hand
-        // IDs to a request holding this buffer after the tag's fresh buffer issued lower ones.
-        // Its waiters try again on a fresh buffer.
-        return new Outcome(woken, null);
-      }
-      if (range != null && range.start() < b.floor) {
-        // Taken before a reservation moved past it: installed, it would issue IDs below ones
-        // already reserved. Dropped (a gap); the waiters try again with a fresh load.
-        if (!b.isLoaded()) {
+      Set<WaitingCall> woken = b.onLoadFinished();
+      LoadOutcome outcome = b.outcomeOf(range);
+      switch (outcome) {
+        case EVICTED, BELOW_FLOOR -> {
+          // A gap; the waiters try again (on a fresh buffer, or with a fresh load).
+          return new Outcome(woken, null);
+        }
+        case FIRST_BELOW_FLOOR -> {
           tags.removeLocked(b);
+          return new Outcome(woken, null);
         }
-        return new Outcome(woken, null);
+        case FIRST_FAILED -> {
+          // The buffer goes at once, so no name holds a buffer or an exception beyond it. What to
+          // answer meanwhile (NOT_FOUND, or the failure during its back-off) is a bounded entry
+          // that lives at most --missing-tag-ttl.
+          int failures = tags.missing().add(b.bizTag(), failure, ticker.read(),
+              config.minBackoff().toNanos(), config.maxBackoff().toNanos());
+          if (failure instanceof TagNotFoundException) {
+            tags.forgetServed(b.bizTag());
+          }
+          tags.removeLocked(b);
+          return new Outcome(woken, failure, warning(b.bizTag(), failure, failures), null);
+        }
+        case FAILED -> {
+          int failures = b.onLoadFailed(failure, ticker.read(), config.minBackoff().toNanos(),
+              config.maxBackoff().toNanos());
+          return new Outcome(woken, failure, warning(b.bizTag(), failure, failures), null);
+        }
+        default -> {
+          return new Outcome(woken, null, null, install(b, outcome, range, epoch, startedNanos));
+        }
       }
-      if (range != null) {
-        if (!b.isLoaded()) {
-          // A failed earlier first load of this name is over.
-          tags.missing().remove(b.bizTag);
-        }
-        tags.keptLocked(b);
-        tags.markServed(b.bizTag);
-        b.onLoaded(range, startedNanos, epoch);
-        long now = ticker.read();
-        b.learnLoadLatency(now - startedNanos);
-        Segment loaded = Segment.of(range);
-        Segment dropped = null;
-        if (b.current.isExhausted() && b.next == null
-            && (b.current == Segment.EMPTY || loaded.start >= b.current.end)) {
-          b.install(loaded, now);
-        } else if (!b.enqueue(loaded)) {
-          // Below the segment in use (loads side by side finished out of order): a gap, logged
-          // and reported once the lock is released.
-          dropped = loaded;
-        }
-        try {
-          prefetchLocked(b, now, false);
-        } catch (RuntimeException e) {
-          log.debug("prefetch of {} not started: {}", b.bizTag, e.getMessage());
-        }
-        return new Outcome(woken, null, null, dropped);
-      }
-      if (!b.isLoaded()) {
-        // A first load that failed (a tag never loaded here, or one the idle sweeper dropped):
-        // the buffer goes at once, so no name holds a buffer or an exception beyond it. What to
-        // answer meanwhile — NOT_FOUND, or the failure during its back-off — is a bounded entry
-        // that lives at most --missing-tag-ttl.
-        int failures = tags.missing().add(b.bizTag, failure, ticker.read(),
-            config.minBackoff().toNanos(), config.maxBackoff().toNanos());
-        if (failure instanceof TagNotFoundException) {
-          tags.forgetServed(b.bizTag);
-        }
-        tags.removeLocked(b);
-        return new Outcome(woken, failure, warning(b.bizTag, failure, failures), null);
-      }
-      b.onFailed(failure, ticker.read(), config.minBackoff().toNanos(),
-          config.maxBackoff().toNanos());
-      if (b.isLoaded() && b.next == null && !b.current.isExhausted()) {
-        // A failed preload is retried by the first request after the back-off, so the tag is
-        // not left to stall on a synchronous load when its current segment runs out.
-        b.current.rearmPreload();
-      }
-      String warning = warning(b.bizTag, failure, b.failures);
-      return new Outcome(woken, failure, warning, null);
     } finally {
       lock.unlock();
     }
+  }
+
+  /** A load brought {@code range}: installs or queues it; returns it when dropped as a gap. */
+  private Segment install(TagBuffer b, LoadOutcome outcome, SegmentRange range, int epoch,
+      long startedNanos) {
+    if (!b.isLoaded()) {
+      // A failed earlier first load of this name is over.
+      tags.missing().remove(b.bizTag());
+    }
+    tags.keptLocked(b);
+    tags.markServed(b.bizTag());
+    long now = ticker.read();
+    Segment dropped = b.onLoaded(outcome, range, startedNanos, epoch, now);
+    try {
+      prefetchLocked(b, now, false);
+    } catch (RuntimeException e) {
+      log.debug("prefetch of {} not started: {}", b.bizTag(), e.getMessage());
+    }
+    return dropped;
   }
 }

@@ -2,7 +2,6 @@ package io.leaf.server.engine;
 
 import com.google.common.base.Ticker;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -43,7 +42,7 @@ final class SegmentWaiters {
   WaitingCall register(TagBuffer b, WaitDeadline deadline) {
     long left = deadline.atNanos() - ticker.read();
     if (left <= 0) {
-      throw deadline.timeout(b.bizTag);
+      throw deadline.timeout(b.bizTag());
     }
     if (waiting.incrementAndGet() > limit) {
       waiting.decrementAndGet();
@@ -58,18 +57,8 @@ final class SegmentWaiters {
       waiting.decrementAndGet();
       throw e;
     }
-    if (b.waiters == null) {
-      b.waiters = ConcurrentHashMap.newKeySet();
-    }
-    b.waiters.add(w);
+    b.addWaiter(w);
     return w;
-  }
-
-  /** Takes every call off {@code b}'s ended load; the caller holds the stripe lock. */
-  static Set<WaitingCall> detach(TagBuffer b) {
-    Set<WaitingCall> ws = b.waiters;
-    b.waiters = null;
-    return ws;
   }
 
   /**
@@ -109,15 +98,12 @@ final class SegmentWaiters {
   private void expire(WaitingCall w, WaitDeadline deadline) {
     if (w.settle()) {
       leave(w);
-      w.completeExceptionally(deadline.timeout(w.buffer.bizTag));
+      w.completeExceptionally(deadline.timeout(w.buffer.bizTag()));
     }
   }
 
   private void leave(WaitingCall w) {
-    Set<WaitingCall> ws = w.buffer.waiters;
-    if (ws != null) {
-      ws.remove(w);
-    }
+    w.buffer.removeWaiter(w);
     release(w);
   }
 

@@ -1,25 +1,24 @@
 package io.leaf.server.engine;
 
 import io.leaf.server.store.SegmentRange;
-import io.leaf.server.store.SegmentStore;
-import io.leaf.server.store.StoreUnavailableException;
-import io.leaf.server.store.WriteConflictException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayDeque;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The buffer of one tag: the segment IDs come from now, the segments loaded ahead (in ascending
- * order), the loads in flight (at most {@link PrefetchPolicy#maxAhead} with the queued ones), the
- * rate and load latency the prefetch learns, and the tag's dynamic-step and back-off state.
+ * The buffer of one tag: the segment IDs come from now, the segments loaded ahead in ascending
+ * order, the loads in flight and the calls waiting on them, changed only through its event
+ * methods ({@link #onLoadStarted}, {@link #onLoadFinished}, {@link #onLoaded}, {@link
+ * #onLoadFailed}, {@link #onSegmentDrained}, {@link #raiseFloor}).
  *
- * <p>Thread-safety: {@link #current}, {@link #closed} and {@link #retryAtNanos} are read without a
- * lock on the request path; everything else, and every write, happens under the tag's stripe lock
- * held by {@link SegmentAllocator} and {@link SegmentLoader}. The last-access time is written on
- * every request with an opaque store, the cheapest write another thread (the idle sweeper) is
- * still guaranteed to see eventually.
+ * <p>Thread-safety: the tag's stripe lock ({@link TagTable#lock}) guards every write and every
+ * read, except four reads the request path makes without it: {@link #current()}, {@link
+ * #isClosed()}, {@link #backingOff} (a volatile retry time) and the last-access time. The
+ * last-access time is written on every request with an opaque store, the cheapest write another
+ * thread (the idle sweeper) is still guaranteed to see eventually. The parts {@link DynamicStep},
+ * {@link LoadBackoff}, {@link RateEstimate} and {@link SegmentQueue} live under the same lock.
  */
 public final class TagBuffer {
 
@@ -27,9 +26,6 @@ public final class TagBuffer {
   static final long TOUCH_RESOLUTION_NANOS = 1_000_000;
 
   private static final VarHandle LAST_ACCESS;
-  /** {@link #retryAtNanos} when not backing off: before any ticker value, even a negative one. */
-  private static final long NO_RETRY = Long.MIN_VALUE;
-  private static final long NOT_DRY = Long.MIN_VALUE;
 
   static {
     try {
@@ -39,64 +35,34 @@ public final class TagBuffer {
     }
   }
 
-  final String bizTag;
+  private final String bizTag;
+  private final DynamicStep step = new DynamicStep();
+  private final LoadBackoff backoff = new LoadBackoff();
+  private final RateEstimate rate = new RateEstimate();
 
-  volatile Segment current = Segment.EMPTY;
-  volatile Segment next;
-  volatile boolean closed;
-  /** Handed to the idle sweeper already; guarded by the stripe lock. */
-  boolean announced;
+  private final SegmentQueue queue = new SegmentQueue();
+
+  private volatile Segment current = Segment.EMPTY;
+  /**
+   * IDs below this were handed out by a reservation above the segments this buffer had loaded or
+   * was loading; a segment below it is dropped (a gap), so the tag's IDs keep increasing here.
+   */
+  private long floor = Long.MIN_VALUE;
+  private volatile boolean closed;
+  /** Handed to the idle sweeper already. */
+  private boolean announced;
   @SuppressWarnings("unused")
   private volatile long lastAccessNanos;
 
+  /** The first load in flight (completed once its outcome is installed); null when none. */
+  private CompletableFuture<Void> pending;
+  /** At most the prefetch policy's lookahead. */
+  private int loadsInFlight;
   /**
-   * Non-null while a load is in flight (the first of them, completed once its outcome is
-   * installed); null when none.
+   * The calls waiting on {@link #pending}; null when none. Volatile because a call leaving on a
+   * cancel or a timeout removes itself without the lock.
    */
-  CompletableFuture<Void> pending;
-  /** Loads in flight, at most the prefetch policy's lookahead; guarded by the stripe lock. */
-  int loadsInFlight;
-  /**
-   * Loaded segments queued behind {@link #next}, ascending; null until a second one is queued
-   * (most tags never need it). Guarded by the stripe lock.
-   */
-  ArrayDeque<Segment> later;
-
-  // Prefetch measurements (ticker time), guarded by the stripe lock.
-  /** When {@link #current} became current. */
-  long currentSinceNanos;
-  /** The recent rate, from the lifetimes of used-up segments; 0 until one is used up. */
-  double idsPerNano;
-  /** The recent load latency; 0 until a load completes. */
-  long loadNanos;
-  /** When a call first found {@link #current} used up with nothing queued; NOT_DRY otherwise. */
-  long dryAtNanos = NOT_DRY;
-  /**
-   * The calls waiting on {@link #pending}; null when none. Replaced under the stripe lock; volatile
-   * because a call leaving on a cancel or a timeout removes itself without the lock.
-   */
-  volatile Set<WaitingCall> waiters;
-
-  /**
-   * IDs below this were handed out by a reservation above the segments this buffer had loaded or
-   * was loading; a segment below it is dropped (a gap), so the tag's IDs keep increasing on this
-   * server. Guarded by the stripe lock.
-   */
-  long floor = Long.MIN_VALUE;
-
-  // Dynamic step (Leaf's rule), guarded by the stripe lock.
-  int loads;
-  int step;
-  int tableStep;
-  long lastLoadNanos;
-  boolean stepReset;
-  int stepEpoch;
-
-  // Back-off after failed loads, written under the stripe lock. retryAtNanos is volatile because
-  // the request path reads it without the lock before claiming a preload.
-  int failures;
-  volatile long retryAtNanos = NO_RETRY;
-  RuntimeException lastFailure;
+  private volatile Set<WaitingCall> waiters;
 
   TagBuffer(String bizTag, long nowNanos) {
     this.bizTag = bizTag;
@@ -126,208 +92,235 @@ public final class TagBuffer {
     return closed;
   }
 
+  /** The segment IDs come from now; {@link Segment#EMPTY} until the first load. Lock-free. */
+  Segment current() {
+    return current;
+  }
+
   boolean isLoaded() {
     return current != Segment.EMPTY;
   }
 
-  /** Loaded segments queued behind {@link #current}; the caller holds the stripe lock. */
-  int queued() {
-    return (next == null ? 0 : 1) + (later == null ? 0 : later.size());
+  // ---- Table events (TagTable) ----
+
+  /** True the first time: the buffer is handed to the idle sweeper once. */
+  boolean announce() {
+    boolean first = !announced;
+    announced = true;
+    return first;
   }
 
-  /** IDs left in {@link #current} and the queued segments; the caller holds the stripe lock. */
-  long idsLeft() {
-    long left = current.end - current.cursor();
-    if (next != null) {
-      left += next.end - next.start;
-    }
-    if (later != null) {
-      for (Segment s : later) {
-        left += s.end - s.start;
-      }
-    }
-    return left;
+  boolean announced() {
+    return announced;
+  }
+
+  /** Removed from the table: a request that raced onto it retries on a fresh buffer. */
+  void close() {
+    closed = true;
   }
 
   /**
-   * Queues a loaded segment in ascending order, or returns false when it lies below the current
-   * one (a load that finished after a higher one was put in use): installed, it would issue IDs
-   * below ones already issued, so it is dropped (a gap). The caller holds the stripe lock.
+   * {@code seen} (the segment a caller found) is used up: true when the caller should try again
+   * (another thread switched, the buffer was closed, or this call made the queued segment
+   * current), false when the tag must wait for a load.
    */
-  boolean enqueue(Segment s) {
-    if (current != Segment.EMPTY && s.start < current.end) {
+  boolean onSegmentDrained(Segment seen, long nowNanos) {
+    if (closed || current != seen) {
+      return true;
+    }
+    if (queue.peek() == null) {
       return false;
     }
-    if (next == null) {
-      next = s;
-    } else if (s.start < next.start) {
-      queueFirst(next);
-      next = s;
-    } else {
-      if (later == null) {
-        later = new ArrayDeque<>(2);
-      }
-      // Loads mostly finish in order: a segment lower than the last queued is rare.
-      ArrayDeque<Segment> sorted = new ArrayDeque<>(later.size() + 1);
-      while (!later.isEmpty() && later.peekFirst().start < s.start) {
-        sorted.addLast(later.pollFirst());
-      }
-      sorted.addLast(s);
-      sorted.addAll(later);
-      later = sorted;
-    }
+    rate.switched(current, nowNanos);
+    current = queue.poll();
     return true;
   }
 
-  private void queueFirst(Segment s) {
-    if (later == null) {
-      later = new ArrayDeque<>(2);
-    }
-    later.addFirst(s);
-  }
-
   /**
-   * Makes the next queued segment current (there is one) and learns the rate from the one used
-   * up; the caller holds the stripe lock.
+   * IDs up to {@code end} were reserved above this tag's segments: queued segments and the rest of
+   * the current one below it are dropped (a gap), and a load in flight below it is dropped too.
    */
-  void advance(long nowNanos) {
-    Segment used = current;
-    if (used != Segment.EMPTY) {
-      learnRate(used.end - used.start, nowNanos - currentSinceNanos);
-    }
-    current = next;
-    next = later == null ? null : later.pollFirst();
-    if (later != null && later.isEmpty()) {
-      later = null;
-    }
-    currentSinceNanos = nowNanos;
-    dryAtNanos = NOT_DRY;
-  }
-
-  /** Installs a first segment, or one after the current ran out; the stripe lock is held. */
-  void install(Segment s, long nowNanos) {
-    Segment used = current;
-    if (used != Segment.EMPTY && used.end > used.start) {
-      // Its lifetime ends when it ran dry, not when this load arrived.
-      learnRate(used.end - used.start, (dryAtNanos == NOT_DRY ? nowNanos : dryAtNanos)
-          - currentSinceNanos);
-    }
-    current = s;
-    currentSinceNanos = nowNanos;
-    dryAtNanos = NOT_DRY;
-  }
-
-  /** A call found the current segment used up and nothing queued; the stripe lock is held. */
-  void ranDry(long nowNanos) {
-    if (dryAtNanos == NOT_DRY) {
-      dryAtNanos = nowNanos;
+  void raiseFloor(long end) {
+    floor = Math.max(floor, end);
+    queue.dropBelow(floor);
+    Segment c = current;
+    if (c != Segment.EMPTY && c.start < floor && !c.isExhausted()) {
+      // Used up in place of the remaining IDs: the buffer stays loaded, and the next request
+      // loads a segment above the floor.
+      current = Segment.usedUp(c);
     }
   }
 
-  /** Drops queued segments below the floor; the caller holds the stripe lock. */
-  void dropQueuedBelow(long floor) {
-    while (next != null && next.start < floor) {
-      next = later == null ? null : later.pollFirst();
-    }
-    if (later != null && later.isEmpty()) {
-      later = null;
-    }
-  }
-
-  // A rise counts at once (a burst must be fed now); a fall halves the distance each segment,
-  // so one slow segment does not starve the next burst.
-  private void learnRate(long ids, long lifetimeNanos) {
-    double rate = (double) ids / Math.max(1, lifetimeNanos);
-    idsPerNano = rate >= idsPerNano ? rate : (idsPerNano + rate) / 2;
-  }
-
-  /** A load took {@code nanos}; the same rule as the rate: rises at once, falls by halves. */
-  void learnLoadLatency(long nanos) {
-    loadNanos = nanos >= loadNanos ? nanos : (loadNanos + nanos) / 2;
-  }
+  // ---- Load events (SegmentLoader) ----
 
   /** The step to pass to the store for the next load. */
   int stepForNextLoad(long nowNanos, StepPolicy policy) {
-    // The first two loads, and the first after UpdateStep, take the row's own step.
-    if (stepReset || loads < 2) {
-      return SegmentStore.TABLE_STEP;
+    return step.forNextLoad(nowNanos, policy);
+  }
+
+  /** The epoch a load starts in, passed back to {@link #onLoaded}. */
+  int stepEpoch() {
+    return step.epoch();
+  }
+
+  /** A load was handed to a loader thread; {@code done} completes once its outcome is installed. */
+  void onLoadStarted(CompletableFuture<Void> done) {
+    loadsInFlight++;
+    if (pending == null) {
+      pending = done;
     }
-    return policy.nextStep(step, tableStep, nowNanos - lastLoadNanos);
   }
 
-  /** The step the engine will ask for next; the table step when not yet known. */
-  int effectiveStep(long nowNanos, StepPolicy policy) {
-    int s = stepForNextLoad(nowNanos, policy);
-    return s == SegmentStore.TABLE_STEP ? tableStep : s;
-  }
-
-  void onLoaded(SegmentRange range, long startedNanos, int epoch) {
-    failures = 0;
-    lastFailure = null;
-    retryAtNanos = NO_RETRY;
-    if (epoch != stepEpoch) {
-      // UpdateStep arrived while this load was in flight: keep the reset for the next load.
-      return;
+  /** A load ended: returns the calls that waited on it, to be woken once the lock is released. */
+  Set<WaitingCall> onLoadFinished() {
+    if (--loadsInFlight == 0) {
+      pending = null;
     }
-    loads++;
-    step = range.step();
-    tableStep = range.tableStep();
-    // Loads side by side may finish out of order: the latest start is the last load.
-    if (loads == 1 || startedNanos - lastLoadNanos > 0) {
-      lastLoadNanos = startedNanos;
+    return detachWaiters();
+  }
+
+  /** What the load that brought {@code range} (null: it failed) does here; see {@link LoadOutcome}. */
+  LoadOutcome outcomeOf(SegmentRange range) {
+    Segment c = current;
+    return LoadOutcome.of(new LoadOutcome.State(closed, c != Segment.EMPTY, floor, c.end,
+        c.isExhausted(), queue.peek() != null), range);
+  }
+
+  /**
+   * Applies {@link LoadOutcome#INSTALL}, {@link LoadOutcome#QUEUE} or {@link
+   * LoadOutcome#BELOW_CURRENT}: ends the back-off, learns the step and latency, and installs or
+   * queues the range. Returns the segment dropped as a gap, or null.
+   */
+  Segment onLoaded(LoadOutcome outcome, SegmentRange range, long startedNanos, int epoch,
+      long nowNanos) {
+    backoff.clear();
+    step.onLoaded(range, startedNanos, epoch);
+    rate.loadTook(nowNanos - startedNanos);
+    Segment loaded = Segment.of(range);
+    switch (outcome) {
+      case INSTALL -> {
+        rate.installed(current, nowNanos);
+        current = loaded;
+      }
+      case QUEUE -> queue.add(loaded);
+      case BELOW_CURRENT -> {
+        return loaded;
+      }
+      default -> throw new IllegalArgumentException("not a load that brought a range: " + outcome);
     }
-    stepReset = false;
+    return null;
   }
 
-  void onFailed(RuntimeException failure, long nowNanos, long minBackoffNanos, long maxBackoffNanos) {
-    if (failure instanceof WriteConflictException) {
-      // The database answers; another server just won the row. The next request loads again,
-      // and an outage that follows starts its back-off (and its warning) afresh.
-      return;
+  /**
+   * Applies {@link LoadOutcome#FAILED}: backs off and re-arms the preload, so a failed preload is
+   * retried by the first request after the back-off rather than by a synchronous load when the
+   * current segment runs out. Returns the failures in a row.
+   */
+  int onLoadFailed(RuntimeException failure, long nowNanos, long minBackoffNanos,
+      long maxBackoffNanos) {
+    backoff.onFailed(failure, nowNanos, minBackoffNanos, maxBackoffNanos);
+    Segment c = current;
+    if (c != Segment.EMPTY && queue.peek() == null && !c.isExhausted()) {
+      c.rearmPreload();
     }
-    failures++;
-    lastFailure = failure;
-    long backoff = minBackoffNanos << Math.min(failures - 1, 20);
-    retryAtNanos = nowNanos + Math.min(backoff < 0 ? maxBackoffNanos : backoff, maxBackoffNanos);
+    return backoff.failures();
   }
 
-  /** The database answers again: the next request (or preload) loads at once. */
-  void clearBackoff() {
-    failures = 0;
-    lastFailure = null;
-    retryAtNanos = NO_RETRY;
+  /** True when the prefetch policy asks for one more load now (the tag is loaded, not backing off). */
+  boolean wantsPrefetch(long nowNanos, StepPolicy steps, PrefetchPolicy prefetch,
+      boolean pastPreloadPoint) {
+    if (closed || !isLoaded() || backingOff(nowNanos)) {
+      return false;
+    }
+    long loading = (long) loadsInFlight * step.effective(nowNanos, steps);
+    long idsLeft = current.end - current.cursor() + queue.ids();
+    return prefetch.shouldLoad(idsLeft, loading, queue.size() + loadsInFlight, pastPreloadPoint,
+        rate.idsPerNano(), rate.loadNanos());
   }
 
-  /** True while the tag backs off after failed loads (retryAtNanos is set only with a failure). */
+  // ---- Requests (SegmentAllocator) ----
+
+  /** The first load in flight, or null: a caller that finds none starts one. */
+  CompletableFuture<Void> pendingLoad() {
+    return pending;
+  }
+
+  int loadsInFlight() {
+    return loadsInFlight;
+  }
+
+  /** Loaded segments queued behind {@link #current}. */
+  int queued() {
+    return queue.size();
+  }
+
+  /**
+   * IDs left in the current segment and the queued next one: a snapshot, since other callers may
+   * take some at any moment; read without the lock.
+   */
+  long idsBuffered() {
+    Segment c = current;
+    Segment n = queue.peek();
+    return c.end - c.cursor() + (n == null ? 0 : n.end - n.cursor());
+  }
+
+  /** A call found the current segment used up and nothing queued. */
+  void ranDry(long nowNanos) {
+    rate.ranDry(nowNanos);
+  }
+
+  /** True while the tag backs off after failed loads; lock-free. */
   boolean backingOff(long nowNanos) {
-    return nowNanos < retryAtNanos;
+    return backoff.backingOff(nowNanos);
   }
 
   /** While backing off, the failure a caller gets at once instead of a new load. */
   RuntimeException failFast(long nowNanos) {
-    if (lastFailure instanceof StoreUnavailableException) {
-      long waitMs = Math.max(0, (retryAtNanos - nowNanos) / 1_000_000);
-      return new StoreUnavailableException(lastFailure.getMessage() + " (biz_tag " + bizTag
-          + " has no buffered IDs; next database attempt in " + waitMs + " ms)", lastFailure);
-    }
-    return lastFailure;
+    return backoff.failFast(bizTag, nowNanos);
   }
 
-  /** What this buffer holds; the caller holds the stripe lock and has checked it is loaded. */
+  /** The database answers again: the next request (or preload) loads at once. */
+  void clearBackoff() {
+    backoff.clear();
+  }
+
+  /** UpdateStep: the very next load uses {@code newStep}. */
+  void resetStep(int newStep) {
+    step.reset(newStep);
+  }
+
+  /** What this buffer holds; the caller has checked it is loaded. */
   TagSnapshot snapshot(long nowNanos, StepPolicy policy) {
-    Segment n = next;
+    Segment n = queue.peek();
     return new TagSnapshot(view(current), n == null ? null : view(n),
-        effectiveStep(nowNanos, policy), lastAccessNanos(), lastLoadNanos);
+        step.effective(nowNanos, policy), lastAccessNanos(), step.lastLoadNanos());
   }
 
   private static TagSnapshot.SegmentView view(Segment s) {
     return new TagSnapshot.SegmentView(s.start, s.end, s.cursor());
   }
 
-  void resetStep(int newStep) {
-    step = newStep;
-    tableStep = newStep;
-    stepReset = true;
-    stepEpoch++;
+  // ---- Waiting calls (SegmentWaiters) ----
+
+  void addWaiter(WaitingCall w) {
+    if (waiters == null) {
+      waiters = ConcurrentHashMap.newKeySet();
+    }
+    waiters.add(w);
+  }
+
+  /** Takes every waiting call off this buffer, to be woken once the lock is released. */
+  Set<WaitingCall> detachWaiters() {
+    Set<WaitingCall> ws = waiters;
+    waiters = null;
+    return ws;
+  }
+
+  /** A call leaving on a cancel or a timeout; lock-free. */
+  void removeWaiter(WaitingCall w) {
+    Set<WaitingCall> ws = waiters;
+    if (ws != null) {
+      ws.remove(w);
+    }
   }
 }

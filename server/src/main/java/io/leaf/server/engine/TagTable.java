@@ -106,7 +106,7 @@ final class TagTable {
    */
   TagBuffer getOrCreate(String bizTag, long nowNanos) {
     TagBuffer b = buffers.get(bizTag);
-    if (b != null && !b.closed) {
+    if (b != null && !b.isClosed()) {
       return b;
     }
     if (!mayExist.test(bizTag)) {
@@ -142,8 +142,7 @@ final class TagTable {
    * caller holds the tag's stripe lock.
    */
   void keptLocked(TagBuffer b) {
-    if (!b.announced) {
-      b.announced = true;
+    if (b.announce()) {
       held.incrementAndGet();
       onCached.accept(b);
     }
@@ -151,7 +150,7 @@ final class TagTable {
 
   /** Drops and closes {@code b} if the table still holds that very buffer; takes the lock. */
   boolean remove(TagBuffer b) {
-    Lock lock = locks.get(b.bizTag);
+    Lock lock = locks.get(b.bizTag());
     lock.lock();
     try {
       return removeLocked(b);
@@ -162,9 +161,9 @@ final class TagTable {
 
   /** {@link #remove} for a caller that holds the tag's stripe lock. */
   boolean removeLocked(TagBuffer b) {
-    if (buffers.remove(b.bizTag, b)) {
-      b.closed = true;
-      if (b.announced) {
+    if (buffers.remove(b.bizTag(), b)) {
+      b.close();
+      if (b.announced()) {
         held.decrementAndGet();
       }
       return true;
@@ -187,17 +186,10 @@ final class TagTable {
    * the loaded next segment), false when the tag must wait for a load.
    */
   boolean switchSegment(TagBuffer b, Segment seen, long nowNanos) {
-    Lock lock = locks.get(b.bizTag);
+    Lock lock = locks.get(b.bizTag());
     lock.lock();
     try {
-      if (b.closed || b.current != seen) {
-        return true;
-      }
-      if (b.next != null) {
-        b.advance(nowNanos);
-        return true;
-      }
-      return false;
+      return b.onSegmentDrained(seen, nowNanos);
     } finally {
       lock.unlock();
     }
@@ -214,16 +206,8 @@ final class TagTable {
     lock.lock();
     try {
       TagBuffer b = buffers.get(bizTag);
-      if (b == null || b.closed) {
-        return;
-      }
-      b.floor = Math.max(b.floor, end);
-      b.dropQueuedBelow(b.floor);
-      Segment current = b.current;
-      if (current != Segment.EMPTY && current.start < b.floor && !current.isExhausted()) {
-        // Used up in place of the remaining IDs: the buffer stays loaded, and the next request
-        // loads a segment above the floor.
-        b.current = Segment.usedUp(current);
+      if (b != null && !b.isClosed()) {
+        b.raiseFloor(end);
       }
     } finally {
       lock.unlock();
@@ -252,7 +236,7 @@ final class TagTable {
   void clearBackoffs() {
     missing.clearFailures();
     for (TagBuffer b : all()) {
-      Lock lock = locks.get(b.bizTag);
+      Lock lock = locks.get(b.bizTag());
       lock.lock();
       try {
         b.clearBackoff();
@@ -266,10 +250,10 @@ final class TagTable {
   List<Set<WaitingCall>> detachAllWaiters() {
     List<Set<WaitingCall>> out = new ArrayList<>();
     for (TagBuffer b : all()) {
-      Lock lock = locks.get(b.bizTag);
+      Lock lock = locks.get(b.bizTag());
       lock.lock();
       try {
-        out.add(SegmentWaiters.detach(b));
+        out.add(b.detachWaiters());
       } finally {
         lock.unlock();
       }

@@ -1,30 +1,19 @@
 package io.leaf.server.http;
 
-import io.leaf.server.engine.AllocatorClosedException;
-import io.leaf.server.engine.LimitExceededException;
-import io.leaf.server.engine.SegmentWaitTimeoutException;
-import io.leaf.server.snowflake.EpochExhaustedException;
-import io.leaf.server.snowflake.NoWorkerLeaseException;
-import io.leaf.server.store.IdOverflowException;
-import io.leaf.server.store.InvalidTagStateException;
-import io.leaf.server.store.StoreRejectedException;
-import io.leaf.server.store.StoreUnavailableException;
-import io.leaf.server.store.TagNotFoundException;
+import io.grpc.Status;
+import io.leaf.server.api.StatusMapping;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import java.util.concurrent.CompletionException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The one table from the engine's failures to HTTP statuses, the HTTP twin of the gRPC
- * {@code StatusMapping}: NOT_FOUND → 404, RESOURCE_EXHAUSTED → 429, UNAVAILABLE (the database, the
- * server's cap on waiting, shutdown) → 503, OUT_OF_RANGE (a tag's IDs used up) → 409,
- * FAILED_PRECONDITION (the database refuses Leaf) → 500, anything unexpected → 500 with the cause
- * logged. Invalid input is 400, answered before the engine is asked.
+ * The HTTP status of a failure, derived from its gRPC code in {@link StatusMapping} (the one
+ * table): the reason is the gRPC description.
+ *
+ * <p>INVALID_ARGUMENT → 400; NOT_FOUND → 404; ALREADY_EXISTS and OUT_OF_RANGE (a tag's IDs used
+ * up) → 409; RESOURCE_EXHAUSTED → 429; UNAVAILABLE and DEADLINE_EXCEEDED (the database, the wait
+ * for a segment, shutdown) → 503; anything else, FAILED_PRECONDITION (the database refuses Leaf)
+ * and INTERNAL among them → 500.
  */
 final class HttpStatusMapping {
-
-  private static final Logger log = LoggerFactory.getLogger(HttpStatusMapping.class);
 
   /** A status and the one-line reason to answer with. */
   record Answer(HttpResponseStatus status, String reason) {}
@@ -32,27 +21,18 @@ final class HttpStatusMapping {
   private HttpStatusMapping() {}
 
   static Answer answer(Throwable t) {
-    if (t instanceof CompletionException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    HttpResponseStatus status;
-    if (t instanceof TagNotFoundException) {
-      status = HttpResponseStatus.NOT_FOUND;
-    } else if (t instanceof LimitExceededException) {
-      status = HttpResponseStatus.TOO_MANY_REQUESTS;
-    } else if (t instanceof StoreUnavailableException || t instanceof AllocatorClosedException
-        || t instanceof SegmentWaitTimeoutException || t instanceof NotServedException
-        || t instanceof NoWorkerLeaseException) {
-      status = HttpResponseStatus.SERVICE_UNAVAILABLE;
-    } else if (t instanceof IdOverflowException || t instanceof EpochExhaustedException) {
-      status = HttpResponseStatus.CONFLICT;
-    } else if (t instanceof StoreRejectedException || t instanceof InvalidTagStateException) {
-      status = HttpResponseStatus.INTERNAL_SERVER_ERROR;
-    } else {
-      log.error("unexpected failure of an HTTP call", t);
-      return new Answer(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: "
-          + t.getClass().getSimpleName() + " (details in the server log)");
-    }
-    return new Answer(status, String.valueOf(t.getMessage()));
+    Status status = StatusMapping.status(t);
+    return new Answer(httpStatus(status.getCode()), String.valueOf(status.getDescription()));
+  }
+
+  static HttpResponseStatus httpStatus(Status.Code code) {
+    return switch (code) {
+      case INVALID_ARGUMENT -> HttpResponseStatus.BAD_REQUEST;
+      case NOT_FOUND -> HttpResponseStatus.NOT_FOUND;
+      case ALREADY_EXISTS, OUT_OF_RANGE -> HttpResponseStatus.CONFLICT;
+      case RESOURCE_EXHAUSTED -> HttpResponseStatus.TOO_MANY_REQUESTS;
+      case UNAVAILABLE, DEADLINE_EXCEEDED -> HttpResponseStatus.SERVICE_UNAVAILABLE;
+      default -> HttpResponseStatus.INTERNAL_SERVER_ERROR;
+    };
   }
 }

@@ -1,5 +1,6 @@
 package io.leaf.server.http;
 
+import io.leaf.server.api.NotServedException;
 import java.util.concurrent.CompletableFuture;
 
 /**

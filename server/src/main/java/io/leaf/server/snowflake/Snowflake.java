@@ -2,8 +2,8 @@ package io.leaf.server.snowflake;
 
 import com.google.common.base.Ticker;
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
-import io.leaf.server.engine.AllocatorClosedException;
 import io.leaf.server.engine.IdRanges;
+import io.leaf.server.engine.ServerClosingException;
 import io.leaf.server.store.WorkerLeaseStore;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -141,12 +141,12 @@ public final class Snowflake implements AutoCloseable {
         return;
       }
       if (closed) {
-        throw new AllocatorClosedException();
+        throw new ServerClosingException();
       }
       // At most one pending per open stream (--max-streams bounds them).
       timer.schedule(() -> fill(out, max), 1, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
-      out.completeExceptionally(new AllocatorClosedException());
+      out.completeExceptionally(new ServerClosingException());
     } catch (RuntimeException e) {
       out.completeExceptionally(e);
     }

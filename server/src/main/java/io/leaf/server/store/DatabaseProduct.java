@@ -18,8 +18,8 @@ import org.jooq.SQLDialect;
  * check made on it.
  *
  * <p>This is the one place a database's kind is decided from a live connection; what differs by
- * kind is asked of it ({@link #isPostgres()}), so a store on another table (such as a lease table)
- * picks its SQL the same way.
+ * kind is asked of it ({@link #isPostgres()}, {@link SegmentTake#of}), so a store on another table
+ * (such as a lease table) picks its SQL the same way.
  *
  * @param name {@code MySQL}, {@code MariaDB}, {@code PostgreSQL} or {@code H2}
  * @param version the server's version without MariaDB's {@code 5.5.5-} prefix

@@ -2,25 +2,15 @@ package io.leaf.server.store;
 
 import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 
-import com.zaxxer.hikari.HikariDataSource;
-import java.sql.Connection;
 import java.sql.DatabaseMetaData;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.Constants;
 import org.jooq.DSLContext;
-import org.jooq.Field;
-import org.jooq.Query;
-import org.jooq.Record2;
 import org.jooq.SQLDialect;
 import org.jooq.conf.RenderQuotedNames;
 import org.jooq.conf.Settings;
@@ -52,7 +42,7 @@ public final class JooqSegmentStore implements SegmentStore {
   private volatile Opened opened;
 
   /** Statements run on {@code dsl} against {@code table}. */
-  private record Opened(DSLContext dsl, LeafAllocTable table, DatabaseProduct product) {}
+  private record Opened(DSLContext dsl, LeafAllocTable table, SegmentTake take) {}
 
   public JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
     this(dataSource, dialect, clock, ConflictRetry.DEFAULT);
@@ -115,7 +105,7 @@ public final class JooqSegmentStore implements SegmentStore {
             Constants.VERSION, product.name(), product.version());
       }
       return new Opened(DSL.using(dsl.configuration().connectionProvider(), dialect,
-          dsl.settings()), found, product);
+          dsl.settings()), found, SegmentTake.of(product, dataSource));
     }));
   }
 
@@ -240,14 +230,9 @@ public final class JooqSegmentStore implements SegmentStore {
   /**
    * {@inheritDoc}
    *
-   * <p>The range comes from one autocommit statement, {@code UPDATE … SET max_id =
-   * LAST_INSERT_ID(max_id + s)}, whose own reply carries the new {@code max_id} (MySQL's OK packet
-   * holds the value {@code LAST_INSERT_ID(expr)} set). A reply to that statement means it
-   * committed, so a write that was rolled back — a deadlock, a Galera certification conflict, a
-   * connection killed or failed over mid-way — can never yield a range: there is no second
-   * statement whose failure a driver could hide or re-run in a new transaction. The step added is
-   * a bound value, never read back, so {@code [max_id - s, max_id)} is exactly what the UPDATE
-   * moved past. Write conflicts are retried ({@link ConflictRetry}).
+   * <p>The range comes from the one autocommit statement of the product's {@link SegmentTake},
+   * whose own reply carries the new {@code max_id}. Write conflicts are retried
+   * ({@link ConflictRetry}).
    */
   @Override
   public SegmentRange nextSegment(String bizTag, int step) {
@@ -256,118 +241,13 @@ public final class JooqSegmentStore implements SegmentStore {
     }
     Opened o = opened();
     return byName(o, bizTag, () -> guard("take a segment of " + bizTag, "UPDATE and SELECT",
-        () -> retry.run(() -> o.dsl().connectionResult(c -> takeSegment(c, o, bizTag, step)))));
-  }
-
-  private SegmentRange takeSegment(Connection connection, Opened o, String bizTag, int step)
-      throws SQLException {
-    if (!connection.getAutoCommit()) {
-      connection.setAutoCommit(true);
-    }
-    DSLContext db = DSL.using(connection, o.dsl().dialect(), o.dsl().settings());
-    if (o.product().isPostgres()) {
-      try {
-        return PostgresSegmentTake.take(connection, db, o.table(), bizTag, step, clock.millis());
-      } catch (SQLException e) {
-        if (PostgresSegmentTake.READ_ONLY_TRANSACTION.equals(e.getSQLState())
-            && dataSource instanceof HikariDataSource pool) {
-          // A standby (or a demoted primary) answered: this connection will never take writes,
-          // while a new one on a multi-host URL with targetServerType=primary finds the primary.
-          pool.evictConnection(connection);
-        }
-        throw e;
-      }
-    }
-    // The row's step: the amount to add when the caller asks for the table step, and the floor
-    // of the dynamic step either way. Read before the UPDATE and only ever added as a value, so
-    // an UpdateStep racing with this take changes the next segment, never this one's bounds.
-    Record2<Long, Integer> row = db.select(LEAF_ALLOC.MAX_ID, LEAF_ALLOC.STEP).from(LEAF_ALLOC)
-        .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
-        .fetchOne();
-    if (row == null) {
-      throw new TagNotFoundException(bizTag);
-    }
-    int added = stepToAdd(bizTag, row.value1(), row.value2(), step);
-    int tableStep = row.value2();
-    // The guard on max_id keeps the addition inside BIGINT: nothing is taken, nothing wraps.
-    Query update = db.update(LEAF_ALLOC)
-        .set(LEAF_ALLOC.MAX_ID, lastInsertId(LEAF_ALLOC.MAX_ID.plus(DSL.val((long) added))))
-        .set(LEAF_ALLOC.UPDATE_TIME, o.table().updateTimeAt(clock.millis()))
-        .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
-        .and(LEAF_ALLOC.MAX_ID.le(DSL.val(Long.MAX_VALUE - added)));
-    OptionalLong maxId = executeReturningLastInsertId(connection, db, update);
-    if (maxId.isEmpty()) {
-      Long current = db.select(LEAF_ALLOC.MAX_ID).from(LEAF_ALLOC)
-          .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
-          .fetchOne(LEAF_ALLOC.MAX_ID);
-      if (current == null) {
-        throw new TagNotFoundException(bizTag);
-      }
-      throw new IdOverflowException(bizTag, current, added);
-    }
-    long end = maxId.getAsLong();
-    return new SegmentRange(end - added, end, added, tableStep);
-  }
-
-  /**
-   * The amount a take of {@code step} (or {@link #TABLE_STEP}) adds to a row holding
-   * {@code maxId} and {@code tableStep}.
-   *
-   * @throws InvalidTagStateException the row holds a NULL or a step that is not positive
-   */
-  static int stepToAdd(String bizTag, Long maxId, Integer tableStep, int step) {
-    if (maxId == null || tableStep == null) {
-      throw new InvalidTagStateException("biz_tag " + bizTag + " has a NULL "
-          + (maxId == null ? "max_id" : "step") + " in leaf_alloc; set it in the table"
-          + (maxId == null ? "" : " or with UpdateStep"));
-    }
-    int added = step == TABLE_STEP ? tableStep : step;
-    if (added <= 0) {
-      throw new InvalidTagStateException("biz_tag " + bizTag + " has step " + added
-          + " in leaf_alloc; set a positive step with UpdateStep");
-    }
-    return added;
-  }
-
-  /**
-   * Executes {@code update} and returns the value its {@code LAST_INSERT_ID(expr)} set, or empty
-   * when it matched no row. On MySQL/MariaDB the value comes back in the statement's own reply
-   * (JDBC's generated keys), not from a later query that a multi-host driver could send to
-   * another server; H2 runs in this process, so its session's {@code LAST_INSERT_ID()} is read.
-   */
-  private static OptionalLong executeReturningLastInsertId(Connection connection, DSLContext db,
-      Query update) throws SQLException {
-    if (db.dialect().family() == SQLDialect.H2) {
-      if (update.execute() == 0) {
-        return OptionalLong.empty();
-      }
-      return OptionalLong.of(db.select(lastInsertId()).fetchSingle().value1());
-    }
-    try (PreparedStatement ps =
-        connection.prepareStatement(update.getSQL(), Statement.RETURN_GENERATED_KEYS)) {
-      List<Object> binds = update.getBindValues();
-      for (int i = 0; i < binds.size(); i++) {
-        ps.setObject(i + 1, binds.get(i));
-      }
-      if (ps.executeUpdate() == 0) {
-        return OptionalLong.empty();
-      }
-      try (ResultSet keys = ps.getGeneratedKeys()) {
-        if (!keys.next() || keys.getLong(1) <= 0) {
-          throw new IllegalStateException("the segment UPDATE committed but its reply carried no"
-              + " LAST_INSERT_ID value; the range is dropped (a gap)");
-        }
-        return OptionalLong.of(keys.getLong(1));
-      }
-    }
-  }
-
-  private static Field<Long> lastInsertId(Field<Long> value) {
-    return DSL.function("LAST_INSERT_ID", Long.class, value);
-  }
-
-  private static Field<Long> lastInsertId() {
-    return DSL.function("LAST_INSERT_ID", Long.class);
+        () -> retry.run(() -> o.dsl().connectionResult(c -> {
+          if (!c.getAutoCommit()) {
+            c.setAutoCommit(true);
+          }
+          DSLContext db = DSL.using(c, o.dsl().dialect(), o.dsl().settings());
+          return o.take().take(c, db, o.table(), bizTag, step, clock.millis());
+        }))));
   }
 
   @Override

@@ -2,12 +2,14 @@ package io.leaf.server.store;
 
 import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 
+import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.util.List;
+import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -32,27 +34,39 @@ import org.slf4j.LoggerFactory;
  * another server. So a take whose statement or connection carries any warning is never used: the
  * range becomes a gap and the caller sees the database as unavailable for this load.
  *
- * <p>Stateless; called with a connection the caller owns.
+ * <p>A standby (or a demoted primary) that answers is evicted from the pool: that connection
+ * never takes writes, while a new one on a multi-host URL with {@code targetServerType=primary}
+ * finds the primary. Stateless besides the pool; called with a connection the caller owns.
  */
-final class PostgresSegmentTake {
+final class PostgresSegmentTake implements SegmentTake {
 
   private static final Logger log = LoggerFactory.getLogger(PostgresSegmentTake.class);
 
   /** SQLState of "cannot execute UPDATE in a read-only transaction": a standby answered. */
   static final String READ_ONLY_TRANSACTION = "25006";
 
-  private PostgresSegmentTake() {}
+  private final DataSource dataSource;
 
-  /**
-   * Takes {@code step} IDs (or the row's step for {@link SegmentStore#TABLE_STEP}) of
-   * {@code bizTag}.
-   *
-   * @throws TagNotFoundException no such row
-   * @throws InvalidTagStateException the row holds a NULL or a step that is not positive
-   * @throws IdOverflowException the range would pass 2⁶³−1; nothing was taken
-   * @throws StoreUnavailableException the commit came back with a warning; the range is dropped
-   */
-  static SegmentRange take(Connection connection, DSLContext db, LeafAllocTable table,
+  PostgresSegmentTake(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  /** {@inheritDoc} A commit that came back with a warning is unavailable (a gap). */
+  @Override
+  public SegmentRange take(Connection connection, DSLContext db, LeafAllocTable table,
+      String bizTag, int step, long nowMillis) throws SQLException {
+    try {
+      return takeOnce(connection, db, table, bizTag, step, nowMillis);
+    } catch (SQLException e) {
+      if (READ_ONLY_TRANSACTION.equals(e.getSQLState())
+          && dataSource instanceof HikariDataSource pool) {
+        pool.evictConnection(connection);
+      }
+      throw e;
+    }
+  }
+
+  private static SegmentRange takeOnce(Connection connection, DSLContext db, LeafAllocTable table,
       String bizTag, int step, long nowMillis) throws SQLException {
     boolean tableStep = step == SegmentStore.TABLE_STEP;
     Field<Long> added = tableStep ? LEAF_ALLOC.STEP.cast(Long.class) : DSL.val((long) step);
@@ -105,7 +119,7 @@ final class PostgresSegmentTake {
     if (row == null) {
       return new TagNotFoundException(bizTag);
     }
-    int added = JooqSegmentStore.stepToAdd(bizTag, row.value1(), row.value2(), step);
+    int added = SegmentTake.stepToAdd(bizTag, row.value1(), row.value2(), step);
     if (row.value1() > Long.MAX_VALUE - added) {
       return new IdOverflowException(bizTag, row.value1(), added);
     }

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.grpc.Status;
-import io.leaf.server.engine.AllocatorClosedException;
 import io.leaf.server.engine.LimitExceededException;
+import io.leaf.server.engine.ServerClosingException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -39,7 +39,7 @@ class DatabaseCallsTest {
   void execute_afterClose_unavailableNotResourceExhausted() {
     DatabaseCalls calls = new DatabaseCalls(1, 1);
     calls.close();
-    AllocatorClosedException e = assertThrows(AllocatorClosedException.class,
+    ServerClosingException e = assertThrows(ServerClosingException.class,
         () -> calls.execute(() -> { }));
     assertEquals(Status.Code.UNAVAILABLE, StatusMapping.status(e).getCode(),
         "a call arriving during shutdown is told to retry elsewhere");

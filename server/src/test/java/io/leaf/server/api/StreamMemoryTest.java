@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leaf.server.engine.AllocatorClosedException;
+import io.leaf.server.engine.ServerClosingException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +43,7 @@ class StreamMemoryTest {
           throw new RejectedExecutionException("timer shut down");
         }, Duration.ofSeconds(5));
     assertEquals(IDS, stopping.acquire(IDS, g -> { }));
-    assertThrows(AllocatorClosedException.class,
+    assertThrows(ServerClosingException.class,
         () -> stopping.acquire(1_000, g -> { }), "UNAVAILABLE, not an INTERNAL error");
     stopping.release(IDS);
     assertEquals(0, stopping.usedIds(), "no waiter was left behind to be granted");

@@ -91,7 +91,7 @@ class SegmentAllocatorTest {
 
   /** Waits for the load this thread just started (or that finished already). */
   private static void awaitLoad(TagBuffer b) throws Exception {
-    CompletableFuture<Void> pending = b.pending;
+    CompletableFuture<Void> pending = b.pendingLoad();
     if (pending != null) {
       try {
         pending.get(10, TimeUnit.SECONDS);
@@ -146,10 +146,10 @@ class SegmentAllocatorTest {
   void nextId_tenPercentUsed_startsOnePreloadThenSwitchesWithoutWaiting() throws Exception {
     TagBuffer b = tagJustBelowPreload("t");
     assertEquals(new TagSnapshot.SegmentView(1, 101, 11), snapshot("t").current(), "IDs 1..10 used");
-    assertNull(b.pending, "IDs 1..10 are below 10% of [1, 101): no preload yet");
+    assertNull(b.pendingLoad(), "IDs 1..10 are below 10% of [1, 101): no preload yet");
     store.blockLoads();
     assertEquals(11, nextId("t"));
-    assertNotNull(b.pending, "ID 11 is 10% of [1, 101): the preload started");
+    assertNotNull(b.pendingLoad(), "ID 11 is 10% of [1, 101): the preload started");
     assertTrue(store.awaitLoadEntered(10_000), "the preload reached the store");
 
     // Many callers past the preload point while it is in flight start nothing more.
@@ -280,14 +280,14 @@ class SegmentAllocatorTest {
     awaitLoad(b);
     assertEquals(2, store.attempts(), "the preload ran and failed");
     take("t", 9);
-    assertNull(b.pending, "no retry while backing off");
+    assertNull(b.pendingLoad(), "no retry while backing off");
     assertEquals(2, store.attempts());
 
     store.heal();
     store.blockLoads();
     ticker.advance(MIN_BACKOFF);
     assertEquals(21, nextId("t"));
-    assertNotNull(b.pending, "the first request after the back-off retries the preload");
+    assertNotNull(b.pendingLoad(), "the first request after the back-off retries the preload");
     assertTrue(store.awaitLoadEntered(10_000), "the retry reached the store");
     store.release();
     awaitLoad(b);
@@ -438,7 +438,7 @@ class SegmentAllocatorTest {
     store.blockLoads();
     take("t", 221 - 202 + 1);
     TagBuffer b = buffer("t");
-    assertNotNull(b.pending, "preload of the fourth segment started");
+    assertNotNull(b.pendingLoad(), "preload of the fourth segment started");
     assertTrue(store.awaitLoadEntered(10_000), "and is in the store");
     memory.updateStep("t", 30);
     allocator.onStepUpdated("t", 30);
@@ -485,7 +485,7 @@ class SegmentAllocatorTest {
     assertFalse(allocator.evict(old), "a second eviction finds nothing");
     store.release();
     awaitLoad(old);
-    assertNull(old.next, "the segment that arrived after eviction is not installed");
+    assertEquals(0, old.queued(), "the segment that arrived after eviction is not installed");
     assertEquals(201, nextId("t"), "a fresh buffer loads a fresh segment: [101, 201) is a gap");
     assertTrue(allocator.cached("t").isPresent() && allocator.cached("t").get() != old, "new buffer");
   }

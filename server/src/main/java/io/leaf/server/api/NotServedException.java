@@ -1,6 +1,6 @@
-package io.leaf.server.http;
+package io.leaf.server.api;
 
-/** This server does not serve what was asked (yet); the message says what and why. HTTP 503. */
+/** This server does not serve what was asked (yet); the message says what and why. UNAVAILABLE. */
 public final class NotServedException extends RuntimeException {
 
   public NotServedException(String message) {
