@@ -3,6 +3,7 @@ package io.leaf.bench;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.ServerConfig;
+import io.leaf.server.ServerWiring;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.TagAlreadyExistsException;
 import java.io.IOException;
@@ -46,7 +47,7 @@ public final class BenchServer implements AutoCloseable {
     ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--db-url", dbUrl,
         "--db-user", dbUser, "--db-password", dbPassword, "--max-step", Integer.toString(maxStep),
         "--http-port", Integer.toString(freePort())}, env -> null);
-    LeafServer server = LeafServer.fromConfig(config,
+    LeafServer server = ServerWiring.production(config,
         NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)),
         store -> loadDelay.isZero() ? store : new DelayingSegmentStore(store, loadDelay));
     try {

@@ -32,7 +32,7 @@ class EndToEndTest {
   private static LeafServer start(Path dataDir) throws Exception {
     ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--db-url",
         "jdbc:h2:file:" + dataDir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL"}, env -> null);
-    return LeafServer.fromConfig(config).start();
+    return ServerWiring.production(config).start();
   }
 
   private static ManagedChannel channel(LeafServer server) {

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 /**
- * The production wiring ({@link LeafServer#fromConfig}) logged in as a MariaDB user that holds
+ * The production wiring ({@link ServerWiring#production}) logged in as a MariaDB user that holds
  * only some privileges on {@code leaf_alloc}, as a DBA grants them ({@link
  * LeastPrivilegePostgresTest}: the same on PostgreSQL).
  */
@@ -79,7 +79,7 @@ class LeastPrivilegeMariaDbTest {
     ServerConfig config = ServerConfig.parse(new String[] {"--db-url", db.url, "--db-user",
         login.user(), "--db-password", login.password(), "--db-pool-size", "2"}, env -> null);
     String name = InProcessServerBuilder.generateName();
-    server = LeafServer.fromConfig(config, InProcessServerBuilder.forName(name),
+    server = ServerWiring.production(config, InProcessServerBuilder.forName(name),
         UnaryOperator.identity()).start();
     channel = InProcessChannelBuilder.forName(name).build();
     return LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);

@@ -38,7 +38,7 @@ class QuietCancelTest {
     root.setLevel(Level.INFO);
     logged.start();
 
-    LeafServer server = LeafServer.fromConfig(ServerConfig.parse(new String[] {"--port", "0",
+    LeafServer server = ServerWiring.production(ServerConfig.parse(new String[] {"--port", "0",
         "--db-url", "jdbc:h2:file:" + dir.resolve("leaf")}, env -> null)).start();
     ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", server.port())
         .usePlaintext().build();

@@ -10,6 +10,7 @@ import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.ServerConfig;
+import io.leaf.server.ServerWiring;
 import io.leaf.server.testing.GaleraCluster;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.IdBatch;
@@ -48,7 +49,7 @@ class GaleraSnowflakeTest {
               "--db-password=" + GaleraCluster.PASSWORD, "--worker-id-range", "7-8",
               "--worker-lease-ttl", "5s"}, env -> null);
           String name = InProcessServerBuilder.generateName();
-          servers.add(LeafServer.fromConfig(config, InProcessServerBuilder.forName(name),
+          servers.add(ServerWiring.production(config, InProcessServerBuilder.forName(name),
               UnaryOperator.identity()));
           channels.add(InProcessChannelBuilder.forName(name).build());
         }
