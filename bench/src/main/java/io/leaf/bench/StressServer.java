@@ -2,7 +2,7 @@ package io.leaf.bench;
 
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ServerWiring;
 import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.SegmentRange;

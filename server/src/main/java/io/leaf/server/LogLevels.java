@@ -20,7 +20,7 @@ final class LogLevels {
 
   private LogLevels() {}
 
-  /** @param level one of {@link ServerConfig#LOG_LEVELS} (validated there) */
+  /** @param level one of {@link io.leaf.server.config.Flags#LOG_LEVELS} (validated there) */
   static void apply(String level) {
     if (!(LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext)) {
       return;

@@ -1,5 +1,6 @@
 package io.leaf.server;
 
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.UnusableTableException;
 import java.io.IOException;
@@ -38,14 +39,14 @@ public final class Main {
       exit("leaf-server: " + e.getMessage());
       return;
     } catch (IOException e) {
-      exit("leaf-server: cannot listen on port " + config.port() + ": " + bindFailure(e));
+      exit("leaf-server: cannot listen on port " + config.api().port() + ": " + bindFailure(e));
       return;
     }
-    if (config.dbUrl().startsWith("jdbc:h2:")) {
+    if (config.database().url().startsWith("jdbc:h2:")) {
       log.warn("the embedded H2 database ({}) is for trying Leaf out: IDs are safe only as long as"
           + " its file is; a lost or recreated file starts again at max_id 1 and repeats IDs."
           + " Production uses --db-url jdbc:mysql:// (MySQL/MariaDB)",
-          DataSources.redact(config.dbUrl()));
+          DataSources.redact(config.database().url()));
     }
     Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "leaf-shutdown"));
     server.awaitTermination();

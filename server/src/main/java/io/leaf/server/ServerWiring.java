@@ -7,6 +7,7 @@ import io.grpc.ServerBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.api.DatabaseCalls;
 import io.leaf.server.api.LeafGrpcService;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
@@ -68,16 +69,16 @@ public final class ServerWiring {
   private ServerWiring() {}
 
   /**
-   * The production server: Netty on {@code config.port()} (TLS when configured, at most {@code
+   * The production server: Netty on {@code config.api().port()} (TLS when configured, at most {@code
    * --max-calls-per-connection} concurrent calls per connection), HikariCP on {@code
-   * config.dbUrl()}.
+   * config.database().url()}.
    *
    * @throws IllegalArgumentException one line naming the flag (or file) that cannot be used
    */
   public static LeafServer production(ServerConfig config) {
     Operations ops = Operations.open(config.ops(), config.http().enabled());
     return production(config, NettyServerBuilder.forAddress(
-        new InetSocketAddress(config.port()), ops.serverCredentials()), ops,
+        new InetSocketAddress(config.api().port()), ops.serverCredentials()), ops,
         UnaryOperator.identity());
   }
 
@@ -108,19 +109,19 @@ public final class ServerWiring {
   private static LeafServer database(ServerConfig config, ServerBuilder<?> builder,
       Operations ops, UnaryOperator<SegmentStore> decorate) {
     // Refused before the pool, the lease thread and the engine exist: nothing to leave behind.
-    LeafGrpcService.checkStreamMemory(config.maxStreamMemory());
+    LeafGrpcService.checkStreamMemory(config.api().maxStreamMemory());
     ops.intercept(builder);
     if (builder instanceof NettyServerBuilder netty) {
       // HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: a client holds further calls until one ends.
-      netty.maxConcurrentCallsPerConnection(config.maxCallsPerConnection());
+      netty.maxConcurrentCallsPerConnection(config.api().maxCallsPerConnection());
     }
-    HikariDataSource pool = DataSources.create(config.dbUrl(), config.dbUser(),
-        config.dbPassword(), config.connections());
+    HikariDataSource pool = DataSources.create(config.database().url(), config.database().user(),
+        config.database().password(), config.connections());
     ops.watchPool(pool);
-    JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(config.dbUrl()),
+    JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(config.database().url()),
         InstantSource.system());
     Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool,
-        DataSources.dialectOf(config.dbUrl()), InstantSource.system()));
+        DataSources.dialectOf(config.database().url()), InstantSource.system()));
     SegmentStore served = decorate.apply(store);
     CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION);
     SegmentAllocator allocator = new SegmentAllocator(served, ticker,
@@ -146,18 +147,18 @@ public final class ServerWiring {
       SegmentStore store, Runnable schemaInit, SegmentAllocator allocator, Snowflake snowflake,
       Metrics metrics, AutoCloseable resources) {
     ServerHealth health = new ServerHealth(store, schemaInit, allocator.ticker(),
-        config.maxWatches(), allocator, snowflake.generator()::leaseValid);
+        config.api().maxWatches(), allocator, snowflake.generator()::leaseValid);
     snowflake.reportLeaseTo(health::reportSnowflakeLease);
-    IdleTagSweeper sweeper = new IdleTagSweeper(allocator, config.idleTtl(), config.sweepTick());
-    DatabaseCalls database = new DatabaseCalls(config.dbCallThreads(), config.maxQueuedDbCalls());
+    IdleTagSweeper sweeper = new IdleTagSweeper(allocator, config.sweep().idleTtl(), config.sweep().tick());
+    DatabaseCalls database = new DatabaseCalls(config.api().dbCallThreads(), config.api().maxQueuedDbCalls());
     // One queued task per stream at most (a stream's events run one after another), so twice
     // --max-streams leaves room for streams that just ended and never refuses an open one.
     ThreadPoolExecutor streamPump = new ThreadPoolExecutor(STREAM_PUMP_THREADS,
-        STREAM_PUMP_THREADS, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(2 * config.maxStreams()),
+        STREAM_PUMP_THREADS, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(2 * config.api().maxStreams()),
         new ThreadFactoryBuilder().setNameFormat("leaf-stream-%d").setDaemon(true).build());
     streamPump.allowCoreThreadTimeOut(true);
     LeafGrpcService service = new LeafGrpcService(allocator, store, InstantSource.system(),
-        config.maxWait(), config.maxBatch(), config.maxStreams(), config.maxStreamMemory(),
+        config.api().maxWait(), config.api().maxBatch(), config.api().maxStreams(), config.api().maxStreamMemory(),
         database, streamPump);
     if (metrics != null) {
       metrics.watchEngine(allocator, sweeper, health::databaseUp);
@@ -176,7 +177,7 @@ public final class ServerWiring {
       streamPump.shutdownNow();
       database.close();
       resources.close();
-    }, config.shutdownGrace(), config.toString());
+    }, config.api().shutdownGrace(), config.toString());
   }
 
   /** The production snowflake side of {@code config} on {@code leases}, with the real clocks. */
@@ -197,17 +198,17 @@ public final class ServerWiring {
     TokenCheck tokens = admin == null ? null : new TokenCheck(admin, config.ops().clientToken());
     SegmentAllocator allocator = parts.allocator();
     LeafGrpcService service = parts.service();
-    new IdEndpoints(allocator, config.maxWait(), snowflakeIds(parts.snowflake()), tokens,
+    new IdEndpoints(allocator, config.api().maxWait(), snowflakeIds(parts.snowflake()), tokens,
         metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
     List<MonitorData.Limit> limits = List.of(
-        new MonitorData.Limit("--max-waiting", config.maxWaiting(), allocator::waitingCalls),
-        new MonitorData.Limit("--max-streams", config.maxStreams(), service::openStreams),
+        new MonitorData.Limit("--max-waiting", config.engine().maxWaiting(), allocator::waitingCalls),
+        new MonitorData.Limit("--max-streams", config.api().maxStreams(), service::openStreams),
         new MonitorData.Limit("--max-stream-memory", service.streamMemoryBytes(),
             service::streamMemoryUsedBytes),
-        new MonitorData.Limit("--max-watches", config.maxWatches(), null),
-        new MonitorData.Limit("--max-queued-loads", config.maxQueuedLoads(), null),
-        new MonitorData.Limit("--max-queued-first-loads", config.maxQueuedFirstLoads(), null),
-        new MonitorData.Limit("--max-queued-db-calls", config.maxQueuedDbCalls(), null),
+        new MonitorData.Limit("--max-watches", config.api().maxWatches(), null),
+        new MonitorData.Limit("--max-queued-loads", config.engine().loaderQueue(), null),
+        new MonitorData.Limit("--max-queued-first-loads", config.engine().firstLoadQueue(), null),
+        new MonitorData.Limit("--max-queued-db-calls", config.api().maxQueuedDbCalls(), null),
         new MonitorData.Limit(HttpConfig.MAX_CONNECTIONS_FLAG, config.http().maxConnections(),
             httpConnections));
     new MonitorPage(new MonitorData(allocator, parts.health()::databaseUp, limits,

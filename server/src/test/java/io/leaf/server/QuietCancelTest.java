@@ -10,6 +10,7 @@ import ch.qos.logback.core.read.ListAppender;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.JulCapture;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdBatch;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.inprocess.InProcessServerBuilder;
+import io.leaf.server.config.ServerConfig;
 import org.junit.jupiter.api.Test;
 
 /** A --max-stream-memory this JVM cannot give stops the start before anything is opened. */

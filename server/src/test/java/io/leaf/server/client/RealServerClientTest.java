@@ -7,7 +7,7 @@ import io.leaf.client.CachedIdGenerator;
 import io.leaf.client.LeafClient;
 import io.leaf.client.LeafUnavailableException;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ServerWiring;
 import io.leaf.server.testing.IdChecks;
 import java.nio.file.Files;

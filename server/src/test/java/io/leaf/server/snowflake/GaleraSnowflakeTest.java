@@ -9,7 +9,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ServerWiring;
 import io.leaf.server.testing.GaleraCluster;
 import io.leaf.v1.GetWorkerRequest;
