@@ -1,6 +1,7 @@
 package io.leaf.server;
 
 import io.leaf.server.config.ServerConfig;
+import io.leaf.server.logging.LogLevels;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.UnusableTableException;
 import java.io.IOException;

@@ -3,14 +3,20 @@ package io.leaf.server;
 import com.google.common.base.Ticker;
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import com.zaxxer.hikari.HikariDataSource;
+import io.grpc.InsecureServerCredentials;
 import io.grpc.ServerBuilder;
+import io.grpc.ServerCredentials;
+import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.api.DatabaseCalls;
 import io.leaf.server.api.LeafGrpcService;
+import io.leaf.server.config.DatabaseConfig;
+import io.leaf.server.config.OpsConfig;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.health.ServerHealth;
 import io.leaf.server.http.HttpConfig;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.http.HttpRoutes;
@@ -19,9 +25,10 @@ import io.leaf.server.http.MonitorData;
 import io.leaf.server.http.MonitorPage;
 import io.leaf.server.http.SnowflakeIds;
 import io.leaf.server.http.WorkerLeaseView;
-import io.leaf.server.ops.Metrics;
-import io.leaf.server.ops.Operations;
-import io.leaf.server.ops.TokenCheck;
+import io.leaf.server.metrics.Metrics;
+import io.leaf.server.security.TlsCredentials;
+import io.leaf.server.security.TokenAuthInterceptor;
+import io.leaf.server.security.TokenCheck;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeConfig;
 import io.leaf.server.snowflake.SnowflakeGenerator;
@@ -69,17 +76,19 @@ public final class ServerWiring {
   private ServerWiring() {}
 
   /**
-   * The production server: Netty on {@code config.api().port()} (TLS when configured, at most {@code
-   * --max-calls-per-connection} concurrent calls per connection), HikariCP on {@code
-   * config.database().url()}.
+   * The production server: Netty on {@code --port} (TLS when configured, at most {@code
+   * --max-calls-per-connection} concurrent calls per connection), HikariCP on
+   * {@code --db-url}.
    *
    * @throws IllegalArgumentException one line naming the flag (or file) that cannot be used
    */
   public static LeafServer production(ServerConfig config) {
-    Operations ops = Operations.open(config.ops(), config.http().enabled());
+    OpsConfig ops = config.ops();
+    TlsCredentials tls = ops.tlsEnabled() ? TlsCredentials.load(ops) : null;
+    ServerCredentials credentials =
+        tls != null ? tls.credentials() : InsecureServerCredentials.create();
     return production(config, NettyServerBuilder.forAddress(
-        new InetSocketAddress(config.api().port()), ops.serverCredentials()), ops,
-        UnaryOperator.identity());
+        new InetSocketAddress(config.api().port()), credentials), tls, UnaryOperator.identity());
   }
 
   /**
@@ -90,48 +99,81 @@ public final class ServerWiring {
    */
   public static LeafServer production(ServerConfig config, ServerBuilder<?> builder,
       UnaryOperator<SegmentStore> decorate) {
-    return production(config, builder, Operations.open(config.ops(), config.http().enabled()),
-        decorate);
+    return production(config, builder, null, decorate);
   }
 
   private static LeafServer production(ServerConfig config, ServerBuilder<?> builder,
-      Operations ops, UnaryOperator<SegmentStore> decorate) {
+      TlsCredentials tls, UnaryOperator<SegmentStore> decorate) {
+    // The HTTP port serves /metrics too, so either port turns the registry on.
+    Metrics metrics = config.ops().metricsEnabled() || config.http().enabled()
+        ? new Metrics() : null;
+    AutoCloseable ops = () -> {
+      if (metrics != null) {
+        metrics.close();
+      }
+      if (tls != null) {
+        tls.close();
+      }
+    };
     try {
-      return database(config, builder, ops, decorate);
+      return database(config, builder, metrics, ops, decorate);
     } catch (RuntimeException e) {
       // The metrics registry and the TLS refresh are already open; a server that never came to
       // be must not leave them behind.
-      ops.close();
+      closeQuietly(ops);
       throw e;
     }
   }
 
   private static LeafServer database(ServerConfig config, ServerBuilder<?> builder,
-      Operations ops, UnaryOperator<SegmentStore> decorate) {
+      Metrics metrics, AutoCloseable ops, UnaryOperator<SegmentStore> decorate) {
     // Refused before the pool, the lease thread and the engine exist: nothing to leave behind.
     LeafGrpcService.checkStreamMemory(config.api().maxStreamMemory());
-    ops.intercept(builder);
+    intercept(builder, config.ops(), metrics);
     if (builder instanceof NettyServerBuilder netty) {
       // HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: a client holds further calls until one ends.
       netty.maxConcurrentCallsPerConnection(config.api().maxCallsPerConnection());
     }
-    HikariDataSource pool = DataSources.create(config.database().url(), config.database().user(),
-        config.database().password(), config.connections());
-    ops.watchPool(pool);
-    JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(config.database().url()),
+    DatabaseConfig db = config.database();
+    HikariDataSource pool = DataSources.create(db.url(), db.user(), db.password(),
+        config.connections());
+    if (metrics != null) {
+      metrics.watchPool(pool);
+    }
+    JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(db.url()),
         InstantSource.system());
     Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool,
-        DataSources.dialectOf(config.database().url()), InstantSource.system()));
+        DataSources.dialectOf(db.url()), InstantSource.system()));
     SegmentStore served = decorate.apply(store);
     CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION);
     SegmentAllocator allocator = new SegmentAllocator(served, ticker,
         config.engine(EngineConfig.DEFAULTS));
     return assemble(builder, config, served, store::createSchemaIfMissing, allocator, snowflake,
-        ops.metrics(), () -> {
+        metrics, () -> {
           ticker.close();
           pool.close();
           ops.close();
         });
+  }
+
+  /** The token check, then the metrics interceptors (outermost: they see refusals too). */
+  private static void intercept(ServerBuilder<?> builder, OpsConfig ops, Metrics metrics) {
+    if (ops.adminToken() != null) {
+      builder.intercept(new TokenAuthInterceptor(ops.adminToken(), ops.clientToken()));
+    }
+    if (metrics != null) {
+      for (ServerInterceptor interceptor : metrics.interceptors()) {
+        builder.intercept(interceptor);
+      }
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable resource) {
+    try {
+      resource.close();
+    } catch (Exception suppressed) {
+      // Already failing: the first failure is the one to report.
+    }
   }
 
   /**

@@ -2,7 +2,7 @@ package io.leaf.server.config;
 
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.http.HttpConfig;
-import io.leaf.server.ops.OpsConfig;
+import io.leaf.server.config.OpsConfig;
 import io.leaf.server.snowflake.SnowflakeConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -19,7 +19,7 @@ import io.grpc.reflection.v1.ServiceResponse;
 import io.grpc.stub.StreamObserver;
 import io.leaf.client.BearerToken;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ops.TokenAuthInterceptor;
+import io.leaf.server.security.TokenAuthInterceptor;
 import io.leaf.server.snowflake.SnowflakeLayout;
 import io.leaf.server.store.MemoryWorkerLeaseStore;
 import io.leaf.server.store.StoreUnavailableException;

@@ -1,4 +1,4 @@
-package io.leaf.server.ops;
+package io.leaf.server.security;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
