@@ -2,7 +2,8 @@ package io.leaf.bench;
 
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
+import io.leaf.server.config.ServerConfig;
+import io.leaf.server.ServerWiring;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.TagAlreadyExistsException;
 import java.io.IOException;
@@ -46,7 +47,7 @@ public final class BenchServer implements AutoCloseable {
     ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--db-url", dbUrl,
         "--db-user", dbUser, "--db-password", dbPassword, "--max-step", Integer.toString(maxStep),
         "--http-port", Integer.toString(freePort())}, env -> null);
-    LeafServer server = LeafServer.fromConfig(config,
+    LeafServer server = ServerWiring.production(config,
         NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)),
         store -> loadDelay.isZero() ? store : new DelayingSegmentStore(store, loadDelay));
     try {
@@ -109,8 +110,8 @@ public final class BenchServer implements AutoCloseable {
 
   /** The settings that matter to a reader of the results. */
   public String describe() {
-    return "LeafServer over Netty on 127.0.0.1, db-pool-size " + config.dbPoolSize() + ", max-step "
-        + config.maxStep() + (loadDelay.isZero() ? "" : ", +" + loadDelay.toMillis()
+    return "LeafServer over Netty on 127.0.0.1, db-pool-size " + config.engine().loaderThreads() + ", max-step "
+        + config.engine().maxStep() + (loadDelay.isZero() ? "" : ", +" + loadDelay.toMillis()
         + " ms per segment load");
   }
 

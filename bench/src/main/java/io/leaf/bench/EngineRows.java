@@ -82,8 +82,8 @@ final class EngineRows {
     table.add("Heap per cached tag",
         fmt(options.heapTags()) + " tags each loaded once (InitCache) into a SegmentAllocator on an"
             + " in-memory store, step " + fmt(HeapPerTag.STEP) + ", every buffer in an"
-            + " IdleTagSweeper's wheel (idle-ttl " + HeapPerTag.SERVER_DEFAULTS.idleTtl().toMinutes()
-            + " min, tick " + HeapPerTag.SERVER_DEFAULTS.sweepTick().toSeconds() + " s); used heap"
+            + " IdleTagSweeper's wheel (idle-ttl " + HeapPerTag.SERVER_DEFAULTS.sweep().idleTtl().toMinutes()
+            + " min, tick " + HeapPerTag.SERVER_DEFAULTS.sweep().tick().toSeconds() + " s); used heap"
             + " after 3× System.gc(), before and after; separate JVM " + String.join(" ", jvmArgs),
         String.format(Locale.ROOT, "%,.0f bytes per tag",
             Stats.median(Bench.values(Bench.select(heap, "heap", r -> true), "bytesPerTag"))),

@@ -1,7 +1,7 @@
 package io.leaf.bench;
 
 import com.google.common.base.Ticker;
-import io.leaf.server.ServerConfig;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.MemorySegmentStore;
@@ -49,8 +49,8 @@ public final class HeapPerTag {
     SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
         EngineConfig.DEFAULTS);
     // The server's defaults; the sweeper's thread is not started, runOnce below does its work.
-    IdleTagSweeper sweeper = new IdleTagSweeper(allocator, SERVER_DEFAULTS.idleTtl(),
-        SERVER_DEFAULTS.sweepTick());
+    IdleTagSweeper sweeper = new IdleTagSweeper(allocator, SERVER_DEFAULTS.sweep().idleTtl(),
+        SERVER_DEFAULTS.sweep().tick());
     try {
       long before = usedAfterGc();
       long timeout = TimeUnit.SECONDS.toNanos(10);

@@ -13,6 +13,7 @@ import io.grpc.reflection.v1.ServerReflectionRequest;
 import io.grpc.reflection.v1.ServerReflectionResponse;
 import io.grpc.reflection.v1.ServiceResponse;
 import io.grpc.stub.StreamObserver;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
@@ -32,7 +33,7 @@ class EndToEndTest {
   private static LeafServer start(Path dataDir) throws Exception {
     ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--db-url",
         "jdbc:h2:file:" + dataDir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL"}, env -> null);
-    return LeafServer.fromConfig(config).start();
+    return ServerWiring.production(config).start();
   }
 
   private static ManagedChannel channel(LeafServer server) {

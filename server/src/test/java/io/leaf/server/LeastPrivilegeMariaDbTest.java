@@ -12,6 +12,7 @@ import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.health.v1.HealthGrpc;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 import io.leaf.v1.CreateTagRequest;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 /**
- * The production wiring ({@link LeafServer#fromConfig}) logged in as a MariaDB user that holds
+ * The production wiring ({@link ServerWiring#production}) logged in as a MariaDB user that holds
  * only some privileges on {@code leaf_alloc}, as a DBA grants them ({@link
  * LeastPrivilegePostgresTest}: the same on PostgreSQL).
  */
@@ -80,7 +81,7 @@ class LeastPrivilegeMariaDbTest {
     ServerConfig config = ServerConfig.parse(new String[] {"--db-url", db.url, "--db-user",
         login.user(), "--db-password", login.password(), "--db-pool-size", "2"}, env -> null);
     String name = InProcessServerBuilder.generateName();
-    server = LeafServer.fromConfig(config, InProcessServerBuilder.forName(name),
+    server = ServerWiring.production(config, InProcessServerBuilder.forName(name),
         UnaryOperator.identity()).start();
     channel = InProcessChannelBuilder.forName(name).build();
     return LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);

@@ -10,6 +10,7 @@ import ch.qos.logback.core.read.ListAppender;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.JulCapture;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdBatch;
@@ -38,7 +39,7 @@ class QuietCancelTest {
     root.setLevel(Level.INFO);
     logged.start();
 
-    LeafServer server = LeafServer.fromConfig(ServerConfig.parse(new String[] {"--port", "0",
+    LeafServer server = ServerWiring.production(ServerConfig.parse(new String[] {"--port", "0",
         "--db-url", "jdbc:h2:file:" + dir.resolve("leaf")}, env -> null)).start();
     ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", server.port())
         .usePlaintext().build();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import java.time.Duration;
 import java.util.Map;
@@ -20,17 +21,17 @@ class ServerConfigTest {
   @Test
   void parse_nothingGiven_defaults() {
     ServerConfig c = parse(Map.of());
-    assertEquals(50051, c.port());
-    assertEquals(ServerConfig.DEFAULT_DB_URL, c.dbUrl());
-    assertEquals(Duration.ofMinutes(15), c.idleTtl());
-    assertEquals(10_000_000, c.maxBatch());
+    assertEquals(50051, c.api().port());
+    assertEquals(ServerConfig.DEFAULT_DB_URL, c.database().url());
+    assertEquals(Duration.ofMinutes(15), c.sweep().idleTtl());
+    assertEquals(10_000_000, c.api().maxBatch());
   }
 
   @Test
   void parse_flagBeatsEnvBeatsDefault() {
     ServerConfig c = parse(Map.of("LEAF_PORT", "6000", "LEAF_IDLE_TTL", "30s"), "--port=7000");
-    assertEquals(7000, c.port());
-    assertEquals(Duration.ofSeconds(30), c.idleTtl());
+    assertEquals(7000, c.api().port());
+    assertEquals(Duration.ofSeconds(30), c.sweep().idleTtl());
   }
 
   @Test
@@ -108,20 +109,20 @@ class ServerConfigTest {
   @Test
   void parse_h2FileWithoutMode_accepted() {
     assertEquals("jdbc:h2:file:/var/lib/leaf/leaf",
-        parse(Map.of(), "--db-url", "jdbc:h2:file:/var/lib/leaf/leaf").dbUrl());
+        parse(Map.of(), "--db-url", "jdbc:h2:file:/var/lib/leaf/leaf").database().url());
   }
 
   @Test
   void parse_limits_defaultsAndFlagsReachTheEngine() {
     ServerConfig d = parse(Map.of());
-    assertEquals(10_000, d.maxWaiting());
-    assertEquals(256, d.maxStreams());
-    assertEquals(1_000, d.maxCallsPerConnection());
-    assertEquals(Duration.ofSeconds(2), d.missingTagTtl());
-    assertEquals(2, d.firstLoadThreads());
-    assertEquals(100, d.maxQueuedFirstLoads());
-    assertEquals(4, d.dbCallThreads());
-    assertEquals(1_000, d.maxQueuedDbCalls());
+    assertEquals(10_000, d.engine().maxWaiting());
+    assertEquals(256, d.api().maxStreams());
+    assertEquals(1_000, d.api().maxCallsPerConnection());
+    assertEquals(Duration.ofSeconds(2), d.engine().missingTagTtl());
+    assertEquals(2, d.engine().firstLoadThreads());
+    assertEquals(100, d.engine().firstLoadQueue());
+    assertEquals(4, d.api().dbCallThreads());
+    assertEquals(1_000, d.api().maxQueuedDbCalls());
 
     ServerConfig c = parse(Map.of("LEAF_MAX_WAITING", "7"), "--missing-tag-ttl", "500ms",
         "--first-load-threads", "3", "--max-queued-first-loads", "9", "--db-pool-size", "5");
@@ -157,13 +158,13 @@ class ServerConfigTest {
 
   @Test
   void parse_maxStreamMemory_autoOrASizeOfAtLeastOneMebibyte() {
-    assertEquals(0, parse(Map.of()).maxStreamMemory(), "auto by default");
-    assertEquals(64L << 20, parse(Map.of(), "--max-stream-memory", "64m").maxStreamMemory());
-    assertEquals(2L << 30, parse(Map.of("LEAF_MAX_STREAM_MEMORY", "2G")).maxStreamMemory());
-    assertEquals(1L << 20, parse(Map.of(), "--max-stream-memory", "1048576").maxStreamMemory());
-    assertEquals(64L << 20, parse(Map.of(), "--max-stream-memory", "67108864").maxStreamMemory(),
+    assertEquals(0, parse(Map.of()).api().maxStreamMemory(), "auto by default");
+    assertEquals(64L << 20, parse(Map.of(), "--max-stream-memory", "64m").api().maxStreamMemory());
+    assertEquals(2L << 30, parse(Map.of("LEAF_MAX_STREAM_MEMORY", "2G")).api().maxStreamMemory());
+    assertEquals(1L << 20, parse(Map.of(), "--max-stream-memory", "1048576").api().maxStreamMemory());
+    assertEquals(64L << 20, parse(Map.of(), "--max-stream-memory", "67108864").api().maxStreamMemory(),
         "a plain byte count of any length");
-    assertEquals(1L << 40, parse(Map.of(), "--max-stream-memory", "1024g").maxStreamMemory());
+    assertEquals(1L << 40, parse(Map.of(), "--max-stream-memory", "1024g").api().maxStreamMemory());
     assertMessage("--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
         + " got 1025g", "--max-stream-memory", "1025g");
     assertMessage("--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"

@@ -4,17 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.inprocess.InProcessServerBuilder;
+import io.leaf.server.config.ServerConfig;
 import org.junit.jupiter.api.Test;
 
 /** A --max-stream-memory this JVM cannot give stops the start before anything is opened. */
 class StreamMemoryStartTest {
 
   @Test
-  void fromConfig_streamMemoryAboveHalfTheJvm_refusedBeforeTheDatabaseIsOpened() {
+  void production_streamMemoryAboveHalfTheJvm_refusedBeforeTheDatabaseIsOpened() {
     ServerConfig config = ServerConfig.parse(new String[] {"--port", "0",
         "--max-stream-memory", "1024g"}, env -> null);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> LeafServer.fromConfig(config, InProcessServerBuilder.forName("refused"), store -> {
+        () -> ServerWiring.production(config, InProcessServerBuilder.forName("refused"), store -> {
           // Reached only once the pool is open: the check must come first.
           throw new AssertionError("the database was opened before --max-stream-memory was"
               + " checked");

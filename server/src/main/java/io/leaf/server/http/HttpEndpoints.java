@@ -1,6 +1,6 @@
 package io.leaf.server.http;
 
-import io.leaf.server.ops.Metrics;
+import io.leaf.server.metrics.Metrics;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;

@@ -3,7 +3,7 @@ package io.leaf.server.http;
 import io.leaf.server.api.TagNames;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentAllocator;
-import io.leaf.server.ops.TokenCheck;
+import io.leaf.server.security.TokenCheck;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.time.Duration;
 import java.util.Set;

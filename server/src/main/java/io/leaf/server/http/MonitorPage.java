@@ -1,6 +1,6 @@
 package io.leaf.server.http;
 
-import io.leaf.server.ops.TokenCheck;
+import io.leaf.server.security.TokenCheck;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -8,13 +8,13 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.testing.IdChecks;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
+import io.leaf.server.testing.TestServer;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.IdRange;
@@ -118,10 +118,10 @@ class MultiServerMariaDbTest {
         // servers racing on one row, while each commit's flush keeps the test within a minute.
         SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
             EngineConfig.DEFAULTS.withMaxStep(200).withLoaderThreads(4));
-        ServerConfig config = ServerConfig.parse(new String[] {"--max-wait", "30s"}, env -> null);
-        LeafServer server = new LeafServer(
-            NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)), store,
-            store::createSchemaIfMissing, allocator, config, () -> { }).start();
+        LeafServer server = TestServer.on(
+                NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)))
+            .flags("--max-wait", "30s").store(store, store::createSchemaIfMissing)
+            .allocator(allocator).start();
         servers.add(server);
         channels.add(ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext()
             .build());

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.common.base.Ticker;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -20,18 +19,14 @@ import io.grpc.reflection.v1.ServiceResponse;
 import io.grpc.stub.StreamObserver;
 import io.leaf.client.BearerToken;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
-import io.leaf.server.engine.EngineConfig;
-import io.leaf.server.engine.SegmentAllocator;
-import io.leaf.server.ops.TokenAuthInterceptor;
-import io.leaf.server.snowflake.Snowflake;
+import io.leaf.server.security.TokenAuthInterceptor;
 import io.leaf.server.snowflake.SnowflakeLayout;
-import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.MemoryWorkerLeaseStore;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.WorkerLease;
 import io.leaf.server.store.WorkerLeaseStore;
 import io.leaf.server.testing.Poll;
+import io.leaf.server.testing.TestServer;
 import io.leaf.v1.DecodeSnowflakeIdRequest;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.IdBatch;
@@ -69,19 +64,12 @@ class SnowflakeServiceApiTest {
     // A short TTL: a claimed worker ID issues after the TTL plus 1 s.
     List<String> all = new ArrayList<>(List.of("--worker-lease-ttl", "1s"));
     all.addAll(List.of(flags));
-    ServerConfig config = ServerConfig.parse(all.toArray(String[]::new), env -> null);
-    MemorySegmentStore store = new MemorySegmentStore();
-    SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
-        config.engine(EngineConfig.DEFAULTS));
-    Snowflake snowflake = new Snowflake(leases, config.snowflake().layout(),
-        config.snowflake().fromId(), config.snowflake().toId(), config.snowflake().leaseTtl(),
-        InstantSource.system(), Ticker.systemTicker());
-    InProcessServerBuilder builder = InProcessServerBuilder.forName(name);
+    TestServer builder = TestServer.inProcess(name).flags(all.toArray(String[]::new))
+        .leases(leases);
     if (auth != null) {
       builder.intercept(auth);
     }
-    LeafServer server = new LeafServer(builder, store, () -> { }, allocator, snowflake, config,
-        () -> { }).start();
+    LeafServer server = builder.start();
     ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
     open.add(() -> {
       channel.shutdownNow();

@@ -7,7 +7,8 @@ import io.leaf.client.CachedIdGenerator;
 import io.leaf.client.LeafClient;
 import io.leaf.client.LeafUnavailableException;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
+import io.leaf.server.config.ServerConfig;
+import io.leaf.server.ServerWiring;
 import io.leaf.server.testing.IdChecks;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,7 +39,7 @@ class RealServerClientTest {
     Path dir = Files.createTempDirectory("leaf-client-");
     ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--db-url",
         "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL"}, env -> null);
-    server = LeafServer.fromConfig(config).start();
+    server = ServerWiring.production(config).start();
     target = "127.0.0.1:" + server.port();
   }
 

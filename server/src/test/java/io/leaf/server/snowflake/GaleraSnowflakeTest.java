@@ -9,7 +9,8 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
+import io.leaf.server.config.ServerConfig;
+import io.leaf.server.ServerWiring;
 import io.leaf.server.testing.GaleraCluster;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.IdBatch;
@@ -50,7 +51,7 @@ class GaleraSnowflakeTest {
               "--db-password=" + GaleraCluster.PASSWORD, "--worker-id-range", "7-8",
               "--worker-lease-ttl", "5s"}, env -> null);
           String name = InProcessServerBuilder.generateName();
-          servers.add(LeafServer.fromConfig(config, InProcessServerBuilder.forName(name),
+          servers.add(ServerWiring.production(config, InProcessServerBuilder.forName(name),
               UnaryOperator.identity()));
           channels.add(InProcessChannelBuilder.forName(name).build());
         }

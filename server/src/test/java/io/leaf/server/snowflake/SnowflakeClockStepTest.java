@@ -9,14 +9,12 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
-import io.leaf.server.engine.EngineConfig;
-import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.store.JooqWorkerLeaseStore;
 import io.leaf.server.store.DataSources;
-import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
+import io.leaf.server.testing.TestServer;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
@@ -82,11 +80,9 @@ class SnowflakeClockStepTest {
           DataSources.dialectOf(db.url), wall);
       Snowflake snowflake = new Snowflake(leases, config.snowflake().layout(), 0, 1023,
           config.snowflake().leaseTtl(), wall, Ticker.systemTicker());
-      MemorySegmentStore store = new MemorySegmentStore();
       String name = InProcessServerBuilder.generateName();
-      LeafServer server = new LeafServer(InProcessServerBuilder.forName(name), store, () -> { },
-          new SegmentAllocator(store, Ticker.systemTicker(), EngineConfig.DEFAULTS), snowflake,
-          config, () -> { }).start();
+      LeafServer server = TestServer.inProcess(name).flags("--worker-lease-ttl", "5s")
+          .snowflake(snowflake).start();
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
       try {
         var stub = SnowflakeServiceGrpc.newBlockingStub(channel);

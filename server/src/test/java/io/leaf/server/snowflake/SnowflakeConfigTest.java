@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leaf.server.ServerConfig;
+import io.leaf.server.config.ServerConfig;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

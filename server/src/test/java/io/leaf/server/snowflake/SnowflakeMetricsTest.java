@@ -2,7 +2,7 @@ package io.leaf.server.snowflake;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leaf.server.ops.Metrics;
+import io.leaf.server.metrics.Metrics;
 import io.leaf.server.store.MemoryWorkerLeaseStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.FakeWallClock;

@@ -7,7 +7,8 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
+import io.leaf.server.config.ServerConfig;
+import io.leaf.server.ServerWiring;
 import io.leaf.server.testing.GaleraCluster;
 import io.leaf.server.testing.IdChecks;
 import io.leaf.v1.CreateTagRequest;
@@ -41,7 +42,7 @@ class GaleraFailoverTest {
           GaleraCluster.USER, "--db-password", GaleraCluster.PASSWORD, "--max-step", "10"},
           env -> null);
       String name = InProcessServerBuilder.generateName();
-      LeafServer server = LeafServer.fromConfig(config, InProcessServerBuilder.forName(name),
+      LeafServer server = ServerWiring.production(config, InProcessServerBuilder.forName(name),
           UnaryOperator.identity()).start();
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
       try {

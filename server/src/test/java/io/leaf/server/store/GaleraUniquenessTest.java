@@ -9,7 +9,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
+import io.leaf.server.config.ServerConfig;
+import io.leaf.server.ServerWiring;
 import io.leaf.server.testing.GaleraCluster;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdBatch;
@@ -316,7 +317,7 @@ class GaleraUniquenessTest {
           "--port", "0", "--db-url", lane.url, "--db-user", GaleraCluster.USER,
           "--db-password", GaleraCluster.PASSWORD, "--max-step", Integer.toString(STEP),
           "--max-wait", "5s", "--shutdown-grace", "2s"}, env -> null);
-      this.server = LeafServer.fromConfig(config,
+      this.server = ServerWiring.production(config,
           NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)),
           store -> new RecordingStore(store, lane)).start();
       this.channel = ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext()

@@ -10,11 +10,11 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.testing.PatroniCluster;
+import io.leaf.server.testing.TestServer;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
@@ -119,9 +119,9 @@ class PatroniFailoverTest {
           rewinds.incrementAndGet();
         }
       });
-      ServerConfig config = ServerConfig.parse(new String[] {"--max-wait", "2s"}, env -> null);
-      server = new LeafServer(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)),
-          store, store::createSchemaIfMissing, allocator, config, () -> { }).start();
+      server = TestServer.on(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)))
+          .flags("--max-wait", "2s").store(store, store::createSchemaIfMissing)
+          .allocator(allocator).start();
       channel = ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
     }
 

@@ -7,7 +7,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
+import io.leaf.server.config.ServerConfig;
+import io.leaf.server.ServerWiring;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.IdBatch;
@@ -62,7 +63,7 @@ abstract class ExistingTagNamesTest {
     ServerConfig config = ServerConfig.parse(new String[] {"--db-url", db.url, "--db-user",
         db.user, "--db-password", db.password, "--db-pool-size", "2"}, env -> null);
     String name = InProcessServerBuilder.generateName();
-    server = LeafServer.fromConfig(config, InProcessServerBuilder.forName(name),
+    server = ServerWiring.production(config, InProcessServerBuilder.forName(name),
         UnaryOperator.identity()).start();
     channel = InProcessChannelBuilder.forName(name).build();
     leaf = LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);

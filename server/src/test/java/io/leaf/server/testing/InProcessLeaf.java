@@ -6,7 +6,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.SegmentStore;
@@ -38,11 +38,12 @@ public final class InProcessLeaf implements AutoCloseable {
   public InProcessLeaf(SegmentStore store, Ticker ticker, EngineConfig engine,
       List<ServerInterceptor> interceptors, String... flags) throws Exception {
     String name = InProcessServerBuilder.generateName();
-    ServerConfig config = ServerConfig.parse(flags, env -> null);
-    allocator = new SegmentAllocator(store, ticker, config.engine(engine));
-    InProcessServerBuilder builder = InProcessServerBuilder.forName(name);
+    allocator = new SegmentAllocator(store, ticker,
+        ServerConfig.parse(flags, env -> null).engine(engine));
+    TestServer builder = TestServer.inProcess(name).flags(flags).store(store)
+        .allocator(allocator);
     interceptors.forEach(builder::intercept);
-    server = new LeafServer(builder, store, () -> { }, allocator, config, () -> { }).start();
+    server = builder.start();
     channel = InProcessChannelBuilder.forName(name).build();
     blocking = LeafServiceGrpc.newBlockingStub(channel);
     async = LeafServiceGrpc.newStub(channel);

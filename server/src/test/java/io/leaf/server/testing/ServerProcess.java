@@ -62,7 +62,7 @@ public final class ServerProcess implements AutoCloseable {
     List<String> command = new ArrayList<>(List.of(java.toString()));
     command.addAll(jvmOptions);
     command.addAll(List.of("-cp", classpath, "-Dlogback.configurationFile=" + logback,
-        "io.leaf.server.LeafServer"));
+        "io.leaf.server.Main"));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().putAll(env);

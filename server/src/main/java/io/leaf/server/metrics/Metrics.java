@@ -1,4 +1,4 @@
-package io.leaf.server.ops;
+package io.leaf.server.metrics;
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;

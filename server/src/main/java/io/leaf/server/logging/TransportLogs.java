@@ -1,4 +1,4 @@
-package io.leaf.server;
+package io.leaf.server.logging;
 
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -10,7 +10,7 @@ import java.util.logging.Logger;
  * fail with "Stream closed before write could take place", which grpc-java logs as a multi-line
  * "Stream Error" warning for each cancel. Every other record passes unchanged.
  */
-final class TransportLogs {
+public final class TransportLogs {
 
   static final String HANDLER_LOGGER = "io.grpc.netty.shaded.io.grpc.netty.NettyServerHandler";
   static final String CLOSED_STREAM_WRITE = "Stream closed before write could take place";
@@ -25,7 +25,7 @@ final class TransportLogs {
   private TransportLogs() {}
 
   /** Installs the filter (once per JVM; later calls do nothing). */
-  static void install() {
+  public static void install() {
     // The static initializer did the work.
   }
 

@@ -1,4 +1,4 @@
-package io.leaf.server.ops;
+package io.leaf.server.config;
 
 import java.nio.file.Path;
 import java.time.Duration;

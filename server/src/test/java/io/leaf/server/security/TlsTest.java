@@ -1,4 +1,4 @@
-package io.leaf.server.ops;
+package io.leaf.server.security;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,9 +11,9 @@ import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.TlsChannelCredentials;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerConfig;
+import io.leaf.server.config.ServerConfig;
+import io.leaf.server.ServerWiring;
 import io.leaf.server.testing.TestCertificates;
-import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
 import java.math.BigInteger;
@@ -64,7 +64,7 @@ class TlsTest {
     List<String> flags = new ArrayList<>(List.of("--port", "0", "--db-url",
         "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL"));
     flags.addAll(List.of(tlsFlags));
-    LeafServer server = LeafServer.fromConfig(
+    LeafServer server = ServerWiring.production(
         ServerConfig.parse(flags.toArray(String[]::new), env -> null)).start();
     open.add(server::stop);
     server.store().createTag("tls.tag", 1, 100, "");
@@ -146,44 +146,44 @@ class TlsTest {
   }
 
   @Test
-  void fromConfig_unreadableCertificate_failsNamingTheFile() throws Exception {
+  void production_unreadableCertificate_failsNamingTheFile() throws Exception {
     Path garbage = dir.resolve("garbage.crt");
     Files.writeString(garbage, "not a certificate");
     ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--tls-cert",
         garbage.toString(), "--tls-key", key.toString()}, env -> null);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> LeafServer.fromConfig(config));
+        () -> ServerWiring.production(config));
     assertTrue(e.getMessage().startsWith("--tls-cert " + garbage), e.getMessage());
     assertTrue(!e.getMessage().contains("\n"), "one line: " + e.getMessage());
   }
 
   @Test
-  void fromConfig_missingKey_failsNamingTheFile() {
+  void production_missingKey_failsNamingTheFile() {
     Path missing = dir.resolve("missing.key");
     ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--tls-cert",
         cert.toString(), "--tls-key", missing.toString()}, env -> null);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> LeafServer.fromConfig(config));
+        () -> ServerWiring.production(config));
     assertEquals("--tls-key " + missing + " is not a readable file", e.getMessage());
   }
 
   @Test
-  void fromConfig_keyNotPem_failsNamingTheKey() throws Exception {
+  void production_keyNotPem_failsNamingTheKey() throws Exception {
     Files.writeString(key, "-----BEGIN PRIVATE KEY-----\nnonsense\n-----END PRIVATE KEY-----\n");
     ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--tls-cert",
         cert.toString(), "--tls-key", key.toString()}, env -> null);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> LeafServer.fromConfig(config));
+        () -> ServerWiring.production(config));
     assertTrue(e.getMessage().startsWith("--tls-key " + key), e.getMessage());
   }
 
   @Test
-  void fromConfig_keyOfAnotherCertificate_failsNamingTheKey() throws Exception {
+  void production_keyOfAnotherCertificate_failsNamingTheKey() throws Exception {
     certs.issue("someone-else").writeTo(dir.resolve("other.crt"), key);
     ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--tls-cert",
         cert.toString(), "--tls-key", key.toString()}, env -> null);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> LeafServer.fromConfig(config));
+        () -> ServerWiring.production(config));
     assertEquals("--tls-key " + key + " is not the key of the certificate in --tls-cert " + cert,
         e.getMessage());
   }

@@ -1,4 +1,4 @@
-package io.leaf.server;
+package io.leaf.server.health;
 
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
 import io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener;

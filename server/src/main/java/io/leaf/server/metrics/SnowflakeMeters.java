@@ -1,4 +1,4 @@
-package io.leaf.server.ops;
+package io.leaf.server.metrics;
 
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeGenerator;

@@ -1,4 +1,4 @@
-package io.leaf.server.ops;
+package io.leaf.server.metrics;
 
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
 import io.grpc.Metadata;

@@ -1,4 +1,4 @@
-package io.leaf.server.ops;
+package io.leaf.server.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

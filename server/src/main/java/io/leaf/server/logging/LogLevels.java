@@ -1,4 +1,4 @@
-package io.leaf.server;
+package io.leaf.server.logging;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -11,17 +11,17 @@ import org.slf4j.LoggerFactory;
  * header frame, {@code authorization: Bearer …} included; and the start line's logger stays at
  * INFO, so an operator always sees where the server listens.
  */
-final class LogLevels {
+public final class LogLevels {
 
   /** Logs the one "listening" line; kept at INFO whatever the level. */
-  static final String START_LOGGER = "io.leaf.server.start";
+  public static final String START_LOGGER = "io.leaf.server.start";
   /** The transports (gRPC's shaded Netty, and Netty itself for HTTP): their DEBUG logs headers. */
   static final List<String> TRANSPORT_LOGGERS = List.of("io.grpc.netty.shaded", "io.netty");
 
   private LogLevels() {}
 
-  /** @param level one of {@link ServerConfig#LOG_LEVELS} (validated there) */
-  static void apply(String level) {
+  /** @param level one of {@link io.leaf.server.config.Flags#LOG_LEVELS} (validated there) */
+  public static void apply(String level) {
     if (!(LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext)) {
       return;
     }

@@ -1,4 +1,4 @@
-package io.leaf.server;
+package io.leaf.server.health;
 
 import com.google.common.base.Ticker;
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
@@ -34,11 +34,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: checks are serialized; the monitor thread runs them, tests may too.
  */
-final class ServerHealth {
+public final class ServerHealth {
 
   private static final Logger log = LoggerFactory.getLogger(ServerHealth.class);
   /** The health service name that reports whether the database answers (for alerting). */
-  static final String DATABASE = "leaf.database";
+  public static final String DATABASE = "leaf.database";
   /** Reported SERVING while this server holds a worker lease known valid (snowflake IDs). */
   static final String SNOWFLAKE = SnowflakeServiceGrpc.SERVICE_NAME;
   private static final long PERIOD_MILLIS = 2_000;
@@ -70,7 +70,7 @@ final class ServerHealth {
    * @param allocator told what each check sees, so loads fail fast and recover at once
    * @param snowflakeLease whether snowflake IDs can be issued now (a worker lease known valid)
    */
-  ServerHealth(SegmentStore store, Runnable schemaInit, Ticker ticker, int maxWatches,
+  public ServerHealth(SegmentStore store, Runnable schemaInit, Ticker ticker, int maxWatches,
       SegmentAllocator allocator, BooleanSupplier snowflakeLease) {
     this.allocator = allocator;
     this.snowflakeLease = snowflakeLease;
@@ -89,7 +89,7 @@ final class ServerHealth {
    * after every lease step and every quarter second, so the status follows the lease, lapsed ones
    * included, within that (the RPCs themselves check the lease per call).
    */
-  synchronized void reportSnowflakeLease() {
+  public synchronized void reportSnowflakeLease() {
     if (!stopped) {
       // After shutdown the manager is in its terminal state and ignores this anyway.
       health.setStatus(SNOWFLAKE, snowflakeLease.getAsBoolean() ? ServingStatus.SERVING
@@ -98,7 +98,7 @@ final class ServerHealth {
   }
 
   /** The health service, with its Watch streams tracked so that shutdown can end them. */
-  ServerServiceDefinition service() {
+  public ServerServiceDefinition service() {
     return ServerInterceptors.intercept(health.getHealthService(), watches);
   }
 
@@ -107,12 +107,12 @@ final class ServerHealth {
    *
    * @throws UnusableTableException the database answers but its {@code leaf_alloc} cannot be used
    */
-  void checkAtStart() {
+  public void checkAtStart() {
     check(true);
   }
 
   /** Checks every two seconds from now on, every half second while the database is down. */
-  void startMonitor() {
+  public void startMonitor() {
     scheduleCheck(PERIOD_MILLIS);
   }
 
@@ -133,16 +133,16 @@ final class ServerHealth {
   }
 
   /** Runs the periodic check now. */
-  void checkNow() {
+  public void checkNow() {
     check(false);
   }
 
-  boolean databaseUp() {
+  public boolean databaseUp() {
     return database.isUp();
   }
 
   /** NOT_SERVING for good, and no more checks. */
-  void shutdown() {
+  public void shutdown() {
     stopped = true;
     health.enterTerminalState();
     monitor.shutdownNow();
@@ -152,7 +152,7 @@ final class ServerHealth {
    * Ends open Watch streams: they never end by themselves, and left open they would hold the
    * server for its whole grace period.
    */
-  void closeWatches() {
+  public void closeWatches() {
     watches.closeAll();
   }
 

@@ -1,4 +1,4 @@
-package io.leaf.server.ops;
+package io.leaf.server.security;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

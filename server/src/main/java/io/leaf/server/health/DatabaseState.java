@@ -1,4 +1,4 @@
-package io.leaf.server;
+package io.leaf.server.health;
 
 import com.google.common.base.Ticker;
 import io.leaf.server.store.StoreRejectedException;

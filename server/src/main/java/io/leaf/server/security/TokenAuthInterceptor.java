@@ -1,4 +1,4 @@
-package io.leaf.server.ops;
+package io.leaf.server.security;
 
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;

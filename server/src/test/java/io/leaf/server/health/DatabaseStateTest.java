@@ -1,4 +1,4 @@
-package io.leaf.server;
+package io.leaf.server.health;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

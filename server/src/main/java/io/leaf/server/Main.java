@@ -1,0 +1,72 @@
+package io.leaf.server;
+
+import io.leaf.server.config.ServerConfig;
+import io.leaf.server.logging.LogLevels;
+import io.leaf.server.store.DataSources;
+import io.leaf.server.store.UnusableTableException;
+import java.io.IOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code leaf-server} command: reads the flags, starts the production server and serves until
+ * SIGTERM; exits 2 with a one-line reason when the flags, the port or the database cannot be used.
+ */
+public final class Main {
+
+  private static final Logger log = LoggerFactory.getLogger(LeafServer.class);
+  /** The exit code of every refusal to start: a bad flag, a busy port, an unusable table. */
+  static final int USAGE = 2;
+
+  private Main() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      System.out.print(ServerConfig.help());
+      return;
+    }
+    ServerConfig config;
+    try {
+      config = ServerConfig.parse(args, System::getenv);
+    } catch (IllegalArgumentException e) {
+      exit("leaf-server: " + e.getMessage());
+      return;
+    }
+    LogLevels.apply(config.logLevel());
+    LeafServer server;
+    try {
+      server = ServerWiring.production(config).start();
+    } catch (UnusableTableException | IllegalArgumentException e) {
+      exit("leaf-server: " + e.getMessage());
+      return;
+    } catch (IOException e) {
+      exit("leaf-server: cannot listen on port " + config.api().port() + ": " + bindFailure(e));
+      return;
+    }
+    if (config.database().url().startsWith("jdbc:h2:")) {
+      log.warn("the embedded H2 database ({}) is for trying Leaf out: IDs are safe only as long as"
+          + " its file is; a lost or recreated file starts again at max_id 1 and repeats IDs."
+          + " Production uses --db-url jdbc:mysql:// (MySQL/MariaDB)",
+          DataSources.redact(config.database().url()));
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "leaf-shutdown"));
+    server.awaitTermination();
+  }
+
+  private static void exit(String reason) {
+    System.err.println(reason);
+    System.exit(USAGE);
+  }
+
+  /** Why the port could not be bound, in the operating system's words where it gave any. */
+  static String bindFailure(IOException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String m = t.getMessage();
+      if (m != null && m.contains("Address already in use")) {
+        return "Address already in use";
+      }
+    }
+    Throwable root = e.getCause() != null ? e.getCause() : e;
+    return root.getMessage();
+  }
+}

@@ -1,0 +1,286 @@
+package io.leaf.server;
+
+import com.google.common.base.Ticker;
+import com.google.common.util.concurrent.ThreadFactoryBuilder;
+import com.zaxxer.hikari.HikariDataSource;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.ServerBuilder;
+import io.grpc.ServerCredentials;
+import io.grpc.ServerInterceptor;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.leaf.server.api.DatabaseCalls;
+import io.leaf.server.api.LeafGrpcService;
+import io.leaf.server.config.DatabaseConfig;
+import io.leaf.server.config.OpsConfig;
+import io.leaf.server.config.ServerConfig;
+import io.leaf.server.engine.CoarseTicker;
+import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.health.ServerHealth;
+import io.leaf.server.http.HttpConfig;
+import io.leaf.server.http.HttpEndpoints;
+import io.leaf.server.http.HttpRoutes;
+import io.leaf.server.http.IdEndpoints;
+import io.leaf.server.http.MonitorData;
+import io.leaf.server.http.MonitorPage;
+import io.leaf.server.http.SnowflakeIds;
+import io.leaf.server.http.WorkerLeaseView;
+import io.leaf.server.metrics.Metrics;
+import io.leaf.server.security.TlsCredentials;
+import io.leaf.server.security.TokenAuthInterceptor;
+import io.leaf.server.security.TokenCheck;
+import io.leaf.server.snowflake.Snowflake;
+import io.leaf.server.snowflake.SnowflakeConfig;
+import io.leaf.server.snowflake.SnowflakeGenerator;
+import io.leaf.server.snowflake.SnowflakeLayout;
+import io.leaf.server.store.DataSources;
+import io.leaf.server.store.JooqSegmentStore;
+import io.leaf.server.store.JooqWorkerLeaseStore;
+import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.WorkerLeaseStore;
+import io.leaf.server.sweep.IdleTagSweeper;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * Builds the server's object graph from its configuration: the connection pool, the database
+ * stores, the engine, the snowflake side, metrics, TLS and tokens, the health service and the
+ * HTTP routes, handed ready to a {@link LeafServer}.
+ *
+ * <p>Threading (of what it builds): calls that must touch the database run on a bounded {@link
+ * DatabaseCalls}, segment loads on the engine's loader threads, NextIdBatch's encoding on a stream
+ * pump of half the cores, and calls waiting for a segment hold no thread at all.
+ */
+public final class ServerWiring {
+
+  /** Precision of the engine's clock: last access, back-off and dynamic-step timing. */
+  private static final Duration TICKER_RESOLUTION = Duration.ofMillis(1);
+  /**
+   * NextIdBatch's encoding work: half the cores, so that bulk streams (whose readers may hold
+   * windows of megabytes) never take the CPU the transport threads need for unary calls.
+   */
+  private static final int STREAM_PUMP_THREADS =
+      Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+
+  private ServerWiring() {}
+
+  /**
+   * The production server: Netty on {@code --port} (TLS when configured, at most {@code
+   * --max-calls-per-connection} concurrent calls per connection), HikariCP on
+   * {@code --db-url}.
+   *
+   * @throws IllegalArgumentException one line naming the flag (or file) that cannot be used
+   */
+  public static LeafServer production(ServerConfig config) {
+    OpsConfig ops = config.ops();
+    TlsCredentials tls = ops.tlsEnabled() ? TlsCredentials.load(ops) : null;
+    ServerCredentials credentials =
+        tls != null ? tls.credentials() : InsecureServerCredentials.create();
+    return production(config, NettyServerBuilder.forAddress(
+        new InetSocketAddress(config.api().port()), credentials), tls, UnaryOperator.identity());
+  }
+
+  /**
+   * The production graph on {@code builder} (without TLS, which needs the builder to be made with
+   * its credentials), with the database store passed through {@code decorate} before the engine
+   * and the API see it (a benchmark adds latency to segment loads this way; the server itself has
+   * no such switch).
+   */
+  public static LeafServer production(ServerConfig config, ServerBuilder<?> builder,
+      UnaryOperator<SegmentStore> decorate) {
+    return production(config, builder, null, decorate);
+  }
+
+  private static LeafServer production(ServerConfig config, ServerBuilder<?> builder,
+      TlsCredentials tls, UnaryOperator<SegmentStore> decorate) {
+    // The HTTP port serves /metrics too, so either port turns the registry on.
+    Metrics metrics = config.ops().metricsEnabled() || config.http().enabled()
+        ? new Metrics() : null;
+    AutoCloseable ops = () -> {
+      if (metrics != null) {
+        metrics.close();
+      }
+      if (tls != null) {
+        tls.close();
+      }
+    };
+    try {
+      return database(config, builder, metrics, ops, decorate);
+    } catch (RuntimeException e) {
+      // The metrics registry and the TLS refresh are already open; a server that never came to
+      // be must not leave them behind.
+      closeQuietly(ops);
+      throw e;
+    }
+  }
+
+  private static LeafServer database(ServerConfig config, ServerBuilder<?> builder,
+      Metrics metrics, AutoCloseable ops, UnaryOperator<SegmentStore> decorate) {
+    // Refused before the pool, the lease thread and the engine exist: nothing to leave behind.
+    LeafGrpcService.checkStreamMemory(config.api().maxStreamMemory());
+    intercept(builder, config.ops(), metrics);
+    if (builder instanceof NettyServerBuilder netty) {
+      // HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: a client holds further calls until one ends.
+      netty.maxConcurrentCallsPerConnection(config.api().maxCallsPerConnection());
+    }
+    DatabaseConfig db = config.database();
+    HikariDataSource pool = DataSources.create(db.url(), db.user(), db.password(),
+        config.connections());
+    if (metrics != null) {
+      metrics.watchPool(pool);
+    }
+    JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(db.url()),
+        InstantSource.system());
+    Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool,
+        DataSources.dialectOf(db.url()), InstantSource.system()));
+    SegmentStore served = decorate.apply(store);
+    CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION);
+    SegmentAllocator allocator = new SegmentAllocator(served, ticker,
+        config.engine(EngineConfig.DEFAULTS));
+    return assemble(builder, config, served, store::createSchemaIfMissing, allocator, snowflake,
+        metrics, () -> {
+          ticker.close();
+          pool.close();
+          ops.close();
+        });
+  }
+
+  /** The token check, then the metrics interceptors (outermost: they see refusals too). */
+  private static void intercept(ServerBuilder<?> builder, OpsConfig ops, Metrics metrics) {
+    if (ops.adminToken() != null) {
+      builder.intercept(new TokenAuthInterceptor(ops.adminToken(), ops.clientToken()));
+    }
+    if (metrics != null) {
+      for (ServerInterceptor interceptor : metrics.interceptors()) {
+        builder.intercept(interceptor);
+      }
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable resource) {
+    try {
+      resource.close();
+    } catch (Exception suppressed) {
+      // Already failing: the first failure is the one to report.
+    }
+  }
+
+  /**
+   * The server over ready stores, engine and snowflake side: the API, health, idle-tag sweeper,
+   * metrics gauges and HTTP routes are built here the same way for every caller.
+   *
+   * @param builder the transport, with any interceptors already added
+   * @param schemaInit creates the schema when missing; retried until it succeeds
+   * @param metrics the registry the HTTP ports serve and the engine reports to; null: none
+   * @param resources closed last on {@link LeafServer#stop()}
+   */
+  public static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
+      SegmentStore store, Runnable schemaInit, SegmentAllocator allocator, Snowflake snowflake,
+      Metrics metrics, AutoCloseable resources) {
+    ServerHealth health = new ServerHealth(store, schemaInit, allocator.ticker(),
+        config.api().maxWatches(), allocator, snowflake.generator()::leaseValid);
+    snowflake.reportLeaseTo(health::reportSnowflakeLease);
+    IdleTagSweeper sweeper = new IdleTagSweeper(allocator, config.sweep().idleTtl(), config.sweep().tick());
+    DatabaseCalls database = new DatabaseCalls(config.api().dbCallThreads(), config.api().maxQueuedDbCalls());
+    // One queued task per stream at most (a stream's events run one after another), so twice
+    // --max-streams leaves room for streams that just ended and never refuses an open one.
+    ThreadPoolExecutor streamPump = new ThreadPoolExecutor(STREAM_PUMP_THREADS,
+        STREAM_PUMP_THREADS, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(2 * config.api().maxStreams()),
+        new ThreadFactoryBuilder().setNameFormat("leaf-stream-%d").setDaemon(true).build());
+    streamPump.allowCoreThreadTimeOut(true);
+    LeafGrpcService service = new LeafGrpcService(allocator, store, InstantSource.system(),
+        config.api().maxWait(), config.api().maxBatch(), config.api().maxStreams(), config.api().maxStreamMemory(),
+        database, streamPump);
+    if (metrics != null) {
+      metrics.watchEngine(allocator, sweeper, health::databaseUp);
+      metrics.watchSnowflake(snowflake);
+    }
+    LeafServer.Parts parts =
+        new LeafServer.Parts(store, allocator, sweeper, health, service, snowflake);
+    AtomicReference<HttpEndpoints> bound = new AtomicReference<>();
+    HttpRoutes routes = httpRoutes(config, parts, metrics,
+        () -> bound.get() == null ? 0 : bound.get().httpConnections());
+    Supplier<HttpEndpoints> openHttp = () -> {
+      bound.set(HttpEndpoints.start(config.ops().metricsPort(), config.http(), metrics, routes));
+      return bound.get();
+    };
+    return new LeafServer(builder, parts, openHttp, () -> {
+      streamPump.shutdownNow();
+      database.close();
+      resources.close();
+    }, config.api().shutdownGrace(), config.toString());
+  }
+
+  /** The production snowflake side of {@code config} on {@code leases}, with the real clocks. */
+  public static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases) {
+    SnowflakeConfig s = config.snowflake();
+    return new Snowflake(leases, s.layout(), s.fromId(), s.toId(), s.leaseTtl(),
+        InstantSource.system(), Ticker.systemTicker());
+  }
+
+  /** What {@code --http-port} serves. */
+  private static HttpRoutes httpRoutes(ServerConfig config, LeafServer.Parts parts,
+      Metrics metrics, LongSupplier httpConnections) {
+    HttpRoutes routes = new HttpRoutes();
+    if (metrics != null) {
+      routes.get("/metrics", HttpEndpoints.metricsRoute(metrics));
+    }
+    String admin = config.ops().adminToken();
+    TokenCheck tokens = admin == null ? null : new TokenCheck(admin, config.ops().clientToken());
+    SegmentAllocator allocator = parts.allocator();
+    LeafGrpcService service = parts.service();
+    new IdEndpoints(allocator, config.api().maxWait(), snowflakeIds(parts.snowflake()), tokens,
+        metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
+    List<MonitorData.Limit> limits = List.of(
+        new MonitorData.Limit("--max-waiting", config.engine().maxWaiting(), allocator::waitingCalls),
+        new MonitorData.Limit("--max-streams", config.api().maxStreams(), service::openStreams),
+        new MonitorData.Limit("--max-stream-memory", service.streamMemoryBytes(),
+            service::streamMemoryUsedBytes),
+        new MonitorData.Limit("--max-watches", config.api().maxWatches(), null),
+        new MonitorData.Limit("--max-queued-loads", config.engine().loaderQueue(), null),
+        new MonitorData.Limit("--max-queued-first-loads", config.engine().firstLoadQueue(), null),
+        new MonitorData.Limit("--max-queued-db-calls", config.api().maxQueuedDbCalls(), null),
+        new MonitorData.Limit(HttpConfig.MAX_CONNECTIONS_FLAG, config.http().maxConnections(),
+            httpConnections));
+    new MonitorPage(new MonitorData(allocator, parts.health()::databaseUp, limits,
+        metrics == null ? Map::of : metrics::refusals, workerLease(parts.snowflake())),
+        config.ops().monitorPublic() ? null : tokens).addTo(routes);
+    return routes;
+  }
+
+  /** {@code /api/snowflake/get/{key}}: IDs of {@code snowflake}, failures as failed futures. */
+  private static SnowflakeIds snowflakeIds(Snowflake snowflake) {
+    return () -> {
+      try {
+        return CompletableFuture.completedFuture(snowflake.nextId());
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    };
+  }
+
+  /** What the monitor page shows of the worker lease. */
+  private static WorkerLeaseView workerLease(Snowflake snowflake) {
+    return () -> {
+      SnowflakeGenerator g = snowflake.generator();
+      SnowflakeLayout layout = snowflake.layout();
+      return List.of(
+          Map.entry("worker ID", g.leaseValid() ? Integer.toString(g.workerId()) : "none held"),
+          Map.entry("lease valid", Boolean.toString(g.leaseValid())),
+          Map.entry("ID time ahead of wall clock", g.aheadOfWallMs() + " ms"),
+          Map.entry("layout", layout.timestampBits() + "/" + layout.workerIdBits() + "/"
+              + layout.sequenceBits() + " bits, runs out in " + layout.endYear()));
+    };
+  }
+}

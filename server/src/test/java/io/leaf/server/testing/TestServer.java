@@ -1,0 +1,122 @@
+package io.leaf.server.testing;
+
+import com.google.common.base.Ticker;
+import io.grpc.ServerBuilder;
+import io.grpc.ServerInterceptor;
+import io.grpc.inprocess.InProcessServerBuilder;
+import io.leaf.server.LeafServer;
+import io.leaf.server.config.ServerConfig;
+import io.leaf.server.ServerWiring;
+import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.snowflake.Snowflake;
+import io.leaf.server.store.MemorySegmentStore;
+import io.leaf.server.store.MemoryWorkerLeaseStore;
+import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.WorkerLeaseStore;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds a {@link LeafServer} for a test: the graph {@link ServerWiring#assemble} makes, over the
+ * stores, engine and transport the test chooses; whatever is not chosen is in memory (a {@link
+ * MemorySegmentStore}, a {@link MemoryWorkerLeaseStore}: one server per lease store, never two).
+ */
+public final class TestServer {
+
+  private ServerBuilder<?> transport;
+  private String[] flags = new String[0];
+  private SegmentStore store;
+  private Runnable schemaInit = () -> { };
+  private SegmentAllocator allocator;
+  private Ticker ticker = Ticker.systemTicker();
+  private EngineConfig engine = EngineConfig.DEFAULTS;
+  private WorkerLeaseStore leases;
+  private Snowflake snowflake;
+  private final List<ServerInterceptor> interceptors = new ArrayList<>();
+
+  private TestServer(ServerBuilder<?> transport) {
+    this.transport = transport;
+  }
+
+  /** A server on the in-process transport named {@code name}. */
+  public static TestServer inProcess(String name) {
+    return new TestServer(InProcessServerBuilder.forName(name));
+  }
+
+  /** A server on {@code transport} (Netty on a free port, say). */
+  public static TestServer on(ServerBuilder<?> transport) {
+    return new TestServer(transport);
+  }
+
+  /** The server's flags, parsed as the command line's are (the environment not read). */
+  public TestServer flags(String... flags) {
+    this.flags = flags;
+    return this;
+  }
+
+  /** The store the engine and the API use, with the schema step run at start. */
+  public TestServer store(SegmentStore store, Runnable schemaInit) {
+    this.store = store;
+    this.schemaInit = schemaInit;
+    return this;
+  }
+
+  public TestServer store(SegmentStore store) {
+    return store(store, () -> { });
+  }
+
+  /** A ready engine over the store; otherwise one is built from the ticker and engine config. */
+  public TestServer allocator(SegmentAllocator allocator) {
+    this.allocator = allocator;
+    return this;
+  }
+
+  public TestServer ticker(Ticker ticker) {
+    this.ticker = ticker;
+    return this;
+  }
+
+  /** The engine settings the flags are applied to (as {@link ServerConfig#engine} does). */
+  public TestServer engine(EngineConfig engine) {
+    this.engine = engine;
+    return this;
+  }
+
+  /** Where the snowflake side leases its worker ID (with the production clocks). */
+  public TestServer leases(WorkerLeaseStore leases) {
+    this.leases = leases;
+    return this;
+  }
+
+  /** A ready snowflake side (its own clocks and worker range). */
+  public TestServer snowflake(Snowflake snowflake) {
+    this.snowflake = snowflake;
+    return this;
+  }
+
+  /** Calls also pass through {@code interceptor} (to watch or refuse what the server sees). */
+  public TestServer intercept(ServerInterceptor interceptor) {
+    interceptors.add(interceptor);
+    return this;
+  }
+
+  /** The server, not started. */
+  public LeafServer build() {
+    ServerConfig config = ServerConfig.parse(flags, env -> null);
+    SegmentStore served = store != null ? store : new MemorySegmentStore();
+    SegmentAllocator engineOf = allocator != null ? allocator
+        : new SegmentAllocator(served, ticker, config.engine(engine));
+    Snowflake side = snowflake != null ? snowflake : ServerWiring.snowflake(config,
+        leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()));
+    interceptors.forEach(transport::intercept);
+    return ServerWiring.assemble(transport, config, served, schemaInit, engineOf, side, null,
+        () -> { });
+  }
+
+  /** The server, started. */
+  public LeafServer start() throws Exception {
+    return build().start();
+  }
+}
