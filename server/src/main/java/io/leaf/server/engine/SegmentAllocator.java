@@ -8,7 +8,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Lock;
-import java.util.function.Consumer;
 
 /**
  * Issues IDs of every tag from in-memory segments, loading the next segment of a tag in the
@@ -46,28 +45,37 @@ public final class SegmentAllocator implements AutoCloseable {
   private final DatabaseGate gate;
   private volatile boolean closed;
 
+  /** An engine that reports to no one ({@link EngineListeners#NONE}), with its own timer. */
   public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config) {
-    this(store, ticker, config, DeadlineTimer.threaded("leaf-wait-deadlines"));
+    this(store, ticker, config, EngineListeners.NONE);
   }
 
-  /** @param timer enforces waiting calls' deadlines; closed with the allocator */
+  /** An engine that reports to {@code listeners}, with its own deadline timer thread. */
+  public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config,
+      EngineListeners listeners) {
+    this(store, ticker, config, DeadlineTimer.threaded("leaf-wait-deadlines"), listeners);
+  }
+
+  /** An engine that reports to no one ({@link EngineListeners#NONE}) on {@code timer}. */
   public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config,
       DeadlineTimer timer) {
-    this.gate = new DatabaseGate();
-    this.ticker = ticker;
-    this.timer = timer;
-    this.tags = new TagTable(new MissingTags(config.missingTagTtl(), ticker), store::mayHold);
-    this.waiters = new SegmentWaiters(config.maxWaiting(), ticker, timer);
-    this.loader = new SegmentLoader(store, ticker, config, tags, waiters);
-    this.reservations = new RangeReservation(this, tags, store, ticker, timer);
+    this(store, ticker, config, timer, EngineListeners.NONE);
   }
 
   /**
-   * Called once for every buffer that stays after its first load (the idle sweeper schedules it);
-   * buffers of tags the database lacks, or whose first load was refused, never reach it.
+   * @param timer enforces waiting calls' deadlines; closed with the allocator
+   * @param listeners told of loads and handed cached buffers for the allocator's whole life
    */
-  public void setOnCached(Consumer<TagBuffer> listener) {
-    tags.setOnCached(listener);
+  public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config,
+      DeadlineTimer timer, EngineListeners listeners) {
+    this.gate = new DatabaseGate();
+    this.ticker = ticker;
+    this.timer = timer;
+    this.tags = new TagTable(new MissingTags(config.missingTagTtl(), ticker), store::mayHold,
+        listeners);
+    this.waiters = new SegmentWaiters(config.maxWaiting(), ticker, timer);
+    this.loader = new SegmentLoader(store, ticker, config, tags, waiters);
+    this.reservations = new RangeReservation(this, tags, store, ticker, timer);
   }
 
   /**
@@ -97,11 +105,6 @@ public final class SegmentAllocator implements AutoCloseable {
   /** The failure to answer at once while the database check sees the database down, or null. */
   public RuntimeException databaseKnownDown() {
     return gate.failure();
-  }
-
-  /** Where segment loads and missing-tag answers are reported; {@link EngineEvents#NONE} if unset. */
-  public void setEvents(EngineEvents events) {
-    tags.setEvents(events);
   }
 
   public Ticker ticker() {

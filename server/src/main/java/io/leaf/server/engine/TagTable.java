@@ -44,13 +44,16 @@ final class TagTable {
    */
   private final Cache<String, Boolean> served =
       CacheBuilder.newBuilder().maximumSize(SERVED_CAPACITY).build();
-  private volatile Consumer<TagBuffer> onCached = b -> { };
-  private volatile EngineEvents events = EngineEvents.NONE;
-  private final RewindGuard rewinds = new RewindGuard(() -> events);
+  private final Consumer<TagBuffer> onCached;
+  private final EngineEvents events;
+  private final RewindGuard rewinds;
 
-  TagTable(MissingTags missing, Predicate<String> mayExist) {
+  TagTable(MissingTags missing, Predicate<String> mayExist, EngineListeners listeners) {
     this.missing = missing;
     this.mayExist = mayExist;
+    this.onCached = listeners.onCached();
+    this.events = listeners.events();
+    this.rewinds = new RewindGuard(() -> events);
   }
 
   /** The buffer of {@code bizTag}; null when none. */
@@ -83,14 +86,6 @@ final class TagTable {
   /** The database no longer has {@code bizTag}: its next load is a first load again. */
   void forgetServed(String bizTag) {
     served.invalidate(bizTag);
-  }
-
-  void setOnCached(Consumer<TagBuffer> listener) {
-    this.onCached = listener;
-  }
-
-  void setEvents(EngineEvents events) {
-    this.events = events;
   }
 
   EngineEvents events() {

@@ -122,8 +122,8 @@ class SegmentPrefetchTest {
   private void start() {
     memory.createTag(TAG, 1, STEP, "");
     // max step = the table step, so every segment holds 100 IDs however fast they go.
-    allocator = new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS.withMaxStep(STEP));
-    allocator.setEvents(events);
+    allocator = new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS.withMaxStep(STEP),
+        EngineListeners.NONE.withEvents(events));
   }
 
   /**
@@ -261,8 +261,7 @@ class SegmentPrefetchTest {
     };
     memory.createTag(TAG, 1, 10, "");
     allocator = new SegmentAllocator(shuffling, com.google.common.base.Ticker.systemTicker(),
-        EngineConfig.DEFAULTS.withMaxStep(10));
-    allocator.setEvents(events);
+        EngineConfig.DEFAULTS.withMaxStep(10), EngineListeners.NONE.withEvents(events));
     int threads = 8;
     int perThread = 20_000;
     ExecutorService pool = Executors.newFixedThreadPool(threads);
