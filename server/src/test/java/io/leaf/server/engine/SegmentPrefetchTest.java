@@ -132,7 +132,7 @@ class SegmentPrefetchTest {
    */
   private void tick(Duration d) {
     long until = System.nanoTime() + WAIT;
-    while (allocator.loadsInFlight(TAG) > store.waiting()) {
+    while (allocator.tags().loadsInFlight(TAG) > store.waiting()) {
       assertTrue(System.nanoTime() < until, "started loads reached the store within 60 s");
       LockSupport.parkNanos(100_000);
     }
@@ -158,7 +158,7 @@ class SegmentPrefetchTest {
   }
 
   private int ahead() {
-    return allocator.segmentsAhead(TAG);
+    return allocator.tags().segmentsAhead(TAG);
   }
 
   @Test
@@ -288,7 +288,7 @@ class SegmentPrefetchTest {
       // does no other range the store handed out (used ones gave IDs, the rest lie above).
       long until = System.nanoTime() + WAIT;
       // segmentLoaded is reported after segmentDropped, once the stripe lock is released.
-      while (allocator.loadsInFlight(TAG) > 0 || finished.get() < handedOut.size()) {
+      while (allocator.tags().loadsInFlight(TAG) > 0 || finished.get() < handedOut.size()) {
         assertTrue(System.nanoTime() < until, "loads in flight ended within 60 s");
         LockSupport.parkNanos(100_000);
       }
