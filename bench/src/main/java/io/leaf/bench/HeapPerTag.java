@@ -3,9 +3,11 @@ package io.leaf.bench;
 import com.google.common.base.Ticker;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.sweep.IdleTagSweeper;
+import io.leaf.server.sweep.SweepIntake;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;
@@ -46,11 +48,12 @@ public final class HeapPerTag {
     for (int i = 0; i < tags; i++) {
       store.createTag(name(i), 1, STEP, "");
     }
+    SweepIntake intake = new SweepIntake();
     SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
-        EngineConfig.DEFAULTS);
+        EngineConfig.DEFAULTS, EngineListeners.NONE.withOnCached(intake));
     // The server's defaults; the sweeper's thread is not started, runOnce below does its work.
-    IdleTagSweeper sweeper = new IdleTagSweeper(allocator, SERVER_DEFAULTS.sweep().idleTtl(),
-        SERVER_DEFAULTS.sweep().tick());
+    IdleTagSweeper sweeper = new IdleTagSweeper(allocator, intake,
+        SERVER_DEFAULTS.sweep().idleTtl(), SERVER_DEFAULTS.sweep().tick());
     try {
       long before = usedAfterGc();
       long timeout = TimeUnit.SECONDS.toNanos(10);

@@ -15,6 +15,8 @@ import io.leaf.server.config.OpsConfig;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.engine.EngineEvents;
+import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.health.ServerHealth;
 import io.leaf.server.http.HttpConfig;
@@ -39,6 +41,7 @@ import io.leaf.server.store.JooqWorkerLeaseStore;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.WorkerLeaseStore;
 import io.leaf.server.sweep.IdleTagSweeper;
+import io.leaf.server.sweep.SweepIntake;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -49,6 +52,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -146,9 +150,9 @@ public final class ServerWiring {
         DataSources.dialectOf(db.url()), InstantSource.system()));
     SegmentStore served = decorate.apply(store);
     CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION);
-    SegmentAllocator allocator = new SegmentAllocator(served, ticker,
-        config.engine(EngineConfig.DEFAULTS));
-    return assemble(builder, config, served, store::createSchemaIfMissing, allocator, snowflake,
+    EngineConfig engine = config.engine(EngineConfig.DEFAULTS);
+    return assemble(builder, config, served, store::createSchemaIfMissing,
+        listeners -> new SegmentAllocator(served, ticker, engine, listeners), snowflake,
         metrics, () -> {
           ticker.close();
           pool.close();
@@ -182,16 +186,23 @@ public final class ServerWiring {
    *
    * @param builder the transport, with any interceptors already added
    * @param schemaInit creates the schema when missing; retried until it succeeds
+   * @param engine builds the engine over {@code store} with the listeners it is given (the
+   *     metrics' events and the idle sweeper's intake), which it must pass to its constructor
    * @param metrics the registry the HTTP ports serve and the engine reports to; null: none
    * @param resources closed last on {@link LeafServer#stop()}
    */
   public static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
-      SegmentStore store, Runnable schemaInit, SegmentAllocator allocator, Snowflake snowflake,
-      Metrics metrics, AutoCloseable resources) {
+      SegmentStore store, Runnable schemaInit, Function<EngineListeners, SegmentAllocator> engine,
+      Snowflake snowflake, Metrics metrics, AutoCloseable resources) {
+    // The engine's listeners exist before it does, so each is a final field from the start.
+    SweepIntake cached = new SweepIntake();
+    SegmentAllocator allocator = engine.apply(
+        new EngineListeners(metrics != null ? metrics : EngineEvents.NONE, cached));
     ServerHealth health = new ServerHealth(store, schemaInit, allocator.ticker(),
         config.api().maxWatches(), allocator, snowflake.generator()::leaseValid);
     snowflake.reportLeaseTo(health::reportSnowflakeLease);
-    IdleTagSweeper sweeper = new IdleTagSweeper(allocator, config.sweep().idleTtl(), config.sweep().tick());
+    IdleTagSweeper sweeper = new IdleTagSweeper(allocator, cached, config.sweep().idleTtl(),
+        config.sweep().tick());
     DatabaseCalls database = new DatabaseCalls(config.api().dbCallThreads(), config.api().maxQueuedDbCalls());
     // One queued task per stream at most (a stream's events run one after another), so twice
     // --max-streams leaves room for streams that just ended and never refuses an open one.

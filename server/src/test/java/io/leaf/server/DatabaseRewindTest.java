@@ -3,6 +3,8 @@ package io.leaf.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.common.base.Ticker;
+import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.testing.InProcessLeaf;
@@ -16,6 +18,7 @@ import io.leaf.v1.ReservedIds;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,13 +46,15 @@ class DatabaseRewindTest {
     try (TestDatabase db = database.get()) {
       JooqSegmentStore store = db.store(2);
       AtomicInteger rewinds = new AtomicInteger();
-      try (InProcessLeaf leaf = new InProcessLeaf(store)) {
-        leaf.allocator.setEvents(new EngineEvents() {
-          @Override
-          public void segmentRewound() {
-            rewinds.incrementAndGet();
-          }
-        });
+      EngineEvents counted = new EngineEvents() {
+        @Override
+        public void segmentRewound() {
+          rewinds.incrementAndGet();
+        }
+      };
+      try (InProcessLeaf leaf = new InProcessLeaf(store, Ticker.systemTicker(),
+          EngineConfig.DEFAULTS.withBackoff(Duration.ofMillis(20), Duration.ofMillis(200)),
+          server -> server.events(counted))) {
         leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("order").setStep(100)
             .build());
         NextIdRequest next = NextIdRequest.newBuilder().setBizTag("order").build();

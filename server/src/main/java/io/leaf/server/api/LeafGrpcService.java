@@ -1,6 +1,5 @@
 package io.leaf.server.api;
 
-import com.google.common.base.Ticker;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -8,14 +7,8 @@ import io.grpc.stub.StreamObserver;
 import io.leaf.server.engine.IdRanges;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentAllocator;
-import io.leaf.server.engine.TagSnapshot;
 import io.leaf.server.engine.WaitDeadline;
-import io.leaf.server.store.DataSources;
 import io.leaf.server.store.SegmentStore;
-import io.leaf.server.store.StoreUnavailableException;
-import io.leaf.server.store.TagNotFoundException;
-import io.leaf.server.store.TagPage;
-import io.leaf.server.store.TagRecord;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.IdBatch;
@@ -29,20 +22,17 @@ import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextIdResponse;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.ReservedIds;
-import io.leaf.v1.Segment;
 import io.leaf.v1.Tag;
 import io.leaf.v1.TagStatus;
 import io.leaf.v1.UpdateStepRequest;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * The gRPC face of Leaf: validates each request, calls the engine or store, maps failures.
@@ -53,7 +43,8 @@ import java.util.function.Supplier;
  * completion (a loader thread) or their deadline (the timer thread), and a cancel drops the wait.
  * NextIdBatch streams do their bulk work on a small pump of their own ({@link BatchStream}). The
  * RPCs that read or write the database, and ReserveIds' dedicated write, run on
- * {@link DatabaseCalls}.
+ * {@link DatabaseCalls}; those of a tag's row (CreateTag, UpdateStep, GetTag, ListTags and
+ * InitCache's answer) are handled by {@link TagAdmin}, behind this one registered service.
  *
  * <p>Limits: at most {@code maxStreams} NextIdBatch streams at once; waiting calls, first loads and
  * database calls have their own bounds. Every refusal is RESOURCE_EXHAUSTED naming the limit.
@@ -63,19 +54,12 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   static final String STREAMS_FLAG = "--max-streams";
 
   private final SegmentAllocator allocator;
-  private final SegmentStore store;
-  private final InstantSource clock;
+  private final TagAdmin admin;
   private final long maxWaitNanos;
   private final int maxBatch;
   private final int maxStreams;
   private final DatabaseCalls database;
   private final Executor pump;
-  /**
-   * Longest a call that needs the database waits for it: one connection timeout and a margin, so
-   * a client with a 5 s deadline hears UNAVAILABLE, not DEADLINE_EXCEEDED.
-   */
-  static final Duration DATABASE_CALL_TIMEOUT =
-      DataSources.CONNECTION_TIMEOUT.plus(Duration.ofSeconds(1));
   /** What every NextIdBatch chunk in flight may hold together; derived from the JVM's limits. */
   private final StreamMemory streamMemory;
   private final AtomicInteger streams = new AtomicInteger();
@@ -94,8 +78,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
       Duration maxWait, int maxBatch, int maxStreams, long maxStreamMemory, DatabaseCalls database,
       Executor pump) {
     this.allocator = allocator;
-    this.store = store;
-    this.clock = clock;
+    this.admin = new TagAdmin(allocator, store, clock, database);
     this.maxWaitNanos = maxWait.toNanos();
     this.maxBatch = maxBatch;
     this.maxStreams = maxStreams;
@@ -107,16 +90,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
 
   @Override
   public void createTag(CreateTagRequest req, StreamObserver<Tag> out) {
-    onDatabase(out, () -> {
-      String tag = Validation.newBizTag(req.getBizTag());
-      long maxId = Validation.maxId(req.getMaxId());
-      int step = Validation.createStep(req.getStep());
-      String description = Validation.description(req.getDescription());
-      Tag created = toProto(store.createTag(tag, maxId, step,
-          description.isEmpty() ? null : description));
-      allocator.tagCreated(tag);
-      return created;
-    });
+    admin.createTag(req, out);
   }
 
   @Override
@@ -132,7 +106,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     ((ServerCallStreamObserver<TagStatus>) out).setOnCancelHandler(() -> loaded.cancel(false));
     loaded.whenComplete((v, e) -> {
       if (e == null) {
-        onDatabase(out, () -> status(tag));
+        admin.loaded(tag, out);
       } else if (!(e instanceof CancellationException)) {
         out.onError(StatusMapping.toStatus(e));
       }
@@ -232,33 +206,17 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
 
   @Override
   public void updateStep(UpdateStepRequest req, StreamObserver<Tag> out) {
-    onDatabase(out, () -> {
-      String tag = Validation.bizTag(req.getBizTag());
-      int step = Validation.updateStep(req.getStep());
-      TagRecord updated = store.updateStep(tag, step);
-      allocator.onStepUpdated(tag, step);
-      return toProto(updated);
-    });
+    admin.updateStep(req, out);
   }
 
   @Override
   public void getTag(GetTagRequest req, StreamObserver<TagStatus> out) {
-    onDatabase(out, () -> status(Validation.bizTag(req.getBizTag())));
+    admin.getTag(req, out);
   }
 
   @Override
   public void listTags(ListTagsRequest req, StreamObserver<ListTagsResponse> out) {
-    onDatabase(out, () -> {
-      int pageSize = Validation.pageSize(req.getPageSize());
-      String after = PageTokens.decode(req.getPageToken());
-      TagPage page = store.listTags(after, pageSize);
-      ListTagsResponse.Builder resp = ListTagsResponse.newBuilder();
-      page.tags().forEach(t -> resp.addTags(toProto(t)));
-      if (page.hasMore()) {
-        resp.setNextPageToken(PageTokens.encode(page.tags().get(page.tags().size() - 1).bizTag()));
-      }
-      return resp.build();
-    });
+    admin.listTags(req, out);
   }
 
   /**
@@ -283,25 +241,6 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   /** Bytes of that budget the chunks in flight hold now. */
   public long streamMemoryUsedBytes() {
     return streamMemory.usedIds() * StreamMemory.BYTES_PER_ID;
-  }
-
-  private TagStatus status(String tag) {
-    TagRecord row = store.getTag(tag).orElseThrow(() -> new TagNotFoundException(tag));
-    TagStatus.Builder out = TagStatus.newBuilder().setTag(toProto(row)).setEffectiveStep(row.step());
-    Optional<TagSnapshot> snap = allocator.snapshot(tag);
-    snap.ifPresent(s -> {
-      out.setCached(true).setCurrent(toProto(s.current()));
-      if (s.next() != null) {
-        out.setNext(toProto(s.next()));
-      }
-      if (s.effectiveStep() > 0) {
-        out.setEffectiveStep(s.effectiveStep());
-      }
-      Ticker ticker = allocator.ticker();
-      long agoMillis = TimeUnit.NANOSECONDS.toMillis(ticker.read() - s.lastAccessNanos());
-      out.setLastAccessTime(clock.millis() - Math.max(0, agoMillis));
-    });
-    return out.build();
   }
 
   /** The calling RPC's deadline; null when the caller set none. Read on the call's thread. */
@@ -335,66 +274,11 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     });
   }
 
-  /** Runs {@code work} on the database threads and answers with its result or its failure. */
-  private <T> void onDatabase(StreamObserver<T> out, Supplier<T> work) {
-    RuntimeException down = allocator.databaseKnownDown();
-    if (down != null) {
-      // Known down: at once, not after a connection timeout that outlasts the caller's deadline.
-      out.onError(StatusMapping.toStatus(down));
-      return;
-    }
-    CompletableFuture<T> result = new CompletableFuture<>();
-    // A database that stopped answering makes a connection attempt, a validation and a rollback
-    // each wait out their own timeout: the caller is answered within one bound instead.
-    Runnable cancelTimer = allocator.schedule(() -> result.completeExceptionally(
-        new StoreUnavailableException("database unavailable: no answer within "
-            + DATABASE_CALL_TIMEOUT.toMillis() + " ms (the call may still complete)", null)),
-        DATABASE_CALL_TIMEOUT.toNanos());
-    result.whenComplete((v, e) -> cancelTimer.run());
-    try {
-      database.execute(() -> {
-        if (result.isDone()) {
-          return; // cancelled or timed out while queued: no database work
-        }
-        try {
-          result.complete(work.get());
-        } catch (RuntimeException e) {
-          result.completeExceptionally(e);
-        }
-      });
-    } catch (RuntimeException e) {
-      result.completeExceptionally(e);
-    }
-    // Not answer(): InitCache comes here from a continuation, after its handler set the one
-    // cancel handler a call may have.
-    result.whenComplete((v, e) -> {
-      if (e == null) {
-        out.onNext(v);
-        out.onCompleted();
-      } else {
-        out.onError(StatusMapping.toStatus(e));
-      }
-    });
-  }
-
-  private static Tag toProto(TagRecord r) {
-    Tag.Builder t = Tag.newBuilder().setBizTag(r.bizTag()).setMaxId(r.maxId()).setStep(r.step())
-        .setUpdateTime(r.updateTime());
-    if (r.description() != null) {
-      t.setDescription(r.description());
-    }
-    return t.build();
-  }
-
   private static ReservedIds toProto(IdRanges r) {
     ReservedIds.Builder out = ReservedIds.newBuilder();
     for (int i = 0; i < r.rangeCount(); i++) {
       out.addRanges(IdRange.newBuilder().setStart(r.from(i)).setEnd(r.to(i)));
     }
     return out.build();
-  }
-
-  private static Segment toProto(TagSnapshot.SegmentView s) {
-    return Segment.newBuilder().setStart(s.start()).setEnd(s.end()).setCursor(s.cursor()).build();
   }
 }

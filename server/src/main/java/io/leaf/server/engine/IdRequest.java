@@ -14,46 +14,46 @@ import java.util.concurrent.CompletionException;
  */
 abstract class IdRequest<T> extends CompletableFuture<T> {
 
-  private final SegmentAllocator allocator;
+  private final IdTaker taker;
   final String bizTag;
   private final WaitDeadline deadline;
   private volatile CompletableFuture<Void> wait;
 
-  private IdRequest(SegmentAllocator allocator, String bizTag, WaitDeadline deadline) {
-    this.allocator = allocator;
+  private IdRequest(IdTaker taker, String bizTag, WaitDeadline deadline) {
+    this.taker = taker;
     this.bizTag = bizTag;
     this.deadline = deadline;
   }
 
   /** Takes what is buffered; true once this request is complete. */
-  abstract boolean attempt(SegmentAllocator allocator);
+  abstract boolean attempt(IdTaker taker);
 
-  static CompletableFuture<Long> one(SegmentAllocator allocator, String bizTag, WaitDeadline d) {
-    return new IdRequest<Long>(allocator, bizTag, d) {
+  static CompletableFuture<Long> one(IdTaker taker, String bizTag, WaitDeadline d) {
+    return new IdRequest<Long>(taker, bizTag, d) {
       @Override
-      boolean attempt(SegmentAllocator a) {
+      boolean attempt(IdTaker a) {
         long id = a.takeOne(bizTag);
         return id != SegmentAllocator.NO_ID && complete(id);
       }
     }.start();
   }
 
-  static CompletableFuture<IdRanges> many(SegmentAllocator allocator, String bizTag, int count,
+  static CompletableFuture<IdRanges> many(IdTaker taker, String bizTag, int count,
       WaitDeadline d) {
     IdRanges out = new IdRanges();
-    return new IdRequest<IdRanges>(allocator, bizTag, d) {
+    return new IdRequest<IdRanges>(taker, bizTag, d) {
       @Override
-      boolean attempt(SegmentAllocator a) {
+      boolean attempt(IdTaker a) {
         a.take(bizTag, count - out.size(), out);
         return out.size() == count && complete(out);
       }
     }.start();
   }
 
-  static CompletableFuture<Void> loaded(SegmentAllocator allocator, String bizTag, WaitDeadline d) {
-    return new IdRequest<Void>(allocator, bizTag, d) {
+  static CompletableFuture<Void> loaded(IdTaker taker, String bizTag, WaitDeadline d) {
+    return new IdRequest<Void>(taker, bizTag, d) {
       @Override
-      boolean attempt(SegmentAllocator a) {
+      boolean attempt(IdTaker a) {
         return a.isLoaded(bizTag) && complete(null);
       }
     }.start();
@@ -63,10 +63,10 @@ abstract class IdRequest<T> extends CompletableFuture<T> {
   final IdRequest<T> start() {
     try {
       while (!isDone()) {
-        if (attempt(allocator)) {
+        if (attempt(taker)) {
           return this;
         }
-        CompletableFuture<Void> ready = allocator.whenReady(bizTag, deadline);
+        CompletableFuture<Void> ready = taker.whenReady(bizTag, deadline);
         if (ready.isDone()) {
           ready.join();
           continue;

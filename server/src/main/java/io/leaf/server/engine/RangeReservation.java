@@ -33,14 +33,16 @@ final class RangeReservation {
   private static final int BUFFERED_SEGMENTS = 2;
 
   private final SegmentAllocator allocator;
+  private final IdTaker taker;
   private final TagTable tags;
   private final SegmentStore store;
   private final Ticker ticker;
   private final DeadlineTimer timer;
 
-  RangeReservation(SegmentAllocator allocator, TagTable tags, SegmentStore store, Ticker ticker,
-      DeadlineTimer timer) {
+  RangeReservation(SegmentAllocator allocator, IdTaker taker, TagTable tags, SegmentStore store,
+      Ticker ticker, DeadlineTimer timer) {
     this.allocator = allocator;
+    this.taker = taker;
     this.tags = tags;
     this.store = store;
     this.ticker = ticker;
@@ -84,7 +86,7 @@ final class RangeReservation {
       IdRanges out = new IdRanges();
       long taken;
       try {
-        taken = allocator.take(bizTag, count, out, BUFFERED_SEGMENTS, Long.MAX_VALUE);
+        taken = taker.take(bizTag, count, out, BUFFERED_SEGMENTS, Long.MAX_VALUE);
       } catch (RuntimeException e) {
         result.completeExceptionally(e);
         return;
@@ -159,7 +161,7 @@ final class RangeReservation {
       }
       long missing = count - out.size() - rest;
       if (missing > 0
-          && allocator.take(bizTag, missing, out, BUFFERED_SEGMENTS, range.start()) < missing) {
+          && taker.take(bizTag, missing, out, BUFFERED_SEGMENTS, range.start()) < missing) {
         SegmentRange second = tags.rewinds().take(bizTag, (int) (count - rest), true,
             s -> store.nextSegment(bizTag, s));
         tags.raiseFloor(bizTag, second.end());

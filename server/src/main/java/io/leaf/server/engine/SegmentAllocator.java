@@ -7,8 +7,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.locks.Lock;
-import java.util.function.Consumer;
 
 /**
  * Issues IDs of every tag from in-memory segments, loading the next segment of a tag in the
@@ -21,10 +19,10 @@ import java.util.function.Consumer;
  * server passes a {@link CoarseTicker}, so the ticker read is a volatile load. A batch takes one
  * {@code getAndAdd} per segment it spans.
  *
- * <p>When {@link #tryNextId} finds nothing, {@link #nextId} (or {@link #take} and {@link
- * #whenReady}) switch to a loaded next segment or register the call on the tag's pending load
- * (starting one if none is), bounded by {@link EngineConfig#maxWaiting()} and each call's
- * {@link WaitDeadline}; the load's completion resumes it on the loader thread.
+ * <p>When {@link #tryNextId} finds nothing, {@link #nextId} (through {@link IdTaker}) switches
+ * to a loaded next segment or registers the call on the tag's pending load (starting one if none
+ * is), bounded by {@link EngineConfig#maxWaiting()} and each call's {@link WaitDeadline}; the
+ * load's completion resumes it on the loader thread.
  *
  * <p>Thread-safety: safe for any number of threads. Per-tag state changes (creation, switching
  * segments, registering waiters, installing loads, eviction) take one of a fixed set of striped
@@ -33,9 +31,8 @@ import java.util.function.Consumer;
  */
 public final class SegmentAllocator implements AutoCloseable {
 
-  /** Returned by {@link #tryNextId} and {@link #takeOne} when the tag has no ID buffered. */
+  /** Returned by {@link #tryNextId} and {@link IdTaker#takeOne} when the tag has no ID buffered. */
   public static final long NO_ID = Segment.EXHAUSTED;
-  private static final CompletableFuture<Void> READY = CompletableFuture.completedFuture(null);
 
   private final Ticker ticker;
   private final TagTable tags;
@@ -44,30 +41,40 @@ public final class SegmentAllocator implements AutoCloseable {
   private final DeadlineTimer timer;
   private final RangeReservation reservations;
   private final DatabaseGate gate;
-  private volatile boolean closed;
+  private final IdTaker taker;
 
+  /** An engine that reports to no one ({@link EngineListeners#NONE}), with its own timer. */
   public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config) {
-    this(store, ticker, config, DeadlineTimer.threaded("leaf-wait-deadlines"));
+    this(store, ticker, config, EngineListeners.NONE);
   }
 
-  /** @param timer enforces waiting calls' deadlines; closed with the allocator */
+  /** An engine that reports to {@code listeners}, with its own deadline timer thread. */
+  public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config,
+      EngineListeners listeners) {
+    this(store, ticker, config, DeadlineTimer.threaded("leaf-wait-deadlines"), listeners);
+  }
+
+  /** An engine that reports to no one ({@link EngineListeners#NONE}) on {@code timer}. */
   public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config,
       DeadlineTimer timer) {
-    this.gate = new DatabaseGate();
-    this.ticker = ticker;
-    this.timer = timer;
-    this.tags = new TagTable(new MissingTags(config.missingTagTtl(), ticker), store::mayHold);
-    this.waiters = new SegmentWaiters(config.maxWaiting(), ticker, timer);
-    this.loader = new SegmentLoader(store, ticker, config, tags, waiters);
-    this.reservations = new RangeReservation(this, tags, store, ticker, timer);
+    this(store, ticker, config, timer, EngineListeners.NONE);
   }
 
   /**
-   * Called once for every buffer that stays after its first load (the idle sweeper schedules it);
-   * buffers of tags the database lacks, or whose first load was refused, never reach it.
+   * @param timer enforces waiting calls' deadlines; closed with the allocator
+   * @param listeners told of loads and handed cached buffers for the allocator's whole life
    */
-  public void setOnCached(Consumer<TagBuffer> listener) {
-    tags.setOnCached(listener);
+  public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config,
+      DeadlineTimer timer, EngineListeners listeners) {
+    this.gate = new DatabaseGate();
+    this.ticker = ticker;
+    this.timer = timer;
+    this.tags = new TagTable(new MissingTags(config.missingTagTtl(), ticker), store::mayHold,
+        listeners);
+    this.waiters = new SegmentWaiters(config.maxWaiting(), ticker, timer);
+    this.loader = new SegmentLoader(store, ticker, config, tags, waiters);
+    this.taker = new IdTaker(ticker, tags, loader, waiters, gate);
+    this.reservations = new RangeReservation(this, taker, tags, store, ticker, timer);
   }
 
   /**
@@ -97,11 +104,6 @@ public final class SegmentAllocator implements AutoCloseable {
   /** The failure to answer at once while the database check sees the database down, or null. */
   public RuntimeException databaseKnownDown() {
     return gate.failure();
-  }
-
-  /** Where segment loads and missing-tag answers are reported; {@link EngineEvents#NONE} if unset. */
-  public void setEvents(EngineEvents events) {
-    tags.setEvents(events);
   }
 
   public Ticker ticker() {
@@ -139,7 +141,7 @@ public final class SegmentAllocator implements AutoCloseable {
    * {@link ServerClosingException} and the store's exceptions (not found, overflow, outage).
    */
   public CompletableFuture<Long> nextId(String bizTag, WaitDeadline deadline) {
-    return IdRequest.one(this, bizTag, deadline);
+    return IdRequest.one(taker, bizTag, deadline);
   }
 
   /**
@@ -150,7 +152,7 @@ public final class SegmentAllocator implements AutoCloseable {
     if (count <= 0) {
       throw new IllegalArgumentException("count must be positive: " + count);
     }
-    return IdRequest.many(this, bizTag, count, deadline);
+    return IdRequest.many(taker, bizTag, count, deadline);
   }
 
   /**
@@ -158,7 +160,7 @@ public final class SegmentAllocator implements AutoCloseable {
    * is, so no segment is consumed.
    */
   public CompletableFuture<Void> initCache(String bizTag, WaitDeadline deadline) {
-    return IdRequest.loaded(this, bizTag, deadline);
+    return IdRequest.loaded(taker, bizTag, deadline);
   }
 
   /**
@@ -170,148 +172,9 @@ public final class SegmentAllocator implements AutoCloseable {
     return reservations.reserve(bizTag, count, deadline, database);
   }
 
-  /** One ID, creating the tag's buffer and switching segments as needed; {@link #NO_ID} if none. */
-  long takeOne(String bizTag) {
-    while (true) {
-      TagBuffer b = buffer(bizTag);
-      Segment seg = b.current();
-      long id = seg.take();
-      if (id != Segment.EXHAUSTED) {
-        if (id >= seg.preloadAt) {
-          loader.maybePreload(b, seg, ticker.read());
-        }
-        return id;
-      }
-      if (!switchSegment(b, seg)) {
-        return NO_ID;
-      }
-    }
-  }
-
-  /** {@link TagTable#switchSegment}, then the loads the prefetch policy asks for. */
-  private boolean switchSegment(TagBuffer b, Segment seen) {
-    long now = ticker.read();
-    if (!tags.switchSegment(b, seen, now)) {
-      return false;
-    }
-    loader.prefetch(b, now);
-    return true;
-  }
-
-  /**
-   * Takes up to {@code n} IDs of {@code bizTag} into {@code out} without waiting, switching to a
-   * loaded next segment as needed. Returns how many it took: fewer than {@code n} when the tag ran
-   * out of buffered IDs ({@link #whenReady} says when to try again).
-   */
-  long take(String bizTag, long n, IdRanges out) {
-    return take(bizTag, n, out, Integer.MAX_VALUE, Long.MAX_VALUE);
-  }
-
-  /**
-   * {@link #take}, from at most {@code maxSegments} segments, none starting at or above {@code
-   * below} (segments come from disjoint store writes, so none straddles it).
-   */
-  long take(String bizTag, long n, IdRanges out, int maxSegments, long below) {
-    long taken = 0;
-    for (int segments = 0; taken < n && segments < maxSegments; ) {
-      TagBuffer b = buffer(bizTag);
-      Segment seg = b.current();
-      if (seg.start >= below) {
-        return taken;
-      }
-      long first = seg.takeRange(n - taken);
-      if (first == Segment.EXHAUSTED) {
-        if (!switchSegment(b, seg)) {
-          return taken;
-        }
-        continue;
-      }
-      long end = first + Math.min(n - taken, seg.end - first);
-      out.add(first, end);
-      segments++;
-      taken += end - first;
-      if (end - 1 >= seg.preloadAt) {
-        loader.maybePreload(b, seg, ticker.read());
-      }
-    }
-    return taken;
-  }
-
-  /** True once the tag holds a segment (creating its buffer if needed). */
-  boolean isLoaded(String bizTag) {
-    return buffer(bizTag).isLoaded();
-  }
-
-  /**
-   * A future that completes when {@code bizTag} may have IDs again: at once if it has, else when
-   * its pending load (started here if none is) ends. While the tag backs off after failed loads
-   * it fails at once with the last failure instead of waiting for a database known to be down.
-   */
-  CompletableFuture<Void> whenReady(String bizTag, WaitDeadline deadline) {
-    CompletableFuture<Void> wait = whenReadyLocked(bizTag, deadline);
-    if (wait instanceof WaitingCall) {
-      // Registered on a load (it may have ended since the lock was released): one wait.
-      tags.events().segmentWaited();
-    }
-    return wait;
-  }
-
-  private CompletableFuture<Void> whenReadyLocked(String bizTag, WaitDeadline deadline) {
-    Lock lock = tags.lock(bizTag);
-    lock.lock();
-    try {
-      TagBuffer b = tags.get(bizTag);
-      long now = ticker.read();
-      if (b == null || b.isClosed() || !b.current().isExhausted()
-          || switchSegment(b, b.current())) {
-        return READY;
-      }
-      if (closed) {
-        throw new ServerClosingException();
-      }
-      b.ranDry(now);
-      if (b.pendingLoad() == null) {
-        if (b.backingOff(now)) {
-          throw b.failFast(now);
-        }
-        loader.start(b, now);
-      }
-      RuntimeException down = gate.failure();
-      if (down != null) {
-        // The load goes on as a probe (a multi-host URL may reach another node); the caller is
-        // answered now instead of after a connection timeout.
-        throw down;
-      }
-      return waiters.register(b, deadline);
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Segments of {@code bizTag} queued behind the current one and loads of it in flight. */
-  int segmentsAhead(String bizTag) {
-    Lock lock = tags.lock(bizTag);
-    lock.lock();
-    try {
-      TagBuffer b = tags.get(bizTag);
-      return b == null ? 0 : b.queued() + b.loadsInFlight();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Loads of {@code bizTag} in flight. */
-  int loadsInFlight(String bizTag) {
-    Lock lock = tags.lock(bizTag);
-    lock.lock();
-    try {
-      TagBuffer b = tags.get(bizTag);
-      return b == null ? 0 : b.loadsInFlight();
-    } finally {
-      lock.unlock();
-    }
+  /** The tags this allocator holds (tests in this package read its per-tag counts). */
+  TagTable tags() {
+    return tags;
   }
 
   /** Calls waiting for a segment now, server-wide. */
@@ -326,31 +189,12 @@ public final class SegmentAllocator implements AutoCloseable {
 
   /** UpdateStep's effect on a cached tag: the very next load uses {@code newStep}. */
   public void onStepUpdated(String bizTag, int newStep) {
-    Lock lock = tags.lock(bizTag);
-    lock.lock();
-    try {
-      TagBuffer b = tags.get(bizTag);
-      if (b != null) {
-        b.resetStep(newStep);
-      }
-    } finally {
-      lock.unlock();
-    }
+    tags.resetStep(bizTag, newStep);
   }
 
   /** What this server holds for {@code bizTag}; empty when it holds nothing. */
   public Optional<TagSnapshot> snapshot(String bizTag) {
-    Lock lock = tags.lock(bizTag);
-    lock.lock();
-    try {
-      TagBuffer b = tags.get(bizTag);
-      if (b == null || !b.isLoaded()) {
-        return Optional.empty();
-      }
-      return Optional.of(b.snapshot(ticker.read(), loader.policy()));
-    } finally {
-      lock.unlock();
-    }
+    return tags.snapshot(bizTag, ticker.read(), loader.policy());
   }
 
   /** The buffer of {@code bizTag} if this server holds one. */
@@ -364,8 +208,7 @@ public final class SegmentAllocator implements AutoCloseable {
    * not a tag held.
    */
   public List<String> cachedTags(int max) {
-    return tags.all().stream().filter(TagBuffer::isLoaded).map(TagBuffer::bizTag).sorted()
-        .limit(max).toList();
+    return tags.heldNames(max);
   }
 
   /** How many tags this server holds a segment of; failed lookups never count. */
@@ -384,21 +227,11 @@ public final class SegmentAllocator implements AutoCloseable {
   /** Stops loading; every waiting call fails with {@link ServerClosingException}. */
   @Override
   public void close() {
-    closed = true;
+    taker.close();
     loader.close();
     for (Set<WaitingCall> ws : tags.detachAllWaiters()) {
       waiters.wakeAll(ws, new ServerClosingException());
     }
     timer.close();
-  }
-
-  private TagBuffer buffer(String bizTag) {
-    if (closed) {
-      throw new ServerClosingException();
-    }
-    long now = ticker.read();
-    TagBuffer b = tags.getOrCreate(bizTag, now);
-    b.touch(now);
-    return b;
   }
 }

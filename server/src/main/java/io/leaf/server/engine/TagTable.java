@@ -7,11 +7,13 @@ import io.leaf.server.store.TagNotFoundException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -44,13 +46,16 @@ final class TagTable {
    */
   private final Cache<String, Boolean> served =
       CacheBuilder.newBuilder().maximumSize(SERVED_CAPACITY).build();
-  private volatile Consumer<TagBuffer> onCached = b -> { };
-  private volatile EngineEvents events = EngineEvents.NONE;
-  private final RewindGuard rewinds = new RewindGuard(() -> events);
+  private final Consumer<TagBuffer> onCached;
+  private final EngineEvents events;
+  private final RewindGuard rewinds;
 
-  TagTable(MissingTags missing, Predicate<String> mayExist) {
+  TagTable(MissingTags missing, Predicate<String> mayExist, EngineListeners listeners) {
     this.missing = missing;
     this.mayExist = mayExist;
+    this.onCached = listeners.onCached();
+    this.events = listeners.events();
+    this.rewinds = new RewindGuard(() -> events);
   }
 
   /** The buffer of {@code bizTag}; null when none. */
@@ -83,14 +88,6 @@ final class TagTable {
   /** The database no longer has {@code bizTag}: its next load is a first load again. */
   void forgetServed(String bizTag) {
     served.invalidate(bizTag);
-  }
-
-  void setOnCached(Consumer<TagBuffer> listener) {
-    this.onCached = listener;
-  }
-
-  void setEvents(EngineEvents events) {
-    this.events = events;
   }
 
   EngineEvents events() {
@@ -227,6 +224,54 @@ final class TagTable {
     lock.lock();
     try {
       return b.backingOff(nowNanos) ? b.failFast(nowNanos) : null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Segments of {@code bizTag} queued behind the current one plus its loads in flight. */
+  int segmentsAhead(String bizTag) {
+    return read(bizTag, b -> b.queued() + b.loadsInFlight(), 0);
+  }
+
+  /** Loads of {@code bizTag} in flight. */
+  int loadsInFlight(String bizTag) {
+    return read(bizTag, TagBuffer::loadsInFlight, 0);
+  }
+
+  /** UpdateStep's effect on a held tag: the very next load uses {@code newStep}. */
+  void resetStep(String bizTag, int newStep) {
+    Lock lock = locks.get(bizTag);
+    lock.lock();
+    try {
+      TagBuffer b = buffers.get(bizTag);
+      if (b != null) {
+        b.resetStep(newStep);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** What the table holds for {@code bizTag}; empty while it holds no segment of it. */
+  Optional<TagSnapshot> snapshot(String bizTag, long nowNanos, StepPolicy policy) {
+    return read(bizTag, b -> b.isLoaded() ? Optional.of(b.snapshot(nowNanos, policy))
+        : Optional.<TagSnapshot>empty(), Optional.empty());
+  }
+
+  /** The names of the tags held (a first load in flight or failed is none), sorted, at most max. */
+  List<String> heldNames(int max) {
+    return all().stream().filter(TagBuffer::isLoaded).map(TagBuffer::bizTag).sorted()
+        .limit(max).toList();
+  }
+
+  /** {@code query} of the buffer of {@code bizTag} under its stripe lock; {@code none}: no buffer. */
+  private <T> T read(String bizTag, Function<TagBuffer, T> query, T none) {
+    Lock lock = locks.get(bizTag);
+    lock.lock();
+    try {
+      TagBuffer b = buffers.get(bizTag);
+      return b == null ? none : query.apply(b);
     } finally {
       lock.unlock();
     }

@@ -106,12 +106,12 @@ public final class Metrics implements EngineEvents, AutoCloseable {
   }
 
   /**
-   * Reports the engine's loads and missing-tag answers here; gauges for its state and for the
-   * server's periodic database check ({@code databaseUp}).
+   * Gauges for the engine's state and for the server's periodic database check ({@code
+   * databaseUp}); the engine's loads and missing-tag answers arrive when this registry is its
+   * {@link io.leaf.server.engine.EngineListeners#events}.
    */
   public void watchEngine(SegmentAllocator allocator, IdleTagSweeper sweeper,
       BooleanSupplier databaseUp) {
-    allocator.setEvents(this);
     Gauge.builder("leaf.database.up", databaseUp, up -> up.getAsBoolean() ? 1 : 0)
         .description("1 when the last database check (every 2 s) passed, else 0")
         // The supplier is often a lambda nothing else holds; a weak gauge would read NaN.

@@ -4,8 +4,6 @@ import com.google.common.base.Ticker;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.TagBuffer;
 import java.time.Duration;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -16,13 +14,14 @@ import org.slf4j.LoggerFactory;
  * to the request path beyond the last-access write the engine already makes.
  *
  * <p>The allocator hands each buffer to this sweeper once, when it stays after its first load,
- * through a lock-free queue (tags the database lacks never arrive, so a flood of unknown names
- * costs the sweeper nothing); the sweeper's own thread moves it into a {@link TimingWheel}. The
- * first check comes one tick later, so a buffer that is already gone is dropped quickly; after
- * that a buffer is due at its last access plus the TTL. When it is due, its last access is read
- * again: a tag used since then is re-scheduled for the rest of its TTL, an idle one is handed to
- * {@link SegmentAllocator#evict}, which drops only that very buffer and closes it, so a request
- * that raced onto it retries on a fresh one. Its unused IDs are a gap, never issued again.
+ * through a lock-free {@link SweepIntake} (tags the database lacks never arrive, so a flood of
+ * unknown names costs the sweeper nothing); the sweeper's own thread moves it into a {@link
+ * TimingWheel}. The first check comes one tick later, so a buffer that is already gone is dropped
+ * quickly; after that a buffer is due at its last access plus the TTL. When it is due, its last
+ * access is read again: a tag used since then is re-scheduled for the rest of its TTL, an idle
+ * one is handed to {@link SegmentAllocator#evict}, which drops only that very buffer and closes
+ * it, so a request that raced onto it retries on a fresh one. Its unused IDs are a gap, never
+ * issued again.
  *
  * <p>Cost: one wheel entry per cached tag; per tick O(1) plus O(1) per tag due, and a tag in use
  * is due about once per TTL. Eviction is at least the TTL and at most TTL plus one tick (plus
@@ -44,19 +43,21 @@ public final class IdleTagSweeper implements AutoCloseable {
   private final Ticker ticker;
   private final long ttlNanos;
   private final long tickNanos;
-  private final Queue<TagBuffer> added = new ConcurrentLinkedQueue<>();
+  private final SweepIntake added;
   private final TimingWheel<TagBuffer> wheel;
   private final AtomicLong evictions = new AtomicLong();
   private Thread thread;
   private volatile boolean running;
 
   /**
-   * Creates a stopped sweeper and registers it with {@code allocator}, so buffers created from
-   * now on are scheduled by the first {@link #runOnce}.
+   * Creates a stopped sweeper of the buffers {@code allocator} hands to {@code intake} (its
+   * {@link io.leaf.server.engine.EngineListeners#onCached}): those queued so far and from now on
+   * are scheduled by the first {@link #runOnce}.
    *
    * @throws IllegalArgumentException if {@code idleTtl} or {@code tick} is not positive
    */
-  public IdleTagSweeper(SegmentAllocator allocator, Duration idleTtl, Duration tick) {
+  public IdleTagSweeper(SegmentAllocator allocator, SweepIntake intake, Duration idleTtl,
+      Duration tick) {
     if (idleTtl.isNegative() || idleTtl.isZero()) {
       throw new IllegalArgumentException("idleTtl must be positive: " + idleTtl);
     }
@@ -64,12 +65,12 @@ public final class IdleTagSweeper implements AutoCloseable {
       throw new IllegalArgumentException("tick must be positive: " + tick);
     }
     this.allocator = allocator;
+    this.added = intake;
     this.ticker = allocator.ticker();
     this.ttlNanos = saturatedNanos(idleTtl);
     this.tickNanos = saturatedNanos(tick);
     int slots = (int) Math.min(MAX_SLOTS, ttlNanos / tickNanos + 1);
     this.wheel = new TimingWheel<>(tickNanos, slots, ticker.read());
-    allocator.setOnCached(added::add);
   }
 
   /**
@@ -133,7 +134,7 @@ public final class IdleTagSweeper implements AutoCloseable {
    */
   @Override
   public void close() {
-    allocator.setOnCached(b -> { });
+    added.close();
     running = false;
     Thread t;
     synchronized (this) {

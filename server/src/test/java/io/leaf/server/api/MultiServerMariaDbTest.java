@@ -3,13 +3,11 @@ package io.leaf.server.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.common.base.Ticker;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.engine.EngineConfig;
-import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.testing.IdChecks;
 import io.leaf.server.testing.TestDatabase;
@@ -116,12 +114,10 @@ class MultiServerMariaDbTest {
         JooqSegmentStore store = db.store(4);
         // A low cap keeps segments small (50 doubling to 200 IDs): about 1,500 loads from three
         // servers racing on one row, while each commit's flush keeps the test within a minute.
-        SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
-            EngineConfig.DEFAULTS.withMaxStep(200).withLoaderThreads(4));
         LeafServer server = TestServer.on(
                 NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)))
             .flags("--max-wait", "30s").store(store, store::createSchemaIfMissing)
-            .allocator(allocator).start();
+            .engine(EngineConfig.DEFAULTS.withMaxStep(200).withLoaderThreads(4)).start();
         servers.add(server);
         channels.add(ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext()
             .build());

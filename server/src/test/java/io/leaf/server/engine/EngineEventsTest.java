@@ -47,8 +47,7 @@ class EngineEventsTest {
     store.createTag("t", 1, 10, "");
     Recording recording = new Recording();
     try (SegmentAllocator allocator = new SegmentAllocator(store, new FakeTicker(),
-        EngineConfig.DEFAULTS)) {
-      allocator.setEvents(recording);
+        EngineConfig.DEFAULTS, EngineListeners.NONE.withEvents(recording))) {
       WaitDeadline deadline = allocator.deadline(TimeUnit.SECONDS.toNanos(5), false);
       allocator.nextId("t", deadline).join();
       int before = recording.events.size();
@@ -71,8 +70,8 @@ class EngineEventsTest {
   void unknownTag_secondCall_missingHitReported() {
     Recording recording = new Recording();
     try (SegmentAllocator allocator = new SegmentAllocator(new MemorySegmentStore(),
-        new FakeTicker(), EngineConfig.DEFAULTS.withMissingTagTtl(Duration.ofMinutes(1)))) {
-      allocator.setEvents(recording);
+        new FakeTicker(), EngineConfig.DEFAULTS.withMissingTagTtl(Duration.ofMinutes(1)),
+        EngineListeners.NONE.withEvents(recording))) {
       for (int i = 0; i < 2; i++) {
         WaitDeadline deadline = allocator.deadline(TimeUnit.SECONDS.toNanos(5), false);
         CompletionException e = assertThrows(CompletionException.class,

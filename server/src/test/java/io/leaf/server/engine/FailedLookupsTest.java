@@ -39,8 +39,8 @@ class FailedLookupsTest {
   @BeforeEach
   void setUp() {
     allocator = new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS
-        .withBackoff(Duration.ofMillis(100), Duration.ofSeconds(5)).withMissingTagTtl(TTL));
-    allocator.setOnCached(handedToSweeper::add);
+        .withBackoff(Duration.ofMillis(100), Duration.ofSeconds(5)).withMissingTagTtl(TTL),
+        EngineListeners.NONE.withOnCached(handedToSweeper::add));
   }
 
   @AfterEach

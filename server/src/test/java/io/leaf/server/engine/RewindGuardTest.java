@@ -151,13 +151,12 @@ class RewindGuardTest {
     backup.createTag("order", 1, 100, null);
     RestorableStore store = new RestorableStore(live);
     SegmentAllocator allocator = new SegmentAllocator(store, new FakeTicker(),
-        EngineConfig.DEFAULTS);
-    allocator.setEvents(new EngineEvents() {
-      @Override
-      public void segmentRewound() {
-        rewinds.incrementAndGet();
-      }
-    });
+        EngineConfig.DEFAULTS, EngineListeners.NONE.withEvents(new EngineEvents() {
+          @Override
+          public void segmentRewound() {
+            rewinds.incrementAndGet();
+          }
+        }));
     long wait = TimeUnit.SECONDS.toNanos(10);
     try {
       Set<Long> issued = new HashSet<>();

@@ -68,7 +68,13 @@ class SegmentAllocatorTest {
   }
 
   private SegmentAllocator allocator(SegmentStore s, EngineConfig config) {
-    SegmentAllocator a = new SegmentAllocator(s, ticker, config.withBackoff(MIN_BACKOFF, MAX_BACKOFF));
+    return allocator(s, config, EngineListeners.NONE);
+  }
+
+  private SegmentAllocator allocator(SegmentStore s, EngineConfig config,
+      EngineListeners listeners) {
+    SegmentAllocator a = new SegmentAllocator(s, ticker,
+        config.withBackoff(MIN_BACKOFF, MAX_BACKOFF), listeners);
     allocators.add(a);
     return a;
   }
@@ -491,9 +497,10 @@ class SegmentAllocatorTest {
   }
 
   @Test
-  void setOnCached_newBuffer_listenerCalledOncePerBuffer() {
+  void onCached_newBuffer_listenerCalledOncePerBuffer() {
     List<TagBuffer> seen = new ArrayList<>();
-    allocator.setOnCached(seen::add);
+    allocator = allocator(store, EngineConfig.DEFAULTS,
+        EngineListeners.NONE.withOnCached(seen::add));
     memory.createTag("t", 1, 100, null);
     ids("t", 3);
     assertEquals(1, seen.size(), "one buffer");

@@ -122,8 +122,8 @@ class SegmentPrefetchTest {
   private void start() {
     memory.createTag(TAG, 1, STEP, "");
     // max step = the table step, so every segment holds 100 IDs however fast they go.
-    allocator = new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS.withMaxStep(STEP));
-    allocator.setEvents(events);
+    allocator = new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS.withMaxStep(STEP),
+        EngineListeners.NONE.withEvents(events));
   }
 
   /**
@@ -132,7 +132,7 @@ class SegmentPrefetchTest {
    */
   private void tick(Duration d) {
     long until = System.nanoTime() + WAIT;
-    while (allocator.loadsInFlight(TAG) > store.waiting()) {
+    while (allocator.tags().loadsInFlight(TAG) > store.waiting()) {
       assertTrue(System.nanoTime() < until, "started loads reached the store within 60 s");
       LockSupport.parkNanos(100_000);
     }
@@ -158,7 +158,7 @@ class SegmentPrefetchTest {
   }
 
   private int ahead() {
-    return allocator.segmentsAhead(TAG);
+    return allocator.tags().segmentsAhead(TAG);
   }
 
   @Test
@@ -261,8 +261,7 @@ class SegmentPrefetchTest {
     };
     memory.createTag(TAG, 1, 10, "");
     allocator = new SegmentAllocator(shuffling, com.google.common.base.Ticker.systemTicker(),
-        EngineConfig.DEFAULTS.withMaxStep(10));
-    allocator.setEvents(events);
+        EngineConfig.DEFAULTS.withMaxStep(10), EngineListeners.NONE.withEvents(events));
     int threads = 8;
     int perThread = 20_000;
     ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -289,7 +288,7 @@ class SegmentPrefetchTest {
       // does no other range the store handed out (used ones gave IDs, the rest lie above).
       long until = System.nanoTime() + WAIT;
       // segmentLoaded is reported after segmentDropped, once the stripe lock is released.
-      while (allocator.loadsInFlight(TAG) > 0 || finished.get() < handedOut.size()) {
+      while (allocator.tags().loadsInFlight(TAG) > 0 || finished.get() < handedOut.size()) {
         assertTrue(System.nanoTime() < until, "loads in flight ended within 60 s");
         LockSupport.parkNanos(100_000);
       }

@@ -50,7 +50,11 @@ class SegmentWaitingTest {
   }
 
   private SegmentAllocator allocator(EngineConfig config) {
-    SegmentAllocator a = new SegmentAllocator(store, ticker, config, timer);
+    return allocator(config, EngineListeners.NONE);
+  }
+
+  private SegmentAllocator allocator(EngineConfig config, EngineListeners listeners) {
+    SegmentAllocator a = new SegmentAllocator(store, ticker, config, timer, listeners);
     allocators.add(a);
     return a;
   }
@@ -325,10 +329,10 @@ class SegmentWaitingTest {
 
   @Test
   void freshUnknownTagFlood_liveTagLoadsUnaffected() throws Exception {
-    allocator = allocator(EngineConfig.DEFAULTS.withMaxStep(10).withFirstLoads(2, 20));
-    memory.createTag("live", 1, 10, null);
     List<TagBuffer> handedToSweeper = new CopyOnWriteArrayList<>();
-    allocator.setOnCached(handedToSweeper::add);
+    allocator = allocator(EngineConfig.DEFAULTS.withMaxStep(10).withFirstLoads(2, 20),
+        EngineListeners.NONE.withOnCached(handedToSweeper::add));
+    memory.createTag("live", 1, 10, null);
     assertEquals(1, Blocking.nextId(allocator, "live", WAIT));
     store.blockLoadsExcept("live");
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
+import io.grpc.ServerInterceptor;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.http.HttpConfig;
 import io.leaf.server.http.HttpEndpoints;
@@ -22,7 +23,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -44,9 +44,12 @@ class MetricsTest {
         HttpEndpoints.metricsRoutes(metrics), metrics::limitRefused);
     MemorySegmentStore store = new MemorySegmentStore();
     store.createTag("metered", 1, 1000, "");
-    leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS,
-        List.of(metrics.interceptors()));
-    metrics.watchEngine(leaf.allocator, leaf.server.sweeper(), leaf.server::databaseUp);
+    leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS, server -> {
+      for (ServerInterceptor interceptor : metrics.interceptors()) {
+        server.intercept(interceptor);
+      }
+      server.metrics(metrics);
+    });
   }
 
   @AfterEach

@@ -3,7 +3,6 @@ package io.leaf.server.store;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.common.base.Ticker;
 import com.zaxxer.hikari.HikariDataSource;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
@@ -12,7 +11,6 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineEvents;
-import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.testing.PatroniCluster;
 import io.leaf.server.testing.TestServer;
 import io.leaf.v1.CreateTagRequest;
@@ -111,17 +109,15 @@ class PatroniFailoverTest {
       pool = DataSources.create(url, PatroniCluster.USER, "", 4);
       JooqSegmentStore store =
           new JooqSegmentStore(pool, DataSources.dialectOf(url), InstantSource.system());
-      SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
-          EngineConfig.DEFAULTS.withMaxStep(maxStep));
-      allocator.setEvents(new EngineEvents() {
-        @Override
-        public void segmentRewound() {
-          rewinds.incrementAndGet();
-        }
-      });
       server = TestServer.on(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)))
           .flags("--max-wait", "2s").store(store, store::createSchemaIfMissing)
-          .allocator(allocator).start();
+          .engine(EngineConfig.DEFAULTS.withMaxStep(maxStep))
+          .events(new EngineEvents() {
+            @Override
+            public void segmentRewound() {
+              rewinds.incrementAndGet();
+            }
+          }).start();
       channel = ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
 import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.Blocking;
@@ -48,10 +49,11 @@ class IdleTagSweeperStressTest {
       tags[i] = "t" + i;
       store.createTag(tags[i], 1, 3 + i % 8, "");
     }
-    SegmentAllocator allocator =
-        new SegmentAllocator(store, Ticker.systemTicker(), EngineConfig.DEFAULTS);
-    IdleTagSweeper sweeper =
-        new IdleTagSweeper(allocator, Duration.ofMillis(5), Duration.ofMillis(1)).start();
+    SweepIntake intake = new SweepIntake();
+    SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
+        EngineConfig.DEFAULTS, EngineListeners.NONE.withOnCached(intake));
+    IdleTagSweeper sweeper = new IdleTagSweeper(allocator, intake, Duration.ofMillis(5),
+        Duration.ofMillis(1)).start();
     ExecutorService pool = Executors.newFixedThreadPool(THREADS);
     AtomicLong failures = new AtomicLong();
     AtomicReference<Throwable> firstFailure = new AtomicReference<>();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.TagBuffer;
 import io.leaf.server.store.MemorySegmentStore;
@@ -27,8 +28,10 @@ class IdleTagSweeperTest {
 
   private final FakeTicker ticker = new FakeTicker();
   private final MemorySegmentStore store = new MemorySegmentStore();
-  private final SegmentAllocator allocator = new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS);
-  private final IdleTagSweeper sweeper = new IdleTagSweeper(allocator, TTL, TICK);
+  private final SweepIntake intake = new SweepIntake();
+  private final SegmentAllocator allocator = new SegmentAllocator(store, ticker,
+      EngineConfig.DEFAULTS, EngineListeners.NONE.withOnCached(intake));
+  private final IdleTagSweeper sweeper = new IdleTagSweeper(allocator, intake, TTL, TICK);
 
   @AfterEach
   void tearDown() {
@@ -48,14 +51,14 @@ class IdleTagSweeperTest {
   @Test
   void constructor_ttlNotPositive_throwsNamingValue() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new IdleTagSweeper(allocator, Duration.ZERO, TICK));
+        () -> new IdleTagSweeper(allocator, intake, Duration.ZERO, TICK));
     assertEquals("idleTtl must be positive: PT0S", e.getMessage(), "message names the value");
   }
 
   @Test
   void constructor_tickNotPositive_throwsNamingValue() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new IdleTagSweeper(allocator, TTL, Duration.ofMillis(-5)));
+        () -> new IdleTagSweeper(allocator, intake, TTL, Duration.ofMillis(-5)));
     assertEquals("tick must be positive: PT-0.005S", e.getMessage(), "message names the value");
   }
 

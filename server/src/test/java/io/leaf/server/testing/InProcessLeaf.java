@@ -6,7 +6,6 @@ import io.grpc.ServerInterceptor;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.SegmentStore;
@@ -14,6 +13,7 @@ import io.leaf.v1.LeafServiceGrpc;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /** A LeafServer on the in-process transport with a channel to it; close() tears both down. */
 public final class InProcessLeaf implements AutoCloseable {
@@ -37,13 +37,18 @@ public final class InProcessLeaf implements AutoCloseable {
   /** A server whose calls also pass through {@code interceptors} (to watch what it sees). */
   public InProcessLeaf(SegmentStore store, Ticker ticker, EngineConfig engine,
       List<ServerInterceptor> interceptors, String... flags) throws Exception {
+    this(store, ticker, engine, builder -> interceptors.forEach(builder::intercept), flags);
+  }
+
+  /** A server {@code setup} adds to (interceptors, the engine's events, metrics) before start. */
+  public InProcessLeaf(SegmentStore store, Ticker ticker, EngineConfig engine,
+      Consumer<TestServer> setup, String... flags) throws Exception {
     String name = InProcessServerBuilder.generateName();
-    allocator = new SegmentAllocator(store, ticker,
-        ServerConfig.parse(flags, env -> null).engine(engine));
-    TestServer builder = TestServer.inProcess(name).flags(flags).store(store)
-        .allocator(allocator);
-    interceptors.forEach(builder::intercept);
+    TestServer builder = TestServer.inProcess(name).flags(flags).store(store).ticker(ticker)
+        .engine(engine);
+    setup.accept(builder);
     server = builder.start();
+    allocator = server.allocator();
     channel = InProcessChannelBuilder.forName(name).build();
     blocking = LeafServiceGrpc.newBlockingStub(channel);
     async = LeafServiceGrpc.newStub(channel);

@@ -8,7 +8,10 @@ import io.leaf.server.LeafServer;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ServerWiring;
 import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.engine.EngineEvents;
+import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.metrics.Metrics;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.MemoryWorkerLeaseStore;
@@ -17,6 +20,7 @@ import io.leaf.server.store.WorkerLeaseStore;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * Builds a {@link LeafServer} for a test: the graph {@link ServerWiring#assemble} makes, over the
@@ -29,7 +33,8 @@ public final class TestServer {
   private String[] flags = new String[0];
   private SegmentStore store;
   private Runnable schemaInit = () -> { };
-  private SegmentAllocator allocator;
+  private EngineEvents events;
+  private Metrics metrics;
   private Ticker ticker = Ticker.systemTicker();
   private EngineConfig engine = EngineConfig.DEFAULTS;
   private WorkerLeaseStore leases;
@@ -67,9 +72,15 @@ public final class TestServer {
     return store(store, () -> { });
   }
 
-  /** A ready engine over the store; otherwise one is built from the ticker and engine config. */
-  public TestServer allocator(SegmentAllocator allocator) {
-    this.allocator = allocator;
+  /** Where the engine reports its loads, waits and missing-tag answers (instead of metrics). */
+  public TestServer events(EngineEvents events) {
+    this.events = events;
+    return this;
+  }
+
+  /** The registry the engine reports to and the server's gauges live in (as production's). */
+  public TestServer metrics(Metrics metrics) {
+    this.metrics = metrics;
     return this;
   }
 
@@ -106,12 +117,13 @@ public final class TestServer {
   public LeafServer build() {
     ServerConfig config = ServerConfig.parse(flags, env -> null);
     SegmentStore served = store != null ? store : new MemorySegmentStore();
-    SegmentAllocator engineOf = allocator != null ? allocator
-        : new SegmentAllocator(served, ticker, config.engine(engine));
+    EngineConfig settings = config.engine(engine);
+    Function<EngineListeners, SegmentAllocator> engineOf = listeners -> new SegmentAllocator(
+        served, ticker, settings, events == null ? listeners : listeners.withEvents(events));
     Snowflake side = snowflake != null ? snowflake : ServerWiring.snowflake(config,
         leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()));
     interceptors.forEach(transport::intercept);
-    return ServerWiring.assemble(transport, config, served, schemaInit, engineOf, side, null,
+    return ServerWiring.assemble(transport, config, served, schemaInit, engineOf, side, metrics,
         () -> { });
   }
 
