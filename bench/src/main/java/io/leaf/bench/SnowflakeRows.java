@@ -35,8 +35,15 @@ final class SnowflakeRows {
     List<Map<String, String>> rounds = Bench.select(ChildJvm.run(List.of(), SnowflakeLoad.class,
         args, timeout), "sf", r -> true);
     int inFlight = (int) Double.parseDouble(rounds.get(0).get("inFlight"));
+    // A round in which either call type completed nothing (a stalled machine) has no ratio.
     List<Double> ratios = rounds.stream()
+        .filter(r -> Double.parseDouble(r.get("next")) > 0
+            && Double.parseDouble(r.get("check")) > 0)
         .map(r -> Double.parseDouble(r.get("next")) / Double.parseDouble(r.get("check"))).toList();
+    String ratio = ratios.isEmpty() ? "no round completed both call types"
+        : String.format(Locale.ROOT, "NextSnowflakeId ÷ Check = %.2f", Stats.median(ratios))
+            + (ratios.size() < rounds.size() ? " (" + (rounds.size() - ratios.size())
+                + " of " + rounds.size() + " rounds completed no call of one type)" : "");
     table.add("S1 unary NextSnowflakeId vs Health/Check, " + inFlight + " in flight",
         "async stubs on one channel (Netty, 127.0.0.1, plaintext), " + inFlight + " in flight, "
             + options.unaryDuration().toMillis() + " ms per call type per round, order"
@@ -44,7 +51,7 @@ final class SnowflakeRows {
         String.format(Locale.ROOT, "NextSnowflakeId %,.0f/s · Check %,.0f/s",
             Stats.median(Bench.values(rounds, "next")), Stats.median(Bench.values(rounds,
                 "check"))),
-        String.format(Locale.ROOT, "NextSnowflakeId ÷ Check = %.2f", Stats.median(ratios)));
+        ratio);
     double ids = Stats.median(Bench.values(rounds, "idsPerSecond"));
     table.add("S2 NextSnowflakeIdBatch stream vs the layout's limit for one worker",
         "count " + String.format(Locale.ROOT, "%,d", SnowflakeLoad.BATCH_COUNT) + ", chunk_size "
