@@ -28,6 +28,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -79,7 +80,9 @@ class SnowflakeClockStepTest {
       JooqWorkerLeaseStore leases = new JooqWorkerLeaseStore(db.pool(2),
           DataSources.dialectOf(db.url), wall);
       Snowflake snowflake = new Snowflake(leases, config.snowflake().layout(), 0, 1023,
-          config.snowflake().leaseTtl(), wall, Ticker.systemTicker());
+          config.snowflake().leaseTtl(), wall, Ticker.systemTicker(),
+          Executors.newSingleThreadScheduledExecutor(),
+          Executors.newSingleThreadScheduledExecutor());
       String name = InProcessServerBuilder.generateName();
       LeafServer server = TestServer.inProcess(name).flags("--worker-lease-ttl", "5s")
           .snowflake(snowflake).start();
