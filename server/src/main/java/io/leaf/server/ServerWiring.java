@@ -49,6 +49,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -233,11 +234,19 @@ public final class ServerWiring {
     }, config.api().shutdownGrace(), config.toString());
   }
 
-  /** The production snowflake side of {@code config} on {@code leases}, with the real clocks. */
+  /**
+   * The production snowflake side of {@code config} on {@code leases}: the real clocks, a lease
+   * thread and a chunk timer of its own.
+   */
   public static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases) {
     SnowflakeConfig s = config.snowflake();
+    ScheduledThreadPoolExecutor leaseThread = new ScheduledThreadPoolExecutor(1,
+        new ThreadFactoryBuilder().setNameFormat("leaf-worker-lease").setDaemon(true).build());
+    leaseThread.setRemoveOnCancelPolicy(true);
+    ScheduledThreadPoolExecutor chunkTimer = new ScheduledThreadPoolExecutor(1,
+        new ThreadFactoryBuilder().setNameFormat("leaf-snowflake-timer").setDaemon(true).build());
     return new Snowflake(leases, s.layout(), s.fromId(), s.toId(), s.leaseTtl(),
-        InstantSource.system(), Ticker.systemTicker());
+        InstantSource.system(), Ticker.systemTicker(), leaseThread, chunkTimer);
   }
 
   /** What {@code --http-port} serves. */

@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.StatusRuntimeException;
+import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.ServerProcess;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -20,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -38,6 +41,7 @@ class ServerKillTest {
   private static final Pattern LISTENING = Pattern.compile("Leaf listening on port (\\d+)");
   private static final int SERVERS = 3;
   private static final int CALLERS_PER_SERVER = 3;
+  private static final int SERVED_PER_ROUND = 500;
 
   @Test
   @Timeout(300)
@@ -81,25 +85,27 @@ class ServerKillTest {
       ExecutorService callers = Executors.newFixedThreadPool(SERVERS * CALLERS_PER_SERVER);
       AtomicBoolean stop = new AtomicBoolean();
       ConcurrentLinkedQueue<long[]> results = new ConcurrentLinkedQueue<>();
+      AtomicLongArray served = new AtomicLongArray(SERVERS);
       try {
         for (int s = 0; s < SERVERS; s++) {
           nodes.add(new AtomicReference<>(new Node(db)));
         }
         List<Future<?>> running = new ArrayList<>();
         for (int c = 0; c < SERVERS * CALLERS_PER_SERVER; c++) {
-          AtomicReference<Node> node = nodes.get(c % SERVERS);
+          int server = c % SERVERS;
+          AtomicReference<Node> node = nodes.get(server);
           running.add(callers.submit(() -> {
-            results.add(call(node, stop));
+            results.add(call(node, stop, () -> served.incrementAndGet(server)));
             return null;
           }));
         }
         for (int round = 0; round < 2; round++) {
-          Thread.sleep(3_000);
+          awaitEachServes(served);
           AtomicReference<Node> victim = nodes.get(round % SERVERS);
           victim.get().kill();
           victim.set(new Node(db));
         }
-        Thread.sleep(3_000);
+        awaitEachServes(served);
         stop.set(true);
         for (Future<?> f : running) {
           f.get(1, TimeUnit.MINUTES);
@@ -126,8 +132,27 @@ class ServerKillTest {
     }
   }
 
+  /**
+   * Waits until every server, a restarted one included, issued {@link #SERVED_PER_ROUND} more IDs
+   * (many segment loads at step 20) since the last call.
+   */
+  private static void awaitEachServes(AtomicLongArray served) throws InterruptedException {
+    long[] from = new long[SERVERS];
+    for (int s = 0; s < SERVERS; s++) {
+      from[s] = served.get(s);
+    }
+    assertTrue(Poll.until(() -> {
+      for (int s = 0; s < SERVERS; s++) {
+        if (served.get(s) < from[s] + SERVED_PER_ROUND) {
+          return false;
+        }
+      }
+      return true;
+    }, Duration.ofSeconds(60)), "each server serves: " + served);
+  }
+
   /** Calls its server until stopped, following it across restarts; failures are skipped. */
-  private static long[] call(AtomicReference<Node> node, AtomicBoolean stop)
+  private static long[] call(AtomicReference<Node> node, AtomicBoolean stop, Runnable onId)
       throws InterruptedException {
     NextIdRequest request = NextIdRequest.newBuilder().setBizTag("killed").build();
     long[] ids = new long[1 << 12];
@@ -140,6 +165,7 @@ class ServerKillTest {
           ids = Arrays.copyOf(ids, n * 2);
         }
         ids[n++] = id;
+        onId.run();
       } catch (StatusRuntimeException e) {
         // The server was killed under the call, or is starting again.
         Thread.sleep(20);

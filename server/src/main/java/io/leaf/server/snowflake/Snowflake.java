@@ -1,7 +1,6 @@
 package io.leaf.server.snowflake;
 
 import com.google.common.base.Ticker;
-import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import io.leaf.server.engine.IdRanges;
 import io.leaf.server.engine.ServerClosingException;
 import io.leaf.server.store.WorkerLeaseStore;
@@ -11,7 +10,7 @@ import java.time.InstantSource;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -21,6 +20,10 @@ import org.slf4j.LoggerFactory;
  * The snowflake side of the server: one {@link SnowflakeGenerator} whose worker lease a {@link
  * WorkerLeaseKeeper} holds from a thread of its own, plus a timer that resumes stream chunks
  * which found the sequence used up, so no call ever parks a thread.
+ *
+ * <p>Both schedulers are handed over at construction: {@link #close()} shuts them down after
+ * releasing the lease on the lease scheduler. Production passes one-thread executors ({@link
+ * io.leaf.server.ServerWiring}); tests pass a scheduler driven by a fake clock.
  *
  * <p>Thread-safe.
  */
@@ -34,9 +37,10 @@ public final class Snowflake implements AutoCloseable {
   private final SnowflakeGenerator generator;
   private final WorkerLeaseKeeper keeper;
   private final InstantSource wall;
-  private final ScheduledThreadPoolExecutor thread;
+  /** Runs the keeper's steps one at a time; must run one task at a time. */
+  private final ScheduledExecutorService thread;
   /** Resumes stream chunks; apart from the keeper, whose database calls may take seconds. */
-  private final ScheduledThreadPoolExecutor timer;
+  private final ScheduledExecutorService timer;
   private volatile boolean closed;
   /** Told the lease's state after every lease step and every {@link #REPORT_EVERY_MS}. */
   private volatile Runnable leaseReport = () -> { };
@@ -48,18 +52,19 @@ public final class Snowflake implements AutoCloseable {
    * @param fromId the lowest worker ID this server may claim
    * @param toId the highest
    * @param ttl how long a lease lives without renewal
+   * @param leaseScheduler runs the lease steps, one at a time (their database calls may take
+   *     seconds); owned by this object from now on
+   * @param chunkTimer resumes stream chunks and reports the lease; owned from now on
    */
   public Snowflake(WorkerLeaseStore store, SnowflakeLayout layout, int fromId, int toId,
-      Duration ttl, InstantSource wall, Ticker monotonic) {
+      Duration ttl, InstantSource wall, Ticker monotonic, ScheduledExecutorService leaseScheduler,
+      ScheduledExecutorService chunkTimer) {
     this.wall = wall;
     this.generator = new SnowflakeGenerator(layout, wall, monotonic);
     this.keeper = new WorkerLeaseKeeper(store, generator, monotonic, fromId, toId, ttl,
         ownerToken());
-    this.thread = new ScheduledThreadPoolExecutor(1, new ThreadFactoryBuilder()
-        .setNameFormat("leaf-worker-lease").setDaemon(true).build());
-    thread.setRemoveOnCancelPolicy(true);
-    this.timer = new ScheduledThreadPoolExecutor(1, new ThreadFactoryBuilder()
-        .setNameFormat("leaf-snowflake-timer").setDaemon(true).build());
+    this.thread = leaseScheduler;
+    this.timer = chunkTimer;
   }
 
   /** Starts claiming a worker ID in the background; warns when the layout runs out soon. */
@@ -170,7 +175,10 @@ public final class Snowflake implements AutoCloseable {
     return (generator.layout().maxTimestampMs() - wall.millis()) / MS_PER_YEAR;
   }
 
-  /** Stops issuing and releases the worker ID (bounded: a few seconds at most). */
+  /**
+   * Stops issuing, releases the worker ID (bounded: a few seconds at most) and shuts both
+   * schedulers down.
+   */
   @Override
   public void close() {
     if (closed) {

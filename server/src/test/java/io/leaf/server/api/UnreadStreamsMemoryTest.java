@@ -10,14 +10,21 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.ServerProcess;
+import io.leaf.server.testing.SnowflakeServers;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +49,7 @@ class UnreadStreamsMemoryTest {
   private static final int STREAMS = 256;
   private static final int ROUNDS = 3;
   private static final Pattern PORT = Pattern.compile("Leaf listening on port (\\d+)");
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   @TempDir
   Path dir;
@@ -49,8 +57,10 @@ class UnreadStreamsMemoryTest {
   @Test
   @Timeout(300)
   void unreadMaxChunkStreams_smallHeap_noOutOfMemoryAndAllSlotsFreeAfterCancel() throws Exception {
+    int httpPort = SnowflakeServers.freePort();
     try (ServerProcess server = ServerProcess.start(List.of("-Xmx256m"), Map.of(), "--port", "0",
-        "--db-url", "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL", "--max-wait", "60s")) {
+        "--db-url", "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL", "--max-wait", "60s",
+        "--http-port", Integer.toString(httpPort))) {
       assertTrue(server.awaitLine("Leaf listening", 60, TimeUnit.SECONDS), server.output());
       Matcher m = PORT.matcher(server.output());
       assertTrue(m.find());
@@ -69,7 +79,18 @@ class UnreadStreamsMemoryTest {
           for (int i = 0; i < STREAMS; i++) {
             calls.add(openUnread(channel, closed));
           }
-          Thread.sleep(3_000); // the server sends what the budget lets it, and nobody reads
+          // The server sends what the budget lets it, and nobody reads: wait until it holds all
+          // it can, its stream memory in use the same for half a second.
+          long[] last = {-1, 0};
+          assertTrue(Poll.until(() -> {
+            long used = inUse(httpPort, "--max-stream-memory");
+            if (used <= 0 || used != last[0]) {
+              last[0] = used;
+              last[1] = System.nanoTime();
+              return false;
+            }
+            return System.nanoTime() - last[1] > TimeUnit.MILLISECONDS.toNanos(500);
+          }, Duration.ofSeconds(60)), "round " + round + ": the streams filled their memory");
           rssPeak = Math.max(rssPeak, rssKb(server.pid()));
           assertTrue(closed.isEmpty(), "round " + round + ": streams ended early: " + closed);
           Queue<Status> extra = new ConcurrentLinkedQueue<>();
@@ -85,7 +106,9 @@ class UnreadStreamsMemoryTest {
           calls.forEach(c -> c.cancel("done", null));
           // A unary call on the same server still answers while and after the streams end.
           assertTrue(stub.nextId(NextIdRequest.newBuilder().setBizTag("wide").build()).getId() > 0);
-          Thread.sleep(1_000);
+          assertTrue(Poll.until(() -> inUse(httpPort, "--max-streams") == 0
+              && inUse(httpPort, "--max-stream-memory") == 0, Duration.ofSeconds(30)),
+              "round " + round + ": every stream slot and its memory free after the cancel");
         }
         String log = server.output();
         assertFalse(log.contains("OutOfMemoryError"), "the server ran out of memory:\n" + log);
@@ -114,6 +137,20 @@ class UnreadStreamsMemoryTest {
         .setChunkSize(100_000).build());
     call.halfClose();
     return call;
+  }
+
+  /** What the monitor JSON reports in use for {@code flag}; -1 when it cannot be read. */
+  private static long inUse(int httpPort, String flag) {
+    try {
+      String json = HTTP.send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + httpPort + "/api/monitor.json")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      Matcher m = Pattern.compile("\\{\"flag\":\"" + Pattern.quote(flag)
+          + "\",\"limit\":\\d+,\"inUse\":(\\d+)").matcher(json);
+      return m.find() ? Long.parseLong(m.group(1)) : -1;
+    } catch (Exception e) {
+      return -1;
+    }
   }
 
   private static long rssKb(long pid) throws Exception {

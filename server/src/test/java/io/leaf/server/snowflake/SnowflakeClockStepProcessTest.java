@@ -37,6 +37,8 @@ class SnowflakeClockStepProcessTest {
   private static final Path LIBFAKETIME =
       Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
   private static final String[] FLAGS = {"--worker-id-range", "9-9", "--worker-lease-ttl", "5s"};
+  /** IDs a load receives before the test moves on: it is serving, under load. */
+  private static final int SERVED = 500;
 
   @BeforeAll
   static void needFaketime() {
@@ -72,7 +74,7 @@ class SnowflakeClockStepProcessTest {
       SnowflakeServers.Server a = servers.start(Map.of(), FLAGS);
       assertTrue(a.awaitWorker(9, 30), "leased\n" + a.process.output());
       SnowflakeServers.Load loadA = servers.load(a, 4);
-      Thread.sleep(1_500);
+      assertTrue(loadA.awaitIds(SERVED), "a serves: " + loadA.ids.size());
       loadA.stop();
       a.process.signal("TERM");
       assertTrue(a.process.awaitLine("worker ID 9 released", 30, TimeUnit.SECONDS),
@@ -81,7 +83,7 @@ class SnowflakeClockStepProcessTest {
       assertTrue(b.awaitWorker(9, 30), "b claims the released worker after the quarantine\n"
           + b.process.output());
       SnowflakeServers.Load loadB = servers.load(b, 4);
-      Thread.sleep(2_000);
+      assertTrue(loadB.awaitIds(SERVED), "b serves an hour behind: " + loadB.ids.size());
       loadB.stop();
       Set<Long> seen = new HashSet<>();
       int duplicates = duplicates(loadA.ids, seen) + duplicates(loadB.ids, seen);
@@ -122,7 +124,7 @@ class SnowflakeClockStepProcessTest {
       SnowflakeServers.Server b = servers.start(Map.of(), FLAGS);
       assertTrue(b.awaitWorker(9, 60), "b issues with worker 9 again\n" + b.process.output());
       SnowflakeServers.Load loadB = servers.load(b, 2);
-      Thread.sleep(1_000);
+      assertTrue(loadB.awaitIds(SERVED), "b issues: " + loadB.ids.size() + " " + loadB.failures);
       loadB.stop();
       System.out.printf("[snowflake] glitch +56 years, kill -9, restart: stored %d, b issued %d,"
           + " b's failures %s%n", stored, loadB.ids.size(), loadB.failures);

@@ -12,6 +12,7 @@ import io.leaf.server.LeafServer;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.store.JooqWorkerLeaseStore;
 import io.leaf.server.store.DataSources;
+import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 import io.leaf.server.testing.TestServer;
@@ -28,6 +29,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -79,7 +81,9 @@ class SnowflakeClockStepTest {
       JooqWorkerLeaseStore leases = new JooqWorkerLeaseStore(db.pool(2),
           DataSources.dialectOf(db.url), wall);
       Snowflake snowflake = new Snowflake(leases, config.snowflake().layout(), 0, 1023,
-          config.snowflake().leaseTtl(), wall, Ticker.systemTicker());
+          config.snowflake().leaseTtl(), wall, Ticker.systemTicker(),
+          Executors.newSingleThreadScheduledExecutor(),
+          Executors.newSingleThreadScheduledExecutor());
       String name = InProcessServerBuilder.generateName();
       LeafServer server = TestServer.inProcess(name).flags("--worker-lease-ttl", "5s")
           .snowflake(snowflake).start();
@@ -123,10 +127,25 @@ class SnowflakeClockStepTest {
           thread.start();
           threads.add(thread);
         }
-        Thread.sleep(1_500);
+        assertTrue(Poll.until(() -> ids.size() >= 5_000, Duration.ofSeconds(60)),
+            "serving before the step: " + ids.size());
+        long expiresBefore = stub.getWorker(GetWorkerRequest.getDefaultInstance())
+            .getLeaseExpiresMs();
         wall.offsetMs.addAndGet(-Duration.ofSeconds(30).toMillis());
         stepped.set(true);
-        Thread.sleep(2_500);
+        // Calls after the step, and two renewals of the lease after it (the lease table reads the
+        // stepped clock too): each renewal reports a new expiry.
+        assertTrue(Poll.until(() -> afterStep.get() > 500, Duration.ofSeconds(60)),
+            "calls after the step: " + afterStep.get());
+        long[] expiry = {expiresBefore, 0};
+        assertTrue(Poll.until(() -> {
+          long now = stub.getWorker(GetWorkerRequest.getDefaultInstance()).getLeaseExpiresMs();
+          if (now != expiry[0]) {
+            expiry[0] = now;
+            expiry[1]++;
+          }
+          return expiry[1] >= 2;
+        }, Duration.ofSeconds(30)), "the lease renewed twice after the step");
         stop.set(true);
         for (Thread t : threads) {
           t.join(30_000);

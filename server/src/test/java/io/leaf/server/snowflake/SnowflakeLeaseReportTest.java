@@ -1,66 +1,106 @@
 package io.leaf.server.snowflake;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.common.base.Ticker;
 import io.leaf.server.store.MemoryWorkerLeaseStore;
-import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.WorkerLease;
 import io.leaf.server.store.WorkerLeaseStore;
-import io.leaf.server.testing.Poll;
+import io.leaf.server.testing.FakeTicker;
+import io.leaf.server.testing.FakeWallClock;
+import io.leaf.server.testing.ManualScheduler;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
-/** The lease's state reported to the health service: often, and never at the lease's expense. */
+/**
+ * The lease's state reported to the health service: often, and never at the lease's expense. The
+ * lease steps and the timer run on manual schedulers over fake clocks.
+ */
 class SnowflakeLeaseReportTest {
 
+  /** TTL 1.5 s: renewed every 500 ms, fenced 1.2 s after the last acknowledged renewal. */
+  private static final Duration TTL = Duration.ofMillis(1_500);
+  private static final Duration TICK = Duration.ofMillis(10);
+
+  private final FakeWallClock wall = new FakeWallClock(1_750_000_000_000L);
+  private final FakeTicker ticker = new FakeTicker();
+  private final CountedRenewals leases = new CountedRenewals(wall);
+  private final ManualScheduler leaseSteps = new ManualScheduler(ticker);
+  private final ManualScheduler timer = new ManualScheduler(ticker);
+
+  /** Both clocks move {@code d} in ticks; the timer always runs, the lease steps if asked. */
+  private void elapse(Duration d, boolean leaseThreadRuns) {
+    for (long done = 0; done < d.toMillis(); done += TICK.toMillis()) {
+      wall.advance(TICK);
+      ticker.advance(TICK);
+      if (leaseThreadRuns) {
+        leaseSteps.runDue();
+      }
+      timer.runDue();
+    }
+  }
+
+  private Snowflake snowflake() {
+    return new Snowflake(leases, SnowflakeLayout.DEFAULT, 0, 0, TTL, wall, ticker, leaseSteps,
+        timer);
+  }
+
   @Test
-  void reportLeaseTo_reportThatThrows_renewalsGoOnAndReportsKeepComing() throws Exception {
-    ControlledRenewals leases = new ControlledRenewals();
+  void reportLeaseTo_reportThatThrows_renewalsGoOnAndReportsKeepComing() {
     AtomicInteger reports = new AtomicInteger();
-    // TTL 1.5 s: renewed every 500 ms, fenced 1.2 s after the last acknowledged renewal.
-    try (Snowflake snowflake = new Snowflake(leases, SnowflakeLayout.DEFAULT, 0, 0,
-        Duration.ofMillis(1_500), InstantSource.system(), Ticker.systemTicker())) {
+    try (Snowflake snowflake = snowflake()) {
       snowflake.reportLeaseTo(() -> {
         reports.incrementAndGet();
         throw new IllegalStateException("call already cancelled");
       });
       snowflake.start();
       // Issuing starts after the claim's quarantine (the TTL plus 1 s).
-      assertTrue(Poll.until(() -> snowflake.generator().leaseValid(), Duration.ofSeconds(10)),
-          "leased");
+      elapse(WorkerLeaseKeeper.quarantine(TTL).plusMillis(100), true);
+      assertTrue(snowflake.generator().leaseValid(), "leased");
       int atStart = leases.renewals.get();
+      // Four renewals take the lease past its first fence.
+      elapse(Duration.ofMillis(2_100), true);
+      assertTrue(leases.renewals.get() >= atStart + 4, "renewals go on although every report"
+          + " throws: " + leases.renewals + " renewals");
       // A lease step reports once and renews at least once before it: what the renewals do not
-      // account for came from the timer. Four renewals take the lease past its first fence.
-      assertTrue(Poll.until(() -> reports.get() >= leases.renewals.get() + 3
-          && leases.renewals.get() >= atStart + 4, Duration.ofSeconds(20)),
-          "renewals and timer reports go on although every report throws: " + reports
-              + " reports, " + leases.renewals + " renewals");
+      // account for came from the timer.
+      assertTrue(reports.get() >= leases.renewals.get() + 3, "timer reports keep coming: "
+          + reports + " reports, " + leases.renewals + " renewals");
       assertTrue(snowflake.generator().leaseValid(), "renewed past the first fence");
       assertEquals(0, snowflake.generator().workerId());
     }
   }
 
-  /**
-   * Leases in memory whose renewals are counted and, once {@link #hang} is called, wait until
-   * released.
-   */
-  private static final class ControlledRenewals implements WorkerLeaseStore {
-    final MemoryWorkerLeaseStore delegate = new MemoryWorkerLeaseStore(InstantSource.system());
-    final AtomicInteger renewals = new AtomicInteger();
-    final CountDownLatch released = new CountDownLatch(1);
-    volatile boolean hanging;
+  @Test
+  void reportLeaseTo_leaseThreadStalls_lapseReportedByTheTimerAlone() {
+    List<Boolean> seen = new ArrayList<>();
+    try (Snowflake snowflake = snowflake()) {
+      snowflake.reportLeaseTo(() -> seen.add(snowflake.generator().leaseValid()));
+      snowflake.start();
+      elapse(WorkerLeaseKeeper.quarantine(TTL).plusMillis(100), true);
+      assertTrue(seen.get(seen.size() - 1), "leased, and reported so");
+      // The lease thread now hangs (a database that stopped answering mid-statement): no step
+      // runs, so none reports; time goes on.
+      int renewals = leases.renewals.get();
+      elapse(TTL, false);
+      assertEquals(renewals, leases.renewals.get(), "no renewal while the lease thread hangs");
+      assertFalse(seen.get(seen.size() - 1), "the lapse reported by the timer");
+      assertFalse(snowflake.generator().leaseValid(), "fenced 1.2 s after the last renewal");
+    }
+  }
 
-    void hang() {
-      hanging = true;
+  /** Leases in memory whose renewals are counted. */
+  private static final class CountedRenewals implements WorkerLeaseStore {
+    final MemoryWorkerLeaseStore delegate;
+    final AtomicInteger renewals = new AtomicInteger();
+
+    CountedRenewals(FakeWallClock database) {
+      this.delegate = new MemoryWorkerLeaseStore(database);
     }
 
     @Override
@@ -77,50 +117,12 @@ class SnowflakeLeaseReportTest {
     public Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
         long lastTimestampMs, long storedAtLeastMs) {
       renewals.incrementAndGet();
-      if (hanging) {
-        try {
-          released.await(); // a database that stopped answering mid-statement
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        throw new StoreUnavailableException("database unavailable: no answer", null);
-      }
       return delegate.renew(workerId, owner, ttl, lastTimestampMs, storedAtLeastMs);
     }
 
     @Override
     public void release(int workerId, String owner, long lastTimestampMs) {
       delegate.release(workerId, owner, lastTimestampMs);
-    }
-  }
-
-  @Test
-  void reportLeaseTo_renewalHangs_lapseReportedByTheTimerAlone() throws Exception {
-    ControlledRenewals leases = new ControlledRenewals();
-    List<Boolean> seen = new ArrayList<>();
-    try (Snowflake snowflake = new Snowflake(leases, SnowflakeLayout.DEFAULT, 0, 0,
-        Duration.ofMillis(1_500), InstantSource.system(), Ticker.systemTicker())) {
-      snowflake.reportLeaseTo(() -> {
-        synchronized (seen) {
-          seen.add(snowflake.generator().leaseValid());
-        }
-      });
-      snowflake.start();
-      BooleanSupplier lastReportedValid = () -> {
-        synchronized (seen) {
-          return !seen.isEmpty() && seen.get(seen.size() - 1);
-        }
-      };
-      assertTrue(Poll.until(lastReportedValid, Duration.ofSeconds(5)), "leased, and reported so");
-      // The lease thread now hangs in its next renewal: no step reports anything from here on.
-      leases.hang();
-      try {
-        assertTrue(Poll.until(() -> !lastReportedValid.getAsBoolean(), Duration.ofSeconds(10)),
-            "the lapse reported by the timer");
-        assertTrue(!snowflake.generator().leaseValid(), "fenced 1.2 s after the last renewal");
-      } finally {
-        leases.released.countDown();
-      }
     }
   }
 }

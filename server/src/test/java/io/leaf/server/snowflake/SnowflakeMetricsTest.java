@@ -6,6 +6,7 @@ import io.leaf.server.metrics.Metrics;
 import io.leaf.server.store.MemoryWorkerLeaseStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.FakeWallClock;
+import io.leaf.server.testing.ManualScheduler;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -14,9 +15,11 @@ class SnowflakeMetricsTest {
   @Test
   void scrape_snowflakeGauges_present() {
     FakeWallClock wall = new FakeWallClock(1_750_000_000_000L);
+    FakeTicker ticker = new FakeTicker();
     try (Metrics metrics = new Metrics();
         Snowflake snowflake = new Snowflake(new MemoryWorkerLeaseStore(wall),
-            SnowflakeLayout.DEFAULT, 0, 3, Duration.ofSeconds(30), wall, new FakeTicker())) {
+            SnowflakeLayout.DEFAULT, 0, 3, Duration.ofSeconds(30), wall, ticker,
+            new ManualScheduler(ticker), new ManualScheduler(ticker))) {
       metrics.watchSnowflake(snowflake);
       String text = metrics.scrape();
       for (String name : new String[] {"leaf_snowflake_epoch_years_left",

@@ -3,9 +3,11 @@ package io.leaf.server.snowflake;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.SnowflakeServers;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +26,8 @@ import org.junit.jupiter.api.Timeout;
 class SnowflakeProcessTest {
 
   private static final String[] FLAGS = {"--worker-id-range", "5-5", "--worker-lease-ttl", "3s"};
+  /** IDs a load receives before the test moves on: it is serving, under load. */
+  private static final int SERVED = 500;
 
   @Test
   @Timeout(180)
@@ -33,7 +37,7 @@ class SnowflakeProcessTest {
       SnowflakeServers.Server a = servers.start(Map.of(), FLAGS);
       assertTrue(a.awaitWorker(5, 30), "a leases worker 5\n" + a.process.output());
       SnowflakeServers.Load loadA = servers.load(a, 4);
-      Thread.sleep(1_000);
+      assertTrue(loadA.awaitIds(SERVED), "a serves: " + loadA.ids.size());
       a.process.signal("STOP");
       long pausedAt = System.nanoTime();
       int beforePause = loadA.ids.size();
@@ -43,10 +47,17 @@ class SnowflakeProcessTest {
       assertTrue(System.nanoTime() - pausedAt > TimeUnit.SECONDS.toNanos(3),
           "not before a's TTL");
       SnowflakeServers.Load loadB = servers.load(b, 4);
-      Thread.sleep(1_000);
+      assertTrue(loadB.awaitIds(SERVED), "b serves: " + loadB.ids.size());
+      int failedBeforeWake = loadA.failureCount();
       a.process.signal("CONT");
-      // a wakes up with calls queued during the pause: every one must be refused.
-      Thread.sleep(3_000);
+      // a wakes up with calls queued during the pause: every one must be refused. Wait until it
+      // noticed the loss and refused fresh calls made after the wake, b still serving.
+      int servedByB = loadB.ids.size();
+      assertTrue(a.process.awaitLine("no longer this server's", 30, TimeUnit.SECONDS),
+          "a noticed it lost the worker\n" + a.process.output());
+      assertTrue(Poll.until(() -> loadA.failureCount() >= failedBeforeWake + 100
+          && loadB.ids.size() >= servedByB + SERVED, Duration.ofSeconds(30)),
+          "a refuses after the wake while b serves: " + loadA.failures);
       loadA.stop();
       loadB.stop();
       Set<Long> seen = new HashSet<>();
@@ -84,13 +95,13 @@ class SnowflakeProcessTest {
       SnowflakeServers.Server a = servers.start(Map.of(), FLAGS);
       assertTrue(a.awaitWorker(5, 30), "a leases worker 5\n" + a.process.output());
       SnowflakeServers.Load loadA = servers.load(a, 4);
-      Thread.sleep(1_500);
+      assertTrue(loadA.awaitIds(SERVED), "a serves: " + loadA.ids.size());
       a.process.signal("9");
       loadA.stop();
       SnowflakeServers.Server b = servers.start(Map.of(), FLAGS);
       assertTrue(b.awaitWorker(5, 30), "b takes worker 5\n" + b.process.output());
       SnowflakeServers.Load loadB = servers.load(b, 4);
-      Thread.sleep(1_500);
+      assertTrue(loadB.awaitIds(SERVED), "b serves: " + loadB.ids.size());
       loadB.stop();
       Set<Long> seen = new HashSet<>(loadA.ids);
       int duplicates = loadA.ids.size() - seen.size();

@@ -30,6 +30,8 @@ class SnowflakeRewindProcessTest {
       "DELETE FROM leaf_worker WHERE worker_id = 5",
       "UPDATE leaf_worker SET last_timestamp_ms = 0, lease_expires_ms = 0 WHERE worker_id = 5",
       "UPDATE leaf_worker SET lease_expires_ms = 0, last_timestamp_ms = 1000 WHERE worker_id = 5");
+  /** IDs a load receives before the test moves on: it is serving, under load. */
+  private static final int SERVED = 500;
 
   @ParameterizedTest
   @ValueSource(strings = {"h2", "mariadb", "postgres"})
@@ -41,7 +43,7 @@ class SnowflakeRewindProcessTest {
       SnowflakeServers.Server b = servers.start(Map.of(), FLAGS);
       SnowflakeServers.Load loadA = servers.load(a, 4);
       SnowflakeServers.Load loadB = servers.load(b, 4);
-      Thread.sleep(1_000);
+      assertTrue(loadA.awaitIds(SERVED), "a serves: " + loadA.ids.size());
       int takeovers = 0;
       for (String rewind : REWINDS) {
         SnowflakeServers.Server holder = a.worker().getWorkerId() == 5 ? a : b;
@@ -53,7 +55,10 @@ class SnowflakeRewindProcessTest {
         if (other.awaitWorker(5, 20)) {
           takeovers++;
         }
-        Thread.sleep(1_000);
+        // Whichever server holds the worker now serves before the next rewind.
+        SnowflakeServers.Load now = other.worker().getWorkerId() == 5
+            ? (other == a ? loadA : loadB) : (holder == a ? loadA : loadB);
+        assertTrue(now.awaitIds(now.ids.size() + SERVED), "the holder serves after the rewind");
       }
       loadA.stop();
       loadB.stop();

@@ -10,6 +10,7 @@ import io.leaf.v1.SnowflakeServiceGrpc;
 import io.leaf.v1.WorkerStatus;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -88,6 +89,16 @@ public final class SnowflakeServers implements AutoCloseable {
         t.start();
         threads.add(t);
       }
+    }
+
+    /** Waits until the callers received at least {@code n} IDs in all; false after 60 s. */
+    public boolean awaitIds(int n) throws InterruptedException {
+      return Poll.until(() -> ids.size() >= n, Duration.ofSeconds(60));
+    }
+
+    /** Failed calls so far, of any code. */
+    public int failureCount() {
+      return failures.values().stream().mapToInt(Integer::intValue).sum();
     }
 
     /** Stops the callers and waits for their last calls. */
