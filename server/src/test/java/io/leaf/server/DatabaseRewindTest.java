@@ -60,7 +60,8 @@ class DatabaseRewindTest {
         NextIdRequest next = NextIdRequest.newBuilder().setBizTag("order").build();
         Set<Long> issued = new HashSet<>();
         long last = 0;
-        for (int i = 0; i < 1_000; i++) {
+        // Past the rewind, on until a load has met it (the buffered segments come first).
+        for (int i = 0; i < 1_000 || rewinds.get() == 0 && i < 200_000; i++) {
           if (i == 250) {
             try (Connection c = DriverManager.getConnection(db.url, db.user, db.password);
                 Statement s = c.createStatement()) {
