@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * timestamp and above the database's time at the claim plus the same span, which is above any
  * timestamp an earlier holder could have reached while its clock was within a fifth of the TTL of
  * the database's. A holder renews only a row that still holds at least the ceiling it stored; a
- * row deleted, zeroed or rewound under it ends its lease at its next renewal.
+ * row deleted, zeroed or rewound under it ends its lease at its next renewal. A renewal that
+ * succeeds only after the holder's own fence lapsed counts as a new claim (the row may have been
+ * put back to this holder's own old copy after another server claimed it).
  *
  * <p>A stored timestamp beyond the layout's end (a clock glitch) cannot be the time of any ID
  * issued, so it is discarded at claim time with a warning and {@link #discardedFloors()} counts it.
@@ -63,6 +65,8 @@ public final class WorkerLeaseKeeper {
   /** While quarantined: the first timestamp IDs may have, and when issuing may start. */
   private long pendingFloorMs;
   private long pendingUntilNanos;
+  /** When the last renewal (or claim) the database acknowledged was sent, by the monotonic clock. */
+  private long ackSentNanos;
   private boolean active;
   private boolean released;
   private boolean warnedExhausted;
@@ -133,7 +137,7 @@ public final class WorkerLeaseKeeper {
     warnedExhausted = false;
     WorkerLease got = claimed.get();
     long stored = got.lastTimestampMs();
-    if (stored >= generator.layout().maxTimestampMs()) {
+    if (stored > generator.layout().maxTimestampMs()) {
       discardedFloors++;
       log.warn("worker ID {}: the stored timestamp {} is beyond the layout's end ({}); no ID can"
           + " have that time, so it is discarded (metric leaf_snowflake_discarded_floors_total)",
@@ -143,6 +147,7 @@ public final class WorkerLeaseKeeper {
     // The claim's own expiry is the database's time at the claim plus the TTL.
     long floor = Math.max(stored + 1, got.expiresMs() + SnowflakeGenerator.MAX_BORROW_MS);
     long ceiling = floor + quarantine(ttl).toMillis() + SnowflakeGenerator.MAX_BORROW_MS;
+    long sent = monotonic.read();
     Optional<WorkerLease> confirmed = store.renew(got.workerId(), owner, ttl, ceiling,
         got.lastTimestampMs());
     long now = monotonic.read();
@@ -150,6 +155,7 @@ public final class WorkerLeaseKeeper {
       return retryNanos;
     }
     lease = confirmed.get();
+    ackSentNanos = sent;
     storedMs = ceiling;
     pendingFloorMs = floor;
     pendingUntilNanos = now + quarantineNanos;
@@ -166,9 +172,13 @@ public final class WorkerLeaseKeeper {
   /** Holds the claimed row until the quarantine ends, then starts issuing. */
   private long awaitQuarantine() {
     long sent = monotonic.read();
-    if (sent - pendingUntilNanos < 0) {
-      if (!renewStored(storedMs)) {
+    boolean lapsed = lapsed(sent);
+    if (lapsed || sent - pendingUntilNanos < 0) {
+      if (!renewStored(storedMs, sent)) {
         return 0;
+      }
+      if (lapsed) {
+        return requarantine();
       }
       long left = pendingUntilNanos - monotonic.read();
       return Math.max(0, Math.min(renewEveryNanos, left));
@@ -176,7 +186,7 @@ public final class WorkerLeaseKeeper {
     long reference = generator.prepare(pendingFloorMs);
     long ceiling = Math.max(storedMs, Math.max(pendingFloorMs, reference) + ttl.toMillis()
         + SnowflakeGenerator.MAX_BORROW_MS);
-    if (!renewStored(ceiling)) {
+    if (!renewStored(ceiling, sent)) {
       return 0;
     }
     active = true;
@@ -188,10 +198,14 @@ public final class WorkerLeaseKeeper {
 
   private long renew() {
     long sent = monotonic.read();
+    boolean lapsed = lapsed(sent);
     long ceiling = Math.max(storedMs, generator.referenceMs() + ttl.toMillis()
         + SnowflakeGenerator.MAX_BORROW_MS);
-    if (!renewStored(ceiling)) {
+    if (!renewStored(ceiling, sent)) {
       return 0;
+    }
+    if (lapsed) {
+      return requarantine();
     }
     generator.renewed(lease.workerId(), ceiling, sent + validNanos, lease.expiresMs());
     return renewEveryNanos;
@@ -201,7 +215,34 @@ public final class WorkerLeaseKeeper {
    * Renews the held lease storing {@code ceiling}, if the row is still this server's and still
    * holds what it stored; else the lease is given up at once.
    */
-  private boolean renewStored(long ceiling) {
+  /**
+   * Whether a fence's length passed since the last acknowledged renewal was sent: the database
+   * may have judged the lease ended, another server claimed it, and the row been put back since
+   * (a restored backup holding this server's own row), so a renewal that succeeds now proves
+   * nothing about the time between.
+   */
+  private boolean lapsed(long sentNanos) {
+    return sentNanos - (ackSentNanos + validNanos) >= 0;
+  }
+
+  /**
+   * Treats a renewal after a lapse as a new claim: nothing is issued until the quarantine has
+   * passed again, and then only above the database's time now plus the quarantine.
+   */
+  private long requarantine() {
+    generator.revoke(new NoWorkerLeaseException("the lease of worker ID " + lease.workerId()
+        + " lapsed before it was renewed; its IDs start again " + quarantine(ttl).toMillis()
+        + " ms after the renewal, once any other holder has certainly stopped"));
+    active = false;
+    pendingFloorMs = Math.max(pendingFloorMs, lease.expiresMs()
+        + SnowflakeGenerator.MAX_BORROW_MS);
+    pendingUntilNanos = monotonic.read() + quarantineNanos;
+    log.warn("worker ID {}: renewed only after its lease lapsed; held back {} ms as a new claim",
+        lease.workerId(), quarantine(ttl).toMillis());
+    return Math.min(renewEveryNanos, quarantineNanos);
+  }
+
+  private boolean renewStored(long ceiling, long sentNanos) {
     Optional<WorkerLease> renewed = store.renew(lease.workerId(), owner, ttl, ceiling, storedMs);
     if (renewed.isEmpty()) {
       int lost = lease.workerId();
@@ -215,6 +256,7 @@ public final class WorkerLeaseKeeper {
     }
     lease = renewed.get();
     storedMs = ceiling;
+    ackSentNanos = sentNanos;
     return true;
   }
 

@@ -38,11 +38,16 @@ class WorkerLeaseKeeperTest {
     final String owner;
     long nextStepNanos;
 
+    /** While true, every call of this server to the table fails (a network partition). */
+    volatile boolean cutOff;
+
     Server(String owner, int from, int to, long wallOffsetMs) {
       this.owner = owner;
-      this.wall = new FakeWallClock(NOW + wallOffsetMs);
+      // A server started later reads the real time then (the database's fake clock).
+      this.wall = new FakeWallClock(database.millis() + wallOffsetMs);
       this.generator = new SnowflakeGenerator(SnowflakeLayout.DEFAULT, wall, ticker);
-      this.keeper = new WorkerLeaseKeeper(table, generator, ticker, from, to, TTL, owner);
+      this.keeper = new WorkerLeaseKeeper(partitionable(this), generator, ticker, from, to, TTL,
+          owner);
     }
 
     long dueNanos;
@@ -70,6 +75,41 @@ class WorkerLeaseKeeperTest {
   }
 
   private static final Duration QUARANTINE = WorkerLeaseKeeper.quarantine(TTL);
+
+  /** The shared table as {@code server} reaches it: unreachable while it is cut off. */
+  private io.leaf.server.store.WorkerLeaseStore partitionable(Server server) {
+    return new io.leaf.server.store.WorkerLeaseStore() {
+      private void reach() {
+        if (server.cutOff) {
+          throw new StoreUnavailableException("database unreachable (partition)", null);
+        }
+      }
+
+      @Override
+      public void createSchemaIfMissing() {
+      }
+
+      @Override
+      public java.util.Optional<WorkerLease> claim(int fromId, int toId, String owner,
+          Duration ttl) {
+        reach();
+        return table.claim(fromId, toId, owner, ttl);
+      }
+
+      @Override
+      public java.util.Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
+          long lastTimestampMs, long storedAtLeastMs) {
+        reach();
+        return table.renew(workerId, owner, ttl, lastTimestampMs, storedAtLeastMs);
+      }
+
+      @Override
+      public void release(int workerId, String owner, long lastTimestampMs) {
+        reach();
+        table.release(workerId, owner, lastTimestampMs);
+      }
+    };
+  }
 
   private final java.util.List<Server> servers = new java.util.ArrayList<>();
 
@@ -243,6 +283,9 @@ class WorkerLeaseKeeperTest {
         "stopped a margin early: " + (expiry - issuedUntil) + " ms");
     table.failWith(null);
     a.step();
+    assertThrows(NoWorkerLeaseException.class, a.generator::next,
+        "renewed only after the lease lapsed: held back as a new claim");
+    run(QUARANTINE, a);
     a.generator.next();
   }
 
@@ -363,5 +406,29 @@ class WorkerLeaseKeeperTest {
     long ts = SnowflakeLayout.DEFAULT.decompose(id).timestampMs();
     assertTrue(ts >= NOW && ts < NOW + Duration.ofMinutes(2).toMillis(), "at the clock: " + ts);
     assertEquals(1, a.keeper.discardedFloors(), "the discarded timestamp is counted");
+  }
+
+  @Test
+  void holderCutOffPastItsLease_ownOldRowRestoredAfterAnotherTookOver_zeroRepeats() {
+    Server a = server("a", 5, 5);
+    a.start();
+    Set<Long> issued = new HashSet<>();
+    long repeats = issue(Duration.ofSeconds(2), 50, issued, a);
+    // A backup taken now holds a's own row; then a is cut off from the database.
+    WorkerLease backup = table.row(5).orElseThrow();
+    a.cutOff = true;
+    repeats += issue(TTL.plusSeconds(1), 50, issued, a);
+    assertFalse(a.generator.leaseValid(), "a is fenced");
+    Server b = server("b", 5, 5);
+    b.step();
+    assertEquals(5, b.leased(), "b claims the expired worker ID");
+    repeats += issue(QUARANTINE.plusSeconds(5), 50, issued, a, b);
+    assertTrue(b.generator.leaseValid(), "b issues");
+    // The backup is restored (or a lagging replica promoted) and a is reachable again.
+    table.rewrite(5, backup);
+    a.cutOff = false;
+    repeats += issue(QUARANTINE.plusSeconds(20), 50, issued, a, b);
+    assertEquals(0, repeats, "no ID issued twice (" + issued.size() + " IDs)");
+    assertTrue(a.generator.leaseValid() || b.generator.leaseValid(), "one of them issues");
   }
 }
