@@ -8,9 +8,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The clocks of one connection: a request must arrive whole within the read timeout of its first
- * byte (else 408 and close), and a connection without a request in progress is closed after the
- * idle timeout. While a request is being answered neither runs: the answer's own wait is bounded
- * elsewhere ({@code --max-wait}).
+ * byte (else 408 and close), a connection without a request in progress is closed after the idle
+ * timeout, and so is one whose answer the client does not read within the idle timeout.
+ *
+ * <p>While a request waits for its answer no clock runs here: that wait is bounded elsewhere
+ * ({@code --max-wait}). Once the answer is being written, the write clock runs until the bytes
+ * reach the socket: a client that pipelines requests and never reads the answers would otherwise
+ * hold its connection slot forever.
  *
  * <p>Sits before the HTTP codec, so it sees the first raw byte of a request; the request handler
  * tells it when a request was decoded and when its answer was written (and the next pipelined one
@@ -22,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
 
-  private enum State { IDLE, READING, ANSWERING }
+  private enum State { IDLE, READING, ANSWERING, WRITING }
 
   private final long readNanos;
   private final long idleNanos;
@@ -75,10 +79,31 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
     ctx.fireChannelInactive();
   }
 
-  /** A whole request was decoded: no clock while it is answered. */
+  /**
+   * A whole request was decoded: no clock while it is answered. One pipelined behind an answer
+   * still being written leaves that answer's write clock running.
+   */
   void requestReceived() {
+    if (state == State.WRITING) {
+      return;
+    }
     state = State.ANSWERING;
     cancel();
+  }
+
+  /** The answer being written reached the socket; what comes next sets its own clock. */
+  void written() {
+    state = State.ANSWERING;
+    cancel();
+  }
+
+  /**
+   * An answer is being written: unless it reaches the socket within the idle timeout (then
+   * {@link #answered()} or a close ends this), the connection is closed.
+   */
+  void writing() {
+    state = State.WRITING;
+    arm(idleNanos, State.WRITING);
   }
 
   /** The answer was written and the connection stays open: the idle clock runs. */
@@ -111,6 +136,7 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
     if (state == State.READING) {
       RawResponses.answerAndClose(ctx, "408 Request Timeout", "the request did not arrive whole"
           + " within " + readTimeout.toMillis() + " ms (" + HttpConfig.READ_TIMEOUT_FLAG + ")");
+      writing(); // a client that does not read the 408 is closed all the same
     } else {
       ctx.close();
     }

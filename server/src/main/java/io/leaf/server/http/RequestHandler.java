@@ -147,6 +147,16 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void write(ChannelHandlerContext ctx, HttpCall call, FullHttpResponse response) {
+    if (!ctx.executor().inEventLoop()) {
+      // Answers complete on loader and timer threads; the connection's state is its loop's.
+      try {
+        ctx.executor().execute(() -> write(ctx, call, response));
+      } catch (java.util.concurrent.RejectedExecutionException closing) {
+        response.release(); // the port is closing: nobody is left to answer
+      }
+      return;
+    }
+    timeouts.writing();
     ctx.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
       if (current == call) {
         current = null;
@@ -155,6 +165,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
         ctx.close();
         return;
       }
+      timeouts.written();
       Object next = pipelined.poll();
       if (next instanceof FullHttpRequest request) {
         pipelinedBytes -= size(request);
@@ -168,7 +179,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
     });
   }
 
-  private static void refuse(ChannelHandlerContext ctx, Refusal refusal) {
+  private void refuse(ChannelHandlerContext ctx, Refusal refusal) {
+    timeouts.writing();
     ctx.writeAndFlush(refusal.response()).addListener(ChannelFutureListener.CLOSE);
   }
 
