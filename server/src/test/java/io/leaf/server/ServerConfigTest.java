@@ -63,6 +63,10 @@ class ServerConfigTest {
     assertMessage("--admin-token is empty; leave it out to require no token", "--admin-token", "");
     assertMessage("--client-token is empty; leave it out to require no token",
         "--admin-token", "a", "--client-token=");
+    IllegalArgumentException fromEnv = assertThrows(IllegalArgumentException.class,
+        () -> ServerConfig.parse(new String[0], env -> env.equals("LEAF_ADMIN_TOKEN") ? "" : null));
+    assertEquals("LEAF_ADMIN_TOKEN is set but empty; unset it to require no token",
+        fromEnv.getMessage(), "an empty variable does not turn the token off");
     assertEquals(null, parse(Map.of()).ops().adminToken(), "left out: no token");
   }
 

@@ -60,6 +60,11 @@ final class FlagValues {
         throw new IllegalArgumentException(f.option() + " is empty; leave it out to require"
             + " no token");
       }
+      if (!given.containsKey(f.name()) && "".equals(env.apply(f.env()))) {
+        // A variable set but empty (a Secret that did not fill in) must not turn the token off.
+        throw new IllegalArgumentException(f.env() + " is set but empty; unset it to require no"
+            + " token");
+      }
     }
     return new FlagValues(given, env);
   }
