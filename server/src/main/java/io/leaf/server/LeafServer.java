@@ -119,13 +119,14 @@ public final class LeafServer {
     try {
       http = openHttp.get();
       parts.health().checkAtStart();
-    } catch (IllegalArgumentException | UnusableTableException e) {
+      parts.sweeper().start();
+      parts.snowflake().start();
+      parts.health().startMonitor();
+    } catch (Throwable e) {
+      // Whatever failed, nothing of a server that did not start stays bound or running.
       stop();
       throw e;
     }
-    parts.sweeper().start();
-    parts.snowflake().start();
-    parts.health().startMonitor();
     startLog.info("Leaf listening on port {} ({})", server.getPort(), settings);
     return this;
   }
@@ -155,19 +156,24 @@ public final class LeafServer {
     }
     HttpEndpoints ports = http;
     if (ports != null) {
-      ports.close();
+      closeLogged("the HTTP ports", ports::close);
     }
-    parts.sweeper().close();
+    closeLogged("the idle-tag sweeper", parts.sweeper()::close);
     // After the calls: it stops issuing and gives the worker ID back while the pool is open.
-    parts.snowflake().close();
-    parts.allocator().close();
-    try {
-      resources.close();
-    } catch (Exception e) {
-      log.warn("closing the server's resources failed", e);
-    }
+    closeLogged("the snowflake side", parts.snowflake()::close);
+    closeLogged("the engine", parts.allocator()::close);
+    closeLogged("the server's resources", resources);
     if (listening) {
       log.info("Leaf stopped");
+    }
+  }
+
+  /** Closes one part; a failure is logged and never keeps the parts after it open. */
+  private static void closeLogged(String what, AutoCloseable part) {
+    try {
+      part.close();
+    } catch (Exception | Error e) {
+      log.warn("closing {} failed", what, e);
     }
   }
 

@@ -122,7 +122,7 @@ public final class ServerWiring {
     };
     try {
       return database(config, builder, metrics, ops, decorate);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       // The metrics registry and the TLS refresh are already open; a server that never came to
       // be must not leave them behind.
       closeQuietly(ops);
@@ -142,23 +142,35 @@ public final class ServerWiring {
     DatabaseConfig db = config.database();
     HikariDataSource pool = DataSources.create(db.url(), db.user(), db.password(),
         config.connections());
-    if (metrics != null) {
-      metrics.watchPool(pool);
+    // What is open so far, closed in reverse if the graph cannot be finished.
+    java.util.Deque<AutoCloseable> opened = new java.util.ArrayDeque<>();
+    opened.push(pool);
+    try {
+      if (metrics != null) {
+        metrics.watchPool(pool);
+      }
+      var dialect = DataSources.dialectOf(db.url());
+      JooqSegmentStore store = new JooqSegmentStore(pool, dialect, InstantSource.system());
+      Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool, dialect,
+          InstantSource.system()));
+      opened.push(snowflake);
+      SegmentStore served = decorate.apply(store);
+      CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION);
+      opened.push(ticker);
+      EngineConfig engine = config.engine(EngineConfig.DEFAULTS);
+      return assemble(builder, config, served, store::createSchemaIfMissing,
+          listeners -> new SegmentAllocator(served, ticker, engine, listeners), snowflake,
+          metrics, () -> {
+            ticker.close();
+            pool.close();
+            ops.close();
+          });
+    } catch (RuntimeException | Error e) {
+      while (!opened.isEmpty()) {
+        closeQuietly(opened.pop());
+      }
+      throw e;
     }
-    JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(db.url()),
-        InstantSource.system());
-    Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool,
-        DataSources.dialectOf(db.url()), InstantSource.system()));
-    SegmentStore served = decorate.apply(store);
-    CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION);
-    EngineConfig engine = config.engine(EngineConfig.DEFAULTS);
-    return assemble(builder, config, served, store::createSchemaIfMissing,
-        listeners -> new SegmentAllocator(served, ticker, engine, listeners), snowflake,
-        metrics, () -> {
-          ticker.close();
-          pool.close();
-          ops.close();
-        });
   }
 
   /** The token check, then the metrics interceptors (outermost: they see refusals too). */

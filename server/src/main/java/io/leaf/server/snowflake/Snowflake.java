@@ -87,7 +87,15 @@ public final class Snowflake implements AutoCloseable {
     if (closed) {
       return;
     }
-    long next = keeper.step();
+    long next;
+    try {
+      next = keeper.step();
+    } catch (Throwable e) {
+      // Even an Error (a driver's LinkageError, an OutOfMemoryError in JDBC): the fence stops
+      // issuing on its own, and the renewals must go on or snowflake IDs stop until a restart.
+      log.warn("worker lease step failed; retrying in 1 s: {}", e.toString());
+      next = TimeUnit.SECONDS.toNanos(1);
+    }
     report();
     if (next != Long.MAX_VALUE && !closed) {
       try {
