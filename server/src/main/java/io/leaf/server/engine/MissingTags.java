@@ -30,7 +30,10 @@ final class MissingTags {
   static final int CAPACITY = 50_000;
 
   /** What a remembered failure answers; every kind maps to the status its exception has. */
-  private enum Kind { NOT_FOUND, UNAVAILABLE, REFUSED, INVALID_STATE, OUT_OF_RANGE }
+  private enum Kind { NOT_FOUND, UNAVAILABLE, REFUSED, INVALID_STATE, OUT_OF_RANGE, INTERNAL }
+
+  /** The most of a failure's message kept per name, so the bound of names bounds the memory. */
+  static final int MAX_MESSAGE_CHARS = 300;
 
   /** A failed first load: what to answer and until when ({@code retryAtNanos}, ticker time). */
   private record Failed(Kind kind, String message, long retryAtNanos, int failures) {}
@@ -66,6 +69,7 @@ final class MissingTags {
       case REFUSED -> new StoreRejectedException(f.message, null);
       case INVALID_STATE -> new InvalidTagStateException(f.message);
       case OUT_OF_RANGE -> new IdOverflowException(f.message);
+      case INTERNAL -> new IllegalStateException(f.message);
     };
   }
 
@@ -78,8 +82,8 @@ final class MissingTags {
    * Remembers that the first load of {@code bizTag} failed with {@code failure}: NOT_FOUND for the
    * TTL, another failure until its back-off ({@code minNanos} doubling per failure in a row, at
    * most {@code maxNanos} and half the TTL, so that a retry at the end of the back-off still finds
-   * the count) has passed. A lost write conflict is not remembered (the
-   * next call loads again at once), nor a failure no status describes.
+   * the count) has passed; a failure of no known kind is answered as an internal error for its
+   * back-off. A lost write conflict is not remembered (the next call loads again at once).
    *
    * @return the failures in a row now remembered for the name; 0 when none is
    */
@@ -93,7 +97,7 @@ final class MissingTags {
         : failure instanceof StoreRejectedException ? Kind.REFUSED
         : failure instanceof InvalidTagStateException ? Kind.INVALID_STATE
         : failure instanceof IdOverflowException ? Kind.OUT_OF_RANGE
-        : null;
+        : Kind.INTERNAL;
     if (kind == null || ttlNanos == 0) {
       return 0;
     }
@@ -101,7 +105,11 @@ final class MissingTags {
     int failures = before == null || before.kind == Kind.NOT_FOUND ? 1 : before.failures + 1;
     long backoff = minNanos << Math.min(failures - 1, 20);
     backoff = Math.min(Math.min(backoff < 0 ? maxNanos : backoff, maxNanos), ttlNanos / 2);
-    names.put(bizTag, new Failed(kind, failure.getMessage(), nowNanos + backoff, failures));
+    String message = String.valueOf(failure.getMessage());
+    if (message.length() > MAX_MESSAGE_CHARS) {
+      message = message.substring(0, MAX_MESSAGE_CHARS) + "…";
+    }
+    names.put(bizTag, new Failed(kind, message, nowNanos + backoff, failures));
     return failures;
   }
 

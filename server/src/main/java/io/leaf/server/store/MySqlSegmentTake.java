@@ -30,8 +30,9 @@ final class MySqlSegmentTake extends LastInsertIdTake {
       }
       try (ResultSet keys = ps.getGeneratedKeys()) {
         if (!keys.next() || keys.getLong(1) <= 0) {
-          throw new IllegalStateException("the segment UPDATE committed but its reply carried no"
-              + " LAST_INSERT_ID value; the range is dropped (a gap)");
+          // The write is in doubt, not the server broken: UNAVAILABLE, as SegmentTake says.
+          throw new StoreUnavailableException("the segment UPDATE committed but its reply"
+              + " carried no LAST_INSERT_ID value; the range is dropped (a gap)", null);
         }
         return OptionalLong.of(keys.getLong(1));
       }

@@ -71,12 +71,23 @@ class MissingTagsTest {
   }
 
   @Test
-  void add_writeConflictOrUnknownFailure_notRemembered() {
+  void add_writeConflict_notRemembered() {
     assertEquals(0, missing.add("c", new WriteConflictException("conflict", null), ticker.read(),
         MIN, MAX));
-    assertEquals(0, missing.add("x", new IllegalStateException("bug"), ticker.read(), MIN, MAX));
     assertNull(missing.answer("c", ticker.read()));
-    assertNull(missing.answer("x", ticker.read()));
+  }
+
+  @Test
+  void add_unknownFailure_answeredAsInternalForItsBackoffWithBoundedMessage() {
+    assertEquals(1, missing.add("x", new IllegalStateException("bug " + "y".repeat(10_000)),
+        ticker.read(), MIN, MAX));
+    RuntimeException answer = missing.answer("x", ticker.read());
+    assertTrue(answer instanceof IllegalStateException, "INTERNAL, as the failure was: " + answer);
+    assertTrue(answer.getMessage().startsWith("bug "), answer.getMessage());
+    assertTrue(answer.getMessage().length() <= MissingTags.MAX_MESSAGE_CHARS + 1,
+        "the message kept per name is bounded: " + answer.getMessage().length());
+    ticker.advance(Duration.ofNanos(MIN));
+    assertNull(missing.answer("x", ticker.read()), "after its back-off the next call loads");
   }
 
   @Test
