@@ -82,6 +82,9 @@ public final class StatusMapping {
           + " (details in the server log)");
     }
     // The cause never leaves the server; interceptors read it (metrics count refusals by limit).
-    return code.withDescription(t.getMessage()).withCause(t);
+    String message = t.getMessage();
+    return code.withDescription(message != null ? message
+        : code.getCode().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + " ("
+            + t.getClass().getSimpleName() + ")").withCause(t);
   }
 }

@@ -178,7 +178,7 @@ public final class ServerHealth {
         throw e;
       }
       // The database answers; the table is what stops this server: not an outage to alert on.
-      if (!e.getMessage().equals(tableProblem)) {
+      if (!java.util.Objects.equals(e.getMessage(), tableProblem)) {
         tableProblem = e.getMessage();
         log.warn("leaf_alloc unusable; readiness stays NOT_SERVING: {}", e.getMessage());
       }

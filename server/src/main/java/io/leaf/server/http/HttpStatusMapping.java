@@ -22,7 +22,8 @@ final class HttpStatusMapping {
 
   static Answer answer(Throwable t) {
     Status status = StatusMapping.status(t);
-    return new Answer(httpStatus(status.getCode()), String.valueOf(status.getDescription()));
+    return new Answer(httpStatus(status.getCode()), status.getDescription() != null
+        ? status.getDescription() : status.getCode().name());
   }
 
   static HttpResponseStatus httpStatus(Status.Code code) {

@@ -33,6 +33,17 @@ class HttpStatusMappingTest {
   }
 
   @Test
+  void answer_failureWithoutMessage_reasonNamesTheKindNeverNull() {
+    HttpStatusMapping.Answer a = HttpStatusMapping.answer(new StoreUnavailableException(null,
+        null));
+    assertEquals(503, a.status().code());
+    assertEquals("unavailable (StoreUnavailableException)", a.reason(), "never \"null\"");
+    HttpStatusMapping.Answer bare = HttpStatusMapping.answer(
+        new io.grpc.StatusRuntimeException(io.grpc.Status.UNAVAILABLE));
+    assertEquals("UNAVAILABLE", bare.reason(), "a status without a description names its code");
+  }
+
+  @Test
   void answer_limitExceeded_429() {
     LimitExceededException e = new LimitExceededException("too many x", 3, "--max-x");
     assertAnswer(429, e.getMessage(), e);
@@ -74,11 +85,6 @@ class HttpStatusMappingTest {
   void answer_completionException_unwrapped() {
     assertAnswer(404, new TagNotFoundException("t").getMessage(),
         new CompletionException(new TagNotFoundException("t")));
-  }
-
-  @Test
-  void answer_nullMessage_saysNull() {
-    assertAnswer(503, "null", new StoreUnavailableException(null, null));
   }
 
   @Test
