@@ -137,7 +137,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
       } else {
         routes.dispatch(call);
       }
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // An Error too: unanswered, the call would hold the connection (and pipelined ones) for good.
       log.error("HTTP {} {} failed", call.method(), HttpRoutes.shown(call.path()), e);
       call.fail(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: "
           + e.getClass().getSimpleName() + " (details in the server log)");

@@ -44,6 +44,9 @@ class HttpProtocolTest {
             call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "posted"))
         // Answered by the test: a call that waits, as one waiting for a segment load does.
         .get("/held", held::add)
+        .get("/error", call -> {
+          throw new AssertionError("a route that fails with an Error");
+        })
         .prefix("/echo/", Set.of("GET"),
             call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, call.path()));
     server = LeafHttpServer.start("test", new InetSocketAddress(InetAddress.getLoopbackAddress(),
@@ -247,5 +250,17 @@ class HttpProtocolTest {
     c.close();
     // No answer ever comes for this call: only the hang-up can run the action.
     assertTrue(cancelled.await(20, TimeUnit.SECONDS), "the hang-up cancels the pending call");
+  }
+
+  @Test
+  void routeFailsWithAnError_answered500_connectionKeepsServing() throws Exception {
+    RawHttpClient c = raw();
+    c.send("GET /error HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\n\r\n");
+    RawHttpClient.Response failed = c.read();
+    assertNotNull(failed, "an answer to the failing route");
+    assertRefused(500, "AssertionError", failed, "an Error in a route");
+    RawHttpClient.Response next = c.read();
+    assertNotNull(next, "the request pipelined behind it is answered");
+    assertEquals(200, next.status(), next.toString());
   }
 }
