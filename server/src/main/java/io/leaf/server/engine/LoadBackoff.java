@@ -28,8 +28,21 @@ final class LoadBackoff {
     }
     failures++;
     lastFailure = failure;
-    long backoff = minBackoffNanos << Math.min(failures - 1, 20);
-    retryAtNanos = nowNanos + Math.min(backoff < 0 ? maxBackoffNanos : backoff, maxBackoffNanos);
+    retryAtNanos = nowNanos + delay(failures, minBackoffNanos, maxBackoffNanos);
+  }
+
+  /** The back-off after {@code failures} in a row: the minimum doubling each time, at most max. */
+  static long delay(int failures, long minNanos, long maxNanos) {
+    long backoff = minNanos << Math.min(failures - 1, 20);
+    return Math.min(backoff < 0 ? maxNanos : backoff, maxNanos);
+  }
+
+  /** What a caller gets at once while a tag without buffered IDs backs off after an outage. */
+  static StoreUnavailableException noBufferedIds(String message, String bizTag, long retryAtNanos,
+      long nowNanos, Throwable cause) {
+    long waitMs = Math.max(0, (retryAtNanos - nowNanos) / 1_000_000);
+    return new StoreUnavailableException(message + " (biz_tag " + bizTag + " has no buffered"
+        + " IDs; next database attempt in " + waitMs + " ms)", cause);
   }
 
   /** A load succeeded, or the database answers again: the next load may start at once. */
@@ -52,9 +65,7 @@ final class LoadBackoff {
   /** While backing off, the failure a caller of {@code bizTag} gets at once instead of a load. */
   RuntimeException failFast(String bizTag, long nowNanos) {
     if (lastFailure instanceof StoreUnavailableException) {
-      long waitMs = Math.max(0, (retryAtNanos - nowNanos) / 1_000_000);
-      return new StoreUnavailableException(lastFailure.getMessage() + " (biz_tag " + bizTag
-          + " has no buffered IDs; next database attempt in " + waitMs + " ms)", lastFailure);
+      return noBufferedIds(lastFailure.getMessage(), bizTag, retryAtNanos, nowNanos, lastFailure);
     }
     return lastFailure;
   }

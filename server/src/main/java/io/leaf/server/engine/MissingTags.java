@@ -63,9 +63,8 @@ final class MissingTags {
     }
     return switch (f.kind) {
       case NOT_FOUND -> new TagNotFoundException(bizTag);
-      case UNAVAILABLE -> new StoreUnavailableException(f.message + " (biz_tag " + bizTag
-          + " has no buffered IDs; next database attempt in "
-          + Math.max(0, (f.retryAtNanos - nowNanos) / 1_000_000) + " ms)", null);
+      case UNAVAILABLE -> LoadBackoff.noBufferedIds(f.message, bizTag, f.retryAtNanos, nowNanos,
+          null);
       case REFUSED -> new StoreRejectedException(f.message, null);
       case INVALID_STATE -> new InvalidTagStateException(f.message);
       case OUT_OF_RANGE -> new IdOverflowException(f.message);
@@ -103,8 +102,7 @@ final class MissingTags {
     }
     Failed before = names.getIfPresent(bizTag);
     int failures = before == null || before.kind == Kind.NOT_FOUND ? 1 : before.failures + 1;
-    long backoff = minNanos << Math.min(failures - 1, 20);
-    backoff = Math.min(Math.min(backoff < 0 ? maxNanos : backoff, maxNanos), ttlNanos / 2);
+    long backoff = Math.min(LoadBackoff.delay(failures, minNanos, maxNanos), ttlNanos / 2);
     String message = String.valueOf(failure.getMessage());
     if (message.length() > MAX_MESSAGE_CHARS) {
       message = message.substring(0, MAX_MESSAGE_CHARS) + "…";
