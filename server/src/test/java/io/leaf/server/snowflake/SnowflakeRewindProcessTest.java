@@ -20,7 +20,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Two loaded server processes on one database and one worker ID while the lease row is deleted,
  * zeroed and moved back under its holder (what an operator, a restored backup or a promoted
- * lagging replica does): the other server claims the worker each time, and no ID is issued twice.
+ * lagging replica does): after each rewind either server claims the worker (the other one in
+ * most runs; the count is printed), and no ID is issued twice.
+ *
+ * <p>The takeover itself is not certain from outside the processes, so the case "the other server
+ * claims while the holder still issues" is pinned down with fake clocks in {@code
+ * WorkerLeaseKeeperTest.rowRewoundUnderLoadedHolder_anotherServerClaimsIt_zeroRepeats}; this test
+ * is the same rule on real databases and processes.
  */
 @Tag("slow")
 class SnowflakeRewindProcessTest {
