@@ -22,7 +22,7 @@ class ServerConfigTest {
   void parse_nothingGiven_defaults() {
     ServerConfig c = parse(Map.of());
     assertEquals(50051, c.api().port());
-    assertEquals(ServerConfig.DEFAULT_DB_URL, c.database().url());
+    assertEquals(io.leaf.server.config.Flags.DEFAULT_DB_URL, c.database().url());
     assertEquals(Duration.ofMinutes(15), c.sweep().idleTtl());
     assertEquals(10_000_000, c.api().maxBatch());
   }

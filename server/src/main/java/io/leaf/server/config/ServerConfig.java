@@ -30,9 +30,6 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
     SweepConfig sweep, HttpConfig http, OpsConfig ops, SnowflakeConfig snowflake,
     String logLevel) {
 
-  /** The embedded H2 file Leaf uses when no database is named (for trying it out). */
-  public static final String DEFAULT_DB_URL = Flags.DEFAULT_DB_URL;
-
   /** Reads flags, then the environment, then defaults. */
   public static ServerConfig parse(String[] args, Function<String, String> env) {
     FlagValues v = FlagValues.read(args, env);
