@@ -44,7 +44,11 @@ final class SegmentQueue {
       first = s;
       return;
     }
-    // Loads mostly finish in order: a segment lower than the last queued is rare.
+    // Loads mostly finish in order: append; a segment lower than the last queued is rare.
+    if (rest.isEmpty() || rest.peekLast().start < s.start) {
+      rest.addLast(s);
+      return;
+    }
     ArrayDeque<Segment> sorted = new ArrayDeque<>(rest.size() + 1);
     while (!rest.isEmpty() && rest.peekFirst().start < s.start) {
       sorted.addLast(rest.pollFirst());
