@@ -10,6 +10,7 @@ import io.leaf.server.store.WorkerLeaseStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.ManualScheduler;
+import io.leaf.server.testing.ManualSnowflakeClocks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,25 +26,12 @@ class SnowflakeLeaseReportTest {
 
   /** TTL 1.5 s: renewed every 500 ms, fenced 1.2 s after the last acknowledged renewal. */
   private static final Duration TTL = Duration.ofMillis(1_500);
-  private static final Duration TICK = Duration.ofMillis(10);
-
-  private final FakeWallClock wall = new FakeWallClock(1_750_000_000_000L);
-  private final FakeTicker ticker = new FakeTicker();
+  private final ManualSnowflakeClocks clocks = new ManualSnowflakeClocks(1_750_000_000_000L);
+  private final FakeWallClock wall = clocks.wall;
+  private final FakeTicker ticker = clocks.ticker;
   private final CountedRenewals leases = new CountedRenewals(wall);
-  private final ManualScheduler leaseSteps = new ManualScheduler(ticker);
-  private final ManualScheduler timer = new ManualScheduler(ticker);
-
-  /** Both clocks move {@code d} in ticks; the timer always runs, the lease steps if asked. */
-  private void elapse(Duration d, boolean leaseThreadRuns) {
-    for (long done = 0; done < d.toMillis(); done += TICK.toMillis()) {
-      wall.advance(TICK);
-      ticker.advance(TICK);
-      if (leaseThreadRuns) {
-        leaseSteps.runDue();
-      }
-      timer.runDue();
-    }
-  }
+  private final ManualScheduler leaseSteps = clocks.leaseSteps;
+  private final ManualScheduler timer = clocks.timer;
 
   private Snowflake snowflake() {
     return new Snowflake(leases, SnowflakeLayout.DEFAULT, 0, 0, TTL, wall, ticker, leaseSteps,
@@ -60,12 +48,12 @@ class SnowflakeLeaseReportTest {
       });
       snowflake.start();
       // Issuing starts after the claim's quarantine (the TTL plus 1 s).
-      elapse(WorkerLeaseKeeper.quarantine(TTL).plusMillis(100), true);
+      clocks.elapse(WorkerLeaseKeeper.quarantine(TTL).plusMillis(100), true);
       assertTrue(snowflake.generator().leaseValid(), "leased");
       int atStart = leases.renewals.get();
       int reportsAtStart = reports.get();
       // Four renewals take the lease past its first fence.
-      elapse(Duration.ofMillis(2_100), true);
+      clocks.elapse(Duration.ofMillis(2_100), true);
       int renewed = leases.renewals.get() - atStart;
       assertTrue(renewed >= 4, "renewals go on although every report throws: " + renewed
           + " renewals");
@@ -85,12 +73,12 @@ class SnowflakeLeaseReportTest {
     try (Snowflake snowflake = snowflake()) {
       snowflake.reportLeaseTo(() -> seen.add(snowflake.generator().leaseValid()));
       snowflake.start();
-      elapse(WorkerLeaseKeeper.quarantine(TTL).plusMillis(100), true);
+      clocks.elapse(WorkerLeaseKeeper.quarantine(TTL).plusMillis(100), true);
       assertTrue(seen.get(seen.size() - 1), "leased, and reported so");
       // The lease thread now hangs (a database that stopped answering mid-statement): no step
       // runs, so none reports; time goes on.
       int renewals = leases.renewals.get();
-      elapse(TTL, false);
+      clocks.elapse(TTL, false);
       assertEquals(renewals, leases.renewals.get(), "no renewal while the lease thread hangs");
       assertFalse(seen.get(seen.size() - 1), "the lapse reported by the timer");
       assertFalse(snowflake.generator().leaseValid(), "fenced 1.2 s after the last renewal");

@@ -11,6 +11,7 @@ import io.leaf.server.store.WorkerLease;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.ManualScheduler;
+import io.leaf.server.testing.ManualSnowflakeClocks;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,27 +26,14 @@ class SnowflakeScheduleTest {
 
   private static final long NOW = 1_750_000_000_000L;
   private static final Duration TTL = Duration.ofSeconds(3);
-  private static final Duration TICK = Duration.ofMillis(10);
-
-  private final FakeWallClock wall = new FakeWallClock(NOW);
-  private final FakeTicker ticker = new FakeTicker();
+  private final ManualSnowflakeClocks clocks = new ManualSnowflakeClocks(NOW);
+  private final FakeWallClock wall = clocks.wall;
+  private final FakeTicker ticker = clocks.ticker;
   private final MemoryWorkerLeaseStore store = new MemoryWorkerLeaseStore(wall);
-  private final ManualScheduler leaseSteps = new ManualScheduler(ticker);
-  private final ManualScheduler chunkTimer = new ManualScheduler(ticker);
+  private final ManualScheduler leaseSteps = clocks.leaseSteps;
+  private final ManualScheduler chunkTimer = clocks.timer;
   private final Snowflake snowflake = new Snowflake(store, SnowflakeLayout.DEFAULT, 7, 7, TTL,
       wall, ticker, leaseSteps, chunkTimer);
-
-  /** Both clocks move {@code d} in ticks; the timer always runs, the lease steps if asked. */
-  private void elapse(Duration d, boolean leaseThreadRuns) {
-    for (long done = 0; done < d.toMillis(); done += TICK.toMillis()) {
-      wall.advance(TICK);
-      ticker.advance(TICK);
-      if (leaseThreadRuns) {
-        leaseSteps.runDue();
-      }
-      chunkTimer.runDue();
-    }
-  }
 
   @Test
   void leaseSteps_claimQuarantineRenewalsAndRelease_onTheInjectedScheduler() {
@@ -59,13 +47,13 @@ class SnowflakeScheduleTest {
     assertEquals(1, reports.get(), "reported after the claim");
 
     Duration quarantine = WorkerLeaseKeeper.quarantine(TTL);
-    elapse(quarantine.minusMillis(100), true);
+    clocks.elapse(quarantine.minusMillis(100), true);
     assertThrows(NoWorkerLeaseException.class, snowflake::nextId, "still quarantined");
-    elapse(Duration.ofMillis(200), true);
+    clocks.elapse(Duration.ofMillis(200), true);
     long first = snowflake.nextId();
     assertEquals(7, SnowflakeLayout.DEFAULT.decompose(first).workerId());
 
-    elapse(TTL.multipliedBy(10), true);
+    clocks.elapse(TTL.multipliedBy(10), true);
     assertTrue(snowflake.generator().leaseValid(), "renewed every third of the TTL");
     assertTrue(store.row(7).orElseThrow().expiresMs() > wall.millis(), "the row is renewed");
     assertTrue(snowflake.nextId() > first);
@@ -82,7 +70,7 @@ class SnowflakeScheduleTest {
   @Test
   void nextIds_sequenceUsedUp_resumedByTheChunkTimerOnceTheClockMoves() throws Exception {
     snowflake.start();
-    elapse(WorkerLeaseKeeper.quarantine(TTL).plusMillis(100), true);
+    clocks.elapse(WorkerLeaseKeeper.quarantine(TTL).plusMillis(100), true);
     int perMs = SnowflakeLayout.DEFAULT.idsPerMillisecond();
     CompletableFuture<IdRanges> all = snowflake.nextIds(Integer.MAX_VALUE);
     assertTrue(all.isDone(), "what the borrow allows, at once");
