@@ -52,6 +52,11 @@ public final class FormatAdmin {
     FormatSpec spec = FormatSpec.of(pattern, reset,
         timeZone == null || timeZone.isEmpty() ? "UTC" : timeZone);
     FormattedIds.fingerprintToStore(spec, key);
+    if (tag.indexOf('#') >= 0) {
+      throw new InvalidFormatException(pattern, -1, "tag " + Text.quote(tag) + " contains '#',"
+          + " which names a formatted tag's period rows (tag#yyyyMMdd); a tag with a format"
+          + " must not contain it");
+    }
     String longest = tag + "#" + "0".repeat(PeriodRows.LONGEST_SUFFIX - 1);
     if (!tags.mayHold(longest)) {
       throw new InvalidFormatException(pattern, -1, "tag " + Text.quote(tag) + " is too long"

@@ -206,6 +206,19 @@ class FormattedIdServiceTest {
   }
 
   @Test
+  void aPeriodRowsName_cannotCarryAFormat() throws Exception {
+    start();
+    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("o")
+        .setFormat(format("{yyyyMMdd}{seq:4}", Reset.DAILY, "")).build());
+    next("o");
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
+        () -> leaf.blocking.setFormat(SetFormatRequest.newBuilder().setBizTag("o#20261126")
+            .setFormat(format("{seq:4}", Reset.NEVER, "")).build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    assertTrue(e.getStatus().getDescription().contains("'#'"), e.getStatus().getDescription());
+  }
+
+  @Test
   void opaque_withoutAKey_refusedAtSet() throws Exception {
     start();
     StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
