@@ -3,7 +3,6 @@ package io.leaf.client;
 import io.grpc.CallCredentials;
 import io.grpc.Channel;
 import io.grpc.ChannelCredentials;
-import io.grpc.Context;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
@@ -15,7 +14,6 @@ import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.DecodeSnowflakeIdRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.GetWorkerRequest;
-import io.leaf.v1.IdBatch;
 import io.leaf.v1.InitCacheRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
@@ -32,7 +30,6 @@ import io.leaf.v1.UpdateStepRequest;
 import io.leaf.v1.WorkerStatus;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -152,48 +149,7 @@ public final class LeafClient implements AutoCloseable {
   public long[] nextIds(String bizTag, int count) {
     NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
         .build();
-    return streamAll(() -> stub().nextIdBatch(req), count);
-  }
-
-  /**
-   * Reads every chunk of the stream {@code open} starts, {@code count} IDs in all. Leaving early
-   * (a reply that breaks the contract) cancels the stream instead of leaving the call open until
-   * its deadline.
-   */
-  private static long[] streamAll(Supplier<Iterator<IdBatch>> open, int count) {
-    return call(() -> {
-      Context.CancellableContext scope = Context.current().withCancellation();
-      try {
-        return scope.call(() -> readAll(open.get(), count));
-      } catch (RuntimeException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      } finally {
-        scope.cancel(null);
-      }
-    });
-  }
-
-  private static long[] readAll(Iterator<IdBatch> stream, int count) {
-    long[] ids = new long[Math.max(count, 0)];
-    int n = 0;
-    while (stream.hasNext()) {
-      IdBatch batch = stream.next();
-      int size = batch.getIdsCount();
-      if (n + size > ids.length) {
-        throw new LeafException(Status.Code.INTERNAL,
-            "server streamed more than the " + count + " IDs asked for", null);
-      }
-      for (int i = 0; i < size; i++) {
-        ids[n++] = batch.getIds(i);
-      }
-    }
-    if (n != ids.length) {
-      throw new LeafException(Status.Code.INTERNAL,
-          "server streamed " + n + " IDs, " + count + " asked for", null);
-    }
-    return ids;
+    return IdStreams.ids(() -> stub().nextIdBatch(req), count);
   }
 
   /**
@@ -212,7 +168,7 @@ public final class LeafClient implements AutoCloseable {
   public long[] nextSnowflakeIds(int count) {
     NextSnowflakeIdBatchRequest req = NextSnowflakeIdBatchRequest.newBuilder().setCount(count)
         .build();
-    return streamAll(() -> snowflake().nextSnowflakeIdBatch(req), count);
+    return IdStreams.ids(() -> snowflake().nextSnowflakeIdBatch(req), count);
   }
 
   /** The parts of a snowflake ID in the server's layout (time, worker ID, sequence). */
