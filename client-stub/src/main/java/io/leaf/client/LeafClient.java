@@ -31,25 +31,20 @@ import io.leaf.v1.WorkerStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 /**
  * A blocking client for one Leaf service: each method is one RPC with the client's deadline, and
  * every failure is a {@link LeafException} subclass chosen by the gRPC status code.
  *
  * <p>Thread-safe; share one instance. A client built from a target or a channel builder owns its
- * channel, which retries UNAVAILABLE with gRPC's own retry policy (see {@link #serviceConfig});
+ * channel, which retries UNAVAILABLE with gRPC's own retry policy (every method but CreateTag);
  * {@link #close()} shuts that channel down. A client built on an existing channel uses the
  * channel as it is and leaves it open.
  */
 public final class LeafClient implements AutoCloseable {
-
-  /** The full gRPC service name the retry policy applies to. */
-  static final String SERVICE = LeafServiceGrpc.SERVICE_NAME;
 
   private final ManagedChannel channel;
   private final boolean ownsChannel;
@@ -88,36 +83,6 @@ public final class LeafClient implements AutoCloseable {
   public static Builder forChannel(ManagedChannel channel) {
     Objects.requireNonNull(channel, "channel");
     return new Builder(null, null, channel);
-  }
-
-  /** Methods that are safe to repeat: reads, ID calls (a repeat is a gap) and setting a step. */
-  static final List<String> RETRIED_METHODS = List.of("NextId", "NextIdBatch", "ReserveIds",
-      "InitCache", "GetTag", "ListTags", "UpdateStep");
-  /** SnowflakeService methods, all safe to repeat (a repeated ID call is a gap). */
-  static final List<String> RETRIED_SNOWFLAKE_METHODS = List.of("NextSnowflakeId",
-      "NextSnowflakeIdBatch", "DecodeSnowflakeId", "GetWorker");
-
-  /**
-   * The channel's default service config: every LeafService method except CreateTag retries
-   * UNAVAILABLE up to {@code maxAttempts} attempts in total, backing off from 100 ms up to 2 s.
-   * gRPC retries only calls the server has not answered with a message yet, so a half-received ID
-   * stream is never replayed; a retried ID call at worst leaves a gap. CreateTag is not retried: an
-   * insert that committed before its reply was lost would come back as ALREADY_EXISTS.
-   */
-  static Map<String, ?> serviceConfig(int maxAttempts) {
-    Map<String, Object> retryPolicy = Map.of(
-        "maxAttempts", (double) maxAttempts,
-        "initialBackoff", "0.1s",
-        "maxBackoff", "2s",
-        "backoffMultiplier", 2.0,
-        "retryableStatusCodes", List.of("UNAVAILABLE"));
-    Map<String, Object> methodConfig = Map.of(
-        "name", Stream.concat(
-            RETRIED_METHODS.stream().map(m -> Map.of("service", SERVICE, "method", m)),
-            RETRIED_SNOWFLAKE_METHODS.stream().map(m -> Map.of(
-                "service", SnowflakeServiceGrpc.SERVICE_NAME, "method", m))).toList(),
-        "retryPolicy", retryPolicy);
-    return Map.of("methodConfig", List.of(methodConfig));
   }
 
   private LeafServiceGrpc.LeafServiceBlockingStub stub() {
@@ -353,7 +318,7 @@ public final class LeafClient implements AutoCloseable {
       }
       ManagedChannelBuilder<?> b = channelBuilder != null ? channelBuilder
           : Grpc.newChannelBuilder(target, credentials);
-      b.defaultServiceConfig(serviceConfig(maxAttempts));
+      b.defaultServiceConfig(RetryPolicy.serviceConfig(maxAttempts));
       if (maxAttempts > 1) {
         b.enableRetry();
       } else {
