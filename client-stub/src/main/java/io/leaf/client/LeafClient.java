@@ -20,8 +20,10 @@ import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
 import io.leaf.v1.NextSnowflakeIdRequest;
+import io.leaf.v1.ParseFormattedIdRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.ReservedIds;
+import io.leaf.v1.SetFormatRequest;
 import io.leaf.v1.SnowflakeIdParts;
 import io.leaf.v1.SnowflakeServiceGrpc;
 import io.leaf.v1.Tag;
@@ -152,9 +154,63 @@ public final class LeafClient implements AutoCloseable {
    * default (200); a null description is stored as none.
    */
   public Tag createTag(String bizTag, long maxId, int step, String description) {
-    CreateTagRequest req = CreateTagRequest.newBuilder().setBizTag(tag(bizTag)).setMaxId(maxId)
-        .setStep(step).setDescription(description == null ? "" : description).build();
-    return call(() -> stub().createTag(req));
+    return createTag(bizTag, maxId, step, description, null);
+  }
+
+  /**
+   * Creates {@code bizTag} as {@link #createTag(String, long, int, String)} does, its numbers
+   * written in {@code format} (null: none; INVALID_ARGUMENT for a bad one).
+   */
+  public Tag createTag(String bizTag, long maxId, int step, String description, IdFormat format) {
+    CreateTagRequest.Builder req = CreateTagRequest.newBuilder().setBizTag(tag(bizTag))
+        .setMaxId(maxId).setStep(step).setDescription(description == null ? "" : description);
+    if (format != null) {
+      req.setFormat(format.toProto());
+    }
+    return call(() -> stub().createTag(req.build()));
+  }
+
+  /**
+   * Sets or changes the tag's format (admin token). INVALID_ARGUMENT for a bad format, a reset the
+   * pattern cannot show, or a change that could repeat a number the tag issued before.
+   */
+  public Tag setFormat(String bizTag, IdFormat format) {
+    SetFormatRequest req = SetFormatRequest.newBuilder().setBizTag(tag(bizTag))
+        .setFormat(Objects.requireNonNull(format, "format").toProto()).build();
+    return call(() -> stub().setFormat(req));
+  }
+
+  /**
+   * The tag's next formatted number, e.g. {@code ORD-20261126-0004573}.
+   *
+   * @throws FailedPreconditionException the tag has no format, or its key differs from the
+   *     server's
+   * @throws OutOfRangeException the period's numbers pass the sequence's width
+   */
+  public String nextFormattedId(String bizTag) {
+    NextIdRequest req = NextIdRequest.newBuilder().setBizTag(tag(bizTag)).build();
+    return call(() -> stub().nextFormattedId(req).getValue());
+  }
+
+  /**
+   * {@code count} formatted numbers of {@code bizTag} from one NextFormattedIdBatch stream, in the
+   * order the server sent them; unmodifiable. Same errors as {@link #nextFormattedId}; the
+   * deadline covers the whole stream.
+   */
+  public List<String> nextFormattedIds(String bizTag, int count) {
+    NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
+        .build();
+    return IdStreams.values(() -> stub().nextFormattedIdBatch(req), count);
+  }
+
+  /**
+   * Reads a formatted number of {@code bizTag} back (INVALID_ARGUMENT when it does not match the
+   * tag's format); an opaque number's sequence needs the admin token, else it is empty.
+   */
+  public FormattedIdParts parseFormattedId(String bizTag, String value) {
+    ParseFormattedIdRequest req = ParseFormattedIdRequest.newBuilder().setBizTag(tag(bizTag))
+        .setValue(Objects.requireNonNull(value, "value")).build();
+    return call(() -> FormattedIdParts.from(stub().parseFormattedId(req)));
   }
 
   /** Sets the tag's step; the server's next segment load uses it. */
