@@ -181,7 +181,7 @@ public final class LeafClient implements AutoCloseable {
   }
 
   /**
-   * The tag's next formatted number, e.g. {@code ORD-20261126-0004573}.
+   * The tag's next formatted number, e.g. {@code ORD-20261126-0004577}.
    *
    * @throws FailedPreconditionException the tag has no format, or its key differs from the
    *     server's

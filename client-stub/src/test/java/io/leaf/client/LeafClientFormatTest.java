@@ -88,11 +88,11 @@ class LeafClientFormatTest {
   @Test
   void parseFormattedId_sendsValue_readsPeriodSequenceAndCheck() {
     service.parseAnswer(io.leaf.v1.FormattedIdParts.newBuilder().setPeriod("20261126")
-        .setSequence(4573).setCheckValid(true).build());
-    FormattedIdParts parts = client.parseFormattedId("order", "ORD-20261126-0004573");
-    assertEquals(new FormattedIdParts("20261126", OptionalLong.of(4573), true), parts);
+        .setSequence(457).setCheckValid(true).build());
+    FormattedIdParts parts = client.parseFormattedId("order", "ORD-20261126-0004577");
+    assertEquals(new FormattedIdParts("20261126", OptionalLong.of(457), true), parts);
     assertEquals(ParseFormattedIdRequest.newBuilder().setBizTag("order")
-        .setValue("ORD-20261126-0004573").build(), service.requests().get(0));
+        .setValue("ORD-20261126-0004577").build(), service.requests().get(0));
   }
 
   @Test

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Formatted numbers of tags that carry a format (e.g. {@code ORD-20261126-0004573}): each call is
+ * Formatted numbers of tags that carry a format (e.g. {@code ORD-20261126-0004577}): each call is
  * one RPC through the application's {@code LeafClient}, with its deadline, retries, token and
  * typed errors; nothing is cached, since a cached number could belong to a period already over.
  *
