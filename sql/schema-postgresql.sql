@@ -13,3 +13,15 @@ CREATE TABLE IF NOT EXISTS leaf_alloc (
   PRIMARY KEY (id),
   CONSTRAINT uk_leaf_alloc_biz_tag UNIQUE (biz_tag)
 );
+
+-- Formats of tags: see schema.sql.
+CREATE TABLE IF NOT EXISTS leaf_format (
+  biz_tag         VARCHAR(128) COLLATE "C" NOT NULL,
+  version         INT          NOT NULL,
+  pattern         VARCHAR(256) NOT NULL,
+  reset_period    VARCHAR(16)  NOT NULL,
+  time_zone       VARCHAR(64)  NOT NULL,
+  key_fingerprint VARCHAR(64)  NOT NULL,
+  update_time     BIGINT       NOT NULL,
+  PRIMARY KEY (biz_tag, version)
+);

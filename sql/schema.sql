@@ -28,3 +28,19 @@ CREATE TABLE IF NOT EXISTS leaf_worker (
   update_time       BIGINT       NOT NULL,
   PRIMARY KEY (worker_id)
 );
+
+-- Formats of tags (formatted IDs): every format a tag has had, version 1 first; the highest
+-- version is the current one. Earlier versions stay so a change can be checked against each
+-- (a change is refused when the new format could produce a value an earlier one issued).
+-- reset_period: NEVER, DAILY, MONTHLY or YEARLY; key_fingerprint: the opaque key's, or ''.
+-- A period's numbers come from its own leaf_alloc row, named biz_tag#<period key>.
+CREATE TABLE IF NOT EXISTS leaf_format (
+  biz_tag         VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  version         INT          NOT NULL,
+  pattern         VARCHAR(256) CHARACTER SET utf8mb4 NOT NULL,
+  reset_period    VARCHAR(16)  NOT NULL,
+  time_zone       VARCHAR(64)  NOT NULL,
+  key_fingerprint VARCHAR(64)  NOT NULL,
+  update_time     BIGINT       NOT NULL,
+  PRIMARY KEY (biz_tag, version)
+);

@@ -35,10 +35,15 @@ import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeConfig;
 import io.leaf.server.snowflake.SnowflakeGenerator;
 import io.leaf.server.snowflake.SnowflakeLayout;
+import io.leaf.server.formats.FormatAdmin;
+import io.leaf.server.formats.FormattedIssuer;
 import io.leaf.server.store.DataSources;
+import io.leaf.server.store.FormatStore;
+import io.leaf.server.store.JooqFormatStore;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.JooqWorkerLeaseStore;
 import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.WorkerLeaseStore;
 import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.server.sweep.SweepIntake;
@@ -77,6 +82,8 @@ public final class ServerWiring {
    */
   private static final int STREAM_PUMP_THREADS =
       Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ServerWiring.class);
 
   private ServerWiring() {}
 
@@ -151,6 +158,7 @@ public final class ServerWiring {
       }
       var dialect = DataSources.dialectOf(db.url());
       JooqSegmentStore store = new JooqSegmentStore(pool, dialect, InstantSource.system());
+      JooqFormatStore formats = new JooqFormatStore(pool, dialect, InstantSource.system());
       Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool, dialect,
           InstantSource.system()));
       opened.push(snowflake);
@@ -158,7 +166,18 @@ public final class ServerWiring {
       CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION);
       opened.push(ticker);
       EngineConfig engine = config.engine(EngineConfig.DEFAULTS);
-      return assemble(builder, config, served, store::createSchemaIfMissing,
+      Runnable schemaInit = () -> {
+        store.createSchemaIfMissing();
+        try {
+          formats.createSchemaIfMissing();
+        } catch (StoreRejectedException e) {
+          // IDs do not need formats: a user without CREATE serves them, and formatted calls
+          // answer with this reason until a DBA creates leaf_format (sql/schema.sql).
+          log.warn("formatted IDs unavailable: {}", e.getMessage());
+        }
+      };
+      return assemble(builder, config, served, schemaInit,
+          new Formats(formats, InstantSource.system()),
           listeners -> new SegmentAllocator(served, ticker, engine, listeners), snowflake,
           metrics, () -> {
             ticker.close();
@@ -194,18 +213,25 @@ public final class ServerWiring {
   }
 
   /**
+   * Where tags' formats are kept, and the wall clock that picks each formatted number's period.
+   */
+  public record Formats(FormatStore store, InstantSource clock) {}
+
+  /**
    * The server over ready stores, engine and snowflake side: the API, health, idle-tag sweeper,
    * metrics gauges and HTTP routes are built here the same way for every caller.
    *
    * @param builder the transport, with any interceptors already added
    * @param schemaInit creates the schema when missing; retried until it succeeds
+   * @param formats the formats' store and clock
    * @param engine builds the engine over {@code store} with the listeners it is given (the
    *     metrics' events and the idle sweeper's intake), which it must pass to its constructor
    * @param metrics the registry the HTTP ports serve and the engine reports to; null: none
    * @param resources closed last on {@link LeafServer#stop()}
    */
   public static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
-      SegmentStore store, Runnable schemaInit, Function<EngineListeners, SegmentAllocator> engine,
+      SegmentStore store, Runnable schemaInit, Formats formats,
+      Function<EngineListeners, SegmentAllocator> engine,
       Snowflake snowflake, Metrics metrics, AutoCloseable resources) {
     // The engine's listeners exist before it does, so each is a final field from the start.
     SweepIntake cached = new SweepIntake();
@@ -223,9 +249,13 @@ public final class ServerWiring {
         STREAM_PUMP_THREADS, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(2 * config.api().maxStreams()),
         new ThreadFactoryBuilder().setNameFormat("leaf-stream-%d").setDaemon(true).build());
     streamPump.allowCoreThreadTimeOut(true);
+    FormattedIssuer issuer = new FormattedIssuer(allocator, store, formats.store(),
+        config.formatKey(), formats.clock(), database::execute);
+    FormatAdmin formatAdmin = new FormatAdmin(store, formats.store(), config.formatKey(),
+        issuer::formatChanged);
     LeafGrpcService service = new LeafGrpcService(allocator, store, InstantSource.system(),
         config.api().maxWait(), config.api().maxBatch(), config.api().maxStreams(), config.api().maxStreamMemory(),
-        database, streamPump);
+        database, streamPump, issuer, formatAdmin);
     if (metrics != null) {
       metrics.watchEngine(allocator, sweeper, health::databaseUp);
       metrics.watchSnowflake(snowflake);

@@ -33,18 +33,52 @@ import org.slf4j.LoggerFactory;
  * back once the call is ready again (the transport took the chunk) or the stream ends, however it
  * ends — an {@link Error} thrown by its work included, which also frees its stream slot.
  */
-final class BatchStream {
+final class BatchStream<C, M> {
 
   private static final Logger log = LoggerFactory.getLogger(BatchStream.class);
 
-  /** Where a stream's IDs come from: up to {@code count} IDs, at once or later. */
-  interface IdSource {
-    CompletableFuture<IdRanges> next(int count);
+  /** Where a stream's chunks come from: up to {@code count} items, at once or later. */
+  interface Source<C> {
+    CompletableFuture<C> next(int count);
   }
 
-  private final ServerCallStreamObserver<IdBatch> call;
+  /** How a stream's chunks are sent: as messages, each holding so many items. */
+  interface Encoding<C, M> {
+    M message(C chunk);
+
+    int items(C chunk);
+
+    /**
+     * Units of {@link StreamMemory} (each {@link StreamMemory#BYTES_PER_ID} bytes) an item in
+     * flight may cost: 1 for an ID.
+     */
+    int unitsPerItem();
+  }
+
+  /** Chunks of IDs as {@link IdBatch} messages. */
+  static final Encoding<IdRanges, IdBatch> IDS = new Encoding<>() {
+    @Override
+    public IdBatch message(IdRanges ids) {
+      IdBatch.Builder batch = IdBatch.newBuilder();
+      ids.forEach(batch::addIds);
+      return batch.build();
+    }
+
+    @Override
+    public int items(IdRanges ids) {
+      return (int) ids.size();
+    }
+
+    @Override
+    public int unitsPerItem() {
+      return 1;
+    }
+  };
+
+  private final ServerCallStreamObserver<M> call;
   private final String what;
-  private final IdSource source;
+  private final Source<C> source;
+  private final Encoding<C, M> encoding;
   private final int chunk;
   private final Runnable onEnd;
   private final Executor events;
@@ -57,7 +91,7 @@ final class BatchStream {
   // Confined to events.
   private int remaining;
   /** The chunk whose IDs the engine is waiting for; null when none. */
-  private CompletableFuture<IdRanges> wait;
+  private CompletableFuture<C> wait;
   private boolean ended;
 
   /**
@@ -66,11 +100,13 @@ final class BatchStream {
    * @param onEnd runs once when the stream ends, however it ends
    * @param pump the threads that run every stream's work
    */
-  BatchStream(ServerCallStreamObserver<IdBatch> call, String what, IdSource source,
-      int count, int chunk, Runnable onEnd, Executor pump, StreamMemory memory) {
+  BatchStream(ServerCallStreamObserver<M> call, String what, Source<C> source,
+      Encoding<C, M> encoding, int count, int chunk, Runnable onEnd, Executor pump,
+      StreamMemory memory) {
     this.call = call;
     this.what = what;
     this.source = source;
+    this.encoding = encoding;
     this.memory = memory;
     this.remaining = count;
     this.chunk = chunk;
@@ -120,7 +156,7 @@ final class BatchStream {
         // Ready again: the chunk sent before has left for the transport.
         giveBack();
         IntConsumer later = grant -> run(() -> granted(grant));
-        int grant = memory.acquire(Math.min(chunk, remaining), later);
+        int grant = memory.acquire(Math.min(chunk, remaining) * encoding.unitsPerItem(), later);
         if (grant == 0) {
           memoryWait = later;
           return;
@@ -164,7 +200,7 @@ final class BatchStream {
   private boolean take(int grant) {
     held = grant;
     // Inline while the source has IDs (buffered segments), else resumed when it has.
-    CompletableFuture<IdRanges> ids = source.next(grant);
+    CompletableFuture<C> ids = source.next(Math.max(1, grant / encoding.unitsPerItem()));
     if (!ids.isDone()) {
       wait = ids;
       ids.whenComplete((r, e) -> run(() -> resumed(r, e)));
@@ -181,14 +217,12 @@ final class BatchStream {
   }
 
   /** One chunk; the call was ready when its IDs were asked for, so it holds at most this one. */
-  private void send(IdRanges ids) {
-    IdBatch.Builder batch = IdBatch.newBuilder();
-    ids.forEach(batch::addIds);
-    remaining -= batch.getIdsCount();
-    call.onNext(batch.build());
+  private void send(C chunk) {
+    remaining -= encoding.items(chunk);
+    call.onNext(encoding.message(chunk));
   }
 
-  private void resumed(IdRanges ids, Throwable failure) {
+  private void resumed(C ids, Throwable failure) {
     wait = null;
     if (failure != null) {
       fail(failure);
@@ -204,7 +238,7 @@ final class BatchStream {
       return;
     }
     end();
-    CompletableFuture<IdRanges> w = wait;
+    CompletableFuture<C> w = wait;
     if (w != null) {
       w.cancel(false);
     }

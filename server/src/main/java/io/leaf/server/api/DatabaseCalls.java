@@ -35,7 +35,7 @@ public final class DatabaseCalls implements AutoCloseable {
    * @throws LimitExceededException {@code queue} calls are waiting for a thread already
    * @throws ServerClosingException the server is shutting down
    */
-  void execute(Runnable call) {
+  public void execute(Runnable call) {
     try {
       executor.execute(call);
     } catch (RejectedExecutionException e) {

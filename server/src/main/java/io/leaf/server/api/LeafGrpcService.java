@@ -8,9 +8,16 @@ import io.leaf.server.engine.IdRanges;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.WaitDeadline;
+import io.leaf.server.formats.FormatAdmin;
+import io.leaf.server.formats.FormattedIssuer;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.v1.CreateTagRequest;
+import io.leaf.v1.FormattedId;
+import io.leaf.v1.FormattedIdBatch;
+import io.leaf.v1.FormattedIdParts;
 import io.leaf.v1.GetTagRequest;
+import io.leaf.v1.ParseFormattedIdRequest;
+import io.leaf.v1.SetFormatRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.IdRange;
 import io.leaf.v1.InitCacheRequest;
@@ -44,7 +51,8 @@ import java.util.function.Function;
  * NextIdBatch streams do their bulk work on a small pump of their own ({@link BatchStream}). The
  * RPCs that read or write the database, and ReserveIds' dedicated write, run on
  * {@link DatabaseCalls}; those of a tag's row (CreateTag, UpdateStep, GetTag, ListTags and
- * InitCache's answer) are handled by {@link TagAdmin}, behind this one registered service.
+ * InitCache's answer) and SetFormat are handled by {@link TagAdmin}, the formatted numbers by
+ * {@link FormattedCalls}, behind this one registered service.
  *
  * <p>Limits: at most {@code maxStreams} NextIdBatch streams at once; waiting calls, first loads and
  * database calls have their own bounds. Every refusal is RESOURCE_EXHAUSTED naming the limit.
@@ -55,6 +63,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
 
   private final SegmentAllocator allocator;
   private final TagAdmin admin;
+  private final FormattedCalls formatted;
   private final long maxWaitNanos;
   private final int maxBatch;
   private final int maxStreams;
@@ -73,12 +82,14 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
    * @param database where the calls that touch the database run
    * @param pump where NextIdBatch streams take IDs and encode chunks; its queue must hold one task
    *     per open stream ({@code maxStreams})
+   * @param issuer formatted numbers; {@code formatAdmin} sets and shows the formats
    */
   public LeafGrpcService(SegmentAllocator allocator, SegmentStore store, InstantSource clock,
       Duration maxWait, int maxBatch, int maxStreams, long maxStreamMemory, DatabaseCalls database,
-      Executor pump) {
+      Executor pump, FormattedIssuer issuer, FormatAdmin formatAdmin) {
     this.allocator = allocator;
-    this.admin = new TagAdmin(allocator, store, clock, database);
+    this.admin = new TagAdmin(allocator, store, clock, database, formatAdmin);
+    this.formatted = new FormattedCalls(this, issuer);
     this.maxWaitNanos = maxWait.toNanos();
     this.maxBatch = maxBatch;
     this.maxStreams = maxStreams;
@@ -150,8 +161,8 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
       return;
     }
     Deadline deadline = callDeadline();
-    new BatchStream((ServerCallStreamObserver<IdBatch>) out, tag,
-        n -> allocator.nextIds(tag, n, waitDeadline(deadline)), count, chunk,
+    new BatchStream<>((ServerCallStreamObserver<IdBatch>) out, tag,
+        n -> allocator.nextIds(tag, n, waitDeadline(deadline)), BatchStream.IDS, count, chunk,
         streams::decrementAndGet, pump, streamMemory).start();
   }
 
@@ -159,7 +170,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
    * Takes one of the {@code --max-streams} slots that NextIdBatch and NextSnowflakeIdBatch share
    * (they share the stream pump too); refuses the call when none is free.
    */
-  boolean openStream(StreamObserver<IdBatch> out, String rpc) {
+  boolean openStream(StreamObserver<?> out, String rpc) {
     if (streams.incrementAndGet() > maxStreams) {
       streams.decrementAndGet();
       out.onError(StatusMapping.toStatus(new LimitExceededException(
@@ -205,6 +216,26 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   }
 
   @Override
+  public void setFormat(SetFormatRequest req, StreamObserver<Tag> out) {
+    admin.setFormat(req, out);
+  }
+
+  @Override
+  public void nextFormattedId(NextIdRequest req, StreamObserver<FormattedId> out) {
+    formatted.next(req, out);
+  }
+
+  @Override
+  public void nextFormattedIdBatch(NextIdBatchRequest req, StreamObserver<FormattedIdBatch> out) {
+    formatted.nextBatch(req, out);
+  }
+
+  @Override
+  public void parseFormattedId(ParseFormattedIdRequest req, StreamObserver<FormattedIdParts> out) {
+    formatted.parse(req, out);
+  }
+
+  @Override
   public void updateStep(UpdateStepRequest req, StreamObserver<Tag> out) {
     admin.updateStep(req, out);
   }
@@ -244,12 +275,12 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   }
 
   /** The calling RPC's deadline; null when the caller set none. Read on the call's thread. */
-  private static Deadline callDeadline() {
+  static Deadline callDeadline() {
     return Context.current().getDeadline();
   }
 
   /** How long a call may wait for a segment: the caller's deadline, capped by the server's. */
-  private WaitDeadline waitDeadline(Deadline deadline) {
+  WaitDeadline waitDeadline(Deadline deadline) {
     if (deadline == null) {
       return allocator.deadline(maxWaitNanos, false);
     }
@@ -259,7 +290,7 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   }
 
   /** Answers with {@code result} once it completes; the caller's cancel drops it instead. */
-  private static <V, T> void answer(StreamObserver<T> out, CompletableFuture<V> result,
+  static <V, T> void answer(StreamObserver<T> out, CompletableFuture<V> result,
       Function<V, T> toProto) {
     if (!result.isDone()) {
       ((ServerCallStreamObserver<T>) out).setOnCancelHandler(() -> result.cancel(false));

@@ -59,8 +59,8 @@ public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeSe
     if (!streams.openStream(out, "NextIdBatch and NextSnowflakeIdBatch")) {
       return;
     }
-    new BatchStream((ServerCallStreamObserver<IdBatch>) out, "snowflake IDs",
-        snowflake::nextIds, count, chunk, streams::streamEnded, streams.pump(),
+    new BatchStream<>((ServerCallStreamObserver<IdBatch>) out, "snowflake IDs",
+        snowflake::nextIds, BatchStream.IDS, count, chunk, streams::streamEnded, streams.pump(),
         streams.streamMemory()).start();
   }
 

@@ -6,7 +6,15 @@ import io.grpc.StatusRuntimeException;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentWaitTimeoutException;
 import io.leaf.server.engine.ServerClosingException;
+import io.leaf.server.formats.FormatKeyMismatchException;
+import io.leaf.server.formats.InvalidFormatException;
+import io.leaf.server.formats.NoFormatException;
+import io.leaf.server.formats.PeriodBehindException;
+import io.leaf.server.formats.UnsafeFormatChangeException;
+import io.leaf.server.formats.ValueMismatchException;
+import io.leaf.server.formats.WidthExhaustedException;
 import io.leaf.server.snowflake.EpochExhaustedException;
+import io.leaf.server.store.FormatVersionTakenException;
 import io.leaf.server.snowflake.NoWorkerLeaseException;
 import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.InvalidPageKeyException;
@@ -50,7 +58,8 @@ public final class StatusMapping {
       return se.getStatus();
     }
     Status code;
-    if (t instanceof InvalidArgumentException) {
+    if (t instanceof InvalidArgumentException || t instanceof InvalidFormatException
+        || t instanceof UnsafeFormatChangeException || t instanceof ValueMismatchException) {
       code = Status.INVALID_ARGUMENT;
     } else if (t instanceof InvalidPageKeyException) {
       // The key came from a page_token: name the field the caller set.
@@ -60,15 +69,20 @@ public final class StatusMapping {
       code = Status.NOT_FOUND;
     } else if (t instanceof TagAlreadyExistsException) {
       code = Status.ALREADY_EXISTS;
-    } else if (t instanceof IdOverflowException || t instanceof EpochExhaustedException) {
+    } else if (t instanceof IdOverflowException || t instanceof EpochExhaustedException
+        || t instanceof WidthExhaustedException) {
       code = Status.OUT_OF_RANGE;
     } else if (t instanceof InvalidTagStateException) {
       code = Status.FAILED_PRECONDITION;
-    } else if (t instanceof StoreRejectedException) {
+    } else if (t instanceof StoreRejectedException || t instanceof NoFormatException
+        || t instanceof FormatKeyMismatchException) {
       code = Status.FAILED_PRECONDITION;
     } else if (t instanceof StoreUnavailableException || t instanceof ServerClosingException
-        || t instanceof NoWorkerLeaseException || t instanceof NotServedException) {
+        || t instanceof NoWorkerLeaseException || t instanceof NotServedException
+        || t instanceof PeriodBehindException) {
       code = Status.UNAVAILABLE;
+    } else if (t instanceof FormatVersionTakenException) {
+      code = Status.ABORTED;
     } else if (t instanceof LimitExceededException) {
       code = Status.RESOURCE_EXHAUSTED;
     } else if (t instanceof SegmentWaitTimeoutException timeout) {

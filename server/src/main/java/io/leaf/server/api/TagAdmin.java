@@ -4,6 +4,10 @@ import com.google.common.base.Ticker;
 import io.grpc.stub.StreamObserver;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.TagSnapshot;
+import io.leaf.server.formats.FormatAdmin;
+import io.leaf.server.formats.FormatSpec;
+import io.leaf.server.formats.Reset;
+import io.leaf.server.store.StoredFormat;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
@@ -12,6 +16,8 @@ import io.leaf.server.store.TagPage;
 import io.leaf.server.store.TagRecord;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
+import io.leaf.v1.IdFormat;
+import io.leaf.v1.SetFormatRequest;
 import io.leaf.v1.ListTagsRequest;
 import io.leaf.v1.ListTagsResponse;
 import io.leaf.v1.Segment;
@@ -20,6 +26,8 @@ import io.leaf.v1.TagStatus;
 import io.leaf.v1.UpdateStepRequest;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -45,10 +53,12 @@ final class TagAdmin {
   private final SegmentStore store;
   private final InstantSource clock;
   private final DatabaseCalls database;
+  private final FormatAdmin formats;
 
   TagAdmin(SegmentAllocator allocator, SegmentStore store, InstantSource clock,
-      DatabaseCalls database) {
+      DatabaseCalls database, FormatAdmin formats) {
     this.allocator = allocator;
+    this.formats = formats;
     this.store = store;
     this.clock = clock;
     this.database = database;
@@ -60,10 +70,12 @@ final class TagAdmin {
       long maxId = Validation.maxId(req.getMaxId());
       int step = Validation.createStep(req.getStep());
       String description = Validation.description(req.getDescription());
-      Tag created = toProto(store.createTag(tag, maxId, step,
-          description.isEmpty() ? null : description));
+      // The format is checked before the row exists, so a refused one creates nothing.
+      FormatSpec spec = req.hasFormat() ? check(tag, req.getFormat()) : null;
+      TagRecord row = store.createTag(tag, maxId, step,
+          description.isEmpty() ? null : description);
       allocator.tagCreated(tag);
-      return created;
+      return toProto(row, spec == null ? null : formats.set(tag, spec));
     });
   }
 
@@ -73,8 +85,35 @@ final class TagAdmin {
       int step = Validation.updateStep(req.getStep());
       TagRecord updated = store.updateStep(tag, step);
       allocator.onStepUpdated(tag, step);
-      return toProto(updated);
+      return toProto(updated, formats.current(tag).orElse(null));
     });
+  }
+
+  void setFormat(SetFormatRequest req, StreamObserver<Tag> out) {
+    onDatabase(out, () -> {
+      String tag = Validation.bizTag(req.getBizTag());
+      if (!req.hasFormat()) {
+        throw new InvalidArgumentException("format must be set");
+      }
+      StoredFormat stored = formats.set(tag, check(tag, req.getFormat()));
+      TagRecord row = store.getTag(tag).orElseThrow(() -> new TagNotFoundException(tag));
+      return toProto(row, stored);
+    });
+  }
+
+  private FormatSpec check(String tag, IdFormat f) {
+    return formats.check(tag, f.getPattern(), reset(f), f.getTimeZone());
+  }
+
+  private static Reset reset(IdFormat f) {
+    return switch (f.getReset()) {
+      case RESET_UNSPECIFIED, NEVER -> Reset.NEVER;
+      case DAILY -> Reset.DAILY;
+      case MONTHLY -> Reset.MONTHLY;
+      case YEARLY -> Reset.YEARLY;
+      case UNRECOGNIZED -> throw new InvalidArgumentException("format.reset must be NEVER, DAILY,"
+          + " MONTHLY or YEARLY, got " + f.getResetValue());
+    };
   }
 
   void getTag(GetTagRequest req, StreamObserver<TagStatus> out) {
@@ -86,8 +125,10 @@ final class TagAdmin {
       int pageSize = Validation.pageSize(req.getPageSize());
       String after = PageTokens.decode(req.getPageToken());
       TagPage page = store.listTags(after, pageSize);
+      Map<String, StoredFormat> formatted =
+          formats.current(page.tags().stream().map(TagRecord::bizTag).toList());
       ListTagsResponse.Builder resp = ListTagsResponse.newBuilder();
-      page.tags().forEach(t -> resp.addTags(toProto(t)));
+      page.tags().forEach(t -> resp.addTags(toProto(t, formatted.get(t.bizTag()))));
       if (page.hasMore()) {
         resp.setNextPageToken(PageTokens.encode(page.tags().get(page.tags().size() - 1).bizTag()));
       }
@@ -102,7 +143,8 @@ final class TagAdmin {
 
   private TagStatus status(String tag) {
     TagRecord row = store.getTag(tag).orElseThrow(() -> new TagNotFoundException(tag));
-    TagStatus.Builder out = TagStatus.newBuilder().setTag(toProto(row)).setEffectiveStep(row.step());
+    TagStatus.Builder out = TagStatus.newBuilder()
+        .setTag(toProto(row, formats.current(tag).orElse(null))).setEffectiveStep(row.step());
     allocator.snapshot(tag).ifPresent(s -> {
       out.setCached(true).setCurrent(toProto(s.current()));
       if (s.next() != null) {
@@ -160,11 +202,17 @@ final class TagAdmin {
     });
   }
 
-  private static Tag toProto(TagRecord r) {
+  /** @param format the tag's current format; null when it has none */
+  private static Tag toProto(TagRecord r, StoredFormat format) {
     Tag.Builder t = Tag.newBuilder().setBizTag(r.bizTag()).setMaxId(r.maxId()).setStep(r.step())
         .setUpdateTime(r.updateTime());
     if (r.description() != null) {
       t.setDescription(r.description());
+    }
+    if (format != null) {
+      t.setFormat(IdFormat.newBuilder().setPattern(format.pattern())
+          .setReset(io.leaf.v1.Reset.valueOf(format.reset())).setTimeZone(format.timeZone()));
+      t.setFormatKeyFingerprint(format.keyFingerprint());
     }
     return t.build();
   }

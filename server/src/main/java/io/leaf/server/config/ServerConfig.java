@@ -1,6 +1,7 @@
 package io.leaf.server.config;
 
 import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.formats.FormatKey;
 import io.leaf.server.http.HttpConfig;
 import io.leaf.server.config.OpsConfig;
 import io.leaf.server.snowflake.SnowflakeConfig;
@@ -9,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -25,10 +27,11 @@ import java.util.function.Function;
  * @param ops the metrics port, TLS and tokens
  * @param snowflake the snowflake layout and worker lease
  * @param logLevel one of {@link Flags#LOG_LEVELS}
+ * @param formatKey the key of opaque formatted numbers ({@code --format-key-file}); empty: none
  */
 public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig engine,
     SweepConfig sweep, HttpConfig http, OpsConfig ops, SnowflakeConfig snowflake,
-    String logLevel) {
+    String logLevel, Optional<FormatKey> formatKey) {
 
   /** Reads flags, then the environment, then defaults. */
   public static ServerConfig parse(String[] args, Function<String, String> env) {
@@ -47,7 +50,27 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
     HttpConfig http = http(v, api.port());
     SnowflakeConfig snowflake = SnowflakeConfig.parse(v.get(Flags.WORKER_ID_RANGE),
         v.get(Flags.WORKER_LEASE_TTL), v.get(Flags.SNOWFLAKE_EPOCH), v.get(Flags.SNOWFLAKE_BITS));
-    return new ServerConfig(api, database, engine, sweep, http, ops, snowflake, logLevel);
+    return new ServerConfig(api, database, engine, sweep, http, ops, snowflake, logLevel,
+        formatKey(v.get(Flags.FORMAT_KEY_FILE)));
+  }
+
+  /** The key in {@code file}; the message never shows a byte of it. */
+  private static Optional<FormatKey> formatKey(Path file) {
+    if (file == null) {
+      return Optional.empty();
+    }
+    byte[] content;
+    try {
+      content = Files.readAllBytes(file);
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalArgumentException("--format-key-file " + file + " cannot be read: "
+          + e.getClass().getSimpleName());
+    }
+    try {
+      return Optional.of(FormatKey.fromFileContent(content));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--format-key-file " + file + ": " + e.getMessage());
+    }
   }
 
   /** The text of {@code --help}. */
@@ -149,6 +172,7 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
         + " db-call-threads=" + api.dbCallThreads()
         + " max-queued-db-calls=" + api.maxQueuedDbCalls()
         + " max-queued-loads=" + engine.loaderQueue()
-        + " " + ops + " log-level=" + logLevel + " " + http + " " + snowflake;
+        + " " + ops + " log-level=" + logLevel + " " + http + " " + snowflake
+        + " format-key=" + formatKey.map(k -> "fingerprint " + k.fingerprint()).orElse("unset");
   }
 }

@@ -192,6 +192,15 @@ public final class SegmentAllocator implements AutoCloseable {
     tags.resetStep(bizTag, newStep);
   }
 
+  /**
+   * Keeps the dynamic step of {@code bizTag} at most {@code maxStep} from its next load on (a
+   * formatted tag's period row: its numbers are bounded by a width). Remembered for the most
+   * recent 100,000 tags given one.
+   */
+  public void limitStep(String bizTag, int maxStep) {
+    tags.stepLimits().set(bizTag, maxStep);
+  }
+
   /** What this server holds for {@code bizTag}; empty when it holds nothing. */
   public Optional<TagSnapshot> snapshot(String bizTag) {
     return tags.snapshot(bizTag, ticker.read(), loader.policy());

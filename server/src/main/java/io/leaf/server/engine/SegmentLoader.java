@@ -95,7 +95,7 @@ final class SegmentLoader {
     }
     // A tag dropped by the idle sweeper is not new: it reloads with the tags this server serves.
     boolean first = !b.isLoaded() && !tags.wasServed(b.bizTag());
-    int step = b.stepForNextLoad(now, policy);
+    int step = tags.stepLimits().cap(b.bizTag(), b.stepForNextLoad(now, policy));
     int epoch = b.stepEpoch();
     CompletableFuture<Void> done = new CompletableFuture<>();
     try {

@@ -49,6 +49,7 @@ final class TagTable {
   private final Consumer<TagBuffer> onCached;
   private final EngineEvents events;
   private final RewindGuard rewinds;
+  private final StepLimits stepLimits = new StepLimits();
 
   TagTable(MissingTags missing, Predicate<String> mayExist, EngineListeners listeners) {
     this.missing = missing;
@@ -74,6 +75,11 @@ final class TagTable {
   /** Every range taken from the store for a tag passes here: IDs never go back on this server. */
   RewindGuard rewinds() {
     return rewinds;
+  }
+
+  /** The dynamic-step limits of the tags given one. */
+  StepLimits stepLimits() {
+    return stepLimits;
   }
 
   /** True when a segment of {@code bizTag} was loaded on this server (and not forgotten since). */

@@ -1,5 +1,7 @@
 package io.leaf.server.security;
 
+import io.grpc.Context;
+import io.grpc.Contexts;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
@@ -12,7 +14,7 @@ import java.util.Set;
 
 /**
  * Requires {@code authorization: Bearer <token>} on LeafService and SnowflakeService RPCs: the
- * admin token on CreateTag and UpdateStep; the client token or the admin token on every other
+ * admin token on CreateTag, UpdateStep and SetFormat; the client token or the admin token on every other
  * such RPC when a client token is set, none otherwise. Health and reflection stay open. A call without a
  * bearer token ends UNAUTHENTICATED, one whose token does not grant the RPC PERMISSION_DENIED.
  *
@@ -27,7 +29,10 @@ public final class TokenAuthInterceptor implements ServerInterceptor {
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
   private static final Set<String> ADMIN_METHODS = Set.of(
       LeafServiceGrpc.getCreateTagMethod().getFullMethodName(),
-      LeafServiceGrpc.getUpdateStepMethod().getFullMethodName());
+      LeafServiceGrpc.getUpdateStepMethod().getFullMethodName(),
+      LeafServiceGrpc.getSetFormatMethod().getFullMethodName());
+  private static final String PARSE_METHOD =
+      LeafServiceGrpc.getParseFormattedIdMethod().getFullMethodName();
 
   private final TokenCheck tokens;
 
@@ -48,6 +53,15 @@ public final class TokenAuthInterceptor implements ServerInterceptor {
       return next.startCall(call, headers);
     }
     boolean adminOnly = ADMIN_METHODS.contains(method.getFullMethodName());
+    if (PARSE_METHOD.equals(method.getFullMethodName())) {
+      // Anyone allowed to call it may parse; only the admin token reveals an opaque sequence.
+      Context ctx = Context.current().withValue(CallerRights.MAY_REVEAL_OPAQUE,
+          tokens.check(headers.get(AUTHORIZATION), true) == TokenCheck.Verdict.GRANTED);
+      if (tokens.clientCallsOpen()
+          || tokens.check(headers.get(AUTHORIZATION), false) == TokenCheck.Verdict.GRANTED) {
+        return Contexts.interceptCall(ctx, call, headers, next);
+      }
+    }
     if (!adminOnly && tokens.clientCallsOpen()) {
       return next.startCall(call, headers);
     }

@@ -13,6 +13,8 @@ import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.metrics.Metrics;
 import io.leaf.server.snowflake.Snowflake;
+import io.leaf.server.store.FormatStore;
+import io.leaf.server.store.MemoryFormatStore;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.MemoryWorkerLeaseStore;
 import io.leaf.server.store.SegmentStore;
@@ -32,6 +34,8 @@ public final class TestServer {
   private ServerBuilder<?> transport;
   private String[] flags = new String[0];
   private SegmentStore store;
+  private FormatStore formats;
+  private InstantSource wallClock = InstantSource.system();
   private Runnable schemaInit = () -> { };
   private EngineEvents events;
   private Metrics metrics;
@@ -107,6 +111,18 @@ public final class TestServer {
     return this;
   }
 
+  /** Formats kept in {@code formats} (default: in memory). */
+  public TestServer formats(FormatStore formats) {
+    this.formats = formats;
+    return this;
+  }
+
+  /** Formatted numbers take their period and date from {@code clock} (default: the system's). */
+  public TestServer wallClock(InstantSource clock) {
+    this.wallClock = clock;
+    return this;
+  }
+
   /** Calls also pass through {@code interceptor} (to watch or refuse what the server sees). */
   public TestServer intercept(ServerInterceptor interceptor) {
     interceptors.add(interceptor);
@@ -123,8 +139,9 @@ public final class TestServer {
     Snowflake side = snowflake != null ? snowflake : ServerWiring.snowflake(config,
         leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()));
     interceptors.forEach(transport::intercept);
-    return ServerWiring.assemble(transport, config, served, schemaInit, engineOf, side, metrics,
-        () -> { });
+    return ServerWiring.assemble(transport, config, served, schemaInit,
+        new ServerWiring.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock),
+        engineOf, side, metrics, () -> { });
   }
 
   /** The server, started. */

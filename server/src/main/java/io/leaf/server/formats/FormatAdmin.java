@@ -1,0 +1,125 @@
+package io.leaf.server.formats;
+
+import io.leaf.server.store.FormatStore;
+import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.StoreRejectedException;
+import io.leaf.server.store.StoredFormat;
+import io.leaf.server.store.TagNotFoundException;
+import io.leaf.server.store.TagRecord;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Sets and reads tags' formats: a format is stored only when it cannot repeat its own numbers
+ * ({@link FormatSpec}) and, once the tag has issued formatted numbers, only when no value of it
+ * can equal one of any earlier format of the tag ({@link FormatChanges}).
+ *
+ * <p>Blocking (database I/O): call it on the database threads. Thread-safe; two changes racing on
+ * one tag cannot both be stored ({@link io.leaf.server.store.FormatVersionTakenException}).
+ */
+public final class FormatAdmin {
+
+  private final SegmentStore tags;
+  private final FormatStore formats;
+  private final Optional<FormatKey> key;
+  private final Consumer<String> changed;
+
+  /**
+   * @param key the server's {@code --format-key-file} key, if any
+   * @param changed told the tag whose format this server just stored
+   */
+  public FormatAdmin(SegmentStore tags, FormatStore formats, Optional<FormatKey> key,
+      Consumer<String> changed) {
+    this.tags = tags;
+    this.formats = formats;
+    this.key = key;
+    this.changed = changed;
+  }
+
+  /**
+   * Checks what can be checked without the database: the format itself, the key an opaque one
+   * needs, and that the table can name the tag's period rows.
+   *
+   * @param timeZone empty means UTC
+   * @throws InvalidFormatException the format, or the tag name for a format, is refused
+   * @throws FormatKeyMismatchException an opaque format on a server without a key
+   */
+  public FormatSpec check(String tag, String pattern, Reset reset, String timeZone) {
+    // One spelling of UTC, so the same format read back compares equal to the one given.
+    FormatSpec spec = FormatSpec.of(pattern, reset,
+        timeZone == null || timeZone.isEmpty() ? "UTC" : timeZone);
+    FormattedIds.fingerprintToStore(spec, key);
+    String longest = tag + "#" + "0".repeat(PeriodRows.LONGEST_SUFFIX - 1);
+    if (!tags.mayHold(longest)) {
+      throw new InvalidFormatException(pattern, -1, "tag " + Text.quote(tag) + " is too long"
+          + " for a format: its period rows are named " + Text.quote(tag + "#yyyyMMdd")
+          + " and the table's biz_tag column cannot hold that");
+    }
+    return spec;
+  }
+
+  /**
+   * Stores {@code spec} (from {@link #check}) as the tag's current format; a format equal to the
+   * current one is left as it is.
+   *
+   * @throws TagNotFoundException the tag does not exist
+   * @throws UnsafeFormatChangeException the tag issued numbers and the change could repeat one
+   */
+  public StoredFormat set(String tag, FormatSpec spec) {
+    TagRecord row = tags.getTag(tag).orElseThrow(() -> new TagNotFoundException(tag));
+    String fingerprint = FormattedIds.fingerprintToStore(spec, key);
+    String zone = spec.zone().getId();
+    List<StoredFormat> history = formats.history(row.bizTag());
+    if (!history.isEmpty()) {
+      StoredFormat newest = history.get(history.size() - 1);
+      if (newest.pattern().equals(spec.pattern().source())
+          && newest.reset().equals(spec.reset().name()) && newest.timeZone().equals(zone)
+          && newest.keyFingerprint().equals(fingerprint)) {
+        return newest;
+      }
+      if (issuedNumbers(tag)) {
+        for (StoredFormat earlier : history) {
+          FormatSpec before = FormatSpec.of(earlier.pattern(), Reset.valueOf(earlier.reset()),
+              earlier.timeZone());
+          FormatChanges.Verdict v = FormatChanges.assess(before, earlier.keyFingerprint(), spec,
+              fingerprint);
+          if (!v.safe()) {
+            throw new UnsafeFormatChangeException(tag, earlier, v.reason());
+          }
+        }
+      }
+    }
+    StoredFormat stored = formats.add(new StoredFormat(tag, history.size() + 1,
+        spec.pattern().source(), spec.reset().name(), zone, fingerprint, 0));
+    changed.accept(tag);
+    return stored;
+  }
+
+  /** The tag's current format; empty when it has none. */
+  public Optional<StoredFormat> current(String tag) {
+    return Optional.ofNullable(current(List.of(tag)).get(tag));
+  }
+
+  /**
+   * The current formats of those of {@code bizTags} that have one. A database that refuses
+   * Leaf the {@code leaf_format} table (a user with privileges on {@code leaf_alloc} only) holds
+   * no formats: GetTag and ListTags answer without them, and formatted calls name the refusal.
+   */
+  public Map<String, StoredFormat> current(Collection<String> bizTags) {
+    try {
+      return formats.current(bizTags);
+    } catch (StoreRejectedException e) {
+      return Map.of();
+    }
+  }
+
+  /** Whether any period row of the tag exists: numbers may have been issued under its formats. */
+  private boolean issuedNumbers(String tag) {
+    String prefix = tag + "#";
+    return tags.listTags(prefix, 1).tags().stream()
+        .anyMatch(t -> t.bizTag().startsWith(prefix));
+  }
+}

@@ -1,0 +1,202 @@
+package io.leaf.server.formats;
+
+import io.leaf.server.engine.IdRanges;
+import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.engine.WaitDeadline;
+import io.leaf.server.formats.ActiveFormat.Slot;
+import io.leaf.server.store.FormatStore;
+import io.leaf.server.store.SegmentStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * Issues a tag's formatted numbers: the format's period of the wall clock's now picks the row
+ * ({@code tag#key}), the engine takes the next number of that row, and the value is rendered with
+ * that same now, so every value shows the date of the period its number came from. Uniqueness
+ * rests on the rows alone (each number of a row is issued once, by the engine's usual
+ * guarantees), never on the clock: a server whose clock is off issues from the row of the
+ * period it believes in, and its values show that period.
+ *
+ * <p>Within {@link #PREPARE_AHEAD} of a period's end, the first call creates the next period's
+ * row and loads its first segment, so the first numbers after the boundary need no database.
+ *
+ * <p>Never blocks: a tag whose format and row are known and whose row has numbers buffered is
+ * answered inline (one engine take and a render); otherwise the answer comes from the database
+ * executor or the engine's load. Thread-safe.
+ */
+public final class FormattedIssuer {
+
+  /** How long before a period ends its successor's row is prepared. */
+  public static final Duration PREPARE_AHEAD = Duration.ofMinutes(2);
+
+  private final SegmentAllocator engine;
+  private final TagFormats formats;
+  private final PeriodRows rows;
+  private final InstantSource clock;
+  private final SegmentStore tags;
+
+  /**
+   * @param key the server's {@code --format-key-file} key, if any
+   * @param clock the wall clock that picks each number's period and date
+   * @param database where format reads and row creation run (bounded)
+   */
+  public FormattedIssuer(SegmentAllocator engine, SegmentStore tags, FormatStore formats,
+      Optional<FormatKey> key, InstantSource clock, Executor database) {
+    this.engine = engine;
+    this.tags = tags;
+    this.formats = new TagFormats(formats, database, engine.ticker(), key);
+    this.rows = new PeriodRows(tags, database);
+    this.clock = clock;
+  }
+
+  /** Forgets what this server read of the tag's format (it was just changed here). */
+  public void formatChanged(String tag) {
+    formats.invalidate(tag);
+  }
+
+  /**
+   * The next formatted number of {@code tag} (a validated name).
+   *
+   * <p>Fails with {@link NoFormatException} (the tag has none), {@link
+   * FormatKeyMismatchException}, {@link WidthExhaustedException}, {@link PeriodBehindException},
+   * or the engine's and store's failures.
+   */
+  public CompletableFuture<String> next(String tag, WaitDeadline deadline) {
+    ActiveFormat f = formats.ready(tag);
+    if (f != null && f.refusal == null) {
+      Instant now = clock.instant();
+      Slot s = f.slotAt(now);
+      if (s.ready && !s.exhausted) {
+        prepareNext(f, s, now);
+        long seq = engine.tryNextId(s.row);
+        if (seq != SegmentAllocator.NO_ID) {
+          try {
+            return CompletableFuture.completedFuture(render(f, s, seq, now));
+          } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+          }
+        }
+      }
+    }
+    return withFormat(tag, (a, s, now) -> engine.nextId(s.row, deadline)
+        .thenApply(seq -> render(a, s, seq, now)));
+  }
+
+  /** {@code count} formatted numbers of {@code tag}, in order; fails as {@link #next} does. */
+  public CompletableFuture<List<String>> next(String tag, int count, WaitDeadline deadline) {
+    return withFormat(tag, (a, s, now) -> engine.nextIds(s.row, count, deadline)
+        .thenApply(ids -> renderAll(a, s, ids, now)));
+  }
+
+  /**
+   * The parts of {@code value}, a number of {@code tag}'s current format.
+   *
+   * @param revealOpaque whether the caller may see an opaque number's sequence (an admin)
+   */
+  public CompletableFuture<ParsedId> parse(String tag, String value, boolean revealOpaque) {
+    return formats.get(tag).thenApply(o -> {
+      ActiveFormat f = o.orElseThrow(() -> new NoFormatException(tag));
+      if (f.refusal != null) {
+        throw f.refusal;
+      }
+      return f.ids.parse(value, revealOpaque);
+    });
+  }
+
+  /** What a take does once the format and the period's row are known. */
+  private interface Take<T> {
+    CompletableFuture<T> apply(ActiveFormat f, Slot s, Instant now);
+  }
+
+  /** Loads the format and makes sure the period's row exists, then runs {@code take}. */
+  private <T> CompletableFuture<T> withFormat(String tag, Take<T> take) {
+    if (!tags.mayHold(tag)) {
+      return CompletableFuture.failedFuture(new io.leaf.server.store.TagNotFoundException(tag));
+    }
+    return formats.get(tag).thenCompose(o -> {
+      ActiveFormat f = o.orElseThrow(() -> new NoFormatException(tag));
+      if (f.refusal != null) {
+        throw f.refusal;
+      }
+      Instant now = clock.instant();
+      Slot s = f.slotAt(now);
+      if (s.exhausted) {
+        throw new WidthExhaustedException(tag, s.period.key(), f.spec.pattern().sequence().width(),
+            f.ids.maxSequence() + 1);
+      }
+      if (s.ready) {
+        prepareNext(f, s, now);
+        return take.apply(f, s, now);
+      }
+      // The next period's row only after this one's: a row is never created before an earlier
+      // one that is still to come (PeriodRows refuses that order).
+      return ready(f, s).thenCompose(v -> {
+        prepareNext(f, s, now);
+        return take.apply(f, s, now);
+      });
+    });
+  }
+
+  /** Creates the slot's row if needed and limits its step; completes when the engine may serve it. */
+  private CompletableFuture<Void> ready(ActiveFormat f, Slot s) {
+    int maxStep = (int) Math.min(Integer.MAX_VALUE, f.ids.maxStep());
+    return rows.ensure(f.tag(), s.period, maxStep).thenRun(() -> {
+      engine.limitStep(s.row, maxStep);
+      s.ready = true;
+    });
+  }
+
+  /** Within {@link #PREPARE_AHEAD} of the slot's end: the next period's row and first segment. */
+  private void prepareNext(ActiveFormat f, Slot s, Instant now) {
+    if (s.nextPrepared || now.isBefore(s.period.end().minus(PREPARE_AHEAD))) {
+      return;
+    }
+    s.nextPrepared = true;
+    s.period.next().ifPresent(next -> {
+      Slot n = new Slot(f.tag(), next);
+      ready(f, n).thenCompose(v -> engine.initCache(n.row,
+          engine.deadline(PREPARE_AHEAD.toNanos(), false)));
+      // A failure here only means the first call of the next period loads it itself.
+    });
+  }
+
+  private static String render(ActiveFormat f, Slot s, long seq, Instant now) {
+    try {
+      return f.ids.render(seq, s.period, now);
+    } catch (WidthExhaustedException e) {
+      s.exhausted = true;
+      throw e;
+    }
+  }
+
+  private static List<String> renderAll(ActiveFormat f, Slot s, IdRanges ids, Instant now) {
+    List<String> values = new ArrayList<>((int) ids.size());
+    ids.forEach(seq -> values.add(render(f, s, seq, now)));
+    return values;
+  }
+
+  /** For the monitor page and GetTag: the period a tag issues from now and numbers left in it. */
+  public Optional<PeriodView> view(String tag) {
+    ActiveFormat f = formats.ready(tag);
+    Slot s = f == null ? null : f.currentSlot();
+    if (s == null) {
+      return Optional.empty();
+    }
+    long issuedUpTo = engine.snapshot(s.row).map(v -> v.current().cursor()).orElse(-1L);
+    long left = issuedUpTo < 0 ? -1 : Math.max(0, f.ids.maxSequence() + 1 - issuedUpTo);
+    return Optional.of(new PeriodView(f.stored.pattern(), s.period.key(), s.row, left));
+  }
+
+  /**
+   * A formatted tag as this server issues it now.
+   *
+   * @param numbersLeft sequences left in the width past this server's cursor; -1 when unknown
+   */
+  public record PeriodView(String pattern, String period, String row, long numbersLeft) {}
+}

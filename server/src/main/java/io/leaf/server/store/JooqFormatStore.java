@@ -1,0 +1,152 @@
+package io.leaf.server.store;
+
+import static io.leaf.server.store.generated.Tables.LEAF_FORMAT;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.InstantSource;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Locale;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.conf.RenderQuotedNames;
+import org.jooq.conf.Settings;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link FormatStore} on the {@code leaf_format} table ({@code sql/schema.sql}, PostgreSQL's in
+ * {@code sql/schema-postgresql.sql}), created when missing: a version is one insert under the
+ * primary key (tag, version), so two racing changes of one tag cannot both be stored. Needs
+ * SELECT and INSERT on the table once it exists.
+ *
+ * <p>Thread-safe; each method uses one pooled connection.
+ */
+public final class JooqFormatStore implements FormatStore {
+
+  private static final Logger log = LoggerFactory.getLogger(JooqFormatStore.class);
+  private static final String TABLE = "leaf_format";
+
+  private final DSLContext dsl;
+  private final InstantSource clock;
+  private volatile boolean checked;
+
+  public JooqFormatStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
+    Settings settings = new Settings()
+        .withRenderQuotedNames(RenderQuotedNames.NEVER)
+        .withRenderSchema(false)
+        .withExecuteLogging(false);
+    this.dsl = DSL.using(dataSource, dialect, settings);
+    this.clock = clock;
+  }
+
+  @Override
+  public void createSchemaIfMissing() {
+    guard("open " + TABLE, () -> dsl.connectionResult(c -> {
+      DatabaseMetaData md = c.getMetaData();
+      if (!exists(md)) {
+        DatabaseProduct product = DatabaseProduct.of(md, dsl.dialect());
+        String schema = LeafAllocTable.stripComments(LeafAllocTable.readSchema(product
+            .isPostgres() ? "/sql/schema-postgresql.sql" : "/sql/schema.sql"));
+        DSLContext db = DSL.using(c, product.dialect(), dsl.settings());
+        for (String statement : schema.split(";")) {
+          if (statement.contains("TABLE IF NOT EXISTS " + TABLE + " ")) {
+            db.execute(statement.strip());
+          }
+        }
+        if (!exists(md)) {
+          throw new UnusableTableException("table " + TABLE + " was created but the database's"
+              + " metadata does not show it");
+        }
+        log.info("created table {}", TABLE);
+      }
+      return null;
+    }));
+    checked = true;
+  }
+
+  private static boolean exists(DatabaseMetaData md) throws SQLException {
+    String table = md.storesUpperCaseIdentifiers() ? TABLE.toUpperCase(Locale.ROOT) : TABLE;
+    Connection c = md.getConnection();
+    try (ResultSet rs = md.getTables(c.getCatalog(), c.getSchema(),
+        table.replace("_", md.getSearchStringEscape() + "_"), null)) {
+      while (rs.next()) {
+        if (rs.getString("TABLE_NAME").equals(table)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private void ensureTable() {
+    if (!checked) {
+      createSchemaIfMissing();
+    }
+  }
+
+  @Override
+  public List<StoredFormat> history(String bizTag) {
+    ensureTable();
+    return guard("read the formats of tag " + bizTag, () -> dsl.selectFrom(LEAF_FORMAT)
+        .where(LEAF_FORMAT.BIZ_TAG.eq(bizTag))
+        .orderBy(LEAF_FORMAT.VERSION)
+        .fetch(r -> new StoredFormat(r.getBizTag(), r.getVersion(), r.getPattern(),
+            r.getResetPeriod(), r.getTimeZone(), r.getKeyFingerprint(), r.getUpdateTime())));
+  }
+
+  @Override
+  public Map<String, StoredFormat> current(Collection<String> bizTags) {
+    Map<String, StoredFormat> out = new HashMap<>();
+    if (bizTags.isEmpty()) {
+      return out;
+    }
+    ensureTable();
+    // Every version of these tags, oldest first: the last one seen of a tag is its current one.
+    guard("read the formats of " + bizTags.size() + " tags", () -> dsl.selectFrom(LEAF_FORMAT)
+        .where(LEAF_FORMAT.BIZ_TAG.in(bizTags))
+        .orderBy(LEAF_FORMAT.BIZ_TAG, LEAF_FORMAT.VERSION)
+        .fetch(r -> out.put(r.getBizTag(), new StoredFormat(r.getBizTag(), r.getVersion(),
+            r.getPattern(), r.getResetPeriod(), r.getTimeZone(), r.getKeyFingerprint(),
+            r.getUpdateTime()))));
+    return out;
+  }
+
+  @Override
+  public StoredFormat add(StoredFormat format) {
+    ensureTable();
+    StoredFormat stored = new StoredFormat(format.bizTag(), format.version(), format.pattern(),
+        format.reset(), format.timeZone(), format.keyFingerprint(), clock.millis());
+    try {
+      guard("store the format of tag " + format.bizTag(), () -> dsl.insertInto(LEAF_FORMAT)
+          .set(LEAF_FORMAT.BIZ_TAG, stored.bizTag())
+          .set(LEAF_FORMAT.VERSION, stored.version())
+          .set(LEAF_FORMAT.PATTERN, stored.pattern())
+          .set(LEAF_FORMAT.RESET_PERIOD, stored.reset())
+          .set(LEAF_FORMAT.TIME_ZONE, stored.timeZone())
+          .set(LEAF_FORMAT.KEY_FINGERPRINT, stored.keyFingerprint())
+          .set(LEAF_FORMAT.UPDATE_TIME, stored.updateTime())
+          .execute());
+    } catch (DatabaseErrors.DuplicateKey e) {
+      throw new FormatVersionTakenException(format.bizTag(), format.version());
+    }
+    return stored;
+  }
+
+  private static <T> T guard(String what, Supplier<T> work) {
+    try {
+      return work.get();
+    } catch (DataAccessException e) {
+      throw DatabaseErrors.toStoreException(what, e, 1);
+    }
+  }
+}
