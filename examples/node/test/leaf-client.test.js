@@ -255,7 +255,7 @@ test('formatted IDs: a tag created with a format numbers in it, and parse reads 
   assert.deepEqual(parts, { period: '', sequence: BigInt(second.slice(2)), checkValid: true });
 });
 
-test('formatted IDs: a daily format shows today (UTC) and resets per day', async () => {
+test('formatted IDs: a daily format shows today (UTC), and parse gives that day as the period', async () => {
   const before = utcDay(new Date());
   const tag = await client.createTag('node-fmt-daily');
   assert.equal(tag.format, null, 'a tag created without a format has none');
