@@ -19,6 +19,17 @@ async function main() {
     }
     const ids = await client.nextIds('node-example', 25, 10);
     console.log(`NextIdBatch: ${ids.length} IDs, ${ids[0]} … ${ids[ids.length - 1]}`);
+
+    // Formatted numbers: a tag whose IDs are written as order numbers, counted per day.
+    const format = { pattern: 'ORD-{yyyyMMdd}-{seq:6}{check:luhn}', reset: 'DAILY', timeZone: 'UTC' };
+    try {
+      await client.createTag('node-example-orders', { format });
+    } catch (err) {
+      if (err.code !== status.ALREADY_EXISTS) throw err;
+    }
+    const number = await client.nextFormattedId('node-example-orders');
+    const parts = await client.parseFormattedId('node-example-orders', number);
+    console.log(`NextFormattedId: ${number} (period ${parts.period}, sequence ${parts.sequence})`);
   } finally {
     client.close();
   }

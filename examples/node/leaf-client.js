@@ -2,7 +2,7 @@
 // A promise-based client for leaf.v1.LeafService and leaf.v1.SnowflakeService, loaded at run time
 // from the repository's proto.
 // int64 fields arrive as strings (JavaScript numbers lose precision past 2^53) and are returned
-// as BigInt. Failures reject with grpc-js errors: `err.code` is a grpc.status value.
+// as BigInt; enums (a format's reset) as their names. Failures reject with grpc-js errors: `err.code` is a grpc.status value.
 // A token (the server's --admin-token or --client-token) is sent as `authorization: Bearer <token>`
 // on every call; use TLS credentials with it, since the token is a password.
 const path = require('node:path');
@@ -14,10 +14,21 @@ const PROTO_ROOT = path.join(__dirname, '..', '..', 'proto');
 const definition = protoLoader.loadSync(['leaf/v1/leaf.proto', 'leaf/v1/snowflake.proto'], {
   keepCase: true,
   longs: String,
+  enums: String,
   defaults: true,
   includeDirs: [PROTO_ROOT],
 });
 const { LeafService, SnowflakeService } = grpc.loadPackageDefinition(definition).leaf.v1;
+
+/** The IdFormat message of `{ pattern, reset = 'NEVER', timeZone = 'UTC' }`. */
+function idFormat({ pattern, reset = 'NEVER', timeZone = 'UTC' }) {
+  return { pattern, reset, time_zone: timeZone };
+}
+
+/** A Tag reply with its int64 fields as BigInt; `format` is null when the tag has none. */
+function toTag(tag) {
+  return { ...tag, max_id: BigInt(tag.max_id), update_time: BigInt(tag.update_time) };
+}
 
 class LeafClient {
   /**
@@ -55,15 +66,58 @@ class LeafClient {
     });
   }
 
-  /** Creates a tag; maxId and step 0 mean the server's defaults (1 and 200). */
-  async createTag(bizTag, { maxId = 0, step = 0, description = '' } = {}) {
+  /**
+   * Creates a tag; maxId and step 0 mean the server's defaults (1 and 200). `format` (optional,
+   * `{ pattern, reset, timeZone }` as for setFormat) makes its numbers formatted strings.
+   */
+  async createTag(bizTag, { maxId = 0, step = 0, description = '', format } = {}) {
     const tag = await this.unary('CreateTag', {
       biz_tag: bizTag,
       max_id: String(maxId),
       step,
       description,
+      format: format === undefined ? null : idFormat(format),
     });
-    return { ...tag, max_id: BigInt(tag.max_id), update_time: BigInt(tag.update_time) };
+    return toTag(tag);
+  }
+
+  /**
+   * Sets or changes the tag's format (admin token): `pattern` such as
+   * 'ORD-{yyyyMMdd}-{seq:6}{check:luhn}', `reset` 'NEVER' (default), 'DAILY', 'MONTHLY' or
+   * 'YEARLY', `timeZone` an IANA name (default 'UTC'). Resolves to the tag, its `format` set.
+   */
+  async setFormat(bizTag, format) {
+    return toTag(await this.unary('SetFormat', { biz_tag: bizTag, format: idFormat(format) }));
+  }
+
+  /** The tag's next formatted number, a string (FAILED_PRECONDITION when the tag has none). */
+  async nextFormattedId(bizTag) {
+    return (await this.unary('NextFormattedId', { biz_tag: bizTag })).value;
+  }
+
+  /** `count` formatted numbers from one NextFormattedIdBatch stream (chunks of at most chunkSize). */
+  nextFormattedIds(bizTag, count, chunkSize = 0) {
+    return new Promise((resolve, reject) => {
+      const values = [];
+      const call = this.stub.NextFormattedIdBatch(
+        { biz_tag: bizTag, count, chunk_size: chunkSize },
+        this.metadata,
+        { deadline: this.deadline() },
+      );
+      call.on('data', (batch) => values.push(...batch.values));
+      call.on('error', reject);
+      call.on('end', () => resolve(values));
+    });
+  }
+
+  /**
+   * Reads a formatted number back: `{ period, sequence, checkValid }`, `sequence` a BigInt, or null
+   * for an opaque number read without the admin token. INVALID_ARGUMENT when it does not match.
+   */
+  async parseFormattedId(bizTag, value) {
+    const p = await this.unary('ParseFormattedId', { biz_tag: bizTag, value });
+    const sequence = BigInt(p.sequence);
+    return { period: p.period, sequence: sequence < 0n ? null : sequence, checkValid: p.check_valid };
   }
 
   /** One ID, as a BigInt. */

@@ -4,6 +4,7 @@ The stubs are generated from the repository's proto/ (see ``generate_stubs``), s
 always matches the contract. IDs are Python ints (64-bit values keep every digit). Failures
 raise ``grpc.RpcError``: ``err.code()`` is a ``grpc.StatusCode``.
 """
+import collections
 import importlib
 import os
 import subprocess
@@ -33,6 +34,17 @@ def generate_stubs(out_dir):
             importlib.import_module("leaf.v1.leaf_pb2_grpc"))
 
 
+IdFormat = collections.namedtuple("IdFormat", "pattern reset time_zone",
+                                  defaults=("NEVER", "UTC"))
+IdFormat.__doc__ = """How a tag's numbers are written: ``pattern`` such as
+``ORD-{yyyyMMdd}-{seq:6}{check:luhn}``, ``reset`` "NEVER", "DAILY", "MONTHLY" or "YEARLY", and
+``time_zone`` an IANA name."""
+
+FormattedIdParts = collections.namedtuple("FormattedIdParts", "period sequence check_valid")
+FormattedIdParts.__doc__ = """A formatted number read back: ``sequence`` is None for an opaque
+number read without the admin token."""
+
+
 class LeafClient:
     """Each method is one RPC with the client's deadline (seconds).
 
@@ -54,11 +66,46 @@ class LeafClient:
     def wait_for_ready(self, timeout):
         grpc.channel_ready_future(self._channel).result(timeout=timeout)
 
-    def create_tag(self, biz_tag, max_id=0, step=0, description=""):
-        """Creates a tag; max_id and step 0 mean the server's defaults (1 and 200)."""
-        return self._stub.CreateTag(self._pb.CreateTagRequest(
-            biz_tag=biz_tag, max_id=max_id, step=step, description=description),
+    def create_tag(self, biz_tag, max_id=0, step=0, description="", id_format=None):
+        """Creates a tag; max_id and step 0 mean the server's defaults (1 and 200). ``id_format``
+        (an ``IdFormat``) makes its numbers formatted strings."""
+        request = self._pb.CreateTagRequest(
+            biz_tag=biz_tag, max_id=max_id, step=step, description=description)
+        if id_format is not None:
+            request.format.CopyFrom(self._id_format(id_format))
+        return self._stub.CreateTag(request, timeout=self._deadline, metadata=self._metadata)
+
+    def _id_format(self, id_format):
+        return self._pb.IdFormat(pattern=id_format.pattern,
+                                 reset=self._pb.Reset.Value(id_format.reset),
+                                 time_zone=id_format.time_zone)
+
+    def set_format(self, biz_tag, id_format):
+        """Sets or changes the tag's format (an ``IdFormat``; admin token); returns the tag."""
+        return self._stub.SetFormat(self._pb.SetFormatRequest(
+            biz_tag=biz_tag, format=self._id_format(id_format)),
             timeout=self._deadline, metadata=self._metadata)
+
+    def next_formatted_id(self, biz_tag):
+        """The tag's next formatted number (FAILED_PRECONDITION when the tag has no format)."""
+        return self._stub.NextFormattedId(self._pb.NextIdRequest(biz_tag=biz_tag),
+                                          timeout=self._deadline, metadata=self._metadata).value
+
+    def next_formatted_ids(self, biz_tag, count, chunk_size=0):
+        """``count`` formatted numbers from one NextFormattedIdBatch stream, in the order sent."""
+        values = []
+        for batch in self._stub.NextFormattedIdBatch(self._pb.NextIdBatchRequest(
+                biz_tag=biz_tag, count=count, chunk_size=chunk_size), timeout=self._deadline,
+                metadata=self._metadata):
+            values.extend(batch.values)
+        return values
+
+    def parse_formatted_id(self, biz_tag, value):
+        """A ``FormattedIdParts`` of one of the tag's numbers (INVALID_ARGUMENT if it does not
+        match the tag's format)."""
+        p = self._stub.ParseFormattedId(self._pb.ParseFormattedIdRequest(
+            biz_tag=biz_tag, value=value), timeout=self._deadline, metadata=self._metadata)
+        return FormattedIdParts(p.period, None if p.sequence < 0 else p.sequence, p.check_valid)
 
     def next_id(self, biz_tag):
         """One ID."""

@@ -3,7 +3,9 @@ in a temporary directory, and checks the Python client against it.
 
 Run from the repository: /usr/bin/python3 -m unittest discover -s examples/python -v
 """
+import datetime
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -13,10 +15,12 @@ import unittest
 
 import grpc
 
-from leaf_client import REPO, LeafClient, generate_stubs
+from leaf_client import REPO, FormattedIdParts, IdFormat, LeafClient, generate_stubs
 
 JAR = os.path.join(REPO, "server", "target", "leaf-server.jar")
 ADMIN_TOKEN = "py-admin-token"
+# The AES key of opaque formatted numbers (--format-key-file): 32 hex digits, AES-128.
+FORMAT_KEY = "0f0e0d0c0b0a09080706050403020100"
 
 
 def free_port():
@@ -45,10 +49,14 @@ class LeafClientTest(unittest.TestCase):
             raise unittest.SkipTest(JAR + " is missing: build it first with \"make build\"")
         cls.tmp = tempfile.mkdtemp(prefix="leaf-python-")
         messages, services = generate_stubs(cls.tmp)
+        key_file = os.path.join(cls.tmp, "format.key")
+        with open(key_file, "w") as f:
+            f.write(FORMAT_KEY + "\n")
         port = free_port()
         cls.log = open(os.path.join(cls.tmp, "server.log"), "w")
         cls.server = subprocess.Popen(
             ["java", "-jar", JAR, "--port", str(port), "--admin-token", ADMIN_TOKEN,
+             "--format-key-file", key_file,
              # A claimed worker ID issues after the lease TTL plus 1 s: keep the wait short.
              "--worker-lease-ttl", "1s",
              "--db-url", "jdbc:h2:file:%s;MODE=MySQL" % os.path.join(cls.tmp, "leaf")],
@@ -163,6 +171,84 @@ class LeafClientTest(unittest.TestCase):
         self.assertLess(abs(parts.timestamp_ms - time.time() * 1000), 60000, "issued now")
         self.assert_status(grpc.StatusCode.INVALID_ARGUMENT,
                            lambda: self.client.decode_snowflake_id(-1))
+
+    def test_formattedIds_createdWithFormat_numbersAndParse(self):
+        tag = self.client.create_tag("py-fmt", step=10, id_format=IdFormat("P-{seq:6}"))
+        self.assertEqual("P-{seq:6}", tag.format.pattern)
+        first = self.client.next_formatted_id("py-fmt")
+        second = self.client.next_formatted_id("py-fmt")
+        self.assertRegex(first, r"^P-\d{6}$")
+        self.assertGreater(second, first)
+        self.assertEqual(FormattedIdParts("", int(second[2:]), True),
+                         self.client.parse_formatted_id("py-fmt", second))
+
+    def test_formattedIds_dailyFormat_todayInUtcAndItsPeriod(self):
+        before = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d")
+        tag = self.client.create_tag("py-fmt-daily")
+        self.assertFalse(tag.HasField("format"), "a tag created without a format has none")
+        tag = self.client.set_format("py-fmt-daily",
+                                     IdFormat("D-{yyyyMMdd}-{seq:4}", "DAILY", "UTC"))
+        self.assertEqual("DAILY", self.stubs[0].Reset.Name(tag.format.reset))
+        value = self.client.next_formatted_id("py-fmt-daily")
+        after = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d")
+        m = re.match(r"^D-(\d{8})-(\d{4})$", value)
+        self.assertTrue(m, value)
+        self.assertIn(m.group(1), (before, after), "today in UTC")
+        parts = self.client.parse_formatted_id("py-fmt-daily", value)
+        self.assertEqual(m.group(1), parts.period, "the period of a daily reset is its day")
+        self.assertEqual(int(m.group(2)), parts.sequence)
+
+    def test_formattedIds_batch_countUniqueIncreasing(self):
+        self.client.create_tag("py-fmt-batch", step=7, id_format=IdFormat("B-{seq:8}"))
+        values = self.client.next_formatted_ids("py-fmt-batch", 2500, 1000)
+        self.assertEqual(2500, len(values))
+        self.assertTrue(all(re.match(r"^B-\d{8}$", v) for v in values), values[:3])
+        self.assertEqual(sorted(set(values)), values, "unique and increasing")
+
+    def test_formattedIds_opaque_sequenceForTheAdminTokenOnly(self):
+        anonymous = LeafClient(self.target, *self.stubs)
+        try:
+            self.client.create_tag("py-fmt-opaque", id_format=IdFormat("Q-{seq:8:opaque}"))
+            values = self.client.next_formatted_ids("py-fmt-opaque", 50)
+            self.assertEqual(50, len(set(values)), "unique")
+            admin = self.client.parse_formatted_id("py-fmt-opaque", values[0])
+            self.assertIsNotNone(admin.sequence, "the admin token sees the sequence")
+            hidden = anonymous.parse_formatted_id("py-fmt-opaque", values[0])
+            self.assertIsNone(hidden.sequence, "no sequence without the admin token")
+        finally:
+            anonymous.close()
+
+    def test_formattedIds_errors_statusCodes(self):
+        self.client.create_tag("py-fmt-none")
+        e = self.assert_status(grpc.StatusCode.FAILED_PRECONDITION,
+                               lambda: self.client.next_formatted_id("py-fmt-none"))
+        self.assertIn("py-fmt-none", e.details())
+        self.assert_status(grpc.StatusCode.INVALID_ARGUMENT,
+                           lambda: self.client.set_format("py-fmt-none",
+                                                          IdFormat("M-{yyyyMM}-{seq:4}", "DAILY")))
+        self.client.create_tag("py-fmt-luhn", id_format=IdFormat("L{seq:6}{check:luhn}"))
+        value = self.client.next_formatted_id("py-fmt-luhn")
+        self.assertTrue(self.client.parse_formatted_id("py-fmt-luhn", value).check_valid)
+        wrong = value[:-1] + str((int(value[-1]) + 1) % 10)
+        self.assertFalse(self.client.parse_formatted_id("py-fmt-luhn", wrong).check_valid, wrong)
+        self.assert_status(grpc.StatusCode.INVALID_ARGUMENT,
+                           lambda: self.client.parse_formatted_id("py-fmt-luhn", "nope"))
+        self.client.create_tag("py-fmt-narrow", id_format=IdFormat("W{seq:1}"))
+        issued = 0
+        with self.assertRaises(grpc.RpcError) as caught:
+            for _ in range(20):
+                self.client.next_formatted_id("py-fmt-narrow")
+                issued += 1
+        self.assertEqual(grpc.StatusCode.OUT_OF_RANGE, caught.exception.code(),
+                         caught.exception.details())
+        self.assertIn("py-fmt-narrow", caught.exception.details())
+        self.assertTrue(1 <= issued <= 10, "one-digit numbers before it: %d" % issued)
+        anonymous = LeafClient(self.target, *self.stubs)
+        try:
+            self.assert_status(grpc.StatusCode.UNAUTHENTICATED,
+                               lambda: anonymous.set_format("py-fmt-none", IdFormat("G-{seq:4}")))
+        finally:
+            anonymous.close()
 
 
 if __name__ == "__main__":

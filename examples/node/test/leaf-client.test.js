@@ -14,6 +14,8 @@ const JAR = path.join(__dirname, '..', '..', '..', 'server', 'target', 'leaf-ser
 
 // The server requires this token for CreateTag and UpdateStep; the client sends it.
 const ADMIN_TOKEN = 'node-test-admin-token';
+// The AES key of opaque formatted numbers (--format-key-file): 32 hex digits, AES-128.
+const FORMAT_KEY = '000102030405060708090a0b0c0d0e0f';
 let server;
 let dataDir;
 let client;
@@ -50,9 +52,12 @@ let target;
 before(async () => {
   assert.ok(fs.existsSync(JAR), `${JAR} is missing: build it first with "make build"`);
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-node-'));
+  const keyFile = path.join(dataDir, 'format.key');
+  fs.writeFileSync(keyFile, `${FORMAT_KEY}\n`, { mode: 0o600 });
   const port = await freePort();
   server = spawn('java', ['-jar', JAR, '--port', String(port),
     '--db-url', `jdbc:h2:file:${path.join(dataDir, 'leaf')};MODE=MySQL`, '--admin-token', ADMIN_TOKEN,
+    '--format-key-file', keyFile,
     // A claimed worker ID issues after the lease TTL plus 1 s: keep the test's wait short.
     '--worker-lease-ttl', '1s'],
   { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -192,6 +197,7 @@ test('example.js creates its tag and prints IDs and a batch', async () => {
   assert.match(out, /created tag node-example \(step 1000\)/);
   assert.match(out, /NextId: 1\n/);
   assert.match(out, /NextIdBatch: 25 IDs, 4 … 28/);
+  assert.match(out, /NextFormattedId: ORD-(\d{8})-\d{7} \(period \1, sequence \d+\)/);
 });
 
 test('snowflake IDs: unary and batch increase, decode names this server\'s worker', async () => {
@@ -216,4 +222,132 @@ test('snowflake IDs: unary and batch increase, decode names this server\'s worke
   assert.equal(parts.workerId, worker.worker_id);
   assert.ok(Math.abs(Number(parts.timestampMs) - Date.now()) < 60000, `issued now: ${parts.timestampMs}`);
   await assert.rejects(client.decodeSnowflakeId(-1n), { code: status.INVALID_ARGUMENT });
+});
+
+/** The UTC date as yyyyMMdd. */
+function utcDay(date) {
+  return date.toISOString().slice(0, 10).replaceAll('-', '');
+}
+
+/** The Luhn check digit of a string of digits. */
+function luhn(digits) {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 0) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return String((10 - (sum % 10)) % 10);
+}
+
+test('formatted IDs: a tag created with a format numbers in it, and parse reads them back', async () => {
+  const tag = await client.createTag('node-fmt', { step: 10, format: { pattern: 'N-{seq:6}' } });
+  assert.equal(tag.format.pattern, 'N-{seq:6}');
+  assert.equal(tag.format.reset, 'NEVER', 'the default reset, by name');
+  const first = await client.nextFormattedId('node-fmt');
+  const second = await client.nextFormattedId('node-fmt');
+  assert.match(first, /^N-\d{6}$/);
+  assert.ok(second > first, `${second} after ${first}`);
+  const parts = await client.parseFormattedId('node-fmt', second);
+  assert.deepEqual(parts, { period: '', sequence: BigInt(second.slice(2)), checkValid: true });
+});
+
+test('formatted IDs: a daily format shows today (UTC), and parse gives that day as the period', async () => {
+  const before = utcDay(new Date());
+  const tag = await client.createTag('node-fmt-daily');
+  assert.equal(tag.format, null, 'a tag created without a format has none');
+  const set = await client.setFormat('node-fmt-daily',
+    { pattern: 'D-{yyyyMMdd}-{seq:4}', reset: 'DAILY', timeZone: 'UTC' });
+  assert.deepEqual(set.format, { pattern: 'D-{yyyyMMdd}-{seq:4}', reset: 'DAILY', time_zone: 'UTC' });
+  const value = await client.nextFormattedId('node-fmt-daily');
+  const after = utcDay(new Date());
+  const m = /^D-(\d{8})-(\d{4})$/.exec(value);
+  assert.ok(m, `D-yyyyMMdd-nnnn: ${value}`);
+  assert.ok(m[1] === before || m[1] === after, `today in UTC: ${value}`);
+  const parts = await client.parseFormattedId('node-fmt-daily', value);
+  assert.equal(parts.period, m[1], 'the period of a daily reset is its day');
+  assert.equal(parts.sequence, BigInt(m[2]));
+});
+
+test('formatted IDs: a batch streams count unique increasing numbers across chunks', async () => {
+  await client.createTag('node-fmt-batch', { step: 7, format: { pattern: 'B-{seq:8}' } });
+  const values = await client.nextFormattedIds('node-fmt-batch', 2500, 1000);
+  assert.equal(values.length, 2500);
+  for (let i = 0; i < values.length; i++) {
+    assert.match(values[i], /^B-\d{8}$/);
+    if (i > 0) assert.ok(values[i] > values[i - 1], `${values[i]} after ${values[i - 1]}`);
+  }
+});
+
+test('formatted IDs: the Luhn check digit is the standard one and parse checks it', async () => {
+  await client.createTag('node-fmt-luhn', { format: { pattern: 'L{seq:6}{check:luhn}' } });
+  const value = await client.nextFormattedId('node-fmt-luhn');
+  assert.match(value, /^L\d{7}$/);
+  assert.equal(value[7], luhn(value.slice(1, 7)), `Luhn digit of ${value}`);
+  assert.equal((await client.parseFormattedId('node-fmt-luhn', value)).checkValid, true);
+  const wrong = value.slice(0, 7) + ((Number(value[7]) + 1) % 10);
+  assert.equal((await client.parseFormattedId('node-fmt-luhn', wrong)).checkValid, false, wrong);
+});
+
+test('formatted IDs: an opaque sequence is shown to the admin token only', async () => {
+  const anonymous = new LeafClient(target);
+  try {
+    await client.createTag('node-fmt-opaque', { format: { pattern: 'P-{seq:8:opaque}' } });
+    const values = await client.nextFormattedIds('node-fmt-opaque', 50);
+    assert.equal(new Set(values).size, 50, 'unique');
+    for (const v of values) assert.match(v, /^P-\d{8}$/);
+    const admin = await client.parseFormattedId('node-fmt-opaque', values[0]);
+    assert.equal(typeof admin.sequence, 'bigint');
+    const hidden = await anonymous.parseFormattedId('node-fmt-opaque', values[0]);
+    assert.equal(hidden.sequence, null, 'no sequence without the admin token');
+    assert.equal(hidden.checkValid, true);
+  } finally {
+    anonymous.close();
+  }
+});
+
+test('formatted IDs: errors arrive as the contract\'s status codes', async () => {
+  await client.createTag('node-fmt-none');
+  await assert.rejects(client.nextFormattedId('node-fmt-none'),
+    { code: status.FAILED_PRECONDITION, details: /node-fmt-none/ });
+  await assert.rejects(client.setFormat('node-fmt-none', { pattern: 'X-{yyyy}' }),
+    { code: status.INVALID_ARGUMENT }, 'no sequence field');
+  await assert.rejects(client.setFormat('node-fmt-none', { pattern: 'M-{yyyyMM}-{seq:4}', reset: 'DAILY' }),
+    { code: status.INVALID_ARGUMENT }, 'a daily reset the pattern cannot show');
+  await client.createTag('node-fmt-narrow', { format: { pattern: 'W{seq:1}' } });
+  await assert.rejects(client.parseFormattedId('node-fmt-narrow', 'nope'), { code: status.INVALID_ARGUMENT });
+  let issued = 0;
+  const outOfRange = await (async () => {
+    for (let i = 0; i < 20; i++) {
+      try {
+        await client.nextFormattedId('node-fmt-narrow');
+        issued++;
+      } catch (err) {
+        return err;
+      }
+    }
+    return null;
+  })();
+  assert.ok(outOfRange, 'a one-digit sequence runs out');
+  assert.equal(outOfRange.code, status.OUT_OF_RANGE, outOfRange.message);
+  assert.match(outOfRange.details, /node-fmt-narrow/);
+  assert.ok(issued >= 1 && issued <= 10, `at most ten one-digit numbers before it, got ${issued}`);
+});
+
+test('formatted IDs: setFormat needs the admin token', async () => {
+  const anonymous = new LeafClient(target);
+  const wrong = new LeafClient(target, { token: 'not-the-token' });
+  try {
+    await client.createTag('node-fmt-guarded');
+    await assert.rejects(anonymous.setFormat('node-fmt-guarded', { pattern: 'G-{seq:4}' }),
+      { code: status.UNAUTHENTICATED });
+    await assert.rejects(wrong.setFormat('node-fmt-guarded', { pattern: 'G-{seq:4}' }),
+      { code: status.PERMISSION_DENIED });
+  } finally {
+    anonymous.close();
+    wrong.close();
+  }
 });

@@ -3,7 +3,6 @@ package io.leaf.client;
 import io.grpc.CallCredentials;
 import io.grpc.Channel;
 import io.grpc.ChannelCredentials;
-import io.grpc.Context;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
@@ -15,15 +14,16 @@ import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.DecodeSnowflakeIdRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.GetWorkerRequest;
-import io.leaf.v1.IdBatch;
 import io.leaf.v1.InitCacheRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
 import io.leaf.v1.NextSnowflakeIdRequest;
+import io.leaf.v1.ParseFormattedIdRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.ReservedIds;
+import io.leaf.v1.SetFormatRequest;
 import io.leaf.v1.SnowflakeIdParts;
 import io.leaf.v1.SnowflakeServiceGrpc;
 import io.leaf.v1.Tag;
@@ -32,27 +32,21 @@ import io.leaf.v1.UpdateStepRequest;
 import io.leaf.v1.WorkerStatus;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 /**
  * A blocking client for one Leaf service: each method is one RPC with the client's deadline, and
  * every failure is a {@link LeafException} subclass chosen by the gRPC status code.
  *
  * <p>Thread-safe; share one instance. A client built from a target or a channel builder owns its
- * channel, which retries UNAVAILABLE with gRPC's own retry policy (see {@link #serviceConfig});
+ * channel, which retries UNAVAILABLE with gRPC's own retry policy (every method but CreateTag);
  * {@link #close()} shuts that channel down. A client built on an existing channel uses the
  * channel as it is and leaves it open.
  */
 public final class LeafClient implements AutoCloseable {
-
-  /** The full gRPC service name the retry policy applies to. */
-  static final String SERVICE = LeafServiceGrpc.SERVICE_NAME;
 
   private final ManagedChannel channel;
   private final boolean ownsChannel;
@@ -93,36 +87,6 @@ public final class LeafClient implements AutoCloseable {
     return new Builder(null, null, channel);
   }
 
-  /** Methods that are safe to repeat: reads, ID calls (a repeat is a gap) and setting a step. */
-  static final List<String> RETRIED_METHODS = List.of("NextId", "NextIdBatch", "ReserveIds",
-      "InitCache", "GetTag", "ListTags", "UpdateStep");
-  /** SnowflakeService methods, all safe to repeat (a repeated ID call is a gap). */
-  static final List<String> RETRIED_SNOWFLAKE_METHODS = List.of("NextSnowflakeId",
-      "NextSnowflakeIdBatch", "DecodeSnowflakeId", "GetWorker");
-
-  /**
-   * The channel's default service config: every LeafService method except CreateTag retries
-   * UNAVAILABLE up to {@code maxAttempts} attempts in total, backing off from 100 ms up to 2 s.
-   * gRPC retries only calls the server has not answered with a message yet, so a half-received ID
-   * stream is never replayed; a retried ID call at worst leaves a gap. CreateTag is not retried: an
-   * insert that committed before its reply was lost would come back as ALREADY_EXISTS.
-   */
-  static Map<String, ?> serviceConfig(int maxAttempts) {
-    Map<String, Object> retryPolicy = Map.of(
-        "maxAttempts", (double) maxAttempts,
-        "initialBackoff", "0.1s",
-        "maxBackoff", "2s",
-        "backoffMultiplier", 2.0,
-        "retryableStatusCodes", List.of("UNAVAILABLE"));
-    Map<String, Object> methodConfig = Map.of(
-        "name", Stream.concat(
-            RETRIED_METHODS.stream().map(m -> Map.of("service", SERVICE, "method", m)),
-            RETRIED_SNOWFLAKE_METHODS.stream().map(m -> Map.of(
-                "service", SnowflakeServiceGrpc.SERVICE_NAME, "method", m))).toList(),
-        "retryPolicy", retryPolicy);
-    return Map.of("methodConfig", List.of(methodConfig));
-  }
-
   private LeafServiceGrpc.LeafServiceBlockingStub stub() {
     return stub.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
   }
@@ -152,48 +116,7 @@ public final class LeafClient implements AutoCloseable {
   public long[] nextIds(String bizTag, int count) {
     NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
         .build();
-    return streamAll(() -> stub().nextIdBatch(req), count);
-  }
-
-  /**
-   * Reads every chunk of the stream {@code open} starts, {@code count} IDs in all. Leaving early
-   * (a reply that breaks the contract) cancels the stream instead of leaving the call open until
-   * its deadline.
-   */
-  private static long[] streamAll(Supplier<Iterator<IdBatch>> open, int count) {
-    return call(() -> {
-      Context.CancellableContext scope = Context.current().withCancellation();
-      try {
-        return scope.call(() -> readAll(open.get(), count));
-      } catch (RuntimeException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      } finally {
-        scope.cancel(null);
-      }
-    });
-  }
-
-  private static long[] readAll(Iterator<IdBatch> stream, int count) {
-    long[] ids = new long[Math.max(count, 0)];
-    int n = 0;
-    while (stream.hasNext()) {
-      IdBatch batch = stream.next();
-      int size = batch.getIdsCount();
-      if (n + size > ids.length) {
-        throw new LeafException(Status.Code.INTERNAL,
-            "server streamed more than the " + count + " IDs asked for", null);
-      }
-      for (int i = 0; i < size; i++) {
-        ids[n++] = batch.getIds(i);
-      }
-    }
-    if (n != ids.length) {
-      throw new LeafException(Status.Code.INTERNAL,
-          "server streamed " + n + " IDs, " + count + " asked for", null);
-    }
-    return ids;
+    return IdStreams.ids(() -> stub().nextIdBatch(req), count);
   }
 
   /**
@@ -212,7 +135,7 @@ public final class LeafClient implements AutoCloseable {
   public long[] nextSnowflakeIds(int count) {
     NextSnowflakeIdBatchRequest req = NextSnowflakeIdBatchRequest.newBuilder().setCount(count)
         .build();
-    return streamAll(() -> snowflake().nextSnowflakeIdBatch(req), count);
+    return IdStreams.ids(() -> snowflake().nextSnowflakeIdBatch(req), count);
   }
 
   /** The parts of a snowflake ID in the server's layout (time, worker ID, sequence). */
@@ -231,9 +154,63 @@ public final class LeafClient implements AutoCloseable {
    * default (200); a null description is stored as none.
    */
   public Tag createTag(String bizTag, long maxId, int step, String description) {
-    CreateTagRequest req = CreateTagRequest.newBuilder().setBizTag(tag(bizTag)).setMaxId(maxId)
-        .setStep(step).setDescription(description == null ? "" : description).build();
-    return call(() -> stub().createTag(req));
+    return createTag(bizTag, maxId, step, description, null);
+  }
+
+  /**
+   * Creates {@code bizTag} as {@link #createTag(String, long, int, String)} does, its numbers
+   * written in {@code format} (null: none; INVALID_ARGUMENT for a bad one).
+   */
+  public Tag createTag(String bizTag, long maxId, int step, String description, IdFormat format) {
+    CreateTagRequest.Builder req = CreateTagRequest.newBuilder().setBizTag(tag(bizTag))
+        .setMaxId(maxId).setStep(step).setDescription(description == null ? "" : description);
+    if (format != null) {
+      req.setFormat(format.toProto());
+    }
+    return call(() -> stub().createTag(req.build()));
+  }
+
+  /**
+   * Sets or changes the tag's format (admin token). INVALID_ARGUMENT for a bad format, a reset the
+   * pattern cannot show, or a change that could repeat a number the tag issued before.
+   */
+  public Tag setFormat(String bizTag, IdFormat format) {
+    SetFormatRequest req = SetFormatRequest.newBuilder().setBizTag(tag(bizTag))
+        .setFormat(Objects.requireNonNull(format, "format").toProto()).build();
+    return call(() -> stub().setFormat(req));
+  }
+
+  /**
+   * The tag's next formatted number, e.g. {@code ORD-20261126-0004577}.
+   *
+   * @throws FailedPreconditionException the tag has no format, or its key differs from the
+   *     server's
+   * @throws OutOfRangeException the period's numbers pass the sequence's width
+   */
+  public String nextFormattedId(String bizTag) {
+    NextIdRequest req = NextIdRequest.newBuilder().setBizTag(tag(bizTag)).build();
+    return call(() -> stub().nextFormattedId(req).getValue());
+  }
+
+  /**
+   * {@code count} formatted numbers of {@code bizTag} from one NextFormattedIdBatch stream, in the
+   * order the server sent them; unmodifiable. Same errors as {@link #nextFormattedId}; the
+   * deadline covers the whole stream.
+   */
+  public List<String> nextFormattedIds(String bizTag, int count) {
+    NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
+        .build();
+    return IdStreams.values(() -> stub().nextFormattedIdBatch(req), count);
+  }
+
+  /**
+   * Reads a formatted number of {@code bizTag} back (INVALID_ARGUMENT when it does not match the
+   * tag's format); an opaque number's sequence needs the admin token, else it is empty.
+   */
+  public FormattedIdParts parseFormattedId(String bizTag, String value) {
+    ParseFormattedIdRequest req = ParseFormattedIdRequest.newBuilder().setBizTag(tag(bizTag))
+        .setValue(Objects.requireNonNull(value, "value")).build();
+    return call(() -> FormattedIdParts.from(stub().parseFormattedId(req)));
   }
 
   /** Sets the tag's step; the server's next segment load uses it. */
@@ -397,7 +374,7 @@ public final class LeafClient implements AutoCloseable {
       }
       ManagedChannelBuilder<?> b = channelBuilder != null ? channelBuilder
           : Grpc.newChannelBuilder(target, credentials);
-      b.defaultServiceConfig(serviceConfig(maxAttempts));
+      b.defaultServiceConfig(RetryPolicy.serviceConfig(maxAttempts));
       if (maxAttempts > 1) {
         b.enableRetry();
       } else {

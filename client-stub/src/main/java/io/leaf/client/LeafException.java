@@ -6,8 +6,8 @@ import io.grpc.StatusRuntimeException;
 /**
  * A failed Leaf call, carrying the gRPC status code the server (or the channel) answered with.
  *
- * <p>Subclasses name the failures a caller reacts to; anything else (INTERNAL,
- * FAILED_PRECONDITION, CANCELLED, …) arrives as this class with its {@link #code()}. Callers never
+ * <p>Subclasses name the failures a caller reacts to; anything else (INTERNAL, CANCELLED,
+ * PERMISSION_DENIED, …) arrives as this class with its {@link #code()}. Callers never
  * need to parse the message.
  */
 public class LeafException extends RuntimeException {
@@ -55,6 +55,7 @@ public class LeafException extends RuntimeException {
       case ALREADY_EXISTS -> new TagAlreadyExistsException(message, cause);
       case INVALID_ARGUMENT -> new InvalidArgumentException(message, cause);
       case OUT_OF_RANGE -> new OutOfRangeException(message, cause);
+      case FAILED_PRECONDITION -> new FailedPreconditionException(message, cause);
       case UNAVAILABLE -> new LeafUnavailableException(message, cause);
       case DEADLINE_EXCEEDED -> new LeafDeadlineExceededException(message, cause);
       default -> new LeafException(code, message, cause);

@@ -10,8 +10,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * A {@link LeafClient} from {@code leaf.client.*} (owning its channel, closed with the context)
- * and the {@link LeafIdGenerators} on it (closed first). Each bean backs off when the application
- * defines its own.
+ * and the {@link LeafIdGenerators} (closed first), {@link LeafSnowflakeIds} and {@link
+ * LeafFormattedIds} on it. Each bean backs off when the application defines its own.
  */
 @AutoConfiguration
 @ConditionalOnClass(LeafClient.class)
@@ -30,6 +30,14 @@ public class LeafClientAutoConfiguration {
   @ConditionalOnBean(LeafClient.class)
   public LeafSnowflakeIds leafSnowflakeIds(LeafClient leafClient) {
     return LeafSnowflakeIds.of(leafClient::nextSnowflakeId, leafClient::nextSnowflakeIds);
+  }
+
+  /** Formatted numbers through the client: one RPC per call, no cache (periods end). */
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnBean(LeafClient.class)
+  public LeafFormattedIds leafFormattedIds(LeafClient leafClient) {
+    return LeafFormattedIds.of(leafClient);
   }
 
   @Bean(destroyMethod = "close")

@@ -13,10 +13,16 @@ import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.stub.StreamObserver;
+import io.leaf.v1.FormattedId;
+import io.leaf.v1.FormattedIdBatch;
+import io.leaf.v1.FormattedIdParts;
 import io.leaf.v1.IdRange;
 import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.NextIdBatchRequest;
+import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextIdResponse;
 import io.leaf.v1.NextSnowflakeIdRequest;
+import io.leaf.v1.ParseFormattedIdRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.ReservedIds;
 import io.leaf.v1.SnowflakeServiceGrpc;
@@ -28,8 +34,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A LeafService on a loopback port (the real transport the starter's channel uses) that answers
- * ReserveIds with one range from 1, 2, 3, … and the standard health service as a Leaf server
- * does; it records each ReserveIds count and authorization header, and can be told to fail.
+ * ReserveIds with one range from 1, 2, 3, … (NextFormattedId with F-1, F-2, … of the same
+ * numbers, ParseFormattedId of F-n with sequence n) and the standard health service as a Leaf
+ * server does; it records each ReserveIds count and authorization header, and can be told to fail.
  */
 final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implements AutoCloseable {
 
@@ -94,7 +101,7 @@ final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implement
     health.setStatus(LeafHealthIndicator.DATABASE, status);
   }
 
-  /** Every ReserveIds fails with {@code status} (null: none does). */
+  /** Every ReserveIds and formatted-ID call fails with {@code status} (null: none does). */
   void fail(Status status) {
     failure.set(status);
   }
@@ -120,6 +127,44 @@ final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implement
     out.onNext(ReservedIds.newBuilder().addRanges(IdRange.newBuilder().setStart(start)
         .setEnd(start + req.getCount())).build());
     out.onCompleted();
+  }
+
+  @Override
+  public void nextFormattedId(NextIdRequest req, StreamObserver<FormattedId> out) {
+    if (!failed(out)) {
+      out.onNext(FormattedId.newBuilder().setValue("F-" + next.getAndIncrement()).build());
+      out.onCompleted();
+    }
+  }
+
+  @Override
+  public void nextFormattedIdBatch(NextIdBatchRequest req, StreamObserver<FormattedIdBatch> out) {
+    if (!failed(out)) {
+      FormattedIdBatch.Builder batch = FormattedIdBatch.newBuilder();
+      for (int i = 0; i < req.getCount(); i++) {
+        batch.addValues("F-" + next.getAndIncrement());
+      }
+      out.onNext(batch.build());
+      out.onCompleted();
+    }
+  }
+
+  @Override
+  public void parseFormattedId(ParseFormattedIdRequest req, StreamObserver<FormattedIdParts> out) {
+    if (!failed(out)) {
+      out.onNext(FormattedIdParts.newBuilder().setCheckValid(true)
+          .setSequence(Long.parseLong(req.getValue().substring(2))).build());
+      out.onCompleted();
+    }
+  }
+
+  /** Answers with the failure set by {@link #fail}, if any. */
+  private boolean failed(StreamObserver<?> out) {
+    Status f = failure.get();
+    if (f != null) {
+      out.onError(f.asRuntimeException());
+    }
+    return f != null;
   }
 
   @Override
