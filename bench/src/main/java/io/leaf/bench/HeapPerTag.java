@@ -1,6 +1,7 @@
 package io.leaf.bench;
 
 import com.google.common.base.Ticker;
+import io.leaf.server.ServerWiring;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineListeners;
@@ -11,6 +12,9 @@ import io.leaf.server.sweep.SweepIntake;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -49,8 +53,10 @@ public final class HeapPerTag {
       store.createTag(name(i), 1, STEP, "");
     }
     SweepIntake intake = new SweepIntake();
+    List<ExecutorService> threads = new ArrayList<>();
     SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
-        EngineConfig.DEFAULTS, EngineListeners.NONE.withOnCached(intake));
+        EngineConfig.DEFAULTS, ServerWiring.engineThreads(EngineConfig.DEFAULTS, threads::add),
+        EngineListeners.NONE.withOnCached(intake));
     // The server's defaults; the sweeper's thread is not started, runOnce below does its work.
     IdleTagSweeper sweeper = new IdleTagSweeper(allocator, intake,
         SERVER_DEFAULTS.sweep().idleTtl(), SERVER_DEFAULTS.sweep().tick());
@@ -72,6 +78,7 @@ public final class HeapPerTag {
     } finally {
       sweeper.close();
       allocator.close();
+      threads.forEach(ExecutorService::shutdownNow);
     }
   }
 

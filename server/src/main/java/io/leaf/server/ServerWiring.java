@@ -14,9 +14,11 @@ import io.leaf.server.config.DatabaseConfig;
 import io.leaf.server.config.OpsConfig;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.CoarseTicker;
+import io.leaf.server.engine.DeadlineTimer;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.EngineListeners;
+import io.leaf.server.engine.EngineThreads;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.health.ServerHealth;
 import io.leaf.server.http.HttpConfig;
@@ -50,14 +52,19 @@ import io.leaf.server.sweep.SweepIntake;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -70,7 +77,8 @@ import java.util.function.UnaryOperator;
  *
  * <p>Threading (of what it builds): calls that must touch the database run on a bounded {@link
  * DatabaseCalls}, segment loads on the engine's loader threads, NextIdBatch's encoding on a stream
- * pump of half the cores, and calls waiting for a segment hold no thread at all.
+ * pump of half the cores, and calls waiting for a segment hold no thread at all. Every thread is a
+ * named daemon made here and shut down by {@link LeafServer#stop()} (after the part using it).
  */
 public final class ServerWiring {
 
@@ -163,8 +171,11 @@ public final class ServerWiring {
           InstantSource.system()));
       opened.push(snowflake);
       SegmentStore served = decorate.apply(store);
-      CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION);
-      opened.push(ticker);
+      List<ExecutorService> threads = new ArrayList<>();
+      opened.push(() -> threads.forEach(ExecutorService::shutdownNow));
+      ScheduledExecutorService tick = scheduler("leaf-coarse-ticker");
+      threads.add(tick);
+      CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION, tick);
       EngineConfig engine = config.engine(EngineConfig.DEFAULTS);
       Runnable schemaInit = () -> {
         store.createSchemaIfMissing();
@@ -176,11 +187,13 @@ public final class ServerWiring {
           log.warn("formatted IDs unavailable: {}", e.getMessage());
         }
       };
+      EngineThreads engineThreads = engineThreads(engine, threads::add);
       return assemble(builder, config, served, schemaInit,
           new Formats(formats, InstantSource.system()),
-          listeners -> new SegmentAllocator(served, ticker, engine, listeners), snowflake,
-          metrics, () -> {
-            ticker.close();
+          listeners -> new SegmentAllocator(served, ticker, engine, engineThreads, listeners),
+          snowflake, metrics, () -> {
+            // After the engine's close, before the connection pool its loads use.
+            threads.forEach(ExecutorService::shutdownNow);
             pool.close();
             ops.close();
           });
@@ -190,6 +203,38 @@ public final class ServerWiring {
       }
       throw e;
     }
+  }
+
+  /**
+   * The engine's threads as the server runs them: loaders and first loaders bounded as {@code
+   * engine} says, and a deadline thread that drops cancelled deadlines at once. Each executor goes
+   * to {@code owner}, which shuts it down after the engine's {@link SegmentAllocator#close()}.
+   */
+  public static EngineThreads engineThreads(EngineConfig engine, Consumer<ExecutorService> owner) {
+    ThreadPoolExecutor loads = pool("leaf-loader-%d", engine.loaderThreads(), engine.loaderQueue());
+    ThreadPoolExecutor first = pool("leaf-first-loader-%d", engine.firstLoadThreads(),
+        engine.firstLoadQueue());
+    ScheduledThreadPoolExecutor deadlines = scheduler("leaf-wait-deadlines");
+    deadlines.setRemoveOnCancelPolicy(true);
+    List.of(loads, first, deadlines).forEach(owner);
+    return new EngineThreads(loads, first, DeadlineTimer.on(deadlines));
+  }
+
+  /** {@code threads} named daemons over a queue of {@code queue}; idle ones end after 60 s. */
+  private static ThreadPoolExecutor pool(String names, int threads, int queue) {
+    ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
+        new ArrayBlockingQueue<>(queue), daemons(names));
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
+  }
+
+  /** One named daemon thread running scheduled tasks. */
+  private static ScheduledThreadPoolExecutor scheduler(String name) {
+    return new ScheduledThreadPoolExecutor(1, daemons(name));
+  }
+
+  private static ThreadFactory daemons(String nameFormat) {
+    return new ThreadFactoryBuilder().setNameFormat(nameFormat).setDaemon(true).build();
   }
 
   /** The token check, then the metrics interceptors (outermost: they see refusals too). */
@@ -245,10 +290,8 @@ public final class ServerWiring {
     DatabaseCalls database = new DatabaseCalls(config.api().dbCallThreads(), config.api().maxQueuedDbCalls());
     // One queued task per stream at most (a stream's events run one after another), so twice
     // --max-streams leaves room for streams that just ended and never refuses an open one.
-    ThreadPoolExecutor streamPump = new ThreadPoolExecutor(STREAM_PUMP_THREADS,
-        STREAM_PUMP_THREADS, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(2 * config.api().maxStreams()),
-        new ThreadFactoryBuilder().setNameFormat("leaf-stream-%d").setDaemon(true).build());
-    streamPump.allowCoreThreadTimeOut(true);
+    ThreadPoolExecutor streamPump = pool("leaf-stream-%d", STREAM_PUMP_THREADS,
+        2 * config.api().maxStreams());
     FormattedIssuer issuer = new FormattedIssuer(allocator, store, formats.store(),
         config.formatKey(), formats.clock(), database::execute);
     FormatAdmin formatAdmin = new FormatAdmin(store, formats.store(), config.formatKey(),
@@ -282,11 +325,9 @@ public final class ServerWiring {
    */
   public static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases) {
     SnowflakeConfig s = config.snowflake();
-    ScheduledThreadPoolExecutor leaseThread = new ScheduledThreadPoolExecutor(1,
-        new ThreadFactoryBuilder().setNameFormat("leaf-worker-lease").setDaemon(true).build());
+    ScheduledThreadPoolExecutor leaseThread = scheduler("leaf-worker-lease");
     leaseThread.setRemoveOnCancelPolicy(true);
-    ScheduledThreadPoolExecutor chunkTimer = new ScheduledThreadPoolExecutor(1,
-        new ThreadFactoryBuilder().setNameFormat("leaf-snowflake-timer").setDaemon(true).build());
+    ScheduledThreadPoolExecutor chunkTimer = scheduler("leaf-snowflake-timer");
     return new Snowflake(leases, s.layout(), s.fromId(), s.toId(), s.leaseTtl(),
         InstantSource.system(), Ticker.systemTicker(), leaseThread, chunkTimer);
   }

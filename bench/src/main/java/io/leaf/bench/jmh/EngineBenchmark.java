@@ -1,10 +1,16 @@
 package io.leaf.bench.jmh;
 
+import io.leaf.server.ServerWiring;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.MemorySegmentStore;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -34,15 +40,20 @@ public class EngineBenchmark {
   public static class Allocator {
     SegmentAllocator allocator;
     CoarseTicker ticker;
+    /** The threads the engine and the ticker run on, as the server makes them. */
+    final List<ExecutorService> threads = new ArrayList<>();
 
     @Setup(Level.Trial)
     public void start() {
       MemorySegmentStore store = new MemorySegmentStore();
       store.createTag(TAG, 1, STEP, "");
       // The server's own clock: a coarse ticker, so an ID costs no clock call.
-      ticker = new CoarseTicker(Duration.ofMillis(1));
-      allocator = new SegmentAllocator(store, ticker,
-          EngineConfig.DEFAULTS.withMaxStep(STEP));
+      ScheduledExecutorService tick = Executors.newSingleThreadScheduledExecutor();
+      threads.add(tick);
+      ticker = new CoarseTicker(Duration.ofMillis(1), tick);
+      EngineConfig config = EngineConfig.DEFAULTS.withMaxStep(STEP);
+      allocator = new SegmentAllocator(store, ticker, config,
+          ServerWiring.engineThreads(config, threads::add));
       allocator.initCache(TAG, allocator.deadline(TIMEOUT_NANOS, false)).join();
     }
 
@@ -50,6 +61,7 @@ public class EngineBenchmark {
     public void stop() {
       allocator.close();
       ticker.close();
+      threads.forEach(ExecutorService::shutdownNow);
     }
   }
 

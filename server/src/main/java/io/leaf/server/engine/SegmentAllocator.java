@@ -43,36 +43,26 @@ public final class SegmentAllocator implements AutoCloseable {
   private final DatabaseGate gate;
   private final IdTaker taker;
 
-  /** An engine that reports to no one ({@link EngineListeners#NONE}), with its own timer. */
-  public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config) {
-    this(store, ticker, config, EngineListeners.NONE);
-  }
-
-  /** An engine that reports to {@code listeners}, with its own deadline timer thread. */
+  /** An engine that reports to no one ({@link EngineListeners#NONE}) on {@code threads}. */
   public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config,
-      EngineListeners listeners) {
-    this(store, ticker, config, DeadlineTimer.threaded("leaf-wait-deadlines"), listeners);
-  }
-
-  /** An engine that reports to no one ({@link EngineListeners#NONE}) on {@code timer}. */
-  public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config,
-      DeadlineTimer timer) {
-    this(store, ticker, config, timer, EngineListeners.NONE);
+      EngineThreads threads) {
+    this(store, ticker, config, threads, EngineListeners.NONE);
   }
 
   /**
-   * @param timer enforces waiting calls' deadlines; closed with the allocator
+   * @param threads what loads and deadlines run on; their maker shuts them down after {@link
+   *     #close()}
    * @param listeners told of loads and handed cached buffers for the allocator's whole life
    */
   public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config,
-      DeadlineTimer timer, EngineListeners listeners) {
+      EngineThreads threads, EngineListeners listeners) {
     this.gate = new DatabaseGate();
     this.ticker = ticker;
-    this.timer = timer;
+    this.timer = threads.timer();
     this.tags = new TagTable(new MissingTags(config.missingTagTtl(), ticker), store::mayHold,
         listeners);
     this.waiters = new SegmentWaiters(config.maxWaiting(), ticker, timer);
-    this.loader = new SegmentLoader(store, ticker, config, tags, waiters);
+    this.loader = new SegmentLoader(store, ticker, config, tags, waiters, threads);
     this.taker = new IdTaker(ticker, tags, loader, waiters, gate);
     this.reservations = new RangeReservation(this, taker, tags, store, ticker, timer);
   }
@@ -241,6 +231,5 @@ public final class SegmentAllocator implements AutoCloseable {
     for (Set<WaitingCall> ws : tags.detachAllWaiters()) {
       waiters.wakeAll(ws, new ServerClosingException());
     }
-    timer.close();
   }
 }

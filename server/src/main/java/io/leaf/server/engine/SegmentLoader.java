@@ -1,7 +1,6 @@
 package io.leaf.server.engine;
 
 import com.google.common.base.Ticker;
-import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
@@ -9,10 +8,9 @@ import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagNotFoundException;
 import io.leaf.server.store.WriteConflictException;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,9 +25,10 @@ import org.slf4j.LoggerFactory;
  * woken when it ends.
  *
  * <p>Two bounded budgets, so that tags this server is not serving cannot take the capacity of the
- * tags it is: loads of tags that hold a segment (preloads, reloads) run on {@code loaderThreads}
- * threads; first loads of tags it holds nothing for run on {@code firstLoadThreads} threads with a
- * queue of {@code firstLoadQueue}, and beyond that are refused with RESOURCE_EXHAUSTED at once.
+ * tags it is: loads of tags that hold a segment (preloads, reloads) run on {@link
+ * EngineThreads#loads()}; first loads of tags it holds nothing for run on {@link
+ * EngineThreads#firstLoads()}, and once its queue is full are refused with RESOURCE_EXHAUSTED at
+ * once. Both executors are injected and stay their maker's to shut down.
  *
  * <p>Thread-safety: {@link #start} and {@link #maybePreload}'s decision run under the tag's stripe
  * lock; a load's result is installed under it too, and waiters are completed after it is released.
@@ -51,12 +50,12 @@ final class SegmentLoader {
   private final PrefetchPolicy prefetch;
   private final TagTable tags;
   private final SegmentWaiters waiters;
-  private final ThreadPoolExecutor served;
-  private final ThreadPoolExecutor firstLoads;
+  private final Executor served;
+  private final Executor firstLoads;
   private volatile boolean closed;
 
   SegmentLoader(SegmentStore store, Ticker ticker, EngineConfig config, TagTable tags,
-      SegmentWaiters waiters) {
+      SegmentWaiters waiters, EngineThreads threads) {
     this.store = store;
     this.ticker = ticker;
     this.config = config;
@@ -64,18 +63,9 @@ final class SegmentLoader {
     this.prefetch = PrefetchPolicy.DEFAULT;
     this.tags = tags;
     this.waiters = waiters;
-    this.served = pool("leaf-loader-%d", config.loaderThreads(), config.loaderQueue());
-    this.firstLoads = pool("leaf-first-loader-%d", config.firstLoadThreads(),
-        config.firstLoadQueue());
+    this.served = threads.loads();
+    this.firstLoads = threads.firstLoads();
     nextWarnNanos.set(ticker.read());
-  }
-
-  private static ThreadPoolExecutor pool(String names, int threads, int queue) {
-    ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-        new ArrayBlockingQueue<>(queue),
-        new ThreadFactoryBuilder().setNameFormat(names).setDaemon(true).build());
-    pool.allowCoreThreadTimeOut(true);
-    return pool;
   }
 
   StepPolicy policy() {
@@ -174,11 +164,12 @@ final class SegmentLoader {
     }
   }
 
-  /** Stops the loader threads; loads in flight end as failed. */
+  /**
+   * Starts no more loads, and a queued load that runs after this fails without touching the store;
+   * loads in flight end when their maker shuts the executors down (as failed, interrupted).
+   */
   void close() {
     closed = true;
-    served.shutdownNow();
-    firstLoads.shutdownNow();
   }
 
   /**
@@ -215,6 +206,11 @@ final class SegmentLoader {
 
   private void load(TagBuffer b, boolean first, int step, int epoch, long startedNanos,
       CompletableFuture<Void> done) {
+    if (closed) {
+      // Its waiters were failed by the allocator's close; the store is not asked.
+      done.completeExceptionally(new ServerClosingException());
+      return;
+    }
     SegmentRange range = null;
     RuntimeException failure = null;
     // The store's own time, at full precision: the engine's ticker is coarse.

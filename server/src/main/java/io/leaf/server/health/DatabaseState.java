@@ -5,9 +5,11 @@ import io.leaf.server.store.StoreRejectedException;
 import java.time.Duration;
 
 /**
- * Whether the database answers, as the server's periodic checks see it, and the one log line each
- * observation deserves: a line when the state changes, and while the database stays down at most
- * one line per {@code repeat}, so an outage of an hour logs about sixty lines, not thousands.
+ * Tracks whether the database answers, as the server's periodic checks see it, and logs each
+ * change of that state once.
+ *
+ * <p>While the database stays down it logs at most one line per {@code repeat}, so an outage of an
+ * hour logs about sixty lines, not thousands.
  *
  * <p>Time comes from the injected ticker. Thread-safe (observations are serialized).
  */

@@ -13,8 +13,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Keeps the open {@code Health/Watch} streams so that shutdown can end them: a Watch stream never
- * ends by itself, and one left open would hold a stopping server for its whole grace period.
+ * Keeps the open {@code Health/Watch} streams so that shutdown can end them.
+ *
+ * <p>A Watch stream never ends by itself, and one left open would hold a stopping server for its
+ * whole grace period.
  *
  * <p>Thread-safe. A tracked call's sends and its close are serialized on the call, since the
  * health service writes from whichever thread changes a status while shutdown closes from its own.
@@ -82,6 +84,10 @@ final class HealthWatches implements ServerInterceptor {
     }
   }
 
+  /**
+   * A tracked Watch call that sends nothing once closed, its sends and close serialized, so
+   * shutdown may close it from its own thread.
+   */
   private final class SerializedCall<Q, R> extends SimpleForwardingServerCall<Q, R> {
     private boolean closed;
 

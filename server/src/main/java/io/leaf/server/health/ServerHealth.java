@@ -22,15 +22,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the standard health service reports. Readiness ({@code ""} and {@code leaf.v1.LeafService})
- * means "this server can issue IDs": NOT_SERVING until the start-up checks pass (the database
- * answered and {@code leaf_alloc} is usable), then SERVING through database outages (buffered IDs
- * keep flowing), and NOT_SERVING for good from the start of shutdown. The database's own state,
- * checked every two seconds (every half second while it is down), is {@value #DATABASE} and one
- * log line per change. Each check also tells the engine: while the database is known down, loads
- * and database calls fail at once; when it answers again, tags backing off load at once. {@code
- * leaf.v1.SnowflakeService} is SERVING while the server holds a worker lease known valid, as the
- * snowflake side reports it.
+ * Keeps the standard health service's statuses true to the server: its readiness, the database's
+ * state and the snowflake side's, and tells the engine when the database is down.
+ *
+ * <p>Readiness ({@code ""} and {@code leaf.v1.LeafService}) means "this server can issue IDs":
+ * NOT_SERVING until the start-up checks pass (the database answered and {@code leaf_alloc} is
+ * usable), then SERVING through database outages (buffered IDs keep flowing), and NOT_SERVING for
+ * good from the start of shutdown. The database's own state, checked every two seconds (every half
+ * second while it is down), is {@value #DATABASE} and one log line per change. Each check also
+ * tells the engine: while the database is known down, loads and database calls fail at once; when
+ * it answers again, tags backing off load at once. {@code leaf.v1.SnowflakeService} is SERVING
+ * while the server holds a worker lease known valid, as the snowflake side reports it.
  *
  * <p>Thread-safe: checks are serialized; the monitor thread runs them, tests may too.
  */

@@ -6,10 +6,11 @@ import java.util.List;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies {@code --log-level} to the logging library, with two exceptions that hold at every
- * level: the transport's loggers never go below INFO, because at DEBUG they print every HTTP/2
- * header frame, {@code authorization: Bearer …} included; and the start line's logger stays at
- * INFO, so an operator always sees where the server listens.
+ * Applies {@code --log-level} to the logging library, except that the transport's loggers never go
+ * below INFO and the start line's logger stays at INFO, whatever the level.
+ *
+ * <p>At DEBUG the transport's loggers print every HTTP/2 header frame, {@code authorization:
+ * Bearer …} included; the start line tells an operator where the server listens.
  */
 public final class LogLevels {
 

@@ -6,9 +6,11 @@ import java.util.logging.Logger;
 
 /**
  * Demotes to FINE (DEBUG) the transport's warning for a write to a stream the client has already
- * reset. A client cancelling a NextIdBatch mid-stream is normal: the chunks already queued for it
- * fail with "Stream closed before write could take place", which grpc-java logs as a multi-line
- * "Stream Error" warning for each cancel. Every other record passes unchanged.
+ * reset, and passes every other record unchanged.
+ *
+ * <p>A client cancelling a NextIdBatch mid-stream is normal: the chunks already queued for it fail
+ * with "Stream closed before write could take place", which grpc-java logs as a multi-line "Stream
+ * Error" warning for each cancel.
  */
 public final class TransportLogs {
 

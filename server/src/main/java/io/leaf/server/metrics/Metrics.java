@@ -34,10 +34,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * The server's meters in one Prometheus registry: gRPC calls per method and status (Micrometer's
- * interceptor), refusals per limit, segment loads per outcome, the engine's gauges, the database
- * check, the HikariCP pool and the JVM. No meter has a per-tag label, so the number of series is
- * fixed whatever tags callers use.
+ * Holds the server's meters in one Prometheus registry whose number of series is fixed whatever
+ * tags callers use.
+ *
+ * <p>It has gRPC calls per method and status (Micrometer's interceptor), refusals per limit,
+ * segment loads per outcome, the engine's gauges, the database check, the HikariCP pool and the
+ * JVM; no meter has a per-tag label.
  *
  * <p>Cost: nothing per buffered ID (the engine reports only loads and missing-tag answers, see
  * {@link EngineEvents}); per gRPC call, the two interceptors' bookkeeping; gauges are read when

@@ -1,8 +1,10 @@
 package io.leaf.server.snowflake;
 
 /**
- * The time to put in an ID lies past what the layout's timestamp bits can hold: nothing is issued,
- * nothing wraps. Maps to OUT_OF_RANGE.
+ * Thrown instead of an ID whose time lies past what the layout's timestamp bits can hold, so no
+ * ID ever wraps.
+ *
+ * <p>Nothing is issued. Maps to OUT_OF_RANGE.
  */
 public final class EpochExhaustedException extends RuntimeException {
   public EpochExhaustedException(SnowflakeLayout layout) {

@@ -1,8 +1,10 @@
 package io.leaf.server.snowflake;
 
 /**
- * The server holds no worker lease it knows to be valid, so it issues no snowflake ID; it is
- * claiming or renewing one in the background, and a retry may succeed. Maps to UNAVAILABLE.
+ * Thrown instead of a snowflake ID while the server holds no worker lease it knows to be valid.
+ *
+ * <p>The server is claiming or renewing one in the background, so a retry may succeed. Maps to
+ * UNAVAILABLE.
  */
 public final class NoWorkerLeaseException extends RuntimeException {
   public NoWorkerLeaseException(String message) {

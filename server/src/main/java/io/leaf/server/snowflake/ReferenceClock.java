@@ -4,10 +4,11 @@ import com.google.common.base.Ticker;
 import java.time.InstantSource;
 
 /**
- * A millisecond clock that never goes backwards and never runs slower than real time: it follows
- * the wall clock while the wall clock moves forward, and runs on the monotonic clock from its last
- * value when the wall clock steps back. It bounds how far ID time may be borrowed ahead and what a
- * worker's lease promises; the IDs' own time is {@link SnowflakeGenerator}'s.
+ * A millisecond clock that never goes backwards and never runs slower than real time.
+ *
+ * <p>It follows the wall clock while the wall clock moves forward, and runs on the monotonic clock
+ * from its last value when the wall clock steps back. It bounds how far ID time may be borrowed
+ * ahead and what a worker's lease promises; the IDs' own time is {@link SnowflakeGenerator}'s.
  *
  * <p>Not thread-safe: its owner ({@link SnowflakeGenerator}) calls it under its lock.
  */

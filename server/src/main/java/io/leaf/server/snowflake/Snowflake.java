@@ -17,9 +17,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The snowflake side of the server: one {@link SnowflakeGenerator} whose worker lease a {@link
- * WorkerLeaseKeeper} holds from a thread of its own, plus a timer that resumes stream chunks
- * which found the sequence used up, so no call ever parks a thread.
+ * Issues the server's snowflake IDs, one or a chunk at a time, without ever parking a caller's
+ * thread, while a worker lease is held for them in the background.
+ *
+ * <p>One {@link SnowflakeGenerator} whose worker lease a {@link WorkerLeaseKeeper} holds from a
+ * thread of its own, plus a timer that resumes stream chunks which found the sequence used up.
  *
  * <p>Both schedulers are handed over at construction: {@link #close()} shuts them down after
  * releasing the lease on the lease scheduler. Production passes one-thread executors ({@link

@@ -7,8 +7,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The snowflake settings ({@code --worker-id-range}, {@code --worker-lease-ttl},
- * {@code --snowflake-epoch}, {@code --snowflake-bits}), each checked by {@link #parse}.
+ * The snowflake settings ({@code --worker-id-range}, {@code --worker-lease-ttl}, {@code
+ * --snowflake-epoch}, {@code --snowflake-bits}); {@link #parse} refuses, naming the flag, any value
+ * the server cannot run with.
  *
  * @param fromId the lowest worker ID this server may claim
  * @param toId the highest

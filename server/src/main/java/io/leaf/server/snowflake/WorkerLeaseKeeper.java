@@ -11,9 +11,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Holds one worker lease for a {@link SnowflakeGenerator}: claims a free worker ID in the range,
- * issues with it only once any earlier holder has certainly stopped, renews it every third of the
- * TTL, and releases it on {@link #release()}.
+ * Holds one worker lease for a {@link SnowflakeGenerator}, letting it issue only while no other
+ * server can be issuing with the same worker ID.
+ *
+ * <p>It claims a free worker ID in the range, lets the generator issue with it only once any
+ * earlier holder has certainly stopped, renews it every third of the TTL, and releases it on
+ * {@link #release()}.
  *
  * <p>Each step is one call of {@link #step()}, which returns when to call it next; the owner
  * ({@link Snowflake}) runs it on a thread of its own, tests call it with a fake clock.

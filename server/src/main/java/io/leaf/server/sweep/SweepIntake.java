@@ -7,9 +7,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
 
 /**
- * The buffers the engine hands to one {@link IdleTagSweeper}, queued until its next sweep; made
- * before the engine (as its {@link EngineListeners#onCached}) so the sweeper, made after, finds
- * every buffer from the first.
+ * Queues every buffer the engine hands to one {@link IdleTagSweeper} until its next sweep.
+ *
+ * <p>It is made before the engine (as its {@link EngineListeners#onCached}) so the sweeper, made
+ * after, finds every buffer from the first.
  *
  * <p>Cost: one lock-free enqueue per buffer that stays after its first load, safe under the
  * tag's stripe lock. Thread-safety: any number of threads may add; one sweeper drains.

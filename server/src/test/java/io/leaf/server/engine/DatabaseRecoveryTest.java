@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.testing.ControllableStore;
+import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.ManualTimer;
 import java.time.Duration;
@@ -31,13 +32,16 @@ class DatabaseRecoveryTest {
   private final FakeTicker ticker = new FakeTicker();
   private final MemorySegmentStore memory = new MemorySegmentStore();
   private final ControllableStore store = new ControllableStore(memory);
+  private final EngineThreadsFixture threads =
+      new EngineThreadsFixture(EngineConfig.DEFAULTS, new ManualTimer(ticker));
   private final SegmentAllocator allocator =
-      new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS, new ManualTimer(ticker));
+      new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS, threads.threads());
 
   @AfterEach
   void tearDown() {
     store.release();
     allocator.close();
+    threads.close();
   }
 
   private CompletableFuture<Long> next(String tag) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.TagNotFoundException;
+import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
 import java.time.Duration;
 import java.util.List;
@@ -46,8 +47,9 @@ class EngineEventsTest {
     MemorySegmentStore store = new MemorySegmentStore();
     store.createTag("t", 1, 10, "");
     Recording recording = new Recording();
-    try (SegmentAllocator allocator = new SegmentAllocator(store, new FakeTicker(),
-        EngineConfig.DEFAULTS, EngineListeners.NONE.withEvents(recording))) {
+    try (EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
+        SegmentAllocator allocator = new SegmentAllocator(store, new FakeTicker(),
+            EngineConfig.DEFAULTS, threads.threads(), EngineListeners.NONE.withEvents(recording))) {
       WaitDeadline deadline = allocator.deadline(TimeUnit.SECONDS.toNanos(5), false);
       allocator.nextId("t", deadline).join();
       int before = recording.events.size();
@@ -69,9 +71,10 @@ class EngineEventsTest {
   @Test
   void unknownTag_secondCall_missingHitReported() {
     Recording recording = new Recording();
-    try (SegmentAllocator allocator = new SegmentAllocator(new MemorySegmentStore(),
-        new FakeTicker(), EngineConfig.DEFAULTS.withMissingTagTtl(Duration.ofMinutes(1)),
-        EngineListeners.NONE.withEvents(recording))) {
+    try (EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
+        SegmentAllocator allocator = new SegmentAllocator(new MemorySegmentStore(),
+            new FakeTicker(), EngineConfig.DEFAULTS.withMissingTagTtl(Duration.ofMinutes(1)),
+            threads.threads(), EngineListeners.NONE.withEvents(recording))) {
       for (int i = 0; i < 2; i++) {
         WaitDeadline deadline = allocator.deadline(TimeUnit.SECONDS.toNanos(5), false);
         CompletionException e = assertThrows(CompletionException.class,

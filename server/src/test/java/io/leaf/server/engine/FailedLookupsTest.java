@@ -11,6 +11,7 @@ import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.TagNotFoundException;
 import io.leaf.server.testing.Blocking;
 import io.leaf.server.testing.ControllableStore;
+import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
 import java.time.Duration;
 import java.util.List;
@@ -34,19 +35,21 @@ class FailedLookupsTest {
   private final MemorySegmentStore memory = new MemorySegmentStore();
   private final ControllableStore store = new ControllableStore(memory);
   private final List<TagBuffer> handedToSweeper = new CopyOnWriteArrayList<>();
+  private final EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
   private SegmentAllocator allocator;
 
   @BeforeEach
   void setUp() {
     allocator = new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS
         .withBackoff(Duration.ofMillis(100), Duration.ofSeconds(5)).withMissingTagTtl(TTL),
-        EngineListeners.NONE.withOnCached(handedToSweeper::add));
+        threads.threads(), EngineListeners.NONE.withOnCached(handedToSweeper::add));
   }
 
   @AfterEach
   void tearDown() {
     store.release();
     allocator.close();
+    threads.close();
   }
 
   @Test
@@ -114,7 +117,7 @@ class FailedLookupsTest {
       public boolean mayHold(String bizTag) {
         return bizTag.chars().allMatch(c -> c < 0x80);
       }
-    }, ticker, EngineConfig.DEFAULTS);
+    }, ticker, EngineConfig.DEFAULTS, threads.threads());
     try {
       for (int i = 0; i < 1000; i++) {
         String name = "订单" + i;

@@ -11,6 +11,7 @@ import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagNotFoundException;
 import io.leaf.server.testing.ControllableStore;
+import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.IdChecks;
 import io.leaf.server.testing.ManualTimer;
@@ -39,8 +40,10 @@ class RangeReservationTest {
   private final ManualTimer timer = new ManualTimer(ticker);
   private final MemorySegmentStore memory = new MemorySegmentStore();
   private final ControllableStore store = new ControllableStore(memory);
+  private final EngineThreadsFixture threads =
+      new EngineThreadsFixture(EngineConfig.DEFAULTS, timer);
   private final SegmentAllocator allocator =
-      new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS, timer);
+      new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS, threads.threads());
   private final List<Runnable> queued = new ArrayList<>();
   private final Executor database = queued::add;
 
@@ -48,6 +51,7 @@ class RangeReservationTest {
   void tearDown() {
     store.release();
     allocator.close();
+    threads.close();
   }
 
   private CompletableFuture<IdRanges> reserve(String tag, int count) {

@@ -9,6 +9,7 @@ import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.testing.Blocking;
+import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -150,13 +151,15 @@ class RewindGuardTest {
     MemorySegmentStore backup = new MemorySegmentStore();
     backup.createTag("order", 1, 100, null);
     RestorableStore store = new RestorableStore(live);
+    EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
+    EngineListeners counting = EngineListeners.NONE.withEvents(new EngineEvents() {
+      @Override
+      public void segmentRewound() {
+        rewinds.incrementAndGet();
+      }
+    });
     SegmentAllocator allocator = new SegmentAllocator(store, new FakeTicker(),
-        EngineConfig.DEFAULTS, EngineListeners.NONE.withEvents(new EngineEvents() {
-          @Override
-          public void segmentRewound() {
-            rewinds.incrementAndGet();
-          }
-        }));
+        EngineConfig.DEFAULTS, threads.threads(), counting);
     long wait = TimeUnit.SECONDS.toNanos(10);
     try {
       Set<Long> issued = new HashSet<>();
@@ -183,6 +186,7 @@ class RewindGuardTest {
       assertTrue(rewinds.get() >= 1, "the rewind was counted: " + rewinds.get());
     } finally {
       allocator.close();
+      threads.close();
     }
   }
 }

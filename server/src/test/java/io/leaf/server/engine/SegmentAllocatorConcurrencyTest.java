@@ -7,6 +7,7 @@ import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.testing.Blocking;
 import io.leaf.server.testing.ControllableStore;
+import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.IdChecks;
 import java.util.ArrayList;
@@ -34,6 +35,7 @@ class SegmentAllocatorConcurrencyTest {
   private final MemorySegmentStore memory = new MemorySegmentStore();
   private final ControllableStore store = new ControllableStore(memory);
   private final ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+  private final EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
   private SegmentAllocator allocator;
 
   @AfterEach
@@ -42,6 +44,7 @@ class SegmentAllocatorConcurrencyTest {
     if (allocator != null) {
       allocator.close();
     }
+    threads.close();
   }
 
   /** One thread's work: fills {@code out} with IDs in the order it got them. */
@@ -90,7 +93,8 @@ class SegmentAllocatorConcurrencyTest {
   @Test
   void nextId_16ThreadsOneTagStep100_uniqueIncreasingAndFromServedSegments() throws Exception {
     // A cap equal to the step keeps every segment at 100 IDs: the most switches and loads.
-    allocator = new SegmentAllocator(store, new FakeTicker(), EngineConfig.DEFAULTS.withMaxStep(100));
+    allocator = new SegmentAllocator(store, new FakeTicker(), EngineConfig.DEFAULTS.withMaxStep(100),
+        threads.threads());
     memory.createTag("hot", 1, 100, null);
     long[][] ids = runThreads((thread, out) -> {
       for (int i = 0; i < out.length; i++) {
@@ -107,7 +111,8 @@ class SegmentAllocatorConcurrencyTest {
   @Test
   void nextIdAndBatches_16ThreadsOneTag_uniqueIncreasingAndFromServedSegments() throws Exception {
     // The step doubles from 100 up to 1000, so batches of up to 1500 span several segments.
-    allocator = new SegmentAllocator(store, new FakeTicker(), EngineConfig.DEFAULTS.withMaxStep(1_000));
+    allocator = new SegmentAllocator(store, new FakeTicker(),
+        EngineConfig.DEFAULTS.withMaxStep(1_000), threads.threads());
     memory.createTag("mixed", 1, 100, null);
     long[][] ids = runThreads((thread, out) -> {
       SplittableRandom random = new SplittableRandom(thread);

@@ -10,6 +10,7 @@ import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.testing.Blocking;
 import io.leaf.server.testing.ControllableStore;
+import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -23,13 +24,15 @@ class SegmentAllocatorEvictionTest {
   private static final long WAIT = TimeUnit.SECONDS.toNanos(5);
 
   private final ControllableStore store = new ControllableStore(new MemorySegmentStore());
+  private final EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
   private final SegmentAllocator allocator =
-      new SegmentAllocator(store, new FakeTicker(), EngineConfig.DEFAULTS);
+      new SegmentAllocator(store, new FakeTicker(), EngineConfig.DEFAULTS, threads.threads());
 
   @AfterEach
   void tearDown() {
     store.release();
     allocator.close();
+    threads.close();
   }
 
   @Test

@@ -16,6 +16,7 @@ import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.testing.Blocking;
 import io.leaf.server.testing.ControllableStore;
+import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,6 +53,7 @@ class SegmentAllocatorTest {
   private final MemorySegmentStore memory = new MemorySegmentStore();
   private final ControllableStore store = new ControllableStore(memory);
   private final List<SegmentAllocator> allocators = new ArrayList<>();
+  private final List<EngineThreadsFixture> threads = new ArrayList<>();
   private final ExecutorService callers = Executors.newCachedThreadPool();
   private SegmentAllocator allocator;
 
@@ -65,6 +67,7 @@ class SegmentAllocatorTest {
     store.release();
     callers.shutdownNow();
     allocators.forEach(SegmentAllocator::close);
+    threads.forEach(EngineThreadsFixture::close);
   }
 
   private SegmentAllocator allocator(SegmentStore s, EngineConfig config) {
@@ -73,8 +76,10 @@ class SegmentAllocatorTest {
 
   private SegmentAllocator allocator(SegmentStore s, EngineConfig config,
       EngineListeners listeners) {
+    EngineThreadsFixture t = new EngineThreadsFixture(config);
+    threads.add(t);
     SegmentAllocator a = new SegmentAllocator(s, ticker,
-        config.withBackoff(MIN_BACKOFF, MAX_BACKOFF), listeners);
+        config.withBackoff(MIN_BACKOFF, MAX_BACKOFF), t.threads(), listeners);
     allocators.add(a);
     return a;
   }

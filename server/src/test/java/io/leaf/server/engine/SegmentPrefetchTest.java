@@ -7,6 +7,7 @@ import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.testing.ControllableStore;
+import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.IdChecks;
 import java.time.Duration;
@@ -62,6 +63,9 @@ class SegmentPrefetchTest {
       dropEvents.incrementAndGet();
     }
   };
+  /** The loaders as the server sizes them by default (the tests change only the step). */
+  private final EngineThreadsFixture engineThreads =
+      new EngineThreadsFixture(EngineConfig.DEFAULTS);
   private SegmentAllocator allocator;
   private int released;
 
@@ -71,6 +75,7 @@ class SegmentPrefetchTest {
       store.releaseAll();
       allocator.close();
     }
+    engineThreads.close();
   }
 
   /** Loads wait for the test: each holds until released, and records when (ticker) it began. */
@@ -123,7 +128,7 @@ class SegmentPrefetchTest {
     memory.createTag(TAG, 1, STEP, "");
     // max step = the table step, so every segment holds 100 IDs however fast they go.
     allocator = new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS.withMaxStep(STEP),
-        EngineListeners.NONE.withEvents(events));
+        engineThreads.threads(), EngineListeners.NONE.withEvents(events));
   }
 
   /**
@@ -261,7 +266,8 @@ class SegmentPrefetchTest {
     };
     memory.createTag(TAG, 1, 10, "");
     allocator = new SegmentAllocator(shuffling, com.google.common.base.Ticker.systemTicker(),
-        EngineConfig.DEFAULTS.withMaxStep(10), EngineListeners.NONE.withEvents(events));
+        EngineConfig.DEFAULTS.withMaxStep(10), engineThreads.threads(),
+        EngineListeners.NONE.withEvents(events));
     int threads = 8;
     int perThread = 20_000;
     ExecutorService pool = Executors.newFixedThreadPool(threads);

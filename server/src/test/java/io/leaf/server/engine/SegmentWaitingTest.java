@@ -11,6 +11,7 @@ import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagNotFoundException;
 import io.leaf.server.testing.Blocking;
 import io.leaf.server.testing.ControllableStore;
+import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.IdChecks;
 import io.leaf.server.testing.ManualTimer;
@@ -41,12 +42,14 @@ class SegmentWaitingTest {
   private final MemorySegmentStore memory = new MemorySegmentStore();
   private final ControllableStore store = new ControllableStore(memory);
   private final List<SegmentAllocator> allocators = new ArrayList<>();
+  private final List<EngineThreadsFixture> threads = new ArrayList<>();
   private SegmentAllocator allocator = allocator(EngineConfig.DEFAULTS);
 
   @AfterEach
   void tearDown() {
     store.release();
     allocators.forEach(SegmentAllocator::close);
+    threads.forEach(EngineThreadsFixture::close);
   }
 
   private SegmentAllocator allocator(EngineConfig config) {
@@ -54,7 +57,9 @@ class SegmentWaitingTest {
   }
 
   private SegmentAllocator allocator(EngineConfig config, EngineListeners listeners) {
-    SegmentAllocator a = new SegmentAllocator(store, ticker, config, timer, listeners);
+    EngineThreadsFixture t = new EngineThreadsFixture(config, timer);
+    threads.add(t);
+    SegmentAllocator a = new SegmentAllocator(store, ticker, config, t.threads(), listeners);
     allocators.add(a);
     return a;
   }

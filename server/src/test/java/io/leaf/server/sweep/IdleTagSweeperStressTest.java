@@ -9,6 +9,7 @@ import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.Blocking;
+import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.IdChecks;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,8 +51,9 @@ class IdleTagSweeperStressTest {
       store.createTag(tags[i], 1, 3 + i % 8, "");
     }
     SweepIntake intake = new SweepIntake();
+    EngineThreadsFixture engineThreads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
     SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
-        EngineConfig.DEFAULTS, EngineListeners.NONE.withOnCached(intake));
+        EngineConfig.DEFAULTS, engineThreads.threads(), EngineListeners.NONE.withOnCached(intake));
     IdleTagSweeper sweeper = new IdleTagSweeper(allocator, intake, Duration.ofMillis(5),
         Duration.ofMillis(1)).start();
     ExecutorService pool = Executors.newFixedThreadPool(THREADS);
@@ -95,6 +97,7 @@ class IdleTagSweeperStressTest {
       pool.shutdownNow();
       sweeper.close();
       allocator.close();
+      engineThreads.close();
     }
 
     long evictions = sweeper.evictions();

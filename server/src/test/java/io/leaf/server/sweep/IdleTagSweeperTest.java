@@ -13,6 +13,7 @@ import io.leaf.server.engine.TagBuffer;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.TagNotFoundException;
 import io.leaf.server.testing.Blocking;
+import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -29,14 +30,16 @@ class IdleTagSweeperTest {
   private final FakeTicker ticker = new FakeTicker();
   private final MemorySegmentStore store = new MemorySegmentStore();
   private final SweepIntake intake = new SweepIntake();
+  private final EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
   private final SegmentAllocator allocator = new SegmentAllocator(store, ticker,
-      EngineConfig.DEFAULTS, EngineListeners.NONE.withOnCached(intake));
+      EngineConfig.DEFAULTS, threads.threads(), EngineListeners.NONE.withOnCached(intake));
   private final IdleTagSweeper sweeper = new IdleTagSweeper(allocator, intake, TTL, TICK);
 
   @AfterEach
   void tearDown() {
     sweeper.close();
     allocator.close();
+    threads.close();
   }
 
   private long nextId(String tag) {

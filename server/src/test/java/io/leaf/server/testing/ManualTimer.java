@@ -42,7 +42,4 @@ public final class ManualTimer implements DeadlineTimer {
   public synchronized int pending() {
     return tasks.size();
   }
-
-  @Override
-  public void close() {}
 }

@@ -134,14 +134,16 @@ public final class TestServer {
     ServerConfig config = ServerConfig.parse(flags, env -> null);
     SegmentStore served = store != null ? store : new MemorySegmentStore();
     EngineConfig settings = config.engine(engine);
+    EngineThreadsFixture threads = new EngineThreadsFixture(settings);
     Function<EngineListeners, SegmentAllocator> engineOf = listeners -> new SegmentAllocator(
-        served, ticker, settings, events == null ? listeners : listeners.withEvents(events));
+        served, ticker, settings, threads.threads(),
+        events == null ? listeners : listeners.withEvents(events));
     Snowflake side = snowflake != null ? snowflake : ServerWiring.snowflake(config,
         leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()));
     interceptors.forEach(transport::intercept);
     return ServerWiring.assemble(transport, config, served, schemaInit,
         new ServerWiring.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock),
-        engineOf, side, metrics, () -> { });
+        engineOf, side, metrics, threads);
   }
 
   /** The server, started. */

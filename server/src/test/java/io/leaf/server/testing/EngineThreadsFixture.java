@@ -1,0 +1,41 @@
+package io.leaf.server.testing;
+
+import io.leaf.server.ServerWiring;
+import io.leaf.server.engine.DeadlineTimer;
+import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.engine.EngineThreads;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * The engine's threads for a test, made as the server makes them ({@link
+ * ServerWiring#engineThreads}); {@link #close()} shuts them down, as the server's stop does.
+ *
+ * <p>A test closes it after the allocators running on it, like any resource it made.
+ */
+public final class EngineThreadsFixture implements AutoCloseable {
+
+  private final List<ExecutorService> made = new ArrayList<>();
+  private final EngineThreads threads;
+
+  /** Loaders sized by {@code config}, deadlines on a real thread. */
+  public EngineThreadsFixture(EngineConfig config) {
+    this.threads = ServerWiring.engineThreads(config, made::add);
+  }
+
+  /** Loaders sized by {@code config}, deadlines on {@code timer} (a {@link ManualTimer}, say). */
+  public EngineThreadsFixture(EngineConfig config, DeadlineTimer timer) {
+    EngineThreads real = ServerWiring.engineThreads(config, made::add);
+    this.threads = new EngineThreads(real.loads(), real.firstLoads(), timer);
+  }
+
+  public EngineThreads threads() {
+    return threads;
+  }
+
+  @Override
+  public void close() {
+    made.forEach(ExecutorService::shutdownNow);
+  }
+}
