@@ -316,7 +316,8 @@ public final class ServerWiring {
         new MonitorData.Limit(HttpConfig.MAX_CONNECTIONS_FLAG, config.http().maxConnections(),
             httpConnections));
     new MonitorPage(new MonitorData(allocator, parts.health()::databaseUp, limits,
-        metrics == null ? Map::of : metrics::refusals, workerLease(parts.snowflake())),
+        metrics == null ? Map::of : metrics::refusals, workerLease(parts.snowflake()),
+        issuer::view),
         config.ops().monitorPublic() ? null : tokens).addTo(routes);
     return routes;
   }
