@@ -1,9 +1,9 @@
 'use strict';
 // Starts the packaged Leaf server (server/target/leaf-server.jar) with --http-port on an H2
 // database in a temporary directory, opens the monitor page in Debian's Chromium (headless,
-// driven by playwright-core, which never downloads a browser), creates tags and takes IDs over
-// gRPC, and checks that the page shows them as it refreshes. The screenshot is kept at
-// target/monitor.png (repository root).
+// driven by playwright-core, which never downloads a browser), creates tags (one with a format)
+// and takes IDs over gRPC and HTTP, and checks that the page shows them as it refreshes. The
+// screenshot is kept at target/monitor.png (repository root).
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
@@ -49,17 +49,20 @@ async function waitForLog(text, timeoutMs) {
   }
 }
 
-/** The text of the tags table's row for `tag` once `predicate(text)` holds (the page refreshes). */
-async function rowOf(tag, predicate, timeoutMs = 20000) {
+/**
+ * The text of the row for `tag` in the table `table` (`tags`, `formatted`) once `predicate(text)`
+ * holds (the page refreshes).
+ */
+async function rowOf(tag, predicate, timeoutMs = 20000, table = 'tags') {
   const end = Date.now() + timeoutMs;
   let last = null;
   for (;;) {
-    last = await page.evaluate((t) => {
-      for (const tr of document.querySelectorAll('#tags tr')) {
+    last = await page.evaluate(([t, id]) => {
+      for (const tr of document.querySelectorAll(`#${id} tr`)) {
         if (tr.cells[0] && tr.cells[0].textContent === t) return tr.innerText;
       }
       return null;
-    }, tag);
+    }, [tag, table]);
     if (last !== null && predicate(last)) return last;
     if (Date.now() > end) {
       throw new Error(`row of ${tag} never matched; last: ${last}\n${await page.content()}`);
@@ -134,6 +137,25 @@ test('the monitor page shows created tags and the effect of NextId as it refresh
   const id = await (await fetch(`${httpBase}/api/segment/get/orders`)).text();
   assert.equal(id, '16', 'the HTTP endpoint answers the next ID alone');
   await rowOf('orders', (t) => t.includes('17 in [1, 1001)'));
+
+  // A formatted tag: its numbers over HTTP, its pattern, period and numbers left on the page, and
+  // its period row (an ordinary tag to the engine) marked as the row of that tag and period.
+  await client.unary('CreateTag', { biz_tag: 'invoices',
+    format: { pattern: 'INV-{yyyyMMdd}-{seq:6}', reset: 'DAILY', time_zone: 'UTC' } });
+  const values = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await fetch(`${httpBase}/api/formatted/get/invoices`);
+    assert.equal(r.status, 200, 'a formatted number over HTTP');
+    values.push(await r.text());
+  }
+  const day = values[0].slice(4, 12);
+  assert.deepEqual(values, [1, 2, 3].map((n) => `INV-${day}-00000${n}`), 'the values alone');
+  assert.equal((await fetch(`${httpBase}/api/formatted/get/payments`)).status, 409,
+    'a tag without a format');
+  const invoices = await rowOf('invoices', (t) => t.includes('999996'), 20000, 'formatted');
+  assert.match(invoices, /INV-\{yyyyMMdd\}-\{seq:6\}/, 'the pattern');
+  assert.ok(invoices.includes(day), `the current period: ${invoices}`);
+  await rowOf(`invoices#${day}`, (t) => t.includes(`invoices, period ${day}`));
 
   const limits = await page.locator('#limits tr').allInnerTexts();
   assert.ok(limits.some((l) => l.startsWith('--max-waiting')), `limits shown: ${limits}`);

@@ -306,7 +306,7 @@ public final class ServerWiring {
     LeafServer.Parts parts =
         new LeafServer.Parts(store, allocator, sweeper, health, service, snowflake);
     AtomicReference<HttpEndpoints> bound = new AtomicReference<>();
-    HttpRoutes routes = httpRoutes(config, parts, metrics,
+    HttpRoutes routes = httpRoutes(config, parts, issuer, metrics,
         () -> bound.get() == null ? 0 : bound.get().httpConnections());
     Supplier<HttpEndpoints> openHttp = () -> {
       bound.set(HttpEndpoints.start(config.ops().metricsPort(), config.http(), metrics, routes));
@@ -334,7 +334,7 @@ public final class ServerWiring {
 
   /** What {@code --http-port} serves. */
   private static HttpRoutes httpRoutes(ServerConfig config, LeafServer.Parts parts,
-      Metrics metrics, LongSupplier httpConnections) {
+      FormattedIssuer issuer, Metrics metrics, LongSupplier httpConnections) {
     HttpRoutes routes = new HttpRoutes();
     if (metrics != null) {
       routes.get("/metrics", HttpEndpoints.metricsRoute(metrics));
@@ -343,8 +343,8 @@ public final class ServerWiring {
     TokenCheck tokens = admin == null ? null : new TokenCheck(admin, config.ops().clientToken());
     SegmentAllocator allocator = parts.allocator();
     LeafGrpcService service = parts.service();
-    new IdEndpoints(allocator, config.api().maxWait(), snowflakeIds(parts.snowflake()), tokens,
-        metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
+    new IdEndpoints(allocator, config.api().maxWait(), snowflakeIds(parts.snowflake()), issuer,
+        tokens, metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
     List<MonitorData.Limit> limits = List.of(
         new MonitorData.Limit("--max-waiting", config.engine().maxWaiting(), allocator::waitingCalls),
         new MonitorData.Limit("--max-streams", config.api().maxStreams(), service::openStreams),
@@ -357,7 +357,8 @@ public final class ServerWiring {
         new MonitorData.Limit(HttpConfig.MAX_CONNECTIONS_FLAG, config.http().maxConnections(),
             httpConnections));
     new MonitorPage(new MonitorData(allocator, parts.health()::databaseUp, limits,
-        metrics == null ? Map::of : metrics::refusals, workerLease(parts.snowflake())),
+        metrics == null ? Map::of : metrics::refusals, workerLease(parts.snowflake()),
+        issuer::view),
         config.ops().monitorPublic() ? null : tokens).addTo(routes);
     return routes;
   }

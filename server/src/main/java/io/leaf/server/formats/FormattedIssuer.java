@@ -6,6 +6,7 @@ import io.leaf.server.engine.WaitDeadline;
 import io.leaf.server.formats.ActiveFormat.Slot;
 import io.leaf.server.store.FormatStore;
 import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.TagNotFoundException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -13,7 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 /**
  * Issues a tag's formatted numbers: the format's period of the wall clock's now picks the row
@@ -50,7 +53,7 @@ public final class FormattedIssuer {
       Optional<FormatKey> key, InstantSource clock, Executor database) {
     this.engine = engine;
     this.tags = tags;
-    this.formats = new TagFormats(formats, database, engine.ticker(), key);
+    this.formats = new TagFormats(formats, tags, database, engine.ticker(), key);
     this.rows = new PeriodRows(tags, database);
     this.clock = clock;
   }
@@ -61,11 +64,12 @@ public final class FormattedIssuer {
   }
 
   /**
-   * The next formatted number of {@code tag} (a validated name).
+   * The next formatted number of {@code tag} (a validated name). Cancelling the future drops the
+   * call's wait for a segment at once.
    *
-   * <p>Fails with {@link NoFormatException} (the tag has none), {@link
-   * FormatKeyMismatchException}, {@link WidthExhaustedException}, {@link PeriodBehindException},
-   * or the engine's and store's failures.
+   * <p>Fails with {@link NoFormatException} (the tag has none), {@link TagNotFoundException}
+   * (there is no such tag), {@link FormatKeyMismatchException}, {@link WidthExhaustedException},
+   * {@link PeriodBehindException}, or the engine's and store's failures.
    */
   public CompletableFuture<String> next(String tag, WaitDeadline deadline) {
     ActiveFormat f = formats.ready(tag);
@@ -84,14 +88,13 @@ public final class FormattedIssuer {
         }
       }
     }
-    return withFormat(tag, (a, s, now) -> engine.nextId(s.row, deadline)
-        .thenApply(seq -> render(a, s, seq, now)));
+    return withFormat(tag, s -> engine.nextId(s.row, deadline), FormattedIssuer::render);
   }
 
   /** {@code count} formatted numbers of {@code tag}, in order; fails as {@link #next} does. */
   public CompletableFuture<List<String>> next(String tag, int count, WaitDeadline deadline) {
-    return withFormat(tag, (a, s, now) -> engine.nextIds(s.row, count, deadline)
-        .thenApply(ids -> renderAll(a, s, ids, now)));
+    return withFormat(tag, s -> engine.nextIds(s.row, count, deadline),
+        FormattedIssuer::renderAll);
   }
 
   /**
@@ -109,16 +112,62 @@ public final class FormattedIssuer {
     });
   }
 
-  /** What a take does once the format and the period's row are known. */
-  private interface Take<T> {
-    CompletableFuture<T> apply(ActiveFormat f, Slot s, Instant now);
+  /** Turns what the engine gave for a slot into values. */
+  private interface Render<R, T> {
+    T apply(ActiveFormat f, Slot s, R taken, Instant now);
   }
 
-  /** Loads the format and makes sure the period's row exists, then runs {@code take}. */
-  private <T> CompletableFuture<T> withFormat(String tag, Take<T> take) {
+  /** A format and its period row, ready to take from, and the instant that picked the period. */
+  private record Taking(ActiveFormat f, Slot s, Instant now) {}
+
+  /**
+   * Loads the format and makes sure the period's row exists, then takes from the engine with
+   * {@code take} and renders with {@code render}. Cancelling the result cancels the engine's wait
+   * (a caller that left holds no wait slot); cancelled before the take, it takes nothing.
+   */
+  private <R, T> CompletableFuture<T> withFormat(String tag,
+      Function<Slot, CompletableFuture<R>> take, Render<R, T> render) {
     if (!tags.mayHold(tag)) {
-      return CompletableFuture.failedFuture(new io.leaf.server.store.TagNotFoundException(tag));
+      return CompletableFuture.failedFuture(new TagNotFoundException(tag));
     }
+    CompletableFuture<T> result = new CompletableFuture<>();
+    taking(tag).whenComplete((t, failure) -> {
+      if (failure != null) {
+        result.completeExceptionally(unwrap(failure));
+        return;
+      }
+      if (result.isDone()) {
+        return;
+      }
+      CompletableFuture<R> taken;
+      try {
+        taken = take.apply(t.s());
+      } catch (RuntimeException e) {
+        result.completeExceptionally(e);
+        return;
+      }
+      result.whenComplete((v, e) -> {
+        if (result.isCancelled()) {
+          taken.cancel(false);
+        }
+      });
+      taken.whenComplete((r, e) -> {
+        if (e != null) {
+          result.completeExceptionally(unwrap(e));
+          return;
+        }
+        try {
+          result.complete(render.apply(t.f(), t.s(), r, t.now()));
+        } catch (RuntimeException refused) {
+          result.completeExceptionally(refused);
+        }
+      });
+    });
+    return result;
+  }
+
+  /** The tag's format and the period row of now, once the engine may serve that row. */
+  private CompletableFuture<Taking> taking(String tag) {
     return formats.get(tag).thenCompose(o -> {
       ActiveFormat f = o.orElseThrow(() -> new NoFormatException(tag));
       if (f.refusal != null) {
@@ -130,17 +179,22 @@ public final class FormattedIssuer {
         throw new WidthExhaustedException(tag, s.period.key(), f.spec.pattern().sequence().width(),
             f.ids.maxSequence() + 1);
       }
+      Taking t = new Taking(f, s, now);
       if (s.ready) {
         prepareNext(f, s, now);
-        return take.apply(f, s, now);
+        return CompletableFuture.completedFuture(t);
       }
       // The next period's row only after this one's: a row is never created before an earlier
       // one that is still to come (PeriodRows refuses that order).
-      return ready(f, s).thenCompose(v -> {
+      return ready(f, s).thenApply(v -> {
         prepareNext(f, s, now);
-        return take.apply(f, s, now);
+        return t;
       });
     });
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
   /** Creates the slot's row if needed and limits its step; completes when the engine may serve it. */

@@ -4,7 +4,9 @@ import com.google.common.base.Ticker;
 import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
 import io.leaf.server.store.FormatStore;
+import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoredFormat;
+import io.leaf.server.store.TagNotFoundException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -17,6 +19,10 @@ import java.util.concurrent.Executor;
  * for a tag without one), so a format set on another server is served here within that time.
  * Serving an older format meanwhile is safe: a change is only stored when no value of the new
  * format can equal one of an earlier format.
+ *
+ * <p>A tag with no format is looked up too: if it does not exist at all, its entry fails with
+ * {@link TagNotFoundException} instead (remembered for {@link #ABSENT_REFRESH} like an absent
+ * format, so an unknown name costs one read a second, not one a call).
  *
  * <p>Bounded: {@value #CAPACITY} tags, least recently asked for go first. Thread-safe; a lookup of
  * a loaded tag is one cache read and one ticker read.
@@ -40,14 +46,17 @@ final class TagFormats {
   }
 
   private final FormatStore store;
+  private final SegmentStore tags;
   private final Executor database;
   private final Ticker ticker;
   private final Optional<FormatKey> key;
   private final Cache<String, Entry> entries =
       CacheBuilder.newBuilder().maximumSize(CAPACITY).build();
 
-  TagFormats(FormatStore store, Executor database, Ticker ticker, Optional<FormatKey> key) {
+  TagFormats(FormatStore store, SegmentStore tags, Executor database, Ticker ticker,
+      Optional<FormatKey> key) {
     this.store = store;
+    this.tags = tags;
     this.database = database;
     this.ticker = ticker;
     this.key = key;
@@ -64,14 +73,24 @@ final class TagFormats {
     return f.orElse(null);
   }
 
-  /** The tag's format, loading it first when not loaded; empty when the tag has none. */
+  /**
+   * The tag's format, loading it first when not loaded; empty when the tag has none; failed with
+   * {@link TagNotFoundException} when there is no such tag.
+   */
   CompletableFuture<Optional<ActiveFormat>> get(String tag) {
     Entry e = entries.getIfPresent(tag);
     if (e != null) {
-      if (e.value.isDone() && !e.value.isCompletedExceptionally()) {
-        refreshIfOld(tag, e, e.value.join().isPresent());
+      if (!e.value.isCompletedExceptionally()) {
+        if (e.value.isDone()) {
+          refreshIfOld(tag, e, e.value.join().isPresent());
+        }
+        return e.value;
       }
-      return e.value;
+      // Only a missing tag stays failed in the cache: look again once it is old enough.
+      if (ticker.read() - e.loadedNanos < ABSENT_REFRESH.toNanos()) {
+        return e.value;
+      }
+      entries.asMap().remove(tag, e);
     }
     Entry mine = new Entry(new CompletableFuture<>(), ticker.read());
     e = entries.asMap().putIfAbsent(tag, mine);
@@ -104,7 +123,11 @@ final class TagFormats {
       database.execute(() -> {
         try {
           Optional<ActiveFormat> loaded = current(tag, store.history(tag), old);
-          into.value.complete(loaded);
+          if (loaded.isEmpty() && tags.getTag(tag).isEmpty()) {
+            into.value.completeExceptionally(new TagNotFoundException(tag));
+          } else {
+            into.value.complete(loaded);
+          }
           if (old != null) {
             entries.asMap().replace(tag, old, into);
           }

@@ -2,6 +2,7 @@ package io.leaf.server.http;
 
 import io.grpc.Status;
 import io.leaf.server.api.StatusMapping;
+import io.leaf.server.formats.NoFormatException;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**
@@ -9,9 +10,15 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  * table): the reason is the gRPC description.
  *
  * <p>INVALID_ARGUMENT → 400; NOT_FOUND → 404; ALREADY_EXISTS and OUT_OF_RANGE (a tag's IDs used
- * up) → 409; RESOURCE_EXHAUSTED → 429; UNAVAILABLE and DEADLINE_EXCEEDED (the database, the wait
- * for a segment, shutdown) → 503; anything else, FAILED_PRECONDITION (the database refuses Leaf)
- * and INTERNAL among them → 500.
+ * up, a formatted tag's period past its width) → 409; RESOURCE_EXHAUSTED → 429; UNAVAILABLE and
+ * DEADLINE_EXCEEDED (the database, the wait for a segment, shutdown, a clock behind a formatted
+ * tag's period) → 503; anything else → 500, among them INTERNAL and FAILED_PRECONDITION where the
+ * server cannot serve the call (the database refuses Leaf; an opaque format and this server's
+ * {@code --format-key-file} differ).
+ *
+ * <p>One FAILED_PRECONDITION is the caller's to fix, not the server's: a formatted number of a
+ * tag that has no format ({@link NoFormatException}) is 409 Conflict — the request conflicts with
+ * the tag's state until an admin sets a format — so a client never mistakes it for a server fault.
  */
 final class HttpStatusMapping {
 
@@ -22,7 +29,9 @@ final class HttpStatusMapping {
 
   static Answer answer(Throwable t) {
     Status status = StatusMapping.status(t);
-    return new Answer(httpStatus(status.getCode()), status.getDescription() != null
+    HttpResponseStatus http = status.getCause() instanceof NoFormatException
+        ? HttpResponseStatus.CONFLICT : httpStatus(status.getCode());
+    return new Answer(http, status.getDescription() != null
         ? status.getDescription() : status.getCode().name());
   }
 

@@ -3,6 +3,7 @@ package io.leaf.server.http;
 import io.leaf.server.api.TagNames;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.formats.FormattedIssuer;
 import io.leaf.server.security.TokenCheck;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.time.Duration;
@@ -11,13 +12,15 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Meituan Leaf's HTTP API: {@code /api/segment/get/{biz_tag}} and {@code /api/snowflake/get/{key}}
  * answer the ID as the whole body in {@code text/plain}, as Meituan Leaf's server does, so its
- * clients switch by changing the address; errors are HTTP statuses with a one-line reason
- * ({@link HttpStatusMapping}). Like Meituan's, any method is accepted that a client may send (GET,
- * POST).
+ * clients switch by changing the address; {@code /api/formatted/get/{biz_tag}} answers a tag's
+ * next formatted number ({@code NextFormattedId}) the same way. Errors are HTTP statuses with a
+ * one-line reason ({@link HttpStatusMapping}). Like Meituan's, any method is accepted that a
+ * client may send (GET, POST).
  *
  * <p>Non-blocking: a tag with IDs buffered is answered on the connection's thread; one without
  * waits on the tag's pending load with no thread, bounded by {@code --max-wait} and
@@ -28,32 +31,37 @@ public final class IdEndpoints {
 
   public static final String SEGMENT = "/api/segment/get/";
   public static final String SNOWFLAKE = "/api/snowflake/get/";
+  public static final String FORMATTED = "/api/formatted/get/";
   static final Set<String> METHODS = Set.of("GET", "POST");
 
   private final SegmentAllocator allocator;
   private final long maxWaitNanos;
   private final SnowflakeIds snowflake;
+  private final FormattedIssuer formatted;
   private final TokenCheck tokens;
   private final Consumer<String> refusals;
 
   /**
    * @param maxWait longest a call waits for a segment ({@code --max-wait})
+   * @param formatted the formatted numbers of tags with a format
    * @param tokens the bearer-token rule; null when no token is configured
    * @param refusals told the flag of each limit that refuses a call
    */
   public IdEndpoints(SegmentAllocator allocator, Duration maxWait, SnowflakeIds snowflake,
-      TokenCheck tokens, Consumer<String> refusals) {
+      FormattedIssuer formatted, TokenCheck tokens, Consumer<String> refusals) {
     this.allocator = allocator;
     this.maxWaitNanos = maxWait.toNanos();
     this.snowflake = snowflake;
+    this.formatted = formatted;
     this.tokens = tokens;
     this.refusals = refusals;
   }
 
-  /** Adds both endpoints to {@code routes}. */
+  /** Adds the three endpoints to {@code routes}. */
   public HttpRoutes addTo(HttpRoutes routes) {
     return routes.prefix(SEGMENT, METHODS, this::segment)
-        .prefix(SNOWFLAKE, METHODS, this::snowflake);
+        .prefix(SNOWFLAKE, METHODS, this::snowflake)
+        .prefix(FORMATTED, METHODS, this::formatted);
   }
 
   private void segment(HttpCall call) {
@@ -79,7 +87,7 @@ public final class IdEndpoints {
       fail(call, e);
       return;
     }
-    answer(call, next);
+    answer(call, next, IdEndpoints::decimal);
   }
 
   private void snowflake(HttpCall call) {
@@ -93,7 +101,31 @@ public final class IdEndpoints {
       fail(call, e);
       return;
     }
-    answer(call, next);
+    answer(call, next, IdEndpoints::decimal);
+  }
+
+  /**
+   * The next formatted number: like a segment ID, answered inline when the tag's period row has
+   * numbers buffered, else when its format, row or segment has been read, with no thread waiting.
+   */
+  private void formatted(HttpCall call) {
+    String tag = key(call, FORMATTED);
+    if (tag == null || !granted(call)) {
+      return;
+    }
+    String problem = TagNames.problem(tag);
+    if (problem != null) {
+      call.fail(HttpResponseStatus.BAD_REQUEST, problem);
+      return;
+    }
+    CompletableFuture<String> next;
+    try {
+      next = formatted.next(tag, allocator.deadline(maxWaitNanos, false));
+    } catch (RuntimeException e) {
+      fail(call, e);
+      return;
+    }
+    answer(call, next, Function.identity());
   }
 
   /** The decoded key after {@code prefix}; null when the call was answered 400/404 instead. */
@@ -117,17 +149,21 @@ public final class IdEndpoints {
     return BearerTokens.granted(tokens, call, "");
   }
 
-  private void answer(HttpCall call, CompletableFuture<Long> next) {
+  private <T> void answer(HttpCall call, CompletableFuture<T> next, Function<T, String> body) {
     if (!next.isDone()) {
       call.onCancel(() -> next.cancel(false));
     }
-    next.whenComplete((id, e) -> {
+    next.whenComplete((value, e) -> {
       if (e == null) {
-        answerId(call, id);
+        call.respond(HttpResponseStatus.OK, HttpCall.TEXT, body.apply(value));
       } else if (!(unwrap(e) instanceof CancellationException)) {
         fail(call, e);
       }
     });
+  }
+
+  private static String decimal(Long id) {
+    return Long.toString(id);
   }
 
   private static void answerId(HttpCall call, long id) {

@@ -4,19 +4,25 @@ import com.google.common.base.Ticker;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.TagSnapshot;
 import io.leaf.server.engine.TagSnapshot.SegmentView;
+import io.leaf.server.formats.FormattedIssuer.PeriodView;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 /**
  * What the monitor page shows, read from the engine when asked: the tags this server holds (at
  * most {@value #MAX_TAGS}), their segments, effective step, IDs per second (from the cursor's move
- * since the previous look, at least a second ago), the last load; the database's state; the
+ * since the previous look, at least a second ago), the last load; the formatted tags among them
+ * (pattern, current period, numbers left in the width), with each period row ({@code tag#key}, an
+ * ordinary tag to the engine) marked as the row of its formatted tag; the database's state; the
  * limits with their use and refusals; the worker lease. Read-only and without secrets.
  *
  * <p>Thread-safe: {@link #snapshot} is synchronized (it keeps one rate sample per shown tag).
@@ -25,6 +31,8 @@ public final class MonitorData {
 
   static final int MAX_TAGS = 500;
   private static final long RATE_WINDOW_NANOS = 1_000_000_000L;
+  /** The key in a period row's name: yyyy, yyyyMM, yyyyMMdd, or {@code all} (never resets). */
+  private static final Pattern PERIOD_KEY = Pattern.compile("all|\\d{4}|\\d{6}|\\d{8}");
 
   /** A limit: its flag, its value, and how much of it is in use now (null when not tracked). */
   public record Limit(String flag, long limit, LongSupplier inUse) {}
@@ -39,13 +47,34 @@ public final class MonitorData {
     }
   }
 
+  /**
+   * A tag held that is a period row of a formatted tag.
+   *
+   * @param tag the formatted tag
+   * @param key the period's key in the row's name ({@code 20261126}; {@code all}: never resets)
+   * @param current whether the formatted tag issues from this row now (else an earlier period's,
+   *     held until idle)
+   */
+  record PeriodOf(String tag, String key, boolean current) {}
+
+  /** @param periodOf null for a tag that is no formatted tag's period row */
   record TagRow(String tag, Segment current, Segment next, int effectiveStep,
-      double idsPerSecond, double lastLoadSecondsAgo, double lastAccessSecondsAgo) {}
+      double idsPerSecond, double lastLoadSecondsAgo, double lastAccessSecondsAgo,
+      PeriodOf periodOf) {}
+
+  /**
+   * A formatted tag whose period rows this server holds.
+   *
+   * @param period the current period's key, {@code ""} for a format that never resets
+   * @param numbersLeft sequences left in the width past this server's cursor; -1 when unknown
+   */
+  record FormattedRow(String tag, String pattern, String period, String row, long numbersLeft) {}
 
   record LimitRow(String flag, long limit, Long inUse, long refusals) {}
 
-  record Snapshot(boolean databaseUp, int cachedTags, List<TagRow> tags, List<LimitRow> limits,
-      List<Map.Entry<String, String>> lease, double uptimeSeconds) {}
+  record Snapshot(boolean databaseUp, int cachedTags, List<TagRow> tags,
+      List<FormattedRow> formatted, List<LimitRow> limits, List<Map.Entry<String, String>> lease,
+      double uptimeSeconds) {}
 
   private record Sample(long start, long end, long cursor, long nanos, double rate) {}
 
@@ -54,20 +83,25 @@ public final class MonitorData {
   private final List<Limit> limits;
   private final Supplier<Map<String, Long>> refusals;
   private final WorkerLeaseView lease;
+  private final Function<String, Optional<PeriodView>> formats;
   private final Ticker ticker;
   private final long startNanos;
   private Map<String, Sample> samples = new HashMap<>();
 
   /**
    * @param refusals calls refused so far by limit flag (empty when metrics are off)
+   * @param formats a formatted tag's current period as this server issues it; empty for a tag
+   *     without a format ({@code FormattedIssuer::view})
    */
   public MonitorData(SegmentAllocator allocator, BooleanSupplier databaseUp, List<Limit> limits,
-      Supplier<Map<String, Long>> refusals, WorkerLeaseView lease) {
+      Supplier<Map<String, Long>> refusals, WorkerLeaseView lease,
+      Function<String, Optional<PeriodView>> formats) {
     this.allocator = allocator;
     this.databaseUp = databaseUp;
     this.limits = List.copyOf(limits);
     this.refusals = refusals;
     this.lease = lease;
+    this.formats = formats;
     this.ticker = allocator.ticker();
     this.startNanos = ticker.read();
   }
@@ -76,6 +110,8 @@ public final class MonitorData {
     long now = ticker.read();
     List<TagRow> rows = new ArrayList<>();
     Map<String, Sample> kept = new HashMap<>();
+    // The formatted tags met among the rows, in the rows' (sorted) order.
+    Map<String, Optional<PeriodView>> views = new LinkedHashMap<>();
     for (String tag : allocator.cachedTags(MAX_TAGS)) {
       Optional<TagSnapshot> snap = allocator.snapshot(tag);
       if (snap.isEmpty() || snap.get().current() == null) {
@@ -88,15 +124,34 @@ public final class MonitorData {
       rows.add(new TagRow(tag, current, s.next() == null ? null : segment(s.next()),
           s.effectiveStep(), sample.rate(),
           s.lastLoadNanos() == 0 ? -1 : seconds(now - s.lastLoadNanos()),
-          seconds(now - s.lastAccessNanos())));
+          seconds(now - s.lastAccessNanos()), periodOf(tag, views)));
     }
     samples = kept;
+    List<FormattedRow> formatted = new ArrayList<>();
+    views.forEach((tag, view) -> view.ifPresent(v -> formatted.add(
+        new FormattedRow(tag, v.pattern(), v.period(), v.row(), v.numbersLeft()))));
     Map<String, Long> refused = refusals.get();
     List<LimitRow> limitRows = limits.stream().map(l -> new LimitRow(l.flag(), l.limit(),
         l.inUse() == null ? null : l.inUse().getAsLong(), refused.getOrDefault(l.flag(), 0L)))
         .toList();
-    return new Snapshot(databaseUp.getAsBoolean(), allocator.cachedCount(), rows, limitRows,
-        lease.rows(), seconds(now - startNanos));
+    return new Snapshot(databaseUp.getAsBoolean(), allocator.cachedCount(), rows, formatted,
+        limitRows, lease.rows(), seconds(now - startNanos));
+  }
+
+  /**
+   * What {@code row} is of a formatted tag: its name is {@code tag#key} with a period key and
+   * {@code tag} has a format here; null otherwise (a plain tag, or one whose own name holds a
+   * {@code #}).
+   */
+  private PeriodOf periodOf(String row, Map<String, Optional<PeriodView>> views) {
+    int hash = row.lastIndexOf('#');
+    if (hash <= 0 || !PERIOD_KEY.matcher(row).region(hash + 1, row.length()).matches()) {
+      return null;
+    }
+    String tag = row.substring(0, hash);
+    Optional<PeriodView> view = views.computeIfAbsent(tag, formats);
+    return view.map(v -> new PeriodOf(tag, row.substring(hash + 1), v.row().equals(row)))
+        .orElse(null);
   }
 
   /** The rate since the previous sample, once that is at least a second old; else the last rate. */

@@ -8,14 +8,21 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The monitor: {@code GET /} a page rendered on the server, whose script refreshes it from
  * {@code GET /api/monitor.json} every two seconds. No external asset, no build step; works
  * offline. Every value is escaped (HTML on the server, {@code textContent} in the script), so a tag
  * named {@code <script>} is shown, never run, and a format character in it (a bidi control such
- * as U+202E) is shown as its code, never applied. The page's Content-Security-Policy allows its
- * own script and style by their hashes, nothing inline besides.
+ * as U+202E) is shown as its code, never applied; the page's placeholders are filled in one pass,
+ * so a value holding {@code {{tags}}} (a pattern may) stays text. The page's
+ * Content-Security-Policy allows its own script and style by their hashes, nothing inline besides.
+ *
+ * <p>Formatted tags have a table of their own (pattern, current period, numbers left in the
+ * width), and each period row in the tags table ({@code order#20261126}) names the formatted tag
+ * and period it serves.
  *
  * <p>The page and its JSON list every tag name the server holds: with a client token set they
  * need the client or admin token, unless {@code --monitor-public} opens them.
@@ -23,6 +30,8 @@ import java.util.Map;
 public final class MonitorPage {
 
   public static final String JSON_PATH = "/api/monitor.json";
+
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([a-z]+)}}");
 
   /**
    * The page may run only its own script and style (by their SHA-256 hashes), fetch only from
@@ -53,7 +62,7 @@ public final class MonitorPage {
         .get(JSON_PATH, call -> {
           if (granted(call)) {
             call.respond(HttpResponseStatus.OK, "application/json; charset=utf-8",
-                json(data.snapshot()));
+                MonitorJson.of(data.snapshot()));
           }
         });
   }
@@ -74,49 +83,7 @@ public final class MonitorPage {
     }
   }
 
-  static String json(MonitorData.Snapshot s) {
-    StringBuilder out = new StringBuilder(256 + 256 * s.tags().size());
-    out.append("{\"databaseUp\":").append(s.databaseUp())
-        .append(",\"cachedTags\":").append(s.cachedTags())
-        .append(",\"uptimeSeconds\":").append(num(s.uptimeSeconds()))
-        .append(",\"tags\":[");
-    for (int i = 0; i < s.tags().size(); i++) {
-      MonitorData.TagRow t = s.tags().get(i);
-      out.append(i == 0 ? "" : ",").append("{\"tag\":").append(Json.string(t.tag()))
-          .append(",\"current\":").append(segment(t.current()))
-          .append(",\"next\":").append(segment(t.next()))
-          .append(",\"effectiveStep\":").append(t.effectiveStep())
-          .append(",\"idsPerSecond\":").append(num(t.idsPerSecond()))
-          .append(",\"lastLoadSecondsAgo\":").append(num(t.lastLoadSecondsAgo()))
-          .append(",\"lastAccessSecondsAgo\":").append(num(t.lastAccessSecondsAgo()))
-          .append('}');
-    }
-    out.append("],\"limits\":[");
-    for (int i = 0; i < s.limits().size(); i++) {
-      MonitorData.LimitRow l = s.limits().get(i);
-      out.append(i == 0 ? "" : ",").append("{\"flag\":").append(Json.string(l.flag()))
-          .append(",\"limit\":").append(l.limit())
-          .append(",\"inUse\":").append(l.inUse() == null ? "null" : l.inUse().toString())
-          .append(",\"refusals\":").append(l.refusals()).append('}');
-    }
-    out.append("],\"lease\":[");
-    for (int i = 0; i < s.lease().size(); i++) {
-      Map.Entry<String, String> e = s.lease().get(i);
-      out.append(i == 0 ? "" : ",").append("{\"label\":").append(Json.string(e.getKey()))
-          .append(",\"value\":").append(Json.string(e.getValue())).append('}');
-    }
-    return out.append("]}").toString();
-  }
-
-  private static String segment(MonitorData.Segment s) {
-    if (s == null) {
-      return "null";
-    }
-    return "{\"start\":" + s.start() + ",\"end\":" + s.end() + ",\"cursor\":"
-        + Math.min(s.cursor(), s.end()) + ",\"usedPercent\":" + num(s.usedPercent()) + "}";
-  }
-
-  private static String num(double d) {
+  static String num(double d) {
     return String.format(Locale.ROOT, "%.2f", d);
   }
 
@@ -128,7 +95,16 @@ public final class MonitorPage {
           .append("</td><td>").append(t.effectiveStep()).append("</td><td>")
           .append(num(t.idsPerSecond())).append("</td><td>")
           .append(t.lastLoadSecondsAgo() < 0 ? "–" : num(t.lastLoadSecondsAgo()) + " s ago")
+          .append("</td><td>").append(Html.escape(periodText(t.periodOf())))
           .append("</td></tr>\n");
+    }
+    StringBuilder formatted = new StringBuilder();
+    for (MonitorData.FormattedRow f : s.formatted()) {
+      formatted.append("<tr><td class=\"tag\">").append(Html.escape(f.tag()))
+          .append("</td><td class=\"tag\">").append(Html.escape(f.pattern())).append("</td><td>")
+          .append(Html.escape(f.period().isEmpty() ? "never resets" : f.period()))
+          .append("</td><td>").append(f.numbersLeft() < 0 ? "–" : f.numbersLeft())
+          .append("</td><td class=\"tag\">").append(Html.escape(f.row())).append("</td></tr>\n");
     }
     StringBuilder limits = new StringBuilder();
     for (MonitorData.LimitRow l : s.limits()) {
@@ -141,15 +117,38 @@ public final class MonitorPage {
       lease.append("<tr><td>").append(Html.escape(e.getKey())).append("</td><td>")
           .append(Html.escape(e.getValue())).append("</td></tr>\n");
     }
-    return PAGE
-        .replace("{{db}}", s.databaseUp() ? "up" : "down")
-        .replace("{{dbclass}}", s.databaseUp() ? "ok" : "bad")
-        .replace("{{count}}", s.cachedTags() + (s.cachedTags() > s.tags().size()
-            ? " (first " + s.tags().size() + " shown)" : ""))
-        .replace("{{limits}}", limits)
-        .replace("{{lease}}", lease)
-        // Last: a tag's own text is never searched for placeholders.
-        .replace("{{tags}}", tags);
+    return fill(Map.of(
+        "db", s.databaseUp() ? "up" : "down",
+        "dbclass", s.databaseUp() ? "ok" : "bad",
+        "count", s.cachedTags() + (s.cachedTags() > s.tags().size()
+            ? " (first " + s.tags().size() + " shown)" : ""),
+        "tags", tags.toString(),
+        "formatted", formatted.toString(),
+        "limits", limits.toString(),
+        "lease", lease.toString()));
+  }
+
+  /** {@link #PAGE} with each {@code {{name}}} replaced, in one pass: no value is searched. */
+  private static String fill(Map<String, String> values) {
+    Matcher m = PLACEHOLDER.matcher(PAGE);
+    StringBuilder out = new StringBuilder(PAGE.length() + 4096);
+    while (m.find()) {
+      m.appendReplacement(out, Matcher.quoteReplacement(values.getOrDefault(m.group(1),
+          m.group())));
+    }
+    return m.appendTail(out).toString();
+  }
+
+  /**
+   * A period row's formatted tag and period, as the page shows it ("order, period 20261126"); the
+   * script writes the same.
+   */
+  static String periodText(MonitorData.PeriodOf p) {
+    if (p == null) {
+      return "–";
+    }
+    return p.tag() + ", " + (p.key().equals("all") ? "never resets" : "period " + p.key())
+        + (p.current() ? "" : " (earlier)");
   }
 
   /** "cursor of [start, end) · used%" as the page shows a segment. */
@@ -184,6 +183,11 @@ public final class MonitorPage {
           return "[U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") + "]";
         });
       }
+      function periodOf(p) {
+        if (!p) return "\\u2013";
+        return p.tag + ", " + (p.key === "all" ? "never resets" : "period " + p.key)
+          + (p.current ? "" : " (earlier)");
+      }
       function fill(id, rows) {
         var body = document.getElementById(id);
         var fresh = document.createElement("tbody");
@@ -193,7 +197,9 @@ public final class MonitorPage {
           cells.forEach(function (c, i) {
             var td = document.createElement("td");
             td.textContent = shown(c);
-            if (id === "tags" && i === 0) td.className = "tag";
+            if ((id === "tags" && i === 0) || (id === "formatted" && i !== 2 && i !== 3)) {
+              td.className = "tag";
+            }
             tr.appendChild(td);
           });
           fresh.appendChild(tr);
@@ -213,7 +219,12 @@ public final class MonitorPage {
           fill("tags", m.tags.map(function (t) {
             return [t.tag, seg(t.current), seg(t.next), t.effectiveStep,
               Number(t.idsPerSecond).toFixed(2),
-              t.lastLoadSecondsAgo < 0 ? "\\u2013" : t.lastLoadSecondsAgo + " s ago"];
+              t.lastLoadSecondsAgo < 0 ? "\\u2013" : t.lastLoadSecondsAgo + " s ago",
+              periodOf(t.periodOf)];
+          }));
+          fill("formatted", m.formatted.map(function (f) {
+            return [f.tag, f.pattern, f.period === "" ? "never resets" : f.period,
+              f.numbersLeft < 0 ? "\\u2013" : f.numbersLeft, f.row];
           }));
           fill("limits", m.limits.map(function (l) {
             return [l.flag, l.limit, l.inUse === null ? "\\u2013" : l.inUse, l.refusals];
@@ -241,8 +252,15 @@ public final class MonitorPage {
       <span id="age">rendered by the server; refreshes every 2 s</span></p>
       <h2>Tags</h2>
       <table><thead><tr><th>tag</th><th>current segment</th><th>next segment</th>
-      <th>effective step</th><th>IDs/s</th><th>last load</th></tr></thead>
+      <th>effective step</th><th>IDs/s</th><th>last load</th><th>formatted tag</th></tr></thead>
       <tbody id="tags">{{tags}}</tbody></table>
+      <h2>Formatted tags</h2>
+      <p>Each period of a formatted tag draws its numbers from a row of its own, named
+      <span class="tag">tag#period</span> (<span class="tag">tag#all</span> for a format that never
+      resets), listed above among the tags.</p>
+      <table><thead><tr><th>tag</th><th>pattern</th><th>current period</th>
+      <th>numbers left in the width (at most)</th><th>period row</th></tr></thead>
+      <tbody id="formatted">{{formatted}}</tbody></table>
       <h2>Limits</h2>
       <table><thead><tr><th>flag</th><th>limit</th><th>in use</th><th>refusals</th></tr></thead>
       <tbody id="limits">{{limits}}</tbody></table>

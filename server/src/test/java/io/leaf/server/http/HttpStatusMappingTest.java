@@ -7,6 +7,8 @@ import io.leaf.server.api.NotServedException;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentWaitTimeoutException;
 import io.leaf.server.engine.ServerClosingException;
+import io.leaf.server.formats.NoFormatException;
+import io.leaf.server.formats.PeriodBehindException;
 import io.leaf.server.snowflake.EpochExhaustedException;
 import io.leaf.server.snowflake.NoWorkerLeaseException;
 import io.leaf.server.snowflake.SnowflakeLayout;
@@ -73,6 +75,23 @@ class HttpStatusMappingTest {
   void answer_databaseRefusesLeaf_500() {
     assertAnswer(500, "no table", new StoreRejectedException("no table", null));
     assertAnswer(500, "bad row", new InvalidTagStateException("bad row"));
+  }
+
+  @Test
+  void answer_formattedTagWithoutFormat_409NotTheServersFault() {
+    NoFormatException e = new NoFormatException("plain");
+    assertAnswer(409, e.getMessage(), e);
+    assertAnswer(409, e.getMessage(), new CompletionException(e));
+    assertEquals(Status.Code.FAILED_PRECONDITION,
+        io.leaf.server.api.StatusMapping.status(e).getCode(), "gRPC keeps its code");
+    assertAnswer(500, "other", new io.grpc.StatusRuntimeException(
+        Status.FAILED_PRECONDITION.withDescription("other")));
+  }
+
+  @Test
+  void answer_clockBehindAFormattedTagsPeriod_503() {
+    PeriodBehindException e = new PeriodBehindException("t", "20261123", "20261126");
+    assertAnswer(503, e.getMessage(), e);
   }
 
   @Test

@@ -39,7 +39,7 @@ class MonitorPageTest {
 
   private static MonitorData.Snapshot snapshotWith(String tag) {
     return new MonitorData.Snapshot(false, 1, List.of(new MonitorData.TagRow(tag,
-        new MonitorData.Segment(1, 201, 51), null, 200, 12.5, 3.25, 0.5)),
+        new MonitorData.Segment(1, 201, 51), null, 200, 12.5, 3.25, 0.5, null)), List.of(),
         List.of(new MonitorData.LimitRow("--max-waiting", 10000, 3L, 7)),
         List.of(Map.entry("lease", EVIL)), 10);
   }
@@ -103,7 +103,7 @@ class MonitorPageTest {
 
   @Test
   void json_tagWithMarkup_escapedForScriptAndJson() {
-    String json = MonitorPage.json(snapshotWith(EVIL));
+    String json = MonitorJson.of(snapshotWith(EVIL));
     assertFalse(json.contains("<"), "no raw < in the JSON: " + json);
     assertTrue(json.contains("\"tag\":\"\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\\\"'"
         + "\\u0026\""), "escaped tag: " + json);
