@@ -4,6 +4,7 @@ import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.TagAlreadyExistsException;
+import io.leaf.server.store.TagNotFoundException;
 import io.leaf.server.store.TagRecord;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -47,11 +48,12 @@ final class PeriodRows {
 
   /**
    * Completes once the row of {@code period} exists: at once when known, else after a read and,
-   * if missing, an insert with {@code max_id} 1 and {@code step} on the database executor.
+   * if missing, an insert with {@code max_id} 1 and the tag's own step, at most {@code maxStep},
+   * on the database executor.
    * Completes exceptionally with the store's failure, {@link PeriodBehindException}, or the
    * executor's refusal; a failure is not remembered.
    */
-  CompletableFuture<Void> ensure(String tag, Period period, int step) {
+  CompletableFuture<Void> ensure(String tag, Period period, int maxStep) {
     String row = name(tag, period);
     CompletableFuture<Void> f = known.getIfPresent(row);
     if (f != null) {
@@ -65,7 +67,7 @@ final class PeriodRows {
     try {
       database.execute(() -> {
         try {
-          create(tag, row, period, step);
+          create(tag, row, period, maxStep);
           mine.complete(null);
         } catch (RuntimeException | Error e) {
           known.asMap().remove(row, mine);
@@ -84,7 +86,7 @@ final class PeriodRows {
     known.invalidate(name(tag, period));
   }
 
-  private void create(String tag, String row, Period period, int step) {
+  private void create(String tag, String row, Period period, int maxStep) {
     if (store.getTag(row).isPresent()) {
       return;
     }
@@ -103,6 +105,8 @@ final class PeriodRows {
         }
       }
     }
+    int step = store.getTag(tag).map(t -> Math.max(1, Math.min(t.step(), maxStep)))
+        .orElseThrow(() -> new TagNotFoundException(tag));
     try {
       store.createTag(row, 1, step, "numbers of " + tag + " in period "
           + (period.key().isEmpty() ? NEVER_KEY : period.key()));

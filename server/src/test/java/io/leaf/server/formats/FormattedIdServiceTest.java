@@ -83,6 +83,19 @@ class FormattedIdServiceTest {
   }
 
   @Test
+  void periodRows_startWithTheTagsStep_cappedAtOnePercentOfTheWidth() throws Exception {
+    start();
+    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("small").setStep(50)
+        .setFormat(format("{seq:6}", Reset.NEVER, "")).build());
+    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("big").setStep(500_000)
+        .setFormat(format("{seq:6}", Reset.NEVER, "")).build());
+    next("small");
+    next("big");
+    assertEquals(50, store.getTag("small#all").orElseThrow().step());
+    assertEquals(10_000, store.getTag("big#all").orElseThrow().step());
+  }
+
+  @Test
   void nextPeriodsRow_isPreparedBeforeTheBoundary() throws Exception {
     start();
     leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("inv")
