@@ -31,7 +31,7 @@ class FormatChangeRaceTest {
 
   private static final long NOW = Instant.parse("2026-11-26T10:00:00Z").toEpochMilli();
 
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @EnumSource(DatabaseKind.class)
   void changeBeforeAnyNumber_whileAnotherServerHoldsTheEarlierFormat_noRepeats(DatabaseKind kind)
       throws Exception {
