@@ -1,7 +1,10 @@
 package io.leaf.server.testing;
 
 import com.google.common.base.Ticker;
+import io.leaf.server.config.OpsConfig;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.security.TokenAuthInterceptor;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqFormatStore;
 import io.leaf.server.store.JooqSegmentStore;
@@ -35,7 +38,8 @@ public final class FormattedServer implements AutoCloseable {
   }
 
   /**
-   * A server on {@code db} reading {@code clock}; its segment takes are recorded in {@code log}
+   * A server on {@code db} reading {@code clock}, with the command line's {@code flags} (tokens
+   * checked as a packaged server checks them); its segment takes are recorded in {@code log}
    * (null: not recorded).
    */
   public static FormattedServer start(TestDatabase db, FakeWallClock clock, SegmentLog log,
@@ -45,9 +49,16 @@ public final class FormattedServer implements AutoCloseable {
     JooqSegmentStore store = new JooqSegmentStore(pool, dialect, InstantSource.system());
     store.createSchemaIfMissing();
     JooqFormatStore formats = new JooqFormatStore(pool, dialect, InstantSource.system());
+    OpsConfig ops = ServerConfig.parse(flags, env -> null).ops();
     InProcessLeaf leaf = new InProcessLeaf(log == null ? store : log.wrap(store),
         Ticker.systemTicker(), EngineConfig.DEFAULTS.withBackoff(Duration.ofMillis(20),
-            Duration.ofMillis(200)), s -> s.formats(formats).wallClock(clock), flags);
+            Duration.ofMillis(200)), s -> {
+          s.formats(formats).wallClock(clock);
+          if (ops.adminToken() != null) {
+            // As a server from the command line checks them.
+            s.intercept(new TokenAuthInterceptor(ops.adminToken(), ops.clientToken()));
+          }
+        }, flags);
     return new FormattedServer(clock, leaf);
   }
 
