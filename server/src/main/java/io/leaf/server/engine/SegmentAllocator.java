@@ -183,9 +183,10 @@ public final class SegmentAllocator implements AutoCloseable {
   }
 
   /**
-   * Keeps the dynamic step of {@code bizTag} at most {@code maxStep} from its next load on (a
-   * formatted tag's period row: its numbers are bounded by a width). Remembered for the most
-   * recent 100,000 tags given one.
+   * Keeps the dynamic step of {@code bizTag} at most {@code maxStep} from its next load on, and
+   * its loads one at a time (a formatted tag's period row: its numbers are bounded by a width,
+   * and loads side by side may finish out of order, leaving the lower segment unused).
+   * Remembered for the most recent 100,000 tags given one.
    */
   public void limitStep(String bizTag, int maxStep) {
     tags.stepLimits().set(bizTag, maxStep);

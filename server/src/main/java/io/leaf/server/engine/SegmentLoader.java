@@ -48,6 +48,8 @@ final class SegmentLoader {
   private final EngineConfig config;
   private final StepPolicy policy;
   private final PrefetchPolicy prefetch;
+  /** The prefetch of a step-limited tag: one load at a time, so none finishes out of order. */
+  private final PrefetchPolicy oneAhead;
   private final TagTable tags;
   private final SegmentWaiters waiters;
   private final Executor served;
@@ -61,6 +63,7 @@ final class SegmentLoader {
     this.config = config;
     this.policy = new StepPolicy(config.maxStep());
     this.prefetch = PrefetchPolicy.DEFAULT;
+    this.oneAhead = new PrefetchPolicy(prefetch.safety(), 1);
     this.tags = tags;
     this.waiters = waiters;
     this.served = threads.loads();
@@ -156,10 +159,14 @@ final class SegmentLoader {
 
   /**
    * Starts loads while {@link PrefetchPolicy} asks for one more; each raises the segments ahead,
-   * so at most its lookahead are queued or loading. The caller holds the stripe lock.
+   * so at most its lookahead are queued or loading. A step-limited tag (a formatted period row)
+   * has a lookahead of one: loads side by side can finish out of order, and a segment arriving
+   * below the current one is dropped, numbers a width-bounded row cannot spare. The caller holds
+   * the stripe lock.
    */
   private void prefetchLocked(TagBuffer b, long now, boolean pastPreloadPoint) {
-    while (!closed && b.wantsPrefetch(now, policy, prefetch, pastPreloadPoint)) {
+    PrefetchPolicy p = tags.stepLimits().has(b.bizTag()) ? oneAhead : prefetch;
+    while (!closed && b.wantsPrefetch(now, policy, p, pastPreloadPoint)) {
       start(b, now);
     }
   }

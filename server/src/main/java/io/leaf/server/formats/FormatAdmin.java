@@ -14,8 +14,9 @@ import java.util.function.Consumer;
 
 /**
  * Sets and reads tags' formats: a format is stored only when it cannot repeat its own numbers
- * ({@link FormatSpec}) and, once the tag has issued formatted numbers, only when no value of it
- * can equal one of any earlier format of the tag ({@link FormatChanges}).
+ * ({@link FormatSpec}) and no value of it can equal one of any earlier format of the tag ({@link
+ * FormatChanges}) — also before the tag's first number: another server may still serve an earlier
+ * format, and issue its first numbers under it after this check.
  *
  * <p>Blocking (database I/O): call it on the database threads. Thread-safe; two changes racing on
  * one tag cannot both be stored ({@link io.leaf.server.store.FormatVersionTakenException}).
@@ -71,7 +72,8 @@ public final class FormatAdmin {
    * current one is left as it is.
    *
    * @throws TagNotFoundException the tag does not exist
-   * @throws UnsafeFormatChangeException the tag issued numbers and the change could repeat one
+   * @throws UnsafeFormatChangeException a value of the new format could equal one of an earlier
+   *     format
    */
   public StoredFormat set(String tag, FormatSpec spec) {
     TagRecord row = tags.getTag(tag).orElseThrow(() -> new TagNotFoundException(tag));
@@ -85,15 +87,15 @@ public final class FormatAdmin {
           && newest.keyFingerprint().equals(fingerprint)) {
         return newest;
       }
-      if (issuedNumbers(tag)) {
-        for (StoredFormat earlier : history) {
-          FormatSpec before = FormatSpec.of(earlier.pattern(), Reset.valueOf(earlier.reset()),
-              earlier.timeZone());
-          FormatChanges.Verdict v = FormatChanges.assess(before, earlier.keyFingerprint(), spec,
-              fingerprint);
-          if (!v.safe()) {
-            throw new UnsafeFormatChangeException(tag, earlier, v.reason());
-          }
+      // Every earlier format, whether or not a period row exists yet: a server that read one
+      // serves it until it reads this change, and may create its first row after the check.
+      for (StoredFormat earlier : history) {
+        FormatSpec before = FormatSpec.of(earlier.pattern(), Reset.valueOf(earlier.reset()),
+            earlier.timeZone());
+        FormatChanges.Verdict v = FormatChanges.assess(before, earlier.keyFingerprint(), spec,
+            fingerprint);
+        if (!v.safe()) {
+          throw new UnsafeFormatChangeException(tag, earlier, v.reason());
         }
       }
     }
@@ -119,12 +121,5 @@ public final class FormatAdmin {
     } catch (StoreRejectedException e) {
       return Map.of();
     }
-  }
-
-  /** Whether any period row of the tag exists: numbers may have been issued under its formats. */
-  private boolean issuedNumbers(String tag) {
-    String prefix = tag + "#";
-    return tags.listTags(prefix, 1).tags().stream()
-        .anyMatch(t -> t.bizTag().startsWith(prefix));
   }
 }

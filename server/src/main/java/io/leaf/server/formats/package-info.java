@@ -6,8 +6,8 @@
  * <p>Setting a format on a tag: {@link io.leaf.server.formats.FormatSpec#of} (refuses with {@link
  * io.leaf.server.formats.InvalidFormatException}), {@link
  * io.leaf.server.formats.FormattedIds#fingerprintToStore} for the key fingerprint to store beside
- * it, and, when the tag has issued numbers under earlier formats, {@link
- * io.leaf.server.formats.FormatChanges#assess} against each of them.
+ * it, and {@link io.leaf.server.formats.FormatChanges#assess} against each earlier format of the
+ * tag (whether or not it issued numbers yet: another server may still serve one).
  *
  * <p>Issuing: {@code ids = FormattedIds.of(tag, spec, serverKey, storedFingerprint)} once per
  * tag (refuses with {@link io.leaf.server.formats.FormatKeyMismatchException}); per number
