@@ -41,8 +41,13 @@ final class FormattedTags {
     }
   }
 
+  /**
+   * Ten digits, not eight: a stream issues millions of values a second, and a day's 10^8 numbers
+   * of {@code {seq:8}} would run out within a run of a few more rounds (or a second run on the
+   * same {@code --db-url}), after which every call of the day is OUT_OF_RANGE.
+   */
   static final Format PLAIN =
-      new Format("plain", "bench.formatted.plain", "ORD-{yyyyMMdd}-{seq:8}", Reset.DAILY);
+      new Format("plain", "bench.formatted.plain", "ORD-{yyyyMMdd}-{seq:10}", Reset.DAILY);
   static final Format OPAQUE =
       new Format("opaque", "bench.formatted.opaque", "{seq:10:opaque}", Reset.NEVER);
   static final List<Format> FORMATS = List.of(PLAIN, OPAQUE);
