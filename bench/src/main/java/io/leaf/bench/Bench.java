@@ -117,6 +117,8 @@ public final class Bench {
       h2loadRow(plain, load);
       Progress.say("isolated servers: h2load, a stalled database, unread streams");
       isolated(tempDir);
+      Progress.say("formatted IDs: h2load and streams against an isolated server");
+      new FormattedRows(isolatedServers(tempDir), table, tempDir).run();
 
       double unaryNextId = Stats.median(values(select(load, "p1",
           r -> r.get("concurrency").equals(Integer.toString(lastConcurrency()))), "nextId"));
@@ -175,6 +177,9 @@ public final class Bench {
       }
       if (options.runs("bare")) {
         new BareServerRows(isolatedServers(tempDir), table).run();
+      }
+      if (options.runs("formatted")) {
+        new FormattedRows(isolatedServers(tempDir), table, tempDir).run();
       }
     } finally {
       if (tempDir != null) {

@@ -46,6 +46,9 @@ class BenchTest {
         "| P7 CachedIdGenerator.next() vs CosId SegmentChainId vs AtomicLong, 2 threads |",
         "| P8 NextId vs a bare grpc-java server's Health/Check, h2load -c 8 -m 1 |",
         "| P8 NextId vs a bare grpc-java server's Health/Check, h2load -c 64 -m 1 |",
+        "| F1 NextFormattedId (plain) vs NextId, h2load -c 8 -m 1 |",
+        "| F1 NextFormattedId (opaque) vs NextId, h2load -c 64 -m 1 |",
+        "| F2 NextFormattedIdBatch (plain) vs unary NextFormattedId, chunk 10,000 |",
         "| Heap per cached tag |")) {
       assertTrue(rows.stream().anyMatch(r -> r.startsWith(measure)),
           "a row for " + measure + " in:\n" + written);

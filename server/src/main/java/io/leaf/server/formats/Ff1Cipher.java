@@ -5,19 +5,20 @@ import java.nio.charset.StandardCharsets;
 import org.bouncycastle.crypto.fpe.FPEEngine;
 import org.bouncycastle.crypto.fpe.FPEFF1Engine;
 import org.bouncycastle.crypto.params.FPEParameters;
+import org.bouncycastle.crypto.params.KeyParameter;
 import org.bouncycastle.crypto.util.RadixConverter;
 
 /**
  * FF1 format-preserving encryption (NIST SP 800-38G, AES) of numbers of exactly {@code width}
  * decimal digits: for each tweak, {@link #encrypt} is a bijection on {@code [0, 10^width)} and
- * {@link #decrypt} its inverse. All cryptography is Bouncy Castle's {@code FPEFF1Engine}; this
- * class only turns a {@code long} into digits and back.
+ * {@link #decrypt} its inverse. FF1 is Bouncy Castle's {@code FPEFF1Engine}, over the JDK's AES
+ * ({@link JdkAes}); this class only turns a {@code long} into digits and back.
  *
  * <p>Opaque sequence fields use {@link #tweak(String, String)} of the tag and period, so the same
  * sequence looks unrelated in another tag or period while each period's numbers stay unique.
- * Immutable and thread-safe. Each call re-initialises its thread's engine (one AES key schedule)
- * and runs FF1's ten Feistel rounds: a few microseconds, which bounds an opaque tag's numbers per
- * second per core.
+ * Immutable and thread-safe. Each call re-initialises its thread's engine with its key and tweak
+ * (the AES key schedule only when the thread's previous call used another key) and runs FF1's ten
+ * Feistel rounds: a few microseconds, which bounds an opaque tag's numbers per second per core.
  */
 public final class Ff1Cipher {
 
@@ -30,12 +31,15 @@ public final class Ff1Cipher {
 
   /**
    * One engine per thread, shared by every cipher: each call initialises it with its own key and
-   * tweak, so nothing carries over; sharing bounds the engines by the threads, not by the tags.
+   * tweak, so nothing carries over but the AES key schedule of the same key; sharing bounds the
+   * engines by the threads, not by the tags.
    */
   private static final ThreadLocal<FPEEngine> ENGINES =
-      ThreadLocal.withInitial(FPEFF1Engine::new);
+      ThreadLocal.withInitial(() -> new FPEFF1Engine(new JdkAes()));
 
   private final FormatKey key;
+  /** Made once: the engine's AES sees the same key object on every call and keeps its schedule. */
+  private final KeyParameter keyParameter;
   private final int width;
   private final long limit;
 
@@ -49,6 +53,7 @@ public final class Ff1Cipher {
           + IdPattern.MIN_OPAQUE_WIDTH + " and " + IdPattern.MAX_WIDTH + " digits, got " + width);
     }
     this.key = key;
+    this.keyParameter = key.parameter();
     this.width = width;
     this.limit = IdPattern.POW10[width];
   }
@@ -106,7 +111,7 @@ public final class Ff1Cipher {
       v /= RADIX;
     }
     FPEEngine engine = ENGINES.get();
-    engine.init(encrypt, new FPEParameters(key.parameter(), DECIMAL, tweak, false));
+    engine.init(encrypt, new FPEParameters(keyParameter, DECIMAL, tweak, false));
     engine.processBlock(digits, 0, width, digits, 0);
     long out = 0;
     for (byte d : digits) {

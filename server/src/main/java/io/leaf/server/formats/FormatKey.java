@@ -77,7 +77,7 @@ public final class FormatKey {
     return key.length * 8;
   }
 
-  /** A fresh key parameter for one cipher initialisation; never stored outside this package. */
+  /** A fresh key parameter (a copy of the key) for a cipher of this package; never stored outside it. */
   KeyParameter parameter() {
     return new KeyParameter(key);
   }

@@ -16,8 +16,9 @@ import java.util.OptionalLong;
  * String v = ids.render(seq, now);} — the same {@code now} both times, so a value always shows the
  * date of the period its number came from. The clock is the caller's; this class reads none.
  *
- * <p>Thread-safe. A render costs a few comparisons and the string building while {@code at}
- * stays in one day; the first call of a day in the tag's zone also converts the date; an opaque
+ * <p>Thread-safe. A render costs a few comparisons and writing the sequence and check while
+ * {@code at} stays in one day; the first call of a day in the tag's zone also converts the date
+ * and writes it into the pattern ({@link DatedPattern}); an opaque
  * sequence adds one FF1 encryption ({@link Ff1Cipher}, microseconds).
  */
 public final class FormattedIds {
@@ -150,7 +151,7 @@ public final class FormattedIds {
       throw new WidthExhaustedException(tag, d.period.key(), field.width(), sequence);
     }
     long shown = cipher == null ? sequence : cipher.encrypt(sequence, d.tweak);
-    return spec.pattern().render(d.date, shown);
+    return d.dated != null ? d.dated.render(shown) : spec.pattern().render(d.date, shown);
   }
 
   /**
@@ -197,7 +198,8 @@ public final class FormattedIds {
 
   /**
    * The day of the zone holding an instant, with its period: periods are whole days, so a day
-   * lies in one period and the cached date, period and tweak hold for every instant of it.
+   * lies in one period and the cached date, period, tweak and dated pattern hold for every
+   * instant of it.
    */
   private final class Day {
     final LocalDate date;
@@ -205,6 +207,8 @@ public final class FormattedIds {
     final Instant end;
     final Period period;
     final byte[] tweak;
+    /** The pattern with this day's date written in; null when its year does not fit. */
+    final DatedPattern dated;
 
     Day(Instant at) {
       date = at.atZone(spec.zone()).toLocalDate();
@@ -212,6 +216,7 @@ public final class FormattedIds {
       end = date.plusDays(1).atStartOfDay(spec.zone()).toInstant();
       period = spec.reset().periodOf(at, spec.zone());
       tweak = Ff1Cipher.tweak(tag, period.key());
+      dated = DatedPattern.of(spec.pattern(), date);
     }
   }
 

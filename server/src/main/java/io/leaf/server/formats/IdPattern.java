@@ -198,29 +198,51 @@ public final class IdPattern {
    *     year does not fit {@code yyyy}
    */
   public String render(LocalDate date, long shownSequence) {
+    checkShown(shownSequence);
+    StringBuilder b = new StringBuilder(length);
+    for (Part p : parts) {
+      if (p instanceof DateField d) {
+        appendDate(b, d, date);
+      } else {
+        appendPart(b, p, shownSequence);
+      }
+    }
+    return b.toString();
+  }
+
+  /** @throws IllegalArgumentException the sequence is negative or wider than the field */
+  void checkShown(long shownSequence) {
     if (shownSequence < 0 || shownSequence > sequence.maxSequence()) {
       throw new IllegalArgumentException("sequence must be between 0 and "
           + sequence.maxSequence() + " for " + sequence.width() + " digits, got "
           + shownSequence);
     }
-    StringBuilder b = new StringBuilder(length);
-    for (Part p : parts) {
-      if (p instanceof Literal l) {
-        b.append(l.text());
-      } else if (p instanceof DateField d) {
-        int v = d.unit().of(date);
-        if (v < 0 || v >= POW10[d.length()]) {
-          throw new IllegalArgumentException("year " + date.getYear() + " does not fit {"
-              + d.unit().letters() + "}");
-        }
-        appendPadded(b, v, d.length());
-      } else if (p instanceof SequenceField s) {
-        appendPadded(b, shownSequence, s.width());
-      } else {
-        b.append(((CheckField) p).scheme().compute(digitsOf(b, b.length())));
-      }
+  }
+
+  /** Whether {@code d} can show {@code date} (a year past {@code yyyy} cannot). */
+  static boolean fits(DateField d, LocalDate date) {
+    int v = d.unit().of(date);
+    return v >= 0 && v < POW10[d.length()];
+  }
+
+  /** @throws IllegalArgumentException the field cannot show the date's year */
+  static void appendDate(StringBuilder b, DateField d, LocalDate date) {
+    if (!fits(d, date)) {
+      throw new IllegalArgumentException("year " + date.getYear() + " does not fit {"
+          + d.unit().letters() + "}");
     }
-    return b.toString();
+    appendPadded(b, d.unit().of(date), d.length());
+  }
+
+  /** Appends a literal, the sequence, or the check over every digit appended before it. */
+  static void appendPart(StringBuilder b, Part p, long shownSequence) {
+    if (p instanceof Literal l) {
+      b.append(l.text());
+    } else if (p instanceof SequenceField s) {
+      appendPadded(b, shownSequence, s.width());
+    } else {
+      b.append(((CheckField) p).scheme().compute(digitsOf(b, b.length())));
+    }
   }
 
   /**
@@ -232,12 +254,27 @@ public final class IdPattern {
     return new ValueReader(this, tag, value).read();
   }
 
+  /**
+   * {@code v} in decimal, zero-padded on the left to {@code width} characters (longer when it has
+   * more digits). Writes the digits in place, without a string per number.
+   */
   static void appendPadded(StringBuilder b, long v, int width) {
-    String digits = Long.toString(v);
-    for (int i = digits.length(); i < width; i++) {
+    if (v < 0 || width < 1 || width > MAX_WIDTH || v >= POW10[width]) {
+      String digits = Long.toString(v);
+      for (int i = digits.length(); i < width; i++) {
+        b.append('0');
+      }
+      b.append(digits);
+      return;
+    }
+    int end = b.length() + width;
+    for (int i = 0; i < width; i++) {
       b.append('0');
     }
-    b.append(digits);
+    for (int i = end - 1; v > 0; i--) {
+      b.setCharAt(i, (char) ('0' + v % 10));
+      v /= 10;
+    }
   }
 
   /** The ASCII digits among the first {@code end} characters of {@code s}. */

@@ -12,6 +12,12 @@ import java.util.BitSet;
 import java.util.HexFormat;
 import java.util.Random;
 import java.util.stream.IntStream;
+import org.bouncycastle.crypto.engines.AESEngine;
+import org.bouncycastle.crypto.fpe.FPEEngine;
+import org.bouncycastle.crypto.fpe.FPEFF1Engine;
+import org.bouncycastle.crypto.params.FPEParameters;
+import org.bouncycastle.crypto.params.KeyParameter;
+import org.bouncycastle.crypto.util.RadixConverter;
 import org.junit.jupiter.api.Test;
 
 class Ff1CipherTest {
@@ -32,6 +38,38 @@ class Ff1CipherTest {
     assertSample(AES192, TWEAK, 2496655549L, "sample 5");
     assertSample(AES256, NO_TWEAK, 6657667009L, "sample 7");
     assertSample(AES256, TWEAK, 1001623463L, "sample 8");
+  }
+
+  @Test
+  void encrypt_keysAlternatingOnOneThread_sameAsBouncyCastlesOwnAes() {
+    // The engine Ff1Cipher used before it ran on the JDK's AES: FF1 over Bouncy Castle's AESEngine.
+    FPEEngine reference = new FPEFF1Engine(AESEngine.newInstance());
+    RadixConverter decimal = new RadixConverter(10);
+    Random random = new Random(38);
+    String[] keys = {AES128, AES256, AES192, AES256};
+    for (int i = 0; i < 400; i++) {
+      String hex = keys[i % keys.length];
+      int width = 6 + random.nextInt(13);
+      long v = Math.floorMod(random.nextLong(), IdPattern.POW10[width]);
+      byte[] tweak = Ff1Cipher.tweak("t" + random.nextInt(5), Integer.toString(i % 3));
+      boolean encrypt = i % 2 == 0;
+      byte[] digits = new byte[width];
+      long rest = v;
+      for (int d = width - 1; d >= 0; d--) {
+        digits[d] = (byte) (rest % 10);
+        rest /= 10;
+      }
+      reference.init(encrypt, new FPEParameters(new KeyParameter(HexFormat.of().parseHex(hex)),
+          decimal, tweak, false));
+      reference.processBlock(digits, 0, width, digits, 0);
+      long expected = 0;
+      for (byte d : digits) {
+        expected = expected * 10 + d;
+      }
+      Ff1Cipher cipher = new Ff1Cipher(key(hex), width);
+      assertEquals(expected, encrypt ? cipher.encrypt(v, tweak) : cipher.decrypt(v, tweak),
+          (encrypt ? "encrypt " : "decrypt ") + v + ", width " + width + ", step " + i);
+    }
   }
 
   @Test
