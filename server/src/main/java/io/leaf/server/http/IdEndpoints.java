@@ -3,7 +3,7 @@ package io.leaf.server.http;
 import io.leaf.server.api.TagNames;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentAllocator;
-import io.leaf.server.security.TokenCheck;
+import io.leaf.server.security.TokenAccess;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.time.Duration;
 import java.util.Set;
@@ -33,20 +33,20 @@ public final class IdEndpoints {
   private final SegmentAllocator allocator;
   private final long maxWaitNanos;
   private final SnowflakeIds snowflake;
-  private final TokenCheck tokens;
+  private final TokenAccess access;
   private final Consumer<String> refusals;
 
   /**
    * @param maxWait longest a call waits for a segment ({@code --max-wait})
-   * @param tokens the bearer-token rule; null when no token is configured
+   * @param access the token rule: each call takes one ID of its tag (snowflake: of no tag)
    * @param refusals told the flag of each limit that refuses a call
    */
   public IdEndpoints(SegmentAllocator allocator, Duration maxWait, SnowflakeIds snowflake,
-      TokenCheck tokens, Consumer<String> refusals) {
+      TokenAccess access, Consumer<String> refusals) {
     this.allocator = allocator;
     this.maxWaitNanos = maxWait.toNanos();
     this.snowflake = snowflake;
-    this.tokens = tokens;
+    this.access = access;
     this.refusals = refusals;
   }
 
@@ -58,7 +58,7 @@ public final class IdEndpoints {
 
   private void segment(HttpCall call) {
     String tag = key(call, SEGMENT);
-    if (tag == null || !granted(call)) {
+    if (tag == null || !BearerTokens.allowed(access, call, tag, 1)) {
       return;
     }
     // Only validated tags are ever cached, so a hit needs no validation.
@@ -83,7 +83,7 @@ public final class IdEndpoints {
   }
 
   private void snowflake(HttpCall call) {
-    if (key(call, SNOWFLAKE) == null || !granted(call)) {
+    if (key(call, SNOWFLAKE) == null || !BearerTokens.allowed(access, call, null, 1)) {
       return;
     }
     CompletableFuture<Long> next;
@@ -111,10 +111,6 @@ public final class IdEndpoints {
       call.fail(HttpResponseStatus.BAD_REQUEST, e.getMessage());
       return null;
     }
-  }
-
-  private boolean granted(HttpCall call) {
-    return BearerTokens.granted(tokens, call, "");
   }
 
   private void answer(HttpCall call, CompletableFuture<Long> next) {
