@@ -59,12 +59,14 @@ public final class LeafClient implements AutoCloseable {
   private final long deadlineNanos;
   private final LeafServiceGrpc.LeafServiceBlockingStub stub;
   private final SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake;
+  private final TagTokens tagTokens;
 
   private LeafClient(ManagedChannel channel, boolean ownsChannel, Duration deadline,
-      CallCredentials callCredentials) {
+      CallCredentials callCredentials, TagTokens tagTokens) {
     this.channel = channel;
     this.ownsChannel = ownsChannel;
     this.deadlineNanos = deadline.toNanos();
+    this.tagTokens = tagTokens;
     LeafServiceGrpc.LeafServiceBlockingStub s = LeafServiceGrpc.newBlockingStub(channel);
     this.stub = callCredentials == null ? s : s.withCallCredentials(callCredentials);
     SnowflakeServiceGrpc.SnowflakeServiceBlockingStub f =
@@ -127,6 +129,12 @@ public final class LeafClient implements AutoCloseable {
     return stub.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
   }
 
+  /** The stub for a call of {@code bizTag}: with the tag's own token, if one was given. */
+  private LeafServiceGrpc.LeafServiceBlockingStub stub(String bizTag) {
+    CallCredentials own = tagTokens.isEmpty() ? null : tagTokens.forTag(bizTag);
+    return own == null ? stub() : stub().withCallCredentials(own);
+  }
+
   private SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake() {
     return snowflake.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
   }
@@ -142,7 +150,7 @@ public final class LeafClient implements AutoCloseable {
   /** One ID of {@code bizTag}. */
   public long nextId(String bizTag) {
     NextIdRequest req = NextIdRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(() -> stub().nextId(req).getId());
+    return call(() -> stub(req.getBizTag()).nextId(req).getId());
   }
 
   /**
@@ -152,7 +160,7 @@ public final class LeafClient implements AutoCloseable {
   public long[] nextIds(String bizTag, int count) {
     NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
         .build();
-    return streamAll(() -> stub().nextIdBatch(req), count);
+    return streamAll(() -> stub(req.getBizTag()).nextIdBatch(req), count);
   }
 
   /**
@@ -233,26 +241,26 @@ public final class LeafClient implements AutoCloseable {
   public Tag createTag(String bizTag, long maxId, int step, String description) {
     CreateTagRequest req = CreateTagRequest.newBuilder().setBizTag(tag(bizTag)).setMaxId(maxId)
         .setStep(step).setDescription(description == null ? "" : description).build();
-    return call(() -> stub().createTag(req));
+    return call(() -> stub(req.getBizTag()).createTag(req));
   }
 
   /** Sets the tag's step; the server's next segment load uses it. */
   public Tag updateStep(String bizTag, int step) {
     UpdateStepRequest req = UpdateStepRequest.newBuilder().setBizTag(tag(bizTag)).setStep(step)
         .build();
-    return call(() -> stub().updateStep(req));
+    return call(() -> stub(req.getBizTag()).updateStep(req));
   }
 
   /** Makes the server load the tag's segment now (idempotent) and returns its status. */
   public TagStatus initCache(String bizTag) {
     InitCacheRequest req = InitCacheRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(() -> stub().initCache(req));
+    return call(() -> stub(req.getBizTag()).initCache(req));
   }
 
   /** The tag's database row and the server's cached segments. */
   public TagStatus getTag(String bizTag) {
     GetTagRequest req = GetTagRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(() -> stub().getTag(req));
+    return call(() -> stub(req.getBizTag()).getTag(req));
   }
 
   private static String tag(String bizTag) {
@@ -268,7 +276,7 @@ public final class LeafClient implements AutoCloseable {
   public List<IdRange> reserveIds(String bizTag, int count) {
     ReserveIdsRequest req = ReserveIdsRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
         .build();
-    return call(() -> ranges(stub().reserveIds(req), count));
+    return call(() -> ranges(stub(req.getBizTag()).reserveIds(req), count));
   }
 
   /** The reply's ranges, checked: a client that caches them must never hand out an ID twice. */
@@ -328,6 +336,7 @@ public final class LeafClient implements AutoCloseable {
     private ChannelCredentials credentials = InsecureChannelCredentials.create();
     private int maxAttempts = 4;
     private CallCredentials callCredentials;
+    private TagTokens tagTokens = TagTokens.NONE;
 
     private Builder(String target, ManagedChannelBuilder<?> channelBuilder, ManagedChannel channel) {
       this.target = target;
@@ -365,12 +374,25 @@ public final class LeafClient implements AutoCloseable {
     }
 
     /**
-     * Sends {@code authorization: Bearer <token>} on every call: the server's {@code
-     * --admin-token} for CreateTag and UpdateStep, its {@code --client-token} (or the admin token)
-     * for the rest when it requires one. Use it with TLS: the token is a password.
+     * Sends {@code authorization: Bearer <token>} on every call (but those of {@link #tagToken}):
+     * the server's {@code --admin-token} for CreateTag and UpdateStep, its {@code --client-token}
+     * (or the admin token) for the rest when it requires one, or a token of its {@code
+     * --tokens-file}. Use it with TLS: the token is a password.
      */
     public Builder token(String token) {
       return callCredentials(new BearerToken(token));
+    }
+
+    /**
+     * Sends {@code token} instead on the calls of every tag that starts with {@code tagPrefix}
+     * (a plain prefix: {@code "order"} covers {@code order}, {@code order.eu} and {@code orders};
+     * the longest matching prefix wins): for a server whose {@code --tokens-file} gives each team
+     * its own token. Calls of other tags, and the snowflake calls, send the {@link #token} (if
+     * any). Use it with TLS: a token is a password.
+     */
+    public Builder tagToken(String tagPrefix, String token) {
+      this.tagTokens = tagTokens.with(tagPrefix, token);
+      return this;
     }
 
     /** Any per-call credentials (e.g. {@link BearerToken}); none by default. */
@@ -393,7 +415,7 @@ public final class LeafClient implements AutoCloseable {
 
     public LeafClient build() {
       if (channel != null) {
-        return new LeafClient(channel, false, deadline, callCredentials);
+        return new LeafClient(channel, false, deadline, callCredentials, tagTokens);
       }
       ManagedChannelBuilder<?> b = channelBuilder != null ? channelBuilder
           : Grpc.newChannelBuilder(target, credentials);
@@ -403,7 +425,7 @@ public final class LeafClient implements AutoCloseable {
       } else {
         b.disableRetry();
       }
-      return new LeafClient(b.build(), true, deadline, callCredentials);
+      return new LeafClient(b.build(), true, deadline, callCredentials, tagTokens);
     }
   }
 }

@@ -12,6 +12,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import com.google.common.base.Ticker;
 import io.leaf.client.BearerToken;
+import io.leaf.client.LeafClient;
+import io.leaf.client.LeafException;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.metrics.Metrics;
 import io.leaf.server.store.MemorySegmentStore;
@@ -180,6 +182,18 @@ class ScopedTokensTest {
     assertTrue(scrape.contains("leaf_token_ids_total{outcome=\"refused\",token=\"slow\"} 13.0"),
         "two single IDs and a batch of 11 refused");
     assertTrue(scrape.contains("leaf_token_ids_total{outcome=\"granted\",token=\"orders\"} 100.0"));
+  }
+
+  @Test
+  void leafClient_tokenPerTagPrefix_eachTagItsTeamsToken() {
+    LeafClient client = LeafClient.forChannel(leaf.channel)
+        .tagToken("orders", secret("orders")).tagToken("billing", secret("billing")).build();
+    assertEquals(1, client.nextId("orders.eu"));
+    assertEquals(1, client.nextId("billing"));
+    assertEquals(5, client.reserveIds("orders", 5).stream().mapToLong(r -> r.size()).sum(),
+        "the orders token may reserve");
+    LeafException e = assertThrows(LeafException.class, () -> client.nextId("eu.x"));
+    assertEquals(Status.Code.UNAUTHENTICATED, e.code(), "no token for eu.*: none sent");
   }
 
   @Test
