@@ -31,7 +31,7 @@ public final class TagScope {
    * The scope {@code text} writes: {@code *}, or comma-separated names and {@code prefix*}
    * patterns ({@code orders,billing.*}).
    *
-   * @throws IllegalArgumentException one line saying what is wrong with it
+   * @throws IllegalArgumentException one line saying what is wrong with it, never repeating it
    */
   public static TagScope parse(String text) {
     if (text.equals("*")) {
@@ -42,7 +42,7 @@ public final class TagScope {
     for (String part : text.split(",", -1)) {
       if (part.isEmpty()) {
         throw new IllegalArgumentException("TAGS has an empty entry (two commas, or one at an"
-            + " end): " + text);
+            + " end)");
       }
       int star = part.indexOf('*');
       if (star < 0) {
@@ -50,8 +50,8 @@ public final class TagScope {
       } else if (star == part.length() - 1 && star > 0) {
         prefixes.add(part.substring(0, star));
       } else {
-        throw new IllegalArgumentException("TAGS entry '" + part + "' may hold '*' only at its"
-            + " end, after a prefix (or be '*' alone, for every tag)");
+        throw new IllegalArgumentException("TAGS entry " + (exact.size() + prefixes.size() + 1)
+            + " may hold '*' only at its end, after a prefix (or be '*' alone, for every tag)");
       }
     }
     return new TagScope(false, Set.copyOf(exact), List.copyOf(prefixes), text);

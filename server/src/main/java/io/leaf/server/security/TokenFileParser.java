@@ -11,8 +11,9 @@ import java.util.regex.Pattern;
  * Reads the token file ({@code --tokens-file}): one token a line, {@code NAME HASH ROLE TAGS
  * [RATE]} separated by spaces or tabs, {@code #} starting a comment, blank lines ignored. {@code
  * HASH} is {@code sha256:} and the 64 hex digits of the token's SHA-256; names and hashes are
- * unique. A file that breaks a rule is refused whole with one line naming the line number and the
- * rule; no message ever repeats a hash or anything in its column.
+ * unique. A file that breaks a rule is refused whole with one line naming the line number, the
+ * column and the rule; no message repeats what a column holds (a token pasted into the wrong
+ * column must not reach a log), only a valid name.
  */
 public final class TokenFileParser {
 
@@ -76,8 +77,8 @@ public final class TokenFileParser {
           + " fields");
     }
     if (!NAME.matcher(f[0]).matches()) {
-      throw new IllegalArgumentException("NAME must be 1 to 64 of A-Z a-z 0-9 _ . : -, got '"
-          + shown(f[0]) + "'");
+      throw new IllegalArgumentException("NAME (the first column) must be 1 to 64 of"
+          + " A-Z a-z 0-9 _ . : -");
     }
     if (!HASH.matcher(f[1]).matches()) {
       // Never echoed: a token pasted here by mistake must not reach a log.
@@ -86,18 +87,18 @@ public final class TokenFileParser {
     }
     Role role = Role.fromFile(f[2]);
     if (role == null) {
-      throw new IllegalArgumentException("ROLE of " + f[0] + " must be issue, reserve or admin,"
-          + " got '" + shown(f[2]) + "'");
+      throw new IllegalArgumentException("ROLE of " + f[0] + " must be issue, reserve or admin");
     }
-    TagScope scope = TagScope.parse(f[3]);
-    IdRate rate = f.length == 5 ? IdRate.parse(f[4]) : null;
+    TagScope scope;
+    IdRate rate;
+    try {
+      scope = TagScope.parse(f[3]);
+      rate = f.length == 5 ? IdRate.parse(f[4]) : null;
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(e.getMessage() + " (" + f[0] + ")");
+    }
     byte[] digest = HexFormat.of().parseHex(f[1].substring("sha256:".length()));
     return new TokenEntry(f[0], digest, role, scope, rate);
   }
 
-  /** A field as a message may show it: bounded, no control characters. */
-  private static String shown(String s) {
-    String cut = s.length() > 64 ? s.substring(0, 64) + "…" : s;
-    return cut.replaceAll("\\p{Cntrl}", "?");
-  }
 }

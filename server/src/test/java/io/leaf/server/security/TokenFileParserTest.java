@@ -71,13 +71,13 @@ class TokenFileParserTest {
     assertEquals("line 1: expected NAME HASH ROLE TAGS [RATE], got 3 fields",
         refused("a " + OTHER_HASH + " issue").getMessage());
     assertTrue(refused("bad/name " + OTHER_HASH + " issue *").getMessage()
-        .startsWith("line 1: NAME must be"));
-    assertEquals("line 1: ROLE of a must be issue, reserve or admin, got 'root'",
+        .startsWith("line 1: NAME (the first column) must be"));
+    assertEquals("line 1: ROLE of a must be issue, reserve or admin",
         refused("a " + OTHER_HASH + " root *").getMessage());
-    assertTrue(refused("a " + OTHER_HASH + " issue a,,b").getMessage()
-        .startsWith("line 1: TAGS has an empty entry"));
-    assertTrue(refused("a " + OTHER_HASH + " issue *orders").getMessage()
-        .contains("'*' only at its end"));
+    assertEquals("line 1: TAGS has an empty entry (two commas, or one at an end) (a)",
+        refused("a " + OTHER_HASH + " issue a,,b").getMessage());
+    assertTrue(refused("a " + OTHER_HASH + " issue x,*orders").getMessage()
+        .contains("TAGS entry 2 may hold '*' only at its end"));
     assertTrue(refused("a " + OTHER_HASH + " issue or*ders").getMessage()
         .contains("'*' only at its end"));
     assertTrue(refused("a " + OTHER_HASH + " issue * 5000").getMessage()
@@ -86,6 +86,19 @@ class TokenFileParserTest {
         .contains("between 1 and 1000000000"));
     assertTrue(refused("a " + OTHER_HASH + " issue * 5/s:-1").getMessage()
         .contains("plain digits"));
+  }
+
+  @Test
+  void parse_secretInAnyColumn_neverEchoed() {
+    String secret = "s3cr3t-t0ken-pasted";
+    for (String text : List.of(OTHER_HASH + " " + secret + " issue *",
+        secret + "/x " + OTHER_HASH + " issue *", "a " + OTHER_HASH + " " + secret + " *",
+        "a " + OTHER_HASH + " issue " + secret + "*x", "a " + OTHER_HASH + " issue * " + secret,
+        "a " + OTHER_HASH + " issue * 5/s:" + secret)) {
+      String message = refused(text).getMessage();
+      assertFalse(message.contains(secret) || message.contains(OTHER_HASH.substring(7, 30)),
+          text + " -> " + message);
+    }
   }
 
   @Test
