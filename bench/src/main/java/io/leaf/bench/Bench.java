@@ -181,6 +181,9 @@ public final class Bench {
       if (options.runs("formatted")) {
         new FormattedRows(isolatedServers(tempDir), table, tempDir).run();
       }
+      if (options.runs("tokens")) {
+        tokenRows(tempDir);
+      }
     } finally {
       if (tempDir != null) {
         deleteTree(tempDir);
@@ -265,7 +268,22 @@ public final class Bench {
     IsolatedServers servers = isolatedServers(tempDir);
     new IsolatedH2Load(servers, table).run();
     new BareServerRows(servers, table).run();
+    tokenRows(tempDir);
     new ServerStress(servers, table).run();
+  }
+
+  /** P9: the scoped-token server on a database of its own (H2: a file beside the other's). */
+  private void tokenRows(Path tempDir) throws Exception {
+    Path dir = tempDir != null ? tempDir : Files.createTempDirectory("leaf-bench-tokens");
+    try {
+      IsolatedServers scoped = new IsolatedServers(options, tempDir == null ? options.dbUrl()
+          : "jdbc:h2:file:" + tempDir.resolve("isolated-tokens") + ";MODE=MySQL");
+      new TokenRows(isolatedServers(tempDir), scoped, table).run(dir);
+    } finally {
+      if (tempDir == null) {
+        deleteTree(dir);
+      }
+    }
   }
 
   private IsolatedServers isolatedServers(Path tempDir) {

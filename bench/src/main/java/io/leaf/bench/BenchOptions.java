@@ -63,7 +63,8 @@ public record BenchOptions(
     List<String> only) {
 
   /** The parts {@code --only} can pick. */
-  public static final List<String> PARTS = List.of("latency", "cache", "bare", "formatted");
+  public static final List<String> PARTS = List.of("latency", "cache", "bare", "formatted",
+      "tokens");
 
   public static final Path DEFAULT_OUT = Path.of("target", "bench", "results.md");
 
@@ -87,6 +88,8 @@ public record BenchOptions(
                          client cache vs CosId and AtomicLong), bare (P8: unary calls vs a bare
                          grpc-java server, h2load), formatted (F1, F2: NextFormattedId vs
                          NextId, h2load; NextFormattedIdBatch vs unary)
+                         grpc-java server, h2load), tokens (P9: NextId with a scoped token file
+                         vs without tokens, h2load)
         """;
   }
 

@@ -63,6 +63,12 @@ final class H2Load {
    */
   Run run(int port, String fullMethod, byte[] message, Duration duration, int connections,
       int streams) throws IOException, InterruptedException {
+    return run(port, fullMethod, message, duration, connections, streams, List.of());
+  }
+
+  /** {@link #run} with extra request headers ({@code "authorization: Bearer …"}). */
+  Run run(int port, String fullMethod, byte[] message, Duration duration, int connections,
+      int streams, List<String> headers) throws IOException, InterruptedException {
     Path body = Files.createTempFile("leaf-h2load-", ".bin");
     try {
       Files.write(body, grpcFrame(message));
@@ -70,7 +76,12 @@ final class H2Load {
           "-D", duration.toMillis() + "ms", "-c", Integer.toString(connections),
           "-m", Integer.toString(streams), "-t", "1",
           "-H", "content-type: application/grpc", "-H", "te: trailers",
-          "-d", body.toString(), "http://127.0.0.1:" + port + "/" + fullMethod));
+          "-d", body.toString()));
+      for (String header : headers) {
+        command.add("-H");
+        command.add(header);
+      }
+      command.add("http://127.0.0.1:" + port + "/" + fullMethod);
       Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
       byte[] output = process.getInputStream().readAllBytes();
       long limit = duration.toSeconds() + 60;

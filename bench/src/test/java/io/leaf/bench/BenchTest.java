@@ -49,6 +49,8 @@ class BenchTest {
         "| F1 NextFormattedId (plain) vs NextId, h2load -c 8 -m 1 |",
         "| F1 NextFormattedId (opaque) vs NextId, h2load -c 64 -m 1 |",
         "| F2 NextFormattedIdBatch (plain) vs unary NextFormattedId, chunk 10,000 |",
+        "| P9 NextId with a scoped token ÷ without tokens, h2load -c 8 -m 1 |",
+        "| P9 NextId with a scoped token ÷ without tokens, h2load -c 64 -m 1 |",
         "| Heap per cached tag |")) {
       assertTrue(rows.stream().anyMatch(r -> r.startsWith(measure)),
           "a row for " + measure + " in:\n" + written);

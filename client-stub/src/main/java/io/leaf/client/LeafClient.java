@@ -53,12 +53,14 @@ public final class LeafClient implements AutoCloseable {
   private final long deadlineNanos;
   private final LeafServiceGrpc.LeafServiceBlockingStub stub;
   private final SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake;
+  private final TagTokens tagTokens;
 
   private LeafClient(ManagedChannel channel, boolean ownsChannel, Duration deadline,
-      CallCredentials callCredentials) {
+      CallCredentials callCredentials, TagTokens tagTokens) {
     this.channel = channel;
     this.ownsChannel = ownsChannel;
     this.deadlineNanos = deadline.toNanos();
+    this.tagTokens = tagTokens;
     LeafServiceGrpc.LeafServiceBlockingStub s = LeafServiceGrpc.newBlockingStub(channel);
     this.stub = callCredentials == null ? s : s.withCallCredentials(callCredentials);
     SnowflakeServiceGrpc.SnowflakeServiceBlockingStub f =
@@ -91,6 +93,12 @@ public final class LeafClient implements AutoCloseable {
     return stub.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
   }
 
+  /** The stub for a call of {@code bizTag}: with the tag's own token, if one was given. */
+  private LeafServiceGrpc.LeafServiceBlockingStub stub(String bizTag) {
+    CallCredentials own = tagTokens.isEmpty() ? null : tagTokens.forTag(bizTag);
+    return own == null ? stub() : stub().withCallCredentials(own);
+  }
+
   private SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake() {
     return snowflake.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
   }
@@ -106,7 +114,7 @@ public final class LeafClient implements AutoCloseable {
   /** One ID of {@code bizTag}. */
   public long nextId(String bizTag) {
     NextIdRequest req = NextIdRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(() -> stub().nextId(req).getId());
+    return call(() -> stub(req.getBizTag()).nextId(req).getId());
   }
 
   /**
@@ -116,7 +124,7 @@ public final class LeafClient implements AutoCloseable {
   public long[] nextIds(String bizTag, int count) {
     NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
         .build();
-    return IdStreams.ids(() -> stub().nextIdBatch(req), count);
+    return IdStreams.ids(() -> stub(req.getBizTag()).nextIdBatch(req), count);
   }
 
   /**
@@ -167,7 +175,8 @@ public final class LeafClient implements AutoCloseable {
     if (format != null) {
       req.setFormat(format.toProto());
     }
-    return call(() -> stub().createTag(req.build()));
+    CreateTagRequest built = req.build();
+    return call(() -> stub(built.getBizTag()).createTag(built));
   }
 
   /**
@@ -177,7 +186,7 @@ public final class LeafClient implements AutoCloseable {
   public Tag setFormat(String bizTag, IdFormat format) {
     SetFormatRequest req = SetFormatRequest.newBuilder().setBizTag(tag(bizTag))
         .setFormat(Objects.requireNonNull(format, "format").toProto()).build();
-    return call(() -> stub().setFormat(req));
+    return call(() -> stub(req.getBizTag()).setFormat(req));
   }
 
   /**
@@ -189,7 +198,7 @@ public final class LeafClient implements AutoCloseable {
    */
   public String nextFormattedId(String bizTag) {
     NextIdRequest req = NextIdRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(() -> stub().nextFormattedId(req).getValue());
+    return call(() -> stub(req.getBizTag()).nextFormattedId(req).getValue());
   }
 
   /**
@@ -200,7 +209,7 @@ public final class LeafClient implements AutoCloseable {
   public List<String> nextFormattedIds(String bizTag, int count) {
     NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
         .build();
-    return IdStreams.values(() -> stub().nextFormattedIdBatch(req), count);
+    return IdStreams.values(() -> stub(req.getBizTag()).nextFormattedIdBatch(req), count);
   }
 
   /**
@@ -210,26 +219,26 @@ public final class LeafClient implements AutoCloseable {
   public FormattedIdParts parseFormattedId(String bizTag, String value) {
     ParseFormattedIdRequest req = ParseFormattedIdRequest.newBuilder().setBizTag(tag(bizTag))
         .setValue(Objects.requireNonNull(value, "value")).build();
-    return call(() -> FormattedIdParts.from(stub().parseFormattedId(req)));
+    return call(() -> FormattedIdParts.from(stub(req.getBizTag()).parseFormattedId(req)));
   }
 
   /** Sets the tag's step; the server's next segment load uses it. */
   public Tag updateStep(String bizTag, int step) {
     UpdateStepRequest req = UpdateStepRequest.newBuilder().setBizTag(tag(bizTag)).setStep(step)
         .build();
-    return call(() -> stub().updateStep(req));
+    return call(() -> stub(req.getBizTag()).updateStep(req));
   }
 
   /** Makes the server load the tag's segment now (idempotent) and returns its status. */
   public TagStatus initCache(String bizTag) {
     InitCacheRequest req = InitCacheRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(() -> stub().initCache(req));
+    return call(() -> stub(req.getBizTag()).initCache(req));
   }
 
   /** The tag's database row and the server's cached segments. */
   public TagStatus getTag(String bizTag) {
     GetTagRequest req = GetTagRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(() -> stub().getTag(req));
+    return call(() -> stub(req.getBizTag()).getTag(req));
   }
 
   private static String tag(String bizTag) {
@@ -245,7 +254,7 @@ public final class LeafClient implements AutoCloseable {
   public List<IdRange> reserveIds(String bizTag, int count) {
     ReserveIdsRequest req = ReserveIdsRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
         .build();
-    return call(() -> ranges(stub().reserveIds(req), count));
+    return call(() -> ranges(stub(req.getBizTag()).reserveIds(req), count));
   }
 
   /** The reply's ranges, checked: a client that caches them must never hand out an ID twice. */
@@ -305,6 +314,7 @@ public final class LeafClient implements AutoCloseable {
     private ChannelCredentials credentials = InsecureChannelCredentials.create();
     private int maxAttempts = 4;
     private CallCredentials callCredentials;
+    private TagTokens tagTokens = TagTokens.NONE;
 
     private Builder(String target, ManagedChannelBuilder<?> channelBuilder, ManagedChannel channel) {
       this.target = target;
@@ -342,12 +352,25 @@ public final class LeafClient implements AutoCloseable {
     }
 
     /**
-     * Sends {@code authorization: Bearer <token>} on every call: the server's {@code
-     * --admin-token} for CreateTag and UpdateStep, its {@code --client-token} (or the admin token)
-     * for the rest when it requires one. Use it with TLS: the token is a password.
+     * Sends {@code authorization: Bearer <token>} on every call (but those of {@link #tagToken}):
+     * the server's {@code --admin-token} for CreateTag and UpdateStep, its {@code --client-token}
+     * (or the admin token) for the rest when it requires one, or a token of its {@code
+     * --tokens-file}. Use it with TLS: the token is a password.
      */
     public Builder token(String token) {
       return callCredentials(new BearerToken(token));
+    }
+
+    /**
+     * Sends {@code token} instead on the calls of every tag that starts with {@code tagPrefix}
+     * (a plain prefix: {@code "order"} covers {@code order}, {@code order.eu} and {@code orders};
+     * the longest matching prefix wins): for a server whose {@code --tokens-file} gives each team
+     * its own token. Calls of other tags, and the snowflake calls, send the {@link #token} (if
+     * any). Use it with TLS: a token is a password.
+     */
+    public Builder tagToken(String tagPrefix, String token) {
+      this.tagTokens = tagTokens.with(tagPrefix, token);
+      return this;
     }
 
     /** Any per-call credentials (e.g. {@link BearerToken}); none by default. */
@@ -370,7 +393,7 @@ public final class LeafClient implements AutoCloseable {
 
     public LeafClient build() {
       if (channel != null) {
-        return new LeafClient(channel, false, deadline, callCredentials);
+        return new LeafClient(channel, false, deadline, callCredentials, tagTokens);
       }
       ManagedChannelBuilder<?> b = channelBuilder != null ? channelBuilder
           : Grpc.newChannelBuilder(target, credentials);
@@ -380,7 +403,7 @@ public final class LeafClient implements AutoCloseable {
       } else {
         b.disableRetry();
       }
-      return new LeafClient(b.build(), true, deadline, callCredentials);
+      return new LeafClient(b.build(), true, deadline, callCredentials, tagTokens);
     }
   }
 }

@@ -30,9 +30,11 @@ import io.leaf.server.http.MonitorPage;
 import io.leaf.server.http.SnowflakeIds;
 import io.leaf.server.http.WorkerLeaseView;
 import io.leaf.server.metrics.Metrics;
+import io.leaf.server.security.ServerTokens;
 import io.leaf.server.security.TlsCredentials;
+import io.leaf.server.security.TokenAccess;
 import io.leaf.server.security.TokenAuthInterceptor;
-import io.leaf.server.security.TokenCheck;
+import io.leaf.server.security.TokenMeters;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeConfig;
 import io.leaf.server.snowflake.SnowflakeGenerator;
@@ -127,7 +129,11 @@ public final class ServerWiring {
     // The HTTP port serves /metrics too, so either port turns the registry on.
     Metrics metrics = config.ops().metricsEnabled() || config.http().enabled()
         ? new Metrics() : null;
+    AtomicReference<ServerTokens> tokens = new AtomicReference<>();
     AutoCloseable ops = () -> {
+      if (tokens.get() != null) {
+        tokens.get().close();
+      }
       if (metrics != null) {
         metrics.close();
       }
@@ -136,7 +142,9 @@ public final class ServerWiring {
       }
     };
     try {
-      return database(config, builder, metrics, ops, decorate);
+      tokens.set(ServerTokens.from(config.ops(), Ticker.systemTicker(),
+          metrics == null ? TokenMeters.NONE : metrics.tokenMeters()));
+      return database(config, builder, metrics, tokens.get().access(), ops, decorate);
     } catch (RuntimeException | Error e) {
       // The metrics registry and the TLS refresh are already open; a server that never came to
       // be must not leave them behind.
@@ -146,10 +154,11 @@ public final class ServerWiring {
   }
 
   private static LeafServer database(ServerConfig config, ServerBuilder<?> builder,
-      Metrics metrics, AutoCloseable ops, UnaryOperator<SegmentStore> decorate) {
+      Metrics metrics, TokenAccess access, AutoCloseable ops,
+      UnaryOperator<SegmentStore> decorate) {
     // Refused before the pool, the lease thread and the engine exist: nothing to leave behind.
     LeafGrpcService.checkStreamMemory(config.api().maxStreamMemory());
-    intercept(builder, config.ops(), metrics);
+    intercept(builder, config.ops(), access, metrics);
     if (builder instanceof NettyServerBuilder netty) {
       // HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: a client holds further calls until one ends.
       netty.maxConcurrentCallsPerConnection(config.api().maxCallsPerConnection());
@@ -191,7 +200,7 @@ public final class ServerWiring {
       return assemble(builder, config, served, schemaInit,
           new Formats(formats, InstantSource.system()),
           listeners -> new SegmentAllocator(served, ticker, engine, engineThreads, listeners),
-          snowflake, metrics, () -> {
+          snowflake, metrics, access, () -> {
             // After the engine's close, before the connection pool its loads use.
             threads.forEach(ExecutorService::shutdownNow);
             pool.close();
@@ -238,9 +247,10 @@ public final class ServerWiring {
   }
 
   /** The token check, then the metrics interceptors (outermost: they see refusals too). */
-  private static void intercept(ServerBuilder<?> builder, OpsConfig ops, Metrics metrics) {
-    if (ops.adminToken() != null) {
-      builder.intercept(new TokenAuthInterceptor(ops.adminToken(), ops.clientToken()));
+  private static void intercept(ServerBuilder<?> builder, OpsConfig ops, TokenAccess access,
+      Metrics metrics) {
+    if (ops.tokensEnabled()) {
+      builder.intercept(new TokenAuthInterceptor(access));
     }
     if (metrics != null) {
       for (ServerInterceptor interceptor : metrics.interceptors()) {
@@ -278,6 +288,28 @@ public final class ServerWiring {
       SegmentStore store, Runnable schemaInit, Formats formats,
       Function<EngineListeners, SegmentAllocator> engine,
       Snowflake snowflake, Metrics metrics, AutoCloseable resources) {
+    ServerTokens tokens = ServerTokens.from(config.ops(), Ticker.systemTicker(),
+        metrics == null ? TokenMeters.NONE : metrics.tokenMeters());
+    try {
+      return assemble(builder, config, store, schemaInit, formats, engine, snowflake, metrics,
+          tokens.access(), () -> {
+            tokens.close();
+            resources.close();
+          });
+    } catch (RuntimeException | Error e) {
+      tokens.close();
+      throw e;
+    }
+  }
+
+  /**
+   * {@link #assemble} with the token rule the HTTP routes follow ({@code access}, which the gRPC
+   * token interceptor on {@code builder}, if any, shares).
+   */
+  public static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
+      SegmentStore store, Runnable schemaInit, Formats formats,
+      Function<EngineListeners, SegmentAllocator> engine,
+      Snowflake snowflake, Metrics metrics, TokenAccess access, AutoCloseable resources) {
     // The engine's listeners exist before it does, so each is a final field from the start.
     SweepIntake cached = new SweepIntake();
     SegmentAllocator allocator = engine.apply(
@@ -306,7 +338,7 @@ public final class ServerWiring {
     LeafServer.Parts parts =
         new LeafServer.Parts(store, allocator, sweeper, health, service, snowflake);
     AtomicReference<HttpEndpoints> bound = new AtomicReference<>();
-    HttpRoutes routes = httpRoutes(config, parts, issuer, metrics,
+    HttpRoutes routes = httpRoutes(config, parts, issuer, metrics, access,
         () -> bound.get() == null ? 0 : bound.get().httpConnections());
     Supplier<HttpEndpoints> openHttp = () -> {
       bound.set(HttpEndpoints.start(config.ops().metricsPort(), config.http(), metrics, routes));
@@ -334,17 +366,15 @@ public final class ServerWiring {
 
   /** What {@code --http-port} serves. */
   private static HttpRoutes httpRoutes(ServerConfig config, LeafServer.Parts parts,
-      FormattedIssuer issuer, Metrics metrics, LongSupplier httpConnections) {
+      FormattedIssuer issuer, Metrics metrics, TokenAccess access, LongSupplier httpConnections) {
     HttpRoutes routes = new HttpRoutes();
     if (metrics != null) {
       routes.get("/metrics", HttpEndpoints.metricsRoute(metrics));
     }
-    String admin = config.ops().adminToken();
-    TokenCheck tokens = admin == null ? null : new TokenCheck(admin, config.ops().clientToken());
     SegmentAllocator allocator = parts.allocator();
     LeafGrpcService service = parts.service();
     new IdEndpoints(allocator, config.api().maxWait(), snowflakeIds(parts.snowflake()), issuer,
-        tokens, metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
+        access, metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
     List<MonitorData.Limit> limits = List.of(
         new MonitorData.Limit("--max-waiting", config.engine().maxWaiting(), allocator::waitingCalls),
         new MonitorData.Limit("--max-streams", config.api().maxStreams(), service::openStreams),
@@ -359,7 +389,7 @@ public final class ServerWiring {
     new MonitorPage(new MonitorData(allocator, parts.health()::databaseUp, limits,
         metrics == null ? Map::of : metrics::refusals, workerLease(parts.snowflake()),
         issuer::view),
-        config.ops().monitorPublic() ? null : tokens).addTo(routes);
+        config.ops().monitorPublic() ? null : access).addTo(routes);
     return routes;
   }
 

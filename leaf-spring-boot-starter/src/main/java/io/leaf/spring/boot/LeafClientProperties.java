@@ -44,6 +44,13 @@ public class LeafClientProperties implements Validator {
   /** A file holding the bearer token (surrounding whitespace ignored); instead of token. */
   private Path tokenFile;
 
+  /**
+   * Bearer tokens by tag prefix, for a server whose --tokens-file gives each team its own token:
+   * calls of a tag starting with the prefix send that token instead of token (the longest prefix
+   * wins; a prefix with dots goes in brackets: leaf.client.tag-tokens[order.]=...).
+   */
+  private final Map<String, String> tagTokens = new LinkedHashMap<>();
+
   /** How long the health indicator waits for the server's health check. */
   private Duration healthTimeout = Duration.ofSeconds(2);
 
@@ -103,6 +110,10 @@ public class LeafClientProperties implements Validator {
     this.tokenFile = tokenFile;
   }
 
+  public Map<String, String> getTagTokens() {
+    return tagTokens;
+  }
+
   public Duration getHealthTimeout() {
     return healthTimeout;
   }
@@ -132,6 +143,7 @@ public class LeafClientProperties implements Validator {
   public String toString() {
     return "LeafClientProperties[target=" + target + ", deadline=" + deadline + ", maxAttempts="
         + maxAttempts + ", token=" + (token == null ? "none" : "***") + ", tokenFile=" + tokenFile
+        + ", tagTokens=" + tagTokens.keySet()
         + ", tls=" + tls.enabled + ", generators=" + generators.keySet() + "]";
   }
 

@@ -26,6 +26,7 @@ final class LeafClients {
     if (token != null) {
       b.token(token);
     }
+    p.getTagTokens().forEach(b::tagToken);
     return b.build();
   }
 

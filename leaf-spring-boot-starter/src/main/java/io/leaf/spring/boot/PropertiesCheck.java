@@ -53,6 +53,11 @@ final class PropertiesCheck {
     if (p.getTokenFile() != null && !LeafClientProperties.readable(p.getTokenFile())) {
       reject("token-file", "cannot be read: " + p.getTokenFile());
     }
+    p.getTagTokens().forEach((prefix, token) -> {
+      if (token == null || !printable(token)) {
+        reject("tag-tokens[" + prefix + "]", "must be printable ASCII without spaces");
+      }
+    });
   }
 
   private static boolean printable(String token) {

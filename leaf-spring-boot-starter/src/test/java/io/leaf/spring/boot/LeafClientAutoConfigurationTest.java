@@ -103,6 +103,22 @@ class LeafClientAutoConfigurationTest {
   }
 
   @Test
+  void tagTokens_longestPrefixWinsOtherTagsSendTheToken() {
+    runner.withPropertyValues("leaf.client.token=default-token",
+        "leaf.client.tag-tokens[orders]=orders-token",
+        "leaf.client.tag-tokens[orders.eu]=eu-token").run(context -> {
+          LeafIdGenerators generators = context.getBean(LeafIdGenerators.class);
+          generators.get("orders.eu.x").next();
+          generators.get("orders").next();
+          generators.get("users").next();
+          assertThat(server.authorizations()).as("one token per tag, in call order")
+              .containsExactly("Bearer eu-token", "Bearer orders-token", "Bearer default-token");
+          assertThat(context.getBean(LeafClientProperties.class).toString())
+              .as("the properties' text").contains("orders.eu").doesNotContain("eu-token");
+        });
+  }
+
+  @Test
   void tokenFile_isReadAndItsTokenSent(@TempDir Path dir) throws Exception {
     Path file = Files.writeString(dir.resolve("leaf-token"), "file-token\n");
     runner.withPropertyValues("leaf.client.token-file=" + file).run(context -> {

@@ -115,9 +115,15 @@ public final class Flags {
       Parsers.text());
   static final Flag<String> CLIENT_TOKEN_FILE = Flag.of("client-token-file", "",
       "file holding --client-token", Parsers.text());
+  static final Flag<Path> TOKENS_FILE = Flag.of("tokens-file", "", "file of scoped tokens, one"
+      + " a line: NAME sha256:HEX issue|reserve|admin TAGS [RATE] (instead of --admin-token and"
+      + " --client-token)", Parsers.path());
+  static final Flag<Duration> TOKENS_REFRESH = Flag.of("tokens-refresh", "10s",
+      "how often --tokens-file is read again (a changed file replaces the tokens)",
+      Parsers.duration());
   static final Flag<Boolean> MONITOR_PUBLIC = Flag.of("monitor-public", "false", "true: the"
       + " monitor page GET / and /api/monitor.json, which list every tag name held, need no"
-      + " token even with --client-token", Parsers.bool());
+      + " token even with --client-token or --tokens-file", Parsers.bool());
   static final Flag<String> LOG_LEVEL = Flag.of("log-level", "INFO", "log level: "
       + String.join(", ", LOG_LEVELS) + " (the start line and secrets are not affected)",
       Parsers.oneOf(LOG_LEVELS));
@@ -146,7 +152,8 @@ public final class Flags {
       MAX_CALLS_PER_CONNECTION, MISSING_TAG_TTL, FIRST_LOAD_THREADS, MAX_QUEUED_FIRST_LOADS,
       DB_CALL_THREADS, MAX_QUEUED_DB_CALLS, METRICS_PORT, HTTP_PORT, HTTP_MAX_CONNECTIONS,
       HTTP_READ_TIMEOUT, HTTP_IDLE_TIMEOUT, TLS_CERT, TLS_KEY, TLS_CLIENT_CA, TLS_REFRESH,
-      ADMIN_TOKEN, ADMIN_TOKEN_FILE, CLIENT_TOKEN, CLIENT_TOKEN_FILE, MONITOR_PUBLIC, LOG_LEVEL,
+      ADMIN_TOKEN, ADMIN_TOKEN_FILE, CLIENT_TOKEN, CLIENT_TOKEN_FILE, TOKENS_FILE, TOKENS_REFRESH,
+      MONITOR_PUBLIC, LOG_LEVEL,
       WORKER_ID_RANGE, WORKER_LEASE_TTL, SNOWFLAKE_EPOCH, SNOWFLAKE_BITS, FORMAT_KEY_FILE);
 
   /** Flags refused when given empty: an empty token would silently mean none. */

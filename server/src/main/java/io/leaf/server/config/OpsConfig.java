@@ -16,11 +16,15 @@ import java.time.Duration;
  * @param adminToken bearer token CreateTag and UpdateStep require; null: open
  * @param clientToken bearer token every other LeafService RPC requires (the admin token is
  *     accepted too); null: open
+ * @param tokensFile the token file (tokens scoped to tags, with roles and rates); null: none.
+ *     It replaces {@code adminToken} and {@code clientToken}, which must then be null
+ * @param tokensRefresh how often {@code tokensFile} is read again
  * @param monitorPublic whether the monitor page and its JSON, which list every tag name the
- *     server holds, are served without a token even when {@code clientToken} is set
+ *     server holds, are served without a token even when tokens are set
  */
 public record OpsConfig(int metricsPort, Path tlsCert, Path tlsKey, Path tlsClientCa,
-    Duration tlsRefresh, String adminToken, String clientToken, boolean monitorPublic) {
+    Duration tlsRefresh, String adminToken, String clientToken, Path tokensFile,
+    Duration tokensRefresh, boolean monitorPublic) {
 
   public OpsConfig {
     if ((tlsCert == null) != (tlsKey == null)) {
@@ -35,6 +39,16 @@ public record OpsConfig(int metricsPort, Path tlsCert, Path tlsKey, Path tlsClie
     if (clientToken != null && clientToken.equals(adminToken)) {
       throw new IllegalArgumentException("--client-token must differ from --admin-token");
     }
+    if (tokensFile != null && adminToken != null) {
+      // Two sources of tokens would make "who may do what" depend on both: one file says it all.
+      throw new IllegalArgumentException("--tokens-file replaces --admin-token and"
+          + " --client-token: put those tokens in the file as lines (NAME sha256:HEX admin *)");
+    }
+  }
+
+  /** Whether any token is set: then calls are checked against them. */
+  public boolean tokensEnabled() {
+    return adminToken != null || tokensFile != null;
   }
 
   public boolean metricsEnabled() {
@@ -52,6 +66,7 @@ public record OpsConfig(int metricsPort, Path tlsCert, Path tlsKey, Path tlsClie
         + " tls=" + (tlsCert == null ? "off" : tlsClientCa == null ? "on" : "mutual")
         + " admin-token=" + (adminToken == null ? "unset" : "set")
         + " client-token=" + (clientToken == null ? "unset" : "set")
+        + " tokens-file=" + (tokensFile == null ? "unset" : tokensFile)
         + " monitor-public=" + monitorPublic;
   }
 }

@@ -103,7 +103,8 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
     return new OpsConfig(metricsPort, v.get(Flags.TLS_CERT), v.get(Flags.TLS_KEY),
         v.get(Flags.TLS_CLIENT_CA), v.get(Flags.TLS_REFRESH),
         token(v, Flags.ADMIN_TOKEN, Flags.ADMIN_TOKEN_FILE),
-        token(v, Flags.CLIENT_TOKEN, Flags.CLIENT_TOKEN_FILE), v.get(Flags.MONITOR_PUBLIC));
+        token(v, Flags.CLIENT_TOKEN, Flags.CLIENT_TOKEN_FILE), v.get(Flags.TOKENS_FILE),
+        v.get(Flags.TOKENS_REFRESH), v.get(Flags.MONITOR_PUBLIC));
   }
 
   /** The token given directly or in its file (surrounding whitespace dropped); null: neither. */

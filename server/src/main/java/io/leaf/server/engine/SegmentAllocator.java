@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Predicate;
 
 /**
  * Issues IDs of every tag from in-memory segments, loading the next segment of a tag in the
@@ -209,6 +210,16 @@ public final class SegmentAllocator implements AutoCloseable {
    */
   public List<String> cachedTags(int max) {
     return tags.heldNames(max);
+  }
+
+  /** {@link #cachedTags(int)} of the tags {@code visible} accepts (a caller's scope). */
+  public List<String> cachedTags(int max, Predicate<String> visible) {
+    return tags.heldNames(max, visible);
+  }
+
+  /** How many of the tags this server holds {@code visible} accepts: one pass over the map. */
+  public int cachedCount(Predicate<String> visible) {
+    return tags.held(visible);
   }
 
   /** How many tags this server holds a segment of; failed lookups never count. */

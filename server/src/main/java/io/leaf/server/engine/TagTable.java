@@ -267,8 +267,19 @@ final class TagTable {
 
   /** The names of the tags held (a first load in flight or failed is none), sorted, at most max. */
   List<String> heldNames(int max) {
-    return all().stream().filter(TagBuffer::isLoaded).map(TagBuffer::bizTag).sorted()
-        .limit(max).toList();
+    return heldNames(max, tag -> true);
+  }
+
+  /** The held tags {@code visible} accepts, sorted, at most {@code max}. */
+  List<String> heldNames(int max, Predicate<String> visible) {
+    return all().stream().filter(TagBuffer::isLoaded).map(TagBuffer::bizTag).filter(visible)
+        .sorted().limit(max).toList();
+  }
+
+  /** How many held tags {@code visible} accepts: one pass over the map. */
+  int held(Predicate<String> visible) {
+    return (int) all().stream().filter(TagBuffer::isLoaded).map(TagBuffer::bizTag)
+        .filter(visible).count();
   }
 
   /** {@code query} of the buffer of {@code bizTag} under its stripe lock; {@code none}: no buffer. */

@@ -4,7 +4,7 @@ import io.leaf.server.api.TagNames;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.formats.FormattedIssuer;
-import io.leaf.server.security.TokenCheck;
+import io.leaf.server.security.TokenAccess;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.time.Duration;
 import java.util.Set;
@@ -38,22 +38,22 @@ public final class IdEndpoints {
   private final long maxWaitNanos;
   private final SnowflakeIds snowflake;
   private final FormattedIssuer formatted;
-  private final TokenCheck tokens;
+  private final TokenAccess access;
   private final Consumer<String> refusals;
 
   /**
    * @param maxWait longest a call waits for a segment ({@code --max-wait})
    * @param formatted the formatted numbers of tags with a format
-   * @param tokens the bearer-token rule; null when no token is configured
+   * @param access the token rule: each call takes one ID of its tag (snowflake: of no tag)
    * @param refusals told the flag of each limit that refuses a call
    */
   public IdEndpoints(SegmentAllocator allocator, Duration maxWait, SnowflakeIds snowflake,
-      FormattedIssuer formatted, TokenCheck tokens, Consumer<String> refusals) {
+      FormattedIssuer formatted, TokenAccess access, Consumer<String> refusals) {
     this.allocator = allocator;
     this.maxWaitNanos = maxWait.toNanos();
     this.snowflake = snowflake;
     this.formatted = formatted;
-    this.tokens = tokens;
+    this.access = access;
     this.refusals = refusals;
   }
 
@@ -66,7 +66,7 @@ public final class IdEndpoints {
 
   private void segment(HttpCall call) {
     String tag = key(call, SEGMENT);
-    if (tag == null || !granted(call)) {
+    if (tag == null || !BearerTokens.allowed(access, call, tag, 1)) {
       return;
     }
     // Only validated tags are ever cached, so a hit needs no validation.
@@ -91,7 +91,7 @@ public final class IdEndpoints {
   }
 
   private void snowflake(HttpCall call) {
-    if (key(call, SNOWFLAKE) == null || !granted(call)) {
+    if (key(call, SNOWFLAKE) == null || !BearerTokens.allowed(access, call, null, 1)) {
       return;
     }
     CompletableFuture<Long> next;
@@ -110,7 +110,7 @@ public final class IdEndpoints {
    */
   private void formatted(HttpCall call) {
     String tag = key(call, FORMATTED);
-    if (tag == null || !granted(call)) {
+    if (tag == null || !BearerTokens.allowed(access, call, tag, 1)) {
       return;
     }
     String problem = TagNames.problem(tag);
@@ -143,10 +143,6 @@ public final class IdEndpoints {
       call.fail(HttpResponseStatus.BAD_REQUEST, e.getMessage());
       return null;
     }
-  }
-
-  private boolean granted(HttpCall call) {
-    return BearerTokens.granted(tokens, call, "");
   }
 
   private <T> void answer(HttpCall call, CompletableFuture<T> next, Function<T, String> body) {

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -107,12 +108,32 @@ public final class MonitorData {
   }
 
   synchronized Snapshot snapshot() {
+    return snapshot(null);
+  }
+
+  /**
+   * What a caller who may see only the tags {@code visible} accepts sees: those tags, and their
+   * count as the number held; everything else as {@link #snapshot()} shows it.
+   *
+   * @param visible null: every tag
+   */
+  synchronized Snapshot snapshot(Predicate<String> visible) {
     long now = ticker.read();
     List<TagRow> rows = new ArrayList<>();
     Map<String, Sample> kept = new HashMap<>();
     // The formatted tags met among the rows, in the rows' (sorted) order.
     Map<String, Optional<PeriodView>> views = new LinkedHashMap<>();
-    for (String tag : allocator.cachedTags(MAX_TAGS)) {
+    if (visible != null) {
+      // Tags this caller does not see keep their samples for callers who do (bounded: the
+      // samples of the tags shown to anyone, at most a few times MAX_TAGS).
+      samples.forEach((tag, sample) -> {
+        if (!visible.test(tag) && kept.size() < 4 * MAX_TAGS) {
+          kept.put(tag, sample);
+        }
+      });
+    }
+    for (String tag : visible == null ? allocator.cachedTags(MAX_TAGS)
+        : allocator.cachedTags(MAX_TAGS, visible)) {
       Optional<TagSnapshot> snap = allocator.snapshot(tag);
       if (snap.isEmpty() || snap.get().current() == null) {
         continue;
@@ -134,8 +155,9 @@ public final class MonitorData {
     List<LimitRow> limitRows = limits.stream().map(l -> new LimitRow(l.flag(), l.limit(),
         l.inUse() == null ? null : l.inUse().getAsLong(), refused.getOrDefault(l.flag(), 0L)))
         .toList();
-    return new Snapshot(databaseUp.getAsBoolean(), allocator.cachedCount(), rows, formatted,
-        limitRows, lease.rows(), seconds(now - startNanos));
+    int held = visible == null ? allocator.cachedCount() : allocator.cachedCount(visible);
+    return new Snapshot(databaseUp.getAsBoolean(), held, rows, formatted, limitRows,
+        lease.rows(), seconds(now - startNanos));
   }
 
   /**

@@ -1,6 +1,8 @@
 package io.leaf.server.http;
 
-import io.leaf.server.security.TokenCheck;
+import io.leaf.server.security.Caller;
+import io.leaf.server.security.Role;
+import io.leaf.server.security.TokenAccess;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -24,8 +26,9 @@ import java.util.regex.Pattern;
  * width), and each period row in the tags table ({@code order#20261126}) names the formatted tag
  * and period it serves.
  *
- * <p>The page and its JSON list every tag name the server holds: with a client token set they
- * need the client or admin token, unless {@code --monitor-public} opens them.
+ * <p>The page and its JSON list tag names, so they follow the token rule ({@link TokenAccess}):
+ * a caller sees the tags its token's scope holds (every tag for the admin and client tokens, and
+ * for anyone where no token is needed), unless {@code --monitor-public} opens every tag to anyone.
  */
 public final class MonitorPage {
 
@@ -42,34 +45,44 @@ public final class MonitorPage {
       + " form-action 'none'; frame-ancestors 'none'";
 
   private final MonitorData data;
-  private final TokenCheck tokens;
+  private final TokenAccess access;
 
-  /** @param tokens the bearer-token rule the page follows; null: open to anyone */
-  public MonitorPage(MonitorData data, TokenCheck tokens) {
+  /** @param access the token rule the page follows; null: every tag open to anyone */
+  public MonitorPage(MonitorData data, TokenAccess access) {
     this.data = data;
-    this.tokens = tokens;
+    this.access = access;
   }
 
   /** Adds {@code GET /} and {@code GET /api/monitor.json}. */
   public HttpRoutes addTo(HttpRoutes routes) {
     return routes
         .get("/", call -> {
-          if (granted(call)) {
-            call.respond(HttpResponseStatus.OK, "text/html; charset=utf-8",
-                html(data.snapshot()), "Content-Security-Policy", CSP);
+          MonitorData.Snapshot shown = visible(call);
+          if (shown != null) {
+            call.respond(HttpResponseStatus.OK, "text/html; charset=utf-8", html(shown),
+                "Content-Security-Policy", CSP);
           }
         })
         .get(JSON_PATH, call -> {
-          if (granted(call)) {
+          MonitorData.Snapshot shown = visible(call);
+          if (shown != null) {
             call.respond(HttpResponseStatus.OK, "application/json; charset=utf-8",
-                MonitorJson.of(data.snapshot()));
+                MonitorJson.of(shown));
           }
         });
   }
 
-  private boolean granted(HttpCall call) {
-    return BearerTokens.granted(tokens, call, " (the client or admin token; --monitor-public"
-        + " opens the monitor to anyone)");
+  /** What the caller may see; null when its token was refused (the call is answered). */
+  private MonitorData.Snapshot visible(HttpCall call) {
+    if (access == null) {
+      return data.snapshot();
+    }
+    Caller caller = BearerTokens.admit(access, call, Role.ISSUE, "the monitor", " (a token of"
+        + " the tags to see; --monitor-public opens the monitor to anyone)");
+    if (caller == null) {
+      return null;
+    }
+    return caller.scope().all() ? data.snapshot() : data.snapshot(caller::allows);
   }
 
   /** A CSP source matching exactly {@code text}: {@code 'sha256-<base64>'}. */

@@ -6,6 +6,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.security.TokenMeters;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.InvalidTagStateException;
@@ -38,8 +39,8 @@ import java.util.function.BooleanSupplier;
  * tags callers use.
  *
  * <p>It has gRPC calls per method and status (Micrometer's interceptor), refusals per limit,
- * segment loads per outcome, the engine's gauges, the database check, the HikariCP pool and the
- * JVM; no meter has a per-tag label.
+ * segment loads per outcome, the engine's gauges, the database check, the HikariCP pool, the JVM,
+ * and IDs per token of the token file; no meter has a per-tag label.
  *
  * <p>Cost: nothing per buffered ID (the engine reports only loads and missing-tag answers, see
  * {@link EngineEvents}); per gRPC call, the two interceptors' bookkeeping; gauges are read when
@@ -56,6 +57,7 @@ public final class Metrics implements EngineEvents, AutoCloseable {
   private final Counter segmentRewinds;
   private final Counter segmentWaits;
   private final Counter segmentDrops;
+  private final TokenCounters tokenCounters = new TokenCounters(registry);
 
   public Metrics() {
     segmentRewinds = Counter.builder("leaf.segment.rewinds")
@@ -135,6 +137,11 @@ public final class Metrics implements EngineEvents, AutoCloseable {
   /** HikariCP's own pool meters ({@code hikaricp.connections.*}). */
   public void watchPool(HikariDataSource pool) {
     pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
+  }
+
+  /** Where each token's IDs are counted ({@code leaf.token.ids}). */
+  public TokenMeters tokenMeters() {
+    return tokenCounters;
   }
 
   /** Calls refused so far, by the flag of the limit that refused them (every limit, from 0). */

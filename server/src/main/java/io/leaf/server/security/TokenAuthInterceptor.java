@@ -2,6 +2,7 @@ package io.leaf.server.security;
 
 import io.grpc.Context;
 import io.grpc.Contexts;
+import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
@@ -9,39 +10,53 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.ListTagsResponse;
 import io.leaf.v1.SnowflakeServiceGrpc;
-import java.util.Set;
 
 /**
- * Requires {@code authorization: Bearer <token>} on LeafService and SnowflakeService RPCs: the
- * admin token on CreateTag, UpdateStep and SetFormat; the client token or the admin token on every other
- * such RPC when a client token is set, none otherwise. Health and reflection stay open. A call without a
- * bearer token ends UNAUTHENTICATED, one whose token does not grant the RPC PERMISSION_DENIED.
+ * Applies {@link TokenAccess} to LeafService and SnowflakeService RPCs by {@link CallRules}: the
+ * {@code authorization: Bearer <token>} header decides who calls and whether its role grants the
+ * RPC before the handler starts; for RPCs that name a tag or take IDs, the first request message
+ * decides the scope and the rate, and the handler starts only if both allow it. Health and
+ * reflection stay open. Refusals: UNAUTHENTICATED (no token), PERMISSION_DENIED (unknown token,
+ * role too low, tag out of scope, naming the role or the tag), RESOURCE_EXHAUSTED (over the rate,
+ * naming the token and its limit, with a {@value #RETRY_AFTER_MS} trailer).
  *
- * <p>The rule and the constant-time comparison are {@link TokenCheck}'s; neither the tokens nor
- * what a caller sent is ever logged or put in a status.
+ * <p>ListTags answers are filtered to the caller's scope; ParseFormattedId reveals opaque sequences
+ * to admin tokens only ({@link CallerRights}). Neither a token nor a digest is ever logged or put
+ * in a status.
  *
- * <p>Cost per call: a method-name lookup; a digest only on RPCs that need a token. Thread-safe.
+ * <p>Cost per call: a method lookup, one SHA-256 of the token, a map lookup; for tag RPCs a scope
+ * match and one compare-and-set of the token's bucket. Thread-safe.
  */
 public final class TokenAuthInterceptor implements ServerInterceptor {
 
   static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
-  private static final Set<String> ADMIN_METHODS = Set.of(
-      LeafServiceGrpc.getCreateTagMethod().getFullMethodName(),
-      LeafServiceGrpc.getUpdateStepMethod().getFullMethodName(),
-      LeafServiceGrpc.getSetFormatMethod().getFullMethodName());
-  private static final String PARSE_METHOD =
-      LeafServiceGrpc.getParseFormattedIdMethod().getFullMethodName();
+  /** The trailer of a refusal over the rate: milliseconds until a retry may succeed. */
+  public static final String RETRY_AFTER_MS = "retry-after-ms";
+  static final Metadata.Key<String> RETRY_AFTER =
+      Metadata.Key.of(RETRY_AFTER_MS, Metadata.ASCII_STRING_MARSHALLER);
 
-  private final TokenCheck tokens;
+  private final TokenAccess access;
 
   /**
-   * @param adminToken required by CreateTag and UpdateStep
-   * @param clientToken required by the other LeafService RPCs; null leaves them open
+   * The two-token special case.
+   *
+   * @param adminToken grants every RPC
+   * @param clientToken grants every RPC but the admin ones; null leaves those open
    */
   public TokenAuthInterceptor(String adminToken, String clientToken) {
-    this.tokens = new TokenCheck(adminToken, clientToken);
+    this(new TokenAccess(constant(TokenRegistry.ofFlags(adminToken, clientToken,
+        TokenMeters.NONE))));
+  }
+
+  public TokenAuthInterceptor(TokenAccess access) {
+    this.access = access;
+  }
+
+  private static java.util.function.Supplier<TokenRegistry> constant(TokenRegistry registry) {
+    return () -> registry;
   }
 
   @Override
@@ -52,31 +67,149 @@ public final class TokenAuthInterceptor implements ServerInterceptor {
         && !SnowflakeServiceGrpc.SERVICE_NAME.equals(method.getServiceName())) {
       return next.startCall(call, headers);
     }
-    boolean adminOnly = ADMIN_METHODS.contains(method.getFullMethodName());
-    if (PARSE_METHOD.equals(method.getFullMethodName())) {
-      // Anyone allowed to call it may parse; only the admin token reveals an opaque sequence.
-      Context ctx = Context.current().withValue(CallerRights.MAY_REVEAL_OPAQUE,
-          tokens.check(headers.get(AUTHORIZATION), true) == TokenCheck.Verdict.GRANTED);
-      if (tokens.clientCallsOpen()
-          || tokens.check(headers.get(AUTHORIZATION), false) == TokenCheck.Verdict.GRANTED) {
-        return Contexts.interceptCall(ctx, call, headers, next);
-      }
+    CallRules.Rule rule = CallRules.of(method);
+    TokenAccess.Admission admission =
+        access.admit(headers.get(AUTHORIZATION), rule.role(), method.getBareMethodName());
+    if (admission.refusal() != null) {
+      refuse(call, admission.refusal());
+      return new ServerCall.Listener<>() { };
     }
-    if (!adminOnly && tokens.clientCallsOpen()) {
-      return next.startCall(call, headers);
+    Caller caller = admission.caller();
+    ServerCall<Q, A> served = rule.listsTags() && !caller.scope().all()
+        ? new ScopedListing<>(call, caller) : call;
+    Context context = rule.revealsOpaque() ? Context.current()
+        .withValue(CallerRights.MAY_REVEAL_OPAQUE, caller.role() == Role.ADMIN) : null;
+    if (!rule.readsRequest()) {
+      return start(served, headers, next, context);
     }
-    return switch (tokens.check(headers.get(AUTHORIZATION), adminOnly)) {
-      case GRANTED -> next.startCall(call, headers);
-      case MISSING -> refuse(call, Status.UNAUTHENTICATED.withDescription(
-          method.getBareMethodName() + " needs the header 'authorization: Bearer <token>'"));
-      case DENIED -> refuse(call, Status.PERMISSION_DENIED.withDescription("the bearer token does"
-          + " not grant " + method.getBareMethodName()
-          + (adminOnly ? " (it needs the admin token)" : "")));
-    };
+    return new FirstRequest<>(served, headers, next, context, caller, rule);
   }
 
-  private static <Q, A> ServerCall.Listener<Q> refuse(ServerCall<Q, A> call, Status status) {
-    call.close(status, new Metadata());
-    return new ServerCall.Listener<>() { };
+  private static <Q, A> ServerCall.Listener<Q> start(ServerCall<Q, A> call, Metadata headers,
+      ServerCallHandler<Q, A> next, Context context) {
+    return context == null ? next.startCall(call, headers)
+        : Contexts.interceptCall(context, call, headers, next);
+  }
+
+  static void refuse(ServerCall<?, ?> call, TokenAccess.Refusal refusal) {
+    Metadata trailers = new Metadata();
+    if (refusal.retryAfterNanos() > 0) {
+      trailers.put(RETRY_AFTER, Long.toString(refusal.retryAfterMillis()));
+    }
+    call.close(Status.fromCode(Status.Code.valueOf(refusal.kind().name()))
+        .withDescription(refusal.reason()), trailers);
+  }
+
+  /**
+   * Holds the handler back until the first request message is checked: asks for that message,
+   * starts the handler when the caller may take it, answers the refusal otherwise. Events before
+   * the message are kept (readiness) or dropped with the call (a cancel). Runs on the call's
+   * serialized listener executor, so it needs no lock.
+   */
+  private final class FirstRequest<Q, A> extends ServerCall.Listener<Q> {
+
+    private final ServerCall<Q, A> call;
+    private final Metadata headers;
+    private final ServerCallHandler<Q, A> next;
+    private final Context context;
+    private final Caller caller;
+    private final CallRules.Rule rule;
+    private ServerCall.Listener<Q> handler;
+    private boolean refused;
+    private boolean ready;
+
+    FirstRequest(ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next,
+        Context context, Caller caller, CallRules.Rule rule) {
+      this.call = call;
+      this.headers = headers;
+      this.next = next;
+      this.context = context;
+      this.caller = caller;
+      this.rule = rule;
+      call.request(1);
+    }
+
+    @Override
+    public void onMessage(Q message) {
+      if (refused) {
+        return;
+      }
+      if (handler == null) {
+        TokenAccess.Refusal refusal =
+            access.allow(caller, rule.tagOf(message), rule.idsOf(message));
+        if (refusal != null) {
+          refused = true;
+          refuse(call, refusal);
+          return;
+        }
+        startHandler();
+      }
+      handler.onMessage(message);
+    }
+
+    @Override
+    public void onHalfClose() {
+      if (refused) {
+        return;
+      }
+      if (handler == null) {
+        // No message at all: the handler answers that as it always does.
+        startHandler();
+      }
+      handler.onHalfClose();
+    }
+
+    @Override
+    public void onReady() {
+      if (handler == null) {
+        ready = true;
+      } else {
+        handler.onReady();
+      }
+    }
+
+    @Override
+    public void onCancel() {
+      if (handler != null) {
+        handler.onCancel();
+      }
+    }
+
+    @Override
+    public void onComplete() {
+      if (handler != null) {
+        handler.onComplete();
+      }
+    }
+
+    private void startHandler() {
+      handler = start(call, headers, next, context);
+      if (ready) {
+        handler.onReady();
+      }
+    }
+  }
+
+  /** ListTags of a token of some tags: each page keeps only the tags in its scope. */
+  private static final class ScopedListing<Q, A> extends SimpleForwardingServerCall<Q, A> {
+
+    private final Caller caller;
+
+    ScopedListing(ServerCall<Q, A> call, Caller caller) {
+      super(call);
+      this.caller = caller;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void sendMessage(A message) {
+      if (message instanceof ListTagsResponse page) {
+        ListTagsResponse.Builder kept = page.toBuilder().clearTags();
+        page.getTagsList().stream().filter(t -> caller.allows(t.getBizTag()))
+            .forEach(kept::addTags);
+        message = (A) kept.build();
+      }
+      super.sendMessage(message);
+    }
   }
 }

@@ -12,6 +12,8 @@ import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.metrics.Metrics;
+import io.leaf.server.security.TokenAccess;
+import io.leaf.server.security.TokenAuthInterceptor;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.store.FormatStore;
 import io.leaf.server.store.MemoryFormatStore;
@@ -44,6 +46,7 @@ public final class TestServer {
   private WorkerLeaseStore leases;
   private Snowflake snowflake;
   private final List<ServerInterceptor> interceptors = new ArrayList<>();
+  private TokenAccess access;
 
   private TestServer(ServerBuilder<?> transport) {
     this.transport = transport;
@@ -129,6 +132,16 @@ public final class TestServer {
     return this;
   }
 
+  /**
+   * Tokens as {@code access} decides them, on gRPC (its interceptor installed) and on HTTP; by
+   * default HTTP follows the flags' tokens and gRPC checks none.
+   */
+  public TestServer access(TokenAccess access) {
+    this.access = access;
+    interceptors.add(new TokenAuthInterceptor(access));
+    return this;
+  }
+
   /** The server, not started. */
   public LeafServer build() {
     ServerConfig config = ServerConfig.parse(flags, env -> null);
@@ -141,9 +154,14 @@ public final class TestServer {
     Snowflake side = snowflake != null ? snowflake : ServerWiring.snowflake(config,
         leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()));
     interceptors.forEach(transport::intercept);
-    return ServerWiring.assemble(transport, config, served, schemaInit,
-        new ServerWiring.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock),
-        engineOf, side, metrics, threads);
+    ServerWiring.Formats kept =
+        new ServerWiring.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock);
+    if (access != null) {
+      return ServerWiring.assemble(transport, config, served, schemaInit, kept, engineOf, side,
+          metrics, access, threads);
+    }
+    return ServerWiring.assemble(transport, config, served, schemaInit, kept, engineOf, side,
+        metrics, threads);
   }
 
   /** The server, started. */

@@ -1,0 +1,150 @@
+package io.leaf.server.security;
+
+import com.google.common.base.Ticker;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The registry of {@code --tokens-file}, re-read whenever the file's content changes: read at
+ * start (a file that cannot be used stops the server with one line naming the file, the line and
+ * the rule), then every refresh period; a changed file that parses replaces the registry whole, one
+ * that does not is logged once as a warning (the reason and line number, never a hash) and the
+ * previous registry keeps serving. Tokens whose name and rate stay keep their buckets.
+ *
+ * <p>The file is compared by its content's digest, so a same-size rewrite within a clock tick is
+ * seen too. Write it atomically (a new file renamed over the old, as a Kubernetes Secret mount
+ * does): a file caught half-written either fails to parse (kept out) or lists fewer tokens until
+ * the next read. Thread-safe.
+ */
+public final class TokensFile implements Supplier<TokenRegistry>, AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(TokensFile.class);
+  /** The largest file read: far above {@link TokenFileParser#MAX_TOKENS} lines. */
+  static final long MAX_BYTES = 4L << 20;
+  static final String FLAG = "--tokens-file";
+
+  private final Path file;
+  private final Ticker ticker;
+  private final TokenMeters meters;
+  private final ScheduledExecutorService refresher;
+  private volatile TokenRegistry current;
+  /** The digest of the content last read, good or not: each change is reported once. */
+  private byte[] seen;
+
+  /**
+   * Reads {@code file} and, with a {@code refresher}, re-reads it every {@code period}.
+   *
+   * @param refresher runs the re-reads and is shut down by {@link #close}; null: only {@link
+   *     #reload} re-reads
+   * @throws IllegalArgumentException {@code --tokens-file <file>: ...}, one line
+   */
+  public TokensFile(Path file, Ticker ticker, TokenMeters meters,
+      ScheduledExecutorService refresher, java.time.Duration period) {
+    this.file = file;
+    this.ticker = ticker;
+    this.meters = meters;
+    byte[] content = read();
+    this.current = parse(content, null);
+    this.seen = sha256(content);
+    this.refresher = refresher;
+    if (refresher != null) {
+      long nanos = period.toNanos();
+      refresher.scheduleWithFixedDelay(this::refresh, nanos, nanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  @Override
+  public TokenRegistry get() {
+    return current;
+  }
+
+  /**
+   * Reads the file again and installs it when its content changed and parses.
+   *
+   * @return whether a new registry is in force
+   * @throws IllegalArgumentException the file cannot be read or used; the previous registry stays
+   */
+  public synchronized boolean reload() {
+    byte[] content = read();
+    byte[] digest = sha256(content);
+    if (Arrays.equals(digest, seen)) {
+      return false;
+    }
+    seen = digest;
+    TokenRegistry next = parse(content, current);
+    current = next;
+    log.info("{} {} re-read: {} tokens", FLAG, file, next.size());
+    return true;
+  }
+
+  private void refresh() {
+    try {
+      reload();
+    } catch (IllegalArgumentException e) {
+      log.warn("{}; the previous {} tokens keep serving", e.getMessage(), current.size());
+    } catch (RuntimeException e) {
+      log.warn("{} {} not re-read ({}); the previous tokens keep serving", FLAG, file,
+          e.getClass().getSimpleName());
+    }
+  }
+
+  private TokenRegistry parse(byte[] content, TokenRegistry previous) {
+    String text;
+    try {
+      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(content))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw new IllegalArgumentException(FLAG + " " + file + " is not UTF-8 text");
+    }
+    try {
+      return TokenRegistry.of(TokenFileParser.parse(text), previous, ticker, meters);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(FLAG + " " + file + " " + e.getMessage(), e);
+    }
+  }
+
+  private byte[] read() {
+    try {
+      if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+        throw new IllegalArgumentException(FLAG + " " + file + " is not a readable file");
+      }
+      if (Files.size(file) > MAX_BYTES) {
+        throw new IllegalArgumentException(FLAG + " " + file + " is larger than " + MAX_BYTES
+            + " bytes");
+      }
+      return Files.readAllBytes(file);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(FLAG + " " + file + " cannot be read: "
+          + e.getClass().getSimpleName());
+    }
+  }
+
+  private static byte[] sha256(byte[] content) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(content);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-256", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (refresher != null) {
+      refresher.shutdownNow();
+    }
+  }
+}
