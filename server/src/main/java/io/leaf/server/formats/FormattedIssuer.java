@@ -40,6 +40,7 @@ public final class FormattedIssuer {
   private final PeriodRows rows;
   private final InstantSource clock;
   private final SegmentStore tags;
+  private final SequenceRule sequences;
 
   /**
    * @param key the server's {@code --format-key-file} key, if any
@@ -48,6 +49,13 @@ public final class FormattedIssuer {
    */
   public FormattedIssuer(SegmentAllocator engine, SegmentStore tags, FormatStore formats,
       Optional<FormatKey> key, InstantSource clock, Executor database) {
+    this(engine, tags, formats, key, clock, database, SequenceRule.IDENTITY);
+  }
+
+  /** @param sequences turns a period row's IDs into the sequences shown (a region's rule) */
+  public FormattedIssuer(SegmentAllocator engine, SegmentStore tags, FormatStore formats,
+      Optional<FormatKey> key, InstantSource clock, Executor database, SequenceRule sequences) {
+    this.sequences = sequences;
     this.engine = engine;
     this.tags = tags;
     this.formats = new TagFormats(formats, database, engine.ticker(), key);
@@ -77,7 +85,7 @@ public final class FormattedIssuer {
         long seq = engine.tryNextId(s.row);
         if (seq != SegmentAllocator.NO_ID) {
           try {
-            return CompletableFuture.completedFuture(render(f, s, seq, now));
+            return CompletableFuture.completedFuture(render(f, s, sequences.sequence(seq), now));
           } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
           }
@@ -85,7 +93,7 @@ public final class FormattedIssuer {
       }
     }
     return withFormat(tag, (a, s, now) -> engine.nextId(s.row, deadline)
-        .thenApply(seq -> render(a, s, seq, now)));
+        .thenApply(seq -> render(a, s, sequences.sequence(seq), now)));
   }
 
   /** {@code count} formatted numbers of {@code tag}, in order; fails as {@link #next} does. */
@@ -175,9 +183,9 @@ public final class FormattedIssuer {
     }
   }
 
-  private static List<String> renderAll(ActiveFormat f, Slot s, IdRanges ids, Instant now) {
+  private List<String> renderAll(ActiveFormat f, Slot s, IdRanges ids, Instant now) {
     List<String> values = new ArrayList<>((int) ids.size());
-    ids.forEach(seq -> values.add(render(f, s, seq, now)));
+    ids.forEach(id -> values.add(render(f, s, sequences.sequence(id), now)));
     return values;
   }
 
@@ -189,7 +197,7 @@ public final class FormattedIssuer {
       return Optional.empty();
     }
     long issuedUpTo = engine.snapshot(s.row).map(v -> v.current().cursor()).orElse(-1L);
-    long left = issuedUpTo < 0 ? -1 : Math.max(0, f.ids.maxSequence() + 1 - issuedUpTo);
+    long left = issuedUpTo < 0 ? -1 : sequences.sequencesLeft(issuedUpTo, f.ids.maxSequence());
     return Optional.of(new PeriodView(f.stored.pattern(), s.period.key(), s.row, left));
   }
 
