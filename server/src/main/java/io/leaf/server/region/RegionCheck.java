@@ -1,6 +1,7 @@
 package io.leaf.server.region;
 
 import io.leaf.server.store.RegionStore;
+import io.leaf.server.store.RegionUnreadableException;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.StoredRegion;
 import java.util.Optional;
@@ -33,7 +34,7 @@ final class RegionCheck {
     Optional<StoredRegion> row;
     try {
       row = stored.read();
-    } catch (StoreRejectedException e) {
+    } catch (RegionUnreadableException e) {
       if (configured.isNone()) {
         // A user granted leaf_alloc alone: such a database was not set up by a region server
         // with this user, and a server without regions keeps working as it always did.

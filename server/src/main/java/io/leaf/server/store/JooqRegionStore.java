@@ -50,11 +50,23 @@ public final class JooqRegionStore implements RegionStore {
 
   @Override
   public Optional<StoredRegion> read() {
-    return guard("read " + TABLE, () -> dsl.connectionResult(c -> exists(c.getMetaData())
-        ? DSL.using(c, dsl.dialect(), dsl.settings()).selectFrom(LEAF_REGION)
+    return guard("read " + TABLE, () -> dsl.connectionResult(c -> {
+      if (!exists(c.getMetaData())) {
+        return Optional.<StoredRegion>empty();
+      }
+      try {
+        return DSL.using(c, dsl.dialect(), dsl.settings()).selectFrom(LEAF_REGION)
             .where(LEAF_REGION.ID.eq(ROW))
-            .fetchOptional(r -> new StoredRegion(r.getRuleName(), r.getRegion(), r.getRegions()))
-        : Optional.<StoredRegion>empty()));
+            .fetchOptional(r -> new StoredRegion(r.getRuleName(), r.getRegion(), r.getRegions()));
+      } catch (DataAccessException e) {
+        // Connected, and the table is there: a refusal now is about this table, not the login.
+        RuntimeException failure = DatabaseErrors.toStoreException("read " + TABLE, e, 1);
+        if (failure instanceof StoreRejectedException) {
+          throw new RegionUnreadableException(failure.getMessage(), e);
+        }
+        throw failure;
+      }
+    }));
   }
 
   @Override

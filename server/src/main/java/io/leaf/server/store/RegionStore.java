@@ -13,7 +13,7 @@ public interface RegionStore {
   /**
    * The region stored; empty when the table or its row does not exist.
    *
-   * @throws StoreRejectedException the table exists but this user may not read it
+   * @throws RegionUnreadableException the table exists but this user may not read it
    */
   Optional<StoredRegion> read();
 
