@@ -63,7 +63,7 @@ public record BenchOptions(
     List<String> only) {
 
   /** The parts {@code --only} can pick. */
-  public static final List<String> PARTS = List.of("latency", "cache", "bare");
+  public static final List<String> PARTS = List.of("latency", "cache", "bare", "regions");
 
   public static final Path DEFAULT_OUT = Path.of("target", "bench", "results.md");
 
@@ -85,7 +85,8 @@ public record BenchOptions(
                          "--metrics-port 9464" to measure what metrics cost
           --only PARTS   only these parts, comma-separated: latency (P3), cache (P7: the
                          client cache vs CosId and AtomicLong), bare (P8: unary calls vs a bare
-                         grpc-java server, h2load)
+                         grpc-java server, h2load), regions (P9: NextId with --region vs
+                         without)
         """;
   }
 

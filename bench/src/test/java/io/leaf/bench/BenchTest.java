@@ -46,6 +46,7 @@ class BenchTest {
         "| P7 CachedIdGenerator.next() vs CosId SegmentChainId vs AtomicLong, 2 threads |",
         "| P8 NextId vs a bare grpc-java server's Health/Check, h2load -c 8 -m 1 |",
         "| P8 NextId vs a bare grpc-java server's Health/Check, h2load -c 64 -m 1 |",
+        "| P9 unary NextId with --region vs without |",
         "| Heap per cached tag |")) {
       assertTrue(rows.stream().anyMatch(r -> r.startsWith(measure)),
           "a row for " + measure + " in:\n" + written);
