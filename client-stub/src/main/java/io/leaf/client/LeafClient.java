@@ -9,7 +9,6 @@ import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.grpc.TlsChannelCredentials;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.DecodeSnowflakeIdRequest;
@@ -36,8 +35,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 
 /**
@@ -47,35 +46,24 @@ import java.util.stream.Stream;
  * <p>Thread-safe; share one instance. A client built from a target or a channel builder owns its
  * channel, which retries UNAVAILABLE with gRPC's own retry policy (see {@link #serviceConfig});
  * {@link #close()} shuts that channel down. A client built on an existing channel uses the
- * channel as it is and leaves it open.
+ * channel as it is and leaves it open. A client of several targets ({@link #forTargets}) prefers
+ * the first and fails over to the next (see {@link Targets}).
  */
 public final class LeafClient implements AutoCloseable {
 
   /** The full gRPC service name the retry policy applies to. */
   static final String SERVICE = LeafServiceGrpc.SERVICE_NAME;
 
-  private final ManagedChannel channel;
-  private final boolean ownsChannel;
-  private final long deadlineNanos;
-  private final LeafServiceGrpc.LeafServiceBlockingStub stub;
-  private final SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake;
+  private final Targets targets;
 
-  private LeafClient(ManagedChannel channel, boolean ownsChannel, Duration deadline,
-      CallCredentials callCredentials) {
-    this.channel = channel;
-    this.ownsChannel = ownsChannel;
-    this.deadlineNanos = deadline.toNanos();
-    LeafServiceGrpc.LeafServiceBlockingStub s = LeafServiceGrpc.newBlockingStub(channel);
-    this.stub = callCredentials == null ? s : s.withCallCredentials(callCredentials);
-    SnowflakeServiceGrpc.SnowflakeServiceBlockingStub f =
-        SnowflakeServiceGrpc.newBlockingStub(channel);
-    this.snowflake = callCredentials == null ? f : f.withCallCredentials(callCredentials);
+  private LeafClient(Targets targets) {
+    this.targets = targets;
   }
 
   /** A client on a new channel to {@code target} ("host:port" or any gRPC target URI). */
   public static Builder forTarget(String target) {
     Objects.requireNonNull(target, "target");
-    return new Builder(target, null, null);
+    return new Builder(List.of(target), null, null);
   }
 
   /**
@@ -84,13 +72,38 @@ public final class LeafClient implements AutoCloseable {
    */
   public static Builder forChannelBuilder(ManagedChannelBuilder<?> builder) {
     Objects.requireNonNull(builder, "builder");
-    return new Builder(null, builder, null);
+    return new Builder(null, List.of(builder), null);
   }
 
   /** A client on an existing channel, used as configured (no retry policy added), never closed. */
   public static Builder forChannel(ManagedChannel channel) {
     Objects.requireNonNull(channel, "channel");
     return new Builder(null, null, channel);
+  }
+
+  /**
+   * A client of several servers in order of preference (say this region's, then the next
+   * region's): calls go to the first one that answers, move on to the next when it is UNAVAILABLE
+   * or silent for {@link Builder#failoverAfter}, and move back once {@link
+   * Builder#retryPreferredAfter} has passed and it answers again. CreateTag never moves: it goes
+   * to the first target not known down.
+   */
+  public static Builder forTargets(List<String> targets) {
+    Objects.requireNonNull(targets, "targets");
+    if (targets.isEmpty()) {
+      throw new IllegalArgumentException("targets must not be empty");
+    }
+    targets.forEach(t -> Objects.requireNonNull(t, "target"));
+    return new Builder(List.copyOf(targets), null, null);
+  }
+
+  /** As {@link #forTargets}, on channels built from {@code builders} (any transport). */
+  public static Builder forChannelBuilders(List<? extends ManagedChannelBuilder<?>> builders) {
+    Objects.requireNonNull(builders, "builders");
+    if (builders.isEmpty()) {
+      throw new IllegalArgumentException("builders must not be empty");
+    }
+    return new Builder(null, List.copyOf(builders), null);
   }
 
   /** Methods that are safe to repeat: reads, ID calls (a repeat is a gap) and setting a step. */
@@ -123,26 +136,15 @@ public final class LeafClient implements AutoCloseable {
     return Map.of("methodConfig", List.of(methodConfig));
   }
 
-  private LeafServiceGrpc.LeafServiceBlockingStub stub() {
-    return stub.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
-  }
-
-  private SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake() {
-    return snowflake.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
-  }
-
-  private static <T> T call(Supplier<T> rpc) {
-    try {
-      return rpc.get();
-    } catch (StatusRuntimeException e) {
-      throw LeafException.from(e);
-    }
+  /** One RPC, moving to the next target when this one is unavailable (a repeat is a gap). */
+  private <T> T call(Function<Targets.Attempt, T> rpc) {
+    return targets.call(rpc, true);
   }
 
   /** One ID of {@code bizTag}. */
   public long nextId(String bizTag) {
     NextIdRequest req = NextIdRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(() -> stub().nextId(req).getId());
+    return call(a -> a.leaf().nextId(req).getId());
   }
 
   /**
@@ -152,7 +154,7 @@ public final class LeafClient implements AutoCloseable {
   public long[] nextIds(String bizTag, int count) {
     NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
         .build();
-    return streamAll(() -> stub().nextIdBatch(req), count);
+    return streamAll(a -> a.leaf().nextIdBatch(req), count);
   }
 
   /**
@@ -160,11 +162,11 @@ public final class LeafClient implements AutoCloseable {
    * (a reply that breaks the contract) cancels the stream instead of leaving the call open until
    * its deadline.
    */
-  private static long[] streamAll(Supplier<Iterator<IdBatch>> open, int count) {
-    return call(() -> {
+  private long[] streamAll(Function<Targets.Attempt, Iterator<IdBatch>> open, int count) {
+    return call(a -> {
       Context.CancellableContext scope = Context.current().withCancellation();
       try {
-        return scope.call(() -> readAll(open.get(), count));
+        return scope.call(() -> readAll(open.apply(a), count));
       } catch (RuntimeException e) {
         throw e;
       } catch (Exception e) {
@@ -201,7 +203,7 @@ public final class LeafClient implements AutoCloseable {
    * which a retry may cure).
    */
   public long nextSnowflakeId() {
-    return call(() -> snowflake().nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance())
+    return call(a -> a.snowflake().nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance())
         .getId());
   }
 
@@ -212,18 +214,18 @@ public final class LeafClient implements AutoCloseable {
   public long[] nextSnowflakeIds(int count) {
     NextSnowflakeIdBatchRequest req = NextSnowflakeIdBatchRequest.newBuilder().setCount(count)
         .build();
-    return streamAll(() -> snowflake().nextSnowflakeIdBatch(req), count);
+    return streamAll(a -> a.snowflake().nextSnowflakeIdBatch(req), count);
   }
 
   /** The parts of a snowflake ID in the server's layout (time, worker ID, sequence). */
   public SnowflakeIdParts decode(long id) {
     DecodeSnowflakeIdRequest req = DecodeSnowflakeIdRequest.newBuilder().setId(id).build();
-    return call(() -> snowflake().decodeSnowflakeId(req));
+    return call(a -> a.snowflake().decodeSnowflakeId(req));
   }
 
   /** The server's worker lease and snowflake layout. */
   public WorkerStatus getWorker() {
-    return call(() -> snowflake().getWorker(GetWorkerRequest.getDefaultInstance()));
+    return call(a -> a.snowflake().getWorker(GetWorkerRequest.getDefaultInstance()));
   }
 
   /**
@@ -233,26 +235,27 @@ public final class LeafClient implements AutoCloseable {
   public Tag createTag(String bizTag, long maxId, int step, String description) {
     CreateTagRequest req = CreateTagRequest.newBuilder().setBizTag(tag(bizTag)).setMaxId(maxId)
         .setStep(step).setDescription(description == null ? "" : description).build();
-    return call(() -> stub().createTag(req));
+    // Not moved to another target: that would create the tag in another database.
+    return targets.call(a -> a.leaf().createTag(req), false);
   }
 
   /** Sets the tag's step; the server's next segment load uses it. */
   public Tag updateStep(String bizTag, int step) {
     UpdateStepRequest req = UpdateStepRequest.newBuilder().setBizTag(tag(bizTag)).setStep(step)
         .build();
-    return call(() -> stub().updateStep(req));
+    return call(a -> a.leaf().updateStep(req));
   }
 
   /** Makes the server load the tag's segment now (idempotent) and returns its status. */
   public TagStatus initCache(String bizTag) {
     InitCacheRequest req = InitCacheRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(() -> stub().initCache(req));
+    return call(a -> a.leaf().initCache(req));
   }
 
   /** The tag's database row and the server's cached segments. */
   public TagStatus getTag(String bizTag) {
     GetTagRequest req = GetTagRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(() -> stub().getTag(req));
+    return call(a -> a.leaf().getTag(req));
   }
 
   private static String tag(String bizTag) {
@@ -268,7 +271,7 @@ public final class LeafClient implements AutoCloseable {
   public List<IdRange> reserveIds(String bizTag, int count) {
     ReserveIdsRequest req = ReserveIdsRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
         .build();
-    return call(() -> ranges(stub().reserveIds(req), count));
+    return call(a -> ranges(a.leaf().reserveIds(req), count));
   }
 
   /** The reply's ranges, checked: a client that caches them must never hand out an ID twice. */
@@ -295,44 +298,70 @@ public final class LeafClient implements AutoCloseable {
   /**
    * The channel this client's calls go over, for other services of the same server (e.g. the
    * standard grpc.health.v1 health check). Calls on it carry none of the client's credentials or
-   * deadlines; the client still decides when the channel closes.
+   * deadlines; the client still decides when the channel closes. With several targets, the
+   * channel of the one calls go to now.
    */
   public Channel channel() {
-    return channel;
+    return targets.current();
   }
 
-  /** Shuts down the channel if this client built it, waiting up to five seconds; else nothing. */
+  /** Shuts down the channels if this client built them, waiting up to five seconds; else nothing. */
   @Override
   public void close() {
-    if (!ownsChannel) {
-      return;
-    }
-    channel.shutdown();
-    try {
-      if (!channel.awaitTermination(5, TimeUnit.SECONDS)) {
-        channel.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      channel.shutdownNow();
-      Thread.currentThread().interrupt();
-    }
+    targets.close();
   }
 
   /** Configures a {@link LeafClient}; bad values are rejected at once. */
   public static final class Builder {
 
-    private final String target;
-    private final ManagedChannelBuilder<?> channelBuilder;
+    private final List<String> targets;
+    private final List<? extends ManagedChannelBuilder<?>> channelBuilders;
     private final ManagedChannel channel;
     private Duration deadline = Duration.ofSeconds(10);
     private ChannelCredentials credentials = InsecureChannelCredentials.create();
     private int maxAttempts = 4;
     private CallCredentials callCredentials;
+    private Duration failoverAfter = Duration.ofSeconds(2);
+    private Duration retryPreferredAfter = Duration.ofSeconds(30);
+    private LongSupplier clock = System::nanoTime;
 
-    private Builder(String target, ManagedChannelBuilder<?> channelBuilder, ManagedChannel channel) {
-      this.target = target;
-      this.channelBuilder = channelBuilder;
+    private Builder(List<String> targets, List<? extends ManagedChannelBuilder<?>> channelBuilders,
+        ManagedChannel channel) {
+      this.targets = targets;
+      this.channelBuilders = channelBuilders;
       this.channel = channel;
+    }
+
+    /**
+     * With several targets: the longest one attempt waits for an answer while another target
+     * remains, before the call moves on (default 2 s). An UNAVAILABLE answer moves it at once.
+     */
+    public Builder failoverAfter(Duration failoverAfter) {
+      this.failoverAfter = positive(failoverAfter, "failoverAfter");
+      return this;
+    }
+
+    /**
+     * With several targets: how long calls pass over a target found unavailable before they try
+     * it first again (default 30 s).
+     */
+    public Builder retryPreferredAfter(Duration retryPreferredAfter) {
+      this.retryPreferredAfter = positive(retryPreferredAfter, "retryPreferredAfter");
+      return this;
+    }
+
+    /** The clock of {@link #retryPreferredAfter}, in nanoseconds (tests). */
+    Builder clock(LongSupplier clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    private static Duration positive(Duration d, String name) {
+      Objects.requireNonNull(d, name);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + " must be positive: " + d);
+      }
+      return d;
     }
 
     /** The deadline of every call, retries included (default 10 s). */
@@ -345,19 +374,25 @@ public final class LeafClient implements AutoCloseable {
       return this;
     }
 
-    /** Plaintext (the default): no transport security. Only with {@link #forTarget}. */
+    /**
+     * Plaintext (the default): no transport security. Only with {@link #forTarget} or {@link
+     * #forTargets}.
+     */
     public Builder usePlaintext() {
       return credentials(InsecureChannelCredentials.create());
     }
 
-    /** TLS with the JDK's default trust store. Only with {@link #forTarget}. */
+    /**
+     * TLS with the JDK's default trust store. Only with {@link #forTarget} or {@link
+     * #forTargets}.
+     */
     public Builder useTls() {
       return credentials(TlsChannelCredentials.create());
     }
 
     /**
      * Any channel credentials, e.g. {@code TlsChannelCredentials.newBuilder().trustManager(caPem)}.
-     * Only with {@link #forTarget}.
+     * Only with {@link #forTarget} or {@link #forTargets}.
      */
     public Builder credentials(ChannelCredentials credentials) {
       this.credentials = Objects.requireNonNull(credentials, "credentials");
@@ -393,17 +428,27 @@ public final class LeafClient implements AutoCloseable {
 
     public LeafClient build() {
       if (channel != null) {
-        return new LeafClient(channel, false, deadline, callCredentials);
+        return new LeafClient(targets(List.of(channel), false));
       }
-      ManagedChannelBuilder<?> b = channelBuilder != null ? channelBuilder
-          : Grpc.newChannelBuilder(target, credentials);
-      b.defaultServiceConfig(serviceConfig(maxAttempts));
-      if (maxAttempts > 1) {
-        b.enableRetry();
-      } else {
-        b.disableRetry();
+      List<ManagedChannel> channels = new ArrayList<>();
+      List<? extends ManagedChannelBuilder<?>> builders = channelBuilders != null
+          ? channelBuilders
+          : targets.stream().map(t -> Grpc.newChannelBuilder(t, credentials)).toList();
+      for (ManagedChannelBuilder<?> b : builders) {
+        b.defaultServiceConfig(serviceConfig(maxAttempts));
+        if (maxAttempts > 1) {
+          b.enableRetry();
+        } else {
+          b.disableRetry();
+        }
+        channels.add(b.build());
       }
-      return new LeafClient(b.build(), true, deadline, callCredentials);
+      return new LeafClient(targets(channels, true));
+    }
+
+    private Targets targets(List<ManagedChannel> channels, boolean owned) {
+      return new Targets(channels, owned, callCredentials, deadline.toNanos(),
+          failoverAfter.toNanos(), retryPreferredAfter.toNanos(), clock);
     }
   }
 }
