@@ -25,3 +25,13 @@ CREATE TABLE IF NOT EXISTS leaf_format (
   update_time     BIGINT       NOT NULL,
   PRIMARY KEY (biz_tag, version)
 );
+
+-- The region of this database's IDs (several regions): see schema.sql.
+CREATE TABLE IF NOT EXISTS leaf_region (
+  id          INT          NOT NULL,
+  rule_name   VARCHAR(32)  NOT NULL,
+  region      INT          NOT NULL,
+  regions     INT          NOT NULL,
+  update_time BIGINT       NOT NULL,
+  PRIMARY KEY (id)
+);

@@ -44,3 +44,17 @@ CREATE TABLE IF NOT EXISTS leaf_format (
   update_time     BIGINT       NOT NULL,
   PRIMARY KEY (biz_tag, version)
 );
+
+-- Several regions (docs/regions.md): the region whose share of the ID space this database
+-- issues, one row (id 1) written by the first server started with --region and checked by every
+-- server at start. rule_name names how shares are computed ('high-bits'); region is r and
+-- regions n of --region r/n. leaf_alloc keeps local values: a server adds the share's base.
+-- A server started with --region needs SELECT and INSERT on this table (CREATE once, or a DBA).
+CREATE TABLE IF NOT EXISTS leaf_region (
+  id          INT          NOT NULL,
+  rule_name   VARCHAR(32)  NOT NULL,
+  region      INT          NOT NULL,
+  regions     INT          NOT NULL,
+  update_time BIGINT       NOT NULL,
+  PRIMARY KEY (id)
+);

@@ -127,6 +127,7 @@ public final class Bench {
       new CacheRows(options, table).run();
       new RangeRows(options, table).reserveRow(plain, unaryNextId, lastConcurrency());
       new SnowflakeRows(options, table).run(plain.port());
+      regionRow();
     } finally {
       if (tempDir != null) {
         deleteTree(tempDir);
@@ -191,6 +192,9 @@ public final class Bench {
     }
     if (options.runs("cache")) {
       new CacheRows(options, table).run();
+    }
+    if (options.runs("regions")) {
+      regionRow();
     }
     String text = "# Leaf benchmark results (" + String.join(", ", options.only())
         + " only)\n\n"
@@ -283,6 +287,16 @@ public final class Bench {
       if (tempDir == null) {
         deleteTree(dir);
       }
+    }
+  }
+
+  /** P10, on two H2 files in a directory of its own (whatever --db-url says: see RegionRows). */
+  private void regionRow() throws Exception {
+    Path dir = Files.createTempDirectory("leaf-bench-regions");
+    try {
+      new RegionRows(options, table).run(dir, lastConcurrency());
+    } finally {
+      deleteTree(dir);
     }
   }
 

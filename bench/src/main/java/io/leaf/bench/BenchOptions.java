@@ -64,7 +64,7 @@ public record BenchOptions(
 
   /** The parts {@code --only} can pick. */
   public static final List<String> PARTS = List.of("latency", "cache", "bare", "formatted",
-      "tokens");
+      "tokens", "regions");
 
   public static final Path DEFAULT_OUT = Path.of("target", "bench", "results.md");
 
@@ -87,9 +87,9 @@ public record BenchOptions(
           --only PARTS   only these parts, comma-separated: latency (P3), cache (P7: the
                          client cache vs CosId and AtomicLong), bare (P8: unary calls vs a bare
                          grpc-java server, h2load), formatted (F1, F2: NextFormattedId vs
-                         NextId, h2load; NextFormattedIdBatch vs unary)
-                         grpc-java server, h2load), tokens (P9: NextId with a scoped token file
-                         vs without tokens, h2load)
+                         NextId, h2load; NextFormattedIdBatch vs unary), tokens (P9: NextId
+                         with a scoped token file vs without tokens, h2load), regions (P10:
+                         NextId with --region vs without)
         """;
   }
 

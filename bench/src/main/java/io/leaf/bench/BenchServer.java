@@ -14,6 +14,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -43,10 +45,18 @@ public final class BenchServer implements AutoCloseable {
    */
   public static BenchServer start(String dbUrl, String dbUser, String dbPassword,
       Duration loadDelay, int maxStep) throws IOException {
+    return start(dbUrl, dbUser, dbPassword, loadDelay, maxStep, new String[0]);
+  }
+
+  /** As {@link #start(String, String, String, Duration, int)} with {@code flags} added. */
+  public static BenchServer start(String dbUrl, String dbUser, String dbPassword,
+      Duration loadDelay, int maxStep, String... flags) throws IOException {
     // Flags only: a LEAF_* variable in the caller's environment must not change what is measured.
-    ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--db-url", dbUrl,
+    List<String> args = new ArrayList<>(List.of("--port", "0", "--db-url", dbUrl,
         "--db-user", dbUser, "--db-password", dbPassword, "--max-step", Integer.toString(maxStep),
-        "--http-port", Integer.toString(freePort())}, env -> null);
+        "--http-port", Integer.toString(freePort())));
+    args.addAll(List.of(flags));
+    ServerConfig config = ServerConfig.parse(args.toArray(String[]::new), env -> null);
     LeafServer server = ServerWiring.production(config,
         NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)),
         store -> loadDelay.isZero() ? store : new DelayingSegmentStore(store, loadDelay));

@@ -51,6 +51,7 @@ class BenchTest {
         "| F2 NextFormattedIdBatch (plain) vs unary NextFormattedId, chunk 10,000 |",
         "| P9 NextId with a scoped token ÷ without tokens, h2load -c 8 -m 1 |",
         "| P9 NextId with a scoped token ÷ without tokens, h2load -c 64 -m 1 |",
+        "| P10 unary NextId with --region vs without |",
         "| Heap per cached tag |")) {
       assertTrue(rows.stream().anyMatch(r -> r.startsWith(measure)),
           "a row for " + measure + " in:\n" + written);

@@ -49,6 +49,12 @@ final class FakeLeafService extends LeafServiceGrpc.LeafServiceImplBase implemen
   private final Server server;
 
   FakeLeafService() throws Exception {
+    this(1);
+  }
+
+  /** A service handing out {@code firstId}, {@code firstId + 1}, … (one region's share, say). */
+  FakeLeafService(long firstId) throws Exception {
+    nextId.set(firstId);
     server = InProcessServerBuilder.forName(name).addService(this).build().start();
   }
 

@@ -43,7 +43,10 @@ import io.leaf.server.formats.FormatAdmin;
 import io.leaf.server.formats.FormattedIssuer;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.FormatStore;
+import io.leaf.server.region.Region;
+import io.leaf.server.region.RegionalSegmentStore;
 import io.leaf.server.store.JooqFormatStore;
+import io.leaf.server.store.JooqRegionStore;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.JooqWorkerLeaseStore;
 import io.leaf.server.store.SegmentStore;
@@ -179,7 +182,11 @@ public final class ServerWiring {
       Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool, dialect,
           InstantSource.system()));
       opened.push(snowflake);
-      SegmentStore served = decorate.apply(store);
+      // Every way an ID leaves goes through the region's store, even without --region: it
+      // refuses a database set up for a region until the check has passed.
+      RegionalSegmentStore regional = new RegionalSegmentStore(store, config.region(),
+          new JooqRegionStore(pool, dialect, InstantSource.system()));
+      SegmentStore served = decorate.apply(regional);
       List<ExecutorService> threads = new ArrayList<>();
       opened.push(() -> threads.forEach(ExecutorService::shutdownNow));
       ScheduledExecutorService tick = scheduler("leaf-coarse-ticker");
@@ -188,6 +195,7 @@ public final class ServerWiring {
       EngineConfig engine = config.engine(EngineConfig.DEFAULTS);
       Runnable schemaInit = () -> {
         store.createSchemaIfMissing();
+        regional.verify();
         try {
           formats.createSchemaIfMissing();
         } catch (StoreRejectedException e) {
@@ -198,7 +206,7 @@ public final class ServerWiring {
       };
       EngineThreads engineThreads = engineThreads(engine, threads::add);
       return assemble(builder, config, served, schemaInit,
-          new Formats(formats, InstantSource.system()),
+          new Formats(formats, InstantSource.system(), config.region()),
           listeners -> new SegmentAllocator(served, ticker, engine, engineThreads, listeners),
           snowflake, metrics, access, () -> {
             // After the engine's close, before the connection pool its loads use.
@@ -268,9 +276,15 @@ public final class ServerWiring {
   }
 
   /**
-   * Where tags' formats are kept, and the wall clock that picks each formatted number's period.
+   * Where tags' formats are kept, the wall clock that picks each formatted number's period, and
+   * the region whose rule turns a period row's IDs into sequences.
    */
-  public record Formats(FormatStore store, InstantSource clock) {}
+  public record Formats(FormatStore store, InstantSource clock, Region region) {
+    /** Without regions. */
+    public Formats(FormatStore store, InstantSource clock) {
+      this(store, clock, Region.NONE);
+    }
+  }
 
   /**
    * The server over ready stores, engine and snowflake side: the API, health, idle-tag sweeper,
@@ -325,7 +339,7 @@ public final class ServerWiring {
     ThreadPoolExecutor streamPump = pool("leaf-stream-%d", STREAM_PUMP_THREADS,
         2 * config.api().maxStreams());
     FormattedIssuer issuer = new FormattedIssuer(allocator, store, formats.store(),
-        config.formatKey(), formats.clock(), database::execute);
+        config.formatKey(), formats.clock(), database::execute, formats.region());
     FormatAdmin formatAdmin = new FormatAdmin(store, formats.store(), config.formatKey(),
         issuer::formatChanged);
     LeafGrpcService service = new LeafGrpcService(allocator, store, InstantSource.system(),

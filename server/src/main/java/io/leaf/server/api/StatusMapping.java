@@ -13,6 +13,7 @@ import io.leaf.server.formats.PeriodBehindException;
 import io.leaf.server.formats.UnsafeFormatChangeException;
 import io.leaf.server.formats.ValueMismatchException;
 import io.leaf.server.formats.WidthExhaustedException;
+import io.leaf.server.region.MaxIdOutsideRegionException;
 import io.leaf.server.snowflake.EpochExhaustedException;
 import io.leaf.server.store.FormatVersionTakenException;
 import io.leaf.server.snowflake.NoWorkerLeaseException;
@@ -59,7 +60,8 @@ public final class StatusMapping {
     }
     Status code;
     if (t instanceof InvalidArgumentException || t instanceof InvalidFormatException
-        || t instanceof UnsafeFormatChangeException || t instanceof ValueMismatchException) {
+        || t instanceof UnsafeFormatChangeException || t instanceof ValueMismatchException
+        || t instanceof MaxIdOutsideRegionException) {
       code = Status.INVALID_ARGUMENT;
     } else if (t instanceof InvalidPageKeyException) {
       // The key came from a page_token: name the field the caller set.

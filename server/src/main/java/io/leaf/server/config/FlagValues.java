@@ -82,6 +82,12 @@ final class FlagValues {
     return fromEnv != null && !fromEnv.isEmpty() ? fromEnv : flag.defaultValue();
   }
 
+  /** Whether the flag was given, on the command line or by its environment variable. */
+  boolean isSet(Flag<?> flag) {
+    String fromEnv = env.apply(flag.env());
+    return given.containsKey(flag.name()) || fromEnv != null && !fromEnv.isEmpty();
+  }
+
   /** The flag's value. */
   <T> T get(Flag<T> flag) {
     return flag.parser().parse(flag.name(), raw(flag));

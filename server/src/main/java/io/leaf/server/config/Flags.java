@@ -2,6 +2,7 @@ package io.leaf.server.config;
 
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.http.HttpConfig;
+import io.leaf.server.region.Region;
 import io.leaf.server.snowflake.SnowflakeConfig;
 import io.leaf.server.snowflake.SnowflakeLayout;
 import java.nio.file.Path;
@@ -138,6 +139,10 @@ public final class Flags {
       Long.toString(SnowflakeLayout.MEITUAN_EPOCH_MS),
       "timestamp 0 of snowflake IDs: epoch millis or ISO-8601 (default: Meituan Leaf's)",
       Parsers.text());
+  static final Flag<Region> REGION = Flag.of("region", "", "r/n: issue only region r's share"
+      + " of the ID space split n ways, the same n in every region; without"
+      + " --worker-id-range, also only region r's share of worker IDs (docs/regions.md)",
+      (flag, raw) -> Region.parse(raw));
   static final Flag<Path> FORMAT_KEY_FILE = Flag.of("format-key-file", "",
       "file of 32, 48 or 64 hex digits: the AES key of opaque formatted numbers (FF1)",
       Parsers.path());
@@ -154,7 +159,7 @@ public final class Flags {
       HTTP_READ_TIMEOUT, HTTP_IDLE_TIMEOUT, TLS_CERT, TLS_KEY, TLS_CLIENT_CA, TLS_REFRESH,
       ADMIN_TOKEN, ADMIN_TOKEN_FILE, CLIENT_TOKEN, CLIENT_TOKEN_FILE, TOKENS_FILE, TOKENS_REFRESH,
       MONITOR_PUBLIC, LOG_LEVEL,
-      WORKER_ID_RANGE, WORKER_LEASE_TTL, SNOWFLAKE_EPOCH, SNOWFLAKE_BITS, FORMAT_KEY_FILE);
+      WORKER_ID_RANGE, WORKER_LEASE_TTL, SNOWFLAKE_EPOCH, SNOWFLAKE_BITS, FORMAT_KEY_FILE, REGION);
 
   /** Flags refused when given empty: an empty token would silently mean none. */
   static final List<Flag<?>> NOT_EMPTY = List.of(ADMIN_TOKEN, CLIENT_TOKEN);

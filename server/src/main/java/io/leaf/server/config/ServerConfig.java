@@ -4,6 +4,7 @@ import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.formats.FormatKey;
 import io.leaf.server.http.HttpConfig;
 import io.leaf.server.config.OpsConfig;
+import io.leaf.server.region.Region;
 import io.leaf.server.snowflake.SnowflakeConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -28,10 +29,12 @@ import java.util.function.Function;
  * @param snowflake the snowflake layout and worker lease
  * @param logLevel one of {@link Flags#LOG_LEVELS}
  * @param formatKey the key of opaque formatted numbers ({@code --format-key-file}); empty: none
+ * @param region the share of the ID space this server issues ({@code --region}); {@link
+ *     Region#NONE}: all of it
  */
 public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig engine,
     SweepConfig sweep, HttpConfig http, OpsConfig ops, SnowflakeConfig snowflake,
-    String logLevel, Optional<FormatKey> formatKey) {
+    String logLevel, Optional<FormatKey> formatKey, Region region) {
 
   /** Reads flags, then the environment, then defaults. */
   public static ServerConfig parse(String[] args, Function<String, String> env) {
@@ -48,10 +51,12 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
     OpsConfig ops = ops(v, api.port());
     String logLevel = v.get(Flags.LOG_LEVEL);
     HttpConfig http = http(v, api.port());
-    SnowflakeConfig snowflake = SnowflakeConfig.parse(v.get(Flags.WORKER_ID_RANGE),
-        v.get(Flags.WORKER_LEASE_TTL), v.get(Flags.SNOWFLAKE_EPOCH), v.get(Flags.SNOWFLAKE_BITS));
+    Region region = v.get(Flags.REGION);
+    SnowflakeConfig snowflake = region.snowflake(SnowflakeConfig.parse(
+        v.get(Flags.WORKER_ID_RANGE), v.get(Flags.WORKER_LEASE_TTL), v.get(Flags.SNOWFLAKE_EPOCH),
+        v.get(Flags.SNOWFLAKE_BITS)), v.isSet(Flags.WORKER_ID_RANGE));
     return new ServerConfig(api, database, engine, sweep, http, ops, snowflake, logLevel,
-        formatKey(v.get(Flags.FORMAT_KEY_FILE)));
+        formatKey(v.get(Flags.FORMAT_KEY_FILE)), region);
   }
 
   /** The key in {@code file}; the message never shows a byte of it. */
@@ -174,6 +179,7 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
         + " max-queued-db-calls=" + api.maxQueuedDbCalls()
         + " max-queued-loads=" + engine.loaderQueue()
         + " " + ops + " log-level=" + logLevel + " " + http + " " + snowflake
-        + " format-key=" + formatKey.map(k -> "fingerprint " + k.fingerprint()).orElse("unset");
+        + " format-key=" + formatKey.map(k -> "fingerprint " + k.fingerprint()).orElse("unset")
+        + " region=" + region;
   }
 }

@@ -43,6 +43,7 @@ public final class FormattedIssuer {
   private final PeriodRows rows;
   private final InstantSource clock;
   private final SegmentStore tags;
+  private final SequenceRule sequences;
 
   /**
    * @param key the server's {@code --format-key-file} key, if any
@@ -51,6 +52,13 @@ public final class FormattedIssuer {
    */
   public FormattedIssuer(SegmentAllocator engine, SegmentStore tags, FormatStore formats,
       Optional<FormatKey> key, InstantSource clock, Executor database) {
+    this(engine, tags, formats, key, clock, database, SequenceRule.IDENTITY);
+  }
+
+  /** @param sequences turns a period row's IDs into the sequences shown (a region's rule) */
+  public FormattedIssuer(SegmentAllocator engine, SegmentStore tags, FormatStore formats,
+      Optional<FormatKey> key, InstantSource clock, Executor database, SequenceRule sequences) {
+    this.sequences = sequences;
     this.engine = engine;
     this.tags = tags;
     this.formats = new TagFormats(formats, tags, database, engine.ticker(), key);
@@ -81,20 +89,21 @@ public final class FormattedIssuer {
         long seq = engine.tryNextId(s.row);
         if (seq != SegmentAllocator.NO_ID) {
           try {
-            return CompletableFuture.completedFuture(render(f, s, seq, now));
+            return CompletableFuture.completedFuture(render(f, s, sequences.sequence(seq), now));
           } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
           }
         }
       }
     }
-    return withFormat(tag, s -> engine.nextId(s.row, deadline), FormattedIssuer::render);
+    return withFormat(tag, s -> engine.nextId(s.row, deadline),
+        (a, slot, seq, at) -> render(a, slot, sequences.sequence(seq), at));
   }
 
   /** {@code count} formatted numbers of {@code tag}, in order; fails as {@link #next} does. */
   public CompletableFuture<List<String>> next(String tag, int count, WaitDeadline deadline) {
     return withFormat(tag, s -> engine.nextIds(s.row, count, deadline),
-        FormattedIssuer::renderAll);
+        this::renderAll);
   }
 
   /**
@@ -229,9 +238,9 @@ public final class FormattedIssuer {
     }
   }
 
-  private static List<String> renderAll(ActiveFormat f, Slot s, IdRanges ids, Instant now) {
+  private List<String> renderAll(ActiveFormat f, Slot s, IdRanges ids, Instant now) {
     List<String> values = new ArrayList<>((int) ids.size());
-    ids.forEach(seq -> values.add(render(f, s, seq, now)));
+    ids.forEach(id -> values.add(render(f, s, sequences.sequence(id), now)));
     return values;
   }
 
@@ -243,7 +252,7 @@ public final class FormattedIssuer {
       return Optional.empty();
     }
     long issuedUpTo = engine.snapshot(s.row).map(v -> v.current().cursor()).orElse(-1L);
-    long left = issuedUpTo < 0 ? -1 : Math.max(0, f.ids.maxSequence() + 1 - issuedUpTo);
+    long left = issuedUpTo < 0 ? -1 : sequences.sequencesLeft(issuedUpTo, f.ids.maxSequence());
     return Optional.of(new PeriodView(f.stored.pattern(), s.period.key(), s.row, left));
   }
 

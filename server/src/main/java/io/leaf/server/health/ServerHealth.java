@@ -182,7 +182,7 @@ public final class ServerHealth {
       // The database answers; the table is what stops this server: not an outage to alert on.
       if (!java.util.Objects.equals(e.getMessage(), tableProblem)) {
         tableProblem = e.getMessage();
-        log.warn("leaf_alloc unusable; readiness stays NOT_SERVING: {}", e.getMessage());
+        log.warn("database unusable; readiness stays NOT_SERVING: {}", e.getMessage());
       }
       health.setStatus(DATABASE, ServingStatus.SERVING);
       allocator.databaseAnswered();

@@ -15,7 +15,9 @@ import io.leaf.server.metrics.Metrics;
 import io.leaf.server.security.TokenAccess;
 import io.leaf.server.security.TokenAuthInterceptor;
 import io.leaf.server.snowflake.Snowflake;
+import io.leaf.server.region.RegionalSegmentStore;
 import io.leaf.server.store.FormatStore;
+import io.leaf.server.store.MemoryRegionStore;
 import io.leaf.server.store.MemoryFormatStore;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.MemoryWorkerLeaseStore;
@@ -145,7 +147,10 @@ public final class TestServer {
   /** The server, not started. */
   public LeafServer build() {
     ServerConfig config = ServerConfig.parse(flags, env -> null);
-    SegmentStore served = store != null ? store : new MemorySegmentStore();
+    SegmentStore given = store != null ? store : new MemorySegmentStore();
+    // With --region, the region's store over the test's (its region recorded in memory).
+    SegmentStore served = config.region().isNone() ? given
+        : new RegionalSegmentStore(given, config.region(), new MemoryRegionStore(given));
     EngineConfig settings = config.engine(engine);
     EngineThreadsFixture threads = new EngineThreadsFixture(settings);
     Function<EngineListeners, SegmentAllocator> engineOf = listeners -> new SegmentAllocator(
@@ -155,7 +160,8 @@ public final class TestServer {
         leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()));
     interceptors.forEach(transport::intercept);
     ServerWiring.Formats kept =
-        new ServerWiring.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock);
+        new ServerWiring.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock,
+            config.region());
     if (access != null) {
       return ServerWiring.assemble(transport, config, served, schemaInit, kept, engineOf, side,
           metrics, access, threads);

@@ -1,0 +1,94 @@
+package io.leaf.server.region;
+
+import io.leaf.server.store.RegionStore;
+import io.leaf.server.store.RegionUnreadableException;
+import io.leaf.server.store.StoreRejectedException;
+import io.leaf.server.store.StoredRegion;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Compares a server's {@code --region} with the region its database records, and records it in
+ * a database that has none yet: a fresh one (no {@code leaf_alloc} row), or, for region 0 only,
+ * a table that issued without regions (region 0's IDs are its local values, so nothing issued
+ * before can come back). Every contradiction is a {@link RegionMismatchException} with a
+ * one-line reason.
+ *
+ * <p>Stateless; each check is a few reads and at most one insert.
+ */
+final class RegionCheck {
+
+  /** The rule this server applies, as {@code leaf_region.rule_name} records it. */
+  static final String RULE = "high-bits";
+  private static final Logger log = LoggerFactory.getLogger(RegionCheck.class);
+
+  private RegionCheck() {}
+
+  /**
+   * Returns when {@code configured} may issue from the database of {@code stored}.
+   *
+   * @throws RegionMismatchException it may not, or the database refuses to say
+   */
+  static void verify(Region configured, RegionStore stored) {
+    Optional<StoredRegion> row;
+    try {
+      row = stored.read();
+    } catch (RegionUnreadableException e) {
+      if (configured.isNone()) {
+        // A user granted leaf_alloc alone: such a database was not set up by a region server
+        // with this user, and a server without regions keeps working as it always did.
+        log.warn("table leaf_region cannot be read ({}); assuming the database has no region",
+            e.getMessage());
+        return;
+      }
+      throw new RegionMismatchException("--region " + configured + ": table leaf_region cannot"
+          + " be read: " + e.getMessage());
+    }
+    if (row.isPresent()) {
+      compare(configured, row.get());
+      return;
+    }
+    if (configured.isNone()) {
+      return;
+    }
+    stored.highestTag().ifPresent(t -> {
+      if (configured.region() != 0) {
+        throw new RegionMismatchException("--region " + configured + ": leaf_alloc already holds"
+            + " IDs issued without a region (tag " + t.bizTag() + " at max_id " + t.maxId()
+            + "); only region 0 can take over such a table (docs/regions.md)");
+      }
+      if (t.maxId() > configured.maxLocalMaxId()) {
+        throw new RegionMismatchException("--region " + configured + ": tag " + t.bizTag()
+            + " has max_id " + t.maxId() + ", past region " + configured + "'s share, whose"
+            + " max_id stays at most " + configured.maxLocalMaxId());
+      }
+    });
+    StoredRegion claimed;
+    try {
+      claimed = stored.claim(new StoredRegion(RULE, configured.region(), configured.regions()));
+    } catch (StoreRejectedException e) {
+      throw new RegionMismatchException("--region " + configured + ": cannot record the region"
+          + " in table leaf_region: " + e.getMessage());
+    }
+    compare(configured, claimed);
+    log.info("region {} recorded in table leaf_region", configured);
+  }
+
+  private static void compare(Region configured, StoredRegion row) {
+    String stored = row.region() + "/" + row.regions();
+    if (!RULE.equals(row.rule())) {
+      throw new RegionMismatchException("table leaf_region records region " + stored + " by rule "
+          + row.rule() + ", which this server does not apply (it applies " + RULE + ")");
+    }
+    if (configured.isNone()) {
+      throw new RegionMismatchException("the database issues region " + stored + "'s IDs (table"
+          + " leaf_region): start this server with --region " + stored);
+    }
+    if (configured.region() != row.region() || configured.regions() != row.regions()) {
+      throw new RegionMismatchException("--region " + configured + " contradicts the database's"
+          + " region " + stored + " (table leaf_region)" + (configured.regions() != row.regions()
+          ? ": every server of every region uses the same n" : ""));
+    }
+  }
+}
