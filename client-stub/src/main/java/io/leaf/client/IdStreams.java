@@ -2,7 +2,6 @@ package io.leaf.client;
 
 import io.grpc.Context;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.leaf.v1.FormattedIdBatch;
 import io.leaf.v1.IdBatch;
 import java.util.ArrayList;
@@ -14,8 +13,8 @@ import java.util.function.Supplier;
 
 /**
  * Reads a server stream of ID chunks to its end and checks it held exactly the count asked for;
- * a failed stream is thrown as its typed {@link LeafException}, a stream that breaks the contract
- * as INTERNAL.
+ * a failed stream is thrown as its gRPC {@link io.grpc.StatusRuntimeException} (for {@link Targets} to
+ * fail over on and type), a stream that breaks the contract as an INTERNAL {@link LeafException}.
  */
 final class IdStreams {
 
@@ -67,8 +66,6 @@ final class IdStreams {
     Context.CancellableContext scope = Context.current().withCancellation();
     try {
       return scope.call(() -> read.apply(open.get()));
-    } catch (StatusRuntimeException e) {
-      throw LeafException.from(e);
     } catch (RuntimeException e) {
       throw e;
     } catch (Exception e) {

@@ -7,25 +7,20 @@ import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.grpc.TlsChannelCredentials;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.DecodeSnowflakeIdRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.InitCacheRequest;
-import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
 import io.leaf.v1.NextSnowflakeIdRequest;
 import io.leaf.v1.ParseFormattedIdRequest;
 import io.leaf.v1.ReserveIdsRequest;
-import io.leaf.v1.ReservedIds;
 import io.leaf.v1.SetFormatRequest;
 import io.leaf.v1.SnowflakeIdParts;
-import io.leaf.v1.SnowflakeServiceGrpc;
 import io.leaf.v1.Tag;
 import io.leaf.v1.TagStatus;
 import io.leaf.v1.UpdateStepRequest;
@@ -34,8 +29,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * A blocking client for one Leaf service: each method is one RPC with the client's deadline, and
@@ -44,34 +39,21 @@ import java.util.function.Supplier;
  * <p>Thread-safe; share one instance. A client built from a target or a channel builder owns its
  * channel, which retries UNAVAILABLE with gRPC's own retry policy (every method but CreateTag);
  * {@link #close()} shuts that channel down. A client built on an existing channel uses the
- * channel as it is and leaves it open.
+ * channel as it is and leaves it open. A client of several targets ({@link #forTargets}) prefers
+ * the first and fails over to the next (see {@link Targets}).
  */
 public final class LeafClient implements AutoCloseable {
 
-  private final ManagedChannel channel;
-  private final boolean ownsChannel;
-  private final long deadlineNanos;
-  private final LeafServiceGrpc.LeafServiceBlockingStub stub;
-  private final SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake;
-  private final TagTokens tagTokens;
+  private final Targets targets;
 
-  private LeafClient(ManagedChannel channel, boolean ownsChannel, Duration deadline,
-      CallCredentials callCredentials, TagTokens tagTokens) {
-    this.channel = channel;
-    this.ownsChannel = ownsChannel;
-    this.deadlineNanos = deadline.toNanos();
-    this.tagTokens = tagTokens;
-    LeafServiceGrpc.LeafServiceBlockingStub s = LeafServiceGrpc.newBlockingStub(channel);
-    this.stub = callCredentials == null ? s : s.withCallCredentials(callCredentials);
-    SnowflakeServiceGrpc.SnowflakeServiceBlockingStub f =
-        SnowflakeServiceGrpc.newBlockingStub(channel);
-    this.snowflake = callCredentials == null ? f : f.withCallCredentials(callCredentials);
+  private LeafClient(Targets targets) {
+    this.targets = targets;
   }
 
   /** A client on a new channel to {@code target} ("host:port" or any gRPC target URI). */
   public static Builder forTarget(String target) {
     Objects.requireNonNull(target, "target");
-    return new Builder(target, null, null);
+    return new Builder(List.of(target), null, null);
   }
 
   /**
@@ -80,7 +62,7 @@ public final class LeafClient implements AutoCloseable {
    */
   public static Builder forChannelBuilder(ManagedChannelBuilder<?> builder) {
     Objects.requireNonNull(builder, "builder");
-    return new Builder(null, builder, null);
+    return new Builder(null, List.of(builder), null);
   }
 
   /** A client on an existing channel, used as configured (no retry policy added), never closed. */
@@ -89,32 +71,48 @@ public final class LeafClient implements AutoCloseable {
     return new Builder(null, null, channel);
   }
 
-  private LeafServiceGrpc.LeafServiceBlockingStub stub() {
-    return stub.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
-  }
-
-  /** The stub for a call of {@code bizTag}: with the tag's own token, if one was given. */
-  private LeafServiceGrpc.LeafServiceBlockingStub stub(String bizTag) {
-    CallCredentials own = tagTokens.isEmpty() ? null : tagTokens.forTag(bizTag);
-    return own == null ? stub() : stub().withCallCredentials(own);
-  }
-
-  private SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake() {
-    return snowflake.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
-  }
-
-  private static <T> T call(Supplier<T> rpc) {
-    try {
-      return rpc.get();
-    } catch (StatusRuntimeException e) {
-      throw LeafException.from(e);
+  /**
+   * A client of several servers in order of preference (say this region's, then the next
+   * region's): calls go to the first one that answers, move on to the next when it is UNAVAILABLE
+   * or silent for {@link Builder#failoverAfter}, and move back once {@link
+   * Builder#retryPreferredAfter} has passed and it answers again. CreateTag and SetFormat never
+   * move: they always go to the first target, and fail while it is down.
+   */
+  public static Builder forTargets(List<String> targets) {
+    Objects.requireNonNull(targets, "targets");
+    if (targets.isEmpty()) {
+      throw new IllegalArgumentException("targets must not be empty");
     }
+    targets.forEach(t -> Objects.requireNonNull(t, "target"));
+    return new Builder(List.copyOf(targets), null, null);
+  }
+
+  /** As {@link #forTargets}, on channels built from {@code builders} (any transport). */
+  public static Builder forChannelBuilders(List<? extends ManagedChannelBuilder<?>> builders) {
+    Objects.requireNonNull(builders, "builders");
+    if (builders.isEmpty()) {
+      throw new IllegalArgumentException("builders must not be empty");
+    }
+    return new Builder(null, List.copyOf(builders), null);
+  }
+
+  /** One RPC, moving to the next target when this one is unavailable (a repeat is a gap). */
+  private <T> T call(Function<Targets.Attempt, T> rpc) {
+    return targets.call(rpc, true);
+  }
+
+  /**
+   * One RPC that writes a tag's definition, always on the first target: on another it would write
+   * to another region's database.
+   */
+  private <T> T callInPlace(Function<Targets.Attempt, T> rpc) {
+    return targets.call(rpc, false);
   }
 
   /** One ID of {@code bizTag}. */
   public long nextId(String bizTag) {
     NextIdRequest req = NextIdRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(() -> stub(req.getBizTag()).nextId(req).getId());
+    return call(a -> a.leaf(req.getBizTag()).nextId(req).getId());
   }
 
   /**
@@ -124,7 +122,7 @@ public final class LeafClient implements AutoCloseable {
   public long[] nextIds(String bizTag, int count) {
     NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
         .build();
-    return IdStreams.ids(() -> stub(req.getBizTag()).nextIdBatch(req), count);
+    return call(a -> IdStreams.ids(() -> a.leaf(req.getBizTag()).nextIdBatch(req), count));
   }
 
   /**
@@ -132,7 +130,7 @@ public final class LeafClient implements AutoCloseable {
    * which a retry may cure).
    */
   public long nextSnowflakeId() {
-    return call(() -> snowflake().nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance())
+    return call(a -> a.snowflake().nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance())
         .getId());
   }
 
@@ -143,18 +141,18 @@ public final class LeafClient implements AutoCloseable {
   public long[] nextSnowflakeIds(int count) {
     NextSnowflakeIdBatchRequest req = NextSnowflakeIdBatchRequest.newBuilder().setCount(count)
         .build();
-    return IdStreams.ids(() -> snowflake().nextSnowflakeIdBatch(req), count);
+    return call(a -> IdStreams.ids(() -> a.snowflake().nextSnowflakeIdBatch(req), count));
   }
 
   /** The parts of a snowflake ID in the server's layout (time, worker ID, sequence). */
   public SnowflakeIdParts decode(long id) {
     DecodeSnowflakeIdRequest req = DecodeSnowflakeIdRequest.newBuilder().setId(id).build();
-    return call(() -> snowflake().decodeSnowflakeId(req));
+    return call(a -> a.snowflake().decodeSnowflakeId(req));
   }
 
   /** The server's worker lease and snowflake layout. */
   public WorkerStatus getWorker() {
-    return call(() -> snowflake().getWorker(GetWorkerRequest.getDefaultInstance()));
+    return call(a -> a.snowflake().getWorker(GetWorkerRequest.getDefaultInstance()));
   }
 
   /**
@@ -176,7 +174,7 @@ public final class LeafClient implements AutoCloseable {
       req.setFormat(format.toProto());
     }
     CreateTagRequest built = req.build();
-    return call(() -> stub(built.getBizTag()).createTag(built));
+    return callInPlace(a -> a.leaf(built.getBizTag()).createTag(built));
   }
 
   /**
@@ -186,7 +184,7 @@ public final class LeafClient implements AutoCloseable {
   public Tag setFormat(String bizTag, IdFormat format) {
     SetFormatRequest req = SetFormatRequest.newBuilder().setBizTag(tag(bizTag))
         .setFormat(Objects.requireNonNull(format, "format").toProto()).build();
-    return call(() -> stub(req.getBizTag()).setFormat(req));
+    return callInPlace(a -> a.leaf(req.getBizTag()).setFormat(req));
   }
 
   /**
@@ -198,7 +196,7 @@ public final class LeafClient implements AutoCloseable {
    */
   public String nextFormattedId(String bizTag) {
     NextIdRequest req = NextIdRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(() -> stub(req.getBizTag()).nextFormattedId(req).getValue());
+    return call(a -> a.leaf(req.getBizTag()).nextFormattedId(req).getValue());
   }
 
   /**
@@ -209,7 +207,8 @@ public final class LeafClient implements AutoCloseable {
   public List<String> nextFormattedIds(String bizTag, int count) {
     NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
         .build();
-    return IdStreams.values(() -> stub(req.getBizTag()).nextFormattedIdBatch(req), count);
+    return call(a -> IdStreams.values(() -> a.leaf(req.getBizTag()).nextFormattedIdBatch(req),
+        count));
   }
 
   /**
@@ -219,26 +218,26 @@ public final class LeafClient implements AutoCloseable {
   public FormattedIdParts parseFormattedId(String bizTag, String value) {
     ParseFormattedIdRequest req = ParseFormattedIdRequest.newBuilder().setBizTag(tag(bizTag))
         .setValue(Objects.requireNonNull(value, "value")).build();
-    return call(() -> FormattedIdParts.from(stub(req.getBizTag()).parseFormattedId(req)));
+    return call(a -> FormattedIdParts.from(a.leaf(req.getBizTag()).parseFormattedId(req)));
   }
 
   /** Sets the tag's step; the server's next segment load uses it. */
   public Tag updateStep(String bizTag, int step) {
     UpdateStepRequest req = UpdateStepRequest.newBuilder().setBizTag(tag(bizTag)).setStep(step)
         .build();
-    return call(() -> stub(req.getBizTag()).updateStep(req));
+    return call(a -> a.leaf(req.getBizTag()).updateStep(req));
   }
 
   /** Makes the server load the tag's segment now (idempotent) and returns its status. */
   public TagStatus initCache(String bizTag) {
     InitCacheRequest req = InitCacheRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(() -> stub(req.getBizTag()).initCache(req));
+    return call(a -> a.leaf(req.getBizTag()).initCache(req));
   }
 
   /** The tag's database row and the server's cached segments. */
   public TagStatus getTag(String bizTag) {
     GetTagRequest req = GetTagRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(() -> stub(req.getBizTag()).getTag(req));
+    return call(a -> a.leaf(req.getBizTag()).getTag(req));
   }
 
   private static String tag(String bizTag) {
@@ -254,97 +253,104 @@ public final class LeafClient implements AutoCloseable {
   public List<IdRange> reserveIds(String bizTag, int count) {
     ReserveIdsRequest req = ReserveIdsRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
         .build();
-    return call(() -> ranges(stub(req.getBizTag()).reserveIds(req), count));
-  }
-
-  /** The reply's ranges, checked: a client that caches them must never hand out an ID twice. */
-  static List<IdRange> ranges(ReservedIds reply, long count) {
-    List<IdRange> out = new ArrayList<>(reply.getRangesCount());
-    long total = 0;
-    long lastEnd = Long.MIN_VALUE;
-    for (io.leaf.v1.IdRange r : reply.getRangesList()) {
-      if (r.getEnd() <= r.getStart() || r.getStart() < lastEnd) {
-        throw new LeafException(Status.Code.INTERNAL, "server sent ranges that are empty, out of"
-            + " order or overlapping: " + reply.getRangesList(), null);
-      }
-      total += r.getEnd() - r.getStart();
-      lastEnd = r.getEnd();
-      out.add(new IdRange(r.getStart(), r.getEnd()));
-    }
-    if (total != count) {
-      throw new LeafException(Status.Code.INTERNAL, "server reserved " + total + " IDs, " + count
-          + " asked for", null);
-    }
-    return List.copyOf(out);
+    return call(a -> ReplyRanges.checked(a.leaf(req.getBizTag()).reserveIds(req), count));
   }
 
   /**
    * The channel this client's calls go over, for other services of the same server (e.g. the
    * standard grpc.health.v1 health check). Calls on it carry none of the client's credentials or
-   * deadlines; the client still decides when the channel closes.
+   * deadlines; the client still decides when the channel closes. With several targets, the
+   * channel of the one calls go to now.
    */
   public Channel channel() {
-    return channel;
+    return targets.current();
   }
 
-  /** Shuts down the channel if this client built it, waiting up to five seconds; else nothing. */
+  /** Shuts down the channels if this client built them, waiting up to five seconds; else nothing. */
   @Override
   public void close() {
-    if (!ownsChannel) {
-      return;
-    }
-    channel.shutdown();
-    try {
-      if (!channel.awaitTermination(5, TimeUnit.SECONDS)) {
-        channel.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      channel.shutdownNow();
-      Thread.currentThread().interrupt();
-    }
+    targets.close();
   }
 
   /** Configures a {@link LeafClient}; bad values are rejected at once. */
   public static final class Builder {
 
-    private final String target;
-    private final ManagedChannelBuilder<?> channelBuilder;
+    private final List<String> targets;
+    private final List<? extends ManagedChannelBuilder<?>> channelBuilders;
     private final ManagedChannel channel;
     private Duration deadline = Duration.ofSeconds(10);
     private ChannelCredentials credentials = InsecureChannelCredentials.create();
     private int maxAttempts = 4;
     private CallCredentials callCredentials;
     private TagTokens tagTokens = TagTokens.NONE;
+    private Duration failoverAfter = Duration.ofSeconds(2);
+    private Duration retryPreferredAfter = Duration.ofSeconds(30);
+    private LongSupplier clock = System::nanoTime;
 
-    private Builder(String target, ManagedChannelBuilder<?> channelBuilder, ManagedChannel channel) {
-      this.target = target;
-      this.channelBuilder = channelBuilder;
+    private Builder(List<String> targets, List<? extends ManagedChannelBuilder<?>> channelBuilders,
+        ManagedChannel channel) {
+      this.targets = targets;
+      this.channelBuilders = channelBuilders;
       this.channel = channel;
+    }
+
+    /**
+     * With several targets: the longest one attempt waits for an answer while another target
+     * remains, before the call moves on (default 2 s). An UNAVAILABLE answer moves it at once.
+     */
+    public Builder failoverAfter(Duration failoverAfter) {
+      this.failoverAfter = positive(failoverAfter, "failoverAfter");
+      return this;
+    }
+
+    /**
+     * With several targets: how long calls pass over a target found unavailable before they try
+     * it first again (default 30 s).
+     */
+    public Builder retryPreferredAfter(Duration retryPreferredAfter) {
+      this.retryPreferredAfter = positive(retryPreferredAfter, "retryPreferredAfter");
+      return this;
+    }
+
+    /** The clock of {@link #retryPreferredAfter}, in nanoseconds (tests). */
+    Builder clock(LongSupplier clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    private static Duration positive(Duration d, String name) {
+      Objects.requireNonNull(d, name);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + " must be positive: " + d);
+      }
+      return d;
     }
 
     /** The deadline of every call, retries included (default 10 s). */
     public Builder deadline(Duration deadline) {
-      Objects.requireNonNull(deadline, "deadline");
-      if (deadline.isNegative() || deadline.isZero()) {
-        throw new IllegalArgumentException("deadline must be positive: " + deadline);
-      }
-      this.deadline = deadline;
+      this.deadline = positive(deadline, "deadline");
       return this;
     }
 
-    /** Plaintext (the default): no transport security. Only with {@link #forTarget}. */
+    /**
+     * Plaintext (the default): no transport security. Only with {@link #forTarget} or {@link
+     * #forTargets}.
+     */
     public Builder usePlaintext() {
       return credentials(InsecureChannelCredentials.create());
     }
 
-    /** TLS with the JDK's default trust store. Only with {@link #forTarget}. */
+    /**
+     * TLS with the JDK's default trust store. Only with {@link #forTarget} or {@link
+     * #forTargets}.
+     */
     public Builder useTls() {
       return credentials(TlsChannelCredentials.create());
     }
 
     /**
      * Any channel credentials, e.g. {@code TlsChannelCredentials.newBuilder().trustManager(caPem)}.
-     * Only with {@link #forTarget}.
+     * Only with {@link #forTarget} or {@link #forTargets}.
      */
     public Builder credentials(ChannelCredentials credentials) {
       this.credentials = Objects.requireNonNull(credentials, "credentials");
@@ -393,17 +399,21 @@ public final class LeafClient implements AutoCloseable {
 
     public LeafClient build() {
       if (channel != null) {
-        return new LeafClient(channel, false, deadline, callCredentials, tagTokens);
+        return new LeafClient(targets(List.of(channel), false));
       }
-      ManagedChannelBuilder<?> b = channelBuilder != null ? channelBuilder
-          : Grpc.newChannelBuilder(target, credentials);
-      b.defaultServiceConfig(RetryPolicy.serviceConfig(maxAttempts));
-      if (maxAttempts > 1) {
-        b.enableRetry();
-      } else {
-        b.disableRetry();
+      List<? extends ManagedChannelBuilder<?>> builders = channelBuilders != null
+          ? channelBuilders
+          : targets.stream().map(t -> Grpc.newChannelBuilder(t, credentials)).toList();
+      List<ManagedChannel> channels = new ArrayList<>();
+      for (ManagedChannelBuilder<?> b : builders) {
+        channels.add(RetryPolicy.build(b, maxAttempts));
       }
-      return new LeafClient(b.build(), true, deadline, callCredentials, tagTokens);
+      return new LeafClient(targets(channels, true));
+    }
+
+    private Targets targets(List<ManagedChannel> channels, boolean owned) {
+      return new Targets(channels, owned, callCredentials, tagTokens, deadline.toNanos(),
+          failoverAfter.toNanos(), retryPreferredAfter.toNanos(), clock);
     }
   }
 }

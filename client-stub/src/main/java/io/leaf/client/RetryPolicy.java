@@ -1,5 +1,7 @@
 package io.leaf.client;
 
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.SnowflakeServiceGrpc;
 import java.util.List;
@@ -45,6 +47,17 @@ final class RetryPolicy {
                 "service", SnowflakeServiceGrpc.SERVICE_NAME, "method", m))).toList(),
         "retryPolicy", retryPolicy);
     return Map.of("methodConfig", List.of(methodConfig));
+  }
+
+  /** The channel {@code builder} builds with this policy ({@code maxAttempts} 1: no retries). */
+  static ManagedChannel build(ManagedChannelBuilder<?> builder, int maxAttempts) {
+    builder.defaultServiceConfig(serviceConfig(maxAttempts));
+    if (maxAttempts > 1) {
+      builder.enableRetry();
+    } else {
+      builder.disableRetry();
+    }
+    return builder.build();
   }
 
   private RetryPolicy() {

@@ -246,11 +246,11 @@ class CachedIdGeneratorTest {
     ReservedIds overlapping = ReservedIds.newBuilder()
         .addRanges(io.leaf.v1.IdRange.newBuilder().setStart(1).setEnd(10))
         .addRanges(io.leaf.v1.IdRange.newBuilder().setStart(5).setEnd(8)).build();
-    LeafException e = assertThrows(LeafException.class, () -> LeafClient.ranges(overlapping, 12));
+    LeafException e = assertThrows(LeafException.class, () -> ReplyRanges.checked(overlapping, 12));
     assertEquals(Status.Code.INTERNAL, e.code(), e.getMessage());
     ReservedIds shortReply = ReservedIds.newBuilder()
         .addRanges(io.leaf.v1.IdRange.newBuilder().setStart(1).setEnd(10)).build();
-    e = assertThrows(LeafException.class, () -> LeafClient.ranges(shortReply, 10));
+    e = assertThrows(LeafException.class, () -> ReplyRanges.checked(shortReply, 10));
     assertTrue(e.getMessage().contains("9") && e.getMessage().contains("10"), e.getMessage());
   }
 

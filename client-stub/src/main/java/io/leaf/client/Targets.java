@@ -1,0 +1,190 @@
+package io.leaf.client;
+
+import io.grpc.CallCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.SnowflakeServiceGrpc;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+/**
+ * The servers a {@link LeafClient}'s calls go to, in order of preference, and which one each call
+ * tries: the first not marked down. A call that finds a target UNAVAILABLE (refused, connection
+ * lost, shutting down), or gets no answer within the failover bound while another target remains,
+ * marks it down and moves on to the next within the call's own deadline; a target marked down is
+ * preferred again once {@code retryAfter} has passed on the clock, so calls move back to it when
+ * it has recovered (and mark it down again, at the cost of one failover bound, when it has not).
+ * With one target a call is exactly one attempt on it. Calls that must not move (they write a
+ * tag's definition) always go to the first target. Every attempt carries the client's
+ * credentials, or a tag's own token ({@link TagTokens}).
+ *
+ * <p>Thread-safe: the marks are an atomic array; calls never block on one another.
+ */
+final class Targets implements AutoCloseable {
+
+  /** Not marked down. */
+  private static final long UP = Long.MIN_VALUE;
+
+  /** The stubs of one attempt, bound to that attempt's deadline. */
+  static final class Attempt {
+    private final Route route;
+    private final long deadlineNanos;
+
+    private Attempt(Route route, long deadlineNanos) {
+      this.route = route;
+      this.deadlineNanos = deadlineNanos;
+    }
+
+    /** The LeafService stub for a call of {@code bizTag}: with the tag's own token, if any. */
+    LeafServiceGrpc.LeafServiceBlockingStub leaf(String bizTag) {
+      LeafServiceGrpc.LeafServiceBlockingStub stub =
+          route.leaf.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
+      CallCredentials own = route.tagTokens.isEmpty() ? null : route.tagTokens.forTag(bizTag);
+      return own == null ? stub : stub.withCallCredentials(own);
+    }
+
+    SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake() {
+      return route.snowflake.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private record Route(ManagedChannel channel, LeafServiceGrpc.LeafServiceBlockingStub leaf,
+      SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake, TagTokens tagTokens) {}
+
+  private final List<Route> routes = new ArrayList<>();
+  private final boolean ownsChannels;
+  private final long deadlineNanos;
+  private final long failoverAfterNanos;
+  private final long retryAfterNanos;
+  private final LongSupplier clock;
+  /** Per target: the clock's reading when a call last found it down, or {@link #UP}. */
+  private final AtomicLongArray downSince;
+
+  /**
+   * @param channels one per target, most preferred first
+   * @param credentials sent on every call but those of a tag with its own token; null: none
+   * @param tagTokens the tags' own tokens
+   * @param deadlineNanos the deadline of a whole call, failovers included
+   * @param failoverAfterNanos the longest one attempt waits while another target remains
+   * @param retryAfterNanos how long a target marked down is passed over
+   * @param clock nanoseconds, for the marks ({@link System#nanoTime} but in tests)
+   */
+  Targets(List<ManagedChannel> channels, boolean ownsChannels, CallCredentials credentials,
+      TagTokens tagTokens, long deadlineNanos, long failoverAfterNanos, long retryAfterNanos, LongSupplier clock) {
+    for (ManagedChannel c : channels) {
+      LeafServiceGrpc.LeafServiceBlockingStub leaf = LeafServiceGrpc.newBlockingStub(c);
+      SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake =
+          SnowflakeServiceGrpc.newBlockingStub(c);
+      routes.add(new Route(c, credentials == null ? leaf : leaf.withCallCredentials(credentials),
+          credentials == null ? snowflake : snowflake.withCallCredentials(credentials),
+          tagTokens));
+    }
+    this.ownsChannels = ownsChannels;
+    this.deadlineNanos = deadlineNanos;
+    this.failoverAfterNanos = failoverAfterNanos;
+    this.retryAfterNanos = retryAfterNanos;
+    this.clock = clock;
+    this.downSince = new AtomicLongArray(channels.size());
+    for (int i = 0; i < channels.size(); i++) {
+      downSince.set(i, UP);
+    }
+  }
+
+  /**
+   * Runs {@code rpc} on the preferred target; when {@code failover} and the target turns out
+   * unavailable, on the next one, within the call's deadline. Without {@code failover}, on the
+   * first target whatever its mark: a call that writes a tag's definition must reach the database
+   * it was meant for or fail.
+   *
+   * @throws LeafException the status of the last attempt
+   */
+  <T> T call(Function<Attempt, T> rpc, boolean failover) {
+    long start = System.nanoTime();
+    int[] order = failover ? order() : new int[] {0};
+    StatusRuntimeException last = null;
+    for (int k = 0; k < order.length; k++) {
+      int target = order[k];
+      long left = deadlineNanos - (System.nanoTime() - start);
+      if (left <= 0) {
+        break;
+      }
+      boolean another = failover && k + 1 < order.length;
+      long bound = another ? Math.min(left, failoverAfterNanos) : left;
+      try {
+        T result = rpc.apply(new Attempt(routes.get(target), bound));
+        downSince.set(target, UP);
+        return result;
+      } catch (StatusRuntimeException e) {
+        Status.Code code = e.getStatus().getCode();
+        boolean down = code == Status.Code.UNAVAILABLE
+            || code == Status.Code.DEADLINE_EXCEEDED && bound < left;
+        if (!down) {
+          throw LeafException.from(e);
+        }
+        downSince.set(target, clock.getAsLong());
+        last = e;
+        if (!another) {
+          break;
+        }
+      }
+    }
+    if (last == null) {
+      throw new LeafDeadlineExceededException("deadline of "
+          + TimeUnit.NANOSECONDS.toMillis(deadlineNanos) + " ms passed before a target answered",
+          null);
+    }
+    throw LeafException.from(last);
+  }
+
+  /** The targets a call tries, in order: those not marked down first, each group by preference. */
+  int[] order() {
+    int n = routes.size();
+    int[] order = new int[n];
+    int up = 0;
+    long now = clock.getAsLong();
+    for (int i = 0; i < n; i++) {
+      long since = downSince.get(i);
+      if (since == UP || now - since >= retryAfterNanos) {
+        order[up++] = i;
+      }
+    }
+    int next = up;
+    for (int i = 0; i < n; i++) {
+      long since = downSince.get(i);
+      if (since != UP && now - since < retryAfterNanos) {
+        order[next++] = i;
+      }
+    }
+    return order;
+  }
+
+  /** The channel a call would try first now. */
+  ManagedChannel current() {
+    return routes.get(order()[0]).channel;
+  }
+
+  /** Shuts down the channels if they were built for this client, each within five seconds. */
+  @Override
+  public void close() {
+    if (!ownsChannels) {
+      return;
+    }
+    routes.forEach(r -> r.channel.shutdown());
+    try {
+      for (Route r : routes) {
+        if (!r.channel.awaitTermination(5, TimeUnit.SECONDS)) {
+          r.channel.shutdownNow();
+        }
+      }
+    } catch (InterruptedException e) {
+      routes.forEach(r -> r.channel.shutdownNow());
+      Thread.currentThread().interrupt();
+    }
+  }
+}
