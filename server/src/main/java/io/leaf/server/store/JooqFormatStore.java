@@ -2,16 +2,11 @@ package io.leaf.server.store;
 
 import static io.leaf.server.store.generated.Tables.LEAF_FORMAT;
 
-import java.sql.Connection;
-import java.sql.DatabaseMetaData;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.InstantSource;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Locale;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -52,40 +47,12 @@ public final class JooqFormatStore implements FormatStore {
   @Override
   public void createSchemaIfMissing() {
     guard("open " + TABLE, () -> dsl.connectionResult(c -> {
-      DatabaseMetaData md = c.getMetaData();
-      if (!exists(md)) {
-        DatabaseProduct product = DatabaseProduct.of(md, dsl.dialect());
-        String schema = LeafAllocTable.stripComments(LeafAllocTable.readSchema(product
-            .isPostgres() ? "/sql/schema-postgresql.sql" : "/sql/schema.sql"));
-        DSLContext db = DSL.using(c, product.dialect(), dsl.settings());
-        for (String statement : schema.split(";")) {
-          if (statement.contains("TABLE IF NOT EXISTS " + TABLE + " ")) {
-            db.execute(statement.strip());
-          }
-        }
-        if (!exists(md)) {
-          throw new UnusableTableException("table " + TABLE + " was created but the database's"
-              + " metadata does not show it");
-        }
+      if (OwnTables.createIfMissing(c, dsl, TABLE)) {
         log.info("created table {}", TABLE);
       }
       return null;
     }));
     checked = true;
-  }
-
-  private static boolean exists(DatabaseMetaData md) throws SQLException {
-    String table = md.storesUpperCaseIdentifiers() ? TABLE.toUpperCase(Locale.ROOT) : TABLE;
-    Connection c = md.getConnection();
-    try (ResultSet rs = md.getTables(c.getCatalog(), c.getSchema(),
-        table.replace("_", md.getSearchStringEscape() + "_"), null)) {
-      while (rs.next()) {
-        if (rs.getString("TABLE_NAME").equals(table)) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   private void ensureTable() {

@@ -3,12 +3,7 @@ package io.leaf.server.store;
 import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 import static io.leaf.server.store.generated.Tables.LEAF_REGION;
 
-import java.sql.Connection;
-import java.sql.DatabaseMetaData;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.InstantSource;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -51,7 +46,7 @@ public final class JooqRegionStore implements RegionStore {
   @Override
   public Optional<StoredRegion> read() {
     return guard("read " + TABLE, () -> dsl.connectionResult(c -> {
-      if (!exists(c.getMetaData())) {
+      if (!OwnTables.exists(c.getMetaData(), TABLE)) {
         return Optional.<StoredRegion>empty();
       }
       try {
@@ -72,17 +67,7 @@ public final class JooqRegionStore implements RegionStore {
   @Override
   public StoredRegion claim(StoredRegion wanted) {
     guard("create " + TABLE, () -> dsl.connectionResult(c -> {
-      DatabaseMetaData md = c.getMetaData();
-      if (!exists(md)) {
-        DatabaseProduct product = DatabaseProduct.of(md, dsl.dialect());
-        String schema = LeafAllocTable.stripComments(LeafAllocTable.readSchema(product
-            .isPostgres() ? "/sql/schema-postgresql.sql" : "/sql/schema.sql"));
-        DSLContext db = DSL.using(c, product.dialect(), dsl.settings());
-        for (String statement : schema.split(";")) {
-          if (statement.contains("TABLE IF NOT EXISTS " + TABLE + " ")) {
-            db.execute(statement.strip());
-          }
-        }
+      if (OwnTables.createIfMissing(c, dsl, TABLE)) {
         log.info("created table {}", TABLE);
       }
       return null;
@@ -108,20 +93,6 @@ public final class JooqRegionStore implements RegionStore {
         .select(LEAF_ALLOC.BIZ_TAG, LEAF_ALLOC.MAX_ID).from(LEAF_ALLOC)
         .orderBy(LEAF_ALLOC.MAX_ID.desc()).limit(1)
         .fetchOptional(r -> new HighestTag(r.value1(), r.value2())));
-  }
-
-  private static boolean exists(DatabaseMetaData md) throws SQLException {
-    String table = md.storesUpperCaseIdentifiers() ? TABLE.toUpperCase(Locale.ROOT) : TABLE;
-    Connection c = md.getConnection();
-    try (ResultSet rs = md.getTables(c.getCatalog(), c.getSchema(),
-        table.replace("_", md.getSearchStringEscape() + "_"), null)) {
-      while (rs.next()) {
-        if (rs.getString("TABLE_NAME").equals(table)) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   private static <T> T guard(String what, Supplier<T> work) {

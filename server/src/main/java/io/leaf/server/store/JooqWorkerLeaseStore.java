@@ -3,8 +3,6 @@ package io.leaf.server.store;
 import static io.leaf.server.store.generated.Tables.LEAF_WORKER;
 
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -12,7 +10,6 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collections;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
@@ -64,38 +61,12 @@ public final class JooqWorkerLeaseStore implements WorkerLeaseStore {
   @Override
   public void createSchemaIfMissing() {
     guard("open " + TABLE, () -> dsl.connectionResult(c -> {
-      DatabaseMetaData md = c.getMetaData();
-      if (!exists(md)) {
-        DSLContext db = DSL.using(c, dsl.dialect(), dsl.settings());
-        for (String statement : LeafAllocTable.stripComments(LeafAllocTable.readSchema())
-            .split(";")) {
-          if (statement.contains(TABLE)) {
-            db.execute(statement.strip());
-          }
-        }
-        if (!exists(md)) {
-          throw new UnusableTableException("table " + TABLE + " was created but the database's"
-              + " metadata does not show it");
-        }
+      if (OwnTables.createIfMissing(c, dsl, TABLE)) {
         log.info("created table {}", TABLE);
       }
       return null;
     }));
     checked = true;
-  }
-
-  private static boolean exists(DatabaseMetaData md) throws SQLException {
-    String table = md.storesUpperCaseIdentifiers() ? TABLE.toUpperCase(Locale.ROOT) : TABLE;
-    Connection c = md.getConnection();
-    try (ResultSet rs = md.getTables(c.getCatalog(), c.getSchema(),
-        table.replace("_", md.getSearchStringEscape() + "_"), null)) {
-      while (rs.next()) {
-        if (rs.getString("TABLE_NAME").equals(table)) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   private void ensureTable() {

@@ -1,0 +1,74 @@
+package io.leaf.server.store;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Locale;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+
+/**
+ * Leaf's own tables beside {@code leaf_alloc} ({@code leaf_worker}, {@code leaf_format}, {@code
+ * leaf_region}): whether one exists, read from the JDBC metadata (so a user without CREATE can
+ * use a table a DBA made), and its creation from the schema file of the database's product.
+ */
+final class OwnTables {
+
+  private OwnTables() {}
+
+  /** Whether {@code table} exists in the connection's catalog and schema. */
+  static boolean exists(DatabaseMetaData md, String table) throws SQLException {
+    String name = md.storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT) : table;
+    Connection c = md.getConnection();
+    try (ResultSet rs = md.getTables(c.getCatalog(), c.getSchema(),
+        name.replace("_", md.getSearchStringEscape() + "_"), null)) {
+      while (rs.next()) {
+        if (rs.getString("TABLE_NAME").equals(name)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Creates {@code table} on {@code c} when missing, from {@code sql/schema-postgresql.sql} on
+   * PostgreSQL when it is there, else from {@code sql/schema.sql}.
+   *
+   * @return true when this call created it
+   * @throws UnusableTableException the database's metadata does not show it after the create
+   */
+  static boolean createIfMissing(Connection c, DSLContext settingsOf, String table)
+      throws SQLException {
+    DatabaseMetaData md = c.getMetaData();
+    if (exists(md, table)) {
+      return false;
+    }
+    DatabaseProduct product = DatabaseProduct.of(md, settingsOf.dialect());
+    String statement = product.isPostgres()
+        ? statementOf("/sql/schema-postgresql.sql", table) : null;
+    if (statement == null) {
+      statement = statementOf("/sql/schema.sql", table);
+    }
+    if (statement == null) {
+      throw new IllegalStateException("no CREATE TABLE " + table + " in the schema files");
+    }
+    DSL.using(c, product.dialect(), settingsOf.settings()).execute(statement);
+    if (!exists(md, table)) {
+      throw new UnusableTableException("table " + table + " was created but the database's"
+          + " metadata does not show it");
+    }
+    return true;
+  }
+
+  private static String statementOf(String resource, String table) {
+    String schema = LeafAllocTable.stripComments(LeafAllocTable.readSchema(resource));
+    for (String statement : schema.split(";")) {
+      if (statement.contains("TABLE IF NOT EXISTS " + table + " ")) {
+        return statement.strip();
+      }
+    }
+    return null;
+  }
+}
