@@ -1,7 +1,7 @@
 package io.leaf.bench;
 
 import com.google.common.base.Ticker;
-import io.leaf.server.ServerWiring;
+import io.leaf.server.ServerThreads;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineListeners;
@@ -55,7 +55,7 @@ public final class HeapPerTag {
     SweepIntake intake = new SweepIntake();
     List<ExecutorService> threads = new ArrayList<>();
     SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
-        EngineConfig.DEFAULTS, ServerWiring.engineThreads(EngineConfig.DEFAULTS, threads::add),
+        EngineConfig.DEFAULTS, ServerThreads.engineThreads(EngineConfig.DEFAULTS, threads::add),
         EngineListeners.NONE.withOnCached(intake));
     // The server's defaults; the sweeper's thread is not started, runOnce below does its work.
     IdleTagSweeper sweeper = new IdleTagSweeper(allocator, intake,

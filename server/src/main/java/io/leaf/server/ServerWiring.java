@@ -1,7 +1,6 @@
 package io.leaf.server;
 
 import com.google.common.base.Ticker;
-import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import com.zaxxer.hikari.HikariDataSource;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.ServerBuilder;
@@ -14,21 +13,14 @@ import io.leaf.server.config.DatabaseConfig;
 import io.leaf.server.config.OpsConfig;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.CoarseTicker;
-import io.leaf.server.engine.DeadlineTimer;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.EngineThreads;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.health.ServerHealth;
-import io.leaf.server.http.HttpConfig;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.http.HttpRoutes;
-import io.leaf.server.http.IdEndpoints;
-import io.leaf.server.http.MonitorData;
-import io.leaf.server.http.MonitorPage;
-import io.leaf.server.http.SnowflakeIds;
-import io.leaf.server.http.WorkerLeaseView;
 import io.leaf.server.metrics.Metrics;
 import io.leaf.server.security.ServerTokens;
 import io.leaf.server.security.TlsCredentials;
@@ -37,8 +29,6 @@ import io.leaf.server.security.TokenAuthInterceptor;
 import io.leaf.server.security.TokenMeters;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeConfig;
-import io.leaf.server.snowflake.SnowflakeGenerator;
-import io.leaf.server.snowflake.SnowflakeLayout;
 import io.leaf.server.formats.FormatAdmin;
 import io.leaf.server.formats.FormattedIssuer;
 import io.leaf.server.store.DataSources;
@@ -59,19 +49,12 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -189,7 +172,7 @@ public final class ServerWiring {
       SegmentStore served = decorate.apply(regional);
       List<ExecutorService> threads = new ArrayList<>();
       opened.push(() -> threads.forEach(ExecutorService::shutdownNow));
-      ScheduledExecutorService tick = scheduler("leaf-coarse-ticker");
+      ScheduledExecutorService tick = ServerThreads.scheduler("leaf-coarse-ticker");
       threads.add(tick);
       CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION, tick);
       EngineConfig engine = config.engine(EngineConfig.DEFAULTS);
@@ -204,7 +187,7 @@ public final class ServerWiring {
           log.warn("formatted IDs unavailable: {}", e.getMessage());
         }
       };
-      EngineThreads engineThreads = engineThreads(engine, threads::add);
+      EngineThreads engineThreads = ServerThreads.engineThreads(engine, threads::add);
       return assemble(builder, config, served, schemaInit,
           new Formats(formats, InstantSource.system(), config.region()),
           listeners -> new SegmentAllocator(served, ticker, engine, engineThreads, listeners),
@@ -220,38 +203,6 @@ public final class ServerWiring {
       }
       throw e;
     }
-  }
-
-  /**
-   * The engine's threads as the server runs them: loaders and first loaders bounded as {@code
-   * engine} says, and a deadline thread that drops cancelled deadlines at once. Each executor goes
-   * to {@code owner}, which shuts it down after the engine's {@link SegmentAllocator#close()}.
-   */
-  public static EngineThreads engineThreads(EngineConfig engine, Consumer<ExecutorService> owner) {
-    ThreadPoolExecutor loads = pool("leaf-loader-%d", engine.loaderThreads(), engine.loaderQueue());
-    ThreadPoolExecutor first = pool("leaf-first-loader-%d", engine.firstLoadThreads(),
-        engine.firstLoadQueue());
-    ScheduledThreadPoolExecutor deadlines = scheduler("leaf-wait-deadlines");
-    deadlines.setRemoveOnCancelPolicy(true);
-    List.of(loads, first, deadlines).forEach(owner);
-    return new EngineThreads(loads, first, DeadlineTimer.on(deadlines));
-  }
-
-  /** {@code threads} named daemons over a queue of {@code queue}; idle ones end after 60 s. */
-  private static ThreadPoolExecutor pool(String names, int threads, int queue) {
-    ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-        new ArrayBlockingQueue<>(queue), daemons(names));
-    pool.allowCoreThreadTimeOut(true);
-    return pool;
-  }
-
-  /** One named daemon thread running scheduled tasks. */
-  private static ScheduledThreadPoolExecutor scheduler(String name) {
-    return new ScheduledThreadPoolExecutor(1, daemons(name));
-  }
-
-  private static ThreadFactory daemons(String nameFormat) {
-    return new ThreadFactoryBuilder().setNameFormat(nameFormat).setDaemon(true).build();
   }
 
   /** The token check, then the metrics interceptors (outermost: they see refusals too). */
@@ -336,7 +287,7 @@ public final class ServerWiring {
     DatabaseCalls database = new DatabaseCalls(config.api().dbCallThreads(), config.api().maxQueuedDbCalls());
     // One queued task per stream at most (a stream's events run one after another), so twice
     // --max-streams leaves room for streams that just ended and never refuses an open one.
-    ThreadPoolExecutor streamPump = pool("leaf-stream-%d", STREAM_PUMP_THREADS,
+    ThreadPoolExecutor streamPump = ServerThreads.pool("leaf-stream-%d", STREAM_PUMP_THREADS,
         2 * config.api().maxStreams());
     FormattedIssuer issuer = new FormattedIssuer(allocator, store, formats.store(),
         config.formatKey(), formats.clock(), database::execute, formats.region());
@@ -352,7 +303,7 @@ public final class ServerWiring {
     LeafServer.Parts parts =
         new LeafServer.Parts(store, allocator, sweeper, health, service, snowflake);
     AtomicReference<HttpEndpoints> bound = new AtomicReference<>();
-    HttpRoutes routes = httpRoutes(config, parts, issuer, metrics, access,
+    HttpRoutes routes = HttpWiring.routes(config, parts, issuer, metrics, access,
         () -> bound.get() == null ? 0 : bound.get().httpConnections());
     Supplier<HttpEndpoints> openHttp = () -> {
       bound.set(HttpEndpoints.start(config.ops().metricsPort(), config.http(), metrics, routes));
@@ -371,64 +322,10 @@ public final class ServerWiring {
    */
   public static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases) {
     SnowflakeConfig s = config.snowflake();
-    ScheduledThreadPoolExecutor leaseThread = scheduler("leaf-worker-lease");
+    ScheduledThreadPoolExecutor leaseThread = ServerThreads.scheduler("leaf-worker-lease");
     leaseThread.setRemoveOnCancelPolicy(true);
-    ScheduledThreadPoolExecutor chunkTimer = scheduler("leaf-snowflake-timer");
+    ScheduledThreadPoolExecutor chunkTimer = ServerThreads.scheduler("leaf-snowflake-timer");
     return new Snowflake(leases, s.layout(), s.fromId(), s.toId(), s.leaseTtl(),
         InstantSource.system(), Ticker.systemTicker(), leaseThread, chunkTimer);
-  }
-
-  /** What {@code --http-port} serves. */
-  private static HttpRoutes httpRoutes(ServerConfig config, LeafServer.Parts parts,
-      FormattedIssuer issuer, Metrics metrics, TokenAccess access, LongSupplier httpConnections) {
-    HttpRoutes routes = new HttpRoutes();
-    if (metrics != null) {
-      routes.get("/metrics", HttpEndpoints.metricsRoute(metrics));
-    }
-    SegmentAllocator allocator = parts.allocator();
-    LeafGrpcService service = parts.service();
-    new IdEndpoints(allocator, config.api().maxWait(), snowflakeIds(parts.snowflake()), issuer,
-        access, metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
-    List<MonitorData.Limit> limits = List.of(
-        new MonitorData.Limit("--max-waiting", config.engine().maxWaiting(), allocator::waitingCalls),
-        new MonitorData.Limit("--max-streams", config.api().maxStreams(), service::openStreams),
-        new MonitorData.Limit("--max-stream-memory", service.streamMemoryBytes(),
-            service::streamMemoryUsedBytes),
-        new MonitorData.Limit("--max-watches", config.api().maxWatches(), null),
-        new MonitorData.Limit("--max-queued-loads", config.engine().loaderQueue(), null),
-        new MonitorData.Limit("--max-queued-first-loads", config.engine().firstLoadQueue(), null),
-        new MonitorData.Limit("--max-queued-db-calls", config.api().maxQueuedDbCalls(), null),
-        new MonitorData.Limit(HttpConfig.MAX_CONNECTIONS_FLAG, config.http().maxConnections(),
-            httpConnections));
-    new MonitorPage(new MonitorData(allocator, parts.health()::databaseUp, limits,
-        metrics == null ? Map::of : metrics::refusals, workerLease(parts.snowflake()),
-        issuer::view),
-        config.ops().monitorPublic() ? null : access).addTo(routes);
-    return routes;
-  }
-
-  /** {@code /api/snowflake/get/{key}}: IDs of {@code snowflake}, failures as failed futures. */
-  private static SnowflakeIds snowflakeIds(Snowflake snowflake) {
-    return () -> {
-      try {
-        return CompletableFuture.completedFuture(snowflake.nextId());
-      } catch (RuntimeException e) {
-        return CompletableFuture.failedFuture(e);
-      }
-    };
-  }
-
-  /** What the monitor page shows of the worker lease. */
-  private static WorkerLeaseView workerLease(Snowflake snowflake) {
-    return () -> {
-      SnowflakeGenerator g = snowflake.generator();
-      SnowflakeLayout layout = snowflake.layout();
-      return List.of(
-          Map.entry("worker ID", g.leaseValid() ? Integer.toString(g.workerId()) : "none held"),
-          Map.entry("lease valid", Boolean.toString(g.leaseValid())),
-          Map.entry("ID time ahead of wall clock", g.aheadOfWallMs() + " ms"),
-          Map.entry("layout", layout.timestampBits() + "/" + layout.workerIdBits() + "/"
-              + layout.sequenceBits() + " bits, runs out in " + layout.endYear()));
-    };
   }
 }

@@ -1,6 +1,6 @@
 package io.leaf.bench.jmh;
 
-import io.leaf.server.ServerWiring;
+import io.leaf.server.ServerThreads;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
@@ -53,7 +53,7 @@ public class EngineBenchmark {
       ticker = new CoarseTicker(Duration.ofMillis(1), tick);
       EngineConfig config = EngineConfig.DEFAULTS.withMaxStep(STEP);
       allocator = new SegmentAllocator(store, ticker, config,
-          ServerWiring.engineThreads(config, threads::add));
+          ServerThreads.engineThreads(config, threads::add));
       allocator.initCache(TAG, allocator.deadline(TIMEOUT_NANOS, false)).join();
     }
 

@@ -1,6 +1,6 @@
 package io.leaf.server.testing;
 
-import io.leaf.server.ServerWiring;
+import io.leaf.server.ServerThreads;
 import io.leaf.server.engine.DeadlineTimer;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineThreads;
@@ -10,7 +10,7 @@ import java.util.concurrent.ExecutorService;
 
 /**
  * The engine's threads for a test, made as the server makes them ({@link
- * ServerWiring#engineThreads}); {@link #close()} shuts them down, as the server's stop does.
+ * ServerThreads#engineThreads}); {@link #close()} shuts them down, as the server's stop does.
  *
  * <p>A test closes it after the allocators running on it, like any resource it made.
  */
@@ -21,12 +21,12 @@ public final class EngineThreadsFixture implements AutoCloseable {
 
   /** Loaders sized by {@code config}, deadlines on a real thread. */
   public EngineThreadsFixture(EngineConfig config) {
-    this.threads = ServerWiring.engineThreads(config, made::add);
+    this.threads = ServerThreads.engineThreads(config, made::add);
   }
 
   /** Loaders sized by {@code config}, deadlines on {@code timer} (a {@link ManualTimer}, say). */
   public EngineThreadsFixture(EngineConfig config, DeadlineTimer timer) {
-    EngineThreads real = ServerWiring.engineThreads(config, made::add);
+    EngineThreads real = ServerThreads.engineThreads(config, made::add);
     this.threads = new EngineThreads(real.loads(), real.firstLoads(), timer);
   }
 

@@ -1,0 +1,87 @@
+package io.leaf.server;
+
+import io.leaf.server.api.LeafGrpcService;
+import io.leaf.server.config.ServerConfig;
+import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.formats.FormattedIssuer;
+import io.leaf.server.http.HttpConfig;
+import io.leaf.server.http.HttpEndpoints;
+import io.leaf.server.http.HttpRoutes;
+import io.leaf.server.http.IdEndpoints;
+import io.leaf.server.http.MonitorData;
+import io.leaf.server.http.MonitorPage;
+import io.leaf.server.http.SnowflakeIds;
+import io.leaf.server.http.WorkerLeaseView;
+import io.leaf.server.metrics.Metrics;
+import io.leaf.server.security.TokenAccess;
+import io.leaf.server.snowflake.Snowflake;
+import io.leaf.server.snowflake.SnowflakeGenerator;
+import io.leaf.server.snowflake.SnowflakeLayout;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+
+/**
+ * Wires what {@code --http-port} serves from the server's parts: Meituan Leaf's ID routes, the
+ * formatted-number route, the monitor page with its limits, and {@code /metrics}; part of the
+ * composition root beside {@link ServerWiring}.
+ */
+final class HttpWiring {
+
+  private HttpWiring() {}
+
+  /** What {@code --http-port} serves. */
+  static HttpRoutes routes(ServerConfig config, LeafServer.Parts parts,
+      FormattedIssuer issuer, Metrics metrics, TokenAccess access, LongSupplier httpConnections) {
+    HttpRoutes routes = new HttpRoutes();
+    if (metrics != null) {
+      routes.get("/metrics", HttpEndpoints.metricsRoute(metrics));
+    }
+    SegmentAllocator allocator = parts.allocator();
+    LeafGrpcService service = parts.service();
+    new IdEndpoints(allocator, config.api().maxWait(), snowflakeIds(parts.snowflake()), issuer,
+        access, metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
+    List<MonitorData.Limit> limits = List.of(
+        new MonitorData.Limit("--max-waiting", config.engine().maxWaiting(), allocator::waitingCalls),
+        new MonitorData.Limit("--max-streams", config.api().maxStreams(), service::openStreams),
+        new MonitorData.Limit("--max-stream-memory", service.streamMemoryBytes(),
+            service::streamMemoryUsedBytes),
+        new MonitorData.Limit("--max-watches", config.api().maxWatches(), null),
+        new MonitorData.Limit("--max-queued-loads", config.engine().loaderQueue(), null),
+        new MonitorData.Limit("--max-queued-first-loads", config.engine().firstLoadQueue(), null),
+        new MonitorData.Limit("--max-queued-db-calls", config.api().maxQueuedDbCalls(), null),
+        new MonitorData.Limit(HttpConfig.MAX_CONNECTIONS_FLAG, config.http().maxConnections(),
+            httpConnections));
+    new MonitorPage(new MonitorData(allocator, parts.health()::databaseUp, limits,
+        metrics == null ? Map::of : metrics::refusals, workerLease(parts.snowflake()),
+        issuer::view),
+        config.ops().monitorPublic() ? null : access).addTo(routes);
+    return routes;
+  }
+
+  /** {@code /api/snowflake/get/{key}}: IDs of {@code snowflake}, failures as failed futures. */
+  private static SnowflakeIds snowflakeIds(Snowflake snowflake) {
+    return () -> {
+      try {
+        return CompletableFuture.completedFuture(snowflake.nextId());
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    };
+  }
+
+  /** What the monitor page shows of the worker lease. */
+  private static WorkerLeaseView workerLease(Snowflake snowflake) {
+    return () -> {
+      SnowflakeGenerator g = snowflake.generator();
+      SnowflakeLayout layout = snowflake.layout();
+      return List.of(
+          Map.entry("worker ID", g.leaseValid() ? Integer.toString(g.workerId()) : "none held"),
+          Map.entry("lease valid", Boolean.toString(g.leaseValid())),
+          Map.entry("ID time ahead of wall clock", g.aheadOfWallMs() + " ms"),
+          Map.entry("layout", layout.timestampBits() + "/" + layout.workerIdBits() + "/"
+              + layout.sequenceBits() + " bits, runs out in " + layout.endYear()));
+    };
+  }
+}
