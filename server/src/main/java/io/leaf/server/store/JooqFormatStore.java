@@ -11,10 +11,7 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
-import org.jooq.conf.RenderQuotedNames;
-import org.jooq.conf.Settings;
 import org.jooq.exception.DataAccessException;
-import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,11 +33,7 @@ public final class JooqFormatStore implements FormatStore {
   private volatile boolean checked;
 
   public JooqFormatStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
-    Settings settings = new Settings()
-        .withRenderQuotedNames(RenderQuotedNames.NEVER)
-        .withRenderSchema(false)
-        .withExecuteLogging(false);
-    this.dsl = DSL.using(dataSource, dialect, settings);
+    this.dsl = OwnTables.dsl(dataSource, dialect);
     this.clock = clock;
   }
 

@@ -9,8 +9,6 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
-import org.jooq.conf.RenderQuotedNames;
-import org.jooq.conf.Settings;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
@@ -35,11 +33,7 @@ public final class JooqRegionStore implements RegionStore {
   private final InstantSource clock;
 
   public JooqRegionStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
-    Settings settings = new Settings()
-        .withRenderQuotedNames(RenderQuotedNames.NEVER)
-        .withRenderSchema(false)
-        .withExecuteLogging(false);
-    this.dsl = DSL.using(dataSource, dialect, settings);
+    this.dsl = OwnTables.dsl(dataSource, dialect);
     this.clock = clock;
   }
 

@@ -12,8 +12,6 @@ import org.jooq.Condition;
 import org.jooq.Constants;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
-import org.jooq.conf.RenderQuotedNames;
-import org.jooq.conf.Settings;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
@@ -50,13 +48,7 @@ public final class JooqSegmentStore implements SegmentStore {
 
   JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
       ConflictRetry retry) {
-    // Unquoted names: the DDL creates unquoted identifiers, which H2 folds to upper case and
-    // MySQL keeps as written; both then match an unquoted reference.
-    Settings settings = new Settings()
-        .withRenderQuotedNames(RenderQuotedNames.NEVER)
-        .withRenderSchema(false)
-        .withExecuteLogging(false);
-    this.dsl = DSL.using(dataSource, dialect, settings);
+    this.dsl = OwnTables.dsl(dataSource, dialect);
     this.dataSource = dataSource;
     this.clock = clock;
     this.retry = retry;

@@ -19,8 +19,6 @@ import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.Record4;
 import org.jooq.SQLDialect;
-import org.jooq.conf.RenderQuotedNames;
-import org.jooq.conf.Settings;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
@@ -49,11 +47,7 @@ public final class JooqWorkerLeaseStore implements WorkerLeaseStore {
   private volatile boolean checked;
 
   public JooqWorkerLeaseStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
-    Settings settings = new Settings()
-        .withRenderQuotedNames(RenderQuotedNames.NEVER)
-        .withRenderSchema(false)
-        .withExecuteLogging(false);
-    this.dsl = DSL.using(dataSource, dialect, settings);
+    this.dsl = OwnTables.dsl(dataSource, dialect);
     this.clock = clock;
     this.dbNow = DatabaseClock.nowMillis(dialect);
   }

@@ -5,7 +5,11 @@ import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Locale;
+import javax.sql.DataSource;
 import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.conf.RenderQuotedNames;
+import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 
 /**
@@ -16,6 +20,18 @@ import org.jooq.impl.DSL;
 final class OwnTables {
 
   private OwnTables() {}
+
+  /**
+   * The statements' context every Leaf store uses: unquoted names (the DDL creates unquoted
+   * identifiers, which H2 folds to upper case and MySQL keeps as written), no schema, no
+   * statement logging.
+   */
+  static DSLContext dsl(DataSource dataSource, SQLDialect dialect) {
+    return DSL.using(dataSource, dialect, new Settings()
+        .withRenderQuotedNames(RenderQuotedNames.NEVER)
+        .withRenderSchema(false)
+        .withExecuteLogging(false));
+  }
 
   /** Whether {@code table} exists in the connection's catalog and schema. */
   static boolean exists(DatabaseMetaData md, String table) throws SQLException {
