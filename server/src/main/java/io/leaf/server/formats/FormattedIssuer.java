@@ -190,6 +190,9 @@ public final class FormattedIssuer {
       }
       Taking t = new Taking(f, s, now);
       if (s.ready) {
+        // The engine keeps limits for its most recent tags only: set again (one cache read when
+        // it still holds it) so an evicted limit cannot let this row's step grow past its width.
+        engine.limitStep(s.row, maxStep(f));
         prepareNext(f, s, now);
         return CompletableFuture.completedFuture(t);
       }
@@ -208,11 +211,15 @@ public final class FormattedIssuer {
 
   /** Creates the slot's row if needed and limits its step; completes when the engine may serve it. */
   private CompletableFuture<Void> ready(ActiveFormat f, Slot s) {
-    int maxStep = (int) Math.min(Integer.MAX_VALUE, f.ids.maxStep());
+    int maxStep = maxStep(f);
     return rows.ensure(f.tag(), s.period, maxStep).thenRun(() -> {
       engine.limitStep(s.row, maxStep);
       s.ready = true;
     });
+  }
+
+  private static int maxStep(ActiveFormat f) {
+    return (int) Math.min(Integer.MAX_VALUE, f.ids.maxStep());
   }
 
   /** Within {@link #PREPARE_AHEAD} of the slot's end: the next period's row and first segment. */
