@@ -12,8 +12,6 @@ import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@link FormatStore} on the {@code leaf_format} table ({@code sql/schema.sql}, PostgreSQL's in
@@ -25,38 +23,26 @@ import org.slf4j.LoggerFactory;
  */
 public final class JooqFormatStore implements FormatStore {
 
-  private static final Logger log = LoggerFactory.getLogger(JooqFormatStore.class);
   private static final String TABLE = "leaf_format";
 
   private final DSLContext dsl;
   private final InstantSource clock;
-  private volatile boolean checked;
+  private final OwnTable table;
 
   public JooqFormatStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
     this.dsl = OwnTables.dsl(dataSource, dialect);
+    this.table = new OwnTable(dsl, TABLE);
     this.clock = clock;
   }
 
   @Override
   public void createSchemaIfMissing() {
-    guard("open " + TABLE, () -> dsl.connectionResult(c -> {
-      if (OwnTables.createIfMissing(c, dsl, TABLE)) {
-        log.info("created table {}", TABLE);
-      }
-      return null;
-    }));
-    checked = true;
-  }
-
-  private void ensureTable() {
-    if (!checked) {
-      createSchemaIfMissing();
-    }
+    table.create();
   }
 
   @Override
   public List<StoredFormat> history(String bizTag) {
-    ensureTable();
+    table.ensure();
     return guard("read the formats of tag " + bizTag, () -> dsl.selectFrom(LEAF_FORMAT)
         .where(LEAF_FORMAT.BIZ_TAG.eq(bizTag))
         .orderBy(LEAF_FORMAT.VERSION)
@@ -70,7 +56,7 @@ public final class JooqFormatStore implements FormatStore {
     if (bizTags.isEmpty()) {
       return out;
     }
-    ensureTable();
+    table.ensure();
     // Every version of these tags, oldest first: the last one seen of a tag is its current one.
     guard("read the formats of " + bizTags.size() + " tags", () -> dsl.selectFrom(LEAF_FORMAT)
         .where(LEAF_FORMAT.BIZ_TAG.in(bizTags))
@@ -83,7 +69,7 @@ public final class JooqFormatStore implements FormatStore {
 
   @Override
   public StoredFormat add(StoredFormat format) {
-    ensureTable();
+    table.ensure();
     StoredFormat stored = new StoredFormat(format.bizTag(), format.version(), format.pattern(),
         format.reset(), format.timeZone(), format.keyFingerprint(), clock.millis());
     try {

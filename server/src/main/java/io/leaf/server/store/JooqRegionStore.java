@@ -11,8 +11,6 @@ import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@link RegionStore} on the {@code leaf_region} table ({@code sql/schema.sql}): whether the
@@ -24,7 +22,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class JooqRegionStore implements RegionStore {
 
-  private static final Logger log = LoggerFactory.getLogger(JooqRegionStore.class);
   private static final String TABLE = "leaf_region";
   /** The one row's key. */
   private static final int ROW = 1;
@@ -60,12 +57,7 @@ public final class JooqRegionStore implements RegionStore {
 
   @Override
   public StoredRegion claim(StoredRegion wanted) {
-    guard("create " + TABLE, () -> dsl.connectionResult(c -> {
-      if (OwnTables.createIfMissing(c, dsl, TABLE)) {
-        log.info("created table {}", TABLE);
-      }
-      return null;
-    }));
+    new OwnTable(dsl, TABLE).create();
     try {
       guard("record the region in " + TABLE, () -> dsl.insertInto(LEAF_REGION)
           .set(LEAF_REGION.ID, ROW)

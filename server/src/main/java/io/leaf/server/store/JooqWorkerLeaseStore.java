@@ -21,8 +21,6 @@ import org.jooq.Record4;
 import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@link WorkerLeaseStore} on the {@code leaf_worker} table ({@code sql/schema.sql}), created when
@@ -35,7 +33,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class JooqWorkerLeaseStore implements WorkerLeaseStore {
 
-  private static final Logger log = LoggerFactory.getLogger(JooqWorkerLeaseStore.class);
   private static final String TABLE = "leaf_worker";
   /** Candidates one claim tries before it reads the table again (servers racing lose some). */
   private static final int TRIES_PER_READ = 16;
@@ -44,29 +41,18 @@ public final class JooqWorkerLeaseStore implements WorkerLeaseStore {
   private final DSLContext dsl;
   private final InstantSource clock;
   private final Field<Long> dbNow;
-  private volatile boolean checked;
+  private final OwnTable table;
 
   public JooqWorkerLeaseStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
     this.dsl = OwnTables.dsl(dataSource, dialect);
+    this.table = new OwnTable(dsl, TABLE);
     this.clock = clock;
     this.dbNow = DatabaseClock.nowMillis(dialect);
   }
 
   @Override
   public void createSchemaIfMissing() {
-    guard("open " + TABLE, () -> dsl.connectionResult(c -> {
-      if (OwnTables.createIfMissing(c, dsl, TABLE)) {
-        log.info("created table {}", TABLE);
-      }
-      return null;
-    }));
-    checked = true;
-  }
-
-  private void ensureTable() {
-    if (!checked) {
-      createSchemaIfMissing();
-    }
+    table.create();
   }
 
   @Override
@@ -74,7 +60,7 @@ public final class JooqWorkerLeaseStore implements WorkerLeaseStore {
     if (fromId < 0 || toId < fromId) {
       throw new IllegalArgumentException("bad worker ID range " + fromId + "-" + toId);
     }
-    ensureTable();
+    table.ensure();
     return guard("claim a worker ID", () -> dsl.connectionResult(c -> {
       DSLContext db = autocommit(c);
       for (int read = 0; read < READS; read++) {
@@ -157,7 +143,7 @@ public final class JooqWorkerLeaseStore implements WorkerLeaseStore {
   @Override
   public Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
       long lastTimestampMs, long storedAtLeastMs) {
-    ensureTable();
+    table.ensure();
     return guard("renew the lease of worker ID " + workerId, () -> dsl.connectionResult(c -> {
       DSLContext db = autocommit(c);
       int updated = db.update(LEAF_WORKER)
@@ -175,7 +161,7 @@ public final class JooqWorkerLeaseStore implements WorkerLeaseStore {
 
   @Override
   public void release(int workerId, String owner, long lastTimestampMs) {
-    ensureTable();
+    table.ensure();
     guard("release worker ID " + workerId, () -> dsl.connectionResult(c -> autocommit(c)
         .update(LEAF_WORKER)
         .set(LEAF_WORKER.LEASE_EXPIRES_MS, 0L)
