@@ -1,5 +1,6 @@
 package io.leaf.server.http;
 
+import static io.leaf.server.http.HttpPortClient.assertStatus;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,9 +13,6 @@ import io.leaf.server.store.StoredFormat;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.InProcessLeaf;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -37,15 +35,12 @@ class FormattedIdEndpointTest {
   private final MemoryFormatStore formats = new MemoryFormatStore();
   private final FakeWallClock wall =
       new FakeWallClock(Instant.parse("2026-11-26T10:00:00Z").toEpochMilli());
-  private final HttpClient client = HttpClient.newBuilder()
-      .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(20)).build();
   private InProcessLeaf leaf;
-  private int port;
+  private HttpPortClient http;
 
   private void start(String... flags) throws Exception {
-    try (ServerSocket free = new ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
+    int port = HttpPortClient.freePort();
+    http = new HttpPortClient(port);
     List<String> all = new ArrayList<>(List.of("--http-port", String.valueOf(port)));
     all.addAll(List.of(flags));
     leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS,
@@ -66,45 +61,23 @@ class FormattedIdEndpointTest {
     formats.add(new StoredFormat(tag, 1, pattern, reset, "UTC", fingerprint, wall.millis()));
   }
 
-  private HttpRequest.Builder request(String path) {
-    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-        .timeout(Duration.ofSeconds(30));
-  }
-
-  private HttpResponse<String> get(String path) throws Exception {
-    return client.send(request(path).build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  private HttpResponse<String> get(String path, String authorization) throws Exception {
-    return client.send(request(path).header("Authorization", authorization).build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
-
-  private static void assertStatus(int status, String reasonPart, HttpResponse<String> r,
-      String what) {
-    assertEquals(status, r.statusCode(), what + ": " + r.body());
-    assertTrue(r.body().contains(reasonPart), what + " names the cause (" + reasonPart + "): "
-        + r.body());
-    assertEquals(1, r.body().split("\n").length, what + " is one line: " + r.body());
-  }
-
   @Test
   void formatted_tagWithFormat_bodyIsTheValueAloneAsPlainText() throws Exception {
     start();
     formatted("order", "ORD-{yyyyMMdd}-{seq:6}", "DAILY", "");
-    HttpResponse<String> first = get(PATH + "order");
+    HttpResponse<String> first = http.get(PATH + "order");
     assertEquals(200, first.statusCode(), first.body());
     assertEquals("ORD-20261126-000001", first.body(), "the value and nothing else");
     assertTrue(first.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
         "text/plain");
     assertEquals("no-store", first.headers().firstValue("Cache-Control").orElse(""),
         "never cached");
-    assertEquals("ORD-20261126-000002", get(PATH + "order").body(), "the next value");
-    HttpResponse<String> post = client.send(request(PATH + "order")
-        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals("ORD-20261126-000002", http.get(PATH + "order").body(), "the next value");
+    HttpResponse<String> post = http.send(http.request(PATH + "order")
+        .POST(HttpRequest.BodyPublishers.noBody()).build());
     assertEquals("ORD-20261126-000003", post.body(), "POST too, as on the segment path");
     wall.advance(Duration.ofDays(1));
-    assertEquals("ORD-20261127-000001", get(PATH + "order").body(),
+    assertEquals("ORD-20261127-000001", http.get(PATH + "order").body(),
         "the next day's period starts again");
   }
 
@@ -112,23 +85,23 @@ class FormattedIdEndpointTest {
   void formatted_tagWithoutFormat_409NamingTheTagAndTheFix() throws Exception {
     start();
     memory.createTag("plain", 1, 100, null);
-    HttpResponse<String> r = get(PATH + "plain");
+    HttpResponse<String> r = http.get(PATH + "plain");
     assertStatus(409, "has no format", r, "a tag without a format");
     assertTrue(r.body().contains("\"plain\"") && r.body().contains("SetFormat"),
         "names the tag and what to do: " + r.body());
-    assertEquals("1", get(IdEndpoints.SEGMENT + "plain").body(),
+    assertEquals("1", http.get(IdEndpoints.SEGMENT + "plain").body(),
         "its plain IDs are untouched");
   }
 
   @Test
   void formatted_unknownTag_404_badTag_400_badPath_404() throws Exception {
     start();
-    assertStatus(404, "nobody", get(PATH + "nobody"), "unknown tag");
-    assertStatus(404, "nobody", get(PATH + "nobody"), "unknown tag, remembered");
-    assertStatus(400, "biz_tag", get(PATH + "a%0Ab"), "a control character");
-    assertStatus(400, "biz_tag", get(PATH + "a".repeat(129)), "129 characters");
-    assertStatus(404, "no such path", get(PATH), "no key");
-    assertStatus(404, "no such path", get(PATH + "a/b"), "two segments");
+    assertStatus(404, "nobody", http.get(PATH + "nobody"), "unknown tag");
+    assertStatus(404, "nobody", http.get(PATH + "nobody"), "unknown tag, remembered");
+    assertStatus(400, "biz_tag", http.get(PATH + "a%0Ab"), "a control character");
+    assertStatus(400, "biz_tag", http.get(PATH + "a".repeat(129)), "129 characters");
+    assertStatus(404, "no such path", http.get(PATH), "no key");
+    assertStatus(404, "no such path", http.get(PATH + "a/b"), "two segments");
   }
 
   @Test
@@ -138,7 +111,7 @@ class FormattedIdEndpointTest {
     Set<String> seen = new HashSet<>();
     HttpResponse<String> refused = null;
     for (int i = 0; i < 12 && refused == null; i++) {
-      HttpResponse<String> r = get(PATH + "tiny");
+      HttpResponse<String> r = http.get(PATH + "tiny");
       if (r.statusCode() == 200) {
         assertTrue(seen.add(r.body()), "repeated " + r.body());
       } else {
@@ -148,7 +121,7 @@ class FormattedIdEndpointTest {
     assertTrue(refused != null, "no refusal after " + seen);
     assertStatus(409, "width of 1", refused, "the width used up");
     assertTrue(refused.body().contains("\"tiny\""), "names the tag: " + refused.body());
-    assertStatus(409, "width of 1", get(PATH + "tiny"), "and stays so");
+    assertStatus(409, "width of 1", http.get(PATH + "tiny"), "and stays so");
     assertTrue(seen.stream().allMatch(v -> v.matches("T[1-9]")), "never longer: " + seen);
   }
 
@@ -156,7 +129,7 @@ class FormattedIdEndpointTest {
   void formatted_opaqueFormatWithoutTheKey_500NamingTheFlag() throws Exception {
     start();
     formatted("secret", "S{seq:6:opaque}", "NEVER", "0123456789abcdef");
-    HttpResponse<String> r = get(PATH + "secret");
+    HttpResponse<String> r = http.get(PATH + "secret");
     assertStatus(500, "--format-key-file", r, "this server cannot serve the format");
     assertFalse(r.body().contains("has no format"), "not mistaken for a missing format");
   }
@@ -165,9 +138,9 @@ class FormattedIdEndpointTest {
   void formatted_clockBehindALaterPeriod_503() throws Exception {
     start();
     formatted("late", "{yyyyMMdd}{seq:5}", "DAILY", "");
-    assertEquals("2026112600001", get(PATH + "late").body());
+    assertEquals("2026112600001", http.get(PATH + "late").body());
     wall.advance(Duration.ofDays(-3));
-    assertStatus(503, "clock is behind", get(PATH + "late"), "a period before an existing one");
+    assertStatus(503, "clock is behind", http.get(PATH + "late"), "a period before an existing one");
   }
 
   @Test
@@ -175,7 +148,7 @@ class FormattedIdEndpointTest {
     start();
     formatted("down", "D{seq:6}", "NEVER", "");
     store.failLoads();
-    assertStatus(503, "", get(PATH + "down"), "database down");
+    assertStatus(503, "", http.get(PATH + "down"), "database down");
   }
 
   @Test
@@ -183,24 +156,24 @@ class FormattedIdEndpointTest {
     start("--max-wait", "300ms");
     formatted("slow", "S{seq:6}", "NEVER", "");
     store.blockLoads();
-    assertStatus(503, "", get(PATH + "slow"), "the server's --max-wait");
+    assertStatus(503, "", http.get(PATH + "slow"), "the server's --max-wait");
   }
 
   @Test
   void formatted_clientToken_missing401WrongDeniedRightServed() throws Exception {
     start("--admin-token", "admin-secret", "--client-token", "client-secret");
     formatted("guarded", "G{seq:4}", "NEVER", "");
-    HttpResponse<String> missing = get(PATH + "guarded");
+    HttpResponse<String> missing = http.get(PATH + "guarded");
     assertStatus(401, "Authorization: Bearer", missing, "no token");
     assertEquals("Bearer", missing.headers().firstValue("WWW-Authenticate").orElse(""),
         "401 says which scheme");
-    HttpResponse<String> wrong = get(PATH + "guarded", "Bearer nope");
+    HttpResponse<String> wrong = http.get(PATH + "guarded", "Bearer nope");
     assertStatus(403, "does not grant", wrong, "a wrong token");
     assertFalse(wrong.body().contains("secret"), "no token in the answer");
-    assertStatus(401, "Authorization", get(PATH + "nobody"),
+    assertStatus(401, "Authorization", http.get(PATH + "nobody"),
         "the token comes before the tag is looked up");
-    assertEquals("G0001", get(PATH + "guarded", "Bearer client-secret").body(), "client token");
-    assertEquals("G0002", get(PATH + "guarded", "Bearer admin-secret").body(), "admin token");
+    assertEquals("G0001", http.get(PATH + "guarded", "Bearer client-secret").body(), "client token");
+    assertEquals("G0002", http.get(PATH + "guarded", "Bearer admin-secret").body(), "admin token");
   }
 
   @Test
@@ -209,14 +182,14 @@ class FormattedIdEndpointTest {
     start("--max-wait", "1h");
     formatted("hang", "H{seq:6}", "NEVER", "");
     store.blockLoads();
-    try (RawHttpClient raw = new RawHttpClient(port, 20_000)) {
+    try (RawHttpClient raw = new RawHttpClient(http.port(), 20_000)) {
       raw.send("GET " + PATH + "hang HTTP/1.1\r\nHost: x\r\n\r\n");
       assertTrue(awaitWaitingCalls(1), "the call waits for the period row's load");
     }
     assertTrue(awaitWaitingCalls(0), "the client hung up: its wait slot is freed, "
         + leaf.allocator.waitingCalls() + " still waiting");
     store.release();
-    assertEquals("H000001", get(PATH + "hang").body(), "the tag serves on afterwards");
+    assertEquals("H000001", http.get(PATH + "hang").body(), "the tag serves on afterwards");
   }
 
   /** Waits (test thread only) until {@code n} calls wait for a segment; false if they never do. */

@@ -1,5 +1,6 @@
 package io.leaf.server.http;
 
+import static io.leaf.server.http.HttpPortClient.assertStatus;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,20 +10,15 @@ import io.leaf.server.api.TagNames;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.InProcessLeaf;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Meituan Leaf's HTTP endpoints on {@code --http-port}: bodies and statuses. */
@@ -30,15 +26,12 @@ class IdEndpointsTest {
 
   private final MemorySegmentStore memory = new MemorySegmentStore();
   private final ControllableStore store = new ControllableStore(memory);
-  private final HttpClient client = HttpClient.newBuilder()
-      .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(20)).build();
   private InProcessLeaf leaf;
-  private int port;
+  private HttpPortClient http;
 
   private void start(String... flags) throws Exception {
-    try (ServerSocket free = new ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
+    int port = HttpPortClient.freePort();
+    http = new HttpPortClient(port);
     List<String> all = new ArrayList<>(List.of("--http-port", String.valueOf(port)));
     all.addAll(List.of(flags));
     leaf = new InProcessLeaf(store, all.toArray(String[]::new));
@@ -52,40 +45,18 @@ class IdEndpointsTest {
     }
   }
 
-  private HttpRequest.Builder request(String path) {
-    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-        .timeout(Duration.ofSeconds(30));
-  }
-
-  private HttpResponse<String> get(String path) throws Exception {
-    return client.send(request(path).build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  private HttpResponse<String> get(String path, String authorization) throws Exception {
-    return client.send(request(path).header("Authorization", authorization).build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
-
-  private static void assertStatus(int status, String reasonPart, HttpResponse<String> r,
-      String what) {
-    assertEquals(status, r.statusCode(), what + ": " + r.body());
-    assertTrue(r.body().contains(reasonPart), what + " names the cause (" + reasonPart + "): "
-        + r.body());
-    assertEquals(1, r.body().split("\n").length, what + " is one line: " + r.body());
-  }
-
   @Test
   void segment_existingTag_bodyIsTheIdAloneAsPlainText() throws Exception {
     start();
     memory.createTag("order", 1, 100, null);
-    HttpResponse<String> first = get("/api/segment/get/order");
+    HttpResponse<String> first = http.get("/api/segment/get/order");
     assertEquals(200, first.statusCode(), "an existing tag: " + first.body());
     assertEquals("1", first.body(), "the body is the ID and nothing else, as Meituan Leaf's");
     assertTrue(first.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
         "text/plain");
-    assertEquals("2", get("/api/segment/get/order").body(), "the next ID");
-    HttpResponse<String> post = client.send(request("/api/segment/get/order")
-        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals("2", http.get("/api/segment/get/order").body(), "the next ID");
+    HttpResponse<String> post = http.send(http.request("/api/segment/get/order")
+        .POST(HttpRequest.BodyPublishers.noBody()).build());
     assertEquals("3", post.body(), "POST works too, as with Meituan's @RequestMapping");
   }
 
@@ -95,8 +66,7 @@ class IdEndpointsTest {
     memory.createTag("many", 1, 7, null);
     List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
-      calls.add(client.sendAsync(request("/api/segment/get/many").build(),
-          HttpResponse.BodyHandlers.ofString()));
+      calls.add(http.sendAsync(http.request("/api/segment/get/many").build()));
     }
     java.util.Set<Long> ids = new java.util.HashSet<>();
     for (CompletableFuture<HttpResponse<String>> c : calls) {
@@ -110,25 +80,25 @@ class IdEndpointsTest {
   @Test
   void segment_unknownTag_404() throws Exception {
     start();
-    assertStatus(404, "nobody", get("/api/segment/get/nobody"), "unknown tag");
+    assertStatus(404, "nobody", http.get("/api/segment/get/nobody"), "unknown tag");
   }
 
   @Test
   void segment_badTags_400AndBadPaths_404() throws Exception {
     start();
-    assertStatus(400, "biz_tag", get("/api/segment/get/" + "a".repeat(129)), "129 characters");
-    assertStatus(400, "biz_tag", get("/api/segment/get/a%0Ab"), "a control character");
-    try (RawHttpClient raw = new RawHttpClient(port, 20_000)) {
+    assertStatus(400, "biz_tag", http.get("/api/segment/get/" + "a".repeat(129)), "129 characters");
+    assertStatus(400, "biz_tag", http.get("/api/segment/get/a%0Ab"), "a control character");
+    try (RawHttpClient raw = new RawHttpClient(http.port(), 20_000)) {
       raw.send("GET /api/segment/get/a%ZZ HTTP/1.1\r\nHost: x\r\n\r\n");
       RawHttpClient.Response r = raw.read();
       assertEquals(400, r.status(), "a malformed escape: " + r);
       assertTrue(r.body().contains("malformed %-escape"), "says so: " + r);
     }
-    assertStatus(400, "UTF-8", get("/api/segment/get/%C3%28"), "invalid UTF-8");
-    assertStatus(404, "no such path", get("/api/segment/get/"), "no key");
-    assertStatus(404, "no such path", get("/api/segment/get/a/b"), "two segments");
-    HttpResponse<String> put = client.send(request("/api/segment/get/x")
-        .PUT(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    assertStatus(400, "UTF-8", http.get("/api/segment/get/%C3%28"), "invalid UTF-8");
+    assertStatus(404, "no such path", http.get("/api/segment/get/"), "no key");
+    assertStatus(404, "no such path", http.get("/api/segment/get/a/b"), "two segments");
+    HttpResponse<String> put = http.send(http.request("/api/segment/get/x")
+        .PUT(HttpRequest.BodyPublishers.noBody()).build());
     assertEquals(405, put.statusCode(), "PUT: " + put.body());
   }
 
@@ -136,7 +106,7 @@ class IdEndpointsTest {
   void segment_tagWithSlashPercentEncoded_decodedAsOneTag() throws Exception {
     start();
     // Decoded into one tag, whatever the tag rule then says of the slash.
-    HttpResponse<String> r = get("/api/segment/get/pay%2Frefund");
+    HttpResponse<String> r = http.get("/api/segment/get/pay%2Frefund");
     assertTrue(r.body().contains("pay/refund"), "decoded to pay/refund: " + r.body());
   }
 
@@ -147,7 +117,7 @@ class IdEndpointsTest {
     start();
     for (String tag : List.of("订单", "a b", "pay/refund")) {
       memory.createTag(tag, 1, 100, null);
-      HttpResponse<String> r = get("/api/segment/get/"
+      HttpResponse<String> r = http.get("/api/segment/get/"
           + URLEncoder.encode(tag, StandardCharsets.UTF_8).replace("+", "%20"));
       assertEquals(200, r.statusCode(), tag + ": " + r.body());
       assertEquals("1", r.body(), tag + "'s first ID");
@@ -158,25 +128,25 @@ class IdEndpointsTest {
   void segment_clientToken_missing401WrongDeniedRightServed() throws Exception {
     start("--admin-token", "admin-secret", "--client-token", "client-secret");
     memory.createTag("guarded", 1, 100, null);
-    HttpResponse<String> missing = get("/api/segment/get/guarded");
+    HttpResponse<String> missing = http.get("/api/segment/get/guarded");
     assertStatus(401, "Authorization: Bearer", missing, "no token");
     assertEquals("Bearer", missing.headers().firstValue("WWW-Authenticate").orElse(""),
         "401 says which scheme");
-    HttpResponse<String> wrong = get("/api/segment/get/guarded", "Bearer nope");
+    HttpResponse<String> wrong = http.get("/api/segment/get/guarded", "Bearer nope");
     assertStatus(403, "does not grant", wrong, "a wrong token");
     assertFalse(wrong.body().contains("secret"), "no token in the answer");
-    assertEquals("1", get("/api/segment/get/guarded", "Bearer client-secret").body(),
+    assertEquals("1", http.get("/api/segment/get/guarded", "Bearer client-secret").body(),
         "the client token");
-    assertEquals("2", get("/api/segment/get/guarded", "Bearer admin-secret").body(),
+    assertEquals("2", http.get("/api/segment/get/guarded", "Bearer admin-secret").body(),
         "the admin token");
-    assertStatus(401, "Authorization", get("/api/snowflake/get/x"), "snowflake needs it too");
+    assertStatus(401, "Authorization", http.get("/api/snowflake/get/x"), "snowflake needs it too");
   }
 
   @Test
   void segment_adminTokenOnly_idCallsOpen() throws Exception {
     start("--admin-token", "admin-secret");
     memory.createTag("open", 1, 100, null);
-    assertEquals("1", get("/api/segment/get/open").body(), "no client token: ID calls are open");
+    assertEquals("1", http.get("/api/segment/get/open").body(), "no client token: ID calls are open");
   }
 
   @Test
@@ -184,13 +154,13 @@ class IdEndpointsTest {
     start("--max-waiting", "1");
     memory.createTag("t", 1, 100, null);
     store.blockLoads();
-    CompletableFuture<HttpResponse<String>> waiting = client.sendAsync(
-        request("/api/segment/get/t").build(), HttpResponse.BodyHandlers.ofString());
+    CompletableFuture<HttpResponse<String>> waiting = http.sendAsync(
+        http.request("/api/segment/get/t").build());
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (leaf.allocator.waitingCalls() < 1 && System.nanoTime() < deadline) {
       Thread.sleep(10);
     }
-    assertStatus(429, "--max-waiting", get("/api/segment/get/t"), "one call over --max-waiting");
+    assertStatus(429, "--max-waiting", http.get("/api/segment/get/t"), "one call over --max-waiting");
     store.release();
     assertEquals("1", waiting.get(30, TimeUnit.SECONDS).body(), "the waiting call is answered");
   }
@@ -200,7 +170,7 @@ class IdEndpointsTest {
     start();
     memory.createTag("t", 1, 100, null);
     store.failLoads();
-    assertStatus(503, "", get("/api/segment/get/t"), "database down");
+    assertStatus(503, "", http.get("/api/segment/get/t"), "database down");
   }
 
   /** Waits (test thread only) until {@code n} calls wait for a segment; false if they never do. */
@@ -218,7 +188,7 @@ class IdEndpointsTest {
     start("--max-wait", "1h");
     memory.createTag("t", 1, 100, null);
     store.blockLoads();
-    try (RawHttpClient raw = new RawHttpClient(port, 20_000)) {
+    try (RawHttpClient raw = new RawHttpClient(http.port(), 20_000)) {
       raw.send("GET /api/segment/get/t HTTP/1.1\r\nHost: x\r\n\r\n");
       assertTrue(awaitWaitingCalls(1), "the call waits for the load");
     }
@@ -231,7 +201,7 @@ class IdEndpointsTest {
     start("--max-wait", "1h");
     memory.createTag("t", 1, 100, null);
     store.blockLoads();
-    try (RawHttpClient raw = new RawHttpClient(port, 20_000)) {
+    try (RawHttpClient raw = new RawHttpClient(http.port(), 20_000)) {
       StringBuilder requests = new StringBuilder();
       for (int i = 0; i < 1 + RequestHandler.MAX_PIPELINED + 1; i++) {
         requests.append("GET /api/segment/get/t HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -257,7 +227,7 @@ class IdEndpointsTest {
         "SKIPPED: the tag rule of this build refuses tags outside [A-Za-z0-9_.:-]");
     start();
     memory.createTag("订单", 1, 100, null);
-    try (RawHttpClient raw = new RawHttpClient(port, 20_000)) {
+    try (RawHttpClient raw = new RawHttpClient(http.port(), 20_000)) {
       raw.send("GET /api/segment/get/订单 HTTP/1.1\r\nHost: x\r\n\r\n");
       RawHttpClient.Response r = raw.read();
       assertEquals("1", r.body(), "the tag 订单 sent as raw UTF-8: " + r);
@@ -278,14 +248,14 @@ class IdEndpointsTest {
   void snowflake_idsAsTheWholeBody_increasing() throws Exception {
     start("--worker-lease-ttl", "1s"); // a claim is held back for the TTL plus 1 s
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    HttpResponse<String> first = get("/api/snowflake/get/anything");
+    HttpResponse<String> first = http.get("/api/snowflake/get/anything");
     while (first.statusCode() == 503 && System.nanoTime() < until) {
       Thread.sleep(50); // the worker lease is claimed in the background at start
-      first = get("/api/snowflake/get/anything");
+      first = http.get("/api/snowflake/get/anything");
     }
     assertEquals(200, first.statusCode(), first.body());
     long a = Long.parseLong(first.body());
-    long b = Long.parseLong(get("/api/snowflake/get/other").body());
+    long b = Long.parseLong(http.get("/api/snowflake/get/other").body());
     assertTrue(a > 0 && b > a, "time-ordered positive IDs: " + a + ", " + b);
   }
 }
