@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.ServerThreads;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -40,7 +41,7 @@ class LeafHttpServerTest {
             () -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "slow"), 200,
             TimeUnit.MILLISECONDS));
     server = LeafHttpServer.start("test", new InetSocketAddress(InetAddress.getLoopbackAddress(),
-        0), config, routes, refusals::add);
+        0), config, routes, ServerThreads::http, refusals::add);
     return server;
   }
 
