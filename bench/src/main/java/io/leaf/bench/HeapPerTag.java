@@ -57,9 +57,11 @@ public final class HeapPerTag {
     SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
         EngineConfig.DEFAULTS, ServerThreads.engineThreads(EngineConfig.DEFAULTS, threads::add),
         EngineListeners.NONE.withOnCached(intake));
-    // The server's defaults; the sweeper's thread is not started, runOnce below does its work.
+    // The server's defaults; the sweeper is not started (its scheduler never makes a thread),
+    // runOnce below does its work.
     IdleTagSweeper sweeper = new IdleTagSweeper(allocator, intake,
-        SERVER_DEFAULTS.sweep().idleTtl(), SERVER_DEFAULTS.sweep().tick());
+        SERVER_DEFAULTS.sweep().idleTtl(), SERVER_DEFAULTS.sweep().tick(),
+        ServerThreads.idleSweeper());
     try {
       long before = usedAfterGc();
       long timeout = TimeUnit.SECONDS.toNanos(10);

@@ -49,7 +49,7 @@ public final class Main {
           + " Production uses --db-url jdbc:mysql:// (MySQL/MariaDB)",
           DataSources.redact(config.database().url()));
     }
-    Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "leaf-shutdown"));
+    Runtime.getRuntime().addShutdownHook(ServerThreads.shutdownHook(server::stop));
     server.awaitTermination();
   }
 

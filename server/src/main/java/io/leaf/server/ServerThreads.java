@@ -4,6 +4,7 @@ import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import io.leaf.server.engine.DeadlineTimer;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineThreads;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
@@ -14,10 +15,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Makes the server's threads: named daemons on bounded queues, each handed to an owner that shuts
- * it down; part of the composition root beside {@link ServerWiring}.
+ * Makes every thread the server runs: named daemons on bounded queues, each executor handed to an
+ * owner that shuts it down; part of the composition root beside {@link ServerWiring}.
+ *
+ * <p>No other class of the server makes a thread or an executor: each takes the ones it runs on
+ * in its constructor, so a test can hand it a manual one instead. Every name starts with {@code
+ * leaf-}, which is how the stop test finds them.
  */
 public final class ServerThreads {
+
+  /**
+   * NextIdBatch's encoding work: half the cores, so that bulk streams (whose readers may hold
+   * windows of megabytes) never take the CPU the transport threads need for unary calls.
+   */
+  private static final int STREAM_PUMP_THREADS =
+      Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
 
   private ServerThreads() {}
 
@@ -36,6 +48,57 @@ public final class ServerThreads {
     return new EngineThreads(loads, first, DeadlineTimer.on(deadlines));
   }
 
+  /**
+   * The RPCs that call the database ({@code --db-call-threads} over a queue of {@code
+   * --max-queued-db-calls}), for {@link io.leaf.server.api.DatabaseCalls}, which shuts it down.
+   */
+  public static ThreadPoolExecutor databaseCalls(int threads, int queue) {
+    return pool("leaf-db-call-%d", threads, queue);
+  }
+
+  /**
+   * NextIdBatch's stream pump, shut down with the server's resources. One queued task per stream
+   * at most (a stream's events run one after another), so twice {@code --max-streams} leaves room
+   * for streams that just ended and never refuses an open one.
+   */
+  static ThreadPoolExecutor streamPump(int maxStreams) {
+    return pool("leaf-stream-%d", STREAM_PUMP_THREADS, 2 * maxStreams);
+  }
+
+  /** The periodic database check of {@link io.leaf.server.health.ServerHealth}, its owner. */
+  public static ScheduledThreadPoolExecutor healthMonitor() {
+    return scheduler("leaf-health");
+  }
+
+  /** The sweeps of {@link io.leaf.server.sweep.IdleTagSweeper}, which shuts it down. */
+  public static ScheduledThreadPoolExecutor idleSweeper() {
+    return scheduler("leaf-idle-sweeper");
+  }
+
+  /** The TLS files' re-reads, for {@link io.leaf.server.security.TlsCredentials}, its owner. */
+  public static ScheduledThreadPoolExecutor tlsRefresh() {
+    return scheduler("leaf-tls-refresh");
+  }
+
+  /** The token file's re-reads, for {@link io.leaf.server.security.ServerTokens}, its owner. */
+  public static ScheduledThreadPoolExecutor tokensRefresh() {
+    return scheduler("leaf-tokens-refresh");
+  }
+
+  /**
+   * Threads of an HTTP port's event loops, named {@code name-N} (Netty's own thread class, which
+   * its event loops run fastest on); the port's {@link io.leaf.server.http.LeafHttpServer} stops
+   * them on close.
+   */
+  public static ThreadFactory http(String name) {
+    return new DefaultThreadFactory(name, true);
+  }
+
+  /** The JVM shutdown hook that stops a running server. */
+  static Thread shutdownHook(Runnable stop) {
+    return new Thread(stop, "leaf-shutdown");
+  }
+
   /** {@code threads} named daemons over a queue of {@code queue}; idle ones end after 60 s. */
   static ThreadPoolExecutor pool(String names, int threads, int queue) {
     ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
@@ -44,7 +107,7 @@ public final class ServerThreads {
     return pool;
   }
 
-  /** One named daemon thread running scheduled tasks. */
+  /** One named daemon thread running scheduled tasks, started with the first task. */
   static ScheduledThreadPoolExecutor scheduler(String name) {
     return new ScheduledThreadPoolExecutor(1, daemons(name));
   }

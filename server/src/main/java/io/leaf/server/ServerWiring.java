@@ -66,18 +66,13 @@ import java.util.function.UnaryOperator;
  * <p>Threading (of what it builds): calls that must touch the database run on a bounded {@link
  * DatabaseCalls}, segment loads on the engine's loader threads, NextIdBatch's encoding on a stream
  * pump of half the cores, and calls waiting for a segment hold no thread at all. Every thread is a
- * named daemon made here and shut down by {@link LeafServer#stop()} (after the part using it).
+ * named daemon made by {@link ServerThreads}, handed to its part's constructor here and shut down
+ * by {@link LeafServer#stop()} (with or after the part using it).
  */
 public final class ServerWiring {
 
   /** Precision of the engine's clock: last access, back-off and dynamic-step timing. */
   private static final Duration TICKER_RESOLUTION = Duration.ofMillis(1);
-  /**
-   * NextIdBatch's encoding work: half the cores, so that bulk streams (whose readers may hold
-   * windows of megabytes) never take the CPU the transport threads need for unary calls.
-   */
-  private static final int STREAM_PUMP_THREADS =
-      Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
 
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ServerWiring.class);
 
@@ -92,7 +87,8 @@ public final class ServerWiring {
    */
   public static LeafServer production(ServerConfig config) {
     OpsConfig ops = config.ops();
-    TlsCredentials tls = ops.tlsEnabled() ? TlsCredentials.load(ops) : null;
+    TlsCredentials tls =
+        ops.tlsEnabled() ? TlsCredentials.load(ops, ServerThreads.tlsRefresh()) : null;
     ServerCredentials credentials =
         tls != null ? tls.credentials() : InsecureServerCredentials.create();
     return production(config, NettyServerBuilder.forAddress(
@@ -129,7 +125,8 @@ public final class ServerWiring {
     };
     try {
       tokens.set(ServerTokens.from(config.ops(), Ticker.systemTicker(),
-          metrics == null ? TokenMeters.NONE : metrics.tokenMeters()));
+          metrics == null ? TokenMeters.NONE : metrics.tokenMeters(),
+          ServerThreads::tokensRefresh));
       return database(config, builder, metrics, tokens.get().access(), ops, decorate);
     } catch (RuntimeException | Error e) {
       // The metrics registry and the TLS refresh are already open; a server that never came to
@@ -254,7 +251,7 @@ public final class ServerWiring {
       Function<EngineListeners, SegmentAllocator> engine,
       Snowflake snowflake, Metrics metrics, AutoCloseable resources) {
     ServerTokens tokens = ServerTokens.from(config.ops(), Ticker.systemTicker(),
-        metrics == null ? TokenMeters.NONE : metrics.tokenMeters());
+        metrics == null ? TokenMeters.NONE : metrics.tokenMeters(), ServerThreads::tokensRefresh);
     try {
       return assemble(builder, config, store, schemaInit, formats, engine, snowflake, metrics,
           tokens.access(), () -> {
@@ -280,15 +277,15 @@ public final class ServerWiring {
     SegmentAllocator allocator = engine.apply(
         new EngineListeners(metrics != null ? metrics : EngineEvents.NONE, cached));
     ServerHealth health = new ServerHealth(store, schemaInit, allocator.ticker(),
-        config.api().maxWatches(), allocator, snowflake.generator()::leaseValid);
+        config.api().maxWatches(), allocator, snowflake.generator()::leaseValid,
+        ServerThreads.healthMonitor());
     snowflake.reportLeaseTo(health::reportSnowflakeLease);
     IdleTagSweeper sweeper = new IdleTagSweeper(allocator, cached, config.sweep().idleTtl(),
-        config.sweep().tick());
-    DatabaseCalls database = new DatabaseCalls(config.api().dbCallThreads(), config.api().maxQueuedDbCalls());
-    // One queued task per stream at most (a stream's events run one after another), so twice
-    // --max-streams leaves room for streams that just ended and never refuses an open one.
-    ThreadPoolExecutor streamPump = ServerThreads.pool("leaf-stream-%d", STREAM_PUMP_THREADS,
-        2 * config.api().maxStreams());
+        config.sweep().tick(), ServerThreads.idleSweeper());
+    int queuedDbCalls = config.api().maxQueuedDbCalls();
+    DatabaseCalls database = new DatabaseCalls(
+        ServerThreads.databaseCalls(config.api().dbCallThreads(), queuedDbCalls), queuedDbCalls);
+    ThreadPoolExecutor streamPump = ServerThreads.streamPump(config.api().maxStreams());
     FormattedIssuer issuer = new FormattedIssuer(allocator, store, formats.store(),
         config.formatKey(), formats.clock(), database::execute, formats.region());
     FormatAdmin formatAdmin = new FormatAdmin(store, formats.store(), config.formatKey(),
@@ -306,7 +303,8 @@ public final class ServerWiring {
     HttpRoutes routes = HttpWiring.routes(config, parts, issuer, metrics, access,
         () -> bound.get() == null ? 0 : bound.get().httpConnections());
     Supplier<HttpEndpoints> openHttp = () -> {
-      bound.set(HttpEndpoints.start(config.ops().metricsPort(), config.http(), metrics, routes));
+      bound.set(HttpEndpoints.start(config.ops().metricsPort(), config.http(), metrics, routes,
+          ServerThreads::http));
       return bound.get();
     };
     return new LeafServer(builder, parts, openHttp, () -> {

@@ -1,11 +1,9 @@
 package io.leaf.server.api;
 
-import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.ServerClosingException;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -14,21 +12,24 @@ import java.util.concurrent.TimeUnit;
  * bounded queue, never a transport thread. A call that finds the queue full is refused at once
  * with RESOURCE_EXHAUSTED; one that arrives during shutdown with UNAVAILABLE.
  *
- * <p>Thread-safe.
+ * <p>Runs on the executor it is given (the server's is {@code
+ * ServerThreads.databaseCalls}), whose queue must hold {@code queue} calls and refuse more with a
+ * {@link RejectedExecutionException}; {@link #close} shuts it down. Thread-safe.
  */
 public final class DatabaseCalls implements AutoCloseable {
 
   static final String QUEUE_FLAG = "--max-queued-db-calls";
 
-  private final ThreadPoolExecutor executor;
+  private final ExecutorService executor;
   private final int queue;
 
-  public DatabaseCalls(int threads, int queue) {
+  /**
+   * @param executor runs the calls; owned from now on (shut down by {@link #close})
+   * @param queue the calls {@code executor} queues before it refuses one (the refusal names it)
+   */
+  public DatabaseCalls(ExecutorService executor, int queue) {
+    this.executor = executor;
     this.queue = queue;
-    this.executor = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-        new ArrayBlockingQueue<>(queue),
-        new ThreadFactoryBuilder().setNameFormat("leaf-db-call-%d").setDaemon(true).build());
-    this.executor.allowCoreThreadTimeOut(true);
   }
 
   /**

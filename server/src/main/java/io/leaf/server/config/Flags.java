@@ -97,7 +97,8 @@ public final class Flags {
           + " arrive from its first byte (then 408); at least 100ms", Parsers.duration());
   static final Flag<Duration> HTTP_IDLE_TIMEOUT = Flag.of("http-idle-timeout",
       Parsers.format(HTTP.idleTimeout()),
-      "an HTTP connection without a request in progress is closed after this",
+      "an HTTP connection without a request in progress, or whose answer does not reach the"
+          + " socket (a client not reading), is closed after this",
       Parsers.duration());
   static final Flag<Path> TLS_CERT = Flag.of("tls-cert", "",
       "PEM certificate chain: serve gRPC over TLS only (with --tls-key)", Parsers.path());

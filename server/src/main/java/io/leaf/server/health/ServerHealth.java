@@ -1,7 +1,6 @@
 package io.leaf.server.health;
 
 import com.google.common.base.Ticker;
-import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
@@ -13,7 +12,6 @@ import io.leaf.server.store.UnusableTableException;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.SnowflakeServiceGrpc;
 import java.time.Duration;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * it answers again, tags backing off load at once. {@code leaf.v1.SnowflakeService} is SERVING
  * while the server holds a worker lease known valid, as the snowflake side reports it.
  *
- * <p>Thread-safe: checks are serialized; the monitor thread runs them, tests may too.
+ * <p>Thread-safe: checks are serialized; the monitor runs them, tests may too. The monitor is the
+ * scheduler it is given, shut down by {@link #shutdown()}.
  */
 public final class ServerHealth {
 
@@ -56,8 +55,7 @@ public final class ServerHealth {
   private final HealthStatusManager health = new HealthStatusManager();
   private final HealthWatches watches;
   private final DatabaseState database;
-  private final ScheduledExecutorService monitor = Executors.newSingleThreadScheduledExecutor(
-      new ThreadFactoryBuilder().setNameFormat("leaf-health").setDaemon(true).build());
+  private final ScheduledExecutorService monitor;
   private final Object checkLock = new Object();
   private volatile boolean schemaReady;
   /** The start-up checks passed: readiness is SERVING until shutdown. */
@@ -71,10 +69,13 @@ public final class ServerHealth {
    * @param maxWatches Health/Watch streams open at once ({@code --max-watches})
    * @param allocator told what each check sees, so loads fail fast and recover at once
    * @param snowflakeLease whether snowflake IDs can be issued now (a worker lease known valid)
+   * @param monitor runs the periodic checks; owned from now on (shut down by {@link #shutdown()})
    */
   public ServerHealth(SegmentStore store, Runnable schemaInit, Ticker ticker, int maxWatches,
-      SegmentAllocator allocator, BooleanSupplier snowflakeLease) {
+      SegmentAllocator allocator, BooleanSupplier snowflakeLease,
+      ScheduledExecutorService monitor) {
     this.allocator = allocator;
+    this.monitor = monitor;
     this.snowflakeLease = snowflakeLease;
     this.watches = new HealthWatches(maxWatches);
     this.store = store;

@@ -13,7 +13,8 @@ import java.time.Duration;
  * @param readTimeout how long a request's line, headers and body may take to arrive, counted from
  *     its first byte; then 408 and the connection is closed
  * @param idleTimeout how long a connection may sit without a request (before the first one, and
- *     between keep-alive requests); then it is closed
+ *     between keep-alive requests), and how long each answer may take to reach the socket (a
+ *     client that does not read); then it is closed
  */
 public record HttpConfig(int port, int maxConnections, Duration readTimeout,
     Duration idleTimeout) {

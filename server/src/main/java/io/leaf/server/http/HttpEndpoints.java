@@ -4,7 +4,9 @@ import io.leaf.server.metrics.Metrics;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.ThreadFactory;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The server's HTTP ports, one {@link LeafHttpServer} each: {@code --metrics-port} serves
@@ -29,20 +31,21 @@ public final class HttpEndpoints implements AutoCloseable {
    * {@code config.port()} when positive (with {@code api}).
    *
    * @param metrics the registry; null when neither port serves it
+   * @param threads makes the ports' threads (see {@link LeafHttpServer#start})
    * @throws IllegalArgumentException a port cannot be bound; one line naming its flag
    */
   public static HttpEndpoints start(int metricsPort, HttpConfig config, Metrics metrics,
-      HttpRoutes api) {
+      HttpRoutes api, Function<String, ThreadFactory> threads) {
     Consumer<String> refusals = metrics == null ? flag -> { } : metrics::limitRefused;
     LeafHttpServer forMetrics = null;
     if (metricsPort > 0) {
       forMetrics = bind("metrics", "--metrics-port", metricsPort, config, metricsRoutes(metrics),
-          refusals);
+          threads, refusals);
     }
     LeafHttpServer forApi = null;
     if (config.enabled()) {
       try {
-        forApi = bind("api", "--http-port", config.port(), config, api, refusals);
+        forApi = bind("api", "--http-port", config.port(), config, api, threads, refusals);
       } catch (IllegalArgumentException e) {
         if (forMetrics != null) {
           forMetrics.close();
@@ -54,9 +57,10 @@ public final class HttpEndpoints implements AutoCloseable {
   }
 
   private static LeafHttpServer bind(String name, String flag, int port, HttpConfig config,
-      HttpRoutes routes, Consumer<String> refusals) {
+      HttpRoutes routes, Function<String, ThreadFactory> threads, Consumer<String> refusals) {
     try {
-      return LeafHttpServer.start(name, new InetSocketAddress(port), config, routes, refusals);
+      return LeafHttpServer.start(name, new InetSocketAddress(port), config, routes, threads,
+          refusals);
     } catch (UncheckedIOException e) {
       throw new IllegalArgumentException(flag + " " + e.getMessage(), e);
     }

@@ -14,11 +14,12 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * One HTTP/1.1 server port (Netty): keep-alive, at most {@code maxConnections} connections, a read
@@ -26,7 +27,8 @@ import java.util.function.Consumer;
  * bodies, and routes that answer without parking a thread. A stalled or slow client costs one
  * connection slot until its timeout, never a thread.
  *
- * <p>Threads: one acceptor and {@value #WORKERS} event-loop threads of its own. Thread-safe.
+ * <p>Threads: one acceptor and {@value #WORKERS} event-loop threads of its own, made by the thread
+ * factories it is given and stopped by {@link #close()}. Thread-safe.
  */
 public final class LeafHttpServer implements AutoCloseable {
 
@@ -50,15 +52,17 @@ public final class LeafHttpServer implements AutoCloseable {
    * Binds {@code address} and serves {@code routes}.
    *
    * @param name names the threads ({@code leaf-http-<name>-N})
+   * @param threads the factory of daemon threads named after its argument (the server's is
+   *     {@code ServerThreads.http})
    * @param refusals told the limit's flag each time a connection is refused
    * @throws UncheckedIOException the address cannot be bound; its message says why
    */
   public static LeafHttpServer start(String name, InetSocketAddress address, HttpConfig config,
-      HttpRoutes routes, Consumer<String> refusals) {
+      HttpRoutes routes, Function<String, ThreadFactory> threads, Consumer<String> refusals) {
     EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(1,
-        new DefaultThreadFactory("leaf-http-" + name + "-accept", true), NioIoHandler.newFactory());
+        threads.apply("leaf-http-" + name + "-accept"), NioIoHandler.newFactory());
     EventLoopGroup workers = new MultiThreadIoEventLoopGroup(WORKERS,
-        new DefaultThreadFactory("leaf-http-" + name, true), NioIoHandler.newFactory());
+        threads.apply("leaf-http-" + name), NioIoHandler.newFactory());
     ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), refusals);
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(acceptor, workers)

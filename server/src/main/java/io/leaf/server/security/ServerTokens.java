@@ -2,13 +2,13 @@ package io.leaf.server.security;
 
 import com.google.common.base.Ticker;
 import io.leaf.server.config.OpsConfig;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
 
 /**
  * A server's tokens as its configuration sets them: {@code --tokens-file} (re-read every {@code
- * --tokens-refresh} on a thread of its own, stopped by {@link #close}), or {@code --admin-token}
- * and {@code --client-token} (fixed), or none (every call open).
+ * --tokens-refresh} on a scheduler of its own, shut down by {@link #close}), or {@code
+ * --admin-token} and {@code --client-token} (fixed), or none (every call open).
  */
 public final class ServerTokens implements AutoCloseable {
 
@@ -25,24 +25,22 @@ public final class ServerTokens implements AutoCloseable {
    *
    * @param ticker the rate buckets' clock
    * @param meters where each token's IDs are counted
+   * @param refresher makes the scheduler of the file's re-reads, asked only when a file is set
    * @throws IllegalArgumentException the token file cannot be used; one line naming it
    */
-  public static ServerTokens from(OpsConfig ops, Ticker ticker, TokenMeters meters) {
+  public static ServerTokens from(OpsConfig ops, Ticker ticker, TokenMeters meters,
+      Supplier<? extends ScheduledExecutorService> refresher) {
     if (ops.tokensFile() == null) {
       TokenRegistry fixed = TokenRegistry.ofFlags(ops.adminToken(), ops.clientToken(), meters);
       return new ServerTokens(new TokenAccess(() -> fixed), null);
     }
-    ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "leaf-tokens-refresh");
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledExecutorService rereads = refresher.get();
     try {
-      TokensFile file = new TokensFile(ops.tokensFile(), ticker, meters, refresher,
+      TokensFile file = new TokensFile(ops.tokensFile(), ticker, meters, rereads,
           ops.tokensRefresh());
       return new ServerTokens(new TokenAccess(file), file);
     } catch (RuntimeException e) {
-      refresher.shutdownNow();
+      rereads.shutdownNow();
       throw e;
     }
   }

@@ -16,7 +16,6 @@ import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
 import java.security.Signature;
 import java.security.cert.X509Certificate;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -35,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * next refresh.
  *
  * <p>At start every file is checked and the error names the one that cannot be used; later a broken
- * or mismatched file is logged and the last good credentials keep serving. Thread-safe.
+ * or mismatched file is logged and the last good credentials keep serving. The re-reads run on the
+ * scheduler it is given, shut down by {@link #close()}. Thread-safe.
  */
 public final class TlsCredentials implements AutoCloseable {
 
@@ -51,8 +51,10 @@ public final class TlsCredentials implements AutoCloseable {
   private String identityStamp;
   private String trustStamp;
 
-  private TlsCredentials(OpsConfig config) throws GeneralSecurityException {
+  private TlsCredentials(OpsConfig config, ScheduledExecutorService refresher)
+      throws GeneralSecurityException {
     this.config = config;
+    this.refresher = refresher;
     loadIdentity();
     TlsServerCredentials.Builder builder = TlsServerCredentials.newBuilder().keyManager(keys);
     if (config.tlsClientCa() != null) {
@@ -66,29 +68,29 @@ public final class TlsCredentials implements AutoCloseable {
       trust = null;
     }
     credentials = builder.build();
-    refresher = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "leaf-tls-refresh");
-      t.setDaemon(true);
-      return t;
-    });
     long period = config.tlsRefresh().toNanos();
     refresher.scheduleWithFixedDelay(this::refresh, period, period, TimeUnit.NANOSECONDS);
   }
 
   /**
-   * Reads and checks the files {@code config} names and starts re-reading them.
+   * Reads and checks the files {@code config} names and starts re-reading them on {@code
+   * refresher}, which it owns from now on (shut down here if the files cannot be used).
    *
    * @throws IllegalArgumentException one line naming the flag and the file that cannot be used
    */
-  public static TlsCredentials load(OpsConfig config) {
-    if (!config.tlsEnabled()) {
-      throw new IllegalArgumentException("TLS is off: no --tls-cert");
-    }
+  public static TlsCredentials load(OpsConfig config, ScheduledExecutorService refresher) {
     try {
-      return new TlsCredentials(config);
+      if (!config.tlsEnabled()) {
+        throw new IllegalArgumentException("TLS is off: no --tls-cert");
+      }
+      return new TlsCredentials(config, refresher);
     } catch (GeneralSecurityException e) {
+      refresher.shutdownNow();
       throw new IllegalArgumentException("--tls-cert/--tls-key cannot be used: " + e.getMessage(),
           e);
+    } catch (RuntimeException e) {
+      refresher.shutdownNow();
+      throw e;
     }
   }
 

@@ -4,6 +4,8 @@ import com.google.common.base.Ticker;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.TagBuffer;
 import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -15,7 +17,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The allocator hands each buffer to this sweeper once, when it stays after its first load,
  * through a lock-free {@link SweepIntake} (tags the database lacks never arrive, so a flood of
- * unknown names costs the sweeper nothing); the sweeper's own thread moves it into a {@link
+ * unknown names costs the sweeper nothing); each sweep moves it into a {@link
  * TimingWheel}. The first check comes one tick later, so a buffer that is already gone is dropped
  * quickly; after that a buffer is due at its last access plus the TTL. When it is due, its last
  * access is read again: a tag used since then is re-scheduled for the rest of its TTL, an idle
@@ -27,9 +29,10 @@ import org.slf4j.LoggerFactory;
  * is due about once per TTL. Eviction is at least the TTL and at most TTL plus one tick (plus
  * scheduling delay) after the last request.
  *
- * <p>Thread-safety: {@link #runOnce} is synchronized, so the sweeper thread started by {@link
- * #start()} and a caller driving it by hand (tests) never touch the wheel at the same time. Time
- * comes from the allocator's ticker, the clock the engine stamps last accesses with.
+ * <p>Thread-safety: {@link #runOnce} is synchronized, so the sweeps {@link #start()} schedules on
+ * the sweeper's scheduler (the server's is one thread of its own, {@code ServerThreads
+ * .idleSweeper}) and a caller driving it by hand (tests) never touch the wheel at the same time.
+ * Time comes from the allocator's ticker, the clock the engine stamps last accesses with.
  */
 public final class IdleTagSweeper implements AutoCloseable {
 
@@ -46,18 +49,20 @@ public final class IdleTagSweeper implements AutoCloseable {
   private final SweepIntake added;
   private final TimingWheel<TagBuffer> wheel;
   private final AtomicLong evictions = new AtomicLong();
-  private Thread thread;
-  private volatile boolean running;
+  private final ScheduledExecutorService scheduler;
+  private volatile ScheduledFuture<?> sweeps;
 
   /**
    * Creates a stopped sweeper of the buffers {@code allocator} hands to {@code intake} (its
    * {@link io.leaf.server.engine.EngineListeners#onCached}): those queued so far and from now on
    * are scheduled by the first {@link #runOnce}.
    *
+   * @param scheduler runs the sweeps once {@link #start()}ed; owned from now on (shut down by
+   *     {@link #close()})
    * @throws IllegalArgumentException if {@code idleTtl} or {@code tick} is not positive
    */
   public IdleTagSweeper(SegmentAllocator allocator, SweepIntake intake, Duration idleTtl,
-      Duration tick) {
+      Duration tick, ScheduledExecutorService scheduler) {
     if (idleTtl.isNegative() || idleTtl.isZero()) {
       throw new IllegalArgumentException("idleTtl must be positive: " + idleTtl);
     }
@@ -66,6 +71,7 @@ public final class IdleTagSweeper implements AutoCloseable {
     }
     this.allocator = allocator;
     this.added = intake;
+    this.scheduler = scheduler;
     this.ticker = allocator.ticker();
     this.ttlNanos = saturatedNanos(idleTtl);
     this.tickNanos = saturatedNanos(tick);
@@ -74,18 +80,15 @@ public final class IdleTagSweeper implements AutoCloseable {
   }
 
   /**
-   * Starts the daemon thread that calls {@link #runOnce} once per tick.
+   * Sweeps now and then one tick after each sweep ends, on the scheduler.
    *
    * @throws IllegalStateException if already started
    */
   public synchronized IdleTagSweeper start() {
-    if (thread != null) {
+    if (sweeps != null) {
       throw new IllegalStateException("idle-tag sweeper already started");
     }
-    running = true;
-    thread = new Thread(this::loop, "leaf-idle-sweeper");
-    thread.setDaemon(true);
-    thread.start();
+    sweeps = scheduler.scheduleWithFixedDelay(this::sweep, 0, tickNanos, TimeUnit.NANOSECONDS);
     return this;
   }
 
@@ -119,38 +122,25 @@ public final class IdleTagSweeper implements AutoCloseable {
     return wheel.size();
   }
 
-  /** Whether the sweeper thread is alive. */
+  /** Whether sweeps are scheduled: started, and its scheduler not yet terminated. */
   public boolean isRunning() {
-    Thread t;
-    synchronized (this) {
-      t = thread;
-    }
-    return t != null && t.isAlive();
+    return sweeps != null && !scheduler.isTerminated();
   }
 
   /**
-   * Stops the thread, waiting up to five seconds for it to end, and stops taking new buffers from
-   * the allocator. Idempotent.
+   * Stops taking new buffers from the allocator and shuts the scheduler down, waiting up to five
+   * seconds for a sweep in progress to end. Idempotent.
    */
   @Override
   public void close() {
     added.close();
-    running = false;
-    Thread t;
-    synchronized (this) {
-      t = thread;
-    }
-    if (t == null) {
-      return;
-    }
-    t.interrupt();
+    scheduler.shutdownNow();
     try {
-      t.join(TimeUnit.SECONDS.toMillis(5));
+      if (!scheduler.awaitTermination(5, TimeUnit.SECONDS)) {
+        log.warn("idle-tag sweeper thread did not stop within 5 s");
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-    if (t.isAlive()) {
-      log.warn("idle-tag sweeper thread did not stop within 5 s");
     }
   }
 
@@ -174,19 +164,12 @@ public final class IdleTagSweeper implements AutoCloseable {
     return true;
   }
 
-  private void loop() {
-    while (running) {
-      try {
-        runOnce(ticker.read());
-      } catch (RuntimeException e) {
-        // A sweep that fails must not end eviction for good; the wheel keeps its state.
-        log.warn("idle-tag sweep failed; retrying next tick", e);
-      }
-      try {
-        TimeUnit.NANOSECONDS.sleep(tickNanos);
-      } catch (InterruptedException e) {
-        return;
-      }
+  private void sweep() {
+    try {
+      runOnce(ticker.read());
+    } catch (RuntimeException e) {
+      // A sweep that fails must not end eviction for good; the wheel keeps its state.
+      log.warn("idle-tag sweep failed; retrying next tick", e);
     }
   }
 

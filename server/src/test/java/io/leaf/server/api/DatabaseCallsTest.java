@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.grpc.Status;
+import io.leaf.server.ServerThreads;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.ServerClosingException;
 import java.util.concurrent.CountDownLatch;
@@ -14,7 +15,7 @@ class DatabaseCallsTest {
 
   @Test
   void execute_queueFull_limitExceededNamingFlag() throws Exception {
-    DatabaseCalls calls = new DatabaseCalls(1, 1);
+    DatabaseCalls calls = new DatabaseCalls(ServerThreads.databaseCalls(1, 1), 1);
     CountDownLatch running = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     try {
@@ -37,7 +38,7 @@ class DatabaseCallsTest {
 
   @Test
   void execute_afterClose_unavailableNotResourceExhausted() {
-    DatabaseCalls calls = new DatabaseCalls(1, 1);
+    DatabaseCalls calls = new DatabaseCalls(ServerThreads.databaseCalls(1, 1), 1);
     calls.close();
     ServerClosingException e = assertThrows(ServerClosingException.class,
         () -> calls.execute(() -> { }));

@@ -8,8 +8,11 @@ import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.TagNotFoundException;
 import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
+import io.leaf.server.testing.ManualExecutor;
+import io.leaf.server.testing.ManualTimer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -47,20 +50,22 @@ class EngineEventsTest {
     MemorySegmentStore store = new MemorySegmentStore();
     store.createTag("t", 1, 10, "");
     Recording recording = new Recording();
-    try (EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
-        SegmentAllocator allocator = new SegmentAllocator(store, new FakeTicker(),
+    FakeTicker ticker = new FakeTicker();
+    ManualExecutor loads = new ManualExecutor();
+    try (EngineThreadsFixture threads =
+            EngineThreadsFixture.manual(loads, new ManualTimer(ticker));
+        SegmentAllocator allocator = new SegmentAllocator(store, ticker,
             EngineConfig.DEFAULTS, threads.threads(), EngineListeners.NONE.withEvents(recording))) {
       WaitDeadline deadline = allocator.deadline(TimeUnit.SECONDS.toNanos(5), false);
-      allocator.nextId("t", deadline).join();
+      CompletableFuture<Long> first = allocator.nextId("t", deadline);
+      assertEquals(1, loads.runAll(), "the first call started the first load");
+      assertEquals(1L, first.join(), "answered by it");
       int before = recording.events.size();
       for (int i = 0; i < 8; i++) {
         // Buffered IDs report nothing; passing 10% of the segment starts the preload.
         allocator.tryNextId("t");
       }
-      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (recording.events.size() < 2 && System.nanoTime() < until) {
-        Thread.sleep(5);
-      }
+      assertEquals(1, loads.runAll(), "the buffered IDs started one preload");
       assertEquals(1, before, "only the first load before the buffered IDs: " + recording.events);
       assertEquals(List.of("first loaded", "served loaded"), recording.events,
           "the first load, then the preload of a served tag");

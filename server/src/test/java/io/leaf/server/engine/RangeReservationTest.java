@@ -14,6 +14,7 @@ import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.IdChecks;
+import io.leaf.server.testing.ManualExecutor;
 import io.leaf.server.testing.ManualTimer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +30,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * ReserveIds in the engine: the buffered segments first, the rest from one dedicated write of
  * exactly the missing amount, at most 3 ascending disjoint ranges, and no write once the call's
- * deadline passed or it was cancelled. The dedicated write runs on an executor the test drives.
+ * deadline passed or it was cancelled. The dedicated write and the segment loads run on executors
+ * the test drives: a load runs when the test says, never on a thread of its own.
  */
 @Timeout(60)
 class RangeReservationTest {
@@ -40,8 +42,8 @@ class RangeReservationTest {
   private final ManualTimer timer = new ManualTimer(ticker);
   private final MemorySegmentStore memory = new MemorySegmentStore();
   private final ControllableStore store = new ControllableStore(memory);
-  private final EngineThreadsFixture threads =
-      new EngineThreadsFixture(EngineConfig.DEFAULTS, timer);
+  private final ManualExecutor loads = new ManualExecutor();
+  private final EngineThreadsFixture threads = EngineThreadsFixture.manual(loads, timer);
   private final SegmentAllocator allocator =
       new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS, threads.threads());
   private final List<Runnable> queued = new ArrayList<>();
@@ -59,7 +61,16 @@ class RangeReservationTest {
   }
 
   private void load(String tag) throws Exception {
-    allocator.initCache(tag, allocator.deadline(WAIT, false)).get(10, TimeUnit.SECONDS);
+    CompletableFuture<Void> loaded = allocator.initCache(tag, allocator.deadline(WAIT, false));
+    loads.runAll();
+    loaded.get(0, TimeUnit.SECONDS);
+  }
+
+  /** One NextId, the loads it starts or waits for run first. */
+  private long nextId(String tag) throws Exception {
+    CompletableFuture<Long> id = allocator.nextId(tag, allocator.deadline(WAIT, false));
+    loads.runAll();
+    return id.get(0, TimeUnit.SECONDS);
   }
 
   private void runQueued() {
@@ -81,12 +92,10 @@ class RangeReservationTest {
     }
   }
 
-  private void awaitNextLoaded(String tag) {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (allocator.snapshot(tag).orElseThrow().next() == null) {
-      assertTrue(System.nanoTime() < until, "the preload of " + tag + " never arrived");
-      Thread.onSpinWait();
-    }
+  /** Runs the preload the calls so far started; the next segment is then buffered. */
+  private void runPreload(String tag) {
+    assertEquals(1, loads.runAll(), "one preload of " + tag + " was started");
+    assertTrue(allocator.snapshot(tag).orElseThrow().next() != null, "the next segment is in");
   }
 
   private static Throwable failureOf(CompletableFuture<?> f) {
@@ -109,16 +118,15 @@ class RangeReservationTest {
   void reserve_pastCurrentWithNextLoading_currentThenDedicatedOfExactlyTheRest() throws Exception {
     memory.createTag("t", 1, 100, null);
     load("t");
-    store.blockLoads();
     CompletableFuture<IdRanges> r = reserve("t", 250);
     assertEquals(1, queued.size(), "the rest goes to the database executor");
     assertFalse(r.isDone(), "waits for the dedicated write");
-    store.release();
     runQueued();
     IdRanges got = r.get(0, TimeUnit.SECONDS);
+    assertEquals(1, loads.pending(), "taking the current segment started the preload, not run");
     assertWellFormed(got, 250);
-    // The preload and the dedicated write race for the row once released: either order is
-    // fine, the dedicated range is merged with the current segment when it follows it directly.
+    // The dedicated write took the row before the preload: its range follows the current
+    // segment directly, and is merged with it.
     assertEquals(1, got.from(0), "starts at the current segment");
     assertTrue(got.to(0) >= 101, "the whole current segment first, got " + got.to(0));
     assertTrue(store.requestedSteps().contains(150), "one write of exactly the rest (150), got "
@@ -130,7 +138,7 @@ class RangeReservationTest {
     memory.createTag("t", 1, 100, null);
     load("t");
     reserve("t", 50).get(0, TimeUnit.SECONDS);
-    awaitNextLoaded("t");
+    runPreload("t");
     CompletableFuture<IdRanges> r = reserve("t", 1_000);
     runQueued();
     IdRanges got = r.get(0, TimeUnit.SECONDS);
@@ -147,12 +155,14 @@ class RangeReservationTest {
     load("t");
     store.failLoads();
     for (int i = 0; i < 10; i++) {
-      allocator.nextId("t", allocator.deadline(WAIT, false)).get(10, TimeUnit.SECONDS);
+      allocator.nextId("t", allocator.deadline(WAIT, false)).get(0, TimeUnit.SECONDS);
     }
-    // The eleventh waits for the failing preload (or fails at once once it failed): either way
-    // the tag backs off when it ends, and the fake ticker keeps it backing off.
+    // The eleventh waits for the failing preload; the tag backs off when it fails, and the fake
+    // ticker keeps it backing off.
     CompletableFuture<Long> dry = allocator.nextId("t", allocator.deadline(WAIT, false));
-    assertThrows(ExecutionException.class, () -> dry.get(10, TimeUnit.SECONDS));
+    assertFalse(dry.isDone(), "waits for the preload");
+    assertEquals(1, loads.runAll(), "the preload, which fails");
+    assertThrows(ExecutionException.class, () -> dry.get(0, TimeUnit.SECONDS));
     CompletableFuture<IdRanges> r = reserve("t", 50);
     assertTrue(r.isDone(), "answered at once while the database is known down");
     assertInstanceOf(StoreUnavailableException.class, failureOf(r));
@@ -169,18 +179,14 @@ class RangeReservationTest {
     for (int i = 0; i < 11; i++) {
       allocator.nextId("t", allocator.deadline(WAIT, false)).get(); // 1..11: starts the preload
     }
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (allocator.snapshot("t").orElseThrow().next() == null) {
-      assertTrue(System.nanoTime() < until, "the preload was never installed");
-      Thread.onSpinWait();
-    }
+    runPreload("t"); // [101, 201) commits first
     runQueued(); // then the dedicated write: [201, 351)
     IdRanges got = r.get(10, TimeUnit.SECONDS);
     assertWellFormed(got, 250);
     long reservedEnd = got.to(got.rangeCount() - 1);
     assertEquals(351, reservedEnd, "the dedicated range ends the reservation");
 
-    long next = allocator.nextId("t", allocator.deadline(WAIT, false)).get(10, TimeUnit.SECONDS);
+    long next = nextId("t");
     assertTrue(next >= reservedEnd, "a later NextId is above the reserved IDs, got " + next
         + " after a reservation ending at " + reservedEnd);
   }
@@ -196,8 +202,7 @@ class RangeReservationTest {
       IdRanges got = r.get(10, TimeUnit.SECONDS);
       assertWellFormed(got, 1 + i * 7);
       seen.add(got.toArray());
-      seen.add(new long[] {allocator.nextId("t", allocator.deadline(WAIT, false))
-          .get(10, TimeUnit.SECONDS)});
+      seen.add(new long[] {nextId("t")});
     }
     IdChecks.assertAllDistinct(seen.toArray(new long[0][]));
   }
@@ -216,7 +221,8 @@ class RangeReservationTest {
   @Test
   void reserve_unknownTag_tagNotFoundWithoutDedicatedWrite() throws Exception {
     CompletableFuture<IdRanges> r = reserve("missing", 10);
-    Throwable e = assertThrows(ExecutionException.class, () -> r.get(10, TimeUnit.SECONDS))
+    loads.runAll();
+    Throwable e = assertThrows(ExecutionException.class, () -> r.get(0, TimeUnit.SECONDS))
         .getCause();
     assertInstanceOf(TagNotFoundException.class, e, "unknown tag");
     assertTrue(queued.isEmpty(), "no dedicated write for a tag the database lacks");
@@ -240,15 +246,13 @@ class RangeReservationTest {
   void reserve_deadlinePassesWhileQueued_timeoutAndNoWrite() throws Exception {
     memory.createTag("t", 1, 100, null);
     load("t");
-    store.blockLoads();
-    CompletableFuture<IdRanges> r = reserve("t", 500);
+    CompletableFuture<IdRanges> r = reserve("t", 500); // its preload stays queued
     assertEquals(1, queued.size(), "the dedicated write of the rest is queued");
     ticker.advance(Duration.ofSeconds(11));
     assertEquals(1, timer.fireDue(), "the deadline fires");
     Throwable e = failureOf(r);
     assertInstanceOf(SegmentWaitTimeoutException.class, e, "the caller's deadline");
     assertTrue(((SegmentWaitTimeoutException) e).callersDeadline(), "DEADLINE_EXCEEDED");
-    store.release();
     runQueued();
     assertFalse(store.requestedSteps().contains(400), "no write after the deadline, got "
         + store.requestedSteps());
@@ -258,12 +262,10 @@ class RangeReservationTest {
   void reserve_cancelledWhileQueued_noWriteAndTimerCleared() throws Exception {
     memory.createTag("t", 1, 100, null);
     load("t");
-    store.blockLoads();
-    CompletableFuture<IdRanges> r = reserve("t", 500);
+    CompletableFuture<IdRanges> r = reserve("t", 500); // its preload stays queued
     assertEquals(1, queued.size(), "the dedicated write of the rest is queued");
     assertTrue(r.cancel(false), "cancelled");
     assertEquals(0, timer.pending(), "the deadline task is gone");
-    store.release();
     runQueued();
     assertFalse(store.requestedSteps().contains(400), "no write after a cancel, got "
         + store.requestedSteps());
@@ -281,6 +283,7 @@ class RangeReservationTest {
       assertEquals(expected, allocator.nextId("t", allocator.deadline(WAIT, false)).get(),
           "NextId goes on through the buffered segment after the failed ReserveIds");
     }
+    assertEquals(1, loads.runAll(), "the preload, which fails too");
     store.heal();
     ticker.advance(Duration.ofMinutes(1)); // past the back-off of the preload that failed
     CompletableFuture<IdRanges> again = reserve("t", 3000);
@@ -302,11 +305,8 @@ class RangeReservationTest {
     for (int i = 0; i < 100; i++) {
       others[i] = allocator.nextId("t", allocator.deadline(WAIT, false)).get();
     }
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (store.attempts() < 2) {
-      assertTrue(System.nanoTime() < until, "the preload was never tried");
-      Thread.onSpinWait();
-    }
+    assertEquals(1, loads.runAll(), "the preload those calls started, which fails");
+    assertEquals(2, store.attempts(), "the first load and the preload reached the store");
     store.heal();
     runQueued();
     IdRanges ranges = r.get(10, TimeUnit.SECONDS);

@@ -6,11 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentRange;
-import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.IdChecks;
+import io.leaf.server.testing.ManualTimer;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,7 +19,7 @@ import java.util.Queue;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -30,9 +31,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The adaptive prefetch in the allocator, on a fake ticker and a store whose loads take a set
- * amount of ticker time: each load is held until the test has moved the ticker past its latency,
- * then released, and the test goes on once the allocator has installed it.
+ * The adaptive prefetch in the allocator, on a fake ticker and loads that take a set amount of
+ * ticker time: each load waits in the test's loader until the test has moved the ticker past its
+ * latency, then runs on the test's thread, so the allocator has installed it when the tick ends.
  */
 class SegmentPrefetchTest {
 
@@ -43,7 +44,7 @@ class SegmentPrefetchTest {
 
   private final FakeTicker ticker = new FakeTicker();
   private final MemorySegmentStore memory = new MemorySegmentStore();
-  private final TimedStore store = new TimedStore(new ControllableStore(memory));
+  private final TimedLoads loads = new TimedLoads();
   private final AtomicInteger finished = new AtomicInteger();
   private final AtomicInteger waitEvents = new AtomicInteger();
   private final AtomicInteger dropEvents = new AtomicInteger();
@@ -63,90 +64,55 @@ class SegmentPrefetchTest {
       dropEvents.incrementAndGet();
     }
   };
-  /** The loaders as the server sizes them by default (the tests change only the step). */
-  private final EngineThreadsFixture engineThreads =
-      new EngineThreadsFixture(EngineConfig.DEFAULTS);
   private SegmentAllocator allocator;
-  private int released;
 
   @AfterEach
   void tearDown() {
     if (allocator != null) {
-      store.releaseAll();
       allocator.close();
     }
-    engineThreads.close();
   }
 
-  /** Loads wait for the test: each holds until released, and records when (ticker) it began. */
-  private final class TimedStore extends ForwardingSegmentStore {
-    private final ConcurrentLinkedQueue<Load> entered = new ConcurrentLinkedQueue<>();
+  /**
+   * The loader of the tests on the fake ticker: a load started at ticker time t runs (reads the
+   * store and is installed) on the test's thread at the first {@link #runDue} at t + {@link
+   * #LATENCY} or later, in the order the loads started.
+   */
+  private final class TimedLoads implements Executor {
+    private record Load(long atNanos, Runnable work) {}
 
-    TimedStore(ControllableStore delegate) {
-      super(delegate);
-    }
-
-    private record Load(long atNanos, CountDownLatch go) {}
+    private final ArrayDeque<Load> started = new ArrayDeque<>();
 
     @Override
-    public SegmentRange nextSegment(String bizTag, int step) {
-      Load load = new Load(ticker.read(), new CountDownLatch(1));
-      entered.add(load);
-      try {
-        load.go().await(60, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+    public void execute(Runnable work) {
+      started.add(new Load(ticker.read(), work));
+    }
+
+    void runDue() {
+      while (!started.isEmpty() && ticker.read() - started.peek().atNanos() >= LATENCY.toNanos()) {
+        started.poll().work().run();
       }
-      return super.nextSegment(bizTag, step);
     }
 
-    /** Loads begun at least {@link #LATENCY} ago (ticker) are released; returns how many. */
-    int releaseDue() {
-      int n = 0;
-      long now = ticker.read();
-      for (Load l : entered) {
-        if (now - l.atNanos() >= LATENCY.toNanos() && l.go().getCount() > 0) {
-          l.go().countDown();
-          entered.remove(l);
-          n++;
-        }
-      }
-      return n;
-    }
-
-    void releaseAll() {
-      entered.forEach(l -> l.go().countDown());
-      entered.clear();
-    }
-
+    /** Loads started and not run yet. */
     int waiting() {
-      return entered.size();
+      return started.size();
     }
   }
 
   private void start() {
     memory.createTag(TAG, 1, STEP, "");
     // max step = the table step, so every segment holds 100 IDs however fast they go.
-    allocator = new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS.withMaxStep(STEP),
-        engineThreads.threads(), EngineListeners.NONE.withEvents(events));
+    allocator = new SegmentAllocator(memory, ticker, EngineConfig.DEFAULTS.withMaxStep(STEP),
+        // No thread: the test's loader, and deadlines that never fire (the calls wait 60 s).
+        new EngineThreads(loads, loads, new ManualTimer(ticker)),
+        EngineListeners.NONE.withEvents(events));
   }
 
-  /**
-   * Moves the ticker once every load started has reached the store (so each is timed from when
-   * it started), releases the loads that are due and waits until they are installed.
-   */
+  /** Moves the ticker, then runs the loads that are due (each installed when this returns). */
   private void tick(Duration d) {
-    long until = System.nanoTime() + WAIT;
-    while (allocator.tags().loadsInFlight(TAG) > store.waiting()) {
-      assertTrue(System.nanoTime() < until, "started loads reached the store within 60 s");
-      LockSupport.parkNanos(100_000);
-    }
     ticker.advance(d);
-    released += store.releaseDue();
-    while (finished.get() < released) {
-      assertTrue(System.nanoTime() < until, "released loads were installed within 60 s");
-      LockSupport.parkNanos(100_000);
-    }
+    loads.runDue();
   }
 
   private long next(List<Long> ids, int[] waits) {
@@ -211,7 +177,7 @@ class SegmentPrefetchTest {
       tick(Duration.ofNanos(10_000));
       next(ids, waits);
       maxBurst = Math.max(maxBurst, ahead());
-      maxLoading = Math.max(maxLoading, store.waiting());
+      maxLoading = Math.max(maxLoading, loads.waiting());
     }
     assertTrue(maxBurst > 1, "the burst grows the lookahead past one segment: " + maxBurst);
     assertTrue(maxBurst <= PrefetchPolicy.DEFAULT_MAX_AHEAD,
@@ -235,11 +201,11 @@ class SegmentPrefetchTest {
     for (int i = 0; i < 10; i++) {
       tick(LATENCY);
     }
-    int loads = store.waiting() + finished.get();
+    int started = loads.waiting() + finished.get();
     for (int i = 0; i < 100; i++) {
       tick(Duration.ofSeconds(10));
     }
-    assertEquals(loads, store.waiting() + finished.get(),
+    assertEquals(started, loads.waiting() + finished.get(),
         "an idle tag starts no load (loads begun before and after 1,000 s of rest)");
     assertTrue(ahead() <= PrefetchPolicy.DEFAULT_MAX_AHEAD, "what it holds is bounded: "
         + ahead());
@@ -265,8 +231,9 @@ class SegmentPrefetchTest {
       }
     };
     memory.createTag(TAG, 1, 10, "");
+    EngineThreadsFixture loaders = new EngineThreadsFixture(EngineConfig.DEFAULTS);
     allocator = new SegmentAllocator(shuffling, com.google.common.base.Ticker.systemTicker(),
-        EngineConfig.DEFAULTS.withMaxStep(10), engineThreads.threads(),
+        EngineConfig.DEFAULTS.withMaxStep(10), loaders.threads(),
         EngineListeners.NONE.withEvents(events));
     int threads = 8;
     int perThread = 20_000;
@@ -311,6 +278,8 @@ class SegmentPrefetchTest {
       assertTrue(dropEvents.get() > 0, "loads finishing out of order dropped some segments");
     } finally {
       pool.shutdownNow();
+      allocator.close();
+      loaders.close();
     }
   }
 }

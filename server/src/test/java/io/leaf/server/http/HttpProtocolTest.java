@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.ServerThreads;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelInitializer;
@@ -50,7 +51,7 @@ class HttpProtocolTest {
         .prefix("/echo/", Set.of("GET"),
             call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, call.path()));
     server = LeafHttpServer.start("test", new InetSocketAddress(InetAddress.getLoopbackAddress(),
-        0), HttpConfig.DEFAULTS, routes, flag -> { });
+        0), HttpConfig.DEFAULTS, routes, ServerThreads::http, flag -> { });
   }
 
   @AfterEach

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.ServerThreads;
+import io.leaf.server.testing.Poll;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -25,6 +27,8 @@ import org.junit.jupiter.api.Test;
 class LeafHttpServerTest {
 
   private static final String HALF_REQUEST = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+  /** An answer of 1 MiB: the most pipelined ones hold far more than any socket buffer does. */
+  private static final byte[] LARGE = new byte[1 << 20];
 
   private final List<String> refusals = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
@@ -35,12 +39,13 @@ class LeafHttpServerTest {
     HttpRoutes routes = new HttpRoutes()
         .get("/metrics", call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "scraped"))
         .get("/fast", call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "fast"))
+        .get("/large", call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, LARGE))
         // Answered from another thread, later: as an ID that waited for a segment is.
         .get("/slow", call -> later.schedule(
             () -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "slow"), 200,
             TimeUnit.MILLISECONDS));
     server = LeafHttpServer.start("test", new InetSocketAddress(InetAddress.getLoopbackAddress(),
-        0), config, routes, refusals::add);
+        0), config, routes, ServerThreads::http, refusals::add);
     return server;
   }
 
@@ -149,6 +154,31 @@ class LeafHttpServerTest {
       Thread.sleep(10);
     }
     assertEquals(200, get("/fast").statusCode(), "a freed slot serves a new connection");
+  }
+
+  @Test
+  void clientsPipelineAndNeverRead_slotsFreedAfterIdleTimeout_newClientServed()
+      throws Exception {
+    start(new HttpConfig(0, 2, Duration.ofSeconds(10), Duration.ofSeconds(1)));
+    // As many requests as a connection takes (one answered, the rest queued): 17 MiB of answers
+    // against a receive buffer of a few KiB that is never read.
+    String requests = "GET /large HTTP/1.1\r\nHost: x\r\n\r\n"
+        .repeat(RequestHandler.MAX_PIPELINED + 1);
+    for (int i = 0; i < 2; i++) {
+      RawHttpClient stalled = new RawHttpClient(server.port(), 20_000, 1024);
+      open.add(stalled);
+      stalled.send(requests);
+    }
+    assertTrue(Poll.until(() -> server.openConnections() == 2, Duration.ofSeconds(20)),
+        "both clients hold a slot");
+
+    assertTrue(Poll.until(() -> server.openConnections() == 0, Duration.ofSeconds(20)),
+        "an answer not written within --http-idle-timeout closes its connection; open: "
+            + server.openConnections());
+    HttpResponse<String> served = get("/fast");
+    assertEquals(200, served.statusCode(), "a new client is served in a freed slot: "
+        + served.body());
+    assertEquals(List.of(), refusals, "no connection was refused");
   }
 
   @Test

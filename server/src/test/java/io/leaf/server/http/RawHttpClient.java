@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -24,7 +25,19 @@ final class RawHttpClient implements AutoCloseable {
   private final OutputStream out;
 
   RawHttpClient(int port, int readTimeoutMillis) throws IOException {
-    socket = new Socket(InetAddress.getLoopbackAddress(), port);
+    this(port, readTimeoutMillis, 0);
+  }
+
+  /**
+   * A client whose socket receives into about {@code receiveBufferBytes} (0: the system's
+   * default), set before it connects so that the window it offers the server stays that small.
+   */
+  RawHttpClient(int port, int readTimeoutMillis, int receiveBufferBytes) throws IOException {
+    socket = new Socket();
+    if (receiveBufferBytes > 0) {
+      socket.setReceiveBufferSize(receiveBufferBytes);
+    }
+    socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
     socket.setSoTimeout(readTimeoutMillis);
     in = socket.getInputStream();
     out = socket.getOutputStream();

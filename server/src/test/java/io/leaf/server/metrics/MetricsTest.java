@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
 import io.grpc.ServerInterceptor;
+import io.leaf.server.ServerThreads;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.http.HttpConfig;
 import io.leaf.server.http.HttpEndpoints;
@@ -41,7 +42,7 @@ class MetricsTest {
     metrics = new Metrics();
     endpoint = LeafHttpServer.start("metrics-test",
         new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), HttpConfig.DEFAULTS,
-        HttpEndpoints.metricsRoutes(metrics), metrics::limitRefused);
+        HttpEndpoints.metricsRoutes(metrics), ServerThreads::http, metrics::limitRefused);
     MemorySegmentStore store = new MemorySegmentStore();
     store.createTag("metered", 1, 1000, "");
     leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS, server -> {

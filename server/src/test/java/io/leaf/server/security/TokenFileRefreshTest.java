@@ -15,6 +15,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.google.common.base.Ticker;
+import io.leaf.server.ServerThreads;
 import io.leaf.server.ServerWiring;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.Poll;
@@ -54,7 +55,7 @@ class TokenFileRefreshTest {
     captured.start();
     logger.addAppender(captured);
     try (ServerTokens tokens = ServerTokens.from(config(file).ops(), Ticker.systemTicker(),
-        TokenMeters.NONE)) {
+        TokenMeters.NONE, ServerThreads::tokensRefresh)) {
       assertTrue(admitted(tokens, "first"));
       Files.writeString(file, line("second", "issue", "*", null));
       assertTrue(Poll.until(() -> admitted(tokens, "second"), Duration.ofSeconds(10)),

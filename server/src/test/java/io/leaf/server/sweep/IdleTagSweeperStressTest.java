@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
+import io.leaf.server.ServerThreads;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.SegmentAllocator;
@@ -55,7 +56,7 @@ class IdleTagSweeperStressTest {
     SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
         EngineConfig.DEFAULTS, engineThreads.threads(), EngineListeners.NONE.withOnCached(intake));
     IdleTagSweeper sweeper = new IdleTagSweeper(allocator, intake, Duration.ofMillis(5),
-        Duration.ofMillis(1)).start();
+        Duration.ofMillis(1), ServerThreads.idleSweeper()).start();
     ExecutorService pool = Executors.newFixedThreadPool(THREADS);
     AtomicLong failures = new AtomicLong();
     AtomicReference<Throwable> firstFailure = new AtomicReference<>();

@@ -15,6 +15,7 @@ import io.leaf.server.store.TagNotFoundException;
 import io.leaf.server.testing.Blocking;
 import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
+import io.leaf.server.testing.ManualScheduler;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -33,7 +34,9 @@ class IdleTagSweeperTest {
   private final EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
   private final SegmentAllocator allocator = new SegmentAllocator(store, ticker,
       EngineConfig.DEFAULTS, threads.threads(), EngineListeners.NONE.withOnCached(intake));
-  private final IdleTagSweeper sweeper = new IdleTagSweeper(allocator, intake, TTL, TICK);
+  private final ManualScheduler scheduler = new ManualScheduler(ticker);
+  private final IdleTagSweeper sweeper =
+      new IdleTagSweeper(allocator, intake, TTL, TICK, scheduler);
 
   @AfterEach
   void tearDown() {
@@ -54,14 +57,14 @@ class IdleTagSweeperTest {
   @Test
   void constructor_ttlNotPositive_throwsNamingValue() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new IdleTagSweeper(allocator, intake, Duration.ZERO, TICK));
+        () -> new IdleTagSweeper(allocator, intake, Duration.ZERO, TICK, scheduler));
     assertEquals("idleTtl must be positive: PT0S", e.getMessage(), "message names the value");
   }
 
   @Test
   void constructor_tickNotPositive_throwsNamingValue() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new IdleTagSweeper(allocator, intake, TTL, Duration.ofMillis(-5)));
+        () -> new IdleTagSweeper(allocator, intake, TTL, Duration.ofMillis(-5), scheduler));
     assertEquals("tick must be positive: PT-0.005S", e.getMessage(), "message names the value");
   }
 
@@ -194,13 +197,32 @@ class IdleTagSweeperTest {
   }
 
   @Test
-  void close_startedSweeper_endsItsThread() {
+  void start_sweepsAtOnceThenOneTickAfterEachSweep() {
+    store.createTag("a", 1, 10, "");
+    nextId("a");
+    sweeper.start();
+    assertEquals(1, scheduler.runDue(), "the first sweep runs at once");
+    assertEquals(1, sweeper.scheduled(), "and schedules the cached tag");
+
+    ticker.advance(TICK.minusNanos(1));
+    assertEquals(0, scheduler.runDue(), "no sweep before a tick has passed");
+    ticker.advance(TTL);
+    assertEquals(1, scheduler.runDue(), "the next sweep one tick after the last");
+    assertEquals(1, sweeper.evictions(), "which evicts the tag idle for its TTL");
+    assertTrue(allocator.cached("a").isEmpty(), "evicted");
+  }
+
+  @Test
+  void close_startedSweeper_stopsItsSweeps() {
     sweeper.start();
     assertTrue(sweeper.isRunning(), "running after start");
 
     sweeper.close();
 
-    assertFalse(sweeper.isRunning(), "the thread has ended");
+    assertFalse(sweeper.isRunning(), "no sweep scheduled any more");
+    assertTrue(scheduler.isShutdown(), "its scheduler shut down");
+    ticker.advance(TICK.multipliedBy(2));
+    assertEquals(0, scheduler.runDue(), "nothing runs after close");
   }
 
   @Test

@@ -12,7 +12,8 @@ import java.util.concurrent.ExecutorService;
  * The engine's threads for a test, made as the server makes them ({@link
  * ServerThreads#engineThreads}); {@link #close()} shuts them down, as the server's stop does.
  *
- * <p>A test closes it after the allocators running on it, like any resource it made.
+ * <p>A test closes it after the allocators running on it, like any resource it made. {@link
+ * #manual} makes none: the test runs every load itself, so nothing has to be waited for.
  */
 public final class EngineThreadsFixture implements AutoCloseable {
 
@@ -28,6 +29,18 @@ public final class EngineThreadsFixture implements AutoCloseable {
   public EngineThreadsFixture(EngineConfig config, DeadlineTimer timer) {
     EngineThreads real = ServerThreads.engineThreads(config, made::add);
     this.threads = new EngineThreads(real.loads(), real.firstLoads(), timer);
+  }
+
+  private EngineThreadsFixture(EngineThreads threads) {
+    this.threads = threads;
+  }
+
+  /**
+   * No thread at all: loads and first loads wait in {@code loads} until the test runs them ({@link
+   * ManualExecutor#runAll}), deadlines on {@code timer}.
+   */
+  public static EngineThreadsFixture manual(ManualExecutor loads, DeadlineTimer timer) {
+    return new EngineThreadsFixture(new EngineThreads(loads, loads, timer));
   }
 
   public EngineThreads threads() {
