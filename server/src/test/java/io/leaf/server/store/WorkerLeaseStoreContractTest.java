@@ -93,11 +93,13 @@ abstract class WorkerLeaseStoreContractTest {
 
   @Test
   void claim_expiredLease_takenOverWithItsLastTimestamp() throws Exception {
-    store.claim(0, 0, "a", Duration.ofMillis(200)).orElseThrow();
-    store.renew(0, "a", Duration.ofMillis(200), 777, 0);
+    // Long enough that a loaded machine cannot outlast it between these three statements.
+    Duration shortTtl = Duration.ofSeconds(2);
+    store.claim(0, 0, "a", shortTtl).orElseThrow();
+    store.renew(0, "a", shortTtl, 777, 0);
     assertEquals(Optional.empty(), store.claim(0, 0, "b", TTL), "not expired yet");
     // Expired once the database's clock passes it (some keep whole seconds): b keeps trying.
-    WorkerLease b = Poll.value(() -> store.claim(0, 0, "b", TTL), Duration.ofSeconds(5))
+    WorkerLease b = Poll.value(() -> store.claim(0, 0, "b", TTL), Duration.ofSeconds(10))
         .orElseThrow(() -> new AssertionError("expired by the database's clock: b claims it"));
     assertEquals(777, b.lastTimestampMs(), "b learns where a stopped");
     assertEquals(Optional.empty(), store.renew(0, "a", TTL, 1, 0), "a lost it");
