@@ -3,14 +3,21 @@ package io.leaf.server.store;
 import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 import static io.leaf.server.store.generated.Tables.LEAF_LEDGER;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The statements of {@code leaf_ledger}, each run on the context it is given (a take's or a
- * hand-back's transaction, or the pool).
+ * hand-back's transaction, or the pool), and the take's transaction itself ({@link
+ * #recordedTake}).
  *
  * <p>Which record answers for an ID: of the records that start at or below it, the {@link
  * #CANDIDATES} that start nearest; among those that hold it, the one that starts highest, and
@@ -22,8 +29,85 @@ final class JooqLedger {
 
   /** Records looked at per WhoIssued: the index reads at most this many rows. */
   static final int CANDIDATES = 16;
+  static final String TABLE = "leaf_ledger";
+
+  private static final Logger log = LoggerFactory.getLogger(JooqLedger.class);
 
   private JooqLedger() {}
+
+  /**
+   * Creates {@code leaf_ledger} when missing and checks, in a transaction rolled back, that this
+   * user may insert, read, update and delete its rows.
+   *
+   * @throws UnusableTableException it cannot be created or used: one line naming the table and
+   *     {@code --ledger off}
+   */
+  static void open(DSLContext dsl, String server, long nowMillis) {
+    try {
+      dsl.connectionResult(c -> {
+        if (OwnTables.createIfMissing(c, dsl, TABLE)) {
+          log.info("created table {}", TABLE);
+        }
+        return null;
+      });
+      dsl.connectionResult(c -> {
+        boolean auto = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+          DSLContext tx = DSL.using(c, dsl.dialect(), dsl.settings());
+          insert(tx, "", -1, 0, RangeKind.RETURNED, server, nowMillis);
+          tx.update(LEAF_LEDGER).set(LEAF_LEDGER.TIME_MS, 0L)
+              .where(LEAF_LEDGER.BIZ_TAG.eq("")).and(LEAF_LEDGER.START_ID.eq(-1L)).execute();
+          holding(tx, "", -1);
+          deleteBefore(tx, 1, 1);
+        } finally {
+          c.rollback();
+          c.setAutoCommit(auto);
+        }
+        return null;
+      });
+    } catch (DataAccessException e) {
+      RuntimeException failure = DatabaseErrors.toStoreException("use " + TABLE, e, 1);
+      if (!(failure instanceof StoreRejectedException)) {
+        throw failure;
+      }
+      throw new UnusableTableException("table " + TABLE + " cannot be used ("
+          + failure.getMessage() + "); create it as sql/schema.sql does and grant SELECT, INSERT,"
+          + " UPDATE, DELETE on it, or start with --ledger off");
+    }
+  }
+
+  /**
+   * BEGIN; the take; its ledger record; COMMIT, on {@code c}. The range leaves only after COMMIT
+   * returned (and the product accepted how it returned: {@link SegmentTake#committed}); anything
+   * else rolls back, or leaves the commit in doubt, and the range is a gap.
+   */
+  static SegmentRange recordedTake(Connection c, DSLContext db, SegmentTake take,
+      LeafAllocTable table, String bizTag, int step, RangeKind kind, String server,
+      long nowMillis) throws SQLException {
+    c.setAutoCommit(false);
+    try {
+      SegmentRange range = take.take(c, db, table, bizTag, step, nowMillis);
+      insert(db, bizTag, range.start(), range.end(), kind, server, nowMillis);
+      c.clearWarnings();
+      c.commit();
+      take.committed(c, bizTag, range);
+      return range;
+    } catch (Throwable e) {
+      try {
+        c.rollback();
+      } catch (SQLException | RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    } finally {
+      try {
+        c.setAutoCommit(true);
+      } catch (SQLException ignored) {
+        // A broken connection: the pool drops it.
+      }
+    }
+  }
 
   /** Records {@code [start, end)} taken (or handed back) by {@code server} at {@code nowMillis}. */
   static void insert(DSLContext tx, String bizTag, long start, long end, RangeKind kind,

@@ -1,11 +1,8 @@
 package io.leaf.server.store;
 
 import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
-import static io.leaf.server.store.generated.Tables.LEAF_LEDGER;
 
-import java.sql.Connection;
 import java.sql.DatabaseMetaData;
-import java.sql.SQLException;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
@@ -100,43 +97,9 @@ public final class JooqSegmentStore implements SegmentStore {
     opened = o;
   }
 
-  /**
-   * Creates {@code leaf_ledger} when missing and checks, in a transaction rolled back, that this
-   * user may insert, read, update and delete its rows.
-   */
+  /** {@link JooqLedger#open}: {@code leaf_ledger} there and writable, or the start stops. */
   private void openLedger(Opened o) {
-    String table = "leaf_ledger";
-    try {
-      guard("create " + table, () -> o.dsl().connectionResult(c -> {
-        if (OwnTables.createIfMissing(c, o.dsl(), table)) {
-          log.info("created table {}", table);
-        }
-        return null;
-      }));
-      guard("write " + table, () -> o.dsl().connectionResult(c -> {
-        boolean auto = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try {
-          DSLContext tx = DSL.using(c, o.dsl().dialect(), o.dsl().settings());
-          JooqLedger.insert(tx, "", -1, 0, RangeKind.RETURNED, ledger.server(), clock.millis());
-          tx.update(LEAF_LEDGER).set(LEAF_LEDGER.TIME_MS, 0L)
-              .where(LEAF_LEDGER.BIZ_TAG.eq("")).and(LEAF_LEDGER.START_ID.eq(-1L)).execute();
-          JooqLedger.holding(tx, "", -1);
-          JooqLedger.deleteBefore(tx, 1, 1);
-        } finally {
-          c.rollback();
-          c.setAutoCommit(auto);
-        }
-        return null;
-      }));
-    } catch (StoreRejectedException e) {
-      if (e instanceof UnusableTableException) {
-        throw e;
-      }
-      throw new UnusableTableException("table " + table + " cannot be used (" + e.getMessage()
-          + "); create it as sql/schema.sql does and grant SELECT, INSERT, UPDATE, DELETE on it,"
-          + " or start with --ledger off");
-    }
+    JooqLedger.open(o.dsl(), ledger.server(), clock.millis());
   }
 
   /** The store as opened; opens it first if needed (calls racing to do so each open: harmless). */
@@ -329,45 +292,14 @@ public final class JooqSegmentStore implements SegmentStore {
               }
               return o.take().take(c, db, o.table(), bizTag, step, clock.millis());
             }
-            return recordedTake(c, db, o, bizTag, step, kind);
+            return JooqLedger.recordedTake(c, db, o.take(), o.table(), bizTag, step, kind,
+                ledger.server(), clock.millis());
           }))));
     } catch (DatabaseErrors.DuplicateKey e) {
       // The primary key found the range recorded already: the row went back (a restore).
       throw new StoreRejectedException("the range of biz_tag " + bizTag + " that leaf_alloc's"
           + " max_id gives is recorded in leaf_ledger already: max_id went back (a restored"
           + " backup?); nothing was taken. Move max_id past the recorded ranges", e.getCause());
-    }
-  }
-
-  /**
-   * BEGIN; the take; its ledger record; COMMIT. The range leaves only after COMMIT returned (and
-   * the product accepted how it returned: {@link SegmentTake#committed}); anything else rolls
-   * back, or leaves the commit in doubt, and the range is a gap.
-   */
-  private SegmentRange recordedTake(Connection c, DSLContext db, Opened o, String bizTag,
-      int step, RangeKind kind) throws SQLException {
-    c.setAutoCommit(false);
-    try {
-      long now = clock.millis();
-      SegmentRange range = o.take().take(c, db, o.table(), bizTag, step, now);
-      JooqLedger.insert(db, bizTag, range.start(), range.end(), kind, ledger.server(), now);
-      c.clearWarnings();
-      c.commit();
-      o.take().committed(c, bizTag, range);
-      return range;
-    } catch (Throwable e) {
-      try {
-        c.rollback();
-      } catch (SQLException | RuntimeException suppressed) {
-        e.addSuppressed(suppressed);
-      }
-      throw e;
-    } finally {
-      try {
-        c.setAutoCommit(true);
-      } catch (SQLException ignored) {
-        // A broken connection: the pool drops it.
-      }
     }
   }
 
