@@ -104,6 +104,11 @@ class LedgerProcessTest {
       return LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(3, TimeUnit.SECONDS);
     }
 
+    /** For the calls whose answers the test follows one by one: a loaded machine is slow. */
+    LeafServiceGrpc.LeafServiceBlockingStub patient() {
+      return LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+    }
+
     void kill() throws InterruptedException {
       channel.shutdownNow();
       process.close();
@@ -239,7 +244,7 @@ class LedgerProcessTest {
           load.awaitMore(1_000);
           AtomicReference<Node> node = load.nodes.get(round);
           // "solo" is served by this server alone: its next ID after the restart follows on.
-          LeafServiceGrpc.LeafServiceBlockingStub solo = node.get().stub();
+          LeafServiceGrpc.LeafServiceBlockingStub solo = node.get().patient();
           long last = 0;
           for (int i = 0; i < 5; i++) {
             last = solo.nextId(NextIdRequest.newBuilder().setBizTag("solo").build()).getId();
@@ -250,11 +255,11 @@ class LedgerProcessTest {
           assertEquals(last + 1, reserved.getRanges(0).getStart(), "served from the buffer");
           node.get().stop();
           node.set(new Node(db));
-          long next = node.get().stub().nextId(NextIdRequest.newBuilder().setBizTag("solo")
-              .build()).getId();
+          long next = untilAvailable(() -> node.get().patient().nextId(NextIdRequest.newBuilder()
+              .setBizTag("solo").build()).getId());
           assertEquals(r.getEnd(), next, "the next ID follows the last issued (the reserved"
               + " ones included) before the stop");
-          IssuedRange returned = node.get().stub().whoIssued(WhoIssuedRequest.newBuilder()
+          IssuedRange returned = node.get().patient().whoIssued(WhoIssuedRequest.newBuilder()
               .setBizTag("solo").setId(r.getEnd() - 1).build());
           assertTrue(returned.getKind().equals("segment"), returned.toString());
           continued++;
@@ -266,6 +271,24 @@ class LedgerProcessTest {
       System.err.println("[leaf-tests] ledger, rolling restart of three servers on "
           + (db.isPostgres() ? "PostgreSQL" : "MariaDB") + ": " + all.length + " IDs, 0 repeats,"
           + " " + continued + " restarts continued right after the last ID issued");
+    }
+  }
+
+  /**
+   * {@code call}, again while the server answers UNAVAILABLE (listening, but its database check
+   * has not passed yet on a loaded machine): an UNAVAILABLE answer issued nothing.
+   */
+  private static <T> T untilAvailable(Supplier<T> call) throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try {
+        return call.get();
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || System.nanoTime() > until) {
+          throw e;
+        }
+        Thread.sleep(200);
+      }
     }
   }
 
