@@ -35,3 +35,15 @@ CREATE TABLE IF NOT EXISTS leaf_region (
   update_time BIGINT       NOT NULL,
   PRIMARY KEY (id)
 );
+
+-- The ledger of ranges taken and handed back: see schema.sql.
+CREATE TABLE IF NOT EXISTS leaf_ledger (
+  biz_tag  VARCHAR(128) COLLATE "C" NOT NULL,
+  start_id BIGINT       NOT NULL,
+  end_id   BIGINT       NOT NULL,
+  kind     VARCHAR(16)  NOT NULL,
+  server   VARCHAR(255) NOT NULL,
+  time_ms  BIGINT       NOT NULL,
+  PRIMARY KEY (biz_tag, start_id, kind)
+);
+CREATE INDEX ix_leaf_ledger_time ON leaf_ledger (time_ms);

@@ -58,3 +58,21 @@ CREATE TABLE IF NOT EXISTS leaf_region (
   update_time BIGINT       NOT NULL,
   PRIMARY KEY (id)
 );
+
+-- The ledger (docs/operations.md#the-ledger): every range a server took from leaf_alloc, written in
+-- the same transaction as the take, and every unissued rest handed back at a graceful stop.
+-- start_id/end_id: [start_id, end_id) in the database's local values (leaf_alloc's); kind:
+-- 'segment' (a segment load), 'reserve' (ReserveIds' own write) or 'returned' (handed back);
+-- server: the taking server's identity (host:port/pid-instance); time_ms: its clock, epoch millis.
+-- The primary key makes a take of a range recorded already fail (a gap, never a repeat); rows
+-- older than --ledger-retention are deleted in small batches, by time_ms.
+CREATE TABLE IF NOT EXISTS leaf_ledger (
+  biz_tag  VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  start_id BIGINT       NOT NULL,
+  end_id   BIGINT       NOT NULL,
+  kind     VARCHAR(16)  NOT NULL,
+  server   VARCHAR(255) NOT NULL,
+  time_ms  BIGINT       NOT NULL,
+  PRIMARY KEY (biz_tag, start_id, kind)
+);
+CREATE INDEX ix_leaf_ledger_time ON leaf_ledger (time_ms);

@@ -128,6 +128,7 @@ public final class Bench {
       new RangeRows(options, table).reserveRow(plain, unaryNextId, lastConcurrency());
       new SnowflakeRows(options, table).run(plain.port());
       regionRow();
+      ledgerRow();
     } finally {
       if (tempDir != null) {
         deleteTree(tempDir);
@@ -195,6 +196,9 @@ public final class Bench {
     }
     if (options.runs("regions")) {
       regionRow();
+    }
+    if (options.runs("ledger")) {
+      ledgerRow();
     }
     String text = "# Leaf benchmark results (" + String.join(", ", options.only())
         + " only)\n\n"
@@ -287,6 +291,21 @@ public final class Bench {
       if (tempDir == null) {
         deleteTree(dir);
       }
+    }
+  }
+
+  /** P11, on --db-url when given (MariaDB), else on an H2 file in a directory of its own. */
+  private void ledgerRow() throws Exception {
+    if (options.dbUrl() != null) {
+      new LedgerRows(options, table).run(options.dbUrl(), options.dbUser(), options.dbPassword());
+      return;
+    }
+    Path dir = Files.createTempDirectory("leaf-bench-ledger");
+    try {
+      new LedgerRows(options, table).run("jdbc:h2:file:" + dir.resolve("ledger")
+          + ";MODE=MySQL", "sa", "");
+    } finally {
+      deleteTree(dir);
     }
   }
 

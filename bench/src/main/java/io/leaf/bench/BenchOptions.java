@@ -64,7 +64,7 @@ public record BenchOptions(
 
   /** The parts {@code --only} can pick. */
   public static final List<String> PARTS = List.of("latency", "cache", "bare", "formatted",
-      "tokens", "regions");
+      "tokens", "regions", "ledger");
 
   public static final Path DEFAULT_OUT = Path.of("target", "bench", "results.md");
 
@@ -89,7 +89,8 @@ public record BenchOptions(
                          grpc-java server, h2load), formatted (F1, F2: NextFormattedId vs
                          NextId, h2load; NextFormattedIdBatch vs unary), tokens (P9: NextId
                          with a scoped token file vs without tokens, h2load), regions (P10:
-                         NextId with --region vs without)
+                         NextId with --region vs without), ledger (P11: segment loads/s with
+                         the ledger on vs off, on --db-url or H2)
         """;
   }
 

@@ -240,6 +240,19 @@ public final class LeafClient implements AutoCloseable {
     return call(a -> a.leaf(req.getBizTag()).getTag(req));
   }
 
+  /**
+   * Which server took the range that holds {@code id} of {@code bizTag}, when, and how ({@code
+   * kind}: {@code segment}, {@code reserve} or {@code returned}): the server's ledger.
+   *
+   * @throws TagNotFoundException (NOT_FOUND) no recorded range holds the ID
+   * @throws FailedPreconditionException the server runs with {@code --ledger off}
+   */
+  public io.leaf.v1.IssuedRange whoIssued(String bizTag, long id) {
+    io.leaf.v1.WhoIssuedRequest req = io.leaf.v1.WhoIssuedRequest.newBuilder()
+        .setBizTag(tag(bizTag)).setId(id).build();
+    return call(a -> a.leaf(req.getBizTag()).whoIssued(req));
+  }
+
   private static String tag(String bizTag) {
     return Objects.requireNonNull(bizTag, "bizTag");
   }

@@ -15,12 +15,12 @@ import java.util.stream.Stream;
 final class RetryPolicy {
 
   /**
-   * LeafService methods that are safe to repeat: reads, ID calls (a repeat is a gap), setting a
+   * LeafService methods that are safe to repeat: reads (WhoIssued too), ID calls (a repeat is a gap), setting a
    * step and setting a format (the same format again continues the same numbering).
    */
   static final List<String> RETRIED_METHODS = List.of("NextId", "NextIdBatch", "ReserveIds",
       "InitCache", "GetTag", "ListTags", "UpdateStep", "SetFormat", "NextFormattedId",
-      "NextFormattedIdBatch", "ParseFormattedId");
+      "NextFormattedIdBatch", "ParseFormattedId", "WhoIssued");
   /** SnowflakeService methods, all safe to repeat (a repeated ID call is a gap). */
   static final List<String> RETRIED_SNOWFLAKE_METHODS = List.of("NextSnowflakeId",
       "NextSnowflakeIdBatch", "DecodeSnowflakeId", "GetWorker");

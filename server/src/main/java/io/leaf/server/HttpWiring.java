@@ -8,6 +8,7 @@ import io.leaf.server.http.HttpConfig;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.http.HttpRoutes;
 import io.leaf.server.http.IdEndpoints;
+import io.leaf.server.http.LedgerEndpoint;
 import io.leaf.server.http.MonitorData;
 import io.leaf.server.http.MonitorPage;
 import io.leaf.server.http.SnowflakeIds;
@@ -42,6 +43,7 @@ final class HttpWiring {
     LeafGrpcService service = parts.service();
     new IdEndpoints(allocator, config.api().maxWait(), snowflakeIds(parts.snowflake()), issuer,
         access, metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
+    new LedgerEndpoint(service::whoIssued, access).addTo(routes);
     List<MonitorData.Limit> limits = List.of(
         new MonitorData.Limit("--max-waiting", config.engine().maxWaiting(), allocator::waitingCalls),
         new MonitorData.Limit("--max-streams", config.api().maxStreams(), service::openStreams),

@@ -8,8 +8,10 @@ import io.leaf.server.api.LeafGrpcService;
 import io.leaf.server.api.MalformedRequests;
 import io.leaf.server.api.SnowflakeGrpcService;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.engine.UnissuedRun;
 import io.leaf.server.health.ServerHealth;
 import io.leaf.server.http.HttpEndpoints;
+import io.leaf.server.ledger.HandBack;
 import io.leaf.server.logging.LogLevels;
 import io.leaf.server.logging.TransportLogs;
 import io.leaf.server.snowflake.Snowflake;
@@ -18,6 +20,7 @@ import io.leaf.server.store.UnusableTableException;
 import io.leaf.server.sweep.IdleTagSweeper;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -52,10 +55,14 @@ public final class LeafServer {
    * @param service LeafService
    * @param snowflake the snowflake IDs' generator and lease keeper; started and closed with the
    *     server
+   * @param handBack returns the engine's unissued IDs at a graceful stop
    */
   record Parts(SegmentStore store, SegmentAllocator allocator, IdleTagSweeper sweeper,
-      ServerHealth health, LeafGrpcService service, Snowflake snowflake) {
+      ServerHealth health, LeafGrpcService service, Snowflake snowflake, HandBack handBack) {
   }
+
+  /** The hand-back's least budget, even when the calls used up {@code --shutdown-grace}. */
+  static final Duration MIN_HAND_BACK = Duration.ofSeconds(1);
 
   private final Server server;
   private final Parts parts;
@@ -133,13 +140,16 @@ public final class LeafServer {
 
   /**
    * Stops accepting calls, lets in-flight calls finish within the grace period, then stops the
-   * idle-tag sweeper, the snowflake side and the engine and closes the resources. Idempotent.
+   * idle-tag sweeper, the snowflake side and the engine, hands the engine's unissued IDs back
+   * ({@link HandBack}, within what is left of the grace period, at least {@link #MIN_HAND_BACK})
+   * and closes the resources. Idempotent.
    */
   public synchronized void stop() {
     if (stopped) {
       return;
     }
     stopped = true;
+    long stopNanos = System.nanoTime();
     ServerHealth health = parts.health();
     health.shutdown();
     server.shutdown();
@@ -162,10 +172,20 @@ public final class LeafServer {
     // After the calls: it stops issuing and gives the worker ID back while the pool is open.
     closeLogged("the snowflake side", parts.snowflake()::close);
     closeLogged("the engine", parts.allocator()::close);
+    if (listening) {
+      closeLogged("the hand-back", () -> handBack(stopNanos));
+    }
     closeLogged("the server's resources", resources);
     if (listening) {
       log.info("Leaf stopped");
     }
+  }
+
+  /** Freezes the closed engine and hands back what it held unissued. */
+  private void handBack(long stopNanos) {
+    List<UnissuedRun> runs = parts.allocator().freeze();
+    Duration left = shutdownGrace.minusNanos(System.nanoTime() - stopNanos);
+    parts.handBack().run(runs, left.compareTo(MIN_HAND_BACK) < 0 ? MIN_HAND_BACK : left);
   }
 
   /** Closes one part; a failure is logged and never keeps the parts after it open. */

@@ -21,6 +21,9 @@ import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.health.ServerHealth;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.http.HttpRoutes;
+import io.leaf.server.ledger.HandBack;
+import io.leaf.server.ledger.LedgerRetention;
+import io.leaf.server.ledger.ServerIdentity;
 import io.leaf.server.metrics.Metrics;
 import io.leaf.server.security.ServerTokens;
 import io.leaf.server.security.TlsCredentials;
@@ -39,6 +42,7 @@ import io.leaf.server.store.JooqFormatStore;
 import io.leaf.server.store.JooqRegionStore;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.JooqWorkerLeaseStore;
+import io.leaf.server.store.LedgerSettings;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.WorkerLeaseStore;
@@ -157,7 +161,11 @@ public final class ServerWiring {
         metrics.watchPool(pool);
       }
       var dialect = DataSources.dialectOf(db.url());
-      JooqSegmentStore store = new JooqSegmentStore(pool, dialect, InstantSource.system());
+      String identity = ServerIdentity.of(config.api().port());
+      LedgerSettings ledger = config.ledger().on() ? LedgerSettings.on(identity)
+          : LedgerSettings.OFF;
+      JooqSegmentStore store = new JooqSegmentStore(pool, dialect, InstantSource.system(),
+          ledger);
       JooqFormatStore formats = new JooqFormatStore(pool, dialect, InstantSource.system());
       Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool, dialect,
           InstantSource.system()));
@@ -172,6 +180,12 @@ public final class ServerWiring {
       ScheduledExecutorService tick = ServerThreads.scheduler("leaf-coarse-ticker");
       threads.add(tick);
       CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION, tick);
+      if (ledger.on()) {
+        ScheduledThreadPoolExecutor pruning = ServerThreads.scheduler("leaf-ledger-retention");
+        threads.add(pruning);
+        new LedgerRetention(store::deleteLedgerBefore, config.ledger().retention(),
+            InstantSource.system(), pruning).start();
+      }
       EngineConfig engine = config.engine(EngineConfig.DEFAULTS);
       Runnable schemaInit = () -> {
         store.createSchemaIfMissing();
@@ -193,7 +207,7 @@ public final class ServerWiring {
             threads.forEach(ExecutorService::shutdownNow);
             pool.close();
             ops.close();
-          });
+          }, config + " server=" + identity);
     } catch (RuntimeException | Error e) {
       while (!opened.isEmpty()) {
         closeQuietly(opened.pop());
@@ -272,6 +286,15 @@ public final class ServerWiring {
       SegmentStore store, Runnable schemaInit, Formats formats,
       Function<EngineListeners, SegmentAllocator> engine,
       Snowflake snowflake, Metrics metrics, TokenAccess access, AutoCloseable resources) {
+    return assemble(builder, config, store, schemaInit, formats, engine, snowflake, metrics,
+        access, resources, config.toString());
+  }
+
+  /** {@link #assemble}, the start line showing {@code settings}. */
+  private static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
+      SegmentStore store, Runnable schemaInit, Formats formats,
+      Function<EngineListeners, SegmentAllocator> engine, Snowflake snowflake, Metrics metrics,
+      TokenAccess access, AutoCloseable resources, String settings) {
     // The engine's listeners exist before it does, so each is a final field from the start.
     SweepIntake cached = new SweepIntake();
     SegmentAllocator allocator = engine.apply(
@@ -298,7 +321,8 @@ public final class ServerWiring {
       metrics.watchSnowflake(snowflake);
     }
     LeafServer.Parts parts =
-        new LeafServer.Parts(store, allocator, sweeper, health, service, snowflake);
+        new LeafServer.Parts(store, allocator, sweeper, health, service, snowflake,
+            new HandBack(store, database::execute));
     AtomicReference<HttpEndpoints> bound = new AtomicReference<>();
     HttpRoutes routes = HttpWiring.routes(config, parts, issuer, metrics, access,
         () -> bound.get() == null ? 0 : bound.get().httpConnections());
@@ -311,7 +335,7 @@ public final class ServerWiring {
       streamPump.shutdownNow();
       database.close();
       resources.close();
-    }, config.api().shutdownGrace(), config.toString());
+    }, config.api().shutdownGrace(), settings);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.leaf.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,6 +14,7 @@ import io.grpc.health.v1.HealthGrpc;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.config.ServerConfig;
+import io.leaf.server.store.UnusableTableException;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 import io.leaf.v1.CreateTagRequest;
@@ -76,10 +78,12 @@ class LeastPrivilegeMariaDbTest {
     }
   }
 
-  private LeafServiceGrpc.LeafServiceBlockingStub startAs(TestDatabase.Login login)
-      throws Exception {
-    ServerConfig config = ServerConfig.parse(new String[] {"--db-url", db.url, "--db-user",
-        login.user(), "--db-password", login.password(), "--db-pool-size", "2"}, env -> null);
+  private LeafServiceGrpc.LeafServiceBlockingStub startAs(TestDatabase.Login login,
+      String... flags) throws Exception {
+    String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of("--db-url", db.url,
+        "--db-user", login.user(), "--db-password", login.password(), "--db-pool-size", "2"),
+        java.util.Arrays.stream(flags)).toArray(String[]::new);
+    ServerConfig config = ServerConfig.parse(args, env -> null);
     String name = InProcessServerBuilder.generateName();
     server = ServerWiring.production(config, InProcessServerBuilder.forName(name),
         UnaryOperator.identity()).start();
@@ -93,9 +97,10 @@ class LeastPrivilegeMariaDbTest {
   }
 
   @Test
-  void start_selectInsertUpdateOnLeafAllocOnly_servingAndIssuesIds() throws Exception {
-    LeafServiceGrpc.LeafServiceBlockingStub leaf =
-        startAs(db.createUser("SELECT, INSERT, UPDATE"));
+  void start_selectInsertUpdateOnLeafAllocAndTheLedger_servingAndIssuesIds() throws Exception {
+    TestDatabase.Login login = db.createUser("SELECT, INSERT, UPDATE");
+    db.grant(login, "SELECT, INSERT, UPDATE, DELETE", "leaf_ledger");
+    LeafServiceGrpc.LeafServiceBlockingStub leaf = startAs(login);
 
     assertEquals(ServingStatus.SERVING, health(),
         "no CREATE privilege is needed when leaf_alloc exists");
@@ -107,8 +112,29 @@ class LeastPrivilegeMariaDbTest {
   }
 
   @Test
+  void start_ledgerOnWithoutPrivilegesOnLeafLedger_refusedNamingTheTableAndTheFlag()
+      throws Exception {
+    TestDatabase.Login login = db.createUser("SELECT, INSERT, UPDATE");
+
+    UnusableTableException e = assertThrows(UnusableTableException.class, () -> startAs(login));
+    assertTrue(e.getMessage().contains("leaf_ledger") && e.getMessage().contains("--ledger off"),
+        e.getMessage());
+    assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
+  }
+
+  @Test
+  void start_ledgerOff_privilegesOnLeafAllocSuffice() throws Exception {
+    LeafServiceGrpc.LeafServiceBlockingStub leaf =
+        startAs(db.createUser("SELECT, INSERT, UPDATE"), "--ledger", "off");
+
+    assertEquals(ServingStatus.SERVING, health());
+    assertEquals(1, leaf.nextId(NextIdRequest.newBuilder().setBizTag("existing").build()).getId());
+  }
+
+  @Test
   void writes_selectOnly_failedPreconditionWithTheDatabasesReason() throws Exception {
-    LeafServiceGrpc.LeafServiceBlockingStub leaf = startAs(db.createUser("SELECT"));
+    LeafServiceGrpc.LeafServiceBlockingStub leaf = startAs(db.createUser("SELECT"), "--ledger",
+        "off");
 
     assertEquals(100, leaf.getTag(GetTagRequest.newBuilder().setBizTag("existing").build())
         .getTag().getStep(), "reads work");

@@ -29,6 +29,9 @@ class MariaDbStartLogTest {
           "no warning that MariaDB is older than jOOQ's dialect supports:\n" + log);
       assertTrue(log.matches("(?s).*leaf_alloc on MariaDB 1\\d\\.\\d+\\.\\d+.*jOOQ dialect MARIADB.*"),
           "the log names the real server and version and the dialect used:\n" + log);
+      assertTrue(log.matches("(?s).*Leaf listening on port \\d+ \\(.* ledger=on"
+          + " ledger-retention=2592000s server=[^ :]+:0/\\d+-[0-9a-f]{6}\\).*"),
+          "the start line shows the ledger and the server's identity:\n" + log);
     }
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.config.LedgerConfig;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import java.time.Duration;
@@ -142,12 +143,24 @@ class ServerConfigTest {
   void parse_loaderQueueAndConnections_reachTheEngineAndThePool() {
     ServerConfig d = parse(Map.of());
     assertEquals(10_000, d.engine(EngineConfig.DEFAULTS).loaderQueue());
-    assertEquals(8 + 2 + 4 + 2, d.connections(),
-        "a connection per database thread, one for health, one for the worker lease");
+    assertEquals(8 + 2 + 4 + 2 + 1, d.connections(),
+        "a connection per database thread, one for health, one for the worker lease, one for"
+            + " the ledger's retention");
     ServerConfig c = parse(Map.of(), "--max-queued-loads", "50", "--db-pool-size", "3",
         "--first-load-threads", "1", "--db-call-threads", "2");
     assertEquals(50, c.engine(EngineConfig.DEFAULTS).loaderQueue());
-    assertEquals(3 + 1 + 2 + 2, c.connections());
+    assertEquals(3 + 1 + 2 + 2 + 1, c.connections());
+    assertEquals(3 + 1 + 2 + 2, parse(Map.of(), "--db-pool-size", "3", "--first-load-threads",
+        "1", "--db-call-threads", "2", "--ledger", "off").connections(), "no retention thread");
+  }
+
+  @Test
+  void ledger_defaultsOnThirtyDays_offAndRetentionRead() {
+    ServerConfig d = parse(Map.of());
+    assertEquals(new LedgerConfig(true, java.time.Duration.ofDays(30)), d.ledger());
+    ServerConfig off = parse(Map.of(), "--ledger", "off", "--ledger-retention", "7d");
+    assertEquals(new LedgerConfig(false, java.time.Duration.ofDays(7)), off.ledger());
+    assertMessage("--ledger must be on or off, got maybe", "--ledger", "maybe");
   }
 
   @Test

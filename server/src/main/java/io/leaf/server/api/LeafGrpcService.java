@@ -250,6 +250,12 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     admin.listTags(req, out);
   }
 
+  @Override
+  public void whoIssued(io.leaf.v1.WhoIssuedRequest req,
+      StreamObserver<io.leaf.v1.IssuedRange> out) {
+    admin.whoIssued(req, out);
+  }
+
   /**
    * Checks {@code --max-stream-memory} against this JVM's memory, as the constructor would.
    *

@@ -20,6 +20,7 @@ import io.leaf.server.snowflake.NoWorkerLeaseException;
 import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.InvalidPageKeyException;
 import io.leaf.server.store.InvalidTagStateException;
+import io.leaf.server.store.NotIssuedException;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagAlreadyExistsException;
@@ -67,7 +68,7 @@ public final class StatusMapping {
       // The key came from a page_token: name the field the caller set.
       return Status.INVALID_ARGUMENT.withDescription("page_token is not a token ListTags returned"
           + " for this table: " + t.getMessage());
-    } else if (t instanceof TagNotFoundException) {
+    } else if (t instanceof TagNotFoundException || t instanceof NotIssuedException) {
       code = Status.NOT_FOUND;
     } else if (t instanceof TagAlreadyExistsException) {
       code = Status.ALREADY_EXISTS;

@@ -9,6 +9,8 @@ import io.leaf.server.formats.FormatSpec;
 import io.leaf.server.formats.Reset;
 import io.leaf.server.store.StoredFormat;
 import io.leaf.server.store.DataSources;
+import io.leaf.server.store.IssuedRange;
+import io.leaf.server.store.NotIssuedException;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagNotFoundException;
@@ -24,6 +26,7 @@ import io.leaf.v1.Segment;
 import io.leaf.v1.Tag;
 import io.leaf.v1.TagStatus;
 import io.leaf.v1.UpdateStepRequest;
+import io.leaf.v1.WhoIssuedRequest;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
@@ -118,6 +121,17 @@ final class TagAdmin {
 
   void getTag(GetTagRequest req, StreamObserver<TagStatus> out) {
     onDatabase(out, () -> status(Validation.bizTag(req.getBizTag())));
+  }
+
+  /** WhoIssued: the ledger's record for the ID, read on the database threads. */
+  void whoIssued(WhoIssuedRequest req, StreamObserver<io.leaf.v1.IssuedRange> out) {
+    onDatabase(out, () -> {
+      String tag = Validation.bizTag(req.getBizTag());
+      IssuedRange r = store.whoIssued(tag, req.getId())
+          .orElseThrow(() -> new NotIssuedException(tag, req.getId()));
+      return io.leaf.v1.IssuedRange.newBuilder().setStart(r.start()).setEnd(r.end())
+          .setServer(r.server()).setTimeMs(r.timeMs()).setKind(r.kind().text()).build();
+    });
   }
 
   void listTags(ListTagsRequest req, StreamObserver<ListTagsResponse> out) {

@@ -144,6 +144,12 @@ public final class Flags {
       + " of the ID space split n ways, the same n in every region; without"
       + " --worker-id-range, also only region r's share of worker IDs (docs/regions.md)",
       (flag, raw) -> Region.parse(raw));
+  static final Flag<Boolean> LEDGER = Flag.of("ledger", "on", "on: record every range taken"
+      + " from the database in leaf_ledger in the same transaction (WhoIssued answers from it);"
+      + " off: one statement per segment, nothing recorded", Parsers.onOff());
+  static final Flag<Duration> LEDGER_RETENTION = Flag.of("ledger-retention", "30d",
+      "ledger records older than this are deleted, in batches of 1000 off the request path",
+      Parsers.duration());
   static final Flag<Path> FORMAT_KEY_FILE = Flag.of("format-key-file", "",
       "file of 32, 48 or 64 hex digits: the AES key of opaque formatted numbers (FF1)",
       Parsers.path());
@@ -160,7 +166,8 @@ public final class Flags {
       HTTP_READ_TIMEOUT, HTTP_IDLE_TIMEOUT, TLS_CERT, TLS_KEY, TLS_CLIENT_CA, TLS_REFRESH,
       ADMIN_TOKEN, ADMIN_TOKEN_FILE, CLIENT_TOKEN, CLIENT_TOKEN_FILE, TOKENS_FILE, TOKENS_REFRESH,
       MONITOR_PUBLIC, LOG_LEVEL,
-      WORKER_ID_RANGE, WORKER_LEASE_TTL, SNOWFLAKE_EPOCH, SNOWFLAKE_BITS, FORMAT_KEY_FILE, REGION);
+      WORKER_ID_RANGE, WORKER_LEASE_TTL, SNOWFLAKE_EPOCH, SNOWFLAKE_BITS, FORMAT_KEY_FILE, REGION,
+      LEDGER, LEDGER_RETENTION);
 
   /** Flags refused when given empty: an empty token would silently mean none. */
   static final List<Flag<?>> NOT_EMPTY = List.of(ADMIN_TOKEN, CLIENT_TOKEN);

@@ -13,7 +13,7 @@ final class Parsers {
   /** Plain digits: no sign, which {@link Integer#parseInt} would take. */
   private static final Pattern DIGITS = Pattern.compile("\\d{1,10}");
   private static final Pattern BYTES = Pattern.compile("(\\d{1,13})([kmg]?)");
-  private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
+  private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
   /** The least a byte size flag takes: a thousand IDs' chunks in flight need 20 KB. */
   static final long MIN_BYTES = 1L << 20;
   /** The most: far beyond any heap, small enough that no product overflows. */
@@ -62,6 +62,16 @@ final class Parsers {
   }
 
   /** One of {@code values} in any case, upper-cased. */
+  /** {@code on} or {@code off} (any case). */
+  static Flag.Parser<Boolean> onOff() {
+    return (flag, raw) -> switch (raw.trim().toLowerCase(Locale.ROOT)) {
+      case "on" -> true;
+      case "off" -> false;
+      default -> throw new IllegalArgumentException("--" + flag + " must be on or off, got "
+          + raw);
+    };
+  }
+
   static Flag.Parser<String> oneOf(List<String> values) {
     return (flag, raw) -> {
       String v = raw.trim().toUpperCase(Locale.ROOT);
@@ -98,7 +108,7 @@ final class Parsers {
     };
   }
 
-  /** {@code 500ms}, {@code 30s}, {@code 15m}, {@code 1h}; positive and at most a year. */
+  /** {@code 500ms}, {@code 30s}, {@code 15m}, {@code 1h}, {@code 30d}; positive, at most a year. */
   static Flag.Parser<Duration> duration() {
     return (flag, raw) -> {
       Matcher m = DURATION.matcher(raw.trim());
@@ -110,7 +120,8 @@ final class Parsers {
             case "ms" -> Duration.ofMillis(n);
             case "s" -> Duration.ofSeconds(n);
             case "m" -> Duration.ofMinutes(n);
-            default -> Duration.ofHours(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofDays(n);
           };
         } catch (NumberFormatException | ArithmeticException e) {
           d = null;

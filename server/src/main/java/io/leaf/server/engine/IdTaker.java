@@ -37,6 +37,10 @@ final class IdTaker {
     closed = true;
   }
 
+  boolean isClosed() {
+    return closed;
+  }
+
   /**
    * One ID, creating the tag's buffer and switching segments as needed; {@link
    * SegmentAllocator#NO_ID} if none.

@@ -154,7 +154,7 @@ final class RangeReservation {
     }
     try {
       SegmentRange range = tags.rewinds().take(bizTag, rest, true,
-          s -> store.nextSegment(bizTag, s));
+          s -> store.reserveRange(bizTag, s));
       if (result.isDone()) {
         // The deadline passed during the write: its range is a gap, the buffer stays whole.
         return;
@@ -163,7 +163,7 @@ final class RangeReservation {
       if (missing > 0
           && taker.take(bizTag, missing, out, BUFFERED_SEGMENTS, range.start()) < missing) {
         SegmentRange second = tags.rewinds().take(bizTag, (int) (count - rest), true,
-            s -> store.nextSegment(bizTag, s));
+            s -> store.reserveRange(bizTag, s));
         tags.raiseFloor(bizTag, second.end());
         IdRanges both = new IdRanges();
         both.add(range.start(), range.end());

@@ -96,6 +96,16 @@ final class Segment {
     return cursor >= end || cursor < start;
   }
 
+  /**
+   * From now on nothing leaves this segment: one {@code getAndSet} of the cursor to {@code end},
+   * so every take racing with it either got its IDs before (below the value returned) or finds
+   * the segment exhausted. Returns the first ID never issued, {@code end} when there is none.
+   */
+  long seal() {
+    long c = (long) CURSOR.getAndSet(this, end);
+    return c < start || c > end ? end : c;
+  }
+
   /** True once, for the caller that first passes {@link #preloadAt}. */
   boolean claimPreload() {
     return !preloadClaimed && PRELOAD_CLAIMED.compareAndSet(this, false, true);

@@ -235,6 +235,20 @@ public final class SegmentAllocator implements AutoCloseable {
     return tags.remove(buffer);
   }
 
+  /**
+   * After {@link #close()}, at a graceful stop: no ID leaves this engine any more, and what each
+   * tag held unissued at that moment is returned, one run per tag ending at the highest segment it
+   * held (see {@link UnissuedRun}) — for the store's hand-back.
+   *
+   * @throws IllegalStateException the engine is not closed
+   */
+  public List<UnissuedRun> freeze() {
+    if (!taker.isClosed()) {
+      throw new IllegalStateException("freeze a closed engine only");
+    }
+    return tags.sealAll();
+  }
+
   /** Stops loading; every waiting call fails with {@link ServerClosingException}. */
   @Override
   public void close() {

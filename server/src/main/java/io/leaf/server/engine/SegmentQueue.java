@@ -65,6 +65,18 @@ final class SegmentQueue {
     }
   }
 
+  /** The queued segments, ascending. */
+  java.util.List<Segment> all() {
+    java.util.List<Segment> out = new java.util.ArrayList<>(size());
+    if (first != null) {
+      out.add(first);
+    }
+    if (rest != null) {
+      out.addAll(rest);
+    }
+    return out;
+  }
+
   int size() {
     return (first == null ? 0 : 1) + (rest == null ? 0 : rest.size());
   }

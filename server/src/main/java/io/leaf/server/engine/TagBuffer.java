@@ -151,6 +151,29 @@ public final class TagBuffer {
     }
   }
 
+  /**
+   * For the hand-back at a graceful stop, on a buffer already closed: seals every segment it
+   * holds ({@link Segment#seal}), so no ID leaves them any more, and returns the unissued run
+   * that ends at its highest segment; null when it holds none.
+   */
+  UnissuedRun seal() {
+    if (!closed) {
+      throw new IllegalStateException("seal a closed buffer only: a load could still install");
+    }
+    if (!isLoaded()) {
+      return null;
+    }
+    java.util.List<Segment> held = new java.util.ArrayList<>();
+    held.add(current);
+    held.addAll(queue.all());
+    long[][] sealed = new long[held.size()][];
+    for (int i = 0; i < sealed.length; i++) {
+      Segment s = held.get(i);
+      sealed[i] = new long[] {s.start, s.end, s.seal()};
+    }
+    return UnissuedRun.of(bizTag, sealed);
+  }
+
   // ---- Load events (SegmentLoader) ----
 
   /** The step to pass to the store for the next load. */

@@ -308,6 +308,30 @@ final class TagTable {
     }
   }
 
+  /**
+   * For the hand-back at a graceful stop: removes and closes every buffer (no load installs in a
+   * closed one), then seals its segments ({@link TagBuffer#seal}), each under its stripe lock;
+   * returns the unissued runs found.
+   */
+  List<UnissuedRun> sealAll() {
+    List<UnissuedRun> out = new ArrayList<>();
+    for (TagBuffer b : all()) {
+      Lock lock = locks.get(b.bizTag());
+      lock.lock();
+      try {
+        if (removeLocked(b)) {
+          UnissuedRun run = b.seal();
+          if (run != null) {
+            out.add(run);
+          }
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+    return out;
+  }
+
   /** Takes the waiting calls off every buffer, each under its stripe lock, to be woken after. */
   List<Set<WaitingCall>> detachAllWaiters() {
     List<Set<WaitingCall>> out = new ArrayList<>();

@@ -15,6 +15,7 @@ import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.SetFormatRequest;
 import io.leaf.v1.SnowflakeServiceGrpc;
 import io.leaf.v1.UpdateStepRequest;
+import io.leaf.v1.WhoIssuedRequest;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
@@ -23,7 +24,8 @@ import java.util.function.ToLongFunction;
 /**
  * What each LeafService and SnowflakeService RPC needs of a token: its role, the tag it names
  * (scope) and the IDs it takes (rate). ID calls need {@code issue} (formatted ones too), ReserveIds
- * {@code reserve}, CreateTag, UpdateStep and SetFormat {@code admin}. ListTags needs {@code issue}
+ * {@code reserve}, CreateTag, UpdateStep and SetFormat {@code admin}. WhoIssued, like GetTag,
+ * needs {@code issue} with the tag in scope. ListTags needs {@code issue}
  * and lists only the tags in scope; snowflake RPCs name no tag and need {@code issue} of any scope.
  * An RPC missing from this table needs {@code admin}, its {@code biz_tag} checked against the scope.
  */
@@ -66,6 +68,8 @@ final class CallRules {
         r -> ((NextIdBatchRequest) r).getBizTag(), r -> ((NextIdBatchRequest) r).getCount());
     issue(LeafServiceGrpc.getInitCacheMethod(), r -> ((InitCacheRequest) r).getBizTag(), null);
     issue(LeafServiceGrpc.getGetTagMethod(), r -> ((GetTagRequest) r).getBizTag(), null);
+    // Provenance of a tag's IDs: whoever may take them may ask who did (support, audits).
+    issue(LeafServiceGrpc.getWhoIssuedMethod(), r -> ((WhoIssuedRequest) r).getBizTag(), null);
     put(LeafServiceGrpc.getParseFormattedIdMethod(), new Rule(Role.ISSUE,
         r -> ((ParseFormattedIdRequest) r).getBizTag(), null, false, true));
     put(LeafServiceGrpc.getListTagsMethod(), new Rule(Role.ISSUE, null, null, true, false));

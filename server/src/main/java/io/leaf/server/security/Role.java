@@ -7,7 +7,10 @@ import java.util.Locale;
  * takes IDs, {@link #RESERVE} also reserves ranges, {@link #ADMIN} also changes tags.
  */
 public enum Role {
-  /** NextId, NextIdBatch, the formatted and snowflake RPCs, InitCache, GetTag, ListTags. */
+  /**
+   * NextId, NextIdBatch, the formatted and snowflake RPCs, InitCache, GetTag, ListTags,
+   * WhoIssued.
+   */
   ISSUE,
   /** ISSUE and ReserveIds. */
   RESERVE,

@@ -6,6 +6,10 @@ import java.util.Optional;
  * A {@link SegmentStore} that passes every call to another one; a decorator overrides only the
  * calls it changes (a delayed or failing segment load, say).
  *
+ * <p>{@link #reserveRange} is not forwarded: it comes to this store's {@link #nextSegment}, so a
+ * decorator of segment loads sees ReserveIds' writes too (and the ledger records them as
+ * segments); a decorator that keeps the kind overrides it.
+ *
  * <p>Thread-safe when the store it forwards to is.
  */
 public abstract class ForwardingSegmentStore implements SegmentStore {
@@ -43,6 +47,16 @@ public abstract class ForwardingSegmentStore implements SegmentStore {
   @Override
   public SegmentRange nextSegment(String bizTag, int step) {
     return delegate.nextSegment(bizTag, step);
+  }
+
+  @Override
+  public Optional<IssuedRange> whoIssued(String bizTag, long id) {
+    return delegate.whoIssued(bizTag, id);
+  }
+
+  @Override
+  public boolean handBack(String bizTag, long firstUnissued, long segmentEnd) {
+    return delegate.handBack(bizTag, firstUnissued, segmentEnd);
   }
 
   @Override

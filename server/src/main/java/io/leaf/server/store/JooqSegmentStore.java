@@ -26,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * with one atomic UPDATE that also returns the value it wrote, which is what makes the segments of
  * several servers sharing one database (or one Galera cluster, through any of its nodes) disjoint.
  * Writes that lose a write conflict are retried at once a few times before they fail.
+ *
+ * <p>With the ledger on ({@link LedgerSettings}), every take is one transaction: the take's
+ * statement, the {@code leaf_ledger} record of its range, COMMIT; the range is used only once
+ * COMMIT returned, and any failure before or at it leaves the range unused (a gap).
  */
 public final class JooqSegmentStore implements SegmentStore {
 
@@ -36,22 +40,39 @@ public final class JooqSegmentStore implements SegmentStore {
   private final DataSource dataSource;
   private final InstantSource clock;
   private final ConflictRetry retry;
+  private final LedgerSettings ledger;
   /** What {@link #open()} found; null until the store has been opened once. */
   private volatile Opened opened;
 
   /** Statements run on {@code dsl} against {@code table}. */
   private record Opened(DSLContext dsl, LeafAllocTable table, SegmentTake take) {}
 
+  /** A store without the ledger ({@link LedgerSettings#OFF}). */
   public JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
-    this(dataSource, dialect, clock, ConflictRetry.DEFAULT);
+    this(dataSource, dialect, clock, LedgerSettings.OFF);
+  }
+
+  public JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
+      LedgerSettings ledger) {
+    this(dataSource, dialect, clock, ConflictRetry.DEFAULT, ledger);
   }
 
   JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
       ConflictRetry retry) {
+    this(dataSource, dialect, clock, retry, LedgerSettings.OFF);
+  }
+
+  JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
+      ConflictRetry retry, LedgerSettings ledger) {
     this.dsl = OwnTables.dsl(dataSource, dialect);
     this.dataSource = dataSource;
     this.clock = clock;
     this.retry = retry;
+    this.ledger = ledger;
+  }
+
+  public LedgerSettings ledger() {
+    return ledger;
   }
 
   /**
@@ -62,10 +83,23 @@ public final class JooqSegmentStore implements SegmentStore {
    * privilege can run a server on a table a DBA created (a {@code CREATE TABLE IF NOT EXISTS} is
    * refused to such a user even when the table exists).
    *
-   * @throws UnusableTableException the table exists but Leaf cannot use it
+   * With the ledger on, {@code leaf_ledger} is created the same way when missing, and this user
+   * must be able to write it.
+   *
+   * @throws UnusableTableException the table exists but Leaf cannot use it, or the ledger is on
+   *     and {@code leaf_ledger} cannot be created or written
    */
   public void createSchemaIfMissing() {
-    opened = open();
+    Opened o = open();
+    if (ledger.on()) {
+      openLedger(o);
+    }
+    opened = o;
+  }
+
+  /** {@link JooqLedger#open}: {@code leaf_ledger} there and writable, or the start stops. */
+  private void openLedger(Opened o) {
+    JooqLedger.open(o.dsl(), ledger.server(), clock.millis());
   }
 
   /** The store as opened; opens it first if needed (calls racing to do so each open: harmless). */
@@ -73,6 +107,9 @@ public final class JooqSegmentStore implements SegmentStore {
     Opened o = opened;
     if (o == null) {
       o = open();
+      if (ledger.on()) {
+        openLedger(o);
+      }
       opened = o;
     }
     return o;
@@ -228,18 +265,94 @@ public final class JooqSegmentStore implements SegmentStore {
    */
   @Override
   public SegmentRange nextSegment(String bizTag, int step) {
+    return take(bizTag, step, RangeKind.SEGMENT);
+  }
+
+  /** {@inheritDoc} Recorded as {@link RangeKind#RESERVE} with the ledger on. */
+  @Override
+  public SegmentRange reserveRange(String bizTag, int count) {
+    if (count <= 0) {
+      throw new IllegalArgumentException("count must be positive: " + count);
+    }
+    return take(bizTag, count, RangeKind.RESERVE);
+  }
+
+  private SegmentRange take(String bizTag, int step, RangeKind kind) {
     if (step < 0) {
       throw new IllegalArgumentException("step must be positive or TABLE_STEP: " + step);
     }
     Opened o = opened();
-    return byName(o, bizTag, () -> guard("take a segment of " + bizTag, "UPDATE and SELECT",
-        () -> retry.run(() -> o.dsl().connectionResult(c -> {
-          if (!c.getAutoCommit()) {
-            c.setAutoCommit(true);
+    try {
+      return byName(o, bizTag, () -> guard("take a segment of " + bizTag, "UPDATE and SELECT",
+          () -> retry.run(() -> o.dsl().connectionResult(c -> {
+            DSLContext db = DSL.using(c, o.dsl().dialect(), o.dsl().settings());
+            if (!ledger.on()) {
+              if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+              }
+              return o.take().take(c, db, o.table(), bizTag, step, clock.millis());
+            }
+            return JooqLedger.recordedTake(c, db, o.take(), o.table(), bizTag, step, kind,
+                ledger.server(), clock.millis());
+          }))));
+    } catch (DatabaseErrors.DuplicateKey e) {
+      // The primary key found the range recorded already: the row went back (a restore).
+      throw new StoreRejectedException("the range of biz_tag " + bizTag + " that leaf_alloc's"
+          + " max_id gives is recorded in leaf_ledger already: max_id went back (a restored"
+          + " backup?); nothing was taken. Move max_id past the recorded ranges", e.getCause());
+    }
+  }
+
+  /**
+   * {@inheritDoc} Reads {@code leaf_ledger} ({@link JooqLedger#holding}).
+   *
+   * @throws LedgerOffException the store runs without the ledger
+   */
+  @Override
+  public Optional<IssuedRange> whoIssued(String bizTag, long id) {
+    if (!ledger.on()) {
+      throw new LedgerOffException();
+    }
+    Opened o = opened();
+    if (!o.table().bizTag().mayHold(bizTag)) {
+      return Optional.empty();
+    }
+    return guard("read leaf_ledger for " + bizTag, "SELECT on leaf_ledger",
+        () -> JooqLedger.holding(o.dsl(), bizTag, id));
+  }
+
+  /**
+   * {@inheritDoc} One transaction: the conditional UPDATE of {@code max_id} and, with the ledger
+   * on, the {@link RangeKind#RETURNED} record ({@link JooqLedger#recordReturned}).
+   */
+  @Override
+  public boolean handBack(String bizTag, long firstUnissued, long segmentEnd) {
+    if (firstUnissued >= segmentEnd) {
+      return false;
+    }
+    Opened o = opened();
+    long now = clock.millis();
+    return byName(o, bizTag, () -> guard("hand back the rest of " + bizTag, "UPDATE",
+        () -> o.dsl().transactionResult(cfg -> {
+          DSLContext tx = cfg.dsl();
+          if (!JooqLedger.returnRest(tx, o.table(), bizTag, firstUnissued, segmentEnd, now)) {
+            return false;
           }
-          DSLContext db = DSL.using(c, o.dsl().dialect(), o.dsl().settings());
-          return o.take().take(c, db, o.table(), bizTag, step, clock.millis());
-        }))));
+          if (ledger.on()) {
+            JooqLedger.recordReturned(tx, bizTag, firstUnissued, segmentEnd, ledger.server(), now);
+          }
+          return true;
+        })));
+  }
+
+  /**
+   * Deletes at most {@code limit} ledger records older than {@code cutoffMillis} in one
+   * statement; returns how many went.
+   */
+  public int deleteLedgerBefore(long cutoffMillis, int limit) {
+    Opened o = opened();
+    return guard("delete old leaf_ledger records", "DELETE on leaf_ledger",
+        () -> JooqLedger.deleteBefore(o.dsl(), cutoffMillis, limit));
   }
 
   @Override

@@ -205,7 +205,9 @@ final class LeafAllocTable {
     }
     // Comments go first, so a semicolon inside one never splits a statement.
     for (String statement : schema.split(";")) {
-      if (!statement.isBlank()) {
+      if (statement.strip().startsWith("CREATE INDEX")) {
+        OwnTables.createIndex(db, statement.strip());
+      } else if (!statement.isBlank()) {
         db.execute(statement.strip());
       }
     }

@@ -34,7 +34,13 @@ public final class MemorySegmentStore implements SegmentStore {
   }
 
   private final ConcurrentNavigableMap<String, Row> rows = new ConcurrentSkipListMap<>();
+  /** One ledger record of a tag. */
+  private record Entry(String bizTag, IssuedRange range) {}
+
   private final InstantSource clock;
+  private final LedgerSettings ledger;
+  /** The ledger's records; guarded by itself. */
+  private final List<Entry> records = new ArrayList<>();
 
   public MemorySegmentStore() {
     this(InstantSource.system());
@@ -42,7 +48,13 @@ public final class MemorySegmentStore implements SegmentStore {
 
   /** @param clock stamps {@code update_time} as the database's transactions do */
   public MemorySegmentStore(InstantSource clock) {
+    this(clock, LedgerSettings.OFF);
+  }
+
+  /** @param ledger whether takes are recorded (in memory), as {@link JooqSegmentStore} does */
+  public MemorySegmentStore(InstantSource clock, LedgerSettings ledger) {
     this.clock = clock;
+    this.ledger = ledger;
   }
 
   @Override
@@ -85,6 +97,15 @@ public final class MemorySegmentStore implements SegmentStore {
 
   @Override
   public SegmentRange nextSegment(String bizTag, int step) {
+    return take(bizTag, step, RangeKind.SEGMENT);
+  }
+
+  @Override
+  public SegmentRange reserveRange(String bizTag, int count) {
+    return take(bizTag, count, RangeKind.RESERVE);
+  }
+
+  private SegmentRange take(String bizTag, int step, RangeKind kind) {
     Row r = row(bizTag);
     synchronized (r) {
       int used = step == TABLE_STEP ? r.step : step;
@@ -93,7 +114,83 @@ public final class MemorySegmentStore implements SegmentStore {
       }
       r.maxId += used;
       r.updateTime = clock.millis();
-      return new SegmentRange(r.maxId - used, r.maxId, used, r.step);
+      SegmentRange range = new SegmentRange(r.maxId - used, r.maxId, used, r.step);
+      record(bizTag, range.start(), range.end(), kind, r.updateTime);
+      return range;
+    }
+  }
+
+  private void record(String bizTag, long start, long end, RangeKind kind, long now) {
+    if (ledger.on()) {
+      synchronized (records) {
+        records.add(new Entry(bizTag, new IssuedRange(start, end, ledger.server(), now, kind)));
+      }
+    }
+  }
+
+  @Override
+  public Optional<IssuedRange> whoIssued(String bizTag, long id) {
+    if (!ledger.on()) {
+      throw new LedgerOffException();
+    }
+    List<IssuedRange> mine = new ArrayList<>();
+    synchronized (records) {
+      for (Entry e : records) {
+        if (e.bizTag().equals(bizTag)) {
+          mine.add(e.range());
+        }
+      }
+    }
+    return JooqLedger.answer(mine, id);
+  }
+
+  /** {@inheritDoc} The ledger's records change as {@link JooqLedger#recordReturned} says. */
+  @Override
+  public boolean handBack(String bizTag, long firstUnissued, long segmentEnd) {
+    Row r = rows.get(bizTag);
+    if (r == null || firstUnissued >= segmentEnd) {
+      return false;
+    }
+    synchronized (r) {
+      if (r.maxId != segmentEnd) {
+        return false;
+      }
+      r.maxId = firstUnissued;
+      r.updateTime = clock.millis();
+      if (ledger.on()) {
+        synchronized (records) {
+          records.removeIf(e -> e.bizTag().equals(bizTag) && e.range().start() >= firstUnissued
+              && e.range().end() <= segmentEnd && (e.range().kind() == RangeKind.RETURNED
+                  || e.range().kind() == RangeKind.SEGMENT
+                      && e.range().server().equals(ledger.server())));
+          long end = segmentEnd;
+          for (java.util.Iterator<Entry> it = records.iterator(); it.hasNext(); ) {
+            Entry e = it.next();
+            if (e.bizTag().equals(bizTag) && e.range().start() == firstUnissued
+                && e.range().kind() == RangeKind.RETURNED) {
+              end = Math.max(end, e.range().end());
+              it.remove();
+            }
+          }
+          records.add(new Entry(bizTag, new IssuedRange(firstUnissued, end, ledger.server(),
+              r.updateTime, RangeKind.RETURNED)));
+        }
+      }
+      return true;
+    }
+  }
+
+  /** Deletes at most {@code limit} ledger records older than {@code cutoffMillis}. */
+  public int deleteLedgerBefore(long cutoffMillis, int limit) {
+    synchronized (records) {
+      int deleted = 0;
+      for (java.util.Iterator<Entry> it = records.iterator(); it.hasNext() && deleted < limit; ) {
+        if (it.next().range().timeMs() < cutoffMillis) {
+          it.remove();
+          deleted++;
+        }
+      }
+      return deleted;
     }
   }
 

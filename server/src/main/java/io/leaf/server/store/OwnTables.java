@@ -14,7 +14,7 @@ import org.jooq.impl.DSL;
 
 /**
  * Leaf's own tables beside {@code leaf_alloc} ({@code leaf_worker}, {@code leaf_format}, {@code
- * leaf_region}): whether one exists, read from the JDBC metadata (so a user without CREATE can
+ * leaf_region}, {@code leaf_ledger}): whether one exists, read from the JDBC metadata (so a user without CREATE can
  * use a table a DBA made), and its creation from the schema file of the database's product.
  */
 final class OwnTables {
@@ -70,12 +70,60 @@ final class OwnTables {
     if (statement == null) {
       throw new IllegalStateException("no CREATE TABLE " + table + " in the schema files");
     }
-    DSL.using(c, product.dialect(), settingsOf.settings()).execute(statement);
+    DSLContext db = DSL.using(c, product.dialect(), settingsOf.settings());
+    db.execute(statement);
+    for (String index : indexesOf(product.isPostgres()
+        ? "/sql/schema-postgresql.sql" : "/sql/schema.sql", table)) {
+      createIndex(db, index);
+    }
     if (!exists(md, table)) {
       throw new UnusableTableException("table " + table + " was created but the database's"
           + " metadata does not show it");
     }
     return true;
+  }
+
+  /**
+   * Runs {@code statement}, a {@code CREATE INDEX name ON table (…)}, on {@code db}; a failure is
+   * ignored when the index exists afterwards (a server starting beside this one made it: MySQL
+   * has no {@code CREATE INDEX IF NOT EXISTS}).
+   */
+  static void createIndex(DSLContext db, String statement) {
+    try {
+      db.execute(statement);
+    } catch (org.jooq.exception.DataAccessException e) {
+      String[] words = statement.split("\\s+");
+      String index = words[2];
+      String table = words[4];
+      boolean exists = db.connectionResult(c -> {
+        DatabaseMetaData md = c.getMetaData();
+        String t = md.storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT) : table;
+        try (ResultSet rs = md.getIndexInfo(c.getCatalog(), c.getSchema(), t, false, true)) {
+          while (rs.next()) {
+            if (index.equalsIgnoreCase(rs.getString("INDEX_NAME"))) {
+              return true;
+            }
+          }
+        }
+        return false;
+      });
+      if (!exists) {
+        throw e;
+      }
+    }
+  }
+
+  /** The {@code CREATE INDEX … ON table} statements of {@code resource} (PostgreSQL's file). */
+  private static java.util.List<String> indexesOf(String resource, String table) {
+    String schema = LeafAllocTable.stripComments(LeafAllocTable.readSchema(resource));
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (String statement : schema.split(";")) {
+      String s = statement.strip();
+      if (s.startsWith("CREATE INDEX") && s.contains(" ON " + table + " (")) {
+        out.add(s);
+      }
+    }
+    return out;
   }
 
   private static String statementOf(String resource, String table) {

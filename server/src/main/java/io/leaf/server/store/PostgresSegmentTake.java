@@ -66,6 +66,24 @@ final class PostgresSegmentTake implements SegmentTake {
     }
   }
 
+  /**
+   * {@inheritDoc} The synchronous-replication warning of a transaction comes with its COMMIT:
+   * one there makes the range a gap, as it does on an autocommit take.
+   */
+  @Override
+  public void committed(Connection connection, String bizTag, SegmentRange range)
+      throws SQLException {
+    SQLWarning warning = connection.getWarnings();
+    if (warning != null) {
+      String message = "the segment [" + range.start() + ", " + range.end() + ") of biz_tag "
+          + bizTag + " committed with a warning, so it may not have reached the synchronous"
+          + " standby and a failover could hand it out again; it is not used (a gap): "
+          + warning.getMessage();
+      log.warn(message);
+      throw new StoreUnavailableException("database unavailable: " + message, warning);
+    }
+  }
+
   private static SegmentRange takeOnce(Connection connection, DSLContext db, LeafAllocTable table,
       String bizTag, int step, long nowMillis) throws SQLException {
     boolean tableStep = step == SegmentStore.TABLE_STEP;

@@ -13,7 +13,8 @@ import org.jooq.DSLContext;
  * <p>A reply means the write committed: there is no second statement whose failure a driver
  * could hide or re-run in a new transaction, so a write that was rolled back (a deadlock, a Galera
  * certification conflict, a connection killed or failed over mid-way) never yields a range.
- * Implementations are thread-safe; each call runs on an autocommit connection the caller owns.
+ * Implementations are thread-safe; each call runs on a connection the caller owns: autocommit, or
+ * (with the ledger) inside the caller's transaction, whose COMMIT then proves the write instead.
  */
 interface SegmentTake {
 
@@ -37,6 +38,16 @@ interface SegmentTake {
    */
   SegmentRange take(Connection connection, DSLContext db, LeafAllocTable table, String bizTag,
       int step, long nowMillis) throws SQLException;
+
+  /**
+   * Called after the COMMIT of a take run inside a transaction (the ledger's): throws when the
+   * commit returned in a way that does not prove the range safe, so it is dropped (a gap).
+   * Nothing by default.
+   *
+   * @throws StoreUnavailableException the commit's safety is in doubt
+   */
+  default void committed(Connection connection, String bizTag, SegmentRange range)
+      throws SQLException {}
 
   /**
    * The amount a take of {@code step} (or {@link SegmentStore#TABLE_STEP}) adds to a row holding

@@ -111,6 +111,18 @@ class ScopedTokensTest {
   }
 
   @Test
+  void whoIssued_issueRoleOfTheTag_allowedAnotherTagDenied() {
+    long id = nextId(as("billing"), "billing");
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
+        () -> as("billing").whoIssued(io.leaf.v1.WhoIssuedRequest.newBuilder()
+            .setBizTag("billing").setId(id).build()));
+    // In scope: the call reaches the store, which keeps no ledger here.
+    assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode(), e.toString());
+    refused(Status.Code.PERMISSION_DENIED, "tag 'orders'", () -> as("billing").whoIssued(
+        io.leaf.v1.WhoIssuedRequest.newBuilder().setBizTag("orders").setId(1).build()));
+  }
+
+  @Test
   void reserveIds_needsReserve_issueRoleDeniedNamingTheRole() {
     refused(Status.Code.PERMISSION_DENIED, "role reserve", () -> as("billing").reserveIds(
         ReserveIdsRequest.newBuilder().setBizTag("billing").setCount(5).build()));

@@ -57,13 +57,25 @@ class PostgresSyncCommitCancelTest {
   @Test
   @Timeout(120)
   void nextSegment_syncReplicationWaitCancelled_warningSeenAndRangeNeverUsed() throws Exception {
+    cancelledWait(LedgerSettings.OFF);
+  }
+
+  /** With the ledger the take is a transaction: the wait, and the warning, come with COMMIT. */
+  @Test
+  @Timeout(120)
+  void nextSegmentWithLedger_commitsWaitCancelled_warningSeenAndRangeNeverUsed()
+      throws Exception {
+    cancelledWait(LedgerSettings.on("host:1/2-abcdef"));
+  }
+
+  private void cancelledWait(LedgerSettings ledger) throws Exception {
     int port = startPrivateServer();
     String local = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
     // The table and the tag commit without waiting for the standby.
-    JooqSegmentStore setup = store(local + "?options=-c%20synchronous_commit=local");
+    JooqSegmentStore setup = store(local + "?options=-c%20synchronous_commit=local", ledger);
     setup.createSchemaIfMissing();
     setup.createTag("sync", 1, 100, null);
-    JooqSegmentStore store = store(local);
+    JooqSegmentStore store = store(local, ledger);
     store.createSchemaIfMissing();
 
     CompletableFuture<SegmentRange> take = CompletableFuture.supplyAsync(
@@ -94,10 +106,11 @@ class PostgresSyncCommitCancelTest {
         "PostgreSQL kept the commit locally: the range is a gap, never handed out");
   }
 
-  private JooqSegmentStore store(String url) {
+  private JooqSegmentStore store(String url, LedgerSettings ledger) {
     HikariDataSource pool = DataSources.create(url, "postgres", "", 2);
     pools.add(pool);
-    return new JooqSegmentStore(pool, DataSources.dialectOf(url), InstantSource.system());
+    return new JooqSegmentStore(pool, DataSources.dialectOf(url), InstantSource.system(),
+        ledger);
   }
 
   /** initdb and start a private server; returns its port. */

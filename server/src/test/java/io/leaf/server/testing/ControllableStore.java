@@ -157,6 +157,17 @@ public final class ControllableStore extends ForwardingSegmentStore {
 
   @Override
   public SegmentRange nextSegment(String bizTag, int step) {
+    return controlled(bizTag, step, () -> delegate().nextSegment(bizTag, step));
+  }
+
+  /** ReserveIds' writes are blocked and failed as segment loads are, and keep their kind. */
+  @Override
+  public SegmentRange reserveRange(String bizTag, int count) {
+    return controlled(bizTag, count, () -> delegate().reserveRange(bizTag, count));
+  }
+
+  private SegmentRange controlled(String bizTag, int step,
+      java.util.function.Supplier<SegmentRange> write) {
     attempts.incrementAndGet();
     requestedSteps.add(step);
     entered.release();
@@ -171,7 +182,7 @@ public final class ControllableStore extends ForwardingSegmentStore {
     if (failing) {
       throw new StoreUnavailableException("database unavailable: connection refused (test outage)", null);
     }
-    SegmentRange r = delegate().nextSegment(bizTag, step);
+    SegmentRange r = write.get();
     loads.incrementAndGet();
     served.add(r);
     return r;

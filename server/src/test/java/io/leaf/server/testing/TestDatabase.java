@@ -112,6 +112,27 @@ public final class TestDatabase implements AutoCloseable {
     return store;
   }
 
+  /** A store on a new pool with its schema applied, recording takes as {@code ledger} says. */
+  public JooqSegmentStore store(int poolSize, io.leaf.server.store.LedgerSettings ledger,
+      InstantSource clock) {
+    JooqSegmentStore store =
+        new JooqSegmentStore(pool(poolSize), DataSources.dialectOf(url), clock, ledger);
+    store.createSchemaIfMissing();
+    return store;
+  }
+
+  /**
+   * Grants {@code privileges} on {@code table} of this database to {@code login} (made by {@link
+   * #createUser}).
+   */
+  public void grant(Login login, String privileges, String table) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url, user, password);
+        Statement s = c.createStatement()) {
+      s.execute("GRANT " + privileges + " ON " + (isPostgres() ? table : name + "." + table)
+          + " TO " + (isPostgres() ? login.user() : "'" + login.user() + "'@'%'"));
+    }
+  }
+
   @Override
   public synchronized void close() throws Exception {
     if (closed) {

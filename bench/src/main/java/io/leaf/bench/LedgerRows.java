@@ -1,0 +1,122 @@
+package io.leaf.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.leaf.server.store.DataSources;
+import io.leaf.server.store.JooqSegmentStore;
+import io.leaf.server.store.LedgerSettings;
+import io.leaf.server.store.TagAlreadyExistsException;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * P11: segment loads per second with the ledger on (the take, its {@code leaf_ledger} record and
+ * COMMIT) against the ledger off (the take as one autocommit statement), on the store itself:
+ * {@link #THREADS} threads each taking segments of a tag of its own, as loader threads do, on
+ * MariaDB when {@code --db-url} names one, else on an embedded H2 file. Each round's time is
+ * split in slices in ABBA order; the ratio is the median of the per-round ratios.
+ */
+final class LedgerRows {
+
+  static final int THREADS = 4;
+  private static final int SLICES = 4;
+  private static final int STEP = 1000;
+
+  private final BenchOptions options;
+  private final ResultsTable table;
+
+  LedgerRows(BenchOptions options, ResultsTable table) {
+    this.options = options;
+    this.table = table;
+  }
+
+  void run(String dbUrl, String user, String password) throws Exception {
+    ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+    try (HikariDataSource pool = DataSources.create(dbUrl, user, password, THREADS + 1)) {
+      var dialect = DataSources.dialectOf(dbUrl);
+      JooqSegmentStore on = new JooqSegmentStore(pool, dialect, InstantSource.system(),
+          LedgerSettings.on("bench:0/" + ProcessHandle.current().pid()));
+      JooqSegmentStore off = new JooqSegmentStore(pool, dialect, InstantSource.system(),
+          LedgerSettings.OFF);
+      on.createSchemaIfMissing();
+      off.createSchemaIfMissing();
+      for (int t = 0; t < THREADS; t++) {
+        try {
+          on.createTag(tag(t), 1, STEP, "bench: P11");
+        } catch (TagAlreadyExistsException e) {
+          // From an earlier run on the same database.
+        }
+      }
+      rate(on, threads, options.warmup());
+      rate(off, threads, options.warmup());
+      List<Double> with = new ArrayList<>();
+      List<Double> without = new ArrayList<>();
+      List<Double> ratios = new ArrayList<>();
+      Duration slice = options.unaryDuration().dividedBy(SLICES);
+      for (int round = 0; round < options.rounds(); round++) {
+        Progress.say("segment loads with the ledger on and off, round %d", round + 1);
+        double r = 0;
+        double n = 0;
+        for (int i = 0; i < SLICES; i++) {
+          if ((i + round) % 4 == 0 || (i + round) % 4 == 3) {
+            r += rate(on, threads, slice);
+            n += rate(off, threads, slice);
+          } else {
+            n += rate(off, threads, slice);
+            r += rate(on, threads, slice);
+          }
+        }
+        with.add(r / SLICES);
+        without.add(n / SLICES);
+        ratios.add(r / n);
+      }
+      table.add("P11 segment loads/s with the ledger on vs off",
+          THREADS + " threads, each taking segments (step " + STEP + ") of a tag of its own"
+              + " through JooqSegmentStore on " + DataSources.redact(dbUrl) + "; "
+              + options.unaryDuration().toMillis() + " ms each per round in " + SLICES
+              + " slices, order ABBA",
+          String.format(Locale.ROOT, "%,.0f loads/s (off: %,.0f loads/s)",
+              median(with), median(without)),
+          String.format(Locale.ROOT, "on ÷ off = %.2f", median(ratios)));
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
+  private static String tag(int t) {
+    return "bench.ledger." + t;
+  }
+
+  private static double median(List<Double> values) {
+    return Stats.median(values);
+  }
+
+  /** Segment loads per second of {@code store} over {@code duration}, all threads together. */
+  private static double rate(JooqSegmentStore store, ExecutorService threads, Duration duration)
+      throws Exception {
+    long until = System.nanoTime() + duration.toNanos();
+    long started = System.nanoTime();
+    List<Future<Long>> counts = new ArrayList<>();
+    for (int t = 0; t < THREADS; t++) {
+      String tag = tag(t);
+      counts.add(threads.submit(() -> {
+        long n = 0;
+        while (System.nanoTime() < until) {
+          store.nextSegment(tag, STEP);
+          n++;
+        }
+        return n;
+      }));
+    }
+    long total = 0;
+    for (Future<Long> f : counts) {
+      total += f.get();
+    }
+    return total / ((System.nanoTime() - started) / 1e9);
+  }
+}

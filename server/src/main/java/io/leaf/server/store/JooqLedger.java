@@ -1,0 +1,213 @@
+package io.leaf.server.store;
+
+import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
+import static io.leaf.server.store.generated.Tables.LEAF_LEDGER;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The statements of {@code leaf_ledger}, each run on the context it is given (a take's or a
+ * hand-back's transaction, or the pool), and the take's transaction itself ({@link
+ * #recordedTake}).
+ *
+ * <p>Which record answers for an ID: of the records that start at or below it, the {@link
+ * #CANDIDATES} that start nearest; among those that hold it, the one that starts highest, and
+ * at an equal start a segment or reservation before a hand-back. A range handed back is only
+ * taken again from its first ID up, so the record starting highest is the latest event of the ID:
+ * a later take (issued there) or a hand-back (never issued since). Stateless.
+ */
+final class JooqLedger {
+
+  /** Records looked at per WhoIssued: the index reads at most this many rows. */
+  static final int CANDIDATES = 16;
+  static final String TABLE = "leaf_ledger";
+
+  private static final Logger log = LoggerFactory.getLogger(JooqLedger.class);
+
+  private JooqLedger() {}
+
+  /**
+   * Creates {@code leaf_ledger} when missing and checks, in a transaction rolled back, that this
+   * user may insert, read, update and delete its rows.
+   *
+   * @throws UnusableTableException it cannot be created or used: one line naming the table and
+   *     {@code --ledger off}
+   */
+  static void open(DSLContext dsl, String server, long nowMillis) {
+    try {
+      dsl.connectionResult(c -> {
+        if (OwnTables.createIfMissing(c, dsl, TABLE)) {
+          log.info("created table {}", TABLE);
+        }
+        return null;
+      });
+      dsl.connectionResult(c -> {
+        boolean auto = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+          DSLContext tx = DSL.using(c, dsl.dialect(), dsl.settings());
+          insert(tx, "", -1, 0, RangeKind.RETURNED, server, nowMillis);
+          tx.update(LEAF_LEDGER).set(LEAF_LEDGER.TIME_MS, 0L)
+              .where(LEAF_LEDGER.BIZ_TAG.eq("")).and(LEAF_LEDGER.START_ID.eq(-1L)).execute();
+          holding(tx, "", -1);
+          deleteBefore(tx, 1, 1);
+        } finally {
+          c.rollback();
+          c.setAutoCommit(auto);
+        }
+        return null;
+      });
+    } catch (DataAccessException e) {
+      RuntimeException failure = DatabaseErrors.toStoreException("use " + TABLE, e, 1);
+      if (!(failure instanceof StoreRejectedException)) {
+        throw failure;
+      }
+      throw new UnusableTableException("table " + TABLE + " cannot be used ("
+          + failure.getMessage() + "); create it as sql/schema.sql does and grant SELECT, INSERT,"
+          + " UPDATE, DELETE on it, or start with --ledger off");
+    }
+  }
+
+  /**
+   * BEGIN; the take; its ledger record; COMMIT, on {@code c}. The range leaves only after COMMIT
+   * returned (and the product accepted how it returned: {@link SegmentTake#committed}); anything
+   * else rolls back, or leaves the commit in doubt, and the range is a gap.
+   */
+  static SegmentRange recordedTake(Connection c, DSLContext db, SegmentTake take,
+      LeafAllocTable table, String bizTag, int step, RangeKind kind, String server,
+      long nowMillis) throws SQLException {
+    c.setAutoCommit(false);
+    try {
+      SegmentRange range = take.take(c, db, table, bizTag, step, nowMillis);
+      insert(db, bizTag, range.start(), range.end(), kind, server, nowMillis);
+      c.clearWarnings();
+      c.commit();
+      take.committed(c, bizTag, range);
+      return range;
+    } catch (Throwable e) {
+      try {
+        c.rollback();
+      } catch (SQLException | RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    } finally {
+      try {
+        c.setAutoCommit(true);
+      } catch (SQLException ignored) {
+        // A broken connection: the pool drops it.
+      }
+    }
+  }
+
+  /** Records {@code [start, end)} taken (or handed back) by {@code server} at {@code nowMillis}. */
+  static void insert(DSLContext tx, String bizTag, long start, long end, RangeKind kind,
+      String server, long nowMillis) {
+    tx.insertInto(LEAF_LEDGER)
+        .set(LEAF_LEDGER.BIZ_TAG, bizTag)
+        .set(LEAF_LEDGER.START_ID, start)
+        .set(LEAF_LEDGER.END_ID, end)
+        .set(LEAF_LEDGER.KIND, kind.text())
+        .set(LEAF_LEDGER.SERVER, server)
+        .set(LEAF_LEDGER.TIME_MS, nowMillis)
+        .execute();
+  }
+
+  /** The record that answers for {@code id} (see the class comment); empty when none holds it. */
+  static Optional<IssuedRange> holding(DSLContext db, String bizTag, long id) {
+    List<IssuedRange> near = db.select(LEAF_LEDGER.START_ID, LEAF_LEDGER.END_ID,
+            LEAF_LEDGER.SERVER, LEAF_LEDGER.TIME_MS, LEAF_LEDGER.KIND)
+        .from(LEAF_LEDGER)
+        .where(LEAF_LEDGER.BIZ_TAG.eq(bizTag))
+        .and(LEAF_LEDGER.START_ID.le(id))
+        .orderBy(LEAF_LEDGER.START_ID.desc())
+        .limit(CANDIDATES)
+        .fetch(r -> new IssuedRange(r.value1(), r.value2(), r.value3(), r.value4(),
+            RangeKind.of(r.value5())));
+    return answer(near, id);
+  }
+
+  /** Of {@code records}, the one that answers for {@code id}. */
+  static Optional<IssuedRange> answer(List<IssuedRange> records, long id) {
+    IssuedRange best = null;
+    for (IssuedRange r : records) {
+      if (r.holds(id) && (best == null || r.start() > best.start()
+          || r.start() == best.start() && r.kind().issues() && !best.kind().issues())) {
+        best = r;
+      }
+    }
+    return Optional.ofNullable(best);
+  }
+
+  /**
+   * In the caller's transaction: sets {@code max_id} back to {@code first} if it still is {@code
+   * end}; true when it was (the caller then records the hand-back), false when another take
+   * moved it (nothing changed).
+   */
+  static boolean returnRest(DSLContext tx, LeafAllocTable table, String bizTag, long first,
+      long end, long nowMillis) {
+    return tx.update(LEAF_ALLOC)
+        .set(LEAF_ALLOC.MAX_ID, first)
+        .set(LEAF_ALLOC.UPDATE_TIME, table.updateTimeAt(nowMillis))
+        .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
+        .and(LEAF_ALLOC.MAX_ID.eq(end))
+        .execute() == 1;
+  }
+
+  /**
+   * In the hand-back's transaction, after {@link #returnRest}: records {@code [first, end)} as
+   * returned. Records it makes obsolete go: this server's segments wholly inside (none of their IDs
+   * was issued, and the next take of the tag starts at {@code first}, which the primary key must
+   * not find taken) and earlier hand-backs wholly inside; an earlier hand-back that starts at
+   * {@code first} and reaches further is widened to this one's server and time instead.
+   */
+  static void recordReturned(DSLContext tx, String bizTag, long first, long end, String server,
+      long nowMillis) {
+    tx.deleteFrom(LEAF_LEDGER)
+        .where(LEAF_LEDGER.BIZ_TAG.eq(bizTag))
+        .and(LEAF_LEDGER.START_ID.ge(first))
+        .and(LEAF_LEDGER.END_ID.le(end))
+        .and(LEAF_LEDGER.KIND.eq(RangeKind.RETURNED.text())
+            .or(LEAF_LEDGER.KIND.eq(RangeKind.SEGMENT.text()).and(LEAF_LEDGER.SERVER.eq(server))))
+        .execute();
+    Long reaching = tx.select(LEAF_LEDGER.END_ID).from(LEAF_LEDGER)
+        .where(LEAF_LEDGER.BIZ_TAG.eq(bizTag))
+        .and(LEAF_LEDGER.START_ID.eq(first))
+        .and(LEAF_LEDGER.KIND.eq(RangeKind.RETURNED.text()))
+        .fetchOne(LEAF_LEDGER.END_ID);
+    if (reaching == null) {
+      insert(tx, bizTag, first, end, RangeKind.RETURNED, server, nowMillis);
+      return;
+    }
+    tx.update(LEAF_LEDGER)
+        .set(LEAF_LEDGER.END_ID, Math.max(reaching, end))
+        .set(LEAF_LEDGER.SERVER, server)
+        .set(LEAF_LEDGER.TIME_MS, nowMillis)
+        .where(LEAF_LEDGER.BIZ_TAG.eq(bizTag))
+        .and(LEAF_LEDGER.START_ID.eq(first))
+        .and(LEAF_LEDGER.KIND.eq(RangeKind.RETURNED.text()))
+        .execute();
+  }
+
+  /**
+   * Deletes at most {@code limit} records older than {@code cutoffMillis}; returns how many. One
+   * short statement: {@code DELETE … LIMIT} on MySQL, MariaDB and H2, a {@code ctid} subquery on
+   * PostgreSQL (which has no {@code DELETE … LIMIT}).
+   */
+  static int deleteBefore(DSLContext db, long cutoffMillis, int limit) {
+    String sql = db.dialect().family() == SQLDialect.POSTGRES
+        ? "DELETE FROM leaf_ledger WHERE ctid IN (SELECT ctid FROM leaf_ledger WHERE time_ms < ?"
+            + " LIMIT " + limit + ")"
+        : "DELETE FROM leaf_ledger WHERE time_ms < ? LIMIT " + limit;
+    return db.execute(sql, cutoffMillis);
+  }
+}

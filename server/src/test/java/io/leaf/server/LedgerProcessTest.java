@@ -1,0 +1,336 @@
+package io.leaf.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.leaf.server.testing.Poll;
+import io.leaf.server.testing.ServerProcess;
+import io.leaf.server.testing.TestDatabase;
+import io.leaf.server.testing.TestDatabases;
+import io.leaf.v1.IdBatch;
+import io.leaf.v1.IdRange;
+import io.leaf.v1.IssuedRange;
+import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.NextIdBatchRequest;
+import io.leaf.v1.NextIdRequest;
+import io.leaf.v1.ReserveIdsRequest;
+import io.leaf.v1.ReservedIds;
+import io.leaf.v1.WhoIssuedRequest;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Three server processes on one database with the ledger on, mixed callers (NextId, batches,
+ * ReserveIds): killed with -9, or stopped gracefully one after another (a rolling restart). No ID
+ * is issued twice, every ID a caller received lies in a range the ledger records as issued, and a
+ * graceful stop hands the rest back.
+ */
+@Tag("slow")
+class LedgerProcessTest {
+
+  private static final Pattern LISTENING = Pattern.compile("Leaf listening on port (\\d+)");
+  private static final int SERVERS = 3;
+  private static final String TAG = "mixed";
+
+  @Test
+  @Timeout(180)
+  void killMinus9_mariaDb_noRepeatsEveryIdInTheLedger() throws Exception {
+    kills(TestDatabases::mariaDb);
+  }
+
+  @Test
+  @Timeout(180)
+  void killMinus9_postgres_noRepeatsEveryIdInTheLedger() throws Exception {
+    kills(TestDatabases::postgres);
+  }
+
+  @Test
+  @Timeout(180)
+  void rollingRestart_mariaDb_restHandedBackReservedNeverReturned() throws Exception {
+    rolling(TestDatabases::mariaDb);
+  }
+
+  @Test
+  @Timeout(180)
+  void rollingRestart_postgres_restHandedBackReservedNeverReturned() throws Exception {
+    rolling(TestDatabases::postgres);
+  }
+
+  /** A server process and a channel to it; replaced after a stop. */
+  private static final class Node {
+    final ServerProcess process;
+    final ManagedChannel channel;
+
+    Node(TestDatabase db) throws Exception {
+      process = ServerProcess.start("--port", "0", "--db-url", db.url, "--db-user", db.user,
+          "--db-password", db.password, "--db-pool-size", "2", "--shutdown-grace", "5s");
+      assertTrue(process.awaitLine("Leaf listening", 90, TimeUnit.SECONDS),
+          "the server started:\n" + process.output());
+      Matcher m = LISTENING.matcher(process.output());
+      assertTrue(m.find(), process.output());
+      channel = ManagedChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(1)))
+          .usePlaintext().build();
+    }
+
+    LeafServiceGrpc.LeafServiceBlockingStub stub() {
+      return LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(3, TimeUnit.SECONDS);
+    }
+
+    /** For the calls whose answers the test follows one by one: a loaded machine is slow. */
+    LeafServiceGrpc.LeafServiceBlockingStub patient() {
+      return LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+    }
+
+    void kill() throws InterruptedException {
+      channel.shutdownNow();
+      process.close();
+    }
+
+    /** SIGTERM, and the exit. */
+    void stop() throws Exception {
+      process.signal("TERM");
+      Integer exit = process.awaitExit(30, TimeUnit.SECONDS);
+      channel.shutdownNow();
+      assertTrue(exit != null, "stopped within 30 s:\n" + process.output());
+    }
+  }
+
+  /** Every server's callers and what they received. */
+  private static final class Load implements AutoCloseable {
+    final List<AtomicReference<Node>> nodes = new ArrayList<>();
+    final ExecutorService callers = Executors.newFixedThreadPool(SERVERS * 3);
+    final AtomicBoolean stop = new AtomicBoolean();
+    final ConcurrentLinkedQueue<long[]> received = new ConcurrentLinkedQueue<>();
+    final AtomicLong ids = new AtomicLong();
+    final List<Future<?>> running = new ArrayList<>();
+
+    Load(TestDatabase db) throws Exception {
+      for (int s = 0; s < SERVERS; s++) {
+        nodes.add(new AtomicReference<>(new Node(db)));
+      }
+      for (int c = 0; c < SERVERS * 3; c++) {
+        AtomicReference<Node> node = nodes.get(c % SERVERS);
+        int kind = c / SERVERS;
+        running.add(callers.submit(() -> {
+          received.add(call(node, kind));
+          return null;
+        }));
+      }
+    }
+
+    /** Calls one server until stopped: kind 0 NextId, 1 batches of 7, 2 ReserveIds of 40. */
+    private long[] call(AtomicReference<Node> node, int kind) throws InterruptedException {
+      long[] out = new long[1 << 12];
+      int n = 0;
+      while (!stop.get()) {
+        try {
+          long[] got = take(node.get().stub(), kind);
+          if (n + got.length > out.length) {
+            out = Arrays.copyOf(out, Math.max(out.length * 2, n + got.length));
+          }
+          System.arraycopy(got, 0, out, n, got.length);
+          n += got.length;
+          ids.addAndGet(got.length);
+        } catch (StatusRuntimeException e) {
+          // A server killed or stopping under the call: what it did not answer is not counted.
+          Thread.sleep(20);
+        }
+      }
+      return Arrays.copyOf(out, n);
+    }
+
+    void awaitMore(long more) throws InterruptedException {
+      long from = ids.get();
+      assertTrue(Poll.until(() -> ids.get() >= from + more, Duration.ofSeconds(60)),
+          "the servers serve: " + ids.get());
+    }
+
+    long[] finish() throws Exception {
+      stop.set(true);
+      for (Future<?> f : running) {
+        f.get(1, TimeUnit.MINUTES);
+      }
+      return received.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      stop.set(true);
+      callers.shutdownNow();
+      for (AtomicReference<Node> node : nodes) {
+        node.get().kill();
+      }
+    }
+  }
+
+  private static long[] take(LeafServiceGrpc.LeafServiceBlockingStub stub, int kind) {
+    switch (kind) {
+      case 0:
+        return new long[] {stub.nextId(NextIdRequest.newBuilder().setBizTag(TAG).build()).getId()};
+      case 1: {
+        List<Long> got = new ArrayList<>();
+        Iterator<IdBatch> it = stub.nextIdBatch(NextIdBatchRequest.newBuilder().setBizTag(TAG)
+            .setCount(7).build());
+        it.forEachRemaining(b -> got.addAll(b.getIdsList()));
+        return got.stream().mapToLong(Long::longValue).toArray();
+      }
+      default: {
+        ReservedIds r = stub.reserveIds(ReserveIdsRequest.newBuilder().setBizTag(TAG)
+            .setCount(40).build());
+        return r.getRangesList().stream()
+            .flatMapToLong(x -> java.util.stream.LongStream.range(x.getStart(), x.getEnd()))
+            .toArray();
+      }
+    }
+  }
+
+  private static void kills(Supplier<TestDatabase> database) throws Exception {
+    try (TestDatabase db = database.get()) {
+      db.store(1).createTag(TAG, 1, 20, null);
+      long[] all;
+      try (Load load = new Load(db)) {
+        for (int round = 0; round < 3; round++) {
+          load.awaitMore(1_500);
+          AtomicReference<Node> victim = load.nodes.get(round % SERVERS);
+          victim.get().kill();
+          victim.set(new Node(db));
+        }
+        load.awaitMore(1_500);
+        all = load.finish();
+        checkAgainstTheLedger(db, all, load.nodes.get(0).get());
+      }
+      System.err.println("[leaf-tests] ledger, three servers, one killed with -9 three times, on "
+          + (db.isPostgres() ? "PostgreSQL" : "MariaDB") + ": " + all.length + " IDs, 0 repeats,"
+          + " every one in the ledger");
+    }
+  }
+
+  private static void rolling(Supplier<TestDatabase> database) throws Exception {
+    try (TestDatabase db = database.get()) {
+      db.store(1).createTag(TAG, 1, 20, null);
+      db.store(1).createTag("solo", 1, 1000, null);
+      long[] all;
+      int continued = 0;
+      try (Load load = new Load(db)) {
+        for (int round = 0; round < SERVERS; round++) {
+          load.awaitMore(1_000);
+          AtomicReference<Node> node = load.nodes.get(round);
+          // "solo" is served by this server alone: its next ID after the restart follows on.
+          LeafServiceGrpc.LeafServiceBlockingStub solo = node.get().patient();
+          long last = 0;
+          for (int i = 0; i < 5; i++) {
+            last = solo.nextId(NextIdRequest.newBuilder().setBizTag("solo").build()).getId();
+          }
+          ReservedIds reserved = solo.reserveIds(ReserveIdsRequest.newBuilder()
+              .setBizTag("solo").setCount(10).build());
+          IdRange r = reserved.getRanges(reserved.getRangesCount() - 1);
+          assertEquals(last + 1, reserved.getRanges(0).getStart(), "served from the buffer");
+          node.get().stop();
+          node.set(new Node(db));
+          long next = untilAvailable(() -> node.get().patient().nextId(NextIdRequest.newBuilder()
+              .setBizTag("solo").build()).getId());
+          assertEquals(r.getEnd(), next, "the next ID follows the last issued (the reserved"
+              + " ones included) before the stop");
+          IssuedRange returned = node.get().patient().whoIssued(WhoIssuedRequest.newBuilder()
+              .setBizTag("solo").setId(r.getEnd() - 1).build());
+          assertTrue(returned.getKind().equals("segment"), returned.toString());
+          continued++;
+        }
+        load.awaitMore(1_000);
+        all = load.finish();
+        checkAgainstTheLedger(db, all, load.nodes.get(1).get());
+      }
+      System.err.println("[leaf-tests] ledger, rolling restart of three servers on "
+          + (db.isPostgres() ? "PostgreSQL" : "MariaDB") + ": " + all.length + " IDs, 0 repeats,"
+          + " " + continued + " restarts continued right after the last ID issued");
+    }
+  }
+
+  /**
+   * {@code call}, again while the server answers UNAVAILABLE (listening, but its database check
+   * has not passed yet on a loaded machine): an UNAVAILABLE answer issued nothing.
+   */
+  private static <T> T untilAvailable(Supplier<T> call) throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try {
+        return call.get();
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || System.nanoTime() > until) {
+          throw e;
+        }
+        Thread.sleep(200);
+      }
+    }
+  }
+
+  /**
+   * No repeats; every ID lies in a segment or reserve record, and is not in a returned record that
+   * starts above it (it was issued); a sample of them through WhoIssued.
+   */
+  private static void checkAgainstTheLedger(TestDatabase db, long[] all, Node asker)
+      throws Exception {
+    assertTrue(all.length > 3_000, "the servers issued IDs: " + all.length);
+    for (int i = 1; i < all.length; i++) {
+      assertTrue(all[i] != all[i - 1], "ID " + all[i] + " issued twice");
+    }
+    TreeMap<Long, long[]> issuing = new TreeMap<>();
+    try (Connection c = DriverManager.getConnection(db.url, db.user, db.password);
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT start_id, end_id, kind FROM leaf_ledger"
+            + " WHERE biz_tag = '" + TAG + "'")) {
+      while (rs.next()) {
+        if (!rs.getString(3).equals("returned")) {
+          issuing.put(rs.getLong(1), new long[] {rs.getLong(1), rs.getLong(2)});
+        }
+      }
+    }
+    long missing = 0;
+    for (long id : all) {
+      Map.Entry<Long, long[]> e = issuing.floorEntry(id);
+      if (e == null || id >= e.getValue()[1]) {
+        missing++;
+      }
+    }
+    assertEquals(0, missing, "IDs received that no segment or reserve record holds");
+    for (int i = 0; i < 50; i++) {
+      long id = all[ThreadLocalRandom.current().nextInt(all.length)];
+      IssuedRange r = asker.stub().whoIssued(WhoIssuedRequest.newBuilder().setBizTag(TAG)
+          .setId(id).build());
+      assertTrue(r.getStart() <= id && id < r.getEnd() && !r.getKind().equals("returned"),
+          "WhoIssued(" + id + "): " + r);
+    }
+    StatusRuntimeException none = org.junit.jupiter.api.Assertions.assertThrows(
+        StatusRuntimeException.class, () -> asker.stub().whoIssued(WhoIssuedRequest.newBuilder()
+            .setBizTag(TAG).setId(all[all.length - 1] + 1_000_000).build()));
+    assertEquals(Status.Code.NOT_FOUND, none.getStatus().getCode());
+  }
+}
