@@ -5,6 +5,8 @@
 // as BigInt; enums (a format's reset) as their names. Failures reject with grpc-js errors: `err.code` is a grpc.status value.
 // A token (the server's --admin-token or --client-token) is sent as `authorization: Bearer <token>`
 // on every call; use TLS credentials with it, since the token is a password.
+// Given several targets (one per region, the caller's own first), a call moves to the next when
+// one is unavailable or silent, and back once it recovers: the rules of the Java LeafClient.
 const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -32,43 +34,121 @@ function toTag(tag) {
 
 class LeafClient {
   /**
-   * @param {string} target host:port of a Leaf server
-   * @param {{deadlineMs?: number, credentials?: grpc.ChannelCredentials, token?: string}} [options]
+   * @param {string|string[]} targets host:port of a Leaf server, or several in order of preference
+   *   (this region's first): calls go to the first that answers (see call())
+   * @param {{deadlineMs?: number, credentials?: grpc.ChannelCredentials, token?: string,
+   *   failoverAfterMs?: number, retryPreferredAfterMs?: number, clock?: () => number}} [options]
+   *   failoverAfterMs (2000): the longest one attempt waits while another target remains;
+   *   retryPreferredAfterMs (30000): how long a target found down is passed over; clock: a
+   *   monotonic clock in milliseconds for those marks (performance.now; a fake one in tests)
    */
-  constructor(target, options = {}) {
+  constructor(targets, options = {}) {
+    const list = Array.isArray(targets) ? targets : [targets];
+    if (list.length === 0) throw new RangeError('targets must not be empty');
     this.deadlineMs = options.deadlineMs ?? 10000;
-    this.stub = new LeafService(target, options.credentials ?? grpc.credentials.createInsecure());
-    // Shares the first stub's channel.
-    this.snowflake = new SnowflakeService(target, null, { channelOverride: this.stub.getChannel() });
+    this.failoverAfterMs = options.failoverAfterMs ?? 2000;
+    this.retryPreferredAfterMs = options.retryPreferredAfterMs ?? 30000;
+    this.clock = options.clock ?? (() => performance.now());
+    const credentials = options.credentials ?? grpc.credentials.createInsecure();
+    this.routes = list.map((target) => {
+      const stub = new LeafService(target, credentials);
+      // The snowflake stub shares the target's channel.
+      const snowflake = new SnowflakeService(target, null, { channelOverride: stub.getChannel() });
+      return { target, stub, snowflake, downSince: null };
+    });
     this.metadata = new grpc.Metadata();
     if (options.token !== undefined) {
       this.metadata.set('authorization', `Bearer ${options.token}`);
     }
   }
 
-  deadline() {
-    return new Date(Date.now() + this.deadlineMs);
+  /**
+   * Runs `invoke(route, deadline)` (a promise of one RPC on that target) on the preferred target,
+   * moving on as the Java LeafClient does: a target that answers UNAVAILABLE (refused, connection
+   * lost, shutting down), or is silent for failoverAfterMs while another target remains, is
+   * marked down and the call goes to the next, within the call's deadline (a repeated ID call is
+   * a gap). A target marked down is tried last until retryPreferredAfterMs has passed, then first
+   * again: calls move back once it answers. Without `failover` (CreateTag, SetFormat: they write a
+   * tag's definition, which must land in the first target's database) only the first target is
+   * tried. Rejects with the last attempt's error; any other status rejects at once.
+   */
+  async call(invoke, failover = true) {
+    const start = performance.now();
+    const order = failover ? this.order() : [0];
+    let last = null;
+    for (let k = 0; k < order.length; k++) {
+      const route = this.routes[order[k]];
+      const left = this.deadlineMs - (performance.now() - start);
+      if (left <= 0) break;
+      const another = failover && k + 1 < order.length;
+      const bound = another ? Math.min(left, this.failoverAfterMs) : left;
+      try {
+        const result = await invoke(route, new Date(Date.now() + bound));
+        route.downSince = null;
+        return result;
+      } catch (err) {
+        const down = err.code === grpc.status.UNAVAILABLE
+          || (err.code === grpc.status.DEADLINE_EXCEEDED && bound < left);
+        if (!down) throw err;
+        route.downSince = this.clock();
+        last = err;
+        if (!another) break;
+      }
+    }
+    if (last === null) {
+      const err = new Error(`deadline of ${this.deadlineMs} ms passed before a target answered`);
+      err.code = grpc.status.DEADLINE_EXCEEDED;
+      throw err;
+    }
+    throw last;
   }
 
-  unary(method, request, stub = this.stub) {
-    return new Promise((resolve, reject) => {
-      stub[method](request, this.metadata, { deadline: this.deadline() }, (err, response) => {
+  /** Indexes of the targets in the order a call tries them: those not marked down first. */
+  order() {
+    const now = this.clock();
+    const up = (r) => r.downSince === null || now - r.downSince >= this.retryPreferredAfterMs;
+    const indexes = this.routes.map((_, i) => i);
+    return [...indexes.filter((i) => up(this.routes[i])), ...indexes.filter((i) => !up(this.routes[i]))];
+  }
+
+  /** The target a call would try first now. */
+  currentTarget() {
+    return this.routes[this.order()[0]].target;
+  }
+
+  unary(method, request, { snowflake = false, failover = true } = {}) {
+    return this.call((route, deadline) => new Promise((resolve, reject) => {
+      const stub = snowflake ? route.snowflake : route.stub;
+      stub[method](request, this.metadata, { deadline }, (err, response) => {
         if (err) reject(err);
         else resolve(response);
       });
-    });
+    }), failover);
   }
 
-  /** Resolves once the channel is connected, or rejects after timeoutMs. */
+  /** Every message of a server stream, through call(); `take(message, into)` collects them. */
+  stream(method, request, take, { snowflake = false } = {}) {
+    return this.call((route, deadline) => new Promise((resolve, reject) => {
+      const into = [];
+      const stub = snowflake ? route.snowflake : route.stub;
+      const call = stub[method](request, this.metadata, { deadline });
+      call.on('data', (message) => take(message, into));
+      call.on('error', reject);
+      call.on('end', () => resolve(into));
+    }));
+  }
+
+  /** Resolves once the first target's channel is connected, or rejects after timeoutMs. */
   waitForReady(timeoutMs) {
     return new Promise((resolve, reject) => {
-      this.stub.waitForReady(new Date(Date.now() + timeoutMs), (err) => (err ? reject(err) : resolve()));
+      this.routes[0].stub.waitForReady(new Date(Date.now() + timeoutMs), (err) => (err ? reject(err) : resolve()));
     });
   }
 
   /**
    * Creates a tag; maxId and step 0 mean the server's defaults (1 and 200). `format` (optional,
    * `{ pattern, reset, timeZone }` as for setFormat) makes its numbers formatted strings.
+   * Always on the first target: it writes to that target's database.
    */
   async createTag(bizTag, { maxId = 0, step = 0, description = '', format } = {}) {
     const tag = await this.unary('CreateTag', {
@@ -77,7 +157,7 @@ class LeafClient {
       step,
       description,
       format: format === undefined ? null : idFormat(format),
-    });
+    }, { failover: false });
     return toTag(tag);
   }
 
@@ -85,9 +165,11 @@ class LeafClient {
    * Sets or changes the tag's format (admin token): `pattern` such as
    * 'ORD-{yyyyMMdd}-{seq:6}{check:luhn}', `reset` 'NEVER' (default), 'DAILY', 'MONTHLY' or
    * 'YEARLY', `timeZone` an IANA name (default 'UTC'). Resolves to the tag, its `format` set.
+   * Always on the first target, as createTag.
    */
   async setFormat(bizTag, format) {
-    return toTag(await this.unary('SetFormat', { biz_tag: bizTag, format: idFormat(format) }));
+    return toTag(await this.unary('SetFormat', { biz_tag: bizTag, format: idFormat(format) },
+      { failover: false }));
   }
 
   /** The tag's next formatted number, a string (FAILED_PRECONDITION when the tag has none). */
@@ -97,17 +179,8 @@ class LeafClient {
 
   /** `count` formatted numbers from one NextFormattedIdBatch stream (chunks of at most chunkSize). */
   nextFormattedIds(bizTag, count, chunkSize = 0) {
-    return new Promise((resolve, reject) => {
-      const values = [];
-      const call = this.stub.NextFormattedIdBatch(
-        { biz_tag: bizTag, count, chunk_size: chunkSize },
-        this.metadata,
-        { deadline: this.deadline() },
-      );
-      call.on('data', (batch) => values.push(...batch.values));
-      call.on('error', reject);
-      call.on('end', () => resolve(values));
-    });
+    return this.stream('NextFormattedIdBatch', { biz_tag: bizTag, count, chunk_size: chunkSize },
+      (batch, values) => values.push(...batch.values));
   }
 
   /**
@@ -128,19 +201,8 @@ class LeafClient {
 
   /** `count` IDs from one NextIdBatch stream (chunks of at most chunkSize), as BigInts. */
   nextIds(bizTag, count, chunkSize = 0) {
-    return new Promise((resolve, reject) => {
-      const ids = [];
-      const call = this.stub.NextIdBatch(
-        { biz_tag: bizTag, count, chunk_size: chunkSize },
-        this.metadata,
-        { deadline: this.deadline() },
-      );
-      call.on('data', (batch) => {
-        for (const id of batch.ids) ids.push(BigInt(id));
-      });
-      call.on('error', reject);
-      call.on('end', () => resolve(ids));
-    });
+    return this.stream('NextIdBatch', { biz_tag: bizTag, count, chunk_size: chunkSize },
+      (batch, ids) => { for (const id of batch.ids) ids.push(BigInt(id)); });
   }
 
   /**
@@ -154,30 +216,19 @@ class LeafClient {
 
   /** One snowflake ID (time-ordered, no tag), as a BigInt. */
   async nextSnowflakeId() {
-    const response = await this.unary('NextSnowflakeId', {}, this.snowflake);
+    const response = await this.unary('NextSnowflakeId', {}, { snowflake: true });
     return BigInt(response.id);
   }
 
   /** `count` snowflake IDs from one NextSnowflakeIdBatch stream, increasing, as BigInts. */
   nextSnowflakeIds(count, chunkSize = 0) {
-    return new Promise((resolve, reject) => {
-      const ids = [];
-      const call = this.snowflake.NextSnowflakeIdBatch(
-        { count, chunk_size: chunkSize },
-        this.metadata,
-        { deadline: this.deadline() },
-      );
-      call.on('data', (batch) => {
-        for (const id of batch.ids) ids.push(BigInt(id));
-      });
-      call.on('error', reject);
-      call.on('end', () => resolve(ids));
-    });
+    return this.stream('NextSnowflakeIdBatch', { count, chunk_size: chunkSize },
+      (batch, ids) => { for (const id of batch.ids) ids.push(BigInt(id)); }, { snowflake: true });
   }
 
   /** The parts of a snowflake ID: `{ id, timestampMs, workerId, sequence }` (BigInt times). */
   async decodeSnowflakeId(id) {
-    const p = await this.unary('DecodeSnowflakeId', { id: String(id) }, this.snowflake);
+    const p = await this.unary('DecodeSnowflakeId', { id: String(id) }, { snowflake: true });
     return {
       id: BigInt(p.id), timestampMs: BigInt(p.timestamp_ms), workerId: p.worker_id, sequence: p.sequence,
     };
@@ -185,7 +236,7 @@ class LeafClient {
 
   /** The server's worker lease and snowflake layout (worker_id -1 while it holds none). */
   getWorker() {
-    return this.unary('GetWorker', {}, this.snowflake);
+    return this.unary('GetWorker', {}, { snowflake: true });
   }
 
   /** The tag's database row and the server's cached segments. */
@@ -194,7 +245,7 @@ class LeafClient {
   }
 
   close() {
-    this.stub.close();
+    for (const route of this.routes) route.stub.close();
   }
 }
 

@@ -9,6 +9,7 @@ import importlib
 import os
 import subprocess
 import sys
+import time
 
 import grpc
 
@@ -45,26 +46,111 @@ FormattedIdParts.__doc__ = """A formatted number read back: ``sequence`` is None
 number read without the admin token."""
 
 
+class _Route:
+    """One target: its channel, stubs, and when a call last found it down (None: not down)."""
+
+    def __init__(self, target, services, snowflake_services):
+        self.target = target
+        self.channel = grpc.insecure_channel(target)
+        self.stub = services.LeafServiceStub(self.channel)
+        self.sf_stub = snowflake_services.SnowflakeServiceStub(self.channel)
+        self.down_since = None
+
+
 class LeafClient:
     """Each method is one RPC with the client's deadline (seconds).
+
+    ``target`` is one server's ``host:port``, or a list of them in order of preference (this
+    region's first): a call goes to the first target not marked down. One that answers
+    UNAVAILABLE (refused, connection lost, shutting down), or is silent for ``failover_after``
+    seconds while another target remains, is marked down and the call moves to the next within
+    its deadline (a repeated ID call is a gap). A target marked down is tried last until
+    ``retry_preferred_after`` seconds have passed on ``clock``, then first again: calls move back
+    once it answers. ``create_tag`` and ``set_format`` never move: they write the tag's definition
+    into the first target's database. The rules of the Java LeafClient.
 
     ``token`` is sent as ``authorization: Bearer <token>`` on every call: the server's
     ``--admin-token`` (CreateTag, UpdateStep) or its ``--client-token``.
     """
 
-    def __init__(self, target, messages, services, deadline=10.0, token=None):
+    def __init__(self, target, messages, services, deadline=10.0, token=None,
+                 failover_after=2.0, retry_preferred_after=30.0, clock=time.monotonic):
+        targets = [target] if isinstance(target, str) else list(target)
+        if not targets:
+            raise ValueError("targets must not be empty")
         self._pb = messages
-        self._channel = grpc.insecure_channel(target)
-        self._stub = services.LeafServiceStub(self._channel)
         # Generated beside the messages by generate_stubs.
         self._sf = importlib.import_module("leaf.v1.snowflake_pb2")
-        self._sf_stub = importlib.import_module("leaf.v1.snowflake_pb2_grpc").SnowflakeServiceStub(
-            self._channel)
+        sf_services = importlib.import_module("leaf.v1.snowflake_pb2_grpc")
+        self._routes = [_Route(t, services, sf_services) for t in targets]
         self._deadline = deadline
+        self._failover_after = failover_after
+        self._retry_preferred_after = retry_preferred_after
+        self._clock = clock
         self._metadata = (("authorization", "Bearer " + token),) if token else None
 
     def wait_for_ready(self, timeout):
-        grpc.channel_ready_future(self._channel).result(timeout=timeout)
+        """Waits until the first target's channel is connected."""
+        grpc.channel_ready_future(self._routes[0].channel).result(timeout=timeout)
+
+    def _order(self):
+        """The routes in the order a call tries them: those not marked down first."""
+        now = self._clock()
+
+        def up(route):
+            return (route.down_since is None
+                    or now - route.down_since >= self._retry_preferred_after)
+        return ([r for r in self._routes if up(r)] + [r for r in self._routes if not up(r)])
+
+    def current_target(self):
+        """The target a call would try first now."""
+        return self._order()[0].target
+
+    def _call(self, invoke, failover=True):
+        """Runs ``invoke(route, timeout)`` on the preferred target, moving on as the class says."""
+        start = time.monotonic()
+        order = self._order() if failover else self._routes[:1]
+        last = None
+        for k, route in enumerate(order):
+            left = self._deadline - (time.monotonic() - start)
+            if left <= 0:
+                break
+            another = failover and k + 1 < len(order)
+            bound = min(left, self._failover_after) if another else left
+            try:
+                result = invoke(route, bound)
+                route.down_since = None
+                return result
+            except grpc.RpcError as e:
+                code = e.code()
+                down = (code == grpc.StatusCode.UNAVAILABLE
+                        or code == grpc.StatusCode.DEADLINE_EXCEEDED and bound < left)
+                if not down:
+                    raise
+                route.down_since = self._clock()
+                last = e
+                if not another:
+                    break
+        if last is None:
+            raise _DeadlinePassed("deadline of %s s passed before a target answered"
+                                  % self._deadline)
+        raise last
+
+    def _unary(self, method, request, failover=True, snowflake=False):
+        return self._call(lambda route, timeout: getattr(
+            route.sf_stub if snowflake else route.stub, method)(
+                request, timeout=timeout, metadata=self._metadata), failover)
+
+    def _stream(self, method, request, field, snowflake=False):
+        """Every element of ``field`` of each message of a server stream, in the order sent."""
+        def read(route, timeout):
+            out = []
+            stub = route.sf_stub if snowflake else route.stub
+            for message in getattr(stub, method)(request, timeout=timeout,
+                                                 metadata=self._metadata):
+                out.extend(getattr(message, field))
+            return out
+        return self._call(read)
 
     def create_tag(self, biz_tag, max_id=0, step=0, description="", id_format=None):
         """Creates a tag; max_id and step 0 mean the server's defaults (1 and 200). ``id_format``
@@ -73,7 +159,7 @@ class LeafClient:
             biz_tag=biz_tag, max_id=max_id, step=step, description=description)
         if id_format is not None:
             request.format.CopyFrom(self._id_format(id_format))
-        return self._stub.CreateTag(request, timeout=self._deadline, metadata=self._metadata)
+        return self._unary("CreateTag", request, failover=False)
 
     def _id_format(self, id_format):
         return self._pb.IdFormat(pattern=id_format.pattern,
@@ -81,75 +167,74 @@ class LeafClient:
                                  time_zone=id_format.time_zone)
 
     def set_format(self, biz_tag, id_format):
-        """Sets or changes the tag's format (an ``IdFormat``; admin token); returns the tag."""
-        return self._stub.SetFormat(self._pb.SetFormatRequest(
-            biz_tag=biz_tag, format=self._id_format(id_format)),
-            timeout=self._deadline, metadata=self._metadata)
+        """Sets or changes the tag's format (an ``IdFormat``; admin token); returns the tag.
+        Always on the first target, as ``create_tag``."""
+        return self._unary("SetFormat", self._pb.SetFormatRequest(
+            biz_tag=biz_tag, format=self._id_format(id_format)), failover=False)
 
     def next_formatted_id(self, biz_tag):
         """The tag's next formatted number (FAILED_PRECONDITION when the tag has no format)."""
-        return self._stub.NextFormattedId(self._pb.NextIdRequest(biz_tag=biz_tag),
-                                          timeout=self._deadline, metadata=self._metadata).value
+        return self._unary("NextFormattedId", self._pb.NextIdRequest(biz_tag=biz_tag)).value
 
     def next_formatted_ids(self, biz_tag, count, chunk_size=0):
         """``count`` formatted numbers from one NextFormattedIdBatch stream, in the order sent."""
-        values = []
-        for batch in self._stub.NextFormattedIdBatch(self._pb.NextIdBatchRequest(
-                biz_tag=biz_tag, count=count, chunk_size=chunk_size), timeout=self._deadline,
-                metadata=self._metadata):
-            values.extend(batch.values)
-        return values
+        return self._stream("NextFormattedIdBatch", self._pb.NextIdBatchRequest(
+            biz_tag=biz_tag, count=count, chunk_size=chunk_size), "values")
 
     def parse_formatted_id(self, biz_tag, value):
         """A ``FormattedIdParts`` of one of the tag's numbers (INVALID_ARGUMENT if it does not
         match the tag's format)."""
-        p = self._stub.ParseFormattedId(self._pb.ParseFormattedIdRequest(
-            biz_tag=biz_tag, value=value), timeout=self._deadline, metadata=self._metadata)
+        p = self._unary("ParseFormattedId", self._pb.ParseFormattedIdRequest(
+            biz_tag=biz_tag, value=value))
         return FormattedIdParts(p.period, None if p.sequence < 0 else p.sequence, p.check_valid)
 
     def next_id(self, biz_tag):
         """One ID."""
-        return self._stub.NextId(self._pb.NextIdRequest(biz_tag=biz_tag),
-                                 timeout=self._deadline, metadata=self._metadata).id
+        return self._unary("NextId", self._pb.NextIdRequest(biz_tag=biz_tag)).id
 
     def next_ids(self, biz_tag, count, chunk_size=0):
         """``count`` IDs from one NextIdBatch stream, in the order sent (increasing)."""
-        ids = []
-        for batch in self._stub.NextIdBatch(self._pb.NextIdBatchRequest(
-                biz_tag=biz_tag, count=count, chunk_size=chunk_size), timeout=self._deadline,
-                metadata=self._metadata):
-            ids.extend(batch.ids)
-        return ids
+        return self._stream("NextIdBatch", self._pb.NextIdBatchRequest(
+            biz_tag=biz_tag, count=count, chunk_size=chunk_size), "ids")
 
     def reserve_ids(self, biz_tag, count):
         """``count`` IDs as at most 3 ascending, disjoint ``range(start, end)`` the caller owns."""
-        reply = self._stub.ReserveIds(self._pb.ReserveIdsRequest(biz_tag=biz_tag, count=count),
-                                      timeout=self._deadline, metadata=self._metadata)
+        reply = self._unary("ReserveIds", self._pb.ReserveIdsRequest(biz_tag=biz_tag, count=count))
         return [range(r.start, r.end) for r in reply.ranges]
 
     def next_snowflake_id(self):
         """One snowflake ID (time-ordered, no tag)."""
-        return self._sf_stub.NextSnowflakeId(self._sf.NextSnowflakeIdRequest(),
-                                             timeout=self._deadline, metadata=self._metadata).id
+        return self._unary("NextSnowflakeId", self._sf.NextSnowflakeIdRequest(),
+                           snowflake=True).id
 
     def next_snowflake_ids(self, count, chunk_size=0):
         """``count`` snowflake IDs from one NextSnowflakeIdBatch stream, increasing."""
-        ids = []
-        for batch in self._sf_stub.NextSnowflakeIdBatch(self._sf.NextSnowflakeIdBatchRequest(
-                count=count, chunk_size=chunk_size), timeout=self._deadline,
-                metadata=self._metadata):
-            ids.extend(batch.ids)
-        return ids
+        return self._stream("NextSnowflakeIdBatch", self._sf.NextSnowflakeIdBatchRequest(
+            count=count, chunk_size=chunk_size), "ids", snowflake=True)
 
     def decode_snowflake_id(self, snowflake_id):
         """The parts of an ID: ``timestamp_ms``, ``worker_id``, ``sequence``."""
-        return self._sf_stub.DecodeSnowflakeId(self._sf.DecodeSnowflakeIdRequest(id=snowflake_id),
-                                               timeout=self._deadline, metadata=self._metadata)
+        return self._unary("DecodeSnowflakeId",
+                           self._sf.DecodeSnowflakeIdRequest(id=snowflake_id), snowflake=True)
 
     def get_worker(self):
         """The server's worker lease and layout (``worker_id`` -1 while it holds none)."""
-        return self._sf_stub.GetWorker(self._sf.GetWorkerRequest(), timeout=self._deadline,
-                                       metadata=self._metadata)
+        return self._unary("GetWorker", self._sf.GetWorkerRequest(), snowflake=True)
 
     def close(self):
-        self._channel.close()
+        for route in self._routes:
+            route.channel.close()
+
+
+class _DeadlinePassed(grpc.RpcError):
+    """The call's deadline passed before any target was tried: DEADLINE_EXCEEDED."""
+
+    def __init__(self, details):
+        super().__init__(details)
+        self._details = details
+
+    def code(self):
+        return grpc.StatusCode.DEADLINE_EXCEEDED
+
+    def details(self):
+        return self._details

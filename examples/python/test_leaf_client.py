@@ -10,6 +10,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 
@@ -41,6 +42,35 @@ def wait_for_port(port, server, timeout):
     raise RuntimeError("nothing listens on port %d after %d s" % (port, timeout))
 
 
+class PackagedServer:
+    """The packaged server on a free port with an H2 database in ``directory``; stop() ends it."""
+
+    def __init__(self, directory, args):
+        self.port = free_port()
+        self.target = "127.0.0.1:%d" % self.port
+        self.log = open(os.path.join(directory, "server-%d.log" % self.port), "w")
+        self.process = subprocess.Popen(
+            ["java", "-jar", JAR, "--port", str(self.port),
+             "--db-url", "jdbc:h2:file:%s;MODE=MySQL" % os.path.join(directory, "leaf")] + args,
+            stdout=self.log, stderr=subprocess.STDOUT)
+        try:
+            wait_for_port(self.port, self.process, 60)
+        except Exception:
+            self.stop()
+            raise
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                # A server that ignores SIGTERM is killed, so the run never hangs on it.
+                self.process.kill()
+                self.process.wait(timeout=15)
+        self.log.close()
+
+
 class LeafClientTest(unittest.TestCase):
 
     @classmethod
@@ -52,18 +82,13 @@ class LeafClientTest(unittest.TestCase):
         key_file = os.path.join(cls.tmp, "format.key")
         with open(key_file, "w") as f:
             f.write(FORMAT_KEY + "\n")
-        port = free_port()
-        cls.log = open(os.path.join(cls.tmp, "server.log"), "w")
-        cls.server = subprocess.Popen(
-            ["java", "-jar", JAR, "--port", str(port), "--admin-token", ADMIN_TOKEN,
-             "--format-key-file", key_file,
-             # A claimed worker ID issues after the lease TTL plus 1 s: keep the wait short.
-             "--worker-lease-ttl", "1s",
-             "--db-url", "jdbc:h2:file:%s;MODE=MySQL" % os.path.join(cls.tmp, "leaf")],
-            stdout=cls.log, stderr=subprocess.STDOUT)
+        cls.server = None
         try:
-            wait_for_port(port, cls.server, 60)
-            cls.target = "127.0.0.1:%d" % port
+            cls.server = PackagedServer(cls.tmp, [
+                "--admin-token", ADMIN_TOKEN, "--format-key-file", key_file,
+                # A claimed worker ID issues after the lease TTL plus 1 s: keep the wait short.
+                "--worker-lease-ttl", "1s"])
+            cls.target = cls.server.target
             cls.stubs = (messages, services)
             cls.client = LeafClient(cls.target, messages, services, token=ADMIN_TOKEN)
             cls.client.wait_for_ready(10)
@@ -75,15 +100,8 @@ class LeafClientTest(unittest.TestCase):
     def tearDownClass(cls):
         if getattr(cls, "client", None):
             cls.client.close()
-        if cls.server.poll() is None:
-            cls.server.terminate()
-            try:
-                cls.server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                # A server that ignores SIGTERM is killed, so the run never hangs on it.
-                cls.server.kill()
-                cls.server.wait(timeout=15)
-        cls.log.close()
+        if cls.server:
+            cls.server.stop()
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def assert_status(self, code, call):
@@ -249,6 +267,183 @@ class LeafClientTest(unittest.TestCase):
                                lambda: anonymous.set_format("py-fmt-none", IdFormat("G-{seq:4}")))
         finally:
             anonymous.close()
+
+
+class TcpProxy:
+    """Forwards 127.0.0.1:<port> to ``target_port``; stop() refuses and drops every connection,
+    start() listens on the same port again."""
+
+    def __init__(self, target_port):
+        self.target_port = target_port
+        self.port = 0
+        self.listener = None
+        self.sockets = set()
+        self.lock = threading.Lock()
+
+    @property
+    def target(self):
+        return "127.0.0.1:%d" % self.port
+
+    def start(self):
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(64)
+        self.port = listener.getsockname()[1]
+        self.listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def _accept(self, listener):
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return  # stopped
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                self.sockets.update((client, upstream))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, source, sink):
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                sink.sendall(data)
+        except OSError:
+            pass  # one side was closed, or stop() dropped it
+        finally:
+            for s in (source, sink):
+                self._drop(s)
+
+    def _drop(self, s):
+        with self.lock:
+            self.sockets.discard(s)
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        s.close()
+
+    def stop(self):
+        # shutdown() wakes the thread blocked in accept(); close() alone leaves it listening.
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.listener.close()
+        with self.lock:
+            dropped = list(self.sockets)
+        for s in dropped:
+            self._drop(s)
+
+
+class FailoverTest(unittest.TestCase):
+    """A client of several targets against two packaged servers, region 0/2 and region 1/2 (each
+    ID tells which answered: region 1's lie at 2**62 and up). Region 0's server is reached through
+    a proxy the test stops and starts; the client's clock is moved by the test alone."""
+
+    SHARE = 2 ** 62
+    TAG = "py-regions"
+    RETRY_PREFERRED_AFTER = 30.0
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.path.exists(JAR):
+            raise unittest.SkipTest(JAR + " is missing: build it first with \"make build\"")
+        cls.tmp = tempfile.mkdtemp(prefix="leaf-python-failover-")
+        cls.stubs = generate_stubs(cls.tmp)
+        cls.regions = []
+        cls.now = 0.0
+        try:
+            for region in ("0/2", "1/2"):
+                directory = os.path.join(cls.tmp, region.replace("/", "-of-"))
+                os.mkdir(directory)
+                cls.regions.append(PackagedServer(directory, ["--region", region]))
+            for server in cls.regions:
+                direct = LeafClient(server.target, *cls.stubs)
+                direct.wait_for_ready(10)
+                direct.create_tag(cls.TAG, step=100)
+                direct.close()
+            cls.proxy = TcpProxy(cls.regions[0].port)
+            cls.proxy.start()
+            cls.client = LeafClient([cls.proxy.target, cls.regions[1].target], *cls.stubs,
+                                    deadline=8.0, failover_after=1.0,
+                                    retry_preferred_after=cls.RETRY_PREFERRED_AFTER,
+                                    clock=lambda: cls.now)
+        except Exception:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        if getattr(cls, "client", None):
+            cls.client.close()
+        for server in cls.regions:
+            server.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def region(self, id_):
+        return 0 if id_ < self.SHARE else 1
+
+    def test_failover_firstDownThenBack_callsMoveAndReturn(self):
+        client = self.client
+        self.assertEqual(0, self.region(client.next_id(self.TAG)), "the first target answers")
+        self.assertEqual({0}, {self.region(i) for i in client.next_ids(self.TAG, 30)})
+
+        self.proxy.stop()
+        self.assertEqual(1, self.region(client.next_id(self.TAG)), "NextId via region 1")
+        ids = client.next_ids(self.TAG, 50, 20)
+        self.assertEqual(50, len(ids))
+        self.assertEqual({1}, {self.region(i) for i in ids}, "NextIdBatch via region 1")
+        for r in client.reserve_ids(self.TAG, 200):
+            self.assertEqual(1, self.region(r.start), "ReserveIds range %r of region 1" % r)
+        self.assertEqual(self.regions[1].target, client.current_target())
+        for write in (lambda: client.create_tag("py-elsewhere"),
+                      lambda: client.set_format(self.TAG, IdFormat("P-{seq:9}"))):
+            with self.assertRaises(grpc.RpcError) as caught:
+                write()
+            self.assertEqual(grpc.StatusCode.UNAVAILABLE, caught.exception.code(),
+                             "CreateTag and SetFormat stay on the first target")
+
+        self.proxy.start()
+        self.assertEqual(1, self.region(client.next_id(self.TAG)),
+                         "still passed over: the clock has not moved")
+        # Each round moves the clock past the mark; the channel may still wait out its
+        # reconnect backoff.
+        back = False
+        end = time.monotonic() + 20
+        while not back and time.monotonic() < end:
+            type(self).now += self.RETRY_PREFERRED_AFTER
+            back = self.region(client.next_id(self.TAG)) == 0
+            if not back:
+                time.sleep(0.2)
+        self.assertTrue(back, "calls went back to region 0 once it answered")
+        self.assertEqual(self.proxy.target, client.current_target())
+
+    def test_failover_silentTarget_movesOnAfterFailoverAfter(self):
+        silent = socket.socket()
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # accepts connections (the kernel does) and never answers
+        client = LeafClient(["127.0.0.1:%d" % silent.getsockname()[1], self.regions[1].target],
+                            *self.stubs, deadline=8.0, failover_after=0.5)
+        try:
+            start = time.monotonic()
+            id_ = client.next_id(self.TAG)
+            took = time.monotonic() - start
+            self.assertEqual(1, self.region(id_), "answered by the second target")
+            self.assertTrue(0.4 <= took < 8.0, "moved after waiting for the first: %.2f s" % took)
+            self.assertEqual(1, self.region(client.next_id(self.TAG)),
+                             "the next call goes straight to the second")
+        finally:
+            client.close()
+            silent.close()
 
 
 if __name__ == "__main__":

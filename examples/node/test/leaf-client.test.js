@@ -3,87 +3,32 @@
 // database in a temporary directory, and checks the Node client against it.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, execFile } = require('node:child_process');
-const fs = require('node:fs');
-const net = require('node:net');
-const os = require('node:os');
+const { execFile } = require('node:child_process');
 const path = require('node:path');
 const { LeafClient, CachedIdGenerator, status } = require('../leaf-client');
-
-const JAR = path.join(__dirname, '..', '..', '..', 'server', 'target', 'leaf-server.jar');
+const { startServer } = require('../support/packaged-server');
 
 // The server requires this token for CreateTag and UpdateStep; the client sends it.
 const ADMIN_TOKEN = 'node-test-admin-token';
 // The AES key of opaque formatted numbers (--format-key-file): 32 hex digits, AES-128.
 const FORMAT_KEY = '000102030405060708090a0b0c0d0e0f';
 let server;
-let dataDir;
 let client;
-let serverLog = '';
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** Resolves once something accepts TCP connections on the port; rejects after timeoutMs. */
-async function waitForPort(port, timeoutMs) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const open = await new Promise((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => { socket.destroy(); resolve(true); });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    if (Date.now() > end) throw new Error(`nothing listens on port ${port} after ${timeoutMs} ms:\n${serverLog}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 let target;
 
 before(async () => {
-  assert.ok(fs.existsSync(JAR), `${JAR} is missing: build it first with "make build"`);
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaf-node-'));
-  const keyFile = path.join(dataDir, 'format.key');
-  fs.writeFileSync(keyFile, `${FORMAT_KEY}\n`, { mode: 0o600 });
-  const port = await freePort();
-  server = spawn('java', ['-jar', JAR, '--port', String(port),
-    '--db-url', `jdbc:h2:file:${path.join(dataDir, 'leaf')};MODE=MySQL`, '--admin-token', ADMIN_TOKEN,
-    '--format-key-file', keyFile,
+  server = await startServer((files) => ['--admin-token', ADMIN_TOKEN,
+    '--format-key-file', files['format.key'],
     // A claimed worker ID issues after the lease TTL plus 1 s: keep the test's wait short.
-    '--worker-lease-ttl', '1s'],
-  { stdio: ['ignore', 'pipe', 'pipe'] });
-  server.stdout.on('data', (d) => { serverLog += d; });
-  server.stderr.on('data', (d) => { serverLog += d; });
-  const exited = new Promise((_, reject) => {
-    server.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${serverLog}`)));
-  });
-  exited.catch(() => {});
-  await Promise.race([waitForPort(port, 60000), exited]);
-  target = `127.0.0.1:${port}`;
+    '--worker-lease-ttl', '1s'], { 'format.key': `${FORMAT_KEY}\n` });
+  target = server.target;
   client = new LeafClient(target, { token: ADMIN_TOKEN });
   await client.waitForReady(10000);
 });
 
 after(async () => {
   if (client) client.close();
-  if (server && server.exitCode === null) {
-    const gone = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    // A server that ignores SIGTERM for 15 s is killed, so the test run never hangs on it.
-    const killer = setTimeout(() => server.kill('SIGKILL'), 15000);
-    await gone;
-    clearTimeout(killer);
-  }
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  if (server) await server.stop();
 });
 
 test('createTag returns the stored row with the given step', async () => {

@@ -3,7 +3,9 @@ package io.leaf.spring.boot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
@@ -25,6 +27,26 @@ public class LeafClientProperties implements Validator {
 
   /** The Leaf server: "host:port" or any gRPC target URI (e.g. dns:///leaf.example.com:50051). */
   private String target = "localhost:50051";
+
+  /** Whether target was set (by a property), so that it is not set together with targets. */
+  private boolean targetSet;
+
+  /**
+   * Several Leaf servers in order of preference, instead of target (e.g. this region's, then the
+   * next region's): calls go to the first that answers, move to the next when it is unavailable or
+   * silent for failover-after, and move back once it answers again. CreateTag and SetFormat never
+   * move.
+   */
+  private final List<String> targets = new ArrayList<>();
+
+  /**
+   * With targets: the longest one attempt waits for an answer while another target remains, before
+   * the call moves on (an UNAVAILABLE answer moves it at once).
+   */
+  private Duration failoverAfter = Duration.ofSeconds(2);
+
+  /** With targets: how long calls pass over a target found unavailable before trying it again. */
+  private Duration retryPreferredAfter = Duration.ofSeconds(30);
 
   /** The deadline of every call, retries included. */
   private Duration deadline = Duration.ofSeconds(10);
@@ -76,6 +98,32 @@ public class LeafClientProperties implements Validator {
 
   public void setTarget(String target) {
     this.target = target;
+    this.targetSet = true;
+  }
+
+  /** Whether {@code target} was set. */
+  boolean isTargetSet() {
+    return targetSet;
+  }
+
+  public List<String> getTargets() {
+    return targets;
+  }
+
+  public Duration getFailoverAfter() {
+    return failoverAfter;
+  }
+
+  public void setFailoverAfter(Duration failoverAfter) {
+    this.failoverAfter = failoverAfter;
+  }
+
+  public Duration getRetryPreferredAfter() {
+    return retryPreferredAfter;
+  }
+
+  public void setRetryPreferredAfter(Duration retryPreferredAfter) {
+    this.retryPreferredAfter = retryPreferredAfter;
   }
 
   public Duration getDeadline() {
@@ -141,7 +189,7 @@ public class LeafClientProperties implements Validator {
   /** Never shows the token. */
   @Override
   public String toString() {
-    return "LeafClientProperties[target=" + target + ", deadline=" + deadline + ", maxAttempts="
+    return "LeafClientProperties[target=" + target + ", targets=" + targets + ", deadline=" + deadline + ", maxAttempts="
         + maxAttempts + ", token=" + (token == null ? "none" : "***") + ", tokenFile=" + tokenFile
         + ", tagTokens=" + tagTokens.keySet()
         + ", tls=" + tls.enabled + ", generators=" + generators.keySet() + "]";

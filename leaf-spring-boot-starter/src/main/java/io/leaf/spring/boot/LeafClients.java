@@ -9,16 +9,22 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 
-/** Builds the {@link LeafClient} that {@link LeafClientProperties} describe; the client owns its channel. */
+/**
+ * Builds the {@link LeafClient} that {@link LeafClientProperties} describe (one target, or several
+ * in order of preference); the client owns its channels.
+ */
 final class LeafClients {
 
   private LeafClients() {
   }
 
   static LeafClient create(LeafClientProperties p) {
-    LeafClient.Builder b = LeafClient.forTarget(p.getTarget())
+    LeafClient.Builder b = (p.getTargets().isEmpty() ? LeafClient.forTarget(p.getTarget())
+        : LeafClient.forTargets(p.getTargets()))
         .deadline(p.getDeadline())
-        .maxAttempts(p.getMaxAttempts());
+        .maxAttempts(p.getMaxAttempts())
+        .failoverAfter(p.getFailoverAfter())
+        .retryPreferredAfter(p.getRetryPreferredAfter());
     if (p.getTls().isEnabled()) {
       b.credentials(tls(p.getTls()));
     }

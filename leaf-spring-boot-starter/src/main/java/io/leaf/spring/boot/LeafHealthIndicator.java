@@ -29,20 +29,24 @@ public class LeafHealthIndicator implements HealthIndicator {
   /** The health service name of the server's database check. */
   public static final String DATABASE = "leaf.database";
 
-  private final HealthGrpc.HealthBlockingStub health;
+  private final LeafClient client;
   private final long timeoutNanos;
 
-  /** Checks the server {@code client} calls, each check bounded by {@code timeout}. */
+  /**
+   * Checks the server {@code client} calls, each check bounded by {@code timeout}: with several
+   * targets, the one its calls go to at the time of the check.
+   */
   public LeafHealthIndicator(LeafClient client, Duration timeout) {
-    this.health = HealthGrpc.newBlockingStub(Objects.requireNonNull(client, "client").channel());
+    this.client = Objects.requireNonNull(client, "client");
     this.timeoutNanos = timeout.toNanos();
   }
 
   @Override
   public Health health() {
+    HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(client.channel());
     ServingStatus readiness;
     try {
-      readiness = check(READINESS);
+      readiness = check(health, READINESS);
     } catch (StatusRuntimeException e) {
       return Health.down().withDetail("reason", "health check failed: " + describe(e.getStatus()))
           .build();
@@ -52,14 +56,14 @@ public class LeafHealthIndicator implements HealthIndicator {
             + readiness);
     b.withDetail("status", readiness.name());
     try {
-      b.withDetail("database", check(DATABASE).name());
+      b.withDetail("database", check(health, DATABASE).name());
     } catch (StatusRuntimeException e) {
       b.withDetail("database", "unknown (" + describe(e.getStatus()) + ")");
     }
     return b.build();
   }
 
-  private ServingStatus check(String service) {
+  private ServingStatus check(HealthGrpc.HealthBlockingStub health, String service) {
     return health.withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS)
         .check(HealthCheckRequest.newBuilder().setService(service).build())
         .getStatus();

@@ -26,6 +26,7 @@ final class PropertiesCheck {
     if (p.getTarget() == null || p.getTarget().isBlank()) {
       reject("target", "must not be empty");
     }
+    checkTargets(p);
     positive("deadline", p.getDeadline());
     positive("health-timeout", p.getHealthTimeout());
     if (p.getMaxAttempts() < 1 || p.getMaxAttempts() > 5) {
@@ -40,6 +41,20 @@ final class PropertiesCheck {
     for (Map.Entry<String, Generator> e : p.getGenerators().entrySet()) {
       checkGenerator(e.getKey(), e.getValue());
     }
+  }
+
+  private void checkTargets(LeafClientProperties p) {
+    if (p.isTargetSet() && !p.getTargets().isEmpty()) {
+      reject("target", "and " + P + "targets are both set; set one (targets for several servers)");
+    }
+    for (int i = 0; i < p.getTargets().size(); i++) {
+      String t = p.getTargets().get(i);
+      if (t == null || t.isBlank()) {
+        reject("targets[" + i + "]", "must not be empty");
+      }
+    }
+    positive("failover-after", p.getFailoverAfter());
+    positive("retry-preferred-after", p.getRetryPreferredAfter());
   }
 
   private void checkToken(LeafClientProperties p) {

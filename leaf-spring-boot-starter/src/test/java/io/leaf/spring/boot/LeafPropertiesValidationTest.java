@@ -29,6 +29,8 @@ class LeafPropertiesValidationTest {
       "leaf.client.deadline=soon     | 'leaf.client.deadline'",
       "leaf.client.health-timeout=-1s | leaf.client.health-timeout must be positive",
       "leaf.client.max-attempts=6    | leaf.client.max-attempts must be between 1 and 5, got 6",
+      "leaf.client.failover-after=0s | leaf.client.failover-after must be positive, got PT0S",
+      "leaf.client.retry-preferred-after=-1s | leaf.client.retry-preferred-after must be positive",
       "leaf.client.max-generators=0  | leaf.client.max-generators must be at least 1",
       "leaf.client.token-file=/nonexistent/leaf-token | leaf.client.token-file cannot be read: /nonexistent/leaf-token",
       "leaf.client.tls.trust-certificate=/etc/hostname | leaf.client.tls.trust-certificate is set but leaf.client.tls.enabled is false",
@@ -50,6 +52,8 @@ class LeafPropertiesValidationTest {
   @CsvSource(delimiter = '|', value = {
       "leaf.client.generators.orders.min-block-size=500 | leaf.client.generators.orders.max-block-size=100 | leaf.client.generators.orders.min-block-size must be at most leaf.client.generators.orders.max-block-size (100), got 500",
       "leaf.client.token=abc | leaf.client.token-file=/etc/hostname | leaf.client.token and leaf.client.token-file are both set",
+      "leaf.client.target=leaf.fra:50051 | leaf.client.targets=leaf.fra:50051,leaf.sin:50051 | leaf.client.target and leaf.client.targets are both set",
+      "leaf.client.targets[0]=leaf.fra:50051 | leaf.client.targets[1]= | leaf.client.targets[1] must not be empty",
       "leaf.client.tls.enabled=true | leaf.client.tls.certificate=/etc/hostname | leaf.client.tls.private-key must be set with leaf.client.tls.certificate",
   })
   void context_withPropertiesThatConflict_failsNamingThem(String first, String second,

@@ -83,6 +83,12 @@ final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implement
     health.setStatus(LeafHealthIndicator.DATABASE, ServingStatus.SERVING);
   }
 
+  /** Hands out IDs (and formatted numbers) from {@code first} on. */
+  TestLeafServer startAt(long first) {
+    next.set(first);
+    return this;
+  }
+
   String target() {
     return "127.0.0.1:" + server.getPort();
   }

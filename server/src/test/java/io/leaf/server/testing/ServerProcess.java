@@ -55,11 +55,21 @@ public final class ServerProcess implements AutoCloseable {
   /** {@link #start(Map, String...)} with {@code jvmOptions} (such as {@code -Xmx256m}). */
   public static ServerProcess start(List<String> jvmOptions, Map<String, String> env,
       String... args) throws IOException {
+    return startWithin(List.of(), jvmOptions, env, args);
+  }
+
+  /**
+   * {@link #start(List, Map, String...)} under {@code prefix}, a command that runs the rest in
+   * place, such as {@code ip netns exec NAME} ({@link #pid()} is then the server's).
+   */
+  public static ServerProcess startWithin(List<String> prefix, List<String> jvmOptions,
+      Map<String, String> env, String... args) throws IOException {
     String classpath = System.getProperty("surefire.test.class.path",
         System.getProperty("java.class.path"));
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     Path logback = Path.of("target", "classes", "logback.xml").toAbsolutePath();
-    List<String> command = new ArrayList<>(List.of(java.toString()));
+    List<String> command = new ArrayList<>(prefix);
+    command.add(java.toString());
     command.addAll(jvmOptions);
     command.addAll(List.of("-cp", classpath, "-Dlogback.configurationFile=" + logback,
         "io.leaf.server.Main"));
