@@ -154,7 +154,9 @@ public final class TagBuffer {
   /**
    * For the hand-back at a graceful stop, on a buffer already closed: seals every segment it
    * holds ({@link Segment#seal}), so no ID leaves them any more, and returns the unissued run
-   * that ends at its highest segment; null when it holds none.
+   * that ends at its highest segment; null when it holds none, or when a load is still in flight
+   * (it would take the IDs handed back, and this server's guard would take that for a database
+   * gone back in time: those IDs stay a gap).
    */
   UnissuedRun seal() {
     if (!closed) {
@@ -171,7 +173,7 @@ public final class TagBuffer {
       Segment s = held.get(i);
       sealed[i] = new long[] {s.start, s.end, s.seal()};
     }
-    return UnissuedRun.of(bizTag, sealed);
+    return loadsInFlight > 0 ? null : UnissuedRun.of(bizTag, sealed);
   }
 
   // ---- Load events (SegmentLoader) ----

@@ -165,37 +165,28 @@ final class JooqLedger {
 
   /**
    * In the hand-back's transaction, after {@link #returnRest}: records {@code [first, end)} as
-   * returned. Records it makes obsolete go: this server's segments wholly inside (none of their IDs
-   * was issued, and the next take of the tag starts at {@code first}, which the primary key must
-   * not find taken) and earlier hand-backs wholly inside; an earlier hand-back that starts at
-   * {@code first} and reaches further is widened to this one's server and time instead.
+   * returned. Once {@code max_id} is {@code first}, no ID at or above it is issued: every earlier
+   * hand-back starting there or higher is taken into this record (its end widens this one's), and
+   * this server's segments wholly inside go (none of their IDs was issued, and the next take of
+   * the tag starts at {@code first}, which the primary key must not find taken). So the record
+   * that starts highest below an ID always tells its latest event.
    */
   static void recordReturned(DSLContext tx, String bizTag, long first, long end, String server,
       long nowMillis) {
+    Long reaching = tx.select(DSL.max(LEAF_LEDGER.END_ID)).from(LEAF_LEDGER)
+        .where(LEAF_LEDGER.BIZ_TAG.eq(bizTag))
+        .and(LEAF_LEDGER.START_ID.ge(first))
+        .and(LEAF_LEDGER.KIND.eq(RangeKind.RETURNED.text()))
+        .fetchOne(0, Long.class);
     tx.deleteFrom(LEAF_LEDGER)
         .where(LEAF_LEDGER.BIZ_TAG.eq(bizTag))
         .and(LEAF_LEDGER.START_ID.ge(first))
-        .and(LEAF_LEDGER.END_ID.le(end))
         .and(LEAF_LEDGER.KIND.eq(RangeKind.RETURNED.text())
-            .or(LEAF_LEDGER.KIND.eq(RangeKind.SEGMENT.text()).and(LEAF_LEDGER.SERVER.eq(server))))
+            .or(LEAF_LEDGER.KIND.eq(RangeKind.SEGMENT.text()).and(LEAF_LEDGER.SERVER.eq(server))
+                .and(LEAF_LEDGER.END_ID.le(end))))
         .execute();
-    Long reaching = tx.select(LEAF_LEDGER.END_ID).from(LEAF_LEDGER)
-        .where(LEAF_LEDGER.BIZ_TAG.eq(bizTag))
-        .and(LEAF_LEDGER.START_ID.eq(first))
-        .and(LEAF_LEDGER.KIND.eq(RangeKind.RETURNED.text()))
-        .fetchOne(LEAF_LEDGER.END_ID);
-    if (reaching == null) {
-      insert(tx, bizTag, first, end, RangeKind.RETURNED, server, nowMillis);
-      return;
-    }
-    tx.update(LEAF_LEDGER)
-        .set(LEAF_LEDGER.END_ID, Math.max(reaching, end))
-        .set(LEAF_LEDGER.SERVER, server)
-        .set(LEAF_LEDGER.TIME_MS, nowMillis)
-        .where(LEAF_LEDGER.BIZ_TAG.eq(bizTag))
-        .and(LEAF_LEDGER.START_ID.eq(first))
-        .and(LEAF_LEDGER.KIND.eq(RangeKind.RETURNED.text()))
-        .execute();
+    insert(tx, bizTag, first, reaching == null ? end : Math.max(end, reaching),
+        RangeKind.RETURNED, server, nowMillis);
   }
 
   /**

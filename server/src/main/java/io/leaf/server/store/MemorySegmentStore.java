@@ -159,16 +159,18 @@ public final class MemorySegmentStore implements SegmentStore {
       r.updateTime = clock.millis();
       if (ledger.on()) {
         synchronized (records) {
-          records.removeIf(e -> e.bizTag().equals(bizTag) && e.range().start() >= firstUnissued
-              && e.range().end() <= segmentEnd && (e.range().kind() == RangeKind.RETURNED
-                  || e.range().kind() == RangeKind.SEGMENT
-                      && e.range().server().equals(ledger.server())));
+          // As JooqLedger.recordReturned: every hand-back at or above firstUnissued merges in.
           long end = segmentEnd;
           for (java.util.Iterator<Entry> it = records.iterator(); it.hasNext(); ) {
             Entry e = it.next();
-            if (e.bizTag().equals(bizTag) && e.range().start() == firstUnissued
-                && e.range().kind() == RangeKind.RETURNED) {
+            if (!e.bizTag().equals(bizTag) || e.range().start() < firstUnissued) {
+              continue;
+            }
+            if (e.range().kind() == RangeKind.RETURNED) {
               end = Math.max(end, e.range().end());
+              it.remove();
+            } else if (e.range().kind() == RangeKind.SEGMENT && e.range().end() <= segmentEnd
+                && e.range().server().equals(ledger.server())) {
               it.remove();
             }
           }

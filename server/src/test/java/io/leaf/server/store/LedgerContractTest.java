@@ -170,6 +170,32 @@ abstract class LedgerContractTest {
   }
 
   @Test
+  void handBack_twoServersInARollingRestart_aRetakeOfBothRangesAnswersTheNewSegment() {
+    LedgerSettings c3 = LedgerSettings.on("host-c:50051/3-cccccc");
+    JooqSegmentStore b = db.store(2, B, clock);
+    JooqSegmentStore c = db.store(2, c3, clock);
+    store.createTag("t", 1, 100, null);
+    b.nextSegment("t", SegmentStore.TABLE_STEP);                     // [1, 101): b's current
+    store.nextSegment("t", SegmentStore.TABLE_STEP);                 // [101, 201): 101..150 issued
+    assertEquals(201, b.nextSegment("t", SegmentStore.TABLE_STEP).start()); // b's, untouched
+
+    assertTrue(b.handBack("t", 201, 301), "b stops first: its prefetched segment");
+    assertTrue(store.handBack("t", 151, 201), "then a: its rest, ending where max_id now is");
+    SegmentRange retake = c.nextSegment("t", SegmentStore.TABLE_STEP);
+    assertEquals(151, retake.start());
+
+    for (long id : new long[] {151, 220, 250}) {
+      IssuedRange who = c.whoIssued("t", id).orElseThrow();
+      assertEquals(RangeKind.SEGMENT, who.kind(), id + " went out from c's segment: " + who);
+      assertEquals(c3.server(), who.server(), id + ": " + who);
+    }
+    IssuedRange above = c.whoIssued("t", 280).orElseThrow();
+    assertEquals(new IssuedRange(151, 301, A.server(), clock.millis(), RangeKind.RETURNED),
+        above, "both hand-backs in one record: 280 was handed back and never taken since");
+    assertEquals(RangeKind.SEGMENT, c.whoIssued("t", 120).orElseThrow().kind(), "a's issued IDs");
+  }
+
+  @Test
   void handBack_anotherServerTookASegmentSince_refusedNothingChanged() {
     store.createTag("t", 1, 100, null);
     SegmentRange mine = store.nextSegment("t", SegmentStore.TABLE_STEP);
