@@ -61,7 +61,6 @@ final class Parsers {
     return (flag, raw) -> raw.trim().isEmpty() ? null : Path.of(raw.trim());
   }
 
-  /** One of {@code values} in any case, upper-cased. */
   /** {@code on} or {@code off} (any case). */
   static Flag.Parser<Boolean> onOff() {
     return (flag, raw) -> switch (raw.trim().toLowerCase(Locale.ROOT)) {
@@ -72,6 +71,7 @@ final class Parsers {
     };
   }
 
+  /** One of {@code values} in any case, upper-cased. */
   static Flag.Parser<String> oneOf(List<String> values) {
     return (flag, raw) -> {
       String v = raw.trim().toUpperCase(Locale.ROOT);

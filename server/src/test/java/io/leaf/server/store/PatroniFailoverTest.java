@@ -107,8 +107,9 @@ class PatroniFailoverTest {
     Lane(int n, String url, int maxStep) throws Exception {
       this.n = n;
       pool = DataSources.create(url, PatroniCluster.USER, "", 4);
-      JooqSegmentStore store =
-          new JooqSegmentStore(pool, DataSources.dialectOf(url), InstantSource.system());
+      // With the ledger, as a server runs by default: each take is a transaction of its own.
+      JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(url),
+          InstantSource.system(), LedgerSettings.on("patroni-lane-" + n));
       server = TestServer.on(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)))
           .flags("--max-wait", "2s").store(store, store::createSchemaIfMissing)
           .engine(EngineConfig.DEFAULTS.withMaxStep(maxStep))
