@@ -3,11 +3,9 @@ package io.leaf.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.StatusRuntimeException;
 import io.leaf.server.testing.Poll;
-import io.leaf.server.testing.ServerProcess;
+import io.leaf.server.testing.ServerNode;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 import io.leaf.v1.LeafServiceGrpc;
@@ -25,8 +23,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,7 +34,6 @@ import org.junit.jupiter.api.Timeout;
 @Tag("slow")
 class ServerKillTest {
 
-  private static final Pattern LISTENING = Pattern.compile("Leaf listening on port (\\d+)");
   private static final int SERVERS = 3;
   private static final int CALLERS_PER_SERVER = 3;
   private static final int SERVED_PER_ROUND = 500;
@@ -55,45 +50,22 @@ class ServerKillTest {
     run(TestDatabases::mariaDb);
   }
 
-  /** A server process and a channel to it; replaced after a kill. */
-  private static final class Node {
-    final ServerProcess process;
-    final ManagedChannel channel;
-
-    Node(TestDatabase db) throws Exception {
-      process = ServerProcess.start("--port", "0", "--db-url", db.url, "--db-user", db.user,
-          "--db-password", db.password, "--db-pool-size", "2");
-      assertTrue(process.awaitLine("Leaf listening", 90, TimeUnit.SECONDS),
-          "the server started:\n" + process.output());
-      Matcher m = LISTENING.matcher(process.output());
-      assertTrue(m.find(), process.output());
-      channel = ManagedChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(1)))
-          .usePlaintext().build();
-    }
-
-    void kill() throws InterruptedException {
-      channel.shutdownNow();
-      // destroyForcibly is SIGKILL on Linux: nothing of the server runs after it.
-      process.close();
-    }
-  }
-
   private static void run(Supplier<TestDatabase> database) throws Exception {
     try (TestDatabase db = database.get()) {
       db.store(1).createTag("killed", 1, 20, null);
-      List<AtomicReference<Node>> nodes = new ArrayList<>();
+      List<AtomicReference<ServerNode>> nodes = new ArrayList<>();
       ExecutorService callers = Executors.newFixedThreadPool(SERVERS * CALLERS_PER_SERVER);
       AtomicBoolean stop = new AtomicBoolean();
       ConcurrentLinkedQueue<long[]> results = new ConcurrentLinkedQueue<>();
       AtomicLongArray served = new AtomicLongArray(SERVERS);
       try {
         for (int s = 0; s < SERVERS; s++) {
-          nodes.add(new AtomicReference<>(new Node(db)));
+          nodes.add(new AtomicReference<>(new ServerNode(db)));
         }
         List<Future<?>> running = new ArrayList<>();
         for (int c = 0; c < SERVERS * CALLERS_PER_SERVER; c++) {
           int server = c % SERVERS;
-          AtomicReference<Node> node = nodes.get(server);
+          AtomicReference<ServerNode> node = nodes.get(server);
           running.add(callers.submit(() -> {
             results.add(call(node, stop, () -> served.incrementAndGet(server)));
             return null;
@@ -101,9 +73,9 @@ class ServerKillTest {
         }
         for (int round = 0; round < 2; round++) {
           awaitEachServes(served);
-          AtomicReference<Node> victim = nodes.get(round % SERVERS);
+          AtomicReference<ServerNode> victim = nodes.get(round % SERVERS);
           victim.get().kill();
-          victim.set(new Node(db));
+          victim.set(new ServerNode(db));
         }
         awaitEachServes(served);
         stop.set(true);
@@ -125,7 +97,7 @@ class ServerKillTest {
       } finally {
         stop.set(true);
         callers.shutdownNow();
-        for (AtomicReference<Node> node : nodes) {
+        for (AtomicReference<ServerNode> node : nodes) {
           node.get().kill();
         }
       }
@@ -152,7 +124,7 @@ class ServerKillTest {
   }
 
   /** Calls its server until stopped, following it across restarts; failures are skipped. */
-  private static long[] call(AtomicReference<Node> node, AtomicBoolean stop, Runnable onId)
+  private static long[] call(AtomicReference<ServerNode> node, AtomicBoolean stop, Runnable onId)
       throws InterruptedException {
     NextIdRequest request = NextIdRequest.newBuilder().setBizTag("killed").build();
     long[] ids = new long[1 << 12];
