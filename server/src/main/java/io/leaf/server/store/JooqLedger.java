@@ -60,10 +60,18 @@ final class JooqLedger {
               .where(LEAF_LEDGER.BIZ_TAG.eq("")).and(LEAF_LEDGER.START_ID.eq(-1L)).execute();
           holding(tx, "", -1);
           deleteBefore(tx, 1, 1);
-        } finally {
-          c.rollback();
-          c.setAutoCommit(auto);
+        } catch (RuntimeException e) {
+          // The probe's own failure is the cause to report, not the rollback's on a connection
+          // that failure may have broken.
+          try {
+            c.rollback();
+          } catch (java.sql.SQLException | RuntimeException suppressed) {
+            e.addSuppressed(suppressed);
+          }
+          throw e;
         }
+        c.rollback();
+        c.setAutoCommit(auto);
         return null;
       });
     } catch (DataAccessException e) {
