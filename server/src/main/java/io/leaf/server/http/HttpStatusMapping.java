@@ -3,6 +3,7 @@ package io.leaf.server.http;
 import io.grpc.Status;
 import io.leaf.server.api.StatusMapping;
 import io.leaf.server.formats.NoFormatException;
+import io.leaf.server.store.LedgerOffException;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**
@@ -16,9 +17,11 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  * server cannot serve the call (the database refuses Leaf; an opaque format and this server's
  * {@code --format-key-file} differ).
  *
- * <p>One FAILED_PRECONDITION is the caller's to fix, not the server's: a formatted number of a
- * tag that has no format ({@link NoFormatException}) is 409 Conflict — the request conflicts with
- * the tag's state until an admin sets a format — so a client never mistakes it for a server fault.
+ * <p>Two FAILED_PRECONDITIONs are not a server fault, and say so: a formatted number of a tag
+ * that has no format ({@link NoFormatException}) is 409 Conflict — the request conflicts with the
+ * tag's state until an admin sets a format; WhoIssued on a server started with {@code --ledger
+ * off} ({@link LedgerOffException}) is 501 Not Implemented — this server was set up without what
+ * the request needs.
  */
 final class HttpStatusMapping {
 
@@ -29,8 +32,10 @@ final class HttpStatusMapping {
 
   static Answer answer(Throwable t) {
     Status status = StatusMapping.status(t);
-    HttpResponseStatus http = status.getCause() instanceof NoFormatException
-        ? HttpResponseStatus.CONFLICT : httpStatus(status.getCode());
+    Throwable cause = status.getCause();
+    HttpResponseStatus http = cause instanceof NoFormatException ? HttpResponseStatus.CONFLICT
+        : cause instanceof LedgerOffException ? HttpResponseStatus.NOT_IMPLEMENTED
+        : httpStatus(status.getCode());
     return new Answer(http, status.getDescription() != null
         ? status.getDescription() : status.getCode().name());
   }

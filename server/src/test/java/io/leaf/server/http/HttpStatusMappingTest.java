@@ -14,6 +14,7 @@ import io.leaf.server.snowflake.NoWorkerLeaseException;
 import io.leaf.server.snowflake.SnowflakeLayout;
 import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.InvalidTagStateException;
+import io.leaf.server.store.LedgerOffException;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagNotFoundException;
@@ -86,6 +87,14 @@ class HttpStatusMappingTest {
         io.leaf.server.api.StatusMapping.status(e).getCode(), "gRPC keeps its code");
     assertAnswer(500, "other", new io.grpc.StatusRuntimeException(
         Status.FAILED_PRECONDITION.withDescription("other")));
+  }
+
+  @Test
+  void answer_whoIssuedWithTheLedgerOff_501NotTheServersFault() {
+    LedgerOffException e = new LedgerOffException();
+    assertAnswer(501, e.getMessage(), e);
+    assertEquals(Status.Code.FAILED_PRECONDITION,
+        io.leaf.server.api.StatusMapping.status(e).getCode(), "gRPC keeps its code");
   }
 
   @Test
