@@ -75,13 +75,18 @@ final class PostgresSegmentTake implements SegmentTake {
       throws SQLException {
     SQLWarning warning = connection.getWarnings();
     if (warning != null) {
-      String message = "the segment [" + range.start() + ", " + range.end() + ") of biz_tag "
-          + bizTag + " committed with a warning, so it may not have reached the synchronous"
-          + " standby and a failover could hand it out again; it is not used (a gap): "
-          + warning.getMessage();
-      log.warn(message);
-      throw new StoreUnavailableException("database unavailable: " + message, warning);
+      throw unsafeCommit(bizTag, range.start(), range.end(), warning);
     }
+  }
+
+  /** A range whose commit carried {@code warning}: logged, and never used (a gap). */
+  private static StoreUnavailableException unsafeCommit(String bizTag, long start, long end,
+      SQLWarning warning) {
+    String message = "the segment [" + start + ", " + end + ") of biz_tag " + bizTag
+        + " committed with a warning, so it may not have reached the synchronous standby and a"
+        + " failover could hand it out again; it is not used (a gap): " + warning.getMessage();
+    log.warn(message);
+    return new StoreUnavailableException("database unavailable: " + message, warning);
   }
 
   private static SegmentRange takeOnce(Connection connection, DSLContext db, LeafAllocTable table,
@@ -118,12 +123,7 @@ final class PostgresSegmentTake implements SegmentTake {
       SQLWarning warning = ps.getWarnings() != null ? ps.getWarnings()
           : connection.getWarnings();
       if (warning != null) {
-        String message = "the segment [" + (end - taken) + ", " + end + ") of biz_tag " + bizTag
-            + " committed with a warning, so it may not have reached the synchronous standby and"
-            + " a failover could hand it out again; it is not used (a gap): "
-            + warning.getMessage();
-        log.warn(message);
-        throw new StoreUnavailableException("database unavailable: " + message, warning);
+        throw unsafeCommit(bizTag, end - taken, end, warning);
       }
       return new SegmentRange(end - taken, end, taken, rowStep);
     }
