@@ -149,16 +149,10 @@ class HandBackTest {
   }
 
   @Test
-  void stop_loadInFlightCommitsBeforeTheHandBack_refusedAndItsSegmentNeverIssued()
+  void stop_loadInFlightCommitsBeforeTheHandBack_noRunOfferedItsSegmentNeverIssued()
       throws Exception {
-    memory.createTag("t", 1, 100, null);
-    next(allocator, "t");
-    store.blockLoads();
-    for (int i = 0; i < 15; i++) {
-      next(allocator, "t");
-    }
-    assertTrue(store.awaitLoadEntered(5_000), "the preload started");
-    List<UnissuedRun> runs = freeze(allocator);
+    List<UnissuedRun> runs = freezeWithAPreloadHeld();
+    assertTrue(runs.isEmpty(), "a tag whose load is in flight offers no run: " + runs);
     store.release();
     awaitLoads(2);
     long moved = maxId("t");
@@ -171,14 +165,7 @@ class HandBackTest {
   @Test
   void stop_aLoadStillInFlight_tagNotHandedBack_theLoadsRangeAndTheRestStayAGap()
       throws Exception {
-    memory.createTag("t", 1, 100, null);
-    next(allocator, "t");
-    store.blockLoads();
-    for (int i = 0; i < 15; i++) {
-      next(allocator, "t");
-    }
-    assertTrue(store.awaitLoadEntered(5_000), "the preload started");
-    List<UnissuedRun> runs = freeze(allocator);
+    List<UnissuedRun> runs = freezeWithAPreloadHeld();
 
     assertEquals(0, handBack.run(runs, Duration.ofSeconds(5)).returned(),
         "a tag whose load is in flight is not handed back");
@@ -191,6 +178,19 @@ class HandBackTest {
         () -> allocator.nextId("t", allocator.deadline(WAIT, false)).get(10, TimeUnit.SECONDS));
     assertInstanceOf(ServerClosingException.class, e.getCause());
     assertEquals(moved, next(engine(), "t"), "the late load's range went unused: a gap");
+  }
+
+  /** Tag t issues 16 IDs of its first segment, its preload is held in the store, then a freeze. */
+  private List<UnissuedRun> freezeWithAPreloadHeld() throws Exception {
+    memory.createTag("t", 1, 100, null);
+    next(allocator, "t");
+    store.blockLoads();
+    for (int i = 0; i < 15; i++) {
+      next(allocator, "t");
+    }
+    assertTrue(store.awaitLoadEntered(5_000), "the preload started");
+    List<UnissuedRun> runs = freeze(allocator);
+    return runs;
   }
 
   private void awaitLoads(int want) throws InterruptedException {
