@@ -15,8 +15,9 @@ import java.util.stream.Stream;
 final class RetryPolicy {
 
   /**
-   * LeafService methods that are safe to repeat: reads (WhoIssued too), ID calls (a repeat is a gap), setting a
-   * step and setting a format (the same format again continues the same numbering).
+   * LeafService methods that are safe to repeat: reads (WhoIssued too), ID calls (a repeat is a
+   * gap), setting a step and setting a format (the same format again continues the same
+   * numbering).
    */
   static final List<String> RETRIED_METHODS = List.of("NextId", "NextIdBatch", "ReserveIds",
       "InitCache", "GetTag", "ListTags", "UpdateStep", "SetFormat", "NextFormattedId",

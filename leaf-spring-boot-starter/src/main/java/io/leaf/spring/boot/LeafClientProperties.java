@@ -189,8 +189,8 @@ public class LeafClientProperties implements Validator {
   /** Never shows the token. */
   @Override
   public String toString() {
-    return "LeafClientProperties[target=" + target + ", targets=" + targets + ", deadline=" + deadline + ", maxAttempts="
-        + maxAttempts + ", token=" + (token == null ? "none" : "***") + ", tokenFile=" + tokenFile
+    return "LeafClientProperties[target=" + target + ", targets=" + targets + ", deadline="
+        + deadline + ", maxAttempts=" + maxAttempts + ", token=" + (token == null ? "none" : "***") + ", tokenFile=" + tokenFile
         + ", tagTokens=" + tagTokens.keySet()
         + ", tls=" + tls.enabled + ", generators=" + generators.keySet() + "]";
   }
