@@ -178,9 +178,12 @@ class KillAcrossMidnightTest {
         }
         assertTrue(Poll.until(() -> IntStream.range(0, SERVERS)
             .allMatch(s -> served.get(s) >= from[s] + 1_000), Duration.ofSeconds(60)),
-            "every server, the restarted ones too, serves after the kills: " + served
-                + ", last failures " + got.lastFailure + ", server 1's output:\n"
-                + tail(nodes.get(1).get().process));
+            () -> "every server, the restarted ones too, serves after the kills: " + served
+                + ", last failures " + got.lastFailure + IntStream.range(0, SERVERS)
+                    .filter(s -> served.get(s) < from[s] + 1_000)
+                    .mapToObj(s -> "\nserver " + s + "'s output:\n"
+                        + tail(nodes.get(s).get().process))
+                    .collect(java.util.stream.Collectors.joining()));
         stop.set(true);
         for (Future<?> f : callers) {
           f.get(1, TimeUnit.MINUTES);
