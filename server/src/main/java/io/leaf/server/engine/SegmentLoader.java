@@ -220,6 +220,7 @@ final class SegmentLoader {
     }
     SegmentRange range = null;
     RuntimeException failure = null;
+    int answered = tags.answeredEpoch();
     // The store's own time, at full precision: the engine's ticker is coarse.
     long storeStart = System.nanoTime();
     try {
@@ -232,7 +233,11 @@ final class SegmentLoader {
     } finally {
       // Waiters wake up whatever happened above, so none waits until its deadline in vain.
       long storeNanos = System.nanoTime() - storeStart;
-      Outcome outcome = finishLoad(b, range, failure, epoch, startedNanos);
+      // An outage's failure that lands after the server's check saw the database answer again
+      // (the check ended the back-offs before it) begins none: issuing resumes within one check.
+      boolean outageOver = failure instanceof StoreUnavailableException
+          && tags.answeredEpoch() != answered;
+      Outcome outcome = finishLoad(b, range, failure, outageOver, epoch, startedNanos);
       if (outcome.warning() != null) {
         warnLimited(outcome.warning());
       }
@@ -282,7 +287,7 @@ final class SegmentLoader {
 
   /** Applies the load's {@link LoadOutcome} under the stripe lock. */
   private Outcome finishLoad(TagBuffer b, SegmentRange range, RuntimeException failure,
-      int epoch, long startedNanos) {
+      boolean outageOver, int epoch, long startedNanos) {
     Lock lock = tags.lock(b.bizTag());
     lock.lock();
     try {
@@ -301,8 +306,8 @@ final class SegmentLoader {
           // The buffer goes at once, so no name holds a buffer or an exception beyond it. What to
           // answer meanwhile (NOT_FOUND, or the failure during its back-off) is a bounded entry
           // that lives at most --missing-tag-ttl.
-          int failures = tags.missing().add(b.bizTag(), failure, ticker.read(),
-              config.minBackoff().toNanos(), config.maxBackoff().toNanos());
+          int failures = outageOver ? 0 : tags.missing().add(b.bizTag(), failure,
+              ticker.read(), config.minBackoff().toNanos(), config.maxBackoff().toNanos());
           if (failure instanceof TagNotFoundException) {
             tags.forgetServed(b.bizTag());
           }
@@ -310,8 +315,8 @@ final class SegmentLoader {
           return new Outcome(woken, failure, warning(b.bizTag(), failure, failures), null);
         }
         case FAILED -> {
-          int failures = b.onLoadFailed(failure, ticker.read(), config.minBackoff().toNanos(),
-              config.maxBackoff().toNanos());
+          int failures = outageOver ? 0 : b.onLoadFailed(failure, ticker.read(),
+              config.minBackoff().toNanos(), config.maxBackoff().toNanos());
           return new Outcome(woken, failure, warning(b.bizTag(), failure, failures), null);
         }
         default -> {

@@ -50,6 +50,8 @@ final class TagTable {
   private final EngineEvents events;
   private final RewindGuard rewinds;
   private final StepLimits stepLimits = new StepLimits();
+  /** How many times {@link #clearBackoffs} ran: a load compares it across its write. */
+  private final AtomicInteger answered = new AtomicInteger();
 
   TagTable(MissingTags missing, Predicate<String> mayExist, EngineListeners listeners) {
     this.missing = missing;
@@ -294,8 +296,17 @@ final class TagTable {
     }
   }
 
+  /**
+   * Changes each time {@link #clearBackoffs} runs (the database answered again): a load that saw
+   * another value when it started failed because of the outage that has just ended.
+   */
+  int answeredEpoch() {
+    return answered.get();
+  }
+
   /** Ends every tag's back-off after failed loads, each under its stripe lock. */
   void clearBackoffs() {
+    answered.incrementAndGet();
     missing.clearFailures();
     for (TagBuffer b : all()) {
       Lock lock = locks.get(b.bizTag());

@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.MemorySegmentStore;
+import io.leaf.server.store.SegmentRange;
+import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.EngineThreadsFixture;
@@ -15,6 +18,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -79,6 +84,50 @@ class DatabaseRecoveryTest {
     allocator.databaseAnswered();
     long id = next("t").get(10, TimeUnit.SECONDS);
     assertTrue(id > lastIssued, "issuing resumes at once when the database answers: " + id);
+  }
+
+  @Test
+  void databaseAnswered_aLoadOfTheOutageFailsJustAfter_beginsNoBackoff() throws Exception {
+    memory.createTag("dry", 1, 20, null);
+    AtomicBoolean outage = new AtomicBoolean(true);
+    AtomicReference<SegmentAllocator> engine = new AtomicReference<>();
+    // A load begun in the outage fails just after the server's check saw the database answer.
+    SegmentStore lateFailure = new ForwardingSegmentStore(memory) {
+      @Override
+      public SegmentRange nextSegment(String bizTag, int step) {
+        if (outage.getAndSet(false)) {
+          engine.get().databaseAnswered();
+          throw new StoreUnavailableException("database unavailable: connection reset", null);
+        }
+        return super.nextSegment(bizTag, step);
+      }
+    };
+    EngineThreadsFixture own = new EngineThreadsFixture(EngineConfig.DEFAULTS,
+        new ManualTimer(ticker));
+    engine.set(new SegmentAllocator(lateFailure, ticker, EngineConfig.DEFAULTS, own.threads()));
+    try {
+      engine.get().databaseDown("connection refused");
+      CompletableFuture<Long> during = engine.get().nextId("dry",
+          engine.get().deadline(WAIT, false));
+      assertInstanceOf(StoreUnavailableException.class, failure(during), "known down");
+      // The engine's clock stands still: only the end of the back-off lets the tag load again.
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      Long first = null;
+      while (first == null) {
+        try {
+          first = engine.get().nextId("dry", engine.get().deadline(WAIT, false))
+              .get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+          assertTrue(System.nanoTime() < until, "still backing off after the database answered"
+              + " and the outage's last load failed: " + e.getCause());
+          Thread.sleep(10);
+        }
+      }
+      assertEquals(1, first);
+    } finally {
+      engine.get().close();
+      own.close();
+    }
   }
 
   @Test
