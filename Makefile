@@ -5,13 +5,14 @@ JAR := server/target/leaf-server.jar
 VERSION := 0.1.0
 SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run test test-fast test-node test-python test-spring-boot test-browser bench image clean help
+.PHONY: build run test test-fast test-node bench-node test-python test-spring-boot test-browser bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
 	@echo "make test   run every test (MariaDB tests skip with a message when no MariaDB is reachable)"
 	@echo "make test-fast  the JUnit tests not tagged slow: no child processes, clusters or stress runs (about 3 minutes once built)"
-	@echo "make test-node  the Node example's test against the packaged server (skipped without node)"
+	@echo "make test-node  the Node package's tests (packed, in an empty project) and the Node example's, against the packaged server (skipped without node)"
+	@echo "make bench-node  bench N2: the Node CachedIdGenerator.next() against a plain counter"
 	@echo "make test-python  the Python example's test against the packaged server (skipped without python3-grpcio)"
 	@echo "make test-spring-boot  the Spring Boot example (built against the installed leaf-bom) against the packaged server"
 	@echo "make test-browser the monitor page in headless Chromium against the packaged server (skipped without chromium or node)"
@@ -59,13 +60,20 @@ test-fast:
 	scripts/test-summary.sh || status=1; \
 	exit $$status
 
-# The Node example's test starts server/target/leaf-server.jar (built by `make build` or `make test`).
+# The Node package's tests (clients/node: packed with npm pack, installed into an empty project,
+# run there) and the Node example's; both start server/target/leaf-server.jar (built by `make
+# build` or `make test`).
 test-node:
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+		(cd clients/node && npm ci --no-audit --no-fund && npm test) && \
 		cd examples/node && npm ci --no-audit --no-fund && npm test; \
 	else \
-		echo "SKIPPED Node example test: node not found"; \
+		echo "SKIPPED Node tests: node not found"; \
 	fi
+
+# Bench N2: the Node package's CachedIdGenerator.next() against a plain counter (ratio, bar 0.5).
+bench-node:
+	cd clients/node && npm ci --no-audit --no-fund && node scripts/bench-n2.js $(ARGS)
 
 # The Python example's test starts server/target/leaf-server.jar too; its stubs are generated
 # from proto/ into a temporary directory (Debian: python3-grpcio python3-grpc-tools).
@@ -97,7 +105,7 @@ test-browser:
 	elif [ ! -x $(CHROMIUM) ]; then \
 		echo "SKIPPED browser test: $(CHROMIUM) not found (apt-get install chromium)"; \
 	else \
-		(cd examples/node && npm ci --no-audit --no-fund) && \
+		(cd clients/node && npm ci --no-audit --no-fund) && \
 		cd browser-test && npm ci --no-audit --no-fund && CHROMIUM=$(CHROMIUM) npm test; \
 	fi
 

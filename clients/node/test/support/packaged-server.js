@@ -8,7 +8,9 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
-const JAR = path.join(__dirname, '..', '..', '..', 'server', 'target', 'leaf-server.jar');
+// The tests run from a copy in an empty project (scripts/test-packed.js), which names the jar.
+const JAR = process.env.LEAF_SERVER_JAR
+  ?? path.join(__dirname, '..', '..', '..', '..', 'server', 'target', 'leaf-server.jar');
 
 function freePort() {
   return new Promise((resolve, reject) => {

@@ -1,0 +1,5 @@
+// @leaf-ids/client as an ES module: the same classes as the CommonJS entry point.
+import leaf from './index.js';
+
+export const { LeafClient, CachedIdGenerator, LeafIdError, status, credentials } = leaf;
+export default leaf;
