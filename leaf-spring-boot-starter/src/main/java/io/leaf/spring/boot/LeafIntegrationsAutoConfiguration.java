@@ -2,6 +2,9 @@ package io.leaf.spring.boot;
 
 import io.leaf.hibernate.LeafIds;
 import io.leaf.jackson.LeafIdModule;
+import io.leaf.mybatis.LeafIdentifierGenerator;
+import io.leaf.shardingsphere.LeafKeyGenerators;
+import java.util.Map;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -12,8 +15,10 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The Leaf integrations whose library is on the classpath: the Hibernate generators ({@code
- * leaf-hibernate}) draw from this context's client and generators, and Boot's JSON mapper writes
- * IDs past JavaScript's safe integers as strings ({@code leaf-jackson}).
+ * leaf-hibernate}), MyBatis-Plus's {@code ASSIGN_ID} ({@code leaf-mybatis}) and the {@code LEAF}
+ * ShardingSphere key generators ({@code leaf-shardingsphere}) draw from this context's client and
+ * generators, and Boot's JSON mapper writes IDs past JavaScript's safe integers as strings
+ * ({@code leaf-jackson}).
  */
 @AutoConfiguration(after = LeafClientAutoConfiguration.class)
 public class LeafIntegrationsAutoConfiguration {
@@ -34,6 +39,36 @@ public class LeafIntegrationsAutoConfiguration {
     }
   }
 
+  /** {@link LeafIdentifierGenerator} as a bean: MyBatis-Plus's starter takes it for ASSIGN_ID. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = {"io.leaf.mybatis.LeafIdentifierGenerator",
+      "com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator"})
+  @ConditionalOnBean(LeafIdGenerators.class)
+  static class MyBatisPlus {
+
+    @Bean
+    @ConditionalOnMissingBean
+    LeafIdentifierGenerator leafIdentifierGenerator(LeafIdGenerators leafIdGenerators) {
+      return new LeafIdentifierGenerator(leafIdGenerators::get, Map.of());
+    }
+  }
+
+  /** Registers the context's generators for the {@code LEAF} key generators; clears it at close. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = {"io.leaf.shardingsphere.LeafKeyGenerators",
+      "org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorithm"})
+  @ConditionalOnBean(LeafIdGenerators.class)
+  static class ShardingSphere {
+
+    @Bean
+    @ConditionalOnMissingBean
+    LeafShardingSphereRegistration leafShardingSphereRegistration(
+        LeafIdGenerators leafIdGenerators) {
+      LeafKeyGenerators.register(leafIdGenerators::get);
+      return new LeafShardingSphereRegistration();
+    }
+  }
+
   /** {@link LeafIdModule} as a bean: Spring Boot adds every JacksonModule bean to its mapper. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = {"io.leaf.jackson.LeafIdModule",
@@ -44,6 +79,15 @@ public class LeafIntegrationsAutoConfiguration {
     @ConditionalOnMissingBean
     LeafIdModule leafIdModule() {
       return new LeafIdModule();
+    }
+  }
+
+  /** The registration in {@link LeafKeyGenerators} of the context's generators, undone at close. */
+  public static final class LeafShardingSphereRegistration implements DisposableBean {
+
+    @Override
+    public void destroy() {
+      LeafKeyGenerators.clear();
     }
   }
 

@@ -5,7 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leaf.client.LeafClient;
 import io.leaf.hibernate.LeafIds;
+import com.baomidou.mybatisplus.annotation.TableName;
 import io.leaf.jackson.LeafIdModule;
+import io.leaf.mybatis.LeafIdentifierGenerator;
+import io.leaf.shardingsphere.LeafKeyGenerateAlgorithm;
+import java.util.Properties;
+import org.apache.shardingsphere.infra.algorithm.core.context.AlgorithmSQLContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,6 +60,38 @@ class LeafIntegrationsAutoConfigurationTest {
       assertThatThrownBy(LeafIds::client).isInstanceOf(IllegalStateException.class);
     });
   }
+
+  @Test
+  void context_withMyBatisPlus_providesTheGeneratorOnTheContextsGenerators() {
+    runner.run(context -> {
+      LeafIdentifierGenerator generator = context.getBean(LeafIdentifierGenerator.class);
+      assertThat(generator.nextId(new Orders())).as("the test server's first ID").isEqualTo(1L);
+      assertThat(context.getBean(LeafIdGenerators.class).tags()).as("one of the context's")
+          .contains("orders");
+    });
+    runner.withClassLoader(new FilteredClassLoader("com.baomidou"))
+        .run(context -> assertThat(context).doesNotHaveBean(LeafIdentifierGenerator.class));
+  }
+
+  @Test
+  void context_withShardingSphere_registersTheGeneratorsUntilClosed() {
+    runner.run(context -> {
+      assertThat(context).hasSingleBean(
+          LeafIntegrationsAutoConfiguration.LeafShardingSphereRegistration.class);
+      LeafKeyGenerateAlgorithm algorithm = new LeafKeyGenerateAlgorithm();
+      algorithm.init(new Properties());
+      assertThat(algorithm.generateKeys(new AlgorithmSQLContext("db", "s", "orders", "id"), 2))
+          .as("keys from the context's generator of the table's tag").containsExactly(1L, 2L);
+    });
+    LeafKeyGenerateAlgorithm after = new LeafKeyGenerateAlgorithm();
+    after.init(new Properties());
+    assertThatThrownBy(() -> after.generateKeys(new AlgorithmSQLContext("db", "s", "t", "id"), 1))
+        .as("cleared when the context closes").isInstanceOf(IllegalStateException.class);
+  }
+
+  /** A MyBatis-Plus entity of table orders. */
+  @TableName("orders")
+  static class Orders {}
 
   @Test
   void context_withLeafJackson_providesTheModuleUnlessTheAppHasOne() {
