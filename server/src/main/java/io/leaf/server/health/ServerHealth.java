@@ -6,6 +6,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.store.LoginRefusedException;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.UnusableTableException;
@@ -176,6 +177,12 @@ public final class ServerHealth {
         schemaReady = true;
       }
       store.ping();
+    } catch (LoginRefusedException e) {
+      if (atStart) {
+        throw e;
+      }
+      // Credentials rotated under a running server: an outage, not a table to fix.
+      failure = e;
     } catch (UnusableTableException e) {
       if (atStart) {
         throw e;
