@@ -118,7 +118,7 @@ public final class Flags {
   static final Flag<Duration> TLS_REFRESH = Flag.of("tls-refresh", "1m",
       "how often the TLS files are read again (rotation)", Parsers.duration());
   static final Flag<String> ADMIN_TOKEN = Flag.of("admin-token", "",
-      "bearer token CreateTag and UpdateStep require", Parsers.text());
+      "bearer token CreateTag, UpdateStep and SetFormat require", Parsers.text());
   static final Flag<String> ADMIN_TOKEN_FILE = Flag.of("admin-token-file", "",
       "file holding --admin-token (e.g. a mounted Secret)", Parsers.text());
   static final Flag<String> CLIENT_TOKEN = Flag.of("client-token", "", "bearer token every"
