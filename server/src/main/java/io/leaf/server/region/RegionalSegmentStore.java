@@ -6,8 +6,10 @@ import io.leaf.server.store.IssuedRange;
 import io.leaf.server.store.RegionStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.StoredRegion;
 import io.leaf.server.store.TagPage;
 import io.leaf.server.store.TagRecord;
+import io.leaf.server.store.TakeFence;
 import java.util.Optional;
 
 /**
@@ -41,6 +43,18 @@ public final class RegionalSegmentStore extends ForwardingSegmentStore {
 
   public Region region() {
     return region;
+  }
+
+  /**
+   * What every take of {@code region}'s server checks in its own transaction ({@link
+   * TakeFence}): the {@code leaf_region} row (or its absence) and the share's end.
+   */
+  public static TakeFence fence(Region region) {
+    if (region.isNone()) {
+      return TakeFence.withoutRegion();
+    }
+    return TakeFence.forRegion(new StoredRegion(RegionCheck.RULE, region.region(),
+        region.regions()), region.base(), region.maxLocalMaxId());
   }
 
   /**
