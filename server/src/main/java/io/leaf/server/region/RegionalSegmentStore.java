@@ -75,6 +75,17 @@ public final class RegionalSegmentStore extends ForwardingSegmentStore {
     }
   }
 
+  /**
+   * {@link #verify()}, then reads the database's region row again and compares it with this
+   * server's: for acts outside a take's transaction (a worker lease's claim or renewal).
+   *
+   * @throws RegionMismatchException the check at start failed, or the row changed since
+   */
+  public void recheck() {
+    verify();
+    RegionCheck.recheck(region, regions);
+  }
+
   @Override
   public TagRecord createTag(String bizTag, long maxId, int step, String description) {
     verify();

@@ -7,9 +7,11 @@ import java.util.Optional;
 
 /**
  * The {@link WorkerLeaseStore} a server's snowflake side leases from: no worker ID is claimed or
- * renewed before the server's region check ({@link RegionalSegmentStore#verify}) has passed, so a
- * server whose {@code --region} contradicts its database never holds a worker ID there, even when
- * the database was down at start. Thread-safe.
+ * renewed before the server's region check ({@link RegionalSegmentStore#verify}) has passed, and
+ * each claim and renewal reads the database's region row again ({@link
+ * RegionalSegmentStore#recheck}), so a server whose {@code --region} contradicts its database
+ * never claims a worker ID there, even when the database was down at start, and one whose row
+ * changed later stops renewing: its lease lapses within its TTL and it stops issuing. Thread-safe.
  */
 public final class RegionalWorkerLeaseStore implements WorkerLeaseStore {
 
@@ -28,14 +30,14 @@ public final class RegionalWorkerLeaseStore implements WorkerLeaseStore {
 
   @Override
   public Optional<WorkerLease> claim(int fromId, int toId, String owner, Duration ttl) {
-    region.verify();
+    region.recheck();
     return leases.claim(fromId, toId, owner, ttl);
   }
 
   @Override
   public Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
       long lastTimestampMs, long storedAtLeastMs) {
-    region.verify();
+    region.recheck();
     return leases.renew(workerId, owner, ttl, lastTimestampMs, storedAtLeastMs);
   }
 
