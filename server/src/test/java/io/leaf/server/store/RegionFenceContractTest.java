@@ -11,6 +11,13 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -157,5 +164,50 @@ abstract class RegionFenceContractTest {
         "no ledger segment across the boundary");
     assertEquals(start, zero.nextSegment("edge", 50).start(),
         "the last IDs up to the share's end are still served");
+  }
+
+  @Test
+  void nextSegment_concurrentTakesOfBothServersAfterClaim_disjointAndPlainOnesRefused()
+      throws Exception {
+    RegionalSegmentStore plain = server(Region.NONE, LedgerSettings.OFF);
+    RegionalSegmentStore one = server(Region.of(1, 2), LEDGER);
+    one.createTag("order", 1, 10, null);
+    ExecutorService threads = Executors.newFixedThreadPool(6);
+    AtomicInteger refused = new AtomicInteger();
+    List<Future<List<SegmentRange>>> futures = new ArrayList<>();
+    try {
+      for (int t = 0; t < 6; t++) {
+        RegionalSegmentStore store = t < 4 ? one : plain;
+        futures.add(threads.submit(() -> {
+          List<SegmentRange> taken = new ArrayList<>();
+          for (int i = 0; i < 40; i++) {
+            try {
+              taken.add(store.nextSegment("order", SegmentStore.TABLE_STEP));
+            } catch (RegionChangedException e) {
+              refused.incrementAndGet();
+            }
+          }
+          return taken;
+        }));
+      }
+      TreeMap<Long, SegmentRange> byStart = new TreeMap<>();
+      int count = 0;
+      for (var f : futures) {
+        for (SegmentRange r : f.get()) {
+          count++;
+          assertTrue(byStart.put(r.start(), r) == null, "two takes started at " + r.start());
+        }
+      }
+      long end = Region.of(1, 2).base() + 1;
+      for (SegmentRange r : byStart.values()) {
+        assertEquals(end, r.start(), "segments follow each other without overlap");
+        end = r.end();
+      }
+      assertEquals(160, count, "every take of region 1/2's server served");
+      assertEquals(80, refused.get(), "every take of the server without --region refused");
+      assertEquals(1 + 160 * 10, localMaxId("order"), "max_id moved by the served takes only");
+    } finally {
+      threads.shutdownNow();
+    }
   }
 }
