@@ -7,7 +7,7 @@ import io.grpc.ServerBuilder;
 import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.leaf.server.api.ConnectionAge;
+import io.leaf.server.api.ConnectionLimits;
 import io.leaf.server.api.DatabaseCalls;
 import io.leaf.server.api.LeafGrpcService;
 import io.leaf.server.config.DatabaseConfig;
@@ -149,9 +149,7 @@ public final class ServerWiring {
     LeafGrpcService.checkStreamMemory(config.api().maxStreamMemory());
     intercept(builder, config.ops(), access, metrics);
     if (builder instanceof NettyServerBuilder netty) {
-      // HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: a client holds further calls until one ends.
-      netty.maxConcurrentCallsPerConnection(config.api().maxCallsPerConnection());
-      ConnectionAge.apply(netty, config.api());
+      ConnectionLimits.apply(netty, config.api());
     }
     DatabaseConfig db = config.database();
     HikariDataSource pool = DataSources.create(db.url(), db.user(), db.password(),

@@ -5,21 +5,25 @@ import io.leaf.server.config.ApiConfig;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Sends GOAWAY to a client connection older than {@code --max-connection-age}, then closes it
- * after {@code --max-connection-age-grace}; calls started after the GOAWAY go to a new connection.
+ * The limits of one client connection on the Netty server: at most {@code
+ * --max-calls-per-connection} concurrent calls, and GOAWAY once it is older than {@code
+ * --max-connection-age}, closed after {@code --max-connection-age-grace}.
  */
 /*
  * Why: a gRPC client keeps one HTTP/2 connection for its lifetime. Behind a Kubernetes ClusterIP
  * Service that connection is balanced once, when it is opened, so servers the autoscaler adds get
  * no traffic from clients already connected. grpc-java's Netty server does the work (it adds
- * ±10% jitter so clients do not reconnect together); this class only maps the flags onto it.
+ * ±10% jitter so clients do not reconnect together); this class only maps the flags onto it. Calls
+ * started after the GOAWAY go to a new connection.
  */
-public final class ConnectionAge {
+public final class ConnectionLimits {
 
-  private ConnectionAge() {}
+  private ConnectionLimits() {}
 
-  /** Sets the age and grace on {@code netty}; an age of zero ({@code off}) sets nothing. */
+  /** Sets the limits on {@code netty}; an age of zero ({@code off}) sets no age. */
   public static void apply(NettyServerBuilder netty, ApiConfig api) {
+    // HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: a client holds further calls until one ends.
+    netty.maxConcurrentCallsPerConnection(api.maxCallsPerConnection());
     if (!api.maxConnectionAge().isZero()) {
       netty.maxConnectionAge(api.maxConnectionAge().toNanos(), TimeUnit.NANOSECONDS);
       netty.maxConnectionAgeGrace(api.maxConnectionAgeGrace().toNanos(), TimeUnit.NANOSECONDS);
