@@ -205,8 +205,11 @@ public final class ServerWiring {
           snowflake, metrics, access, () -> {
             // After the engine's close, before the connection pool its loads use.
             threads.forEach(ExecutorService::shutdownNow);
-            pool.close();
-            ops.close();
+            try {
+              DataSources.close(pool, db.url());
+            } finally {
+              ops.close();
+            }
           }, config + " server=" + identity);
     } catch (RuntimeException | Error e) {
       while (!opened.isEmpty()) {
