@@ -35,6 +35,7 @@ import io.leaf.server.snowflake.SnowflakeConfig;
 import io.leaf.server.formats.FormatAdmin;
 import io.leaf.server.formats.FormattedIssuer;
 import io.leaf.server.store.DataSources;
+import io.leaf.server.store.H2Url;
 import io.leaf.server.store.FormatStore;
 import io.leaf.server.region.Region;
 import io.leaf.server.region.RegionalSegmentStore;
@@ -167,8 +168,10 @@ public final class ServerWiring {
       JooqSegmentStore store = new JooqSegmentStore(pool, dialect, InstantSource.system(),
           ledger);
       JooqFormatStore formats = new JooqFormatStore(pool, dialect, InstantSource.system());
+      // Only where no other process can open the database is there no earlier holder to wait
+      // out: an embedded H2 without AUTO_SERVER (docs/snowflake.md).
       Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool, dialect,
-          InstantSource.system()));
+          InstantSource.system()), H2Url.exclusive(db.url()));
       opened.push(snowflake);
       // Every way an ID leaves goes through the region's store, even without --region: it
       // refuses a database set up for a region until the check has passed.
@@ -346,11 +349,20 @@ public final class ServerWiring {
    * thread and a chunk timer of its own.
    */
   public static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases) {
+    return snowflake(config, leases, false);
+  }
+
+  /**
+   * {@link #snowflake(ServerConfig, WorkerLeaseStore)}; {@code exclusive}: {@code leases} live in
+   * a database no other process can open while this one has it (no quarantine).
+   */
+  public static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases,
+      boolean exclusive) {
     SnowflakeConfig s = config.snowflake();
     ScheduledThreadPoolExecutor leaseThread = ServerThreads.scheduler("leaf-worker-lease");
     leaseThread.setRemoveOnCancelPolicy(true);
     ScheduledThreadPoolExecutor chunkTimer = ServerThreads.scheduler("leaf-snowflake-timer");
     return new Snowflake(leases, s.layout(), s.fromId(), s.toId(), s.leaseTtl(),
-        InstantSource.system(), Ticker.systemTicker(), leaseThread, chunkTimer);
+        InstantSource.system(), Ticker.systemTicker(), leaseThread, chunkTimer, exclusive);
   }
 }
