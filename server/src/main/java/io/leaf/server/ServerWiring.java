@@ -45,7 +45,6 @@ import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.JooqWorkerLeaseStore;
 import io.leaf.server.store.LedgerSettings;
 import io.leaf.server.store.SegmentStore;
-import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.WorkerLeaseStore;
 import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.server.sweep.SweepIntake;
@@ -78,8 +77,6 @@ public final class ServerWiring {
 
   /** Precision of the engine's clock: last access, back-off and dynamic-step timing. */
   private static final Duration TICKER_RESOLUTION = Duration.ofMillis(1);
-
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ServerWiring.class);
 
   private ServerWiring() {}
 
@@ -168,8 +165,6 @@ public final class ServerWiring {
       JooqSegmentStore store = new JooqSegmentStore(pool, dialect, InstantSource.system(),
           ledger);
       JooqFormatStore formats = new JooqFormatStore(pool, dialect, InstantSource.system());
-      // Only where no other process can open the database is there no earlier holder to wait
-      // out: an embedded H2 without AUTO_SERVER (docs/snowflake.md).
       Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool, dialect,
           InstantSource.system()), H2Url.exclusive(db.url()));
       opened.push(snowflake);
@@ -193,13 +188,7 @@ public final class ServerWiring {
       Runnable schemaInit = () -> {
         store.createSchemaIfMissing();
         regional.verify();
-        try {
-          formats.createSchemaIfMissing();
-        } catch (StoreRejectedException e) {
-          // IDs do not need formats: a user without CREATE serves them, and formatted calls
-          // answer with this reason until a DBA creates leaf_format (sql/schema.sql).
-          log.warn("formatted IDs unavailable: {}", e.getMessage());
-        }
+        formats.createSchemaIfAllowed();
       };
       EngineThreads engineThreads = ServerThreads.engineThreads(engine, threads::add);
       return assemble(builder, config, served, schemaInit,
@@ -346,15 +335,8 @@ public final class ServerWiring {
 
   /**
    * The production snowflake side of {@code config} on {@code leases}: the real clocks, a lease
-   * thread and a chunk timer of its own.
-   */
-  public static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases) {
-    return snowflake(config, leases, false);
-  }
-
-  /**
-   * {@link #snowflake(ServerConfig, WorkerLeaseStore)}; {@code exclusive}: {@code leases} live in
-   * a database no other process can open while this one has it (no quarantine).
+   * thread and a chunk timer of its own; {@code exclusive}: {@code leases} live in a database no
+   * other process can open while this one has it (no quarantine).
    */
   public static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases,
       boolean exclusive) {
