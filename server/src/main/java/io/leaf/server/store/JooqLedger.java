@@ -30,6 +30,8 @@ final class JooqLedger {
   /** Records looked at per WhoIssued: the index reads at most this many rows. */
   static final int CANDIDATES = 16;
   static final String TABLE = "leaf_ledger";
+  /** The start-up probe's tag: no tag is empty, so no call's record shares its key. */
+  static final String PROBE_TAG = "";
 
   private static final Logger log = LoggerFactory.getLogger(JooqLedger.class);
 
@@ -37,7 +39,8 @@ final class JooqLedger {
 
   /**
    * Creates {@code leaf_ledger} when missing and checks, in a transaction rolled back, that this
-   * user may insert, read, update and delete its rows.
+   * user may insert, read, update and delete its rows, on a row of the probe's own that no call
+   * or other server touches.
    *
    * @throws UnusableTableException it cannot be created or used: one line naming the table and
    *     {@code --ledger off}
@@ -55,11 +58,20 @@ final class JooqLedger {
         c.setAutoCommit(false);
         try {
           DSLContext tx = DSL.using(c, dsl.dialect(), dsl.settings());
-          insert(tx, "", -1, 0, RangeKind.RETURNED, server, nowMillis);
-          tx.update(LEAF_LEDGER).set(LEAF_LEDGER.TIME_MS, 0L)
-              .where(LEAF_LEDGER.BIZ_TAG.eq("")).and(LEAF_LEDGER.START_ID.eq(-1L)).execute();
-          holding(tx, "", -1);
-          deleteBefore(tx, 1, 1);
+          // A key of its own (no tag is empty, no ID negative, a random start per server), its
+          // own time and deletes by key: the probe touches no row a call, another server's
+          // probe or the retention can touch, so it never conflicts with them.
+          long probe = -1 - java.util.concurrent.ThreadLocalRandom.current()
+              .nextLong(Long.MAX_VALUE - 1);
+          insert(tx, PROBE_TAG, probe, 0, RangeKind.RETURNED, server, nowMillis);
+          tx.update(LEAF_LEDGER).set(LEAF_LEDGER.TIME_MS, nowMillis + 1)
+              .where(LEAF_LEDGER.BIZ_TAG.eq(PROBE_TAG)).and(LEAF_LEDGER.START_ID.eq(probe))
+              .execute();
+          holding(tx, PROBE_TAG, probe);
+          tx.deleteFrom(LEAF_LEDGER).where(LEAF_LEDGER.BIZ_TAG.eq(PROBE_TAG))
+              .and(LEAF_LEDGER.START_ID.eq(probe)).execute();
+          // The retention's statement as this product takes it; it matches no row.
+          deleteBefore(tx, Long.MIN_VALUE, 1);
         } catch (RuntimeException e) {
           // The probe's own failure is the cause to report, not the rollback's on a connection
           // that failure may have broken.
