@@ -3,7 +3,7 @@ package io.leaf.server.http;
 import io.grpc.Status;
 import io.leaf.server.api.StatusMapping;
 import io.leaf.server.formats.NoFormatException;
-import io.leaf.server.store.LedgerOffException;
+import io.leaf.server.ledger.LedgerOffException;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**

@@ -2,8 +2,7 @@ package io.leaf.server.region;
 
 import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.IdOverflowException;
-import io.leaf.server.store.IssuedRange;
-import io.leaf.server.store.RegionStore;
+import io.leaf.server.ledger.IssuedRange;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.TagPage;

@@ -3,8 +3,6 @@ package io.leaf.server.snowflake;
 import com.google.common.base.Ticker;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.store.StoreRejectedException;
-import io.leaf.server.store.WorkerLease;
-import io.leaf.server.store.WorkerLeaseStore;
 import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;

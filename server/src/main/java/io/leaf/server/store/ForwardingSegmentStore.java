@@ -1,5 +1,6 @@
 package io.leaf.server.store;
 
+import io.leaf.server.ledger.IssuedRange;
 import java.util.Optional;
 
 /**

@@ -2,6 +2,11 @@ package io.leaf.server.store;
 
 import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 
+import io.leaf.server.ledger.IssuedRange;
+import io.leaf.server.ledger.JooqLedger;
+import io.leaf.server.ledger.LedgerOffException;
+import io.leaf.server.ledger.LedgerSettings;
+import io.leaf.server.ledger.RangeKind;
 import java.sql.DatabaseMetaData;
 import java.time.InstantSource;
 import java.util.List;
@@ -139,7 +144,7 @@ public final class JooqSegmentStore implements SegmentStore {
   }
 
   /** The dialect statements use: the URL's until the store is open, then the server's. */
-  SQLDialect dialect() {
+  public SQLDialect dialect() {
     Opened o = opened;
     return o == null ? dsl.dialect() : o.dsl().dialect();
   }
@@ -292,8 +297,10 @@ public final class JooqSegmentStore implements SegmentStore {
               }
               return o.take().take(c, db, o.table(), bizTag, step, clock.millis());
             }
-            return JooqLedger.recordedTake(c, db, o.take(), o.table(), bizTag, step, kind,
-                ledger.server(), clock.millis());
+            long now = clock.millis();
+            return o.take().takeRecorded(c, db, o.table(), bizTag, step, now, range ->
+                JooqLedger.insert(db, bizTag, range.start(), range.end(), kind, ledger.server(),
+                    now));
           }))));
     } catch (DatabaseErrors.DuplicateKey e) {
       // The primary key found the range recorded already: the row went back (a restore).
@@ -335,7 +342,7 @@ public final class JooqSegmentStore implements SegmentStore {
     return byName(o, bizTag, () -> guard("hand back the rest of " + bizTag, "UPDATE",
         () -> o.dsl().transactionResult(cfg -> {
           DSLContext tx = cfg.dsl();
-          if (!JooqLedger.returnRest(tx, o.table(), bizTag, firstUnissued, segmentEnd, now)) {
+          if (!o.table().setBack(tx, bizTag, firstUnissued, segmentEnd, now)) {
             return false;
           }
           if (ledger.on()) {

@@ -1,5 +1,10 @@
 package io.leaf.server.store;
 
+import io.leaf.server.ledger.IssuedRange;
+import io.leaf.server.ledger.JooqLedger;
+import io.leaf.server.ledger.LedgerOffException;
+import io.leaf.server.ledger.LedgerSettings;
+import io.leaf.server.ledger.RangeKind;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,8 @@
 package io.leaf.server.store;
 
+import io.leaf.server.ledger.IssuedRange;
+import io.leaf.server.ledger.LedgerOffException;
+import io.leaf.server.ledger.RangeKind;
 import java.util.Optional;
 
 /**

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.leaf.server.store.LedgerSettings;
+import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.InProcessLeaf;
 import io.leaf.v1.IssuedRange;

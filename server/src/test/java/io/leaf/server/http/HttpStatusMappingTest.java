@@ -14,7 +14,7 @@ import io.leaf.server.snowflake.NoWorkerLeaseException;
 import io.leaf.server.snowflake.SnowflakeLayout;
 import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.InvalidTagStateException;
-import io.leaf.server.store.LedgerOffException;
+import io.leaf.server.ledger.LedgerOffException;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagNotFoundException;

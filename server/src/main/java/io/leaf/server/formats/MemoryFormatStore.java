@@ -1,4 +1,4 @@
-package io.leaf.server.store;
+package io.leaf.server.formats;
 
 import java.util.ArrayList;
 import java.util.Collection;

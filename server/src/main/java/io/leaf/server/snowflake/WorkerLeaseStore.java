@@ -1,5 +1,7 @@
-package io.leaf.server.store;
+package io.leaf.server.snowflake;
 
+import io.leaf.server.store.StoreUnavailableException;
+import io.leaf.server.store.UnusableTableException;
 import java.time.Duration;
 import java.util.Optional;
 

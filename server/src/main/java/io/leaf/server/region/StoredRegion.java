@@ -1,4 +1,4 @@
-package io.leaf.server.store;
+package io.leaf.server.region;
 
 /**
  * The row of {@code leaf_region}: which rule splits the ID space and which share this database

@@ -1,4 +1,4 @@
-package io.leaf.server.store;
+package io.leaf.server.ledger;
 
 import java.util.Locale;
 

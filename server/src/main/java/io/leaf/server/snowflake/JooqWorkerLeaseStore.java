@@ -1,7 +1,12 @@
-package io.leaf.server.store;
+package io.leaf.server.snowflake;
 
 import static io.leaf.server.store.generated.Tables.LEAF_WORKER;
 
+import io.leaf.server.store.DatabaseClock;
+import io.leaf.server.store.DatabaseErrors;
+import io.leaf.server.store.OwnTable;
+import io.leaf.server.store.OwnTables;
+import io.leaf.server.store.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -16,8 +21,8 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.Field;
-import org.jooq.Record;
 import org.jooq.Record4;
+import org.jooq.Record;
 import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;

@@ -1,4 +1,4 @@
-package io.leaf.server.store;
+package io.leaf.server.formats;
 
 /**
  * One {@code leaf_format} row: the format a tag had from {@code version} on, as stored.

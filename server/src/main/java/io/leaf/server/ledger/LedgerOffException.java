@@ -1,4 +1,6 @@
-package io.leaf.server.store;
+package io.leaf.server.ledger;
+
+import io.leaf.server.store.StoreRejectedException;
 
 /** WhoIssued on a server started with {@code --ledger off}: nothing is recorded to answer from. */
 public final class LedgerOffException extends StoreRejectedException {

@@ -1,4 +1,4 @@
-package io.leaf.server.store;
+package io.leaf.server.ledger;
 
 /**
  * One record of the ledger: {@code [start, end)} of a tag, the server that took (or handed back)

@@ -1,4 +1,4 @@
-package io.leaf.server.store;
+package io.leaf.server.snowflake;
 
 /**
  * A worker ID held by one server, as the lease table last acknowledged it.

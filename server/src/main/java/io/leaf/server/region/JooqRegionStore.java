@@ -1,8 +1,13 @@
-package io.leaf.server.store;
+package io.leaf.server.region;
 
 import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 import static io.leaf.server.store.generated.Tables.LEAF_REGION;
 
+import io.leaf.server.store.DatabaseErrors;
+import io.leaf.server.store.OwnTable;
+import io.leaf.server.store.OwnTables;
+import io.leaf.server.store.StoreRejectedException;
+import io.leaf.server.store.UnusableTableException;
 import java.time.InstantSource;
 import java.util.Optional;
 import java.util.function.Supplier;

@@ -1,4 +1,4 @@
-package io.leaf.server.store;
+package io.leaf.server.formats;
 
 /**
  * A format version of a tag that another caller stored first ({@link FormatStore#add}): two

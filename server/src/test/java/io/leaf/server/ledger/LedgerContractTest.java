@@ -1,13 +1,17 @@
-package io.leaf.server.store;
+package io.leaf.server.ledger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leaf.server.ledger.LedgerRetention;
+import io.leaf.server.region.JooqRegionStore;
 import io.leaf.server.region.Region;
 import io.leaf.server.region.RegionalSegmentStore;
+import io.leaf.server.store.JooqSegmentStore;
+import io.leaf.server.store.SegmentRange;
+import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.TestDatabase;
 import java.sql.Connection;

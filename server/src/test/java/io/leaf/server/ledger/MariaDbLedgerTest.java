@@ -1,11 +1,11 @@
-package io.leaf.server.store;
+package io.leaf.server.ledger;
 
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 
-class PostgresLedgerTest extends LedgerContractTest {
+class MariaDbLedgerTest extends LedgerContractTest {
   @Override
   TestDatabase newDatabase() {
-    return TestDatabases.postgres();
+    return TestDatabases.mariaDb();
   }
 }

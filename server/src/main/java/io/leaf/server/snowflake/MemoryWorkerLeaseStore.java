@@ -1,4 +1,4 @@
-package io.leaf.server.store;
+package io.leaf.server.snowflake;
 
 import java.time.Duration;
 import java.time.InstantSource;

@@ -1,5 +1,6 @@
-package io.leaf.server.store;
+package io.leaf.server.formats;
 
+import io.leaf.server.store.SegmentStore;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

@@ -1,11 +1,11 @@
-package io.leaf.server.store;
+package io.leaf.server.ledger;
 
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 
-class MariaDbLedgerTest extends LedgerContractTest {
+class PostgresLedgerTest extends LedgerContractTest {
   @Override
   TestDatabase newDatabase() {
-    return TestDatabases.mariaDb();
+    return TestDatabases.postgres();
   }
 }

@@ -1,4 +1,4 @@
-package io.leaf.server.store;
+package io.leaf.server.ledger;
 
 /**
  * Whether a store records every range it takes in {@code leaf_ledger} ({@code --ledger}), and

@@ -1,7 +1,8 @@
-package io.leaf.server.store;
+package io.leaf.server.snowflake;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.leaf.server.store.DataSources;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 import java.sql.Connection;

@@ -1,10 +1,11 @@
-package io.leaf.server.store;
+package io.leaf.server.ledger;
 
-import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 import static io.leaf.server.store.generated.Tables.LEAF_LEDGER;
 
-import java.sql.Connection;
-import java.sql.SQLException;
+import io.leaf.server.store.DatabaseErrors;
+import io.leaf.server.store.OwnTables;
+import io.leaf.server.store.StoreRejectedException;
+import io.leaf.server.store.UnusableTableException;
 import java.util.List;
 import java.util.Optional;
 import org.jooq.DSLContext;
@@ -17,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The statements of {@code leaf_ledger}, each run on the context it is given (a take's or a
  * hand-back's transaction, or the pool), and the take's transaction itself ({@link
- * #recordedTake}).
+ * io.leaf.server.store.JooqSegmentStore}).
  *
  * <p>Which record answers for an ID: of the records that start at or below it, the {@link
  * #CANDIDATES} that start nearest; among those that hold it, the one that starts highest, and
@@ -25,11 +26,11 @@ import org.slf4j.LoggerFactory;
  * taken again from its first ID up, so the record starting highest is the latest event of the ID:
  * a later take (issued there) or a hand-back (never issued since). Stateless.
  */
-final class JooqLedger {
+public final class JooqLedger {
 
   /** Records looked at per WhoIssued: the index reads at most this many rows. */
-  static final int CANDIDATES = 16;
-  static final String TABLE = "leaf_ledger";
+  public static final int CANDIDATES = 16;
+  public static final String TABLE = "leaf_ledger";
 
   private static final Logger log = LoggerFactory.getLogger(JooqLedger.class);
 
@@ -42,7 +43,7 @@ final class JooqLedger {
    * @throws UnusableTableException it cannot be created or used: one line naming the table and
    *     {@code --ledger off}
    */
-  static void open(DSLContext dsl, String server, long nowMillis) {
+  public static void open(DSLContext dsl, String server, long nowMillis) {
     try {
       dsl.connectionResult(c -> {
         if (OwnTables.createIfMissing(c, dsl, TABLE)) {
@@ -85,40 +86,8 @@ final class JooqLedger {
     }
   }
 
-  /**
-   * BEGIN; the take; its ledger record; COMMIT, on {@code c}. The range leaves only after COMMIT
-   * returned (and the product accepted how it returned: {@link SegmentTake#committed}); anything
-   * else rolls back, or leaves the commit in doubt, and the range is a gap.
-   */
-  static SegmentRange recordedTake(Connection c, DSLContext db, SegmentTake take,
-      LeafAllocTable table, String bizTag, int step, RangeKind kind, String server,
-      long nowMillis) throws SQLException {
-    c.setAutoCommit(false);
-    try {
-      SegmentRange range = take.take(c, db, table, bizTag, step, nowMillis);
-      insert(db, bizTag, range.start(), range.end(), kind, server, nowMillis);
-      c.clearWarnings();
-      c.commit();
-      take.committed(c, bizTag, range);
-      return range;
-    } catch (Throwable e) {
-      try {
-        c.rollback();
-      } catch (SQLException | RuntimeException suppressed) {
-        e.addSuppressed(suppressed);
-      }
-      throw e;
-    } finally {
-      try {
-        c.setAutoCommit(true);
-      } catch (SQLException ignored) {
-        // A broken connection: the pool drops it.
-      }
-    }
-  }
-
   /** Records {@code [start, end)} taken (or handed back) by {@code server} at {@code nowMillis}. */
-  static void insert(DSLContext tx, String bizTag, long start, long end, RangeKind kind,
+  public static void insert(DSLContext tx, String bizTag, long start, long end, RangeKind kind,
       String server, long nowMillis) {
     tx.insertInto(LEAF_LEDGER)
         .set(LEAF_LEDGER.BIZ_TAG, bizTag)
@@ -131,7 +100,7 @@ final class JooqLedger {
   }
 
   /** The record that answers for {@code id} (see the class comment); empty when none holds it. */
-  static Optional<IssuedRange> holding(DSLContext db, String bizTag, long id) {
+  public static Optional<IssuedRange> holding(DSLContext db, String bizTag, long id) {
     List<IssuedRange> near = db.select(LEAF_LEDGER.START_ID, LEAF_LEDGER.END_ID,
             LEAF_LEDGER.SERVER, LEAF_LEDGER.TIME_MS, LEAF_LEDGER.KIND)
         .from(LEAF_LEDGER)
@@ -145,7 +114,7 @@ final class JooqLedger {
   }
 
   /** Of {@code records}, the one that answers for {@code id}. */
-  static Optional<IssuedRange> answer(List<IssuedRange> records, long id) {
+  public static Optional<IssuedRange> answer(List<IssuedRange> records, long id) {
     IssuedRange best = null;
     for (IssuedRange r : records) {
       if (r.holds(id) && (best == null || r.start() > best.start()
@@ -157,29 +126,14 @@ final class JooqLedger {
   }
 
   /**
-   * In the caller's transaction: sets {@code max_id} back to {@code first} if it still is {@code
-   * end}; true when it was (the caller then records the hand-back), false when another take
-   * moved it (nothing changed).
-   */
-  static boolean returnRest(DSLContext tx, LeafAllocTable table, String bizTag, long first,
-      long end, long nowMillis) {
-    return tx.update(LEAF_ALLOC)
-        .set(LEAF_ALLOC.MAX_ID, first)
-        .set(LEAF_ALLOC.UPDATE_TIME, table.updateTimeAt(nowMillis))
-        .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
-        .and(LEAF_ALLOC.MAX_ID.eq(end))
-        .execute() == 1;
-  }
-
-  /**
-   * In the hand-back's transaction, after {@link #returnRest}: records {@code [first, end)} as
+   * In the hand-back's transaction, after the conditional UPDATE of {@code max_id}: records {@code [first, end)} as
    * returned. Once {@code max_id} is {@code first}, no ID at or above it is issued: every earlier
    * hand-back starting there or higher is taken into this record (its end widens this one's), and
    * this server's segments wholly inside go (none of their IDs was issued, and the next take of
    * the tag starts at {@code first}, which the primary key must not find taken). So the record
    * that starts highest below an ID always tells its latest event.
    */
-  static void recordReturned(DSLContext tx, String bizTag, long first, long end, String server,
+  public static void recordReturned(DSLContext tx, String bizTag, long first, long end, String server,
       long nowMillis) {
     Long reaching = tx.select(DSL.max(LEAF_LEDGER.END_ID)).from(LEAF_LEDGER)
         .where(LEAF_LEDGER.BIZ_TAG.eq(bizTag))
@@ -202,7 +156,7 @@ final class JooqLedger {
    * short statement: {@code DELETE … LIMIT} on MySQL, MariaDB and H2, a {@code ctid} subquery on
    * PostgreSQL (which has no {@code DELETE … LIMIT}).
    */
-  static int deleteBefore(DSLContext db, long cutoffMillis, int limit) {
+  public static int deleteBefore(DSLContext db, long cutoffMillis, int limit) {
     String sql = db.dialect().family() == SQLDialect.POSTGRES
         ? "DELETE FROM leaf_ledger WHERE ctid IN (SELECT ctid FROM leaf_ledger WHERE time_ms < ?"
             + " LIMIT " + limit + ")"

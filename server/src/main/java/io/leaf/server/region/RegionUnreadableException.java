@@ -1,4 +1,6 @@
-package io.leaf.server.store;
+package io.leaf.server.region;
+
+import io.leaf.server.store.StoreRejectedException;
 
 /**
  * Table {@code leaf_region} exists but the database refuses this user the read (a user granted

@@ -1,9 +1,10 @@
-package io.leaf.server.store;
+package io.leaf.server.formats;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.store.DataSources;
 import io.leaf.server.testing.DatabaseKind;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.TestDatabase;

@@ -1,7 +1,10 @@
-package io.leaf.server.store;
+package io.leaf.server.formats;
 
 import static io.leaf.server.store.generated.Tables.LEAF_FORMAT;
 
+import io.leaf.server.store.DatabaseErrors;
+import io.leaf.server.store.OwnTable;
+import io.leaf.server.store.OwnTables;
 import java.time.InstantSource;
 import java.util.Collection;
 import java.util.HashMap;

@@ -1,5 +1,8 @@
-package io.leaf.server.store;
+package io.leaf.server.region;
 
+import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.TagPage;
+import io.leaf.server.store.TagRecord;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 

@@ -1,4 +1,6 @@
-package io.leaf.server.store;
+package io.leaf.server.ledger;
+
+import io.leaf.server.store.LeafStoreException;
 
 /** No record of the ledger holds the ID: never issued, issued before the retention, or unknown. */
 public final class NotIssuedException extends LeafStoreException {
