@@ -22,16 +22,19 @@ import io.leaf.server.formats.FormattedIssuer;
 import io.leaf.server.formats.JooqFormatStore;
 import io.leaf.server.grpc.DatabaseCalls;
 import io.leaf.server.grpc.LeafGrpcService;
+import io.leaf.server.grpc.TagAdmin;
 import io.leaf.server.health.ServerHealth;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.http.HttpRoutes;
 import io.leaf.server.ledger.HandBack;
+import io.leaf.server.ledger.Ledger;
 import io.leaf.server.ledger.LedgerRetention;
 import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.ledger.ServerIdentity;
 import io.leaf.server.metrics.Metrics;
 import io.leaf.server.region.JooqRegionStore;
 import io.leaf.server.region.Region;
+import io.leaf.server.region.RegionalLedger;
 import io.leaf.server.region.RegionalSegmentStore;
 import io.leaf.server.security.ServerTokens;
 import io.leaf.server.security.TlsCredentials;
@@ -199,8 +202,9 @@ public final class ServerWiring {
         }
       };
       EngineThreads engineThreads = ServerThreads.engineThreads(engine, threads::add);
-      return assemble(builder, config, served, schemaInit,
-          new Formats(formats, InstantSource.system(), config.region()),
+      // With --ledger off the store refuses WhoIssued and hands back without a record.
+      Stores stores = new Stores(served, new RegionalLedger(store, regional), schemaInit, new Formats(formats, InstantSource.system(), config.region()));
+      return assemble(builder, config, stores,
           listeners -> new SegmentAllocator(served, ticker, engine, engineThreads, listeners),
           snowflake, metrics, access, () -> {
             // After the engine's close, before the connection pool its loads use.
@@ -249,6 +253,14 @@ public final class ServerWiring {
   }
 
   /**
+   * What the server reads and writes: the segments it serves ({@code segments}, a region's and
+   * any decorator's), the ledger over the same rows, the schema's creation (retried until it
+   * succeeds) and the formats.
+   */
+  public record Stores(SegmentStore segments, Ledger ledger, Runnable schemaInit,
+      Formats formats) {}
+
+  /**
    * The server over ready stores, engine and snowflake side: the API, health, idle-tag sweeper,
    * metrics gauges and HTTP routes are built here the same way for every caller.
    *
@@ -261,14 +273,12 @@ public final class ServerWiring {
    * @param resources closed last on {@link LeafServer#stop()}
    */
   public static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
-      SegmentStore store, Runnable schemaInit, Formats formats,
-      Function<EngineListeners, SegmentAllocator> engine,
+      Stores stores, Function<EngineListeners, SegmentAllocator> engine,
       Snowflake snowflake, Metrics metrics, AutoCloseable resources) {
     ServerTokens tokens = ServerTokens.from(config.ops(), Ticker.systemTicker(),
         metrics == null ? TokenMeters.NONE : metrics.tokenMeters(), ServerThreads::tokensRefresh);
     try {
-      return assemble(builder, config, store, schemaInit, formats, engine, snowflake, metrics,
-          tokens.access(), () -> {
+      return assemble(builder, config, stores, engine, snowflake, metrics, tokens.access(), () -> {
             tokens.close();
             resources.close();
           });
@@ -283,23 +293,23 @@ public final class ServerWiring {
    * token interceptor on {@code builder}, if any, shares).
    */
   public static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
-      SegmentStore store, Runnable schemaInit, Formats formats,
-      Function<EngineListeners, SegmentAllocator> engine,
+      Stores stores, Function<EngineListeners, SegmentAllocator> engine,
       Snowflake snowflake, Metrics metrics, TokenAccess access, AutoCloseable resources) {
-    return assemble(builder, config, store, schemaInit, formats, engine, snowflake, metrics,
-        access, resources, config.toString());
+    return assemble(builder, config, stores, engine, snowflake, metrics, access, resources,
+        config.toString());
   }
 
   /** {@link #assemble}, the start line showing {@code settings}. */
   private static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
-      SegmentStore store, Runnable schemaInit, Formats formats,
-      Function<EngineListeners, SegmentAllocator> engine, Snowflake snowflake, Metrics metrics,
-      TokenAccess access, AutoCloseable resources, String settings) {
+      Stores stores, Function<EngineListeners, SegmentAllocator> engine, Snowflake snowflake,
+      Metrics metrics, TokenAccess access, AutoCloseable resources, String settings) {
+    SegmentStore store = stores.segments();
+    Formats formats = stores.formats();
     // The engine's listeners exist before it does, so each is a final field from the start.
     SweepIntake cached = new SweepIntake();
     SegmentAllocator allocator = engine.apply(
         new EngineListeners(metrics != null ? metrics : EngineEvents.NONE, cached));
-    ServerHealth health = new ServerHealth(store, schemaInit, allocator.ticker(),
+    ServerHealth health = new ServerHealth(store, stores.schemaInit(), allocator.ticker(),
         config.api().maxWatches(), allocator, snowflake.generator()::leaseValid,
         ServerThreads.healthMonitor());
     snowflake.reportLeaseTo(health::reportSnowflakeLease);
@@ -313,16 +323,17 @@ public final class ServerWiring {
         config.formatKey(), formats.clock(), database::execute, formats.region());
     FormatAdmin formatAdmin = new FormatAdmin(store, formats.store(), config.formatKey(),
         issuer::formatChanged);
-    LeafGrpcService service = new LeafGrpcService(allocator, store, InstantSource.system(),
-        config.api().maxWait(), config.api().maxBatch(), config.api().maxStreams(), config.api().maxStreamMemory(),
-        database, streamPump, issuer, formatAdmin);
+    TagAdmin admin = new TagAdmin(allocator, store, stores.ledger(), InstantSource.system(),
+        database, formatAdmin);
+    LeafGrpcService service =
+        new LeafGrpcService(allocator, admin, config.api(), database, streamPump, issuer);
     if (metrics != null) {
       metrics.watchEngine(allocator, sweeper, health::databaseUp);
       metrics.watchSnowflake(snowflake);
     }
     LeafServer.Parts parts =
         new LeafServer.Parts(store, allocator, sweeper, health, service, snowflake,
-            new HandBack(store, database::execute));
+            new HandBack(stores.ledger(), database::execute));
     AtomicReference<HttpEndpoints> bound = new AtomicReference<>();
     HttpRoutes routes = HttpWiring.routes(config, parts, issuer, metrics, access,
         () -> bound.get() == null ? 0 : bound.get().httpConnections());

@@ -4,15 +4,14 @@ import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.leaf.server.config.ApiConfig;
 import io.leaf.server.engine.IdRanges;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.WaitDeadline;
-import io.leaf.server.formats.FormatAdmin;
 import io.leaf.server.formats.FormattedIssuer;
 import io.leaf.server.request.StatusMapping;
 import io.leaf.server.request.Validation;
-import io.leaf.server.store.SegmentStore;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.FormattedId;
 import io.leaf.v1.FormattedIdBatch;
@@ -76,29 +75,28 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   private final AtomicInteger streams = new AtomicInteger();
 
   /**
-   * @param maxWait longest a call waits for a segment when the caller set no shorter deadline
-   * @param maxBatch the largest {@code count} NextIdBatch accepts
-   * @param maxStreams NextIdBatch streams open at once
-   * @param maxStreamMemory bytes the chunks of all open streams may hold in flight; 0: a quarter
-   *     of what the JVM has for them
+   * @param admin the RPCs of a tag's row and of the ledger
+   * @param api the limits: {@code maxWait} (longest a call waits for a segment when the caller set
+   *     no shorter deadline), {@code maxBatch} (the largest {@code count} NextIdBatch accepts),
+   *     {@code maxStreams} and {@code maxStreamMemory} (bytes the chunks of all open streams may
+   *     hold in flight; 0: a quarter of what the JVM has for them)
    * @param database where the calls that touch the database run
    * @param pump where NextIdBatch streams take IDs and encode chunks; its queue must hold one task
    *     per open stream ({@code maxStreams})
-   * @param issuer formatted numbers; {@code formatAdmin} sets and shows the formats
+   * @param issuer formatted numbers
    */
-  public LeafGrpcService(SegmentAllocator allocator, SegmentStore store, InstantSource clock,
-      Duration maxWait, int maxBatch, int maxStreams, long maxStreamMemory, DatabaseCalls database,
-      Executor pump, FormattedIssuer issuer, FormatAdmin formatAdmin) {
+  public LeafGrpcService(SegmentAllocator allocator, TagAdmin admin, ApiConfig api,
+      DatabaseCalls database, Executor pump, FormattedIssuer issuer) {
     this.allocator = allocator;
-    this.admin = new TagAdmin(allocator, store, clock, database, formatAdmin);
+    this.admin = admin;
     this.formatted = new FormattedCalls(this, issuer);
-    this.maxWaitNanos = maxWait.toNanos();
-    this.maxBatch = maxBatch;
-    this.maxStreams = maxStreams;
+    this.maxWaitNanos = api.maxWait().toNanos();
+    this.maxBatch = api.maxBatch();
+    this.maxStreams = api.maxStreams();
     this.database = database;
     this.pump = pump;
-    this.streamMemory = StreamMemory.forThisJvm(maxStreamMemory, allocator::schedule,
-        maxWait);
+    this.streamMemory = StreamMemory.forThisJvm(api.maxStreamMemory(), allocator::schedule,
+        api.maxWait());
   }
 
   @Override

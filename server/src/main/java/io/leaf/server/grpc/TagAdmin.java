@@ -9,6 +9,7 @@ import io.leaf.server.formats.FormatSpec;
 import io.leaf.server.formats.Reset;
 import io.leaf.server.formats.StoredFormat;
 import io.leaf.server.ledger.IssuedRange;
+import io.leaf.server.ledger.Ledger;
 import io.leaf.server.ledger.NotIssuedException;
 import io.leaf.server.request.InvalidArgumentException;
 import io.leaf.server.request.StatusMapping;
@@ -46,7 +47,7 @@ import java.util.function.Supplier;
  * <p>Thread-safety: stateless beyond its collaborators; called on transport threads, its work
  * runs on the database threads and its answers come from there or from the engine's timer.
  */
-final class TagAdmin {
+public final class TagAdmin {
 
   /**
    * Longest a call that needs the database waits for it: one connection timeout and a margin, so
@@ -57,15 +58,23 @@ final class TagAdmin {
 
   private final SegmentAllocator allocator;
   private final SegmentStore store;
+  private final Ledger ledger;
   private final InstantSource clock;
   private final DatabaseCalls database;
   private final FormatAdmin formats;
 
-  TagAdmin(SegmentAllocator allocator, SegmentStore store, InstantSource clock,
-      DatabaseCalls database, FormatAdmin formats) {
+  /**
+   * @param store the tags' rows, {@code ledger} their records (both a region's, with
+   *     {@code --region})
+   * @param database where the calls that touch the database run
+   * @param formats sets and shows the formats
+   */
+  public TagAdmin(SegmentAllocator allocator, SegmentStore store, Ledger ledger,
+      InstantSource clock, DatabaseCalls database, FormatAdmin formats) {
     this.allocator = allocator;
     this.formats = formats;
     this.store = store;
+    this.ledger = ledger;
     this.clock = clock;
     this.database = database;
   }
@@ -130,7 +139,7 @@ final class TagAdmin {
   void whoIssued(WhoIssuedRequest req, StreamObserver<io.leaf.v1.IssuedRange> out) {
     onDatabase(out, () -> {
       String tag = Validation.bizTag(req.getBizTag());
-      IssuedRange r = store.whoIssued(tag, req.getId())
+      IssuedRange r = ledger.whoIssued(tag, req.getId())
           .orElseThrow(() -> new NotIssuedException(tag, req.getId()));
       return io.leaf.v1.IssuedRange.newBuilder().setStart(r.start()).setEnd(r.end())
           .setServer(r.server()).setTimeMs(r.timeMs()).setKind(r.kind().text()).build();

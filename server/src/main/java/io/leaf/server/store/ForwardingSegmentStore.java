@@ -1,6 +1,5 @@
 package io.leaf.server.store;
 
-import io.leaf.server.ledger.IssuedRange;
 import java.util.Optional;
 
 /**
@@ -21,7 +20,7 @@ public abstract class ForwardingSegmentStore implements SegmentStore {
     this.delegate = delegate;
   }
 
-  protected final SegmentStore delegate() {
+  public final SegmentStore delegate() {
     return delegate;
   }
 
@@ -48,16 +47,6 @@ public abstract class ForwardingSegmentStore implements SegmentStore {
   @Override
   public SegmentRange nextSegment(String bizTag, int step) {
     return delegate.nextSegment(bizTag, step);
-  }
-
-  @Override
-  public Optional<IssuedRange> whoIssued(String bizTag, long id) {
-    return delegate.whoIssued(bizTag, id);
-  }
-
-  @Override
-  public boolean handBack(String bizTag, long firstUnissued, long segmentEnd) {
-    return delegate.handBack(bizTag, firstUnissued, segmentEnd);
   }
 
   @Override

@@ -4,6 +4,7 @@ import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 
 import io.leaf.server.ledger.IssuedRange;
 import io.leaf.server.ledger.JooqLedger;
+import io.leaf.server.ledger.Ledger;
 import io.leaf.server.ledger.LedgerOffException;
 import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.ledger.RangeKind;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * statement, the {@code leaf_ledger} record of its range, COMMIT; the range is used only once
  * COMMIT returned, and any failure before or at it leaves the range unused (a gap).
  */
-public final class JooqSegmentStore implements SegmentStore {
+public final class JooqSegmentStore implements SegmentStore, Ledger {
 
   private static final Logger log = LoggerFactory.getLogger(JooqSegmentStore.class);
 

@@ -45,7 +45,7 @@ class HandBackTest {
   private final List<EngineThreadsFixture> fixtures = new ArrayList<>();
   private final List<SegmentAllocator> engines = new ArrayList<>();
   private final SegmentAllocator allocator = engine();
-  private final HandBack handBack = new HandBack(store, Runnable::run);
+  private final HandBack handBack = new HandBack(memory, Runnable::run);
 
   private SegmentAllocator engine() {
     EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
@@ -259,7 +259,7 @@ class HandBackTest {
     memory.nextSegment("a", 100);
     memory.nextSegment("b", 100);
     List<Runnable> never = new ArrayList<>();
-    HandBack stuck = new HandBack(store, never::add);
+    HandBack stuck = new HandBack(memory, never::add);
 
     HandBack.Result r = stuck.run(List.of(new UnissuedRun("a", 50, 101),
         new UnissuedRun("b", 50, 101)), Duration.ofMillis(50));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.region.JooqRegionStore;
 import io.leaf.server.region.Region;
+import io.leaf.server.region.RegionalLedger;
 import io.leaf.server.region.RegionalSegmentStore;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.SegmentRange;
@@ -237,16 +238,17 @@ abstract class LedgerContractTest {
     RegionalSegmentStore regional = new RegionalSegmentStore(store, region,
         new JooqRegionStore(db.pool(1), store.dialect(), clock));
     regional.createTag("t", region.base() + 1, 100, null);
+    RegionalLedger ledger = new RegionalLedger(store, regional);
     SegmentRange r = regional.nextSegment("t", SegmentStore.TABLE_STEP);
     assertEquals(region.base() + 1, r.start());
 
-    IssuedRange found = regional.whoIssued("t", r.start() + 10).orElseThrow();
+    IssuedRange found = ledger.whoIssued("t", r.start() + 10).orElseThrow();
     assertEquals(r.start(), found.start());
     assertEquals(r.end(), found.end());
     assertEquals(1, store.whoIssued("t", 11).orElseThrow().start(), "stored as local values");
-    assertTrue(regional.whoIssued("t", 11).isEmpty(), "an ID outside the share");
+    assertTrue(ledger.whoIssued("t", 11).isEmpty(), "an ID outside the share");
 
-    assertTrue(regional.handBack("t", r.start() + 20, r.end()));
+    assertTrue(ledger.handBack("t", r.start() + 20, r.end()));
     assertEquals(region.base() + 21, regional.getTag("t").orElseThrow().maxId());
     assertEquals(region.base() + 21, regional.nextSegment("t", 5).start());
   }
