@@ -17,7 +17,6 @@ import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.EngineThreads;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.formats.FormatAdmin;
-import io.leaf.server.formats.FormatStore;
 import io.leaf.server.formats.FormattedIssuer;
 import io.leaf.server.formats.JooqFormatStore;
 import io.leaf.server.grpc.DatabaseCalls;
@@ -27,13 +26,11 @@ import io.leaf.server.health.ServerHealth;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.http.HttpRoutes;
 import io.leaf.server.ledger.HandBack;
-import io.leaf.server.ledger.Ledger;
 import io.leaf.server.ledger.LedgerRetention;
 import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.ledger.ServerIdentity;
 import io.leaf.server.metrics.Metrics;
 import io.leaf.server.region.JooqRegionStore;
-import io.leaf.server.region.Region;
 import io.leaf.server.region.RegionalLedger;
 import io.leaf.server.region.RegionalSegmentStore;
 import io.leaf.server.security.ServerTokens;
@@ -203,7 +200,8 @@ public final class ServerWiring {
       };
       EngineThreads engineThreads = ServerThreads.engineThreads(engine, threads::add);
       // With --ledger off the store refuses WhoIssued and hands back without a record.
-      Stores stores = new Stores(served, new RegionalLedger(store, regional), schemaInit, new Formats(formats, InstantSource.system(), config.region()));
+      Stores stores = new Stores(served, new RegionalLedger(store, regional), schemaInit,
+          new Stores.Formats(formats, InstantSource.system(), config.region()));
       return assemble(builder, config, stores,
           listeners -> new SegmentAllocator(served, ticker, engine, engineThreads, listeners),
           snowflake, metrics, access, () -> {
@@ -240,25 +238,6 @@ public final class ServerWiring {
       // Already failing: the first failure is the one to report.
     }
   }
-
-  /**
-   * Where tags' formats are kept, the wall clock that picks each formatted number's period, and
-   * the region whose rule turns a period row's IDs into sequences.
-   */
-  public record Formats(FormatStore store, InstantSource clock, Region region) {
-    /** Without regions. */
-    public Formats(FormatStore store, InstantSource clock) {
-      this(store, clock, Region.NONE);
-    }
-  }
-
-  /**
-   * What the server reads and writes: the segments it serves ({@code segments}, a region's and
-   * any decorator's), the ledger over the same rows, the schema's creation (retried until it
-   * succeeds) and the formats.
-   */
-  public record Stores(SegmentStore segments, Ledger ledger, Runnable schemaInit,
-      Formats formats) {}
 
   /**
    * The server over ready stores, engine and snowflake side: the API, health, idle-tag sweeper,
@@ -304,7 +283,7 @@ public final class ServerWiring {
       Stores stores, Function<EngineListeners, SegmentAllocator> engine, Snowflake snowflake,
       Metrics metrics, TokenAccess access, AutoCloseable resources, String settings) {
     SegmentStore store = stores.segments();
-    Formats formats = stores.formats();
+    Stores.Formats formats = stores.formats();
     // The engine's listeners exist before it does, so each is a final field from the start.
     SweepIntake cached = new SweepIntake();
     SegmentAllocator allocator = engine.apply(

@@ -33,8 +33,6 @@ import io.leaf.v1.SetFormatRequest;
 import io.leaf.v1.Tag;
 import io.leaf.v1.TagStatus;
 import io.leaf.v1.UpdateStepRequest;
-import java.time.Duration;
-import java.time.InstantSource;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;

@@ -33,7 +33,6 @@ import io.leaf.v1.UpdateStepRequest;
 import io.leaf.v1.WhoIssuedRequest;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

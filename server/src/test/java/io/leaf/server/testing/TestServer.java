@@ -6,6 +6,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.ServerWiring;
+import io.leaf.server.Stores;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineEvents;
@@ -162,10 +163,10 @@ public final class TestServer {
     Snowflake side = snowflake != null ? snowflake : ServerWiring.snowflake(config,
         leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()));
     interceptors.forEach(transport::intercept);
-    ServerWiring.Formats kept =
-        new ServerWiring.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock,
+    Stores.Formats kept =
+        new Stores.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock,
             config.region());
-    ServerWiring.Stores stores = new ServerWiring.Stores(served, ledgerOf(given, served),
+    Stores stores = new Stores(served, ledgerOf(given, served),
         schemaInit, kept);
     if (access != null) {
       return ServerWiring.assemble(transport, config, stores, engineOf, side, metrics, access,
