@@ -33,6 +33,7 @@ import io.leaf.server.metrics.Metrics;
 import io.leaf.server.region.JooqRegionStore;
 import io.leaf.server.region.RegionalLedger;
 import io.leaf.server.region.RegionalSegmentStore;
+import io.leaf.server.region.RegionalWorkerLeaseStore;
 import io.leaf.server.security.ServerTokens;
 import io.leaf.server.security.TlsCredentials;
 import io.leaf.server.security.TokenAccess;
@@ -164,16 +165,18 @@ public final class ServerWiring {
       String identity = ServerIdentity.of(config.api().port());
       LedgerSettings ledger = config.ledger().on() ? LedgerSettings.on(identity)
           : LedgerSettings.OFF;
+      // Every take checks leaf_region (or its absence) in its own transaction.
       JooqSegmentStore store = new JooqSegmentStore(pool, dialect, InstantSource.system(),
-          ledger);
+          ledger, RegionalSegmentStore.fence(config.region()));
       JooqFormatStore formats = new JooqFormatStore(pool, dialect, InstantSource.system());
-      Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool, dialect,
-          InstantSource.system()));
-      opened.push(snowflake);
       // Every way an ID leaves goes through the region's store, even without --region: it
       // refuses a database set up for a region until the check has passed.
       RegionalSegmentStore regional = new RegionalSegmentStore(store, config.region(),
           new JooqRegionStore(pool, dialect, InstantSource.system()));
+      // No worker ID is leased before the region check passed either.
+      Snowflake snowflake = snowflake(config, new RegionalWorkerLeaseStore(
+          new JooqWorkerLeaseStore(pool, dialect, InstantSource.system()), regional));
+      opened.push(snowflake);
       SegmentStore served = decorate.apply(regional);
       List<ExecutorService> threads = new ArrayList<>();
       opened.push(() -> threads.forEach(ExecutorService::shutdownNow));

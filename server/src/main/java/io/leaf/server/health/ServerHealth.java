@@ -16,6 +16,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +64,8 @@ public final class ServerHealth {
   private volatile boolean stopped;
   /** The last unusable-table reason logged (logged again only when it changes). */
   private String tableProblem;
+  /** Told of an unusable table found after start; by default readiness stays NOT_SERVING. */
+  private volatile Consumer<UnusableTableException> unusableLater = e -> { };
 
   /**
    * @param schemaInit creates the schema when missing; retried until it succeeds
@@ -112,6 +115,15 @@ public final class ServerHealth {
    */
   public void checkAtStart() {
     check(true);
+  }
+
+  /**
+   * Runs {@code handler} (on the monitor's thread) when a check after start finds the table
+   * unusable, e.g. a region check that could not run at start and then fails; call before {@link
+   * #checkAtStart()}.
+   */
+  public void onUnusableLater(Consumer<UnusableTableException> handler) {
+    this.unusableLater = handler;
   }
 
   /** Checks every two seconds from now on, every half second while the database is down. */
@@ -187,6 +199,7 @@ public final class ServerHealth {
       }
       health.setStatus(DATABASE, ServingStatus.SERVING);
       allocator.databaseAnswered();
+      unusableLater.accept(e);
       return;
     } catch (RuntimeException e) {
       failure = e;

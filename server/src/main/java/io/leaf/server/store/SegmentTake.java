@@ -2,7 +2,6 @@ package io.leaf.server.store;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 
@@ -50,17 +49,23 @@ interface SegmentTake {
   default void committed(Connection connection, String bizTag, SegmentRange range)
       throws SQLException {}
 
+  /** What runs after the take, before COMMIT, in its transaction. */
+  @FunctionalInterface
+  interface InTake {
+    void run(SegmentRange range) throws SQLException;
+  }
+
   /**
-   * BEGIN; {@link #take}; {@code record} of its range (the ledger's); COMMIT, on {@code c}. The
+   * BEGIN; {@link #take}; {@code record} of its range (the fence's checks, the ledger's record); COMMIT, on {@code c}. The
    * range leaves only after COMMIT returned (and the product accepted how it returned: {@link
    * #committed}); anything else rolls back, or leaves the commit in doubt, and the range is a gap.
    */
   default SegmentRange takeRecorded(Connection c, DSLContext db, LeafAllocTable table,
-      String bizTag, int step, long nowMillis, Consumer<SegmentRange> record) throws SQLException {
+      String bizTag, int step, long nowMillis, InTake record) throws SQLException {
     c.setAutoCommit(false);
     try {
       SegmentRange range = take(c, db, table, bizTag, step, nowMillis);
-      record.accept(range);
+      record.run(range);
       c.clearWarnings();
       c.commit();
       committed(c, bizTag, range);
