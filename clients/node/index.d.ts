@@ -41,6 +41,8 @@ export interface LeafClientOptions {
   retryPreferredAfterMs?: number;
   /** a monotonic clock in milliseconds (default performance.now) */
   clock?: () => number;
+  /** grpc-js channel options, e.g. a round_robin grpc.service_config */
+  channelOptions?: Record<string, unknown>;
 }
 
 export interface IdRange {
@@ -129,6 +131,9 @@ export class CachedIdGenerator {
   /** Drops the cached IDs (gaps, never repeats); later next() calls reject. */
   close(): void;
 }
+
+/** Whether a grpc-js error is a lost connection (a call then moves to the next target). */
+export function connectionLost(err: { code?: number; details?: string; message?: string }): boolean;
 
 export const status: typeof grpcStatus;
 export const credentials: typeof grpcCredentials;

@@ -11,7 +11,8 @@ const require = createRequire(import.meta.url);
 
 test('the ES module and CommonJS entry points export the same classes', () => {
   const cjs = require('@leaf-ids/client');
-  for (const name of ['LeafClient', 'CachedIdGenerator', 'LeafIdError', 'status', 'credentials']) {
+  for (const name of ['LeafClient', 'CachedIdGenerator', 'LeafIdError', 'connectionLost', 'status',
+    'credentials']) {
     assert.ok(cjs[name] !== undefined, `CommonJS exports ${name}`);
     assert.equal(esm[name], cjs[name], `the ES module's ${name} is the CommonJS one`);
   }
@@ -25,6 +26,7 @@ test('index.d.ts declares every export and the package points at it', () => {
   const dts = fs.readFileSync(path.join(path.dirname(pkgJson), 'index.d.ts'), 'utf8');
   for (const decl of ['export class LeafClient', 'export class CachedIdGenerator',
     'export class LeafIdError', 'export const status', 'export const credentials',
+    'export function connectionLost',
     'next(): Promise<bigint>']) {
     assert.ok(dts.includes(decl), `index.d.ts declares ${decl}`);
   }

@@ -50,7 +50,7 @@ public final class ServerThreads {
 
   /**
    * The RPCs that call the database ({@code --db-call-threads} over a queue of {@code
-   * --max-queued-db-calls}), for {@link io.leaf.server.api.DatabaseCalls}, which shuts it down.
+   * --max-queued-db-calls}), for {@link io.leaf.server.grpc.DatabaseCalls}, which shuts it down.
    */
   public static ThreadPoolExecutor databaseCalls(int threads, int queue) {
     return pool("leaf-db-call-%d", threads, queue);
@@ -92,6 +92,14 @@ public final class ServerThreads {
    */
   public static ThreadFactory http(String name) {
     return new DefaultThreadFactory(name, true);
+  }
+
+  /** Starts a daemon that gives {@code task} (loading classes ahead of need) a head start. */
+  static void warmUp(Runnable task) {
+    Thread t = new Thread(task, "leaf-warm-up");
+    t.setDaemon(true);
+    t.setPriority(Thread.MIN_PRIORITY);
+    t.start();
   }
 
   /** The JVM shutdown hook that stops a running server. */

@@ -2,8 +2,6 @@ package io.leaf.server.config;
 
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.formats.FormatKey;
-import io.leaf.server.http.HttpConfig;
-import io.leaf.server.config.OpsConfig;
 import io.leaf.server.region.Region;
 import io.leaf.server.snowflake.SnowflakeConfig;
 import java.io.IOException;
@@ -175,6 +173,9 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
         + (api.maxStreamMemory() == 0 ? "auto" : api.maxStreamMemory())
         + " max-watches=" + api.maxWatches()
         + " max-calls-per-connection=" + api.maxCallsPerConnection()
+        + " max-connection-age=" + (api.maxConnectionAge().isZero() ? "off"
+            : api.maxConnectionAge()) + " max-connection-age-grace="
+        + api.maxConnectionAgeGrace()
         + " missing-tag-ttl=" + engine.missingTagTtl()
         + " first-load-threads=" + engine.firstLoadThreads()
         + " max-queued-first-loads=" + engine.firstLoadQueue()

@@ -2,12 +2,11 @@ package io.leaf.server.region;
 
 import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.IdOverflowException;
-import io.leaf.server.store.IssuedRange;
-import io.leaf.server.store.RegionStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.TagPage;
 import io.leaf.server.store.TagRecord;
+import io.leaf.server.store.TakeFence;
 import java.util.Optional;
 
 /**
@@ -44,6 +43,18 @@ public final class RegionalSegmentStore extends ForwardingSegmentStore {
   }
 
   /**
+   * What every take of {@code region}'s server checks in its own transaction ({@link
+   * TakeFence}): the {@code leaf_region} row (or its absence) and the share's end.
+   */
+  public static TakeFence fence(Region region) {
+    if (region.isNone()) {
+      return TakeFence.withoutRegion();
+    }
+    return TakeFence.forRegion(new StoredRegion(RegionCheck.RULE, region.region(),
+        region.regions()), region.base(), region.maxLocalMaxId());
+  }
+
+  /**
    * Checks this server's region against the database's once (recording it in a fresh database);
    * later calls return at once.
    *
@@ -59,6 +70,17 @@ public final class RegionalSegmentStore extends ForwardingSegmentStore {
         verified = true;
       }
     }
+  }
+
+  /**
+   * {@link #verify()}, then reads the database's region row again and compares it with this
+   * server's: for acts outside a take's transaction (a worker lease's claim or renewal).
+   *
+   * @throws RegionMismatchException the check at start failed, or the row changed since
+   */
+  public void recheck() {
+    verify();
+    RegionCheck.recheck(region, regions);
   }
 
   @Override
@@ -103,34 +125,6 @@ public final class RegionalSegmentStore extends ForwardingSegmentStore {
   public SegmentRange reserveRange(String bizTag, int count) {
     verify();
     return shown(bizTag, delegate().reserveRange(bizTag, count));
-  }
-
-  /**
-   * {@inheritDoc} The ledger holds local values: {@code id} is looked up as the local value of the
-   * share, and the record found is shifted back; an ID outside the share holds no record.
-   */
-  @Override
-  public Optional<IssuedRange> whoIssued(String bizTag, long id) {
-    verify();
-    if (region.isNone()) {
-      return delegate().whoIssued(bizTag, id);
-    }
-    long base = region.base();
-    // Below the share: -1, a local value no range holds (asked all the same, so a server without
-    // the ledger says so). Above it: local values past every range's end.
-    long local = id < base ? -1 : id - base;
-    return delegate().whoIssued(bizTag, local).map(r -> r.shifted(base));
-  }
-
-  /** {@inheritDoc} The bounds come as IDs of the share and go to the database as local values. */
-  @Override
-  public boolean handBack(String bizTag, long firstUnissued, long segmentEnd) {
-    verify();
-    long base = region.base();
-    if (firstUnissued < base || segmentEnd - base > region.maxLocalMaxId()) {
-      return false;
-    }
-    return delegate().handBack(bizTag, firstUnissued - base, segmentEnd - base);
   }
 
   private SegmentRange shown(String bizTag, SegmentRange local) {

@@ -2,6 +2,12 @@ package io.leaf.server.store;
 
 import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 
+import io.leaf.server.ledger.IssuedRange;
+import io.leaf.server.ledger.JooqLedger;
+import io.leaf.server.ledger.Ledger;
+import io.leaf.server.ledger.LedgerOffException;
+import io.leaf.server.ledger.LedgerSettings;
+import io.leaf.server.ledger.RangeKind;
 import java.sql.DatabaseMetaData;
 import java.time.InstantSource;
 import java.util.List;
@@ -27,11 +33,12 @@ import org.slf4j.LoggerFactory;
  * several servers sharing one database (or one Galera cluster, through any of its nodes) disjoint.
  * Writes that lose a write conflict are retried at once a few times before they fail.
  *
- * <p>With the ledger on ({@link LedgerSettings}), every take is one transaction: the take's
- * statement, the {@code leaf_ledger} record of its range, COMMIT; the range is used only once
- * COMMIT returned, and any failure before or at it leaves the range unused (a gap).
+ * <p>With the ledger on ({@link LedgerSettings}) or a {@link TakeFence}, every take is one
+ * transaction: the take's statement, the fence's checks, the {@code leaf_ledger} record of its
+ * range, COMMIT; the range is used only once COMMIT returned, and any failure before or at it
+ * leaves the range unused (a gap); a refusal of the fence rolls back and leaves no trace.
  */
-public final class JooqSegmentStore implements SegmentStore {
+public final class JooqSegmentStore implements SegmentStore, Ledger {
 
   private static final Logger log = LoggerFactory.getLogger(JooqSegmentStore.class);
 
@@ -41,6 +48,7 @@ public final class JooqSegmentStore implements SegmentStore {
   private final InstantSource clock;
   private final ConflictRetry retry;
   private final LedgerSettings ledger;
+  private final TakeFence fence;
   /** What {@link #open()} found; null until the store has been opened once. */
   private volatile Opened opened;
 
@@ -64,6 +72,20 @@ public final class JooqSegmentStore implements SegmentStore {
 
   JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
       ConflictRetry retry, LedgerSettings ledger) {
+    this(dataSource, dialect, clock, retry, ledger, TakeFence.UNCHECKED);
+  }
+
+  /**
+   * The server's store: every take checks {@code fence} in its own transaction before COMMIT.
+   */
+  public JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
+      LedgerSettings ledger, TakeFence fence) {
+    this(dataSource, dialect, clock, ConflictRetry.DEFAULT, ledger, fence);
+  }
+
+  JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
+      ConflictRetry retry, LedgerSettings ledger, TakeFence fence) {
+    this.fence = fence;
     this.dsl = OwnTables.dsl(dataSource, dialect);
     this.dataSource = dataSource;
     this.clock = clock;
@@ -139,7 +161,7 @@ public final class JooqSegmentStore implements SegmentStore {
   }
 
   /** The dialect statements use: the URL's until the store is open, then the server's. */
-  SQLDialect dialect() {
+  public SQLDialect dialect() {
     Opened o = opened;
     return o == null ? dsl.dialect() : o.dsl().dialect();
   }
@@ -286,14 +308,20 @@ public final class JooqSegmentStore implements SegmentStore {
       return byName(o, bizTag, () -> guard("take a segment of " + bizTag, "UPDATE and SELECT",
           () -> retry.run(() -> o.dsl().connectionResult(c -> {
             DSLContext db = DSL.using(c, o.dsl().dialect(), o.dsl().settings());
-            if (!ledger.on()) {
+            if (!ledger.on() && !fence.checks()) {
               if (!c.getAutoCommit()) {
                 c.setAutoCommit(true);
               }
               return o.take().take(c, db, o.table(), bizTag, step, clock.millis());
             }
-            return JooqLedger.recordedTake(c, db, o.take(), o.table(), bizTag, step, kind,
-                ledger.server(), clock.millis());
+            long now = clock.millis();
+            return o.take().takeRecorded(c, db, o.table(), bizTag, step, now, range -> {
+              fence.check(c, db, bizTag, range);
+              if (ledger.on()) {
+                JooqLedger.insert(db, bizTag, range.start(), range.end(), kind, ledger.server(),
+                    now);
+              }
+            });
           }))));
     } catch (DatabaseErrors.DuplicateKey e) {
       // The primary key found the range recorded already: the row went back (a restore).
@@ -335,7 +363,7 @@ public final class JooqSegmentStore implements SegmentStore {
     return byName(o, bizTag, () -> guard("hand back the rest of " + bizTag, "UPDATE",
         () -> o.dsl().transactionResult(cfg -> {
           DSLContext tx = cfg.dsl();
-          if (!JooqLedger.returnRest(tx, o.table(), bizTag, firstUnissued, segmentEnd, now)) {
+          if (!o.table().setBack(tx, bizTag, firstUnissued, segmentEnd, now)) {
             return false;
           }
           if (ledger.on()) {

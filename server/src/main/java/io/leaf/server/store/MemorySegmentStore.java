@@ -1,5 +1,11 @@
 package io.leaf.server.store;
 
+import io.leaf.server.ledger.IssuedRange;
+import io.leaf.server.ledger.JooqLedger;
+import io.leaf.server.ledger.Ledger;
+import io.leaf.server.ledger.LedgerOffException;
+import io.leaf.server.ledger.LedgerSettings;
+import io.leaf.server.ledger.RangeKind;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +22,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * tag are serialized and loads of different tags are not; {@link #listTags} is weakly consistent
  * with concurrent creation.
  */
-public final class MemorySegmentStore implements SegmentStore {
+public final class MemorySegmentStore implements SegmentStore, Ledger {
 
   /** A row; every field is read and written under the row's monitor. */
   private static final class Row {
@@ -133,6 +139,7 @@ public final class MemorySegmentStore implements SegmentStore {
     if (!ledger.on()) {
       throw new LedgerOffException();
     }
+    long maxId = getTag(bizTag).map(TagRecord::maxId).orElse(JooqLedger.NO_MAX_ID);
     List<IssuedRange> mine = new ArrayList<>();
     synchronized (records) {
       for (Entry e : records) {
@@ -141,7 +148,7 @@ public final class MemorySegmentStore implements SegmentStore {
         }
       }
     }
-    return JooqLedger.answer(mine, id);
+    return JooqLedger.answer(mine, id, maxId);
   }
 
   /** {@inheritDoc} The ledger's records change as {@link JooqLedger#recordReturned} says. */
