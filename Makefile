@@ -5,7 +5,7 @@ JAR := server/target/leaf-server.jar
 VERSION := 0.1.0
 SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run test test-fast test-node bench-node test-python test-spring-boot test-browser bench image clean help
+.PHONY: build run test test-fast test-examples test-jpa test-node bench-node test-python test-spring-boot test-browser bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
@@ -14,6 +14,8 @@ help:
 	@echo "make test-node  the Node package's tests (packed, in an empty project) and the Node example's, against the packaged server (skipped without node)"
 	@echo "make bench-node  bench N2: the Node CachedIdGenerator.next() against a plain counter"
 	@echo "make test-python  the Python example's test against the packaged server (skipped without python3-grpcio)"
+	@echo "make test-examples  every example (jpa, spring-boot, node, python) against the packaged server, after mvn install"
+	@echo "make test-jpa  the JPA example (@LeafId entities, built against the installed leaf-bom) against the packaged server"
 	@echo "make test-spring-boot  the Spring Boot example (built against the installed leaf-bom) against the packaged server"
 	@echo "make test-browser the monitor page in headless Chromium against the packaged server (skipped without chromium or node)"
 	@echo "make build  compile and package server/target/leaf-server.jar"
@@ -42,6 +44,7 @@ test:
 		$(MAKE) --no-print-directory test-python 2>&1 | tee target/test-logs/python.log; \
 		[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
 		$(MAKE) --no-print-directory test-spring-boot || status=1; \
+		$(MAKE) --no-print-directory test-jpa || status=1; \
 		$(MAKE) --no-print-directory test-browser 2>&1 | tee target/test-logs/browser.log; \
 		[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
 	else \
@@ -94,6 +97,24 @@ test-spring-boot:
 	else \
 		echo "FAILED Spring Boot example (examples/spring-boot/target/surefire-reports)"; exit 1; \
 	fi
+
+# The JPA example: a project of its own built against the installed leaf-bom, as the Spring Boot
+# example is; its test saves 10,000 orders from 8 threads against the packaged server.
+test-jpa:
+	@if (cd examples/jpa && $(MVN) verify); then \
+		echo "PASSED JPA example: @LeafId entities from 8 threads, no duplicate key"; \
+	else \
+		echo "FAILED JPA example (examples/jpa/target/surefire-reports)"; exit 1; \
+	fi
+
+# Every example against the packaged server (after `mvn install`, as `make test` runs it): jpa,
+# spring-boot, node (the package's tests too), python. Runs them all, fails if one failed.
+test-examples:
+	@status=0; \
+	for t in test-jpa test-spring-boot test-node test-python; do \
+		$(MAKE) --no-print-directory $$t || status=1; \
+	done; \
+	exit $$status
 
 # The monitor page in Debian's Chromium, headless, driven by playwright-core (which never downloads
 # a browser); it starts server/target/leaf-server.jar and creates tags with the Node example's
