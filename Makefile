@@ -5,7 +5,7 @@ JAR := server/target/leaf-server.jar
 VERSION := 0.1.0
 SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run test test-fast test-examples test-jpa test-node bench-node test-python test-spring-boot test-browser bench image clean help
+.PHONY: build run test test-fast test-examples test-jpa test-mybatis test-node bench-node test-python test-spring-boot test-browser bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
@@ -14,8 +14,9 @@ help:
 	@echo "make test-node  the Node package's tests (packed, in an empty project) and the Node example's, against the packaged server (skipped without node)"
 	@echo "make bench-node  bench N2: the Node CachedIdGenerator.next() against a plain counter"
 	@echo "make test-python  the Python example's test against the packaged server (skipped without python3-grpcio)"
-	@echo "make test-examples  every example (jpa, spring-boot, node, python) against the packaged server, after mvn install"
+	@echo "make test-examples  every example (jpa, mybatis, spring-boot, node, python) against the packaged server, after mvn install"
 	@echo "make test-jpa  the JPA example (@LeafId entities, built against the installed leaf-bom) against the packaged server"
+	@echo "make test-mybatis  the MyBatis-Plus example (built against the installed leaf-bom) against the packaged server"
 	@echo "make test-spring-boot  the Spring Boot example (built against the installed leaf-bom) against the packaged server"
 	@echo "make test-browser the monitor page in headless Chromium against the packaged server (skipped without chromium or node)"
 	@echo "make build  compile and package server/target/leaf-server.jar"
@@ -45,6 +46,7 @@ test:
 		[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
 		$(MAKE) --no-print-directory test-spring-boot || status=1; \
 		$(MAKE) --no-print-directory test-jpa || status=1; \
+		$(MAKE) --no-print-directory test-mybatis || status=1; \
 		$(MAKE) --no-print-directory test-browser 2>&1 | tee target/test-logs/browser.log; \
 		[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
 	else \
@@ -107,11 +109,19 @@ test-jpa:
 		echo "FAILED JPA example (examples/jpa/target/surefire-reports)"; exit 1; \
 	fi
 
+# The MyBatis-Plus example, built the same way; 10,000 inserts from 8 threads.
+test-mybatis:
+	@if (cd examples/mybatis && $(MVN) verify); then \
+		echo "PASSED MyBatis-Plus example: ASSIGN_ID from Leaf from 8 threads, no duplicate key"; \
+	else \
+		echo "FAILED MyBatis-Plus example (examples/mybatis/target/surefire-reports)"; exit 1; \
+	fi
+
 # Every example against the packaged server (after `mvn install`, as `make test` runs it): jpa,
-# spring-boot, node (the package's tests too), python. Runs them all, fails if one failed.
+# mybatis, spring-boot, node (the package's tests too), python. Runs them all, fails if one failed.
 test-examples:
 	@status=0; \
-	for t in test-jpa test-spring-boot test-node test-python; do \
+	for t in test-jpa test-mybatis test-spring-boot test-node test-python; do \
 		$(MAKE) --no-print-directory $$t || status=1; \
 	done; \
 	exit $$status
