@@ -1,5 +1,7 @@
 // TypeScript declarations of @leaf-ids/client.
-import type { ChannelCredentials, credentials as grpcCredentials, status as grpcStatus } from '@grpc/grpc-js';
+import type {
+  ChannelCredentials, credentials as grpcCredentials, status as grpcStatus,
+} from '@grpc/grpc-js';
 
 export type Reset = 'NEVER' | 'DAILY' | 'MONTHLY' | 'YEARLY';
 
@@ -91,7 +93,7 @@ export class LeafClient {
 }
 
 export interface CachedIdGeneratorOptions {
-  /** reserve again once this fraction of the current reservation is used, in [0, 1) (default 0.1) */
+  /** reserve again once this fraction of a reservation is used, in [0, 1) (default 0.1) */
   refillThreshold?: number;
   /** the smallest reservation, also the first (default 1000) */
   minBlockSize?: number;
@@ -105,7 +107,7 @@ export interface CachedIdGeneratorOptions {
   clock?: () => number;
 }
 
-/** A failure of a CachedIdGenerator: `code` is the gRPC status code, `details` the server's reason. */
+/** A CachedIdGenerator's failure: `code` the gRPC status code, `details` the server's reason. */
 export class LeafIdError extends Error {
   code: number;
   details: string;

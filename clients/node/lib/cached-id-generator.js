@@ -41,12 +41,15 @@ function checkOptions(o) {
     throw new RangeError(`refillThreshold must be in [0, 1), got ${refillThreshold}`);
   }
   if (!Number.isInteger(maxBlockSize) || maxBlockSize < 1 || maxBlockSize > SERVER_MAX_BATCH) {
-    throw new RangeError(`maxBlockSize must be an integer from 1 to ${SERVER_MAX_BATCH}, got ${maxBlockSize}`);
+    throw new RangeError(
+      `maxBlockSize must be an integer from 1 to ${SERVER_MAX_BATCH}, got ${maxBlockSize}`);
   }
   if (!Number.isInteger(minBlockSize) || minBlockSize < 1 || minBlockSize > maxBlockSize) {
-    throw new RangeError(`minBlockSize must be an integer from 1 to maxBlockSize (${maxBlockSize}), got ${minBlockSize}`);
+    throw new RangeError(`minBlockSize must be an integer from 1 to maxBlockSize (${maxBlockSize}),`
+      + ` got ${minBlockSize}`);
   }
-  for (const [name, v] of [['targetRefillIntervalMs', targetRefillIntervalMs], ['maxWaitMs', maxWaitMs]]) {
+  const durations = [['targetRefillIntervalMs', targetRefillIntervalMs], ['maxWaitMs', maxWaitMs]];
+  for (const [name, v] of durations) {
     if (!(v > 0)) throw new RangeError(`${name} must be positive, got ${v}`);
   }
   return { refillThreshold, minBlockSize, maxBlockSize, targetRefillIntervalMs, maxWaitMs, clock };
@@ -119,8 +122,9 @@ class CachedIdGenerator {
       const waiter = { resolve, reject, timer: null, done: false };
       waiter.timer = setTimeout(() => {
         waiter.done = true;
-        reject(new LeafIdError(`no IDs for biz_tag ${this.bizTag} within ${this.options.maxWaitMs} ms`
-          + ` (a reservation of ${this.size} IDs still being fetched)`, DEADLINE_EXCEEDED, ''));
+        reject(new LeafIdError(`no IDs for biz_tag ${this.bizTag} within`
+          + ` ${this.options.maxWaitMs} ms (a reservation of ${this.size} IDs still being fetched)`,
+        DEADLINE_EXCEEDED, ''));
       }, this.options.maxWaitMs);
       this.waiters.push(waiter);
       this.fetch().catch(() => {}); // its failure rejects the waiters (failWaiters)
@@ -207,7 +211,9 @@ class CachedIdGenerator {
   /** A reservation of `length` IDs lasted `lifetimeMs`: sizes the next one (BlockSizer's rule). */
   resize(length, lifetimeMs) {
     const { minBlockSize, maxBlockSize, targetRefillIntervalMs } = this.options;
-    const wanted = lifetimeMs <= 0 ? maxBlockSize : Math.ceil(length * targetRefillIntervalMs / lifetimeMs);
+    const wanted = lifetimeMs <= 0
+      ? maxBlockSize
+      : Math.ceil(length * targetRefillIntervalMs / lifetimeMs);
     this.size = Math.max(minBlockSize, Math.min(maxBlockSize, wanted));
   }
 
@@ -290,7 +296,8 @@ function checkRanges(ranges, size, bizTag) {
     const ok = typeof r.start === 'bigint' && typeof r.end === 'bigint' && r.start < r.end
       && (previousEnd === null || r.start >= previousEnd);
     if (!ok) {
-      throw new LeafIdError(`ReserveIds for biz_tag ${bizTag} returned malformed ranges`, INTERNAL, 'ranges');
+      throw new LeafIdError(`ReserveIds for biz_tag ${bizTag} returned malformed ranges`,
+        INTERNAL, 'ranges');
     }
     total += r.end - r.start;
     previousEnd = r.end;
