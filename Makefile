@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MVN ?= mvn -B -q
 JAR := server/target/leaf-server.jar
 VERSION := 0.1.0
-SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
+SOURCES := $(shell find pom.xml proto sql leaf-proto/pom.xml client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
 .PHONY: build run test test-fast test-node test-python test-spring-boot test-browser bench image clean help
 
