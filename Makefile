@@ -2,7 +2,8 @@
 SHELL := /bin/bash
 MVN ?= mvn -B -q
 JAR := server/target/leaf-server.jar
-VERSION := 0.1.0
+# The version lives in pom.xml only (the project's first <version>); the image tag drops -SNAPSHOT.
+VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>:\1:p' pom.xml | head -1 | sed 's/-SNAPSHOT$$//')
 SOURCES := $(shell find pom.xml proto sql leaf-proto/pom.xml client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
 .PHONY: build run test test-fast test-node test-python test-spring-boot test-browser bench image clean help
