@@ -6,10 +6,11 @@ JAR := server/target/leaf-server.jar
 VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>:\1:p' pom.xml | head -1 | sed 's/-SNAPSHOT$$//')
 SOURCES := $(shell find pom.xml proto sql leaf-proto/pom.xml client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run test test-fast test-node test-python test-spring-boot test-browser bench image clean help
+.PHONY: build run lint test test-fast test-node test-python test-spring-boot test-browser bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
+	@echo "make lint   formatter check (google-java-format), Error Prone, Checkstyle, maven-enforcer"
 	@echo "make test   run every test (MariaDB tests skip with a message when no MariaDB is reachable)"
 	@echo "make test-fast  the JUnit tests not tagged slow: no child processes, clusters or stress runs (about 3 minutes once built)"
 	@echo "make test-node  the Node example's test against the packaged server (skipped without node)"
@@ -29,6 +30,19 @@ $(JAR): $(SOURCES)
 
 run: $(JAR)
 	java -jar $(JAR) $(ARGS)
+
+# The lint gate, which CI runs before the tests: maven-enforcer (every build), google-java-format
+# through Spotless (check only; `mvn spotless:apply` rewrites), a compile with Error Prone (profile
+# lint: its ERROR checks fail), Checkstyle (100 columns, comments included; no wildcard or unused
+# imports). Output goes to target/lint.log; only a failure prints it.
+lint:
+	@mkdir -p target
+	@if $(MVN) -Plint clean compile test-compile spotless:check checkstyle:check > target/lint.log 2>&1; then \
+		echo "PASSED lint: formatter, Error Prone, Checkstyle, enforcer"; \
+	else \
+		grep -E '\[(ERROR|WARN(ING)?)\]|^[^[].*\.java' target/lint.log | head -100; \
+		echo "FAILED lint (whole log: target/lint.log)"; exit 1; \
+	fi
 
 # Every suite runs; the last lines are the counts of each, then the failed JUnit tests by name
 # (scripts/test-summary.sh).
