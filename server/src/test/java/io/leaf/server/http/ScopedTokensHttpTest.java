@@ -16,7 +16,7 @@ import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.InProcessLeaf;
 import io.leaf.v1.NextIdRequest;
-import java.net.ServerSocket;
+import io.leaf.server.testing.Ports;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -52,9 +52,7 @@ class ScopedTokensHttpTest {
     for (String tag : List.of("orders.eu", "billing", "slow")) {
       store.createTag(tag, 1, 100, "");
     }
-    try (ServerSocket free = new ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
+    port = Ports.free();
     TokenAccess access = new TokenAccess(tokens);
     leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS, b -> b.access(access),
         "--http-port", String.valueOf(port));
