@@ -66,11 +66,13 @@ test:
 
 # The JUnit tests of every module except those tagged @Tag("slow") (separate processes, kill -9,
 # libfaketime, Galera, Patroni, several servers, stress runs): what a change runs before `make
-# test`. Counts as for `make test`, from this run's reports only.
+# test`. Quiet: each test class's output (server logs) goes to its file in surefire-reports and
+# is shown only for a class that failed; Maven prints failures in full. Counts as for `make test`,
+# from this run's reports only.
 test-fast:
 	@rm -rf target/test-logs */target/surefire-reports examples/*/target/surefire-reports
 	@status=0; \
-	$(MVN) test -DexcludedGroups=slow || status=1; \
+	$(MVN) test -DexcludedGroups=slow -Dmaven.test.redirectTestOutputToFile=true || status=1; \
 	scripts/test-summary.sh || status=1; \
 	exit $$status
 
