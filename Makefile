@@ -37,7 +37,7 @@ run: $(JAR)
 # imports). Output goes to target/lint.log; only a failure prints it.
 lint:
 	@mkdir -p target
-	@if $(MVN) -Plint clean compile test-compile spotless:check checkstyle:check > target/lint.log 2>&1; then \
+	@if $(MVN) -Plint -fae clean process-test-classes > target/lint.log 2>&1; then \
 		echo "PASSED lint: formatter, Error Prone, Checkstyle, enforcer"; \
 	else \
 		grep -E '\[(ERROR|WARN(ING)?)\]|^[^[].*\.java' target/lint.log | head -100; \
