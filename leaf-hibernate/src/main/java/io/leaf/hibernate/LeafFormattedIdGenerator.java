@@ -16,20 +16,26 @@ public final class LeafFormattedIdGenerator implements BeforeExecutionGenerator 
   private final String bizTag;
 
   /** Called by Hibernate for each {@code @LeafFormattedId} identifier. */
-  public LeafFormattedIdGenerator(LeafFormattedId config, Member member,
-      GeneratorCreationContext context) {
+  public LeafFormattedIdGenerator(
+      LeafFormattedId config, Member member, GeneratorCreationContext context) {
     MemberTypes.require(member, "LeafFormattedId", String.class);
     if (config.value().isEmpty()) {
-      throw new IllegalArgumentException("@LeafFormattedId on "
-          + member.getDeclaringClass().getName() + "." + member.getName()
-          + " needs a tag: @LeafFormattedId(\"invoice\")");
+      throw new IllegalArgumentException(
+          "@LeafFormattedId on "
+              + member.getDeclaringClass().getName()
+              + "."
+              + member.getName()
+              + " needs a tag: @LeafFormattedId(\"invoice\")");
     }
     this.bizTag = config.value();
   }
 
   @Override
-  public Object generate(SharedSessionContractImplementor session, Object owner,
-      Object currentValue, EventType eventType) {
+  public Object generate(
+      SharedSessionContractImplementor session,
+      Object owner,
+      Object currentValue,
+      EventType eventType) {
     return LeafIds.client().nextFormattedId(bizTag);
   }
 

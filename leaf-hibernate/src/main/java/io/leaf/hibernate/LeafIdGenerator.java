@@ -19,15 +19,22 @@ public final class LeafIdGenerator implements BeforeExecutionGenerator {
   public LeafIdGenerator(LeafId config, Member member, GeneratorCreationContext context) {
     MemberTypes.require(member, "LeafId", long.class, Long.class);
     if (config.value().isEmpty()) {
-      throw new IllegalArgumentException("@LeafId on " + member.getDeclaringClass().getName()
-          + "." + member.getName() + " needs a tag: @LeafId(\"order\")");
+      throw new IllegalArgumentException(
+          "@LeafId on "
+              + member.getDeclaringClass().getName()
+              + "."
+              + member.getName()
+              + " needs a tag: @LeafId(\"order\")");
     }
     this.bizTag = config.value();
   }
 
   @Override
-  public Object generate(SharedSessionContractImplementor session, Object owner,
-      Object currentValue, EventType eventType) {
+  public Object generate(
+      SharedSessionContractImplementor session,
+      Object owner,
+      Object currentValue,
+      EventType eventType) {
     return LeafIds.nextId(bizTag);
   }
 

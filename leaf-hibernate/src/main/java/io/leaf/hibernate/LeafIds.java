@@ -27,19 +27,23 @@ public final class LeafIds {
   public static void register(LeafClient client) {
     Objects.requireNonNull(client, "client");
     Map<String, CachedIdGenerator> built = new ConcurrentHashMap<>();
-    install(new Registration(client,
-        tag -> built.computeIfAbsent(tag, t -> CachedIdGenerator.builder(client, t).build()),
-        built));
+    install(
+        new Registration(
+            client,
+            tag -> built.computeIfAbsent(tag, t -> CachedIdGenerator.builder(client, t).build()),
+            built));
   }
 
   /**
-   * Registers {@code client} with the caller's generators ({@code generators.apply(tag)}, called
-   * on each insert: it should return the same generator for a tag, as the starter's does).
+   * Registers {@code client} with the caller's generators ({@code generators.apply(tag)}, called on
+   * each insert: it should return the same generator for a tag, as the starter's does).
    */
-  public static void register(LeafClient client,
-      Function<String, CachedIdGenerator> generators) {
-    install(new Registration(Objects.requireNonNull(client, "client"),
-        Objects.requireNonNull(generators, "generators"), Map.of()));
+  public static void register(LeafClient client, Function<String, CachedIdGenerator> generators) {
+    install(
+        new Registration(
+            Objects.requireNonNull(client, "client"),
+            Objects.requireNonNull(generators, "generators"),
+            Map.of()));
   }
 
   /** Forgets the registration, closing the generators built here (not the client). */
@@ -68,13 +72,16 @@ public final class LeafIds {
   private static Registration registration() {
     Registration r = current;
     if (r == null) {
-      throw new IllegalStateException("no LeafClient registered for the Leaf ID generators: call "
-          + "io.leaf.hibernate.LeafIds.register(client) at start, or use the Leaf Spring Boot "
-          + "starter");
+      throw new IllegalStateException(
+          "no LeafClient registered for the Leaf ID generators: call "
+              + "io.leaf.hibernate.LeafIds.register(client) at start, or use the Leaf Spring Boot "
+              + "starter");
     }
     return r;
   }
 
-  private record Registration(LeafClient client, Function<String, CachedIdGenerator> generators,
+  private record Registration(
+      LeafClient client,
+      Function<String, CachedIdGenerator> generators,
       Map<String, CachedIdGenerator> built) {}
 }

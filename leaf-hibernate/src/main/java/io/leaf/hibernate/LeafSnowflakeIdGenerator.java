@@ -14,14 +14,17 @@ public final class LeafSnowflakeIdGenerator implements BeforeExecutionGenerator 
   private static final long serialVersionUID = 1L;
 
   /** Called by Hibernate for each {@code @LeafSnowflakeId} identifier. */
-  public LeafSnowflakeIdGenerator(LeafSnowflakeId config, Member member,
-      GeneratorCreationContext context) {
+  public LeafSnowflakeIdGenerator(
+      LeafSnowflakeId config, Member member, GeneratorCreationContext context) {
     MemberTypes.require(member, "LeafSnowflakeId", long.class, Long.class);
   }
 
   @Override
-  public Object generate(SharedSessionContractImplementor session, Object owner,
-      Object currentValue, EventType eventType) {
+  public Object generate(
+      SharedSessionContractImplementor session,
+      Object owner,
+      Object currentValue,
+      EventType eventType) {
     return LeafIds.client().nextSnowflakeId();
   }
 

@@ -11,8 +11,10 @@ final class MemberTypes {
 
   /** Throws naming the member and the annotation unless its type is one of {@code allowed}. */
   static void require(Member member, String annotation, Class<?>... allowed) {
-    Class<?> type = member instanceof Field f ? f.getType()
-        : member instanceof Method m ? m.getReturnType() : null;
+    Class<?> type =
+        member instanceof Field f
+            ? f.getType()
+            : member instanceof Method m ? m.getReturnType() : null;
     for (Class<?> a : allowed) {
       if (a.equals(type)) {
         return;
@@ -22,8 +24,16 @@ final class MemberTypes {
     for (Class<?> a : allowed) {
       names.append(names.length() == 0 ? "" : " or ").append(a.getSimpleName());
     }
-    throw new IllegalArgumentException("@" + annotation + " on "
-        + member.getDeclaringClass().getName() + "." + member.getName() + " needs a " + names
-        + " identifier, not " + (type == null ? "this member" : type.getName()));
+    throw new IllegalArgumentException(
+        "@"
+            + annotation
+            + " on "
+            + member.getDeclaringClass().getName()
+            + "."
+            + member.getName()
+            + " needs a "
+            + names
+            + " identifier, not "
+            + (type == null ? "this member" : type.getName()));
   }
 }

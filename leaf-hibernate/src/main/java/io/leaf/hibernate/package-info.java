@@ -1,7 +1,7 @@
 /**
- * Hibernate ORM identifiers from Leaf: {@link io.leaf.hibernate.LeafId} (segment IDs of a tag,
- * from a {@link io.leaf.client.CachedIdGenerator}), {@link io.leaf.hibernate.LeafFormattedId}
- * (a tag's formatted numbers) and {@link io.leaf.hibernate.LeafSnowflakeId}, all Hibernate 6.2+
+ * Hibernate ORM identifiers from Leaf: {@link io.leaf.hibernate.LeafId} (segment IDs of a tag, from
+ * a {@link io.leaf.client.CachedIdGenerator}), {@link io.leaf.hibernate.LeafFormattedId} (a tag's
+ * formatted numbers) and {@link io.leaf.hibernate.LeafSnowflakeId}, all Hibernate 6.2+
  * {@code @IdGeneratorType} annotations.
  *
  * <p>The generators find their {@link io.leaf.client.LeafClient} in {@link

@@ -13,7 +13,10 @@ final class Entities {
   @Entity(name = "PurchaseOrder")
   @Table(name = "orders")
   public static class Order {
-    @Id @LeafId("order") long id;
+    @Id
+    @LeafId("order")
+    long id;
+
     String item;
 
     Order() {}
@@ -27,7 +30,10 @@ final class Entities {
   @Entity
   @Table(name = "invoices")
   public static class Invoice {
-    @Id @LeafFormattedId("invoice") String number;
+    @Id
+    @LeafFormattedId("invoice")
+    String number;
+
     long amount;
 
     Invoice() {}

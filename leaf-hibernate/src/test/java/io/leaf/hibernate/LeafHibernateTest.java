@@ -40,18 +40,19 @@ class LeafHibernateTest {
     server = new PackagedLeafServer();
     client = LeafClient.forTarget(server.target()).usePlaintext().build();
     client.createTag("order", 0, 100, "hibernate orders");
-    client.createTag("invoice", 0, 0, "hibernate invoices",
-        IdFormat.of("INV-{seq:8}{check:luhn}"));
+    client.createTag("invoice", 0, 0, "hibernate invoices", IdFormat.of("INV-{seq:8}{check:luhn}"));
     LeafIds.register(client);
-    sessions = new Configuration()
-        .addAnnotatedClass(Order.class)
-        .addAnnotatedClass(Invoice.class)
-        .addAnnotatedClass(Event.class)
-        .setProperty("hibernate.connection.url",
-            "jdbc:h2:mem:leaf-hibernate-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")
-        .setProperty("hibernate.connection.pool_size", "10")
-        .setProperty("hibernate.hbm2ddl.auto", "create")
-        .buildSessionFactory();
+    sessions =
+        new Configuration()
+            .addAnnotatedClass(Order.class)
+            .addAnnotatedClass(Invoice.class)
+            .addAnnotatedClass(Event.class)
+            .setProperty(
+                "hibernate.connection.url",
+                "jdbc:h2:mem:leaf-hibernate-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")
+            .setProperty("hibernate.connection.pool_size", "10")
+            .setProperty("hibernate.hbm2ddl.auto", "create")
+            .buildSessionFactory();
   }
 
   @AfterAll
@@ -94,29 +95,35 @@ class LeafHibernateTest {
     List<Future<?>> done = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
       int thread = t;
-      done.add(pool.submit(() -> {
-        for (int batch = 0; batch < 25; batch++) {
-          List<Order> orders = new ArrayList<>();
-          sessions.inTransaction(session -> {
-            for (int i = 0; i < 50; i++) {
-              Order o = new Order("t" + thread);
-              session.persist(o);
-              orders.add(o);
-            }
-          });
-          for (Order o : orders) {
-            ids.add(o.id);
-          }
-        }
-      }));
+      done.add(
+          pool.submit(
+              () -> {
+                for (int batch = 0; batch < 25; batch++) {
+                  List<Order> orders = new ArrayList<>();
+                  sessions.inTransaction(
+                      session -> {
+                        for (int i = 0; i < 50; i++) {
+                          Order o = new Order("t" + thread);
+                          session.persist(o);
+                          orders.add(o);
+                        }
+                      });
+                  for (Order o : orders) {
+                    ids.add(o.id);
+                  }
+                }
+              }));
     }
     for (Future<?> f : done) {
       f.get(5, TimeUnit.MINUTES); // a duplicate key would fail its insert here
     }
     pool.shutdown();
-    long rows = sessions.fromSession(s ->
-        s.createSelectionQuery("select count(distinct o.id) from PurchaseOrder o", Long.class)
-            .getSingleResult());
+    long rows =
+        sessions.fromSession(
+            s ->
+                s.createSelectionQuery(
+                        "select count(distinct o.id) from PurchaseOrder o", Long.class)
+                    .getSingleResult());
     assertEquals(10_000, ids.size(), "distinct IDs handed to the entities");
     assertEquals(10_000L, rows, "distinct keys stored");
     assertTrue(ids.stream().allMatch(id -> id >= 1), "Leaf segment IDs start at 1");
@@ -126,10 +133,11 @@ class LeafHibernateTest {
   void persist_invoice_takesTheTagsFormattedNumber() {
     Invoice a = new Invoice(10);
     Invoice b = new Invoice(20);
-    sessions.inTransaction(s -> {
-      s.persist(a);
-      s.persist(b);
-    });
+    sessions.inTransaction(
+        s -> {
+          s.persist(a);
+          s.persist(b);
+        });
     Pattern format = Pattern.compile("INV-\\d{9}");
     assertTrue(format.matcher(a.number).matches(), "formatted: " + a.number);
     assertTrue(format.matcher(b.number).matches(), "formatted: " + b.number);
@@ -142,15 +150,17 @@ class LeafHibernateTest {
   void persist_event_takesIncreasingSnowflakeIds() {
     awaitSnowflakeIds();
     List<Event> events = new ArrayList<>();
-    sessions.inTransaction(s -> {
-      for (int i = 0; i < 100; i++) {
-        Event e = new Event("e" + i);
-        s.persist(e);
-        events.add(e);
-      }
-    });
+    sessions.inTransaction(
+        s -> {
+          for (int i = 0; i < 100; i++) {
+            Event e = new Event("e" + i);
+            s.persist(e);
+            events.add(e);
+          }
+        });
     for (int i = 1; i < events.size(); i++) {
-      assertTrue(events.get(i).id > events.get(i - 1).id,
+      assertTrue(
+          events.get(i).id > events.get(i - 1).id,
           "snowflake IDs increase: " + events.get(i - 1).id + ", " + events.get(i).id);
     }
   }

@@ -25,8 +25,9 @@ public final class LeafIdDeserializer extends StdDeserializer<Long> {
     JsonToken token = p.currentToken();
     if (token == JsonToken.VALUE_NUMBER_INT) {
       if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-        return (Long) context.handleWeirdNumberValue(Long.class, p.getNumberValue(),
-            "a Leaf ID must fit a signed 64-bit long");
+        return (Long)
+            context.handleWeirdNumberValue(
+                Long.class, p.getNumberValue(), "a Leaf ID must fit a signed 64-bit long");
       }
       return p.getLongValue();
     }
@@ -35,8 +36,9 @@ public final class LeafIdDeserializer extends StdDeserializer<Long> {
       try {
         return Long.parseLong(text);
       } catch (NumberFormatException e) {
-        return (Long) context.handleWeirdStringValue(Long.class, text,
-            "a Leaf ID must be a decimal 64-bit integer");
+        return (Long)
+            context.handleWeirdStringValue(
+                Long.class, text, "a Leaf ID must be a decimal 64-bit integer");
       }
     }
     return (Long) context.handleUnexpectedToken(Long.class, p);

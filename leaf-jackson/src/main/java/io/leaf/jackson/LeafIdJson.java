@@ -12,8 +12,7 @@ import tools.jackson.databind.annotation.JsonSerialize;
  * Marks a {@code long}/{@code Long} property as a Leaf ID: written as a number while JavaScript
  * holds it exactly and as a string past {@code 2^53 - 1}; read from either. Needs no module.
  */
-@Target({ElementType.FIELD, ElementType.METHOD, ElementType.PARAMETER,
-    ElementType.ANNOTATION_TYPE})
+@Target({ElementType.FIELD, ElementType.METHOD, ElementType.PARAMETER, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @JacksonAnnotationsInside
 @JsonSerialize(using = LeafIdSerializer.class)

@@ -3,9 +3,9 @@ package io.leaf.jackson;
 import tools.jackson.databind.module.SimpleModule;
 
 /**
- * A Jackson module treating every {@code long} and {@code Long} as a Leaf ID ({@link
- * LeafIdJson}'s rules without the annotation): numbers within JavaScript's safe integers, strings
- * past them; both read back.
+ * A Jackson module treating every {@code long} and {@code Long} as a Leaf ID ({@link LeafIdJson}'s
+ * rules without the annotation): numbers within JavaScript's safe integers, strings past them; both
+ * read back.
  */
 public final class LeafIdModule extends SimpleModule {
 

@@ -4,8 +4,8 @@
  *
  * <p>Two ways in, following cosid-jackson's annotation: {@link io.leaf.jackson.LeafIdJson} on a
  * {@code long}/{@code Long} property, or {@link io.leaf.jackson.LeafIdModule} registered on the
- * mapper for every {@code long}/{@code Long} (the Spring Boot starter registers it when this
- * module is on the classpath). Either writes values within the safe range as numbers and those
- * past it as strings, and reads both.
+ * mapper for every {@code long}/{@code Long} (the Spring Boot starter registers it when this module
+ * is on the classpath). Either writes values within the safe range as numbers and those past it as
+ * strings, and reads both.
  */
 package io.leaf.jackson;

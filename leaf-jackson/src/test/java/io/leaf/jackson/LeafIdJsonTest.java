@@ -26,8 +26,10 @@ class LeafIdJsonTest {
     o.id = MAX_SAFE + 1;
     o.parentId = Long.MIN_VALUE;
     o.quantity = MAX_SAFE + 1;
-    assertEquals("{\"id\":\"9007199254740992\",\"parentId\":\"-9223372036854775808\","
-        + "\"quantity\":9007199254740992}", plain.writeValueAsString(o),
+    assertEquals(
+        "{\"id\":\"9007199254740992\",\"parentId\":\"-9223372036854775808\","
+            + "\"quantity\":9007199254740992}",
+        plain.writeValueAsString(o),
         "annotated IDs past 2^53-1 as strings, the plain long untouched");
   }
 
@@ -36,23 +38,26 @@ class LeafIdJsonTest {
     Order o = new Order();
     o.id = MAX_SAFE;
     o.parentId = -MAX_SAFE;
-    assertEquals("{\"id\":9007199254740991,\"parentId\":-9007199254740991,\"quantity\":0}",
-        plain.writeValueAsString(o), "the largest safe integers stay numbers");
+    assertEquals(
+        "{\"id\":9007199254740991,\"parentId\":-9007199254740991,\"quantity\":0}",
+        plain.writeValueAsString(o),
+        "the largest safe integers stay numbers");
   }
 
   @Test
   void serialize_nullAnnotatedId_writesNull() {
     Order o = new Order();
-    assertEquals("{\"id\":0,\"parentId\":null,\"quantity\":0}", plain.writeValueAsString(o),
+    assertEquals(
+        "{\"id\":0,\"parentId\":null,\"quantity\":0}",
+        plain.writeValueAsString(o),
         "a null Long stays null");
   }
 
   @Test
   void deserialize_stringOrNumber_readsTheSameId() {
-    Order fromString = plain.readValue("{\"id\":\"9223372036854775807\",\"parentId\":\"12\"}",
-        Order.class);
-    Order fromNumber = plain.readValue("{\"id\":9223372036854775807,\"parentId\":12}",
-        Order.class);
+    Order fromString =
+        plain.readValue("{\"id\":\"9223372036854775807\",\"parentId\":\"12\"}", Order.class);
+    Order fromNumber = plain.readValue("{\"id\":9223372036854775807,\"parentId\":12}", Order.class);
     assertEquals(Long.MAX_VALUE, fromString.id, "from a string");
     assertEquals(Long.MAX_VALUE, fromNumber.id, "from a number");
     assertEquals(12L, fromString.parentId, "a Long from a string");
@@ -61,20 +66,38 @@ class LeafIdJsonTest {
 
   @Test
   void deserialize_notAnId_refused() {
-    assertThrows(DatabindException.class,
-        () -> plain.readValue("{\"id\":\"12x\"}", Order.class), "not a number");
-    assertThrows(DatabindException.class,
-        () -> plain.readValue("{\"id\":\"9223372036854775808\"}", Order.class), "past Long");
-    assertThrows(DatabindException.class,
-        () -> plain.readValue("{\"id\":9223372036854775808}", Order.class), "past Long, a number");
-    assertThrows(DatabindException.class,
-        () -> plain.readValue("{\"id\":1.5}", Order.class), "not an integer");
+    assertThrows(
+        DatabindException.class,
+        () -> plain.readValue("{\"id\":\"12x\"}", Order.class),
+        "not a number");
+    assertThrows(
+        DatabindException.class,
+        () -> plain.readValue("{\"id\":\"9223372036854775808\"}", Order.class),
+        "past Long");
+    assertThrows(
+        DatabindException.class,
+        () -> plain.readValue("{\"id\":9223372036854775808}", Order.class),
+        "past Long, a number");
+    assertThrows(
+        DatabindException.class,
+        () -> plain.readValue("{\"id\":1.5}", Order.class),
+        "not an integer");
   }
 
   @Test
   void roundTrip_everyEdge_keepsTheValue() {
-    long[] edges = {0, 1, -1, MAX_SAFE, MAX_SAFE + 1, -MAX_SAFE, -MAX_SAFE - 1, Long.MAX_VALUE,
-        Long.MIN_VALUE, 1L << 62};
+    long[] edges = {
+      0,
+      1,
+      -1,
+      MAX_SAFE,
+      MAX_SAFE + 1,
+      -MAX_SAFE,
+      -MAX_SAFE - 1,
+      Long.MAX_VALUE,
+      Long.MIN_VALUE,
+      1L << 62
+    };
     for (long edge : edges) {
       Order o = new Order();
       o.id = edge;

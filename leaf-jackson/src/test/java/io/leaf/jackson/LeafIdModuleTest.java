@@ -25,25 +25,32 @@ class LeafIdModuleTest {
     r.id = 1L << 62;
     r.other = 42L;
     r.count = 7;
-    assertEquals("{\"count\":7,\"id\":\"4611686018427387904\",\"other\":42}",
-        JsonMapper.builder().addModule(new LeafIdModule())
-            .enable(tools.jackson.databind.MapperFeature.SORT_PROPERTIES_ALPHABETICALLY).build()
+    assertEquals(
+        "{\"count\":7,\"id\":\"4611686018427387904\",\"other\":42}",
+        JsonMapper.builder()
+            .addModule(new LeafIdModule())
+            .enable(tools.jackson.databind.MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+            .build()
             .writeValueAsString(r),
         "a long past 2^53-1 as a string, a small Long as a number, an int untouched");
   }
 
   @Test
   void serialize_collectionsOfLongs_eachByItsValue() {
-    assertEquals("[1,\"9007199254740992\"]",
-        mapper.writeValueAsString(List.of(1L, 9_007_199_254_740_992L)), "list elements");
-    assertEquals("{\"a\":\"-9007199254740992\"}",
-        mapper.writeValueAsString(Map.of("a", -9_007_199_254_740_992L)), "map values");
+    assertEquals(
+        "[1,\"9007199254740992\"]",
+        mapper.writeValueAsString(List.of(1L, 9_007_199_254_740_992L)),
+        "list elements");
+    assertEquals(
+        "{\"a\":\"-9007199254740992\"}",
+        mapper.writeValueAsString(Map.of("a", -9_007_199_254_740_992L)),
+        "map values");
   }
 
   @Test
   void deserialize_stringsAndNumbers_readAsLongs() {
-    Row r = mapper.readValue("{\"id\":\"4611686018427387904\",\"other\":\"5\",\"count\":1}",
-        Row.class);
+    Row r =
+        mapper.readValue("{\"id\":\"4611686018427387904\",\"other\":\"5\",\"count\":1}", Row.class);
     assertEquals(1L << 62, r.id, "long from a string");
     assertEquals(5L, r.other, "Long from a string");
     List<Long> ids = mapper.readValue("[\"9007199254740993\", 3]", new TypeReference<>() {});

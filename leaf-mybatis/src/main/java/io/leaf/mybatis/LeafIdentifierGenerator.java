@@ -13,9 +13,9 @@ import java.util.function.Function;
 
 /**
  * A MyBatis-Plus {@link IdentifierGenerator} handing each entity the next ID of its Leaf tag: the
- * tag mapped to the entity's class, else its table name ({@code @TableName} or MyBatis-Plus's
- * table info). IDs come from one {@link CachedIdGenerator} per tag, so an insert rarely waits
- * for the server; a rolled-back insert leaves a gap, never a repeat.
+ * tag mapped to the entity's class, else its table name ({@code @TableName} or MyBatis-Plus's table
+ * info). IDs come from one {@link CachedIdGenerator} per tag, so an insert rarely waits for the
+ * server; a rolled-back insert leaves a gap, never a repeat.
  */
 public final class LeafIdentifierGenerator implements IdentifierGenerator, AutoCloseable {
 
@@ -32,8 +32,8 @@ public final class LeafIdentifierGenerator implements IdentifierGenerator, AutoC
   /** As {@link #LeafIdentifierGenerator(LeafClient)}, with tags for some entity classes. */
   public LeafIdentifierGenerator(LeafClient client, Map<Class<?>, String> tags) {
     Objects.requireNonNull(client, "client");
-    this.generators = tag -> built.computeIfAbsent(tag,
-        t -> CachedIdGenerator.builder(client, t).build());
+    this.generators =
+        tag -> built.computeIfAbsent(tag, t -> CachedIdGenerator.builder(client, t).build());
     this.tags = Map.copyOf(tags);
   }
 
@@ -41,8 +41,8 @@ public final class LeafIdentifierGenerator implements IdentifierGenerator, AutoC
    * The caller's generators ({@code generators.apply(tag)} on each insert, e.g. the Spring Boot
    * starter's {@code LeafIdGenerators::get}), with tags for some entity classes.
    */
-  public LeafIdentifierGenerator(Function<String, CachedIdGenerator> generators,
-      Map<Class<?>, String> tags) {
+  public LeafIdentifierGenerator(
+      Function<String, CachedIdGenerator> generators, Map<Class<?>, String> tags) {
     this.generators = Objects.requireNonNull(generators, "generators");
     this.tags = Map.copyOf(tags);
   }
@@ -70,8 +70,10 @@ public final class LeafIdentifierGenerator implements IdentifierGenerator, AutoC
     if (info != null && info.getTableName() != null) {
       return info.getTableName();
     }
-    throw new IllegalStateException("no Leaf tag for " + entityClass.getName()
-        + ": map it when building LeafIdentifierGenerator, or give it @TableName");
+    throw new IllegalStateException(
+        "no Leaf tag for "
+            + entityClass.getName()
+            + ": map it when building LeafIdentifierGenerator, or give it @TableName");
   }
 
   /** Closes the generators this built (not the client, nor generators the caller supplied). */

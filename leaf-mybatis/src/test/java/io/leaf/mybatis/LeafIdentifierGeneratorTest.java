@@ -44,6 +44,7 @@ class LeafIdentifierGeneratorTest {
   public static class Order {
     @TableId(type = IdType.ASSIGN_ID)
     public Long id;
+
     public String item;
   }
 
@@ -68,14 +69,19 @@ class LeafIdentifierGeneratorTest {
     client = LeafClient.forTarget(server.target()).usePlaintext().build();
     client.createTag("orders", 0, 100, "mybatis orders");
     generator = new LeafIdentifierGenerator(client, Map.of(Invoice.class, "invoice"));
-    dataSource = new PooledDataSource("org.h2.Driver",
-        "jdbc:h2:mem:leaf-mybatis-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "");
+    dataSource =
+        new PooledDataSource(
+            "org.h2.Driver",
+            "jdbc:h2:mem:leaf-mybatis-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+            "sa",
+            "");
     dataSource.setPoolMaximumActiveConnections(10);
-    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
       s.execute("create table orders (id bigint primary key, item varchar(20))");
     }
-    MybatisConfiguration configuration = new MybatisConfiguration(
-        new Environment("test", new JdbcTransactionFactory(), dataSource));
+    MybatisConfiguration configuration =
+        new MybatisConfiguration(new Environment("test", new JdbcTransactionFactory(), dataSource));
     GlobalConfigUtils.getGlobalConfig(configuration).setIdentifierGenerator(generator);
     configuration.addMapper(OrderMapper.class);
     sessions = new MybatisSqlSessionFactoryBuilder().build(configuration);
@@ -104,22 +110,25 @@ class LeafIdentifierGeneratorTest {
     List<Future<?>> done = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
       int thread = t;
-      done.add(pool.submit(() -> {
-        for (int i = 0; i < 1250; i++) {
-          try (SqlSession session = sessions.openSession(true)) {
-            Order o = new Order();
-            o.item = "t" + thread;
-            session.getMapper(OrderMapper.class).insert(o);
-            ids.add(o.id);
-          }
-        }
-      }));
+      done.add(
+          pool.submit(
+              () -> {
+                for (int i = 0; i < 1250; i++) {
+                  try (SqlSession session = sessions.openSession(true)) {
+                    Order o = new Order();
+                    o.item = "t" + thread;
+                    session.getMapper(OrderMapper.class).insert(o);
+                    ids.add(o.id);
+                  }
+                }
+              }));
     }
     for (Future<?> f : done) {
       f.get(5, TimeUnit.MINUTES); // a duplicate key would fail its insert here
     }
     pool.shutdown();
-    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement();
         ResultSet r = s.executeQuery("select count(distinct id) from orders")) {
       r.next();
       assertEquals(10_000, r.getLong(1), "distinct keys stored");
@@ -132,7 +141,7 @@ class LeafIdentifierGeneratorTest {
   void tagOf_tableNameOrMapping_namesTheTag() {
     assertEquals("orders", generator.tagOf(Order.class), "@TableName");
     assertEquals("invoice", generator.tagOf(Invoice.class), "the mapping");
-    assertThrows(IllegalStateException.class, () -> generator.tagOf(String.class),
-        "a class with neither");
+    assertThrows(
+        IllegalStateException.class, () -> generator.tagOf(String.class), "a class with neither");
   }
 }

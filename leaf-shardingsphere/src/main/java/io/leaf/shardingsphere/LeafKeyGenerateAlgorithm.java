@@ -13,14 +13,13 @@ import org.apache.shardingsphere.infra.algorithm.core.context.AlgorithmSQLContex
 import org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorithm;
 
 /**
- * The ShardingSphere key generator of type {@code LEAF}: each key is the next ID of a Leaf tag,
- * the {@code tag} property or else the logical table's name, from that tag's {@link
- * CachedIdGenerator}.
+ * The ShardingSphere key generator of type {@code LEAF}: each key is the next ID of a Leaf tag, the
+ * {@code tag} property or else the logical table's name, from that tag's {@link CachedIdGenerator}.
  *
  * <p>Properties: {@code tag} (optional), {@code target} (optional, host:port of a Leaf server or
- * several separated by commas: this generator then builds its own client, plaintext unless
- * {@code tls} is {@code true}, sending {@code token} when set); without {@code target} it uses
- * the generators registered in {@link LeafKeyGenerators}.
+ * several separated by commas: this generator then builds its own client, plaintext unless {@code
+ * tls} is {@code true}, sending {@code token} when set); without {@code target} it uses the
+ * generators registered in {@link LeafKeyGenerators}.
  */
 public final class LeafKeyGenerateAlgorithm implements KeyGenerateAlgorithm {
 
@@ -45,8 +44,8 @@ public final class LeafKeyGenerateAlgorithm implements KeyGenerateAlgorithm {
       }
       LeafClient client = b.build();
       Map<String, CachedIdGenerator> built = new ConcurrentHashMap<>();
-      generators = name -> built.computeIfAbsent(name,
-          n -> CachedIdGenerator.builder(client, n).build());
+      generators =
+          name -> built.computeIfAbsent(name, n -> CachedIdGenerator.builder(client, n).build());
     }
   }
 
@@ -54,8 +53,8 @@ public final class LeafKeyGenerateAlgorithm implements KeyGenerateAlgorithm {
   public Collection<Long> generateKeys(AlgorithmSQLContext context, int keyGenerateCount) {
     String bizTag = tag != null ? tag : context.getTableName();
     if (bizTag == null || bizTag.isEmpty()) {
-      throw new IllegalStateException("the LEAF key generator needs a tag: set props tag, or use "
-          + "it on a logical table");
+      throw new IllegalStateException(
+          "the LEAF key generator needs a tag: set props tag, or use " + "it on a logical table");
     }
     CachedIdGenerator generator = generators.apply(bizTag);
     List<Long> keys = new ArrayList<>(keyGenerateCount);

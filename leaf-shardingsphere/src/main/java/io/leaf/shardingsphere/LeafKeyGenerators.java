@@ -25,9 +25,10 @@ public final class LeafKeyGenerators {
   public static void register(LeafClient client) {
     Objects.requireNonNull(client, "client");
     Map<String, CachedIdGenerator> built = new ConcurrentHashMap<>();
-    install(new Registration(
-        tag -> built.computeIfAbsent(tag, t -> CachedIdGenerator.builder(client, t).build()),
-        built));
+    install(
+        new Registration(
+            tag -> built.computeIfAbsent(tag, t -> CachedIdGenerator.builder(client, t).build()),
+            built));
   }
 
   /** Registers the caller's generators, e.g. the starter's {@code LeafIdGenerators::get}. */
@@ -52,14 +53,15 @@ public final class LeafKeyGenerators {
   static CachedIdGenerator get(String bizTag) {
     Registration r = current;
     if (r == null) {
-      throw new IllegalStateException("the LEAF key generator has no target property and no "
-          + "registered client: set props target (host:port), call "
-          + "io.leaf.shardingsphere.LeafKeyGenerators.register(client), or use the Leaf Spring "
-          + "Boot starter");
+      throw new IllegalStateException(
+          "the LEAF key generator has no target property and no "
+              + "registered client: set props target (host:port), call "
+              + "io.leaf.shardingsphere.LeafKeyGenerators.register(client), or use the Leaf Spring "
+              + "Boot starter");
     }
     return r.generators.apply(bizTag);
   }
 
-  private record Registration(Function<String, CachedIdGenerator> generators,
-      Map<String, CachedIdGenerator> built) {}
+  private record Registration(
+      Function<String, CachedIdGenerator> generators, Map<String, CachedIdGenerator> built) {}
 }

@@ -66,16 +66,18 @@ class LeafKeyGenerateAlgorithmTest {
     ExecutorService pool = Executors.newFixedThreadPool(8);
     List<Future<Integer>> done = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
-      done.add(pool.submit(() -> {
-        int n = 0;
-        for (int i = 0; i < 125; i++) {
-          for (Comparable<?> key : algorithm.generateKeys(ORDERS, 10)) {
-            keys.add((Long) key);
-            n++;
-          }
-        }
-        return n;
-      }));
+      done.add(
+          pool.submit(
+              () -> {
+                int n = 0;
+                for (int i = 0; i < 125; i++) {
+                  for (Comparable<?> key : algorithm.generateKeys(ORDERS, 10)) {
+                    keys.add((Long) key);
+                    n++;
+                  }
+                }
+                return n;
+              }));
     }
     int total = 0;
     for (Future<Integer> f : done) {
@@ -84,8 +86,10 @@ class LeafKeyGenerateAlgorithmTest {
     pool.shutdown();
     assertEquals(10_000, total, "keys generated");
     assertEquals(10_000, keys.size(), "distinct keys");
-    List<Long> direct = List.of(client.nextIds("t_order", 100)).stream()
-        .flatMap(a -> java.util.Arrays.stream(a).boxed()).toList();
+    List<Long> direct =
+        List.of(client.nextIds("t_order", 100)).stream()
+            .flatMap(a -> java.util.Arrays.stream(a).boxed())
+            .toList();
     assertTrue(direct.stream().noneMatch(keys::contains), "the table's tag, no key issued twice");
   }
 
@@ -102,8 +106,8 @@ class LeafKeyGenerateAlgorithmTest {
   void generateKeys_nothingRegistered_saysHowToConfigure() {
     LeafKeyGenerators.clear();
     KeyGenerateAlgorithm algorithm = load(new Properties());
-    IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> algorithm.generateKeys(ORDERS, 1));
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> algorithm.generateKeys(ORDERS, 1));
     assertTrue(e.getMessage().contains("props target"), e.getMessage());
   }
 }

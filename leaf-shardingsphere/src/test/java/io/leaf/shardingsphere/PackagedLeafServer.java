@@ -16,8 +16,8 @@ import java.util.stream.Stream;
 
 /**
  * The packaged Leaf server ({@code server/target/leaf-server.jar}, or the {@code leaf.server.jar}
- * property) in a child process on a free port, with an H2 database in a temporary directory;
- * ready once it prints its "listening" line; {@link #close()} stops it and removes the directory.
+ * property) in a child process on a free port, with an H2 database in a temporary directory; ready
+ * once it prints its "listening" line; {@link #close()} stops it and removes the directory.
  */
 final class PackagedLeafServer implements AutoCloseable {
 
@@ -28,33 +28,50 @@ final class PackagedLeafServer implements AutoCloseable {
 
   PackagedLeafServer() throws Exception {
     Path jar = Path.of(System.getProperty("leaf.server.jar", "../server/target/leaf-server.jar"));
-    assertTrue(Files.isRegularFile(jar), jar.toAbsolutePath() + " is missing: build it with "
-        + "mvn -pl server -am package -DskipTests");
+    assertTrue(
+        Files.isRegularFile(jar),
+        jar.toAbsolutePath()
+            + " is missing: build it with "
+            + "mvn -pl server -am package -DskipTests");
     dir = Files.createTempDirectory("leaf-sharding-");
     try (ServerSocket probe = new ServerSocket(0)) {
       port = probe.getLocalPort();
     }
-    process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-jar", jar.toString(), "--port", String.valueOf(port),
-        "--db-url", "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL",
-        // a claimed worker ID issues snowflake IDs after the lease TTL plus 1 s: keep that short
-        "--worker-lease-ttl", "1s")
-        .redirectErrorStream(true).start();
+    process =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar",
+                jar.toString(),
+                "--port",
+                String.valueOf(port),
+                "--db-url",
+                "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL",
+                // a claimed worker ID issues snowflake IDs after the lease TTL plus 1 s: keep that
+                // short
+                "--worker-lease-ttl",
+                "1s")
+            .redirectErrorStream(true)
+            .start();
     CompletableFuture<Void> listening = new CompletableFuture<>();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader in = new BufferedReader(
-          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = in.readLine()) != null; ) {
-          output.append(line).append('\n');
-          if (line.contains("Leaf listening on port")) {
-            listening.complete(null);
-          }
-        }
-        listening.completeExceptionally(new IllegalStateException("server exited:\n" + output));
-      } catch (IOException e) {
-        listening.completeExceptionally(e);
-      }
-    }, "leaf-server-output");
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader in =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                  output.append(line).append('\n');
+                  if (line.contains("Leaf listening on port")) {
+                    listening.complete(null);
+                  }
+                }
+                listening.completeExceptionally(
+                    new IllegalStateException("server exited:\n" + output));
+              } catch (IOException e) {
+                listening.completeExceptionally(e);
+              }
+            },
+            "leaf-server-output");
     reader.setDaemon(true);
     reader.start();
     try {

@@ -17,23 +17,23 @@ import org.springframework.context.annotation.Configuration;
  * The Leaf integrations whose library is on the classpath: the Hibernate generators ({@code
  * leaf-hibernate}), MyBatis-Plus's {@code ASSIGN_ID} ({@code leaf-mybatis}) and the {@code LEAF}
  * ShardingSphere key generators ({@code leaf-shardingsphere}) draw from this context's client and
- * generators, and Boot's JSON mapper writes IDs past JavaScript's safe integers as strings
- * ({@code leaf-jackson}).
+ * generators, and Boot's JSON mapper writes IDs past JavaScript's safe integers as strings ({@code
+ * leaf-jackson}).
  */
 @AutoConfiguration(after = LeafClientAutoConfiguration.class)
 public class LeafIntegrationsAutoConfiguration {
 
   /** Registers the context's client and generators in {@link LeafIds}; clears it at close. */
   @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(name = {"io.leaf.hibernate.LeafIds",
-      "org.hibernate.generator.BeforeExecutionGenerator"})
+  @ConditionalOnClass(
+      name = {"io.leaf.hibernate.LeafIds", "org.hibernate.generator.BeforeExecutionGenerator"})
   @ConditionalOnBean(LeafIdGenerators.class)
   static class Hibernate {
 
     @Bean
     @ConditionalOnMissingBean
-    LeafHibernateRegistration leafHibernateRegistration(io.leaf.client.LeafClient leafClient,
-        LeafIdGenerators leafIdGenerators) {
+    LeafHibernateRegistration leafHibernateRegistration(
+        io.leaf.client.LeafClient leafClient, LeafIdGenerators leafIdGenerators) {
       LeafIds.register(leafClient, leafIdGenerators::get);
       return new LeafHibernateRegistration();
     }
@@ -41,8 +41,11 @@ public class LeafIntegrationsAutoConfiguration {
 
   /** {@link LeafIdentifierGenerator} as a bean: MyBatis-Plus's starter takes it for ASSIGN_ID. */
   @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(name = {"io.leaf.mybatis.LeafIdentifierGenerator",
-      "com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator"})
+  @ConditionalOnClass(
+      name = {
+        "io.leaf.mybatis.LeafIdentifierGenerator",
+        "com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator"
+      })
   @ConditionalOnBean(LeafIdGenerators.class)
   static class MyBatisPlus {
 
@@ -55,8 +58,11 @@ public class LeafIntegrationsAutoConfiguration {
 
   /** Registers the context's generators for the {@code LEAF} key generators; clears it at close. */
   @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(name = {"io.leaf.shardingsphere.LeafKeyGenerators",
-      "org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorithm"})
+  @ConditionalOnClass(
+      name = {
+        "io.leaf.shardingsphere.LeafKeyGenerators",
+        "org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorithm"
+      })
   @ConditionalOnBean(LeafIdGenerators.class)
   static class ShardingSphere {
 
@@ -71,8 +77,8 @@ public class LeafIntegrationsAutoConfiguration {
 
   /** {@link LeafIdModule} as a bean: Spring Boot adds every JacksonModule bean to its mapper. */
   @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(name = {"io.leaf.jackson.LeafIdModule",
-      "tools.jackson.databind.JacksonModule"})
+  @ConditionalOnClass(
+      name = {"io.leaf.jackson.LeafIdModule", "tools.jackson.databind.JacksonModule"})
   static class Jackson {
 
     @Bean
