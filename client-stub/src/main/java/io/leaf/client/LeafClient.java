@@ -10,6 +10,7 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.TlsChannelCredentials;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.DecodeSnowflakeIdRequest;
+import io.leaf.v1.DecodeUuidRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.InitCacheRequest;
@@ -17,6 +18,7 @@ import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
 import io.leaf.v1.NextSnowflakeIdRequest;
+import io.leaf.v1.NextUuidRequest;
 import io.leaf.v1.ParseFormattedIdRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.SetFormatRequest;
@@ -24,6 +26,8 @@ import io.leaf.v1.SnowflakeIdParts;
 import io.leaf.v1.Tag;
 import io.leaf.v1.TagStatus;
 import io.leaf.v1.UpdateStepRequest;
+import io.leaf.v1.Uuid;
+import io.leaf.v1.UuidParts;
 import io.leaf.v1.WorkerStatus;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -148,6 +152,21 @@ public final class LeafClient implements AutoCloseable {
   public SnowflakeIdParts decode(long id) {
     DecodeSnowflakeIdRequest req = DecodeSnowflakeIdRequest.newBuilder().setId(id).build();
     return call(a -> a.snowflake().decodeSnowflakeId(req));
+  }
+
+  /**
+   * One version 7 UUID (RFC 9562): time-ordered, each server's strictly increasing, never shared
+   * by two servers; {@code ulid} the same bits in Crockford base32. Fails as {@link
+   * #nextSnowflakeId()} does.
+   */
+  public Uuid nextUuid() {
+    return call(a -> a.snowflake().nextUuid(NextUuidRequest.getDefaultInstance()));
+  }
+
+  /** The timestamp and worker ID of a UUID the server made (canonical or ULID form). */
+  public UuidParts decodeUuid(String value) {
+    DecodeUuidRequest req = DecodeUuidRequest.newBuilder().setValue(value).build();
+    return call(a -> a.snowflake().decodeUuid(req));
   }
 
   /** The server's worker lease and snowflake layout. */

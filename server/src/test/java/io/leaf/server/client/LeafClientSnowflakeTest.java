@@ -9,8 +9,11 @@ import io.leaf.client.LeafClient;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.InProcessLeaf;
 import io.leaf.v1.SnowflakeIdParts;
+import io.leaf.v1.Uuid;
+import io.leaf.v1.UuidParts;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 class LeafClientSnowflakeTest {
@@ -38,6 +41,26 @@ class LeafClientSnowflakeTest {
       assertTrue(Math.abs(parts.getTimestampMs() - System.currentTimeMillis()) < 60_000,
           "issued now");
       assertThrows(InvalidArgumentException.class, () -> client.decode(-1), "negative");
+    }
+  }
+
+  @Test
+  void nextUuid_againstServer_version7OfThisWorkerIncreasing() throws Exception {
+    try (InProcessLeaf leaf = new InProcessLeaf(new MemorySegmentStore(), "--worker-id-range",
+        "42-42", "--worker-lease-ttl", "1s");
+        LeafClient client = LeafClient.forChannel(leaf.channel).build()) {
+      for (int i = 0; i < 1000 && client.getWorker().getWorkerId() < 0; i++) {
+        Thread.sleep(10);
+      }
+      Uuid first = client.nextUuid();
+      Uuid second = client.nextUuid();
+      assertEquals(7, UUID.fromString(first.getValue()).version(), "version 7");
+      assertTrue(first.getValue().compareTo(second.getValue()) < 0, "increasing");
+      assertTrue(first.getUlid().compareTo(second.getUlid()) < 0, "ULIDs too");
+      UuidParts parts = client.decodeUuid(second.getUlid());
+      assertEquals(42, parts.getWorkerId(), "worker ID of the server");
+      assertThrows(InvalidArgumentException.class,
+          () -> client.decodeUuid(UUID.randomUUID().toString()), "version 4");
     }
   }
 }
