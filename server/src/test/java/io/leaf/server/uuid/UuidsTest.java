@@ -184,6 +184,17 @@ class UuidsTest {
   }
 
   @Test
+  void next_acrossPoolRefills_randomBitsNeverRepeat() {
+    Uuids uuids = new Uuids(snowflake(clocks, 7, 7), new SecureRandom());
+    clocks.elapse(LEASED, true);
+    Set<Long> randomParts = new HashSet<>();
+    for (int i = 0; i < 2_000; i++) {
+      long lsb = uuids.next().getLeastSignificantBits() & ((1L << 52) - 1);
+      assertTrue(randomParts.add(lsb), "random bits of UUID " + i + " seen before");
+    }
+  }
+
+  @Test
   void decode_canonicalAndUlid_sameParts() {
     Uuids uuids = new Uuids(snowflake(clocks, 7, 7), new SecureRandom());
     clocks.elapse(LEASED, true);
