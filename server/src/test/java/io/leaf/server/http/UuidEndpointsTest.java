@@ -24,6 +24,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,10 +40,20 @@ class UuidEndpointsTest {
   void start() throws Exception {
     int port = HttpPortClient.freePort();
     http = new HttpPortClient(port);
-    // A claim is held back for the TTL plus 1 s.
+    // A claim is held back for the TTL plus 1 s; 3 s renews with margin on a loaded machine.
     leaf = new InProcessLeaf(new MemorySegmentStore(), "--http-port", String.valueOf(port),
-        "--worker-lease-ttl", "1s", "--worker-id-range", "33-33", "--max-batch", "100000");
-    stub = SnowflakeServiceGrpc.newBlockingStub(leaf.channel);
+        "--worker-lease-ttl", "3s", "--worker-id-range", "33-33", "--max-batch", "100000");
+    stub = SnowflakeServiceGrpc.newBlockingStub(leaf.channel)
+        .withInterceptors(new io.grpc.ClientInterceptor() {
+          @Override
+          public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(
+              io.grpc.MethodDescriptor<Q, R> method, io.grpc.CallOptions options,
+              io.grpc.Channel next) {
+            // Every call bounded: a hang fails the test instead of the build.
+            return next.newCall(method, options.getDeadline() != null ? options
+                : options.withDeadlineAfter(60, TimeUnit.SECONDS));
+          }
+        });
     assertTrue(Poll.until(() -> {
       try {
         stub.nextUuid(NextUuidRequest.getDefaultInstance());
@@ -87,7 +98,7 @@ class UuidEndpointsTest {
   @Test
   void nextUuidBatch_fiftyThousand_strictlyIncreasingAndAboveUnaryOnes() {
     String before = stub.nextUuid(NextUuidRequest.getDefaultInstance()).getValue();
-    Iterator<UuidBatch> chunks = stub.nextUuidBatch(NextUuidBatchRequest.newBuilder()
+    Iterator<UuidBatch> chunks = stub.withDeadlineAfter(60, TimeUnit.SECONDS).nextUuidBatch(NextUuidBatchRequest.newBuilder()
         .setCount(50_000).setChunkSize(7_000).build());
     List<String> all = new ArrayList<>();
     while (chunks.hasNext()) {
