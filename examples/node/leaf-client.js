@@ -37,10 +37,13 @@ class LeafClient {
    * @param {string|string[]} targets host:port of a Leaf server, or several in order of preference
    *   (this region's first): calls go to the first that answers (see call())
    * @param {{deadlineMs?: number, credentials?: grpc.ChannelCredentials, token?: string,
-   *   failoverAfterMs?: number, retryPreferredAfterMs?: number, clock?: () => number}} [options]
+   *   failoverAfterMs?: number, retryPreferredAfterMs?: number, clock?: () => number,
+   *   channelOptions?: object}} [options]
    *   failoverAfterMs (2000): the longest one attempt waits while another target remains;
    *   retryPreferredAfterMs (30000): how long a target found down is passed over; clock: a
-   *   monotonic clock in milliseconds for those marks (performance.now; a fake one in tests)
+   *   monotonic clock in milliseconds for those marks (performance.now; a fake one in tests);
+   *   channelOptions: grpc-js channel options, e.g. round_robin over a Kubernetes headless
+   *   Service's pods: {'grpc.service_config': '{"loadBalancingConfig":[{"round_robin":{}}]}'}
    */
   constructor(targets, options = {}) {
     const list = Array.isArray(targets) ? targets : [targets];
@@ -51,7 +54,7 @@ class LeafClient {
     this.clock = options.clock ?? (() => performance.now());
     const credentials = options.credentials ?? grpc.credentials.createInsecure();
     this.routes = list.map((target) => {
-      const stub = new LeafService(target, credentials);
+      const stub = new LeafService(target, credentials, options.channelOptions ?? {});
       // The snowflake stub shares the target's channel.
       const snowflake = new SnowflakeService(target, null, { channelOverride: stub.getChannel() });
       return { target, stub, snowflake, downSince: null };

@@ -49,9 +49,9 @@ number read without the admin token."""
 class _Route:
     """One target: its channel, stubs, and when a call last found it down (None: not down)."""
 
-    def __init__(self, target, services, snowflake_services):
+    def __init__(self, target, services, snowflake_services, channel_options):
         self.target = target
-        self.channel = grpc.insecure_channel(target)
+        self.channel = grpc.insecure_channel(target, options=channel_options)
         self.stub = services.LeafServiceStub(self.channel)
         self.sf_stub = snowflake_services.SnowflakeServiceStub(self.channel)
         self.down_since = None
@@ -71,10 +71,15 @@ class LeafClient:
 
     ``token`` is sent as ``authorization: Bearer <token>`` on every call: the server's
     ``--admin-token`` (CreateTag, UpdateStep) or its ``--client-token``.
+
+    ``channel_options`` go to ``grpc.insecure_channel``: ``[("grpc.lb_policy_name",
+    "round_robin")]`` with a ``dns:///`` target spreads calls over every address the name has
+    (a Kubernetes headless Service's pods).
     """
 
     def __init__(self, target, messages, services, deadline=10.0, token=None,
-                 failover_after=2.0, retry_preferred_after=30.0, clock=time.monotonic):
+                 failover_after=2.0, retry_preferred_after=30.0, clock=time.monotonic,
+                 channel_options=()):
         targets = [target] if isinstance(target, str) else list(target)
         if not targets:
             raise ValueError("targets must not be empty")
@@ -82,7 +87,8 @@ class LeafClient:
         # Generated beside the messages by generate_stubs.
         self._sf = importlib.import_module("leaf.v1.snowflake_pb2")
         sf_services = importlib.import_module("leaf.v1.snowflake_pb2_grpc")
-        self._routes = [_Route(t, services, sf_services) for t in targets]
+        self._routes = [_Route(t, services, sf_services, list(channel_options))
+                        for t in targets]
         self._deadline = deadline
         self._failover_after = failover_after
         self._retry_preferred_after = retry_preferred_after

@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -231,6 +232,15 @@ public final class LeafServer {
 
   public Snowflake snowflake() {
     return parts.snowflake();
+  }
+
+  /**
+   * Runs {@code handler} when a check after start finds the database unusable (see {@link
+   * ServerHealth#onUnusableLater}); call before {@link #start()}.
+   */
+  public LeafServer onUnusableLater(Consumer<UnusableTableException> handler) {
+    parts.health().onUnusableLater(handler);
+    return this;
   }
 
   /** Whether the database answered the last check. */

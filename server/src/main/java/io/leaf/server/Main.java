@@ -2,6 +2,7 @@ package io.leaf.server;
 
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.logging.LogLevels;
+import io.leaf.server.region.RegionMismatchException;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.UnusableTableException;
 import java.io.IOException;
@@ -35,7 +36,7 @@ public final class Main {
     LogLevels.apply(config.logLevel());
     LeafServer server;
     try {
-      server = ServerWiring.production(config).start();
+      server = ServerWiring.production(config).onUnusableLater(Main::refusedLater).start();
     } catch (UnusableTableException | IllegalArgumentException e) {
       exit("leaf-server: " + e.getMessage());
       return;
@@ -51,6 +52,18 @@ public final class Main {
     }
     Runtime.getRuntime().addShutdownHook(ServerThreads.shutdownHook(server::stop));
     server.awaitTermination();
+  }
+
+  /**
+   * A region check that could not run at start (the database was down) and then failed: the
+   * server exits 2 as it would have at start. Other tables found unusable later leave it up,
+   * NOT_SERVING. Exits on a thread of its own: the shutdown hook waits for the checking thread.
+   */
+  private static void refusedLater(UnusableTableException e) {
+    if (e instanceof RegionMismatchException) {
+      Thread exit = new Thread(() -> exit("leaf-server: " + e.getMessage()), "leaf-exit");
+      exit.start();
+    }
   }
 
   private static void exit(String reason) {

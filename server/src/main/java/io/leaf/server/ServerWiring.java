@@ -7,6 +7,7 @@ import io.grpc.ServerBuilder;
 import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.leaf.server.api.ConnectionLimits;
 import io.leaf.server.api.DatabaseCalls;
 import io.leaf.server.api.LeafGrpcService;
 import io.leaf.server.config.DatabaseConfig;
@@ -38,6 +39,7 @@ import io.leaf.server.store.DataSources;
 import io.leaf.server.store.FormatStore;
 import io.leaf.server.region.Region;
 import io.leaf.server.region.RegionalSegmentStore;
+import io.leaf.server.region.RegionalWorkerLeaseStore;
 import io.leaf.server.store.JooqFormatStore;
 import io.leaf.server.store.JooqRegionStore;
 import io.leaf.server.store.JooqSegmentStore;
@@ -147,8 +149,7 @@ public final class ServerWiring {
     LeafGrpcService.checkStreamMemory(config.api().maxStreamMemory());
     intercept(builder, config.ops(), access, metrics);
     if (builder instanceof NettyServerBuilder netty) {
-      // HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: a client holds further calls until one ends.
-      netty.maxConcurrentCallsPerConnection(config.api().maxCallsPerConnection());
+      ConnectionLimits.apply(netty, config.api());
     }
     DatabaseConfig db = config.database();
     HikariDataSource pool = DataSources.create(db.url(), db.user(), db.password(),
@@ -164,16 +165,18 @@ public final class ServerWiring {
       String identity = ServerIdentity.of(config.api().port());
       LedgerSettings ledger = config.ledger().on() ? LedgerSettings.on(identity)
           : LedgerSettings.OFF;
+      // Every take checks leaf_region (or its absence) in its own transaction.
       JooqSegmentStore store = new JooqSegmentStore(pool, dialect, InstantSource.system(),
-          ledger);
+          ledger, RegionalSegmentStore.fence(config.region()));
       JooqFormatStore formats = new JooqFormatStore(pool, dialect, InstantSource.system());
-      Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool, dialect,
-          InstantSource.system()));
-      opened.push(snowflake);
       // Every way an ID leaves goes through the region's store, even without --region: it
       // refuses a database set up for a region until the check has passed.
       RegionalSegmentStore regional = new RegionalSegmentStore(store, config.region(),
           new JooqRegionStore(pool, dialect, InstantSource.system()));
+      // No worker ID is leased before the region check passed either.
+      Snowflake snowflake = snowflake(config, new RegionalWorkerLeaseStore(
+          new JooqWorkerLeaseStore(pool, dialect, InstantSource.system()), regional));
+      opened.push(snowflake);
       SegmentStore served = decorate.apply(regional);
       List<ExecutorService> threads = new ArrayList<>();
       opened.push(() -> threads.forEach(ExecutorService::shutdownNow));

@@ -2,6 +2,7 @@ package io.leaf.server.snowflake;
 
 import com.google.common.base.Ticker;
 import io.leaf.server.engine.LimitExceededException;
+import io.leaf.server.logging.WarnLimiter;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.WorkerLease;
 import io.leaf.server.store.WorkerLeaseStore;
@@ -73,6 +74,7 @@ public final class WorkerLeaseKeeper {
   private boolean active;
   private boolean released;
   private boolean warnedExhausted;
+  private final WarnLimiter failureWarnings;
   private volatile long discardedFloors;
 
   public WorkerLeaseKeeper(WorkerLeaseStore store, SnowflakeGenerator generator, Ticker monotonic,
@@ -89,6 +91,7 @@ public final class WorkerLeaseKeeper {
     this.retryNanos = Math.min(Duration.ofSeconds(1).toNanos(), ttlNanos / 10);
     this.validNanos = ttlNanos - ttlNanos / 5;
     this.quarantineNanos = quarantine(ttl).toNanos();
+    this.failureWarnings = new WarnLimiter(monotonic, WarnLimiter.ONCE_A_MINUTE);
   }
 
   /** How long a claimed worker ID is held back before its first ID: the TTL plus the borrow. */
@@ -106,10 +109,9 @@ public final class WorkerLeaseKeeper {
       return Long.MAX_VALUE;
     }
     try {
-      if (lease == null) {
-        return claim();
-      }
-      return active ? renew() : awaitQuarantine();
+      long next = lease == null ? claim() : active ? renew() : awaitQuarantine();
+      failureWarnings.reset();
+      return next;
     } catch (RuntimeException e) {
       if (lease == null) {
         // A refusal that lasts (grants, a read-only database) is told as it is.
@@ -117,8 +119,12 @@ public final class WorkerLeaseKeeper {
             : new NoWorkerLeaseException("no worker lease: the lease table cannot be used now ("
                 + e.getMessage() + "); the server keeps trying"));
       }
-      log.warn("worker lease {} failed: {}", lease == null ? "claim" : "renewal of worker ID "
-          + lease.workerId(), e.getMessage());
+      // Retried every second or so through an outage: one line a minute says it all.
+      long skipped = failureWarnings.acquire();
+      if (skipped >= 0) {
+        log.warn("worker lease {} failed: {}{}", lease == null ? "claim" : "renewal of worker ID "
+            + lease.workerId(), e.getMessage(), WarnLimiter.heldBack(skipped));
+      }
       return retryNanos;
     }
   }

@@ -86,17 +86,21 @@ final class JooqLedger {
   }
 
   /**
-   * BEGIN; the take; its ledger record; COMMIT, on {@code c}. The range leaves only after COMMIT
-   * returned (and the product accepted how it returned: {@link SegmentTake#committed}); anything
-   * else rolls back, or leaves the commit in doubt, and the range is a gap.
+   * BEGIN; the take; the {@code fence}'s checks; its ledger record (with the ledger on); COMMIT,
+   * on {@code c}. The range leaves only after COMMIT returned (and the product accepted how it
+   * returned: {@link SegmentTake#committed}); anything else rolls back, or leaves the commit in
+   * doubt, and the range is a gap.
    */
   static SegmentRange recordedTake(Connection c, DSLContext db, SegmentTake take,
-      LeafAllocTable table, String bizTag, int step, RangeKind kind, String server,
-      long nowMillis) throws SQLException {
+      LeafAllocTable table, String bizTag, int step, RangeKind kind, LedgerSettings ledger,
+      TakeFence fence, long nowMillis) throws SQLException {
     c.setAutoCommit(false);
     try {
       SegmentRange range = take.take(c, db, table, bizTag, step, nowMillis);
-      insert(db, bizTag, range.start(), range.end(), kind, server, nowMillis);
+      fence.check(c, db, bizTag, range);
+      if (ledger.on()) {
+        insert(db, bizTag, range.start(), range.end(), kind, ledger.server(), nowMillis);
+      }
       c.clearWarnings();
       c.commit();
       take.committed(c, bizTag, range);
