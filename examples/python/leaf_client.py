@@ -46,6 +46,23 @@ FormattedIdParts.__doc__ = """A formatted number read back: ``sequence`` is None
 number read without the admin token."""
 
 
+# How grpcio (the C core) reports a connection closed or reset under a call: besides UNAVAILABLE,
+# UNKNOWN "Stream removed" or INTERNAL naming the reset stream or socket.
+_LOST_DETAILS = ("stream removed", "socket closed", "connection reset", "rst_stream",
+                 "connection dropped", "channel closed", "broken pipe")
+
+
+def connection_lost(error):
+    """Whether ``error`` (a grpc.RpcError) is a lost connection rather than a server's answer."""
+    code = error.code()
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return True
+    if code not in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL):
+        return False
+    details = (error.details() or "").lower()
+    return any(d in details for d in _LOST_DETAILS)
+
+
 class _Route:
     """One target: its channel, stubs, and when a call last found it down (None: not down)."""
 
@@ -62,7 +79,8 @@ class LeafClient:
 
     ``target`` is one server's ``host:port``, or a list of them in order of preference (this
     region's first): a call goes to the first target not marked down. One that answers
-    UNAVAILABLE (refused, connection lost, shutting down), or is silent for ``failover_after``
+    UNAVAILABLE (refused, connection lost, shutting down), loses its connection under the call
+    (``connection_lost``), or is silent for ``failover_after``
     seconds while another target remains, is marked down and the call moves to the next within
     its deadline (a repeated ID call is a gap). A target marked down is tried last until
     ``retry_preferred_after`` seconds have passed on ``clock``, then first again: calls move back
@@ -129,7 +147,8 @@ class LeafClient:
                 return result
             except grpc.RpcError as e:
                 code = e.code()
-                down = (code == grpc.StatusCode.UNAVAILABLE
+                # A lost connection loses at most the answer: a gap, never a repeat.
+                down = (connection_lost(e)
                         or code == grpc.StatusCode.DEADLINE_EXCEEDED and bound < left)
                 if not down:
                     raise

@@ -36,6 +36,7 @@ import io.leaf.server.snowflake.SnowflakeConfig;
 import io.leaf.server.formats.FormatAdmin;
 import io.leaf.server.formats.FormattedIssuer;
 import io.leaf.server.store.DataSources;
+import io.leaf.server.store.H2Url;
 import io.leaf.server.store.FormatStore;
 import io.leaf.server.region.Region;
 import io.leaf.server.region.RegionalSegmentStore;
@@ -46,7 +47,6 @@ import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.JooqWorkerLeaseStore;
 import io.leaf.server.store.LedgerSettings;
 import io.leaf.server.store.SegmentStore;
-import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.WorkerLeaseStore;
 import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.server.sweep.SweepIntake;
@@ -79,8 +79,6 @@ public final class ServerWiring {
 
   /** Precision of the engine's clock: last access, back-off and dynamic-step timing. */
   private static final Duration TICKER_RESOLUTION = Duration.ofMillis(1);
-
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ServerWiring.class);
 
   private ServerWiring() {}
 
@@ -175,7 +173,8 @@ public final class ServerWiring {
           new JooqRegionStore(pool, dialect, InstantSource.system()));
       // No worker ID is leased before the region check passed either.
       Snowflake snowflake = snowflake(config, new RegionalWorkerLeaseStore(
-          new JooqWorkerLeaseStore(pool, dialect, InstantSource.system()), regional));
+          new JooqWorkerLeaseStore(pool, dialect, InstantSource.system()), regional),
+          H2Url.exclusive(db.url()));
       opened.push(snowflake);
       SegmentStore served = decorate.apply(regional);
       List<ExecutorService> threads = new ArrayList<>();
@@ -193,13 +192,7 @@ public final class ServerWiring {
       Runnable schemaInit = () -> {
         store.createSchemaIfMissing();
         regional.verify();
-        try {
-          formats.createSchemaIfMissing();
-        } catch (StoreRejectedException e) {
-          // IDs do not need formats: a user without CREATE serves them, and formatted calls
-          // answer with this reason until a DBA creates leaf_format (sql/schema.sql).
-          log.warn("formatted IDs unavailable: {}", e.getMessage());
-        }
+        formats.createSchemaIfAllowed();
       };
       EngineThreads engineThreads = ServerThreads.engineThreads(engine, threads::add);
       return assemble(builder, config, served, schemaInit,
@@ -208,8 +201,11 @@ public final class ServerWiring {
           snowflake, metrics, access, () -> {
             // After the engine's close, before the connection pool its loads use.
             threads.forEach(ExecutorService::shutdownNow);
-            pool.close();
-            ops.close();
+            try {
+              DataSources.close(pool, db.url());
+            } finally {
+              ops.close();
+            }
           }, config + " server=" + identity);
     } catch (RuntimeException | Error e) {
       while (!opened.isEmpty()) {
@@ -343,14 +339,16 @@ public final class ServerWiring {
 
   /**
    * The production snowflake side of {@code config} on {@code leases}: the real clocks, a lease
-   * thread and a chunk timer of its own.
+   * thread and a chunk timer of its own; {@code exclusive}: {@code leases} live in a database no
+   * other process can open while this one has it (no quarantine).
    */
-  public static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases) {
+  public static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases,
+      boolean exclusive) {
     SnowflakeConfig s = config.snowflake();
     ScheduledThreadPoolExecutor leaseThread = ServerThreads.scheduler("leaf-worker-lease");
     leaseThread.setRemoveOnCancelPolicy(true);
     ScheduledThreadPoolExecutor chunkTimer = ServerThreads.scheduler("leaf-snowflake-timer");
     return new Snowflake(leases, s.layout(), s.fromId(), s.toId(), s.leaseTtl(),
-        InstantSource.system(), Ticker.systemTicker(), leaseThread, chunkTimer);
+        InstantSource.system(), Ticker.systemTicker(), leaseThread, chunkTimer, exclusive);
   }
 }

@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The registry of {@code --tokens-file}, re-read whenever the file's content changes: read at
- * start (a file that cannot be used stops the server with one line naming the file, the line and
- * the rule), then every refresh period; a changed file that parses replaces the registry whole, one
+ * start (a file that cannot be used, or lists no token, stops the server with one line naming the
+ * file, and the line and the rule where one is broken), then every refresh period; a changed file that parses replaces the registry whole, one
  * that does not is logged once as a warning (the reason and line number, never a hash) and the
  * previous registry keeps serving. Tokens whose name and rate stay keep their buckets.
  *
@@ -62,6 +62,12 @@ public final class TokensFile implements Supplier<TokenRegistry>, AutoCloseable 
     this.warnings = new WarnLimiter(ticker, WarnLimiter.ONCE_A_MINUTE);
     byte[] content = read();
     this.current = parse(content, null);
+    if (current.size() == 0) {
+      // As an empty --admin-token-file is: a server whose every call would be refused is a
+      // mistake to refuse at start, not a server to run.
+      throw new IllegalArgumentException(FLAG + " " + file + " lists no token, so every call"
+          + " would be refused; list at least one (NAME HASH ROLE TAGS) or leave the flag out");
+    }
     this.seen = sha256(content);
     this.refresher = refresher;
     if (refresher != null) {

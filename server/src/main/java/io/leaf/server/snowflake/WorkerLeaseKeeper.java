@@ -41,6 +41,11 @@ import org.slf4j.LoggerFactory;
  * succeeds only after the holder's own fence lapsed counts as a new claim (the row may have been
  * put back to this holder's own old copy after another server claimed it).
  *
+ * <p>An exclusive database (an embedded H2 that no other process can open while this one has
+ * it) has no other holder to wait out: the only earlier holders were processes that had the
+ * database before this one, and they are gone. There a claim starts issuing at once, above the
+ * stored ceiling, which every holder stores before issuing.
+ *
  * <p>A stored timestamp beyond the layout's end (a clock glitch) cannot be the time of any ID
  * issued, so it is discarded at claim time with a warning and {@link #discardedFloors()} counts it.
  *
@@ -63,6 +68,8 @@ public final class WorkerLeaseKeeper {
   private final long retryNanos;
   private final long validNanos;
   private final long quarantineNanos;
+  /** No other server can hold a worker ID of this database: no quarantine. */
+  private final boolean exclusive;
   private WorkerLease lease;
   /** The ceiling stored for the held lease (epoch millis): what a renewal must still find. */
   private long storedMs;
@@ -79,6 +86,16 @@ public final class WorkerLeaseKeeper {
 
   public WorkerLeaseKeeper(WorkerLeaseStore store, SnowflakeGenerator generator, Ticker monotonic,
       int fromId, int toId, Duration ttl, String owner) {
+    this(store, generator, monotonic, fromId, toId, ttl, owner, false);
+  }
+
+  /**
+   * @param exclusive no other process can reach the lease table while this one runs (an
+   *     exclusive embedded database): claims issue at once, without a quarantine
+   */
+  public WorkerLeaseKeeper(WorkerLeaseStore store, SnowflakeGenerator generator, Ticker monotonic,
+      int fromId, int toId, Duration ttl, String owner, boolean exclusive) {
+    this.exclusive = exclusive;
     this.store = store;
     this.generator = generator;
     this.monotonic = monotonic;
@@ -90,7 +107,7 @@ public final class WorkerLeaseKeeper {
     this.renewEveryNanos = ttlNanos / 3;
     this.retryNanos = Math.min(Duration.ofSeconds(1).toNanos(), ttlNanos / 10);
     this.validNanos = ttlNanos - ttlNanos / 5;
-    this.quarantineNanos = quarantine(ttl).toNanos();
+    this.quarantineNanos = exclusive ? 0 : quarantine(ttl).toNanos();
     this.failureWarnings = new WarnLimiter(monotonic, WarnLimiter.ONCE_A_MINUTE);
   }
 
@@ -153,8 +170,10 @@ public final class WorkerLeaseKeeper {
           got.workerId(), stored, generator.layout().maxTimestampMs());
       stored = 0;
     }
-    // The claim's own expiry is the database's time at the claim plus the TTL.
-    long floor = Math.max(stored + 1, got.expiresMs() + SnowflakeGenerator.MAX_BORROW_MS);
+    // The claim's own expiry is the database's time at the claim plus the TTL; on an exclusive
+    // database no holder can be running, and what the last one stored is above all it issued.
+    long floor = exclusive ? stored + 1
+        : Math.max(stored + 1, got.expiresMs() + SnowflakeGenerator.MAX_BORROW_MS);
     long ceiling = floor + quarantine(ttl).toMillis() + SnowflakeGenerator.MAX_BORROW_MS;
     long sent = monotonic.read();
     Optional<WorkerLease> confirmed = store.renew(got.workerId(), owner, ttl, ceiling,
@@ -169,6 +188,11 @@ public final class WorkerLeaseKeeper {
     pendingFloorMs = floor;
     pendingUntilNanos = now + quarantineNanos;
     active = false;
+    if (exclusive) {
+      log.info("worker ID {} claimed (range {}-{}, {} {}) on a database no other process can"
+          + " open: no earlier holder to wait out", lease.workerId(), fromId, toId, TTL_FLAG, ttl);
+      return awaitQuarantine();
+    }
     generator.refuseWith(new NoWorkerLeaseException("worker ID " + lease.workerId()
         + " is claimed; its IDs start " + quarantine(ttl).toMillis() + " ms after the claim ("
         + TTL_FLAG + " " + ttl + " plus " + SnowflakeGenerator.MAX_BORROW_MS

@@ -157,7 +157,7 @@ public final class TestServer {
         served, ticker, settings, threads.threads(),
         events == null ? listeners : listeners.withEvents(events));
     Snowflake side = snowflake != null ? snowflake : ServerWiring.snowflake(config,
-        leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()));
+        leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()), false);
     interceptors.forEach(transport::intercept);
     ServerWiring.Formats kept =
         new ServerWiring.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock,
