@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
 import io.leaf.server.engine.EngineConfig;
-import io.leaf.server.store.MemoryFormatStore;
+import io.leaf.server.formats.MemoryFormatStore;
 import io.leaf.server.store.MemorySegmentStore;
-import io.leaf.server.store.StoredFormat;
+import io.leaf.server.formats.StoredFormat;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.InProcessLeaf;

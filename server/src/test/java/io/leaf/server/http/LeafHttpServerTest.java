@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.ServerThreads;
+import io.leaf.server.config.HttpConfig;
 import io.leaf.server.testing.Poll;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.InetAddress;

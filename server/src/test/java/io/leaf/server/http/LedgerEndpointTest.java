@@ -3,7 +3,7 @@ package io.leaf.server.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leaf.server.store.LedgerSettings;
+import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.InProcessLeaf;
 import java.net.ServerSocket;

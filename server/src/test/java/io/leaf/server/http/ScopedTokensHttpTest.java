@@ -12,7 +12,7 @@ import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.security.TokenAccess;
 import io.leaf.server.security.TokenMeters;
 import io.leaf.server.security.TokensFile;
-import io.leaf.server.store.MemoryFormatStore;
+import io.leaf.server.formats.MemoryFormatStore;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.InProcessLeaf;

@@ -11,9 +11,7 @@ import io.leaf.server.engine.IdRanges;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.ServerClosingException;
 import io.leaf.server.engine.UnissuedRun;
-import io.leaf.server.store.LedgerSettings;
 import io.leaf.server.store.MemorySegmentStore;
-import io.leaf.server.store.RangeKind;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.EngineThreadsFixture;
 import java.time.Duration;
@@ -47,7 +45,7 @@ class HandBackTest {
   private final List<EngineThreadsFixture> fixtures = new ArrayList<>();
   private final List<SegmentAllocator> engines = new ArrayList<>();
   private final SegmentAllocator allocator = engine();
-  private final HandBack handBack = new HandBack(store, Runnable::run);
+  private final HandBack handBack = new HandBack(memory, Runnable::run);
 
   private SegmentAllocator engine() {
     EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
@@ -261,7 +259,7 @@ class HandBackTest {
     memory.nextSegment("a", 100);
     memory.nextSegment("b", 100);
     List<Runnable> never = new ArrayList<>();
-    HandBack stuck = new HandBack(store, never::add);
+    HandBack stuck = new HandBack(memory, never::add);
 
     HandBack.Result r = stuck.run(List.of(new UnissuedRun("a", 50, 101),
         new UnissuedRun("b", 50, 101)), Duration.ofMillis(50));

@@ -10,7 +10,6 @@ import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.config.ServerConfig;
-import io.leaf.server.store.JooqWorkerLeaseStore;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.TestDatabase;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.leaf.server.ledger.LedgerSettings;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;

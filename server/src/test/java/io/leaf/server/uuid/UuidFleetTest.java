@@ -3,9 +3,9 @@ package io.leaf.server.uuid;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.snowflake.MemoryWorkerLeaseStore;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeLayout;
-import io.leaf.server.store.MemoryWorkerLeaseStore;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.ManualSnowflakeClocks;
 import java.security.SecureRandom;

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.snowflake.MemoryWorkerLeaseStore;
 import io.leaf.server.snowflake.NoWorkerLeaseException;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeLayout;
-import io.leaf.server.store.MemoryWorkerLeaseStore;
 import io.leaf.server.testing.ManualSnowflakeClocks;
 import java.security.SecureRandom;
 import java.time.Duration;
