@@ -1,5 +1,7 @@
 package io.leaf.server.client;
 
+import java.time.Duration;
+import io.leaf.server.testing.Poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,7 +12,6 @@ import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.InProcessLeaf;
 import io.leaf.v1.SnowflakeIdParts;
 import io.leaf.v1.Uuid;
-import io.leaf.v1.UuidParts;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.UUID;
@@ -23,9 +24,7 @@ class LeafClientSnowflakeTest {
     try (InProcessLeaf leaf = new InProcessLeaf(new MemorySegmentStore(), "--worker-id-range",
         "42-42", "--worker-lease-ttl", "1s");
         LeafClient client = LeafClient.forChannel(leaf.channel).build()) {
-      for (int i = 0; i < 1000 && client.getWorker().getWorkerId() < 0; i++) {
-        Thread.sleep(10);
-      }
+      Poll.until(() -> client.getWorker().getWorkerId() >= 0, Duration.ofSeconds(10));
       long one = client.nextSnowflakeId();
       long[] many = client.nextSnowflakeIds(25_000);
       assertEquals(25_000, many.length, "count");
@@ -57,10 +56,7 @@ class LeafClientSnowflakeTest {
       assertEquals(7, UUID.fromString(first.getValue()).version(), "version 7");
       assertTrue(first.getValue().compareTo(second.getValue()) < 0, "increasing");
       assertTrue(first.getUlid().compareTo(second.getUlid()) < 0, "ULIDs too");
-      UuidParts parts = client.decodeUuid(second.getUlid());
-      assertEquals(42, parts.getWorkerId(), "worker ID of the server");
-      assertThrows(InvalidArgumentException.class,
-          () -> client.decodeUuid(UUID.randomUUID().toString()), "version 4");
+      assertEquals(26, second.getUlid().length(), "the ULID");
     }
   }
 }

@@ -91,14 +91,9 @@ class SnowflakeServiceApiTest {
   /** Waits (bounded) until the server holds a lease. */
   private static WorkerStatus leased(SnowflakeServiceGrpc.SnowflakeServiceBlockingStub stub)
       throws InterruptedException {
-    for (int i = 0; i < 1000; i++) {
-      WorkerStatus w = stub.getWorker(GetWorkerRequest.getDefaultInstance());
-      if (w.getWorkerId() >= 0) {
-        return w;
-      }
-      Thread.sleep(10);
-    }
-    throw new AssertionError("no lease within 10 s");
+    return Poll.value(() -> Optional.of(stub.getWorker(GetWorkerRequest.getDefaultInstance()))
+            .filter(w -> w.getWorkerId() >= 0), Duration.ofSeconds(10))
+        .orElseThrow(() -> new AssertionError("no lease within 10 s"));
   }
 
   /** {@code leases}, counting in {@code claims} the claims that reached it. */
@@ -233,17 +228,15 @@ class SnowflakeServiceApiTest {
     leases.claim(3, 4, "other-1", Duration.ofHours(1));
     leases.claim(3, 4, "other-2", Duration.ofHours(1));
     var stub = start(leases, null, "--worker-id-range", "3-4");
-    StatusRuntimeException e = null;
-    for (int i = 0; i < 500 && e == null; i++) {
+    StatusRuntimeException e = Poll.value(() -> {
       try {
         stub.nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance());
+        return Optional.<StatusRuntimeException>empty();
       } catch (StatusRuntimeException refused) {
-        if (refused.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED) {
-          e = refused;
-        }
+        return Optional.of(refused)
+            .filter(r -> r.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED);
       }
-      Thread.sleep(10);
-    }
+    }, Duration.ofSeconds(5)).orElse(null);
     assertTrue(e != null, "RESOURCE_EXHAUSTED once the claim found nothing free");
     assertTrue(e.getStatus().getDescription().contains("--worker-id-range"),
         e.getStatus().getDescription());
@@ -282,10 +275,8 @@ class SnowflakeServiceApiTest {
         "no worker lease: no snowflake IDs");
     leases.failWith(null);
     leased(stub);
-    for (int i = 0; i < 300 && health(SnowflakeServiceGrpc.SERVICE_NAME)
-        != ServingStatus.SERVING; i++) {
-      Thread.sleep(10);
-    }
+    Poll.until(() -> health(SnowflakeServiceGrpc.SERVICE_NAME) == ServingStatus.SERVING,
+        Duration.ofSeconds(3));
     assertEquals(ServingStatus.SERVING, health(SnowflakeServiceGrpc.SERVICE_NAME),
         "reported by the snowflake side soon after the claim");
   }

@@ -18,6 +18,7 @@ import io.leaf.v1.IdBatch;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
+import io.leaf.server.testing.Ports;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -57,7 +58,7 @@ class UnreadStreamsMemoryTest {
   @Test
   @Timeout(300)
   void unreadMaxChunkStreams_smallHeap_noOutOfMemoryAndAllSlotsFreeAfterCancel() throws Exception {
-    int httpPort = SnowflakeServers.freePort();
+    int httpPort = Ports.free();
     try (ServerProcess server = ServerProcess.start(List.of("-Xmx256m"), Map.of(), "--port", "0",
         "--db-url", "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL", "--max-wait", "60s",
         "--http-port", Integer.toString(httpPort))) {
@@ -95,10 +96,7 @@ class UnreadStreamsMemoryTest {
           assertTrue(closed.isEmpty(), "round " + round + ": streams ended early: " + closed);
           Queue<Status> extra = new ConcurrentLinkedQueue<>();
           openUnread(channel, extra);
-          long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-          while (extra.isEmpty() && System.nanoTime() < until) {
-            Thread.sleep(10);
-          }
+          Poll.until(() -> !extra.isEmpty(), Duration.ofSeconds(30));
           Status refused = extra.peek();
           assertTrue(refused != null && refused.getCode() == Status.Code.RESOURCE_EXHAUSTED
               && refused.getDescription().contains("--max-streams"),

@@ -1,5 +1,6 @@
 package io.leaf.server.ledger;
 
+import io.leaf.server.testing.Poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -192,11 +193,8 @@ class HandBackTest {
   }
 
   private void awaitLoads(int want) throws InterruptedException {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (store.loads() < want) {
-      assertTrue(System.nanoTime() < until, "loads " + store.loads() + ", expected " + want);
-      Thread.sleep(5);
-    }
+    assertTrue(Poll.until(() -> store.loads() >= want, Duration.ofSeconds(10)),
+        "loads " + store.loads() + ", expected " + want);
   }
 
   /** Waits until no load is in flight, twice 50 ms apart. */
@@ -204,7 +202,7 @@ class HandBackTest {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     for (int calm = 0; calm < 2; ) {
       assertTrue(System.nanoTime() < until, "loads never settled");
-      Thread.sleep(50);
+      Thread.sleep(50); // deliberate: quiet means no new load over 50 ms, twice
       calm = store.attempts() == store.loads() ? calm + 1 : 0;
     }
   }
@@ -231,7 +229,7 @@ class HandBackTest {
         }
       }));
     }
-    Thread.sleep(200);
+    Thread.sleep(200); // deliberate: the callers take IDs for a while before the freeze
     List<UnissuedRun> runs = freeze(allocator);
     Set<Long> issued = new HashSet<>();
     long highest = 0;

@@ -89,10 +89,8 @@ class SnowflakeClockStepTest {
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
       try {
         var stub = SnowflakeServiceGrpc.newBlockingStub(channel);
-        for (int i = 0; i < 1500
-            && stub.getWorker(GetWorkerRequest.getDefaultInstance()).getWorkerId() < 0; i++) {
-          Thread.sleep(10);
-        }
+        Poll.until(() -> stub.getWorker(GetWorkerRequest.getDefaultInstance()).getWorkerId() >= 0,
+            Duration.ofSeconds(15));
         ConcurrentLinkedQueue<Long> ids = new ConcurrentLinkedQueue<>();
         AtomicInteger failures = new AtomicInteger();
         AtomicInteger afterStep = new AtomicInteger();
