@@ -48,12 +48,13 @@ class LeafClientSnowflakeTest {
     try (InProcessLeaf leaf = new InProcessLeaf(new MemorySegmentStore(), "--worker-id-range",
         "42-42", "--worker-lease-ttl", "1s");
         LeafClient client = LeafClient.forChannel(leaf.channel).build()) {
-      for (int i = 0; i < 1000 && client.getWorker().getWorkerId() < 0; i++) {
-        Thread.sleep(10);
-      }
+      assertTrue(Poll.until(() -> client.getWorker().getWorkerId() >= 0, Duration.ofSeconds(10)),
+          "a worker lease");
       Uuid first = client.nextUuid();
       Uuid second = client.nextUuid();
       assertEquals(7, UUID.fromString(first.getValue()).version(), "version 7");
+      assertEquals(42, (UUID.fromString(first.getValue()).getLeastSignificantBits() >>> 52)
+          & 0x3FF, "the server's worker ID in rand_b's top 10 bits");
       assertTrue(first.getValue().compareTo(second.getValue()) < 0, "increasing");
       assertTrue(first.getUlid().compareTo(second.getUlid()) < 0, "ULIDs too");
       assertEquals(26, second.getUlid().length(), "the ULID");

@@ -9,6 +9,7 @@ import io.grpc.StatusRuntimeException;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.InProcessLeaf;
 import io.leaf.server.testing.Poll;
+import io.leaf.server.testing.Ports;
 import io.leaf.v1.DecodeUuidRequest;
 import io.leaf.v1.NextUuidBatchRequest;
 import io.leaf.v1.NextUuidRequest;
@@ -38,7 +39,7 @@ class UuidEndpointsTest {
 
   @BeforeEach
   void start() throws Exception {
-    int port = HttpPortClient.freePort();
+    int port = Ports.free();
     http = new HttpPortClient(port);
     // A claim is held back for the TTL plus 1 s; 3 s renews with margin on a loaded machine.
     leaf = new InProcessLeaf(new MemorySegmentStore(), "--http-port", String.valueOf(port),
