@@ -242,6 +242,16 @@ class LeafClient:
         return self._unary("DecodeSnowflakeId",
                            self._sf.DecodeSnowflakeIdRequest(id=snowflake_id), snowflake=True)
 
+    def next_uuid(self):
+        """One version 7 UUID (RFC 9562): a message with ``value`` (canonical lower case) and
+        ``ulid`` (the same bits in Crockford base32); time-ordered, never shared by two servers."""
+        return self._unary("NextUuid", self._sf.NextUuidRequest(), snowflake=True)
+
+    def decode_uuid(self, value):
+        """The ``timestamp_ms`` and ``worker_id`` of a UUID the server made (either form)."""
+        return self._unary("DecodeUuid", self._sf.DecodeUuidRequest(value=value),
+                           snowflake=True)
+
     def get_worker(self):
         """The server's worker lease and layout (``worker_id`` -1 while it holds none)."""
         return self._unary("GetWorker", self._sf.GetWorkerRequest(), snowflake=True)

@@ -192,6 +192,14 @@ class LeafClientTest(unittest.TestCase):
         self.assertLess(abs(parts.timestamp_ms - time.time() * 1000), 60000, "issued now")
         self.assert_status(grpc.StatusCode.INVALID_ARGUMENT,
                            lambda: self.client.decode_snowflake_id(-1))
+        a = self.client.next_uuid()
+        b = self.client.next_uuid()
+        self.assertRegex(a.value, r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-"
+                                  r"[0-9a-f]{12}$")
+        self.assertEqual(26, len(a.ulid))
+        self.assertLess(a.value, b.value, "increasing")
+        self.assertLess(a.ulid, b.ulid, "ULIDs too")
+        self.assertEqual(worker.worker_id, self.client.decode_uuid(b.ulid).worker_id)
 
     def test_formattedIds_createdWithFormat_numbersAndParse(self):
         tag = self.client.create_tag("py-fmt", step=10, id_format=IdFormat("P-{seq:6}"))

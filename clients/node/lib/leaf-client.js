@@ -263,6 +263,21 @@ class LeafClient {
     };
   }
 
+  /**
+   * One version 7 UUID (RFC 9562), time-ordered and never shared by two servers:
+   * `{ value, ulid }`, `value` canonical lower case, `ulid` the same bits in Crockford base32.
+   */
+  async nextUuid() {
+    const u = await this.unary('NextUuid', {}, { snowflake: true });
+    return { value: u.value, ulid: u.ulid };
+  }
+
+  /** The parts of a UUID the server made (canonical or ULID): `{ timestampMs, workerId }`. */
+  async decodeUuid(value) {
+    const p = await this.unary('DecodeUuid', { value }, { snowflake: true });
+    return { timestampMs: BigInt(p.timestamp_ms), workerId: p.worker_id };
+  }
+
   /** The server's worker lease and snowflake layout (worker_id -1 while it holds none). */
   getWorker() {
     return this.unary('GetWorker', {}, { snowflake: true });

@@ -133,6 +133,14 @@ test('snowflake IDs: unary and batch increase, decode names this server\'s worke
   assert.equal(parts.workerId, worker.worker_id);
   assert.ok(Math.abs(Number(parts.timestampMs) - Date.now()) < 60000, `issued now: ${parts.timestampMs}`);
   await assert.rejects(client.decodeSnowflakeId(-1n), { code: status.INVALID_ARGUMENT });
+
+  const a = await client.nextUuid();
+  const b = await client.nextUuid();
+  assert.match(a.value, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.equal(a.ulid.length, 26);
+  assert.ok(a.value < b.value && a.ulid < b.ulid, `increasing: ${a.value} then ${b.value}`);
+  const uuidParts = await client.decodeUuid(b.ulid);
+  assert.equal(uuidParts.workerId, worker.worker_id);
 });
 
 /** The UTC date as yyyyMMdd. */

@@ -11,7 +11,9 @@ import io.leaf.v1.IdBatch;
 import io.leaf.v1.NextIdResponse;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
 import io.leaf.v1.NextSnowflakeIdRequest;
+import io.leaf.v1.NextUuidRequest;
 import io.leaf.v1.SnowflakeServiceGrpc;
+import io.leaf.v1.Uuid;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -19,12 +21,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The snowflake rows' client, run in a JVM of its own: per round, unary NextSnowflakeId against
- * Health/Check at the highest concurrency (order alternating), then IDs/s through
+ * Health/Check and NextUuid at the highest concurrency (order alternating), then IDs/s through
  * NextSnowflakeIdBatch streams read one after another. Prints one result line per measure.
  */
 public final class SnowflakeLoad {
 
   private static final NextSnowflakeIdRequest NEXT = NextSnowflakeIdRequest.getDefaultInstance();
+  private static final NextUuidRequest UUID = NextUuidRequest.getDefaultInstance();
   private static final HealthCheckRequest CHECK = HealthCheckRequest.getDefaultInstance();
   /** IDs per NextSnowflakeIdBatch call. */
   static final int BATCH_COUNT = 1_000_000;
@@ -50,21 +53,24 @@ public final class SnowflakeLoad {
     WarmUp.untilSettled(options.quick(), "snowflake rows (" + options.warmup().toMillis()
         + " ms of each call type a run)", () -> new double[] {
             unary(channel, inFlight, options.warmup()), check(channel, inFlight, options.warmup()),
-            stream(channel, options.warmup())});
+            uuid(channel, inFlight, options.warmup()), stream(channel, options.warmup())});
     for (int round = 1; round <= options.rounds(); round++) {
       double check = 0;
+      double uuid = 0;
       if (round % 2 == 1) {
         check = check(channel, inFlight, options.unaryDuration());
+        uuid = uuid(channel, inFlight, options.unaryDuration());
       }
       double next = unary(channel, inFlight, options.unaryDuration());
       if (round % 2 == 0) {
+        uuid = uuid(channel, inFlight, options.unaryDuration());
         check = check(channel, inFlight, options.unaryDuration());
       }
       double ids = stream(channel, options.batchDuration());
-      Progress.say("S round %d/%d: NextSnowflakeId %,.0f/s, Check %,.0f/s, batch %,.0f IDs/s",
-          round, options.rounds(), next, check, ids);
+      Progress.say("S round %d/%d: NextSnowflakeId %,.0f/s, NextUuid %,.0f/s, Check %,.0f/s,"
+          + " batch %,.0f IDs/s", round, options.rounds(), next, uuid, check, ids);
       System.out.println(ResultLine.format("measure", "sf", "round", round, "inFlight",
-          inFlight, "next", next, "check", check, "idsPerSecond", ids));
+          inFlight, "next", next, "uuid", uuid, "check", check, "idsPerSecond", ids));
     }
   }
 
@@ -87,6 +93,12 @@ public final class SnowflakeLoad {
     SnowflakeServiceGrpc.SnowflakeServiceStub stub = SnowflakeServiceGrpc.newStub(channel);
     return ClosedLoop.<NextIdResponse>run(o -> stub.nextSnowflakeId(NEXT, o), inFlight, d)
         .perSecond();
+  }
+
+  private static double uuid(ManagedChannel channel, int inFlight, Duration d)
+      throws InterruptedException {
+    SnowflakeServiceGrpc.SnowflakeServiceStub stub = SnowflakeServiceGrpc.newStub(channel);
+    return ClosedLoop.<Uuid>run(o -> stub.nextUuid(UUID, o), inFlight, d).perSecond();
   }
 
   private static double check(ManagedChannel channel, int inFlight, Duration d)

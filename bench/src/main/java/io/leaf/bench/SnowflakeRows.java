@@ -52,6 +52,18 @@ final class SnowflakeRows {
             Stats.median(Bench.values(rounds, "next")), Stats.median(Bench.values(rounds,
                 "check"))),
         ratio);
+    List<Double> uuidRatios = rounds.stream()
+        .filter(r -> Double.parseDouble(r.get("next")) > 0)
+        .map(r -> Double.parseDouble(r.get("uuid")) / Double.parseDouble(r.get("next"))).toList();
+    table.add("U1 unary NextUuid vs NextSnowflakeId, " + inFlight + " in flight",
+        "the same channel and rounds as S1, the two calls measured one after the other (order"
+            + " alternating); a UUID is a snowflake ID plus 16 SecureRandom bytes (goal ≥ 0.9)",
+        String.format(Locale.ROOT, "NextUuid %,.0f/s · NextSnowflakeId %,.0f/s",
+            Stats.median(Bench.values(rounds, "uuid")), Stats.median(Bench.values(rounds,
+                "next"))),
+        uuidRatios.isEmpty() ? "no round completed NextSnowflakeId"
+            : String.format(Locale.ROOT, "NextUuid ÷ NextSnowflakeId = %.2f",
+                Stats.median(uuidRatios)));
     double ids = Stats.median(Bench.values(rounds, "idsPerSecond"));
     table.add("S2 NextSnowflakeIdBatch stream vs the layout's limit for one worker",
         "count " + String.format(Locale.ROOT, "%,d", SnowflakeLoad.BATCH_COUNT) + ", chunk_size "

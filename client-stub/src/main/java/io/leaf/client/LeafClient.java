@@ -11,6 +11,7 @@ import io.leaf.v1.IssuedRange;
 import io.leaf.v1.SnowflakeIdParts;
 import io.leaf.v1.Tag;
 import io.leaf.v1.TagStatus;
+import io.leaf.v1.Uuid;
 import io.leaf.v1.WorkerStatus;
 import java.time.Duration;
 import java.util.List;
@@ -117,6 +118,11 @@ public final class LeafClient implements AutoCloseable {
   /** The parts of a snowflake ID in the server's layout (time, worker ID, sequence). */
   public SnowflakeIdParts decode(long id) {
     return rpcs.decode(id);
+  }
+
+  /** One version 7 UUID, never two servers' (its ULID too); fails as nextSnowflakeId does. */
+  public Uuid nextUuid() {
+    return rpcs.nextUuid();
   }
 
   /** The server's worker lease and snowflake layout. */

@@ -10,6 +10,7 @@ import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
 import io.leaf.v1.NextSnowflakeIdRequest;
+import io.leaf.v1.NextUuidRequest;
 import io.leaf.v1.ParseFormattedIdRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.SetFormatRequest;
@@ -17,6 +18,7 @@ import io.leaf.v1.SnowflakeIdParts;
 import io.leaf.v1.Tag;
 import io.leaf.v1.TagStatus;
 import io.leaf.v1.UpdateStepRequest;
+import io.leaf.v1.Uuid;
 import io.leaf.v1.WhoIssuedRequest;
 import io.leaf.v1.WorkerStatus;
 import java.util.List;
@@ -78,6 +80,10 @@ final class LeafRpcs {
   SnowflakeIdParts decode(long id) {
     DecodeSnowflakeIdRequest req = DecodeSnowflakeIdRequest.newBuilder().setId(id).build();
     return call(a -> a.snowflake().decodeSnowflakeId(req));
+  }
+
+  Uuid nextUuid() {
+    return call(a -> a.snowflake().nextUuid(NextUuidRequest.getDefaultInstance()));
   }
 
   WorkerStatus getWorker() {

@@ -24,7 +24,8 @@ final class RetryPolicy {
       "NextFormattedIdBatch", "ParseFormattedId", "WhoIssued");
   /** SnowflakeService methods, all safe to repeat (a repeated ID call is a gap). */
   static final List<String> RETRIED_SNOWFLAKE_METHODS = List.of("NextSnowflakeId",
-      "NextSnowflakeIdBatch", "DecodeSnowflakeId", "GetWorker");
+      "NextSnowflakeIdBatch", "DecodeSnowflakeId", "GetWorker", "NextUuid", "NextUuidBatch",
+      "DecodeUuid");
 
   /**
    * The channel's default service config: every LeafService method except CreateTag retries

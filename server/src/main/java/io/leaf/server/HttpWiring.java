@@ -12,12 +12,15 @@ import io.leaf.server.http.LedgerEndpoint;
 import io.leaf.server.http.MonitorData;
 import io.leaf.server.http.MonitorPage;
 import io.leaf.server.http.SnowflakeIds;
+import io.leaf.server.http.UuidEndpoint;
 import io.leaf.server.http.WorkerLeaseView;
 import io.leaf.server.metrics.Metrics;
 import io.leaf.server.security.TokenAccess;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeGenerator;
 import io.leaf.server.snowflake.SnowflakeLayout;
+import io.leaf.server.uuid.Uuids;
+import java.security.SecureRandom;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -44,6 +47,8 @@ final class HttpWiring {
     new IdEndpoints(allocator, config.api().maxWait(), snowflakeIds(parts.snowflake()), issuer,
         access, metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
     new LedgerEndpoint(service::whoIssued, access).addTo(routes);
+    new UuidEndpoint(new Uuids(parts.snowflake(), new SecureRandom())::next, access,
+        metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
     List<MonitorData.Limit> limits = List.of(
         new MonitorData.Limit("--max-waiting", config.engine().maxWaiting(), allocator::waitingCalls),
         new MonitorData.Limit("--max-streams", config.api().maxStreams(), service::openStreams),

@@ -80,7 +80,7 @@ final class DatedPattern {
     pattern.checkShown(shownSequence);
     StringBuilder b = new StringBuilder(pattern.valueLength());
     b.append(head);
-    IdPattern.appendPadded(b, shownSequence, width);
+    SequenceDigits.append(b, shownSequence, width, pattern.sequence().radix());
     for (Part p : tail) {
       IdPattern.appendPart(b, p, shownSequence);
     }

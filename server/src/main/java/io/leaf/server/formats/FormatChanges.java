@@ -33,6 +33,8 @@ public final class FormatChanges {
 
   /** A fixed position that shows a digit field, not a literal; control characters never occur. */
   private static final char DIGIT_FIELD = '\0';
+  /** A base-36 or base-62 sequence position: any ASCII letter or digit. */
+  private static final char LETTER_OR_DIGIT_FIELD = '\1';
 
   private FormatChanges() {
   }
@@ -56,6 +58,9 @@ public final class FormatChanges {
     List<String> changes = new ArrayList<>();
     SequenceField a = from.pattern().sequence();
     SequenceField b = to.pattern().sequence();
+    if (a.radix() != b.radix()) {
+      changes.add("the sequence's radix changes from " + a.radix() + " to " + b.radix());
+    }
     if (a.width() != b.width()) {
       changes.add("the sequence width changes from " + a.width() + " to " + b.width());
     }
@@ -94,6 +99,8 @@ public final class FormatChanges {
     for (Part p : pattern.parts()) {
       if (p instanceof Literal l) {
         l.text().getChars(0, l.length(), layout, pos);
+      } else if (p instanceof SequenceField s && s.radix() != SequenceDigits.DECIMAL) {
+        Arrays.fill(layout, pos, pos + p.length(), LETTER_OR_DIGIT_FIELD);
       } else {
         Arrays.fill(layout, pos, pos + p.length(), DIGIT_FIELD);
       }
@@ -108,7 +115,8 @@ public final class FormatChanges {
     }
     for (int i = 0; i < a.length; i++) {
       if (a[i] == b[i] || (a[i] == DIGIT_FIELD && isDigit(b[i]))
-          || (b[i] == DIGIT_FIELD && isDigit(a[i]))) {
+          || (b[i] == DIGIT_FIELD && isDigit(a[i])) || mayShow(a[i], b[i])
+          || mayShow(b[i], a[i])) {
         continue;
       }
       return "at position " + i + " old values show " + shown(a[i]) + ", new ones "
@@ -117,11 +125,18 @@ public final class FormatChanges {
     return null;
   }
 
+  /** Whether a base-36/62 position {@code field} may show what {@code other} shows. */
+  private static boolean mayShow(char field, char other) {
+    return field == LETTER_OR_DIGIT_FIELD && (other == DIGIT_FIELD
+        || other == LETTER_OR_DIGIT_FIELD || SequenceDigits.valueOf(other, 62) >= 0);
+  }
+
   private static boolean isDigit(char c) {
     return c >= '0' && c <= '9';
   }
 
   private static String shown(char c) {
-    return c == DIGIT_FIELD ? "a digit" : Text.quote(String.valueOf(c));
+    return c == DIGIT_FIELD ? "a digit" : c == LETTER_OR_DIGIT_FIELD ? "a letter or digit"
+        : Text.quote(String.valueOf(c));
   }
 }

@@ -100,9 +100,9 @@ public final class FormattedIds {
     return spec;
   }
 
-  /** {@link #maxStep(int)} of this format's width. */
+  /** {@link #maxStep(int)} of this format's width: 1% of the field's numbers, at least 1. */
   public long maxStep() {
-    return maxStep(field.width());
+    return Math.max(1, (field.maxSequence() + 1) / 100);
   }
 
   /** The largest sequence a value can show: 10^W - 1; the row's numbers past it are refused. */

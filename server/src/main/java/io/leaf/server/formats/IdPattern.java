@@ -14,7 +14,9 @@ import java.util.Set;
  * <p>Syntax ({@link #parse}): {@code {yyyy}}, {@code {yy}}, {@code {MM}}, {@code {dd}} and runs of
  * them such as {@code {yyyyMMdd}} or {@code {yyMM}} are the date, zero-padded; {@code {seq:W}} is
  * the sequence zero-padded to exactly W digits (1-18), {@code {seq:W:opaque}} the same through FF1
- * (W at least 6, the NIST SP 800-38G domain minimum of 10^6); {@code {check:NAME}} is the check of
+ * (W at least 6, the NIST SP 800-38G domain minimum of 10^6), {@code {seq:W:base36}} and {@code
+ * {seq:W:base62}} the sequence in exactly W characters of {@code 0-9A-Z} (W up to 12) or {@code
+ * 0-9A-Za-z} (W up to 10) ({@link SequenceDigits}); {@code {check:NAME}} is the check of
  * every digit before it in the value ({@link CheckCharacters}), and must follow the sequence;
  * <code>{{</code> and <code>}}</code> are literal braces; every other character is literal (control
  * characters refused). At most {@value #MAX_LENGTH} characters. Example: {@code
@@ -54,16 +56,24 @@ public final class IdPattern {
     }
   }
 
-  /** The sequence, zero-padded to exactly {@code width} digits; FF1-encrypted when opaque. */
-  public record SequenceField(int width, boolean opaque) implements Part {
+  /**
+   * The sequence, zero-padded to exactly {@code width} digits of {@code radix} (10, 36 or 62);
+   * FF1-encrypted when opaque (decimal only).
+   */
+  public record SequenceField(int width, boolean opaque, int radix) implements Part {
+    /** A decimal field. */
+    public SequenceField(int width, boolean opaque) {
+      this(width, opaque, SequenceDigits.DECIMAL);
+    }
+
     @Override
     public int length() {
       return width;
     }
 
-    /** The largest sequence the field can show: 10^width - 1. */
+    /** The largest sequence the field can show: radix^width - 1. */
     public long maxSequence() {
-      return POW10[width] - 1;
+      return SequenceDigits.maxSequence(radix, width);
     }
   }
 
@@ -214,8 +224,8 @@ public final class IdPattern {
   void checkShown(long shownSequence) {
     if (shownSequence < 0 || shownSequence > sequence.maxSequence()) {
       throw new IllegalArgumentException("sequence must be between 0 and "
-          + sequence.maxSequence() + " for " + sequence.width() + " digits, got "
-          + shownSequence);
+          + sequence.maxSequence() + " for " + sequence.width() + " "
+          + SequenceDigits.name(sequence.radix()) + ", got " + shownSequence);
     }
   }
 
@@ -239,7 +249,7 @@ public final class IdPattern {
     if (p instanceof Literal l) {
       b.append(l.text());
     } else if (p instanceof SequenceField s) {
-      appendPadded(b, shownSequence, s.width());
+      SequenceDigits.append(b, shownSequence, s.width(), s.radix());
     } else {
       b.append(((CheckField) p).scheme().compute(digitsOf(b, b.length())));
     }

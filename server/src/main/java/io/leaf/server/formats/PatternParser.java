@@ -15,7 +15,7 @@ import java.util.Set;
 final class PatternParser {
 
   private static final String FIELDS = "expected date letters (yyyy, yy, MM, dd), seq:W,"
-      + " seq:W:opaque or check:NAME";
+      + " seq:W:opaque, seq:W:base36, seq:W:base62 or check:NAME";
 
   private final String pattern;
   private final List<Part> parts = new ArrayList<>();
@@ -23,6 +23,7 @@ final class PatternParser {
   private final Set<DateUnit> units = EnumSet.noneOf(DateUnit.class);
   private boolean sequenceSeen;
   private boolean checkSeen;
+  private int sequenceRadix = SequenceDigits.DECIMAL;
 
   PatternParser(String pattern) {
     this.pattern = pattern;
@@ -122,24 +123,33 @@ final class PatternParser {
       throw error(at, "a second {seq} field; a pattern has exactly one");
     }
     String[] pieces = body.split(":", -1);
-    if (pieces.length < 2 || pieces.length > 3
-        || (pieces.length == 3 && !pieces[2].equals("opaque"))) {
-      throw error(at, "sequence field {" + body + "}: write {seq:W} or {seq:W:opaque}");
+    String kind = pieces.length == 3 ? pieces[2] : "";
+    int radix = switch (kind) {
+      case "", "opaque" -> SequenceDigits.DECIMAL;
+      case "base36" -> SequenceDigits.BASE36;
+      case "base62" -> SequenceDigits.BASE62;
+      default -> -1;
+    };
+    if (pieces.length < 2 || pieces.length > 3 || radix < 0) {
+      throw error(at, "sequence field {" + body + "}: write {seq:W}, {seq:W:opaque},"
+          + " {seq:W:base36} or {seq:W:base62}");
     }
     String w = pieces[1];
     int width = w.length() >= 1 && w.length() <= 2 && CheckCharacters.allDigits(w)
         ? Integer.parseInt(w) : -1;
-    if (width < 1 || width > IdPattern.MAX_WIDTH) {
-      throw error(at, "sequence width must be 1 to " + IdPattern.MAX_WIDTH + " digits, got "
-          + Text.quote(w));
+    int maxWidth = SequenceDigits.maxWidth(radix);
+    if (width < 1 || width > maxWidth) {
+      throw error(at, "sequence width must be 1 to " + maxWidth + " "
+          + SequenceDigits.name(radix) + ", got " + Text.quote(w));
     }
-    boolean opaque = pieces.length == 3;
+    boolean opaque = kind.equals("opaque");
     if (opaque && width < IdPattern.MIN_OPAQUE_WIDTH) {
       throw error(at, "an opaque sequence needs a width of at least "
           + IdPattern.MIN_OPAQUE_WIDTH + " digits (FF1's smallest domain is 10^6), got " + width);
     }
     sequenceSeen = true;
-    parts.add(new SequenceField(width, opaque));
+    sequenceRadix = radix;
+    parts.add(new SequenceField(width, opaque, radix));
   }
 
   private void check(String body, int at) {
@@ -151,6 +161,10 @@ final class PatternParser {
     }
     if (!sequenceSeen) {
       throw error(at, "the check must follow the {seq} field it protects");
+    }
+    if (sequenceRadix != SequenceDigits.DECIMAL) {
+      throw error(at, "a check covers decimal digits only; a {seq:W:base" + sequenceRadix
+          + "} sequence has letters it would not protect");
     }
     checkSeen = true;
     parts.add(new CheckField(scheme));

@@ -48,7 +48,8 @@ final class ValueReader {
           default -> throw new IllegalStateException("unknown date unit " + d.unit());
         }
       } else if (p instanceof SequenceField s) {
-        shown = digits(pos, s.width(), "the sequence");
+        shown = s.radix() == SequenceDigits.DECIMAL ? digits(pos, s.width(), "the sequence")
+            : radixDigits(pos, s);
       } else {
         CheckCharacters scheme = ((CheckField) p).scheme();
         digits(pos, scheme.length(), "the " + scheme.patternName() + " check");
@@ -70,6 +71,20 @@ final class ValueReader {
             + ", found " + Text.quote(String.valueOf(c)) + " at position " + i);
       }
       v = v * 10 + (c - '0');
+    }
+    return v;
+  }
+
+  private long radixDigits(int pos, SequenceField s) {
+    long v = 0;
+    for (int i = pos; i < pos + s.width(); i++) {
+      int d = SequenceDigits.valueOf(value.charAt(i), s.radix());
+      if (d < 0) {
+        throw mismatch("expected " + s.width() + " " + SequenceDigits.name(s.radix())
+            + " (the sequence) at position " + pos + ", found "
+            + Text.quote(String.valueOf(value.charAt(i))) + " at position " + i);
+      }
+      v = v * s.radix() + d;
     }
     return v;
   }

@@ -8,31 +8,56 @@ import io.leaf.server.request.Validation;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeGenerator;
 import io.leaf.server.snowflake.SnowflakeLayout;
+import java.security.SecureRandom;
+import io.leaf.server.uuid.Uuids;
 import io.leaf.v1.DecodeSnowflakeIdRequest;
+import io.leaf.v1.DecodeUuidRequest;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.NextIdResponse;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
 import io.leaf.v1.NextSnowflakeIdRequest;
+import io.leaf.v1.NextUuidBatchRequest;
+import io.leaf.v1.NextUuidRequest;
 import io.leaf.v1.SnowflakeIdParts;
 import io.leaf.v1.SnowflakeServiceGrpc;
+import io.leaf.v1.Uuid;
+import io.leaf.v1.UuidBatch;
+import io.leaf.v1.UuidParts;
 import io.leaf.v1.WorkerStatus;
 
 /**
  * The gRPC face of snowflake IDs: every RPC answers inline on the transport's thread (an ID is a
  * lock and two clock reads), except NextSnowflakeIdBatch, which streams through the same {@link
  * BatchStream}, limits ({@code --max-batch}, {@code chunk_size}) and {@code --max-streams} slots
- * as NextIdBatch.
+ * as NextIdBatch; the UUID RPCs are {@link UuidCalls}'.
  */
 public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeServiceImplBase {
 
   private final Snowflake snowflake;
   private final LeafGrpcService streams;
+  private final UuidCalls uuids;
 
   /** @param streams the segment service whose stream slots, pump and limits batches share */
   public SnowflakeGrpcService(Snowflake snowflake, LeafGrpcService streams) {
     this.snowflake = snowflake;
     this.streams = streams;
+    this.uuids = new UuidCalls(new Uuids(snowflake, new SecureRandom()), streams);
+  }
+
+  @Override
+  public void nextUuid(NextUuidRequest req, StreamObserver<Uuid> out) {
+    uuids.nextUuid(out);
+  }
+
+  @Override
+  public void nextUuidBatch(NextUuidBatchRequest req, StreamObserver<UuidBatch> out) {
+    uuids.nextUuidBatch(req, out);
+  }
+
+  @Override
+  public void decodeUuid(DecodeUuidRequest req, StreamObserver<UuidParts> out) {
+    uuids.decodeUuid(req, out);
   }
 
   @Override

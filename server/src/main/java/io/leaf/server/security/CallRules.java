@@ -10,6 +10,7 @@ import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
+import io.leaf.v1.NextUuidBatchRequest;
 import io.leaf.v1.ParseFormattedIdRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.SetFormatRequest;
@@ -84,6 +85,10 @@ final class CallRules {
         r -> ((NextSnowflakeIdBatchRequest) r).getCount());
     issue(SnowflakeServiceGrpc.getDecodeSnowflakeIdMethod(), null, null);
     issue(SnowflakeServiceGrpc.getGetWorkerMethod(), null, null);
+    issue(SnowflakeServiceGrpc.getNextUuidMethod(), null, r -> 1);
+    issue(SnowflakeServiceGrpc.getNextUuidBatchMethod(), null,
+        r -> ((NextUuidBatchRequest) r).getCount());
+    issue(SnowflakeServiceGrpc.getDecodeUuidMethod(), null, null);
   }
 
   /** Any RPC not in the table: admin, and the scope holds its {@code biz_tag} if it has one. */

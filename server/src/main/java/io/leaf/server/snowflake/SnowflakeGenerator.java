@@ -31,6 +31,9 @@ import org.slf4j.LoggerFactory;
  * later starts above the stored ceiling, so a paused process that wakes up after losing its
  * worker ID issues nothing, and even an ID it computed just before the pause cannot be repeated.
  *
+ * <p>The sequence of a millisecond the wall clock reached starts at a {@link SequenceStart}
+ * value (rotating, so that {@code id % 16} spreads at low traffic); a borrowed one starts at 0.
+ *
  * <p>Cost: one lock, one wall-clock and one monotonic read per call. Thread-safe.
  */
 public final class SnowflakeGenerator {
@@ -48,6 +51,8 @@ public final class SnowflakeGenerator {
   private final SnowflakeLayout layout;
   private final ReferenceClock clock;
   private final Ticker monotonic;
+  /** Where a millisecond the wall clock reached starts its sequence (a borrowed one: 0). */
+  private final SequenceStart starts;
 
   private int workerId = -1;
   /** Why nothing is issued while {@code workerId} is -1. */
@@ -68,6 +73,7 @@ public final class SnowflakeGenerator {
     this.layout = layout;
     this.clock = new ReferenceClock(wall, monotonic);
     this.monotonic = monotonic;
+    this.starts = new SequenceStart(layout);
     this.refusal = new NoWorkerLeaseException("no worker lease yet: the server is claiming a"
         + " worker ID from the lease table");
     this.lastMs = Math.max(layout.epochMs(), wall.millis()) - 1;
@@ -92,7 +98,7 @@ public final class SnowflakeGenerator {
     long wall = clock.wallMs();
     long reference = clock.nowMs(wall, nanos);
     long ts = Math.max(wall, lastMs);
-    int sequence = ts == lastMs ? nextSequence : 0;
+    int sequence = ts == lastMs ? nextSequence : starts.next();
     if (sequence > layout.maxSequence()) {
       ts++;
       sequence = 0;
@@ -129,7 +135,7 @@ public final class SnowflakeGenerator {
     int taken = 0;
     while (taken < max) {
       long ts = Math.max(wall, lastMs);
-      int sequence = ts == lastMs ? nextSequence : 0;
+      int sequence = ts == lastMs ? nextSequence : starts.next();
       if (sequence > layout.maxSequence()) {
         ts++;
         sequence = 0;
