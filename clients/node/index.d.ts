@@ -87,6 +87,10 @@ export class LeafClient {
   nextSnowflakeId(): Promise<bigint>;
   nextSnowflakeIds(count: number, chunkSize?: number): Promise<bigint[]>;
   decodeSnowflakeId(id: bigint | string): Promise<SnowflakeParts>;
+  /** A version 7 UUID: `value` canonical lower case, `ulid` the same bits in Crockford base32. */
+  nextUuid(): Promise<{ value: string; ulid: string }>;
+  /** The parts of a UUID the server made (canonical or ULID). */
+  decodeUuid(value: string): Promise<{ timestampMs: bigint; workerId: number }>;
   getWorker(): Promise<Record<string, unknown>>;
   getTag(bizTag: string): Promise<Record<string, unknown>>;
   close(): void;
