@@ -50,34 +50,25 @@ lint:
 	fi
 
 # Every suite runs; the last lines are the counts of each, then the failed JUnit tests by name
-# (scripts/test-summary.sh). The packaged server is built first (no tests); then the example suites,
-# which only start that jar, run in the background beside the JUnit tests: Node then the browser
-# (both install clients/node), Python, Spring Boot then JPA then MyBatis-Plus. Their output is
-# printed when they end; the logs stay in target/test-logs/.
+# (scripts/test-summary.sh). The packaged server is built first (no tests); then `make
+# test-examples` (every example, once) and after it the browser test (both install clients/node)
+# run in the background beside the JUnit tests. Their output is printed when they end; the logs
+# stay in target/test-logs/.
 test:
 	@rm -rf target/test-logs */target/surefire-reports examples/*/target/surefire-reports
 	@mkdir -p target/test-logs
 	@status=0; \
 	if $(MVN) install -DskipTests; then \
-		( $(MAKE) --no-print-directory test-node > target/test-logs/node.log 2>&1; \
-		  echo $$? > target/test-logs/node.rc; \
+		( $(MAKE) --no-print-directory test-examples > target/test-logs/examples.txt 2>&1; \
+		  echo $$? > target/test-logs/examples.txt.rc; \
 		  $(MAKE) --no-print-directory test-browser > target/test-logs/browser.log 2>&1; \
 		  echo $$? > target/test-logs/browser.rc ) & \
-		( $(MAKE) --no-print-directory test-python > target/test-logs/python.log 2>&1; \
-		  echo $$? > target/test-logs/python.rc ) & \
-		( $(MAKE) --no-print-directory test-spring-boot > target/test-logs/spring-boot.txt 2>&1; \
-		  echo $$? > target/test-logs/spring-boot.rc; \
-		  $(MAKE) --no-print-directory test-jpa > target/test-logs/jpa.txt 2>&1; \
-		  echo $$? > target/test-logs/jpa.rc; \
-		  $(MAKE) --no-print-directory test-mybatis > target/test-logs/mybatis.txt 2>&1; \
-		  echo $$? > target/test-logs/mybatis.rc ) & \
 		$(MVN) test || status=1; \
 		wait; \
-		for suite in node python spring-boot jpa mybatis browser; do \
-			out=target/test-logs/$$suite.log; [ -e $$out ] || out=target/test-logs/$$suite.txt; \
-			echo "=== $$suite ($$out)"; cat $$out; \
-			[ "$$(cat target/test-logs/$$suite.rc)" = 0 ] || status=1; \
-		done; \
+		echo "=== examples (target/test-logs/examples.txt)"; cat target/test-logs/examples.txt; \
+		[ "$$(cat target/test-logs/examples.txt.rc)" = 0 ] || status=1; \
+		echo "=== browser (target/test-logs/browser.log)"; cat target/test-logs/browser.log; \
+		[ "$$(cat target/test-logs/browser.rc)" = 0 ] || status=1; \
 	else \
 		status=1; \
 	fi; \
@@ -148,12 +139,27 @@ test-mybatis:
 		echo "FAILED MyBatis-Plus example (examples/mybatis/target/surefire-reports)"; exit 1; \
 	fi
 
-# Every example against the packaged server (after `mvn install`, as `make test` runs it): jpa,
-# mybatis, spring-boot, node (the package's tests too), python. Runs them all, fails if one failed.
+# Every example against the packaged server (after `mvn install`, as `make test` runs it), once
+# each: Node (the package's tests too) and Python in the background beside Spring Boot, JPA and
+# MyBatis-Plus one after the other (Maven builds). Logs in target/test-logs/; prints each example's
+# output and a PASSED/FAILED line per example; fails if one failed.
 test-examples:
+	@mkdir -p target/test-logs
 	@status=0; \
-	for t in test-jpa test-mybatis test-spring-boot test-node test-python; do \
-		$(MAKE) --no-print-directory $$t || status=1; \
+	( $(MAKE) --no-print-directory test-node > target/test-logs/node.log 2>&1; \
+	  echo $$? > target/test-logs/node.rc ) & \
+	( $(MAKE) --no-print-directory test-python > target/test-logs/python.log 2>&1; \
+	  echo $$? > target/test-logs/python.rc ) & \
+	for t in spring-boot jpa mybatis; do \
+		$(MAKE) --no-print-directory test-$$t > target/test-logs/$$t.txt 2>&1; \
+		echo $$? > target/test-logs/$$t.rc; \
+	done; \
+	wait; \
+	for t in jpa mybatis spring-boot node python; do \
+		out=target/test-logs/$$t.log; [ -e $$out ] || out=target/test-logs/$$t.txt; \
+		echo "=== example $$t ($$out)"; cat $$out; \
+		if [ "$$(cat target/test-logs/$$t.rc)" = 0 ]; then \
+			echo "example $$t: PASSED"; else echo "example $$t: FAILED"; status=1; fi; \
 	done; \
 	exit $$status
 
