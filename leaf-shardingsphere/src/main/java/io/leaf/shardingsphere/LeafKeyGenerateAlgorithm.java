@@ -19,15 +19,22 @@ import org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorith
  * <p>Properties: {@code tag} (optional), {@code target} (optional, host:port of a Leaf server or
  * several separated by commas: this generator then builds its own client, plaintext unless {@code
  * tls} is {@code true}, sending {@code token} when set); without {@code target} it uses the
- * generators registered in {@link LeafKeyGenerators}.
+ * generators registered in {@link LeafKeyGenerators}. {@link #close()} closes what it built.
  */
-public final class LeafKeyGenerateAlgorithm implements KeyGenerateAlgorithm {
+public final class LeafKeyGenerateAlgorithm implements KeyGenerateAlgorithm, AutoCloseable {
+
+  /* ShardingSphere's algorithm SPI (TypedSPI) has no close hook, so a generator built from
+   * `target` owns a client nobody else can close: close() closes its generators and client, and a
+   * JVM shutdown hook calls close() for the owners that never do (removed once close() ran). With
+   * no target nothing is owned here: the registered generators belong to LeafKeyGenerators. */
 
   private String tag;
   private Function<String, CachedIdGenerator> generators = LeafKeyGenerators::get;
+  private Owned owned;
 
   @Override
   public void init(Properties props) {
+    close();
     String t = props.getProperty("tag", "").trim();
     tag = t.isEmpty() ? null : t;
     String target = props.getProperty("target", "").trim();
@@ -42,10 +49,30 @@ public final class LeafKeyGenerateAlgorithm implements KeyGenerateAlgorithm {
       if (!token.isEmpty()) {
         b.token(token);
       }
-      LeafClient client = b.build();
-      Map<String, CachedIdGenerator> built = new ConcurrentHashMap<>();
-      generators =
-          name -> built.computeIfAbsent(name, n -> CachedIdGenerator.builder(client, n).build());
+      Owned o = new Owned(b.build(), new ConcurrentHashMap<>());
+      generators = o::generator;
+      Runtime.getRuntime().addShutdownHook(o.hook);
+      owned = o;
+    }
+  }
+
+  /**
+   * Closes the generators and the client this generator built from {@code target} (their cached
+   * IDs are lost: gaps, never repeats); later keys throw {@link IllegalStateException}. Idempotent;
+   * nothing to close without {@code target}.
+   */
+  @Override
+  public synchronized void close() {
+    Owned o = owned;
+    if (o == null) {
+      return;
+    }
+    owned = null;
+    o.close();
+    try {
+      Runtime.getRuntime().removeShutdownHook(o.hook);
+    } catch (IllegalStateException shuttingDown) {
+      // Called from the hook itself, or during shutdown: nothing left to remove.
     }
   }
 
@@ -62,6 +89,36 @@ public final class LeafKeyGenerateAlgorithm implements KeyGenerateAlgorithm {
       keys.add(generator.next());
     }
     return keys;
+  }
+
+  /** The client and generators built from {@code target}, closed together. */
+  private static final class Owned {
+    private final LeafClient client;
+    private final Map<String, CachedIdGenerator> built;
+    private final Thread hook;
+    private volatile boolean closed;
+
+    Owned(LeafClient client, Map<String, CachedIdGenerator> built) {
+      this.client = client;
+      this.built = built;
+      this.hook = new Thread(this::close, "leaf-key-generator-close");
+    }
+
+    CachedIdGenerator generator(String bizTag) {
+      if (closed) {
+        throw new IllegalStateException("the LEAF key generator is closed");
+      }
+      return built.computeIfAbsent(bizTag, n -> CachedIdGenerator.builder(client, n).build());
+    }
+
+    synchronized void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      built.values().forEach(CachedIdGenerator::close);
+      client.close();
+    }
   }
 
   @Override

@@ -94,6 +94,19 @@ class LeafKeyGenerateAlgorithmTest {
   }
 
   @Test
+  void close_targetClient_closesItsGeneratorsAndLaterKeysThrow() {
+    Properties props = new Properties();
+    props.setProperty("target", server.target());
+    LeafKeyGenerateAlgorithm algorithm = (LeafKeyGenerateAlgorithm) load(props);
+    assertEquals(2, algorithm.generateKeys(ORDERS, 2).size(), "keys before close");
+    algorithm.close();
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> algorithm.generateKeys(ORDERS, 1));
+    assertTrue(e.getMessage().contains("closed"), e.getMessage());
+    algorithm.close();
+  }
+
+  @Test
   void generateKeys_tagProperty_usesThatTagThroughTheRegisteredClient() {
     LeafKeyGenerators.register(client);
     Properties props = new Properties();
