@@ -28,6 +28,7 @@ class OrdersTest {
     try (LeafClient admin = LeafClient.forTarget(server.target())
         .token(LeafServerProcess.ADMIN_TOKEN).build()) {
       admin.createTag("orders", 0, 0, "order IDs of the MyBatis-Plus example");
+      admin.createTag("t_order", 0, 0, "keys of the sharded table of the example");
     }
   }
 
@@ -60,6 +61,44 @@ class OrdersTest {
       assertEquals(10_000L, orders.distinctIds(), "distinct keys stored");
       assertEquals(10_000, ids.size(), "distinct IDs handed to the entities");
       assertTrue(ids.stream().allMatch(id -> id >= 1), "Leaf's first IDs of the tag");
+    }
+  }
+
+  @Test
+  void shardedPlace_10000RowsFrom8Threads_leafKeysNoDuplicateAcrossShards() throws Exception {
+    String run = UUID.randomUUID().toString();
+    List<String> shards = List.of(
+        "jdbc:h2:mem:shard0-" + run + ";DB_CLOSE_DELAY=-1",
+        "jdbc:h2:mem:shard1-" + run + ";DB_CLOSE_DELAY=-1");
+    try (ShardedOrders orders = new ShardedOrders(server.target(), "t_order", shards)) {
+      Set<Long> returned = ConcurrentHashMap.newKeySet();
+      ExecutorService pool = Executors.newFixedThreadPool(8);
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        int thread = t;
+        done.add(pool.submit(() -> {
+          for (int i = 0; i < 1_250; i++) {
+            returned.add(orders.place(thread * 1_250 + i, "item"));
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : done) {
+        f.get(5, TimeUnit.MINUTES); // a duplicate key within a shard fails its insert here
+      }
+      pool.shutdown();
+      List<List<Long>> byShard = orders.keysByShard();
+      Set<Long> stored = new java.util.HashSet<>();
+      byShard.forEach(stored::addAll);
+      int rows = byShard.get(0).size() + byShard.get(1).size();
+      System.out.printf("sharded: %d rows (%d in ds_0, %d in ds_1), %d distinct keys%n",
+          rows, byShard.get(0).size(), byShard.get(1).size(), stored.size());
+      assertEquals(10_000, rows, "rows in both shards");
+      assertEquals(5_000, byShard.get(0).size(), "rows of even user_ids in ds_0");
+      assertEquals(10_000, stored.size(), "distinct order_ids across both shards");
+      assertEquals(stored, returned, "the generated keys JDBC returned are the stored ones");
+      assertTrue(stored.stream().allMatch(id -> id >= 1 && id < (1L << 32)),
+          "keys from the Leaf tag t_order, not a snowflake: " + stored.stream().max(Long::compare));
     }
   }
 }
