@@ -44,8 +44,23 @@ class JpaApplicationTest {
 
   @Test
   void save_10000OrdersFrom8Threads_noDuplicateKey() throws Exception {
+    saveOrders("--leaf.client.target=" + server.target());
+  }
+
+  @Test
+  void save_onMariaDb_10000OrdersFrom8Threads_noDuplicateKey() throws Exception {
+    try (MariaDbDatabase db = MariaDbDatabase.createOrSkip()) {
+      saveOrders("--leaf.client.target=" + server.target(),
+          "--spring.datasource.url=" + db.url(),
+          "--spring.datasource.username=" + MariaDbDatabase.USER,
+          "--spring.datasource.password=" + MariaDbDatabase.PASSWORD);
+      System.out.println("MariaDB: 10000 orders saved in " + db.name + ", no duplicate key");
+    }
+  }
+
+  private static void saveOrders(String... args) throws Exception {
     try (ConfigurableApplicationContext context = new SpringApplicationBuilder(
-        JpaApplication.class).run("--leaf.client.target=" + server.target())) {
+        JpaApplication.class).run(args)) {
       OrderRepository orders = context.getBean(OrderRepository.class);
       Set<Long> ids = ConcurrentHashMap.newKeySet();
       ExecutorService pool = Executors.newFixedThreadPool(THREADS);

@@ -27,8 +27,14 @@ public final class Orders implements AutoCloseable {
 
   /** Orders in the H2 database at {@code jdbcUrl}, their IDs through {@code client}. */
   public Orders(LeafClient client, String jdbcUrl) throws SQLException {
+    this(client, "org.h2.Driver", jdbcUrl, "sa", "");
+  }
+
+  /** Orders in the database at {@code jdbcUrl} (its JDBC {@code driver} class), IDs from Leaf. */
+  public Orders(LeafClient client, String driver, String jdbcUrl, String user, String password)
+      throws SQLException {
     ids = new LeafIdentifierGenerator(client);
-    dataSource = new PooledDataSource("org.h2.Driver", jdbcUrl, "sa", "");
+    dataSource = new PooledDataSource(driver, jdbcUrl, user, password);
     dataSource.setPoolMaximumActiveConnections(10);
     createTable(dataSource);
     MybatisConfiguration configuration = new MybatisConfiguration(

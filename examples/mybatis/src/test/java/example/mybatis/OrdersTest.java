@@ -41,9 +41,23 @@ class OrdersTest {
 
   @Test
   void place_10000OrdersFrom8Threads_noDuplicateKey() throws Exception {
+    placeOrders("org.h2.Driver",
+        "jdbc:h2:mem:orders-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "");
+  }
+
+  @Test
+  void place_onMariaDb_10000OrdersFrom8Threads_noDuplicateKey() throws Exception {
+    try (MariaDbDatabase db = MariaDbDatabase.createOrSkip()) {
+      placeOrders("com.mysql.cj.jdbc.Driver", db.url(), MariaDbDatabase.USER,
+          MariaDbDatabase.PASSWORD);
+      System.out.println("MariaDB: 10000 orders inserted in " + db.name + ", no duplicate key");
+    }
+  }
+
+  private static void placeOrders(String driver, String url, String user, String password)
+      throws Exception {
     try (LeafClient client = LeafClient.forTarget(server.target()).usePlaintext().build();
-        Orders orders = new Orders(client,
-            "jdbc:h2:mem:orders-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")) {
+        Orders orders = new Orders(client, driver, url, user, password)) {
       Set<Long> ids = ConcurrentHashMap.newKeySet();
       ExecutorService pool = Executors.newFixedThreadPool(8);
       List<Future<?>> done = new ArrayList<>();
