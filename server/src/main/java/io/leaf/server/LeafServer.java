@@ -12,6 +12,7 @@ import io.leaf.server.engine.UnissuedRun;
 import io.leaf.server.health.ServerHealth;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.ledger.HandBack;
+import io.leaf.server.ordering.Ordering;
 import io.leaf.server.logging.LogLevels;
 import io.leaf.server.logging.TransportLogs;
 import io.leaf.server.snowflake.Snowflake;
@@ -56,9 +57,12 @@ public final class LeafServer {
    * @param snowflake the snowflake IDs' generator and lease keeper; started and closed with the
    *     server
    * @param handBack returns the engine's unissued IDs at a graceful stop
+   * @param ordering wraps LeafService so STRICT tags keep real-time order; started and closed
+   *     with the server
    */
   record Parts(SegmentStore store, SegmentAllocator allocator, IdleTagSweeper sweeper,
-      ServerHealth health, LeafGrpcService service, Snowflake snowflake, HandBack handBack) {
+      ServerHealth health, LeafGrpcService service, Snowflake snowflake, HandBack handBack,
+      Ordering ordering) {
   }
 
   /** The hand-back's least budget, even when the calls used up {@code --shutdown-grace}. */
@@ -97,7 +101,7 @@ public final class LeafServer {
     this.settings = settings;
     this.server = builder
         .directExecutor()
-        .addService(MalformedRequests.guard(parts.service().bindService()))
+        .addService(MalformedRequests.guard(parts.ordering().wrap(parts.service())))
         .addService(MalformedRequests.guard(
             new SnowflakeGrpcService(parts.snowflake(), parts.service()).bindService()))
         .addService(parts.health().service())
@@ -128,6 +132,7 @@ public final class LeafServer {
       parts.health().checkAtStart();
       parts.sweeper().start();
       parts.snowflake().start();
+      parts.ordering().start();
       parts.health().startMonitor();
     } catch (Throwable e) {
       // Whatever failed, nothing of a server that did not start stays bound or running.
@@ -169,6 +174,7 @@ public final class LeafServer {
       closeLogged("the HTTP ports", ports::close);
     }
     closeLogged("the idle-tag sweeper", parts.sweeper()::close);
+    closeLogged("the tag leases", parts.ordering()::close);
     // After the calls: it stops issuing and gives the worker ID back while the pool is open.
     closeLogged("the snowflake side", parts.snowflake()::close);
     closeLogged("the engine", parts.allocator()::close);

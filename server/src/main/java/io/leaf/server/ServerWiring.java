@@ -3,6 +3,7 @@ package io.leaf.server;
 import com.google.common.base.Ticker;
 import com.zaxxer.hikari.HikariDataSource;
 import io.grpc.InsecureServerCredentials;
+import io.grpc.ManagedChannel;
 import io.grpc.ServerBuilder;
 import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptor;
@@ -25,6 +26,10 @@ import io.leaf.server.ledger.HandBack;
 import io.leaf.server.ledger.LedgerRetention;
 import io.leaf.server.ledger.ServerIdentity;
 import io.leaf.server.metrics.Metrics;
+import io.leaf.server.ordering.JooqOrderingStore;
+import io.leaf.server.ordering.MemoryOrderingStore;
+import io.leaf.server.ordering.Ordering;
+import io.leaf.server.ordering.OrderingStore;
 import io.leaf.server.security.ServerTokens;
 import io.leaf.server.security.TlsCredentials;
 import io.leaf.server.security.TokenAccess;
@@ -207,7 +212,9 @@ public final class ServerWiring {
             threads.forEach(ExecutorService::shutdownNow);
             pool.close();
             ops.close();
-          }, config + " server=" + identity);
+          }, config + " server=" + identity,
+          new OrderingSource(new JooqOrderingStore(pool, dialect, InstantSource.system()),
+              Ordering::plaintext));
     } catch (RuntimeException | Error e) {
       while (!opened.isEmpty()) {
         closeQuietly(opened.pop());
@@ -287,14 +294,35 @@ public final class ServerWiring {
       Function<EngineListeners, SegmentAllocator> engine,
       Snowflake snowflake, Metrics metrics, TokenAccess access, AutoCloseable resources) {
     return assemble(builder, config, store, schemaInit, formats, engine, snowflake, metrics,
-        access, resources, config.toString());
+        access, resources, config.toString(), OrderingSource.inMemory());
+  }
+
+  /**
+   * Where the ordering of tags is kept and how another server is reached (tests pass one shared
+   * store and in-process channels).
+   */
+  public record OrderingSource(OrderingStore store, Function<String, ManagedChannel> connect) {
+    /** In memory, this server alone; Netty channels. */
+    public static OrderingSource inMemory() {
+      return new OrderingSource(new MemoryOrderingStore(InstantSource.system()),
+          Ordering::plaintext);
+    }
+  }
+
+  /** {@link #assemble} with the orderings of {@code orderings}. */
+  public static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
+      SegmentStore store, Runnable schemaInit, Formats formats,
+      Function<EngineListeners, SegmentAllocator> engine, Snowflake snowflake, Metrics metrics,
+      TokenAccess access, AutoCloseable resources, OrderingSource orderings) {
+    return assemble(builder, config, store, schemaInit, formats, engine, snowflake, metrics,
+        access, resources, config.toString(), orderings);
   }
 
   /** {@link #assemble}, the start line showing {@code settings}. */
   private static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
       SegmentStore store, Runnable schemaInit, Formats formats,
       Function<EngineListeners, SegmentAllocator> engine, Snowflake snowflake, Metrics metrics,
-      TokenAccess access, AutoCloseable resources, String settings) {
+      TokenAccess access, AutoCloseable resources, String settings, OrderingSource orderings) {
     // The engine's listeners exist before it does, so each is a final field from the start.
     SweepIntake cached = new SweepIntake();
     SegmentAllocator allocator = engine.apply(
@@ -320,9 +348,11 @@ public final class ServerWiring {
       metrics.watchEngine(allocator, sweeper, health::databaseUp);
       metrics.watchSnowflake(snowflake);
     }
-    LeafServer.Parts parts =
-        new LeafServer.Parts(store, allocator, sweeper, health, service, snowflake,
-            new HandBack(store, database::execute));
+    ScheduledThreadPoolExecutor leaseThreads = ServerThreads.tagLeases();
+    Ordering ordering = new Ordering(orderings.store(), store, allocator, config.ordering(),
+        config.api().maxWait(), Ticker.systemTicker(), leaseThreads, orderings.connect());
+    LeafServer.Parts parts = new LeafServer.Parts(store, allocator, sweeper, health, service,
+        snowflake, new HandBack(store, database::execute), ordering);
     AtomicReference<HttpEndpoints> bound = new AtomicReference<>();
     HttpRoutes routes = HttpWiring.routes(config, parts, issuer, metrics, access,
         () -> bound.get() == null ? 0 : bound.get().httpConnections());
@@ -333,6 +363,7 @@ public final class ServerWiring {
     };
     return new LeafServer(builder, parts, openHttp, () -> {
       streamPump.shutdownNow();
+      leaseThreads.shutdownNow();
       database.close();
       resources.close();
     }, config.api().shutdownGrace(), settings);

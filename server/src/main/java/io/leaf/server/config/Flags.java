@@ -157,6 +157,13 @@ public final class Flags {
       SnowflakeConfig.DEFAULT_BITS, "snowflake timestamp/worker/sequence bits, adding up to 63",
       Parsers.text());
 
+  static final Flag<String> ADVERTISE_ADDRESS = Flag.of("advertise-address", "",
+      "HOST:PORT other servers forward a STRICT tag's calls to when this server owns it"
+          + " (empty: the host name and --port)", Parsers.text());
+  static final Flag<Duration> TAG_LEASE_TTL = Flag.of("tag-lease-ttl", "10s",
+      "a STRICT tag's owner lease lives this long without renewal (renewed every third of it;"
+          + " a new owner waits it out)", Parsers.duration());
+
   /** Every flag, in the order of {@code --help}. */
   public static final List<Flag<?>> ALL = List.of(PORT, DB_URL, DB_USER, DB_PASSWORD,
       DB_POOL_SIZE, MAX_QUEUED_LOADS, IDLE_TTL, SWEEP_TICK, MAX_BATCH, MAX_STEP, MAX_WAIT,
@@ -167,7 +174,7 @@ public final class Flags {
       ADMIN_TOKEN, ADMIN_TOKEN_FILE, CLIENT_TOKEN, CLIENT_TOKEN_FILE, TOKENS_FILE, TOKENS_REFRESH,
       MONITOR_PUBLIC, LOG_LEVEL,
       WORKER_ID_RANGE, WORKER_LEASE_TTL, SNOWFLAKE_EPOCH, SNOWFLAKE_BITS, FORMAT_KEY_FILE, REGION,
-      LEDGER, LEDGER_RETENTION);
+      LEDGER, LEDGER_RETENTION, ADVERTISE_ADDRESS, TAG_LEASE_TTL);
 
   /** Flags refused when given empty: an empty token would silently mean none. */
   static final List<Flag<?>> NOT_EMPTY = List.of(ADMIN_TOKEN, CLIENT_TOKEN);

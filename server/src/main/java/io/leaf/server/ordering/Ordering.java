@@ -1,0 +1,110 @@
+package io.leaf.server.ordering;
+
+import com.google.common.base.Ticker;
+import io.grpc.ManagedChannel;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.leaf.server.config.OrderingConfig;
+import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.store.SegmentStore;
+import io.leaf.v1.LeafServiceGrpc;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ordering feature as the server wires it: LeafService wrapped so STRICT tags keep real-time
+ * order ({@link #wrap}), the owner leases renewed every third of {@code --tag-lease-ttl} from
+ * {@link #start()}, and forwarding channels closed by {@link #close()}.
+ */
+public final class Ordering implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Ordering.class);
+
+  private final OrderingStore store;
+  private final StrictTags strict;
+  private final Forwarder forwarder;
+  private final OrderingAdmin admin;
+  private final ScheduledExecutorService executor;
+  private final Ticker ticker;
+  private final AtomicLong forwarded = new AtomicLong();
+  private volatile boolean schemaReady;
+  private ScheduledFuture<?> ticking;
+
+  /**
+   * @param executor runs the lease statements and timers; shut down by the caller after close
+   * @param connect a channel to another server's advertised address
+   */
+  public Ordering(OrderingStore store, SegmentStore tags, SegmentAllocator allocator,
+      OrderingConfig config, Duration maxWait, Ticker ticker, ScheduledExecutorService executor,
+      Function<String, ManagedChannel> connect) {
+    this.store = store;
+    this.ticker = ticker;
+    this.executor = executor;
+    this.strict = new StrictTags(store, config.advertiseAddress(), config.tagLeaseTtl(), ticker,
+        executor, tag -> allocator.cached(tag).ifPresent(allocator::evict));
+    this.forwarder = new Forwarder(maxWait, tag -> forwarded.incrementAndGet(), connect);
+    this.admin = new OrderingAdmin(store, tags, strict, executor, executor);
+  }
+
+  /** The production channel to another server: plaintext HTTP/2. */
+  public static ManagedChannel plaintext(String address) {
+    return Forwarder.plaintext(address);
+  }
+
+  /** LeafService with ordering, marked calls recognised. */
+  public ServerServiceDefinition wrap(LeafServiceGrpc.LeafServiceImplBase plain) {
+    return ServerInterceptors.intercept(
+        new OrderedLeafService(plain, strict, forwarder, admin, ticker), new ForwardedMark());
+  }
+
+  /** Creates the table when missing, then keeps the leases and knowledge fresh. */
+  public synchronized void start() {
+    long every = strict.ttl().toNanos() / 3;
+    ticking = executor.scheduleWithFixedDelay(this::tick, 0, every, TimeUnit.NANOSECONDS);
+  }
+
+  private void tick() {
+    try {
+      if (!schemaReady) {
+        store.createSchemaIfMissing();
+        schemaReady = true;
+      }
+    } catch (RuntimeException e) {
+      log.warn("leaf_tag_lease cannot be created now: {}", e.getMessage());
+    }
+    try {
+      strict.tick();
+    } catch (RuntimeException e) {
+      log.warn("tag leases: {}", e.getMessage());
+    }
+  }
+
+  /** Calls this server forwarded to an owner. */
+  public long forwardedCalls() {
+    return forwarded.get();
+  }
+
+  /** Owner terms this server began. */
+  public long acquisitions() {
+    return strict.acquisitions();
+  }
+
+  /** The owner this server knows for {@code bizTag}; empty when none or not STRICT. */
+  public String ownerOf(String bizTag) {
+    return strict.ownerOf(bizTag);
+  }
+
+  @Override
+  public synchronized void close() {
+    if (ticking != null) {
+      ticking.cancel(false);
+    }
+    forwarder.close();
+  }
+}
