@@ -49,6 +49,7 @@ public final class TestServer {
   private Snowflake snowflake;
   private final List<ServerInterceptor> interceptors = new ArrayList<>();
   private TokenAccess access;
+  private ServerWiring.OrderingSource orderings;
 
   private TestServer(ServerBuilder<?> transport) {
     this.transport = transport;
@@ -144,6 +145,12 @@ public final class TestServer {
     return this;
   }
 
+  /** Tags' orderings kept in {@code orderings} (default: in memory, this server alone). */
+  public TestServer orderings(ServerWiring.OrderingSource orderings) {
+    this.orderings = orderings;
+    return this;
+  }
+
   /** The server, not started. */
   public LeafServer build() {
     ServerConfig config = ServerConfig.parse(flags, env -> null);
@@ -162,6 +169,10 @@ public final class TestServer {
     ServerWiring.Formats kept =
         new ServerWiring.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock,
             config.region());
+    if (orderings != null) {
+      return ServerWiring.assemble(transport, config, served, schemaInit, kept, engineOf, side,
+          metrics, access != null ? access : TokenAccess.open(), threads, orderings);
+    }
     if (access != null) {
       return ServerWiring.assemble(transport, config, served, schemaInit, kept, engineOf, side,
           metrics, access, threads);
