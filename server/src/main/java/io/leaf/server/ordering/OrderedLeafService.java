@@ -82,12 +82,21 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
 
   @Override
   public void reserveIds(ReserveIdsRequest req, StreamObserver<ReservedIds> out) {
-    route(req.getBizTag(), out, route -> {
-      if (route.kind() == Route.Kind.PER_SERVER) {
-        plain.reserveIds(req, out);
+    String bizTag = req.getBizTag();
+    if (bizTag.isEmpty() || bizTag.length() > 128) {
+      plain.reserveIds(req, out);
+      return;
+    }
+    Context ctx = Context.current();
+    strict.ordering(bizTag).whenComplete((ordering, e) -> {
+      if (e != null) {
+        out.onError(Status.fromThrowable(e.getCause() != null ? e.getCause() : e)
+            .asRuntimeException());
+      } else if (ordering == TagOrdering.PER_SERVER) {
+        ctx.run(() -> plain.reserveIds(req, out));
       } else {
         out.onError(Status.FAILED_PRECONDITION.withDescription("ReserveIds is refused on tag "
-            + req.getBizTag() + ": its ordering is STRICT, which a client's cache of IDs"
+            + bizTag + ": its ordering is " + ordering + ", which a client's cache of IDs"
             + " cannot keep").asRuntimeException());
       }
     });

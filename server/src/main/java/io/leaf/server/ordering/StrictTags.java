@@ -137,6 +137,15 @@ public final class StrictTags {
     }
   }
 
+  /** The tag's ordering as this server may trust it now (read first when it may not). */
+  public CompletableFuture<TagOrdering> ordering(String bizTag) {
+    Known k = known.get(bizTag);
+    if (k != null && ticker.read() - k.validUntil < 0) {
+      return CompletableFuture.completedFuture(k.ordering);
+    }
+    return once(bizTag, () -> readRow(bizTag)).thenApply(v -> known.get(bizTag).ordering);
+  }
+
   private Status notOwner(String bizTag, String owner) {
     return Status.UNAVAILABLE.withDescription("tag " + bizTag + " is STRICT and " + self
         + " is not its owner (owner: " + (owner.isEmpty() ? "none now" : owner) + "); retry");
