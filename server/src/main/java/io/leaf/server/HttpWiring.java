@@ -42,7 +42,8 @@ final class HttpWiring {
     SegmentAllocator allocator = parts.allocator();
     LeafGrpcService service = parts.service();
     new IdEndpoints(allocator, config.api().maxWait(), snowflakeIds(parts.snowflake()), issuer,
-        access, metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
+        access, metrics == null ? flag -> { } : metrics::limitRefused, parts.ordering())
+        .addTo(routes);
     new LedgerEndpoint(service::whoIssued, access).addTo(routes);
     List<MonitorData.Limit> limits = List.of(
         new MonitorData.Limit("--max-waiting", config.engine().maxWaiting(), allocator::waitingCalls),

@@ -19,6 +19,7 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -75,6 +76,33 @@ final class Forwarder implements AutoCloseable {
     server.setOnCancelHandler(() -> call.cancel("the caller cancelled", null));
     ClientCalls.asyncServerStreamingCall(call, request,
         relay(out, owner, bizTag, unreachable, server));
+  }
+
+  /** A unary call to {@code owner} whose answer completes the future (calls from HTTP). */
+  <Q, R> CompletableFuture<R> call(MethodDescriptor<Q, R> method, String owner, String bizTag,
+      Q request, Runnable unreachable) {
+    CompletableFuture<R> result = new CompletableFuture<>();
+    ClientCall<Q, R> call = newCall(method, owner, bizTag);
+    result.whenComplete((v, e) -> {
+      if (result.isCancelled()) {
+        call.cancel("the caller cancelled", null);
+      }
+    });
+    ClientCalls.asyncUnaryCall(call, request, relay(new StreamObserver<R>() {
+      @Override
+      public void onNext(R value) {
+        result.complete(value);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        result.completeExceptionally(t);
+      }
+
+      @Override
+      public void onCompleted() {}
+    }, owner, bizTag, unreachable, null));
+    return result;
   }
 
   private <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, String owner,

@@ -13,7 +13,14 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.leaf.v1.FormattedId;
+import io.leaf.v1.NextIdRequest;
+import io.leaf.v1.NextIdResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * order ({@link #wrap}), the owner leases renewed every third of {@code --tag-lease-ttl} from
  * {@link #start()}, and forwarding channels closed by {@link #close()}.
  */
-public final class Ordering implements AutoCloseable {
+public final class Ordering implements OrderedIds, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(Ordering.class);
 
@@ -47,9 +54,21 @@ public final class Ordering implements AutoCloseable {
     this.ticker = ticker;
     this.executor = executor;
     this.strict = new StrictTags(store, config.advertiseAddress(), config.tagLeaseTtl(), ticker,
-        executor, tag -> allocator.cached(tag).ifPresent(allocator::evict));
+        executor, tag -> evictTerm(allocator, tag));
     this.forwarder = new Forwarder(maxWait, tag -> forwarded.incrementAndGet(), connect);
     this.admin = new OrderingAdmin(store, tags, strict, executor, executor);
+  }
+
+  /**
+   * Drops what the engine holds for {@code tag} and its formatted numbers' period rows ({@code
+   * tag#…}), so a new owner term takes only segments taken after it began.
+   */
+  private static void evictTerm(SegmentAllocator allocator, String tag) {
+    allocator.cached(tag).ifPresent(allocator::evict);
+    String rows = tag + "#";
+    for (String row : allocator.cachedTags(Integer.MAX_VALUE, n -> n.startsWith(rows))) {
+      allocator.cached(row).ifPresent(allocator::evict);
+    }
   }
 
   /** The production channel to another server: plaintext HTTP/2. */
@@ -85,6 +104,36 @@ public final class Ordering implements AutoCloseable {
     }
   }
 
+  @Override
+  public CompletableFuture<Long> nextId(String bizTag, Supplier<CompletableFuture<Long>> local) {
+    return issue(bizTag, local, LeafServiceGrpc.getNextIdMethod(), NextIdResponse::getId);
+  }
+
+  @Override
+  public CompletableFuture<String> nextFormattedId(String bizTag,
+      Supplier<CompletableFuture<String>> local) {
+    return issue(bizTag, local, LeafServiceGrpc.getNextFormattedIdMethod(),
+        FormattedId::getValue);
+  }
+
+  private <R, T> CompletableFuture<T> issue(String bizTag, Supplier<CompletableFuture<T>> local,
+      MethodDescriptor<NextIdRequest, R> method, Function<R, T> value) {
+    return strict.route(bizTag, false).thenCompose(route -> switch (route.kind()) {
+      case PER_SERVER -> local.get();
+      case ISSUE -> local.get().thenApply(v -> {
+        if (!route.ownership().mayIssue(ticker.read(), route.term())) {
+          throw Status.UNAVAILABLE.withDescription("tag " + bizTag + " is STRICT and this"
+              + " server's owner lease ended before the answer could leave; retry")
+              .asRuntimeException();
+        }
+        return v;
+      });
+      case FORWARD -> forwarder.call(method, route.owner(), bizTag,
+          NextIdRequest.newBuilder().setBizTag(bizTag).build(),
+          () -> strict.ownerUnreachable(bizTag)).thenApply(value);
+    });
+  }
+
   /** Calls this server forwarded to an owner. */
   public long forwardedCalls() {
     return forwarded.get();
@@ -105,6 +154,7 @@ public final class Ordering implements AutoCloseable {
     if (ticking != null) {
       ticking.cancel(false);
     }
+    strict.releaseAll();
     forwarder.close();
   }
 }

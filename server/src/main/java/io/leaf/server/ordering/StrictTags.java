@@ -198,6 +198,21 @@ public final class StrictTags {
     refreshKnown(now, idle);
   }
 
+  /** Ends every term this server holds and gives the leases back (a graceful stop). */
+  public void releaseAll() {
+    for (Map.Entry<String, TagOwnership> e : owners.entrySet()) {
+      long epoch = e.getValue().epoch();
+      if (epoch != 0) {
+        e.getValue().refused(epoch);
+        try {
+          store.release(e.getKey(), self, epoch);
+        } catch (RuntimeException ex) {
+          log.warn("release of tag {} failed: {}", e.getKey(), ex.getMessage());
+        }
+      }
+    }
+  }
+
   private void renew(String bizTag, TagOwnership own, long epoch) {
     long sent = ticker.read();
     try {
