@@ -98,10 +98,11 @@ public final class JooqOrderingStore implements OrderingStore {
     }
   }
 
-  /** MySQL's and H2's 42S02, PostgreSQL's 42P01, H2's own 42102. */
+  /** MySQL's and H2's 42S02, PostgreSQL's 42P01, H2's 42S04 (an empty database). */
   private static boolean missingTable(DataAccessException e) {
     String state = e.sqlState();
-    return "42S02".equals(state) || "42P01".equals(state) || "42102".equals(state);
+    return "42S02".equals(state) || "42P01".equals(state) || "42102".equals(state)
+        || "42104".equals(state) || "42S04".equals(state);
   }
 
   private List<LeaseRow> readRows() {

@@ -87,16 +87,20 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
       plain.reserveIds(req, out);
       return;
     }
+    CompletableFuture<TagOrdering> ordering = strict.ordering(bizTag);
+    ServerCallStreamObserver<ReservedIds> to = ordering.isDone()
+        ? (ServerCallStreamObserver<ReservedIds>) out
+        : new LateObserver<>((ServerCallStreamObserver<ReservedIds>) out);
     Context ctx = Context.current();
-    strict.ordering(bizTag).whenComplete((ordering, e) -> {
+    ordering.whenComplete((o, e) -> {
       if (e != null) {
-        out.onError(Status.fromThrowable(e.getCause() != null ? e.getCause() : e)
+        to.onError(Status.fromThrowable(e.getCause() != null ? e.getCause() : e)
             .asRuntimeException());
-      } else if (ordering == TagOrdering.PER_SERVER) {
-        ctx.run(() -> plain.reserveIds(req, out));
+      } else if (o == TagOrdering.PER_SERVER) {
+        ctx.run(() -> plain.reserveIds(req, to));
       } else {
-        out.onError(Status.FAILED_PRECONDITION.withDescription("ReserveIds is refused on tag "
-            + bizTag + ": its ordering is " + ordering + ", which a client's cache of IDs"
+        to.onError(Status.FAILED_PRECONDITION.withDescription("ReserveIds is refused on tag "
+            + bizTag + ": its ordering is " + o + ", which a client's cache of IDs"
             + " cannot keep").asRuntimeException());
       }
     });
@@ -108,17 +112,16 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
    */
   private <Q, R> void routed(String bizTag, Q req, StreamObserver<R> out,
       BiConsumer<Q, StreamObserver<R>> local, MethodDescriptor<Q, R> method, boolean stream) {
-    route(bizTag, out, route -> {
+    route(bizTag, out, (route, to) -> {
       switch (route.kind()) {
-        case PER_SERVER -> local.accept(req, out);
-        case ISSUE -> local.accept(req, new GuardedObserver<>(
-            (ServerCallStreamObserver<R>) out, route, ticker, bizTag));
+        case PER_SERVER -> local.accept(req, to);
+        case ISSUE -> local.accept(req, new GuardedObserver<>(to, route, ticker, bizTag));
         default -> {
           Runnable unreachable = () -> strict.ownerUnreachable(bizTag);
           if (stream) {
-            forwarder.streaming(method, route.owner(), bizTag, req, out, unreachable);
+            forwarder.streaming(method, route.owner(), bizTag, req, to, unreachable);
           } else {
-            forwarder.unary(method, route.owner(), bizTag, req, out, unreachable);
+            forwarder.unary(method, route.owner(), bizTag, req, to, unreachable);
           }
         }
       }
@@ -126,28 +129,31 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
   }
 
   /**
-   * Runs {@code then} with the tag's route, inline when it is known now, else in the call's
-   * context once the database has answered. A tag name the plain service would refuse goes to
-   * it as PER_SERVER, which refuses it with its own message.
+   * Runs {@code then} with the tag's route and the observer to answer on: inline when the route
+   * is known now, else in the call's context once the database has answered (on a {@link
+   * LateObserver}, made now). A tag name the plain service would refuse goes to it as
+   * PER_SERVER, which refuses it with its own message.
    */
   private <R> void route(String bizTag, StreamObserver<R> out,
-      java.util.function.Consumer<Route> then) {
+      BiConsumer<Route, ServerCallStreamObserver<R>> then) {
+    ServerCallStreamObserver<R> server = (ServerCallStreamObserver<R>) out;
     if (bizTag.isEmpty() || bizTag.length() > 128) {
-      then.accept(Route.PER_SERVER);
+      then.accept(Route.PER_SERVER, server);
       return;
     }
     CompletableFuture<Route> route = strict.route(bizTag, ForwardedMark.forwarded());
     if (route.isDone() && !route.isCompletedExceptionally()) {
-      then.accept(route.join());
+      then.accept(route.join(), server);
       return;
     }
+    LateObserver<R> late = new LateObserver<>(server);
     Context ctx = Context.current();
     route.whenComplete((r, e) -> {
       if (e != null) {
         Throwable cause = e.getCause() != null ? e.getCause() : e;
-        out.onError(Status.fromThrowable(cause).asRuntimeException());
+        late.onError(Status.fromThrowable(cause).asRuntimeException());
       } else {
-        ctx.run(() -> then.accept(r));
+        ctx.run(() -> then.accept(r, late));
       }
     });
   }

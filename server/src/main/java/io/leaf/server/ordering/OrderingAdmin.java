@@ -77,6 +77,7 @@ final class OrderingAdmin {
     }
     String bizTag = req.getBizTag();
     Context ctx = Context.current();
+    LateObserver<Tag> late = new LateObserver<>((ServerCallStreamObserver<Tag>) out);
     CompletableFuture.runAsync(() -> {
       if (tags.getTag(bizTag).isEmpty()) {
         throw Status.NOT_FOUND.withDescription("tag " + bizTag + " does not exist")
@@ -87,13 +88,13 @@ final class OrderingAdmin {
       if (e != null) {
         Throwable cause = e.getCause() != null ? e.getCause() : e;
         Status s = Status.fromThrowable(cause);
-        out.onError((s.getCode() == Status.Code.UNKNOWN ? Status.UNAVAILABLE.withDescription(
+        late.onError((s.getCode() == Status.Code.UNKNOWN ? Status.UNAVAILABLE.withDescription(
             "the ordering table cannot be used now: " + cause.getMessage()) : s)
             .asRuntimeException());
         return;
       }
       ctx.run(() -> getTag.accept(GetTagRequest.newBuilder().setBizTag(bizTag).build(),
-          new StatusToTag((ServerCallStreamObserver<Tag>) out, ordering)));
+          new StatusToTag(late, ordering)));
     });
   }
 

@@ -257,7 +257,11 @@ public final class StrictTags {
   }
 
   private void apply(LeaseRow row, long sent) {
-    Known k = known.computeIfAbsent(row.bizTag(), t -> new Known());
+    Known k = known.computeIfAbsent(row.bizTag(), t -> {
+      Known fresh = new Known();
+      fresh.lastUsed = sent; // not pruned before its first call has used it
+      return fresh;
+    });
     k.ordering = row.ordering();
     k.validUntil = sent + validNanos;
     if (row.ordering() == TagOrdering.STRICT) {
