@@ -351,6 +351,9 @@ public final class ServerWiring {
     ScheduledThreadPoolExecutor leaseThreads = ServerThreads.tagLeases();
     Ordering ordering = new Ordering(orderings.store(), store, allocator, config.ordering(),
         config.api().maxWait(), Ticker.systemTicker(), leaseThreads, orderings.connect());
+    if (metrics != null) {
+      metrics.watchOrdering(ordering);
+    }
     LeafServer.Parts parts = new LeafServer.Parts(store, allocator, sweeper, health, service,
         snowflake, new HandBack(store, database::execute), ordering);
     AtomicReference<HttpEndpoints> bound = new AtomicReference<>();

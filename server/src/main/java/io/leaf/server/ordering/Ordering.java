@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -116,9 +117,56 @@ public final class Ordering implements OrderedIds, AutoCloseable {
         FormattedId::getValue);
   }
 
+  /**
+   * The ID by the tag's route; cancelling the answer cancels the work under it (a waiting call's
+   * slot is freed when an HTTP client hangs up).
+   */
   private <R, T> CompletableFuture<T> issue(String bizTag, Supplier<CompletableFuture<T>> local,
       MethodDescriptor<NextIdRequest, R> method, Function<R, T> value) {
-    return strict.route(bizTag, false).thenCompose(route -> switch (route.kind()) {
+    CompletableFuture<Route> routed = strict.route(bizTag, false);
+    if (routed.isDone() && !routed.isCompletedExceptionally()
+        && routed.join().kind() == Route.Kind.PER_SERVER) {
+      return local.get();
+    }
+    CompletableFuture<T> result = new CompletableFuture<>();
+    AtomicReference<CompletableFuture<T>> under = new AtomicReference<>();
+    routed.whenComplete((route, e) -> {
+      if (e != null) {
+        result.completeExceptionally(e.getCause() != null ? e.getCause() : e);
+        return;
+      }
+      CompletableFuture<T> work;
+      try {
+        work = serve(bizTag, route, local, method, value);
+      } catch (RuntimeException failed) {
+        result.completeExceptionally(failed);
+        return;
+      }
+      under.set(work);
+      if (result.isCancelled()) {
+        work.cancel(false);
+      }
+      work.whenComplete((v, failed) -> {
+        if (failed == null) {
+          result.complete(v);
+        } else {
+          result.completeExceptionally(failed);
+        }
+      });
+    });
+    result.whenComplete((v, e) -> {
+      CompletableFuture<T> work = under.get();
+      if (result.isCancelled() && work != null) {
+        work.cancel(false);
+      }
+    });
+    return result;
+  }
+
+  private <R, T> CompletableFuture<T> serve(String bizTag, Route route,
+      Supplier<CompletableFuture<T>> local, MethodDescriptor<NextIdRequest, R> method,
+      Function<R, T> value) {
+    return switch (route.kind()) {
       case PER_SERVER -> local.get();
       case ISSUE -> local.get().thenApply(v -> {
         if (!route.ownership().mayIssue(ticker.read(), route.term())) {
@@ -131,7 +179,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
       case FORWARD -> forwarder.call(method, route.owner(), bizTag,
           NextIdRequest.newBuilder().setBizTag(bizTag).build(),
           () -> strict.ownerUnreachable(bizTag)).thenApply(value);
-    });
+    };
   }
 
   /** Calls this server forwarded to an owner. */
