@@ -89,6 +89,9 @@ class StrictFailoverProcessTest {
         for (Thread t : callers) {
           t.join();
         }
+        System.out.printf("strict failover: %d calls, %d violations, %d repeats, served again"
+            + " %d ms after kill -9, longest gap %d ms (TTL %d ms)%n", checker.calls(),
+            checker.violations(), checker.repeats(), failoverMs, gapMs.get(), TTL_MS);
         assertEquals(0, checker.repeats(), "no ID twice in " + checker.calls() + " calls");
         assertEquals(0, checker.violations(), "real-time order kept in " + checker.calls()
             + " calls");
