@@ -1,5 +1,6 @@
 -- Leaf schema on PostgreSQL: the same table and columns as schema.sql (which stays the input of
--- jOOQ code generation), applied at server start when the database has no leaf_alloc.
+-- jOOQ code generation), applied at server start when a table is missing; a DBA may run it
+-- as it is (psql -f), again at any time: every statement is IF NOT EXISTS.
 -- biz_tag sorts and compares byte for byte (COLLATE "C"), as MySQL's ascii_bin does, so ListTags
 -- pages through tags in the same order on every database; PostgreSQL's VARCHAR(n) counts
 -- characters, so description holds 256 of any Unicode text in a UTF-8 database.
@@ -12,6 +13,16 @@ CREATE TABLE IF NOT EXISTS leaf_alloc (
   update_time BIGINT       NOT NULL,
   PRIMARY KEY (id),
   CONSTRAINT uk_leaf_alloc_biz_tag UNIQUE (biz_tag)
+);
+
+-- Snowflake worker leases: see schema.sql.
+CREATE TABLE IF NOT EXISTS leaf_worker (
+  worker_id         INT          NOT NULL,
+  owner             VARCHAR(128) NOT NULL,
+  lease_expires_ms  BIGINT       NOT NULL,
+  last_timestamp_ms BIGINT       NOT NULL,
+  update_time       BIGINT       NOT NULL,
+  PRIMARY KEY (worker_id)
 );
 
 -- Formats of tags: see schema.sql.
@@ -46,4 +57,4 @@ CREATE TABLE IF NOT EXISTS leaf_ledger (
   time_ms  BIGINT       NOT NULL,
   PRIMARY KEY (biz_tag, start_id, kind)
 );
-CREATE INDEX ix_leaf_ledger_time ON leaf_ledger (time_ms);
+CREATE INDEX IF NOT EXISTS ix_leaf_ledger_time ON leaf_ledger (time_ms);

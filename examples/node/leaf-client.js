@@ -22,6 +22,20 @@ const definition = protoLoader.loadSync(['leaf/v1/leaf.proto', 'leaf/v1/snowflak
 });
 const { LeafService, SnowflakeService } = grpc.loadPackageDefinition(definition).leaf.v1;
 
+/**
+ * How grpc-js reports a connection closed or reset under a call, besides UNAVAILABLE ("Connection
+ * dropped"): INTERNAL or UNKNOWN naming the reset stream ("Received RST_STREAM with code 2") or
+ * the closed connection.
+ */
+const LOST_DETAILS = /connection dropped|rst_stream|stream removed|socket closed|connection reset|channel closed|econnreset|epipe/i;
+
+/** Whether `err` (a grpc-js error) is a lost connection rather than a server's answer. */
+function connectionLost(err) {
+  if (err.code === grpc.status.UNAVAILABLE) return true;
+  if (err.code !== grpc.status.INTERNAL && err.code !== grpc.status.UNKNOWN) return false;
+  return LOST_DETAILS.test(err.details ?? err.message ?? '');
+}
+
 /** The IdFormat message of `{ pattern, reset = 'NEVER', timeZone = 'UTC' }`. */
 function idFormat({ pattern, reset = 'NEVER', timeZone = 'UTC' }) {
   return { pattern, reset, time_zone: timeZone };
@@ -37,10 +51,13 @@ class LeafClient {
    * @param {string|string[]} targets host:port of a Leaf server, or several in order of preference
    *   (this region's first): calls go to the first that answers (see call())
    * @param {{deadlineMs?: number, credentials?: grpc.ChannelCredentials, token?: string,
-   *   failoverAfterMs?: number, retryPreferredAfterMs?: number, clock?: () => number}} [options]
+   *   failoverAfterMs?: number, retryPreferredAfterMs?: number, clock?: () => number,
+   *   channelOptions?: object}} [options]
    *   failoverAfterMs (2000): the longest one attempt waits while another target remains;
    *   retryPreferredAfterMs (30000): how long a target found down is passed over; clock: a
-   *   monotonic clock in milliseconds for those marks (performance.now; a fake one in tests)
+   *   monotonic clock in milliseconds for those marks (performance.now; a fake one in tests);
+   *   channelOptions: grpc-js channel options, e.g. round_robin over a Kubernetes headless
+   *   Service's pods: {'grpc.service_config': '{"loadBalancingConfig":[{"round_robin":{}}]}'}
    */
   constructor(targets, options = {}) {
     const list = Array.isArray(targets) ? targets : [targets];
@@ -51,7 +68,7 @@ class LeafClient {
     this.clock = options.clock ?? (() => performance.now());
     const credentials = options.credentials ?? grpc.credentials.createInsecure();
     this.routes = list.map((target) => {
-      const stub = new LeafService(target, credentials);
+      const stub = new LeafService(target, credentials, options.channelOptions ?? {});
       // The snowflake stub shares the target's channel.
       const snowflake = new SnowflakeService(target, null, { channelOverride: stub.getChannel() });
       return { target, stub, snowflake, downSince: null };
@@ -65,7 +82,7 @@ class LeafClient {
   /**
    * Runs `invoke(route, deadline)` (a promise of one RPC on that target) on the preferred target,
    * moving on as the Java LeafClient does: a target that answers UNAVAILABLE (refused, connection
-   * lost, shutting down), or is silent for failoverAfterMs while another target remains, is
+   * lost, shutting down) or loses the call's connection (connectionLost), or is silent for failoverAfterMs while another target remains, is
    * marked down and the call goes to the next, within the call's deadline (a repeated ID call is
    * a gap). A target marked down is tried last until retryPreferredAfterMs has passed, then first
    * again: calls move back once it answers. Without `failover` (CreateTag, SetFormat: they write a
@@ -87,7 +104,8 @@ class LeafClient {
         route.downSince = null;
         return result;
       } catch (err) {
-        const down = err.code === grpc.status.UNAVAILABLE
+        // A lost connection loses at most the answer: a gap, never a repeat.
+        const down = connectionLost(err)
           || (err.code === grpc.status.DEADLINE_EXCEEDED && bound < left);
         if (!down) throw err;
         route.downSince = this.clock();
@@ -327,4 +345,4 @@ class CachedIdGenerator {
   }
 }
 
-module.exports = { LeafClient, CachedIdGenerator, status: grpc.status };
+module.exports = { LeafClient, CachedIdGenerator, connectionLost, status: grpc.status };

@@ -46,12 +46,29 @@ FormattedIdParts.__doc__ = """A formatted number read back: ``sequence`` is None
 number read without the admin token."""
 
 
+# How grpcio (the C core) reports a connection closed or reset under a call: besides UNAVAILABLE,
+# UNKNOWN "Stream removed" or INTERNAL naming the reset stream or socket.
+_LOST_DETAILS = ("stream removed", "socket closed", "connection reset", "rst_stream",
+                 "connection dropped", "channel closed", "broken pipe")
+
+
+def connection_lost(error):
+    """Whether ``error`` (a grpc.RpcError) is a lost connection rather than a server's answer."""
+    code = error.code()
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return True
+    if code not in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL):
+        return False
+    details = (error.details() or "").lower()
+    return any(d in details for d in _LOST_DETAILS)
+
+
 class _Route:
     """One target: its channel, stubs, and when a call last found it down (None: not down)."""
 
-    def __init__(self, target, services, snowflake_services):
+    def __init__(self, target, services, snowflake_services, channel_options):
         self.target = target
-        self.channel = grpc.insecure_channel(target)
+        self.channel = grpc.insecure_channel(target, options=channel_options)
         self.stub = services.LeafServiceStub(self.channel)
         self.sf_stub = snowflake_services.SnowflakeServiceStub(self.channel)
         self.down_since = None
@@ -62,7 +79,8 @@ class LeafClient:
 
     ``target`` is one server's ``host:port``, or a list of them in order of preference (this
     region's first): a call goes to the first target not marked down. One that answers
-    UNAVAILABLE (refused, connection lost, shutting down), or is silent for ``failover_after``
+    UNAVAILABLE (refused, connection lost, shutting down), loses its connection under the call
+    (``connection_lost``), or is silent for ``failover_after``
     seconds while another target remains, is marked down and the call moves to the next within
     its deadline (a repeated ID call is a gap). A target marked down is tried last until
     ``retry_preferred_after`` seconds have passed on ``clock``, then first again: calls move back
@@ -71,10 +89,15 @@ class LeafClient:
 
     ``token`` is sent as ``authorization: Bearer <token>`` on every call: the server's
     ``--admin-token`` (CreateTag, UpdateStep) or its ``--client-token``.
+
+    ``channel_options`` go to ``grpc.insecure_channel``: ``[("grpc.lb_policy_name",
+    "round_robin")]`` with a ``dns:///`` target spreads calls over every address the name has
+    (a Kubernetes headless Service's pods).
     """
 
     def __init__(self, target, messages, services, deadline=10.0, token=None,
-                 failover_after=2.0, retry_preferred_after=30.0, clock=time.monotonic):
+                 failover_after=2.0, retry_preferred_after=30.0, clock=time.monotonic,
+                 channel_options=()):
         targets = [target] if isinstance(target, str) else list(target)
         if not targets:
             raise ValueError("targets must not be empty")
@@ -82,7 +105,8 @@ class LeafClient:
         # Generated beside the messages by generate_stubs.
         self._sf = importlib.import_module("leaf.v1.snowflake_pb2")
         sf_services = importlib.import_module("leaf.v1.snowflake_pb2_grpc")
-        self._routes = [_Route(t, services, sf_services) for t in targets]
+        self._routes = [_Route(t, services, sf_services, list(channel_options))
+                        for t in targets]
         self._deadline = deadline
         self._failover_after = failover_after
         self._retry_preferred_after = retry_preferred_after
@@ -123,7 +147,8 @@ class LeafClient:
                 return result
             except grpc.RpcError as e:
                 code = e.code()
-                down = (code == grpc.StatusCode.UNAVAILABLE
+                # A lost connection loses at most the answer: a gap, never a repeat.
+                down = (connection_lost(e)
                         or code == grpc.StatusCode.DEADLINE_EXCEEDED and bound < left)
                 if not down:
                     raise

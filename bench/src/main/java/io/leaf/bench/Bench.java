@@ -129,6 +129,7 @@ public final class Bench {
       new SnowflakeRows(options, table).run(plain.port());
       regionRow();
       ledgerRow();
+      startupRow();
     } finally {
       if (tempDir != null) {
         deleteTree(tempDir);
@@ -199,6 +200,9 @@ public final class Bench {
     }
     if (options.runs("ledger")) {
       ledgerRow();
+    }
+    if (options.runs("startup")) {
+      startupRow();
     }
     String text = "# Leaf benchmark results (" + String.join(", ", options.only())
         + " only)\n\n"
@@ -304,6 +308,16 @@ public final class Bench {
     try {
       new LedgerRows(options, table).run("jdbc:h2:file:" + dir.resolve("ledger")
           + ";MODE=MySQL", "sa", "");
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  /** P12, on H2 files in a directory of its own. */
+  private void startupRow() throws Exception {
+    Path dir = Files.createTempDirectory("leaf-bench-startup");
+    try {
+      new StartupRows(options, table).run(dir);
     } finally {
       deleteTree(dir);
     }

@@ -64,7 +64,7 @@ public record BenchOptions(
 
   /** The parts {@code --only} can pick. */
   public static final List<String> PARTS = List.of("latency", "cache", "bare", "formatted",
-      "tokens", "regions", "ledger");
+      "tokens", "regions", "ledger", "startup");
 
   public static final Path DEFAULT_OUT = Path.of("target", "bench", "results.md");
 
@@ -90,7 +90,8 @@ public record BenchOptions(
                          NextId, h2load; NextFormattedIdBatch vs unary), tokens (P9: NextId
                          with a scoped token file vs without tokens, h2load), regions (P10:
                          NextId with --region vs without), ledger (P11: segment loads/s with
-                         the ledger on vs off, on --db-url or H2)
+                         the ledger on vs off, on --db-url or H2), startup (P12: launch
+                         → SERVING, idle RSS and threads on an H2 file)
         """;
   }
 

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.LedgerSettings;
+import io.leaf.server.store.TakeFence;
 import io.leaf.server.store.TagAlreadyExistsException;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -52,40 +53,54 @@ final class LedgerRows {
           // From an earlier run on the same database.
         }
       }
-      rate(on, threads, options.warmup());
-      rate(off, threads, options.warmup());
-      List<Double> with = new ArrayList<>();
-      List<Double> without = new ArrayList<>();
-      List<Double> ratios = new ArrayList<>();
-      Duration slice = options.unaryDuration().dividedBy(SLICES);
-      for (int round = 0; round < options.rounds(); round++) {
-        Progress.say("segment loads with the ledger on and off, round %d", round + 1);
-        double r = 0;
-        double n = 0;
-        for (int i = 0; i < SLICES; i++) {
-          if ((i + round) % 4 == 0 || (i + round) % 4 == 3) {
-            r += rate(on, threads, slice);
-            n += rate(off, threads, slice);
-          } else {
-            n += rate(off, threads, slice);
-            r += rate(on, threads, slice);
-          }
-        }
-        with.add(r / SLICES);
-        without.add(n / SLICES);
-        ratios.add(r / n);
-      }
-      table.add("P11 segment loads/s with the ledger on vs off",
-          THREADS + " threads, each taking segments (step " + STEP + ") of a tag of its own"
-              + " through JooqSegmentStore on " + DataSources.redact(dbUrl) + "; "
-              + options.unaryDuration().toMillis() + " ms each per round in " + SLICES
-              + " slices, order ABBA",
-          String.format(Locale.ROOT, "%,.0f loads/s (off: %,.0f loads/s)",
-              median(with), median(without)),
-          String.format(Locale.ROOT, "on ÷ off = %.2f", median(ratios)));
+      JooqSegmentStore fenced = new JooqSegmentStore(pool, dialect, InstantSource.system(),
+          LedgerSettings.OFF, TakeFence.withoutRegion());
+      String workload = THREADS + " threads, each taking segments (step " + STEP + ") of a tag"
+          + " of its own through JooqSegmentStore on " + DataSources.redact(dbUrl) + "; "
+          + options.unaryDuration().toMillis() + " ms each per round in " + SLICES
+          + " slices, order ABBA";
+      double[] ledger = compare(on, off, threads, "the ledger on and off");
+      table.add("P11 segment loads/s with the ledger on vs off", workload,
+          String.format(Locale.ROOT, "%,.0f loads/s (off: %,.0f loads/s)", ledger[0], ledger[1]),
+          String.format(Locale.ROOT, "on ÷ off = %.2f", ledger[2]));
+      double[] fence = compare(fenced, off, threads, "the take's region check and without");
+      table.add("P11 segment loads/s with the take's leaf_region check vs without",
+          workload + "; the ledger off in both",
+          String.format(Locale.ROOT, "%,.0f loads/s (without: %,.0f loads/s)", fence[0],
+              fence[1]),
+          String.format(Locale.ROOT, "with ÷ without = %.2f", fence[2]));
     } finally {
       threads.shutdownNow();
     }
+  }
+
+  /** Medians of {@code a}'s and {@code b}'s loads/s and of their per-round ratio. */
+  private double[] compare(JooqSegmentStore a, JooqSegmentStore b, ExecutorService threads,
+      String what) throws Exception {
+    rate(a, threads, options.warmup());
+    rate(b, threads, options.warmup());
+    List<Double> as = new ArrayList<>();
+    List<Double> bs = new ArrayList<>();
+    List<Double> ratios = new ArrayList<>();
+    Duration slice = options.unaryDuration().dividedBy(SLICES);
+    for (int round = 0; round < options.rounds(); round++) {
+      Progress.say("segment loads with %s, round %d", what, round + 1);
+      double r = 0;
+      double n = 0;
+      for (int i = 0; i < SLICES; i++) {
+        if ((i + round) % 4 == 0 || (i + round) % 4 == 3) {
+          r += rate(a, threads, slice);
+          n += rate(b, threads, slice);
+        } else {
+          n += rate(b, threads, slice);
+          r += rate(a, threads, slice);
+        }
+      }
+      as.add(r / SLICES);
+      bs.add(n / SLICES);
+      ratios.add(r / n);
+    }
+    return new double[] {median(as), median(bs), median(ratios)};
   }
 
   private static String tag(int t) {

@@ -52,6 +52,7 @@ class BenchTest {
         "| P9 NextId with a scoped token ÷ without tokens, h2load -c 8 -m 1 |",
         "| P9 NextId with a scoped token ÷ without tokens, h2load -c 64 -m 1 |",
         "| P10 unary NextId with --region vs without |",
+        "| P12 launch → SERVING, idle RSS, threads, on the embedded H2 |",
         "| Heap per cached tag |")) {
       assertTrue(rows.stream().anyMatch(r -> r.startsWith(measure)),
           "a row for " + measure + " in:\n" + written);

@@ -16,8 +16,9 @@ import java.util.function.LongSupplier;
 /**
  * The servers a {@link LeafClient}'s calls go to, in order of preference, and which one each call
  * tries: the first not marked down. A call that finds a target UNAVAILABLE (refused, connection
- * lost, shutting down), or gets no answer within the failover bound while another target remains,
- * marks it down and moves on to the next within the call's own deadline; a target marked down is
+ * lost, shutting down) or loses its connection to it ({@link ConnectionLoss}), or gets no answer
+ * within the failover bound while another target remains, marks it down and moves on to the next
+ * within the call's own deadline; a target marked down is
  * preferred again once {@code retryAfter} has passed on the clock, so calls move back to it when
  * it has recovered (and mark it down again, at the cost of one failover bound, when it has not).
  * With one target a call is exactly one attempt on it. Calls that must not move (they write a
@@ -122,7 +123,9 @@ final class Targets implements AutoCloseable {
         return result;
       } catch (StatusRuntimeException e) {
         Status.Code code = e.getStatus().getCode();
-        boolean down = code == Status.Code.UNAVAILABLE
+        // A lost connection loses at most the answer: calls that move lose IDs (a gap), never
+        // repeat one.
+        boolean down = ConnectionLoss.lost(e.getStatus())
             || code == Status.Code.DEADLINE_EXCEEDED && bound < left;
         if (!down) {
           throw LeafException.from(e);

@@ -107,6 +107,19 @@ class LeafClientFailoverTest {
   }
 
   @Test
+  void connectionLost_unknownChannelClosed_movesOn_createTagDoesNot() {
+    // grpc-java reports a connection reset under a call as UNKNOWN "channel closed".
+    near.fail(Status.UNKNOWN.withDescription("channel closed"));
+    assertEquals(SECOND_REGION, client.nextId("t"), "the call moved to the next target");
+    assertEquals(SECOND_REGION + 1, client.reserveIds("t", 1).get(0).start(), "ReserveIds too");
+
+    advance(Duration.ofSeconds(30));
+    assertThrows(LeafException.class, () -> client.createTag("t", 0, 0, null),
+        "CreateTag never moves");
+    assertEquals(2, far.calls(), "nothing of CreateTag reached the other target");
+  }
+
+  @Test
   void createTag_neverMoves_andOtherFailuresDoNotMoveCalls() {
     near.fail(Status.UNAVAILABLE);
     assertThrows(LeafUnavailableException.class, () -> client.createTag("t", 0, 0, null),

@@ -2,6 +2,7 @@ package io.leaf.server;
 
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
+import io.grpc.ServerInterceptors;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.leaf.server.api.LeafGrpcService;
@@ -10,6 +11,7 @@ import io.leaf.server.api.SnowflakeGrpcService;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.UnissuedRun;
 import io.leaf.server.health.ServerHealth;
+import io.leaf.server.health.StartGate;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.ledger.HandBack;
 import io.leaf.server.ordering.Ordering;
@@ -23,6 +25,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,6 +73,8 @@ public final class LeafServer {
 
   private final Server server;
   private final Parts parts;
+  /** Holds the calls that arrive before the start-up checks have run. */
+  private final StartGate gate = new StartGate();
   private final Supplier<HttpEndpoints> openHttp;
   private final AutoCloseable resources;
   private final Duration shutdownGrace;
@@ -99,11 +104,13 @@ public final class LeafServer {
     this.resources = resources;
     this.shutdownGrace = shutdownGrace;
     this.settings = settings;
+    // Calls of IDs wait for the start-up checks; health and reflection answer at once.
     this.server = builder
         .directExecutor()
-        .addService(MalformedRequests.guard(parts.ordering().wrap(parts.service())))
-        .addService(MalformedRequests.guard(
-            new SnowflakeGrpcService(parts.snowflake(), parts.service()).bindService()))
+        .addService(ServerInterceptors.intercept(
+            MalformedRequests.guard(parts.ordering().wrap(parts.service())), gate))
+        .addService(ServerInterceptors.intercept(MalformedRequests.guard(
+            new SnowflakeGrpcService(parts.snowflake(), parts.service()).bindService()), gate))
         .addService(parts.health().service())
         .addService(ProtoReflectionServiceV1.newInstance())
         .addService(ProtoReflectionService.newInstance())
@@ -112,7 +119,9 @@ public final class LeafServer {
 
   /**
    * Binds the port, then checks the database (the port first: a server that cannot listen exits
-   * without touching the database).
+   * without touching the database), then binds the HTTP ports and starts the background work.
+   * A call that arrives before all that is done waits for it ({@link StartGate}), within its own
+   * deadline.
    *
    * @throws IOException the port cannot be bound
    * @throws IllegalArgumentException an HTTP port cannot be bound; the server is stopped
@@ -128,12 +137,13 @@ public final class LeafServer {
     }
     listening = true;
     try {
-      http = openHttp.get();
       parts.health().checkAtStart();
+      http = openHttp.get();
       parts.sweeper().start();
       parts.snowflake().start();
       parts.ordering().start();
       parts.health().startMonitor();
+      gate.open();
     } catch (Throwable e) {
       // Whatever failed, nothing of a server that did not start stays bound or running.
       stop();
@@ -155,6 +165,7 @@ public final class LeafServer {
     }
     stopped = true;
     long stopNanos = System.nanoTime();
+    gate.close("the server is stopping");
     ServerHealth health = parts.health();
     health.shutdown();
     server.shutdown();
@@ -237,6 +248,15 @@ public final class LeafServer {
 
   public Snowflake snowflake() {
     return parts.snowflake();
+  }
+
+  /**
+   * Runs {@code handler} when a check after start finds the database unusable (see {@link
+   * ServerHealth#onUnusableLater}); call before {@link #start()}.
+   */
+  public LeafServer onUnusableLater(Consumer<UnusableTableException> handler) {
+    parts.health().onUnusableLater(handler);
+    return this;
   }
 
   /** Whether the database answered the last check. */

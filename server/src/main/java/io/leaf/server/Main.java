@@ -2,10 +2,11 @@ package io.leaf.server;
 
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.logging.LogLevels;
+import io.leaf.server.region.RegionMismatchException;
 import io.leaf.server.store.DataSources;
+import io.leaf.server.store.StoreWarmUp;
 import io.leaf.server.store.UnusableTableException;
 import java.io.IOException;
-import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -14,7 +15,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Main {
 
-  private static final Logger log = LoggerFactory.getLogger(LeafServer.class);
   /** The exit code of every refusal to start: a bad flag, a busy port, an unusable table. */
   static final int USAGE = 2;
 
@@ -32,10 +32,13 @@ public final class Main {
       exit("leaf-server: " + e.getMessage());
       return;
     }
+    // jOOQ's and the driver's classes load on a second core while logging is set up and the
+    // port is bound (docs/benchmarks.md, P12).
+    ServerThreads.warmUp(() -> StoreWarmUp.run(config.database().url()));
     LogLevels.apply(config.logLevel());
     LeafServer server;
     try {
-      server = ServerWiring.production(config).start();
+      server = ServerWiring.production(config).onUnusableLater(Main::refusedLater).start();
     } catch (UnusableTableException | IllegalArgumentException e) {
       exit("leaf-server: " + e.getMessage());
       return;
@@ -44,13 +47,26 @@ public final class Main {
       return;
     }
     if (config.database().url().startsWith("jdbc:h2:")) {
-      log.warn("the embedded H2 database ({}) is for trying Leaf out: IDs are safe only as long as"
+      LoggerFactory.getLogger(LeafServer.class).warn("the embedded H2 database ({}) is for"
+          + " trying Leaf out: IDs are safe only as long as"
           + " its file is; a lost or recreated file starts again at max_id 1 and repeats IDs."
           + " Production uses --db-url jdbc:mysql:// (MySQL/MariaDB)",
           DataSources.redact(config.database().url()));
     }
     Runtime.getRuntime().addShutdownHook(ServerThreads.shutdownHook(server::stop));
     server.awaitTermination();
+  }
+
+  /**
+   * A region check that could not run at start (the database was down) and then failed: the
+   * server exits 2 as it would have at start. Other tables found unusable later leave it up,
+   * NOT_SERVING. Exits on a thread of its own: the shutdown hook waits for the checking thread.
+   */
+  private static void refusedLater(UnusableTableException e) {
+    if (e instanceof RegionMismatchException) {
+      Thread exit = new Thread(() -> exit("leaf-server: " + e.getMessage()), "leaf-exit");
+      exit.start();
+    }
   }
 
   private static void exit(String reason) {

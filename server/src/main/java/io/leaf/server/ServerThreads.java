@@ -94,6 +94,14 @@ public final class ServerThreads {
     return new DefaultThreadFactory(name, true);
   }
 
+  /** Starts a daemon that gives {@code task} (loading classes ahead of need) a head start. */
+  static void warmUp(Runnable task) {
+    Thread t = new Thread(task, "leaf-warm-up");
+    t.setDaemon(true);
+    t.setPriority(Thread.MIN_PRIORITY);
+    t.start();
+  }
+
   /** The JVM shutdown hook that stops a running server. */
   static Thread shutdownHook(Runnable stop) {
     return new Thread(stop, "leaf-shutdown");

@@ -3,11 +3,11 @@ package io.leaf.server;
 import com.google.common.base.Ticker;
 import com.zaxxer.hikari.HikariDataSource;
 import io.grpc.InsecureServerCredentials;
-import io.grpc.ManagedChannel;
 import io.grpc.ServerBuilder;
 import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.leaf.server.api.ConnectionLimits;
 import io.leaf.server.api.DatabaseCalls;
 import io.leaf.server.api.LeafGrpcService;
 import io.leaf.server.config.DatabaseConfig;
@@ -26,10 +26,8 @@ import io.leaf.server.ledger.HandBack;
 import io.leaf.server.ledger.LedgerRetention;
 import io.leaf.server.ledger.ServerIdentity;
 import io.leaf.server.metrics.Metrics;
-import io.leaf.server.ordering.JooqOrderingStore;
-import io.leaf.server.ordering.MemoryOrderingStore;
 import io.leaf.server.ordering.Ordering;
-import io.leaf.server.ordering.OrderingStore;
+import io.leaf.server.ordering.OrderingSource;
 import io.leaf.server.security.ServerTokens;
 import io.leaf.server.security.TlsCredentials;
 import io.leaf.server.security.TokenAccess;
@@ -40,16 +38,17 @@ import io.leaf.server.snowflake.SnowflakeConfig;
 import io.leaf.server.formats.FormatAdmin;
 import io.leaf.server.formats.FormattedIssuer;
 import io.leaf.server.store.DataSources;
+import io.leaf.server.store.H2Url;
 import io.leaf.server.store.FormatStore;
 import io.leaf.server.region.Region;
 import io.leaf.server.region.RegionalSegmentStore;
+import io.leaf.server.region.RegionalWorkerLeaseStore;
 import io.leaf.server.store.JooqFormatStore;
 import io.leaf.server.store.JooqRegionStore;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.JooqWorkerLeaseStore;
 import io.leaf.server.store.LedgerSettings;
 import io.leaf.server.store.SegmentStore;
-import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.WorkerLeaseStore;
 import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.server.sweep.SweepIntake;
@@ -82,8 +81,6 @@ public final class ServerWiring {
 
   /** Precision of the engine's clock: last access, back-off and dynamic-step timing. */
   private static final Duration TICKER_RESOLUTION = Duration.ofMillis(1);
-
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ServerWiring.class);
 
   private ServerWiring() {}
 
@@ -152,8 +149,7 @@ public final class ServerWiring {
     LeafGrpcService.checkStreamMemory(config.api().maxStreamMemory());
     intercept(builder, config.ops(), access, metrics);
     if (builder instanceof NettyServerBuilder netty) {
-      // HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: a client holds further calls until one ends.
-      netty.maxConcurrentCallsPerConnection(config.api().maxCallsPerConnection());
+      ConnectionLimits.apply(netty, config.api());
     }
     DatabaseConfig db = config.database();
     HikariDataSource pool = DataSources.create(db.url(), db.user(), db.password(),
@@ -169,16 +165,19 @@ public final class ServerWiring {
       String identity = ServerIdentity.of(config.api().port());
       LedgerSettings ledger = config.ledger().on() ? LedgerSettings.on(identity)
           : LedgerSettings.OFF;
+      // Every take checks leaf_region (or its absence) in its own transaction.
       JooqSegmentStore store = new JooqSegmentStore(pool, dialect, InstantSource.system(),
-          ledger);
+          ledger, RegionalSegmentStore.fence(config.region()));
       JooqFormatStore formats = new JooqFormatStore(pool, dialect, InstantSource.system());
-      Snowflake snowflake = snowflake(config, new JooqWorkerLeaseStore(pool, dialect,
-          InstantSource.system()));
-      opened.push(snowflake);
       // Every way an ID leaves goes through the region's store, even without --region: it
       // refuses a database set up for a region until the check has passed.
       RegionalSegmentStore regional = new RegionalSegmentStore(store, config.region(),
           new JooqRegionStore(pool, dialect, InstantSource.system()));
+      // No worker ID is leased before the region check passed either.
+      Snowflake snowflake = snowflake(config, new RegionalWorkerLeaseStore(
+          new JooqWorkerLeaseStore(pool, dialect, InstantSource.system()), regional),
+          H2Url.exclusive(db.url()));
+      opened.push(snowflake);
       SegmentStore served = decorate.apply(regional);
       List<ExecutorService> threads = new ArrayList<>();
       opened.push(() -> threads.forEach(ExecutorService::shutdownNow));
@@ -195,13 +194,7 @@ public final class ServerWiring {
       Runnable schemaInit = () -> {
         store.createSchemaIfMissing();
         regional.verify();
-        try {
-          formats.createSchemaIfMissing();
-        } catch (StoreRejectedException e) {
-          // IDs do not need formats: a user without CREATE serves them, and formatted calls
-          // answer with this reason until a DBA creates leaf_format (sql/schema.sql).
-          log.warn("formatted IDs unavailable: {}", e.getMessage());
-        }
+        formats.createSchemaIfAllowed();
       };
       EngineThreads engineThreads = ServerThreads.engineThreads(engine, threads::add);
       return assemble(builder, config, served, schemaInit,
@@ -210,11 +203,13 @@ public final class ServerWiring {
           snowflake, metrics, access, () -> {
             // After the engine's close, before the connection pool its loads use.
             threads.forEach(ExecutorService::shutdownNow);
-            pool.close();
-            ops.close();
+            try {
+              DataSources.close(pool, db.url());
+            } finally {
+              ops.close();
+            }
           }, config + " server=" + identity,
-          new OrderingSource(new JooqOrderingStore(pool, dialect, InstantSource.system()),
-              Ordering::plaintext));
+          OrderingSource.database(pool, dialect));
     } catch (RuntimeException | Error e) {
       while (!opened.isEmpty()) {
         closeQuietly(opened.pop());
@@ -278,7 +273,7 @@ public final class ServerWiring {
           tokens.access(), () -> {
             tokens.close();
             resources.close();
-          });
+          }, OrderingSource.inMemory());
     } catch (RuntimeException | Error e) {
       tokens.close();
       throw e;
@@ -287,29 +282,9 @@ public final class ServerWiring {
 
   /**
    * {@link #assemble} with the token rule the HTTP routes follow ({@code access}, which the gRPC
-   * token interceptor on {@code builder}, if any, shares).
+   * token interceptor on {@code builder}, if any, shares) and the tags' orderings of {@code
+   * orderings}.
    */
-  public static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
-      SegmentStore store, Runnable schemaInit, Formats formats,
-      Function<EngineListeners, SegmentAllocator> engine,
-      Snowflake snowflake, Metrics metrics, TokenAccess access, AutoCloseable resources) {
-    return assemble(builder, config, store, schemaInit, formats, engine, snowflake, metrics,
-        access, resources, config.toString(), OrderingSource.inMemory());
-  }
-
-  /**
-   * Where the ordering of tags is kept and how another server is reached (tests pass one shared
-   * store and in-process channels).
-   */
-  public record OrderingSource(OrderingStore store, Function<String, ManagedChannel> connect) {
-    /** In memory, this server alone; Netty channels. */
-    public static OrderingSource inMemory() {
-      return new OrderingSource(new MemoryOrderingStore(InstantSource.system()),
-          Ordering::plaintext);
-    }
-  }
-
-  /** {@link #assemble} with the orderings of {@code orderings}. */
   public static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
       SegmentStore store, Runnable schemaInit, Formats formats,
       Function<EngineListeners, SegmentAllocator> engine, Snowflake snowflake, Metrics metrics,
@@ -349,8 +324,7 @@ public final class ServerWiring {
       metrics.watchSnowflake(snowflake);
     }
     ScheduledThreadPoolExecutor leaseThreads = ServerThreads.tagLeases();
-    Ordering ordering = new Ordering(orderings.store(), store, allocator, config.ordering(),
-        config.api().maxWait(), Ticker.systemTicker(), leaseThreads, orderings.connect());
+    Ordering ordering = orderings.open(store, allocator, config, leaseThreads);
     if (metrics != null) {
       metrics.watchOrdering(ordering);
     }
@@ -374,14 +348,16 @@ public final class ServerWiring {
 
   /**
    * The production snowflake side of {@code config} on {@code leases}: the real clocks, a lease
-   * thread and a chunk timer of its own.
+   * thread and a chunk timer of its own; {@code exclusive}: {@code leases} live in a database no
+   * other process can open while this one has it (no quarantine).
    */
-  public static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases) {
+  public static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases,
+      boolean exclusive) {
     SnowflakeConfig s = config.snowflake();
     ScheduledThreadPoolExecutor leaseThread = ServerThreads.scheduler("leaf-worker-lease");
     leaseThread.setRemoveOnCancelPolicy(true);
     ScheduledThreadPoolExecutor chunkTimer = ServerThreads.scheduler("leaf-snowflake-timer");
     return new Snowflake(leases, s.layout(), s.fromId(), s.toId(), s.leaseTtl(),
-        InstantSource.system(), Ticker.systemTicker(), leaseThread, chunkTimer);
+        InstantSource.system(), Ticker.systemTicker(), leaseThread, chunkTimer, exclusive);
   }
 }

@@ -7,7 +7,9 @@ import io.leaf.server.snowflake.SnowflakeConfig;
 import io.leaf.server.snowflake.SnowflakeLayout;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The table of every flag the server reads, in the order of {@code --help}. Each default is
@@ -67,6 +69,13 @@ public final class Flags {
       "Health/Watch streams open at once", Parsers.integer(1, 1_000_000));
   static final Flag<Integer> MAX_CALLS_PER_CONNECTION = Flag.of("max-calls-per-connection",
       "1000", "concurrent calls per HTTP/2 connection", Parsers.integer(1, 1_000_000));
+  static final Flag<Duration> MAX_CONNECTION_AGE = Flag.of("max-connection-age", "5m",
+      "a client connection is sent GOAWAY after about this long (±10%), so clients reconnect"
+          + " and spread over servers added since; off: connections live until clients close"
+          + " them", Parsers.durationOrOff());
+  static final Flag<Duration> MAX_CONNECTION_AGE_GRACE = Flag.of("max-connection-age-grace",
+      "30s", "time the calls in progress on such a connection get to finish before it is"
+          + " closed", Parsers.duration());
   static final Flag<Duration> MISSING_TAG_TTL = Flag.of("missing-tag-ttl",
       Parsers.format(ENGINE.missingTagTtl()),
       "a tag the database does not have is answered NOT_FOUND from memory this long",
@@ -109,7 +118,7 @@ public final class Flags {
   static final Flag<Duration> TLS_REFRESH = Flag.of("tls-refresh", "1m",
       "how often the TLS files are read again (rotation)", Parsers.duration());
   static final Flag<String> ADMIN_TOKEN = Flag.of("admin-token", "",
-      "bearer token CreateTag and UpdateStep require", Parsers.text());
+      "bearer token CreateTag, UpdateStep and SetFormat require", Parsers.text());
   static final Flag<String> ADMIN_TOKEN_FILE = Flag.of("admin-token-file", "",
       "file holding --admin-token (e.g. a mounted Secret)", Parsers.text());
   static final Flag<String> CLIENT_TOKEN = Flag.of("client-token", "", "bearer token every"
@@ -164,17 +173,24 @@ public final class Flags {
       "a STRICT tag's owner lease lives this long without renewal (renewed every third of it;"
           + " a new owner waits it out)", Parsers.duration());
 
+  /** Every flag under its heading, in the order of {@code --help} and docs/configuration.md. */
+  public static final Map<String, List<Flag<?>>> GROUPS = groups(
+      "Essentials", List.of(PORT, DB_URL, DB_USER, DB_PASSWORD),
+      "Frequently used", List.of(METRICS_PORT, HTTP_PORT, ADMIN_TOKEN, ADMIN_TOKEN_FILE,
+          CLIENT_TOKEN, CLIENT_TOKEN_FILE, TOKENS_FILE, MONITOR_PUBLIC, TLS_CERT, TLS_KEY,
+          TLS_CLIENT_CA, LOG_LEVEL, DB_POOL_SIZE, MAX_WAIT, MAX_STEP, IDLE_TTL, SHUTDOWN_GRACE,
+          MAX_CONNECTION_AGE, MAX_CONNECTION_AGE_GRACE, WORKER_ID_RANGE, REGION, LEDGER,
+          LEDGER_RETENTION, ADVERTISE_ADDRESS),
+      "Infrequently used", List.of(MAX_BATCH, MAX_WAITING, MAX_STREAMS, MAX_STREAM_MEMORY,
+          MAX_WATCHES, MAX_CALLS_PER_CONNECTION, MISSING_TAG_TTL, FIRST_LOAD_THREADS,
+          MAX_QUEUED_FIRST_LOADS, MAX_QUEUED_LOADS, DB_CALL_THREADS, MAX_QUEUED_DB_CALLS,
+          SWEEP_TICK, TLS_REFRESH, TOKENS_REFRESH, HTTP_MAX_CONNECTIONS, HTTP_READ_TIMEOUT,
+          HTTP_IDLE_TIMEOUT, WORKER_LEASE_TTL, SNOWFLAKE_EPOCH, SNOWFLAKE_BITS,
+          FORMAT_KEY_FILE, TAG_LEASE_TTL));
+
   /** Every flag, in the order of {@code --help}. */
-  public static final List<Flag<?>> ALL = List.of(PORT, DB_URL, DB_USER, DB_PASSWORD,
-      DB_POOL_SIZE, MAX_QUEUED_LOADS, IDLE_TTL, SWEEP_TICK, MAX_BATCH, MAX_STEP, MAX_WAIT,
-      SHUTDOWN_GRACE, MAX_WAITING, MAX_STREAMS, MAX_STREAM_MEMORY, MAX_WATCHES,
-      MAX_CALLS_PER_CONNECTION, MISSING_TAG_TTL, FIRST_LOAD_THREADS, MAX_QUEUED_FIRST_LOADS,
-      DB_CALL_THREADS, MAX_QUEUED_DB_CALLS, METRICS_PORT, HTTP_PORT, HTTP_MAX_CONNECTIONS,
-      HTTP_READ_TIMEOUT, HTTP_IDLE_TIMEOUT, TLS_CERT, TLS_KEY, TLS_CLIENT_CA, TLS_REFRESH,
-      ADMIN_TOKEN, ADMIN_TOKEN_FILE, CLIENT_TOKEN, CLIENT_TOKEN_FILE, TOKENS_FILE, TOKENS_REFRESH,
-      MONITOR_PUBLIC, LOG_LEVEL,
-      WORKER_ID_RANGE, WORKER_LEASE_TTL, SNOWFLAKE_EPOCH, SNOWFLAKE_BITS, FORMAT_KEY_FILE, REGION,
-      LEDGER, LEDGER_RETENTION, ADVERTISE_ADDRESS, TAG_LEASE_TTL);
+  public static final List<Flag<?>> ALL =
+      GROUPS.values().stream().flatMap(List::stream).toList();
 
   /** Flags refused when given empty: an empty token would silently mean none. */
   static final List<Flag<?>> NOT_EMPTY = List.of(ADMIN_TOKEN, CLIENT_TOKEN);
@@ -183,12 +199,26 @@ public final class Flags {
 
   /** The text of {@code --help}. */
   public static String help() {
-    StringBuilder out = new StringBuilder("Usage: leaf-server [--flag value]...\n\n");
-    for (Flag<?> f : ALL) {
-      out.append(String.format(java.util.Locale.ROOT, "  --%-25s %-31s %s (default %s)%n",
-          f.name(), "$" + f.env(), f.help(), f.defaultValue().isEmpty() ? "empty"
-              : f.defaultValue()));
-    }
+    StringBuilder out = new StringBuilder("Usage: java -jar leaf-server.jar [--flag value]...\n\n");
+    GROUPS.forEach((heading, flags) -> {
+      out.append(heading).append(":\n");
+      for (Flag<?> f : flags) {
+        out.append(String.format(java.util.Locale.ROOT, "  --%-25s %-31s %s (default %s)%n",
+            f.name(), "$" + f.env(), f.help(), f.defaultValue().isEmpty() ? "empty"
+                : f.defaultValue()));
+      }
+      out.append('\n');
+    });
     return out.toString();
+  }
+
+  private static Map<String, List<Flag<?>>> groups(Object... headingsAndFlags) {
+    Map<String, List<Flag<?>>> groups = new LinkedHashMap<>();
+    for (int i = 0; i < headingsAndFlags.length; i += 2) {
+      @SuppressWarnings("unchecked")
+      List<Flag<?>> flags = (List<Flag<?>>) headingsAndFlags[i + 1];
+      groups.put((String) headingsAndFlags[i], flags);
+    }
+    return java.util.Collections.unmodifiableMap(groups);
   }
 }

@@ -13,7 +13,7 @@ import java.time.Duration;
  * @param tlsClientCa PEM certificates client certificates must chain to; null: no client
  *     certificate asked for
  * @param tlsRefresh how often the TLS files are read again, so rotated files take effect
- * @param adminToken bearer token CreateTag and UpdateStep require; null: open
+ * @param adminToken bearer token CreateTag, UpdateStep and SetFormat require; null: open
  * @param clientToken bearer token every other LeafService RPC requires (the admin token is
  *     accepted too); null: open
  * @param tokensFile the token file (tokens scoped to tags, with roles and rates); null: none.

@@ -139,6 +139,22 @@ final class Parsers {
     };
   }
 
+  /** {@code off} ({@link Duration#ZERO}) or a {@link #duration()}. */
+  static Flag.Parser<Duration> durationOrOff() {
+    Flag.Parser<Duration> duration = duration();
+    return (flag, raw) -> {
+      if (raw.trim().equalsIgnoreCase("off")) {
+        return Duration.ZERO;
+      }
+      try {
+        return duration.parse(flag, raw);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(e.getMessage().replace("must be a positive",
+            "must be off or a positive"));
+      }
+    };
+  }
+
   /** {@code d} as {@link #duration()} reads it: whole seconds as {@code 10s}, else millis. */
   static String format(Duration d) {
     return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";

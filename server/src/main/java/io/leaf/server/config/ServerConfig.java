@@ -179,6 +179,9 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
         + (api.maxStreamMemory() == 0 ? "auto" : api.maxStreamMemory())
         + " max-watches=" + api.maxWatches()
         + " max-calls-per-connection=" + api.maxCallsPerConnection()
+        + " max-connection-age=" + (api.maxConnectionAge().isZero() ? "off"
+            : api.maxConnectionAge()) + " max-connection-age-grace="
+        + api.maxConnectionAgeGrace()
         + " missing-tag-ttl=" + engine.missingTagTtl()
         + " first-load-threads=" + engine.firstLoadThreads()
         + " max-queued-first-loads=" + engine.firstLoadQueue()

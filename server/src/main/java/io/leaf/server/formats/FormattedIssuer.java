@@ -245,9 +245,26 @@ public final class FormattedIssuer {
     }
   }
 
+  /**
+   * The values of {@code ids} up to the width: a batch that crosses it answers the numbers before
+   * it (the next call is refused, as {@link Slot#exhausted} is set), and fails only when not one
+   * of its numbers fits. The numbers past the width are a gap that no later call can use.
+   */
   private List<String> renderAll(ActiveFormat f, Slot s, IdRanges ids, Instant now) {
     List<String> values = new ArrayList<>((int) ids.size());
-    ids.forEach(id -> values.add(render(f, s, sequences.sequence(id), now)));
+    WidthExhaustedException[] past = new WidthExhaustedException[1];
+    ids.forEach(id -> {
+      if (past[0] == null) {
+        try {
+          values.add(render(f, s, sequences.sequence(id), now));
+        } catch (WidthExhaustedException e) {
+          past[0] = e;
+        }
+      }
+    });
+    if (values.isEmpty() && past[0] != null) {
+      throw past[0];
+    }
     return values;
   }
 

@@ -6,6 +6,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.store.LoginRefusedException;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.UnusableTableException;
@@ -16,6 +17,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +65,8 @@ public final class ServerHealth {
   private volatile boolean stopped;
   /** The last unusable-table reason logged (logged again only when it changes). */
   private String tableProblem;
+  /** Told of an unusable table found after start; by default readiness stays NOT_SERVING. */
+  private volatile Consumer<UnusableTableException> unusableLater = e -> { };
 
   /**
    * @param schemaInit creates the schema when missing; retried until it succeeds
@@ -112,6 +116,15 @@ public final class ServerHealth {
    */
   public void checkAtStart() {
     check(true);
+  }
+
+  /**
+   * Runs {@code handler} (on the monitor's thread) when a check after start finds the table
+   * unusable, e.g. a region check that could not run at start and then fails; call before {@link
+   * #checkAtStart()}.
+   */
+  public void onUnusableLater(Consumer<UnusableTableException> handler) {
+    this.unusableLater = handler;
   }
 
   /** Checks every two seconds from now on, every half second while the database is down. */
@@ -176,6 +189,12 @@ public final class ServerHealth {
         schemaReady = true;
       }
       store.ping();
+    } catch (LoginRefusedException e) {
+      if (atStart) {
+        throw e;
+      }
+      // Credentials rotated under a running server: an outage, not a table to fix.
+      failure = e;
     } catch (UnusableTableException e) {
       if (atStart) {
         throw e;
@@ -187,6 +206,7 @@ public final class ServerHealth {
       }
       health.setStatus(DATABASE, ServingStatus.SERVING);
       allocator.databaseAnswered();
+      unusableLater.accept(e);
       return;
     } catch (RuntimeException e) {
       failure = e;

@@ -166,14 +166,41 @@ public final class MonitorData {
    * {@code #}).
    */
   private PeriodOf periodOf(String row, Map<String, Optional<PeriodView>> views) {
+    String tag = formattedTagOf(row);
+    if (tag == null) {
+      return null;
+    }
+    int hash = tag.length();
+    Optional<PeriodView> view = views.computeIfAbsent(tag, formats);
+    return view.map(v -> new PeriodOf(tag, row.substring(hash + 1), v.row().equals(row)))
+        .orElse(null);
+  }
+
+  /**
+   * The tag whose period row {@code row} may be, by its name ({@code tag#key} with a period key);
+   * null when the name is no period row's.
+   */
+  static String formattedTagOf(String row) {
     int hash = row.lastIndexOf('#');
     if (hash <= 0 || !PERIOD_KEY.matcher(row).region(hash + 1, row.length()).matches()) {
       return null;
     }
-    String tag = row.substring(0, hash);
-    Optional<PeriodView> view = views.computeIfAbsent(tag, formats);
-    return view.map(v -> new PeriodOf(tag, row.substring(hash + 1), v.row().equals(row)))
-        .orElse(null);
+    return row.substring(0, hash);
+  }
+
+  /**
+   * {@code visible} widened to the period rows of the tags it accepts: a caller who may see a
+   * formatted tag sees the rows its numbers come from. New tag names hold no {@code #}, so only
+   * the server names a row {@code tag#key}.
+   */
+  static Predicate<String> withPeriodRows(Predicate<String> visible) {
+    return row -> {
+      if (visible.test(row)) {
+        return true;
+      }
+      String tag = formattedTagOf(row);
+      return tag != null && visible.test(tag);
+    };
   }
 
   /** The rate since the previous sample, once that is at least a second old; else the last rate. */

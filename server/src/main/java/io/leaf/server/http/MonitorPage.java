@@ -27,8 +27,9 @@ import java.util.regex.Pattern;
  * and period it serves.
  *
  * <p>The page and its JSON list tag names, so they follow the token rule ({@link TokenAccess}):
- * a caller sees the tags its token's scope holds (every tag for the admin and client tokens, and
- * for anyone where no token is needed), unless {@code --monitor-public} opens every tag to anyone.
+ * a caller sees the tags its token's scope holds and their period rows (every tag for the admin
+ * and client tokens, and for anyone where no token is needed), unless {@code --monitor-public}
+ * opens every tag to anyone.
  */
 public final class MonitorPage {
 
@@ -82,7 +83,7 @@ public final class MonitorPage {
     if (caller == null) {
       return null;
     }
-    return caller.scope().all() ? data.snapshot() : data.snapshot(caller::allows);
+    return caller.scope().all() ? data.snapshot() : data.snapshot(MonitorData.withPeriodRows(caller::allows));
   }
 
   /** A CSP source matching exactly {@code text}: {@code 'sha256-<base64>'}. */

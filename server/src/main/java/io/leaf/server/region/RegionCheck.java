@@ -75,6 +75,31 @@ final class RegionCheck {
     log.info("region {} recorded in table leaf_region", configured);
   }
 
+  /**
+   * Returns when the row {@code stored} holds now still matches {@code configured} (a server
+   * without {@code --region}: no row, or none it may read); records nothing.
+   *
+   * @throws RegionMismatchException the row changed, appeared or went away since the start check
+   */
+  static void recheck(Region configured, RegionStore stored) {
+    Optional<StoredRegion> row;
+    try {
+      row = stored.read();
+    } catch (RegionUnreadableException e) {
+      if (configured.isNone()) {
+        return;
+      }
+      throw new RegionMismatchException("--region " + configured + ": table leaf_region cannot"
+          + " be read any more: " + e.getMessage());
+    }
+    if (row.isPresent()) {
+      compare(configured, row.get());
+    } else if (!configured.isNone()) {
+      throw new RegionMismatchException("--region " + configured + ": table leaf_region no"
+          + " longer records a region (its row is gone)");
+    }
+  }
+
   private static void compare(Region configured, StoredRegion row) {
     String stored = row.region() + "/" + row.regions();
     if (!RULE.equals(row.rule())) {

@@ -6,8 +6,10 @@ import io.leaf.server.store.IssuedRange;
 import io.leaf.server.store.RegionStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.StoredRegion;
 import io.leaf.server.store.TagPage;
 import io.leaf.server.store.TagRecord;
+import io.leaf.server.store.TakeFence;
 import java.util.Optional;
 
 /**
@@ -44,6 +46,18 @@ public final class RegionalSegmentStore extends ForwardingSegmentStore {
   }
 
   /**
+   * What every take of {@code region}'s server checks in its own transaction ({@link
+   * TakeFence}): the {@code leaf_region} row (or its absence) and the share's end.
+   */
+  public static TakeFence fence(Region region) {
+    if (region.isNone()) {
+      return TakeFence.withoutRegion();
+    }
+    return TakeFence.forRegion(new StoredRegion(RegionCheck.RULE, region.region(),
+        region.regions()), region.base(), region.maxLocalMaxId());
+  }
+
+  /**
    * Checks this server's region against the database's once (recording it in a fresh database);
    * later calls return at once.
    *
@@ -59,6 +73,17 @@ public final class RegionalSegmentStore extends ForwardingSegmentStore {
         verified = true;
       }
     }
+  }
+
+  /**
+   * {@link #verify()}, then reads the database's region row again and compares it with this
+   * server's: for acts outside a take's transaction (a worker lease's claim or renewal).
+   *
+   * @throws RegionMismatchException the check at start failed, or the row changed since
+   */
+  public void recheck() {
+    verify();
+    RegionCheck.recheck(region, regions);
   }
 
   @Override

@@ -83,7 +83,7 @@ public final class TokenFileParser {
     if (!HASH.matcher(f[1]).matches()) {
       // Never echoed: a token pasted here by mistake must not reach a log.
       throw new IllegalArgumentException("HASH of " + f[0] + " must be sha256: and 64 hex digits"
-          + " (printf %s \"$TOKEN\" | sha256sum)");
+          + " (printf %s \"$TOKEN\" | sha256sum | cut -d' ' -f1)");
     }
     Role role = Role.fromFile(f[2]);
     if (role == null) {

@@ -1,6 +1,7 @@
 package io.leaf.server.security;
 
 import com.google.common.base.Ticker;
+import io.leaf.server.logging.WarnLimiter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -19,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The registry of {@code --tokens-file}, re-read whenever the file's content changes: read at
- * start (a file that cannot be used stops the server with one line naming the file, the line and
- * the rule), then every refresh period; a changed file that parses replaces the registry whole, one
+ * start (a file that cannot be used, or lists no token, stops the server with one line naming the
+ * file, and the line and the rule where one is broken), then every refresh period; a changed file that parses replaces the registry whole, one
  * that does not is logged once as a warning (the reason and line number, never a hash) and the
  * previous registry keeps serving. Tokens whose name and rate stay keep their buckets.
  *
@@ -43,6 +44,8 @@ public final class TokensFile implements Supplier<TokenRegistry>, AutoCloseable 
   private volatile TokenRegistry current;
   /** The digest of the content last read, good or not: each change is reported once. */
   private byte[] seen;
+  private final WarnLimiter warnings;
+  private String lastWarning;
 
   /**
    * Reads {@code file} and, with a {@code refresher}, re-reads it every {@code period}.
@@ -56,8 +59,15 @@ public final class TokensFile implements Supplier<TokenRegistry>, AutoCloseable 
     this.file = file;
     this.ticker = ticker;
     this.meters = meters;
+    this.warnings = new WarnLimiter(ticker, WarnLimiter.ONCE_A_MINUTE);
     byte[] content = read();
     this.current = parse(content, null);
+    if (current.size() == 0) {
+      // As an empty --admin-token-file is: a server whose every call would be refused is a
+      // mistake to refuse at start, not a server to run.
+      throw new IllegalArgumentException(FLAG + " " + file + " lists no token, so every call"
+          + " would be refused; list at least one (NAME HASH ROLE TAGS) or leave the flag out");
+    }
     this.seen = sha256(content);
     this.refresher = refresher;
     if (refresher != null) {
@@ -91,13 +101,26 @@ public final class TokensFile implements Supplier<TokenRegistry>, AutoCloseable 
   }
 
   private void refresh() {
+    String warning;
     try {
       reload();
+      lastWarning = null;
+      warnings.reset();
+      return;
     } catch (IllegalArgumentException e) {
-      log.warn("{}; the previous {} tokens keep serving", e.getMessage(), current.size());
+      warning = e.getMessage() + "; the previous " + current.size() + " tokens keep serving";
     } catch (RuntimeException e) {
-      log.warn("{} {} not re-read ({}); the previous tokens keep serving", FLAG, file,
-          e.getClass().getSimpleName());
+      warning = FLAG + " " + file + " not re-read (" + e.getClass().getSimpleName()
+          + "); the previous tokens keep serving";
+    }
+    // A new reason is told at once; the same one (a file gone for good, read every
+    // --tokens-refresh) at most once a minute.
+    long skipped = warnings.acquire();
+    if (!warning.equals(lastWarning)) {
+      lastWarning = warning;
+      log.warn("{}", warning);
+    } else if (skipped >= 0) {
+      log.warn("{}{}", warning, WarnLimiter.heldBack(skipped));
     }
   }
 

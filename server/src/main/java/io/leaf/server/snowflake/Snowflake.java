@@ -61,10 +61,20 @@ public final class Snowflake implements AutoCloseable {
   public Snowflake(WorkerLeaseStore store, SnowflakeLayout layout, int fromId, int toId,
       Duration ttl, InstantSource wall, Ticker monotonic, ScheduledExecutorService leaseScheduler,
       ScheduledExecutorService chunkTimer) {
+    this(store, layout, fromId, toId, ttl, wall, monotonic, leaseScheduler, chunkTimer, false);
+  }
+
+  /**
+   * @param exclusive the lease table's database is one no other process can open while this one
+   *     has it: a claimed worker ID issues at once ({@link WorkerLeaseKeeper})
+   */
+  public Snowflake(WorkerLeaseStore store, SnowflakeLayout layout, int fromId, int toId,
+      Duration ttl, InstantSource wall, Ticker monotonic, ScheduledExecutorService leaseScheduler,
+      ScheduledExecutorService chunkTimer, boolean exclusive) {
     this.wall = wall;
     this.generator = new SnowflakeGenerator(layout, wall, monotonic);
     this.keeper = new WorkerLeaseKeeper(store, generator, monotonic, fromId, toId, ttl,
-        ownerToken());
+        ownerToken(), exclusive);
     this.thread = leaseScheduler;
     this.timer = chunkTimer;
   }

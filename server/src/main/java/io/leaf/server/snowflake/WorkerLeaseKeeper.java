@@ -2,6 +2,7 @@ package io.leaf.server.snowflake;
 
 import com.google.common.base.Ticker;
 import io.leaf.server.engine.LimitExceededException;
+import io.leaf.server.logging.WarnLimiter;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.WorkerLease;
 import io.leaf.server.store.WorkerLeaseStore;
@@ -40,6 +41,11 @@ import org.slf4j.LoggerFactory;
  * succeeds only after the holder's own fence lapsed counts as a new claim (the row may have been
  * put back to this holder's own old copy after another server claimed it).
  *
+ * <p>An exclusive database (an embedded H2 that no other process can open while this one has
+ * it) has no other holder to wait out: the only earlier holders were processes that had the
+ * database before this one, and they are gone. There a claim starts issuing at once, above the
+ * stored ceiling, which every holder stores before issuing.
+ *
  * <p>A stored timestamp beyond the layout's end (a clock glitch) cannot be the time of any ID
  * issued, so it is discarded at claim time with a warning and {@link #discardedFloors()} counts it.
  *
@@ -62,6 +68,8 @@ public final class WorkerLeaseKeeper {
   private final long retryNanos;
   private final long validNanos;
   private final long quarantineNanos;
+  /** No other server can hold a worker ID of this database: no quarantine. */
+  private final boolean exclusive;
   private WorkerLease lease;
   /** The ceiling stored for the held lease (epoch millis): what a renewal must still find. */
   private long storedMs;
@@ -73,10 +81,21 @@ public final class WorkerLeaseKeeper {
   private boolean active;
   private boolean released;
   private boolean warnedExhausted;
+  private final WarnLimiter failureWarnings;
   private volatile long discardedFloors;
 
   public WorkerLeaseKeeper(WorkerLeaseStore store, SnowflakeGenerator generator, Ticker monotonic,
       int fromId, int toId, Duration ttl, String owner) {
+    this(store, generator, monotonic, fromId, toId, ttl, owner, false);
+  }
+
+  /**
+   * @param exclusive no other process can reach the lease table while this one runs (an
+   *     exclusive embedded database): claims issue at once, without a quarantine
+   */
+  public WorkerLeaseKeeper(WorkerLeaseStore store, SnowflakeGenerator generator, Ticker monotonic,
+      int fromId, int toId, Duration ttl, String owner, boolean exclusive) {
+    this.exclusive = exclusive;
     this.store = store;
     this.generator = generator;
     this.monotonic = monotonic;
@@ -88,7 +107,8 @@ public final class WorkerLeaseKeeper {
     this.renewEveryNanos = ttlNanos / 3;
     this.retryNanos = Math.min(Duration.ofSeconds(1).toNanos(), ttlNanos / 10);
     this.validNanos = ttlNanos - ttlNanos / 5;
-    this.quarantineNanos = quarantine(ttl).toNanos();
+    this.quarantineNanos = exclusive ? 0 : quarantine(ttl).toNanos();
+    this.failureWarnings = new WarnLimiter(monotonic, WarnLimiter.ONCE_A_MINUTE);
   }
 
   /** How long a claimed worker ID is held back before its first ID: the TTL plus the borrow. */
@@ -106,10 +126,9 @@ public final class WorkerLeaseKeeper {
       return Long.MAX_VALUE;
     }
     try {
-      if (lease == null) {
-        return claim();
-      }
-      return active ? renew() : awaitQuarantine();
+      long next = lease == null ? claim() : active ? renew() : awaitQuarantine();
+      failureWarnings.reset();
+      return next;
     } catch (RuntimeException e) {
       if (lease == null) {
         // A refusal that lasts (grants, a read-only database) is told as it is.
@@ -117,8 +136,12 @@ public final class WorkerLeaseKeeper {
             : new NoWorkerLeaseException("no worker lease: the lease table cannot be used now ("
                 + e.getMessage() + "); the server keeps trying"));
       }
-      log.warn("worker lease {} failed: {}", lease == null ? "claim" : "renewal of worker ID "
-          + lease.workerId(), e.getMessage());
+      // Retried every second or so through an outage: one line a minute says it all.
+      long skipped = failureWarnings.acquire();
+      if (skipped >= 0) {
+        log.warn("worker lease {} failed: {}{}", lease == null ? "claim" : "renewal of worker ID "
+            + lease.workerId(), e.getMessage(), WarnLimiter.heldBack(skipped));
+      }
       return retryNanos;
     }
   }
@@ -147,8 +170,10 @@ public final class WorkerLeaseKeeper {
           got.workerId(), stored, generator.layout().maxTimestampMs());
       stored = 0;
     }
-    // The claim's own expiry is the database's time at the claim plus the TTL.
-    long floor = Math.max(stored + 1, got.expiresMs() + SnowflakeGenerator.MAX_BORROW_MS);
+    // The claim's own expiry is the database's time at the claim plus the TTL; on an exclusive
+    // database no holder can be running, and what the last one stored is above all it issued.
+    long floor = exclusive ? stored + 1
+        : Math.max(stored + 1, got.expiresMs() + SnowflakeGenerator.MAX_BORROW_MS);
     long ceiling = floor + quarantine(ttl).toMillis() + SnowflakeGenerator.MAX_BORROW_MS;
     long sent = monotonic.read();
     Optional<WorkerLease> confirmed = store.renew(got.workerId(), owner, ttl, ceiling,
@@ -163,6 +188,11 @@ public final class WorkerLeaseKeeper {
     pendingFloorMs = floor;
     pendingUntilNanos = now + quarantineNanos;
     active = false;
+    if (exclusive) {
+      log.info("worker ID {} claimed (range {}-{}, {} {}) on a database no other process can"
+          + " open: no earlier holder to wait out", lease.workerId(), fromId, toId, TTL_FLAG, ttl);
+      return awaitQuarantine();
+    }
     generator.refuseWith(new NoWorkerLeaseException("worker ID " + lease.workerId()
         + " is claimed; its IDs start " + quarantine(ttl).toMillis() + " ms after the claim ("
         + TTL_FLAG + " " + ttl + " plus " + SnowflakeGenerator.MAX_BORROW_MS

@@ -73,6 +73,27 @@ public final class DataSources {
   }
 
   /**
+   * Closes {@code pool} after the server's last statement. An H2 database this process opened
+   * closes with its last connection, so with the pool; one kept in a file whose URL sets a
+   * {@code DB_CLOSE_DELAY} would outlive it, and with {@code DB_CLOSE_ON_EXIT=FALSE} nothing else
+   * would close it cleanly before the process exits, so it is shut down first ({@code
+   * SHUTDOWN}). A failure is the caller's to log; the pool is closed in any case.
+   */
+  public static void close(HikariDataSource pool, String url) throws java.sql.SQLException {
+    try {
+      String delay = setting(url, "DB_CLOSE_DELAY");
+      if (H2Url.embeddedFile(url) && delay != null && !delay.equals("0") && !pool.isClosed()) {
+        try (java.sql.Connection c = pool.getConnection();
+            java.sql.Statement s = c.createStatement()) {
+          s.execute("SHUTDOWN");
+        }
+      }
+    } finally {
+      pool.close();
+    }
+  }
+
+  /**
    * The URL to connect with. An H2 URL gets what Leaf's SQL and guarantees need, each only when
    * the URL does not set it itself:
    *
@@ -86,6 +107,10 @@ public final class DataSources {
    *       dropped when its last connection closes, which a pool may do at any time (and the next
    *       connection would start from an empty table); with it the database lives as long as the
    *       process.
+   *   <li>{@code DB_CLOSE_ON_EXIT=FALSE} for a database this process opens itself: H2 would
+   *       otherwise close it in a JVM shutdown hook of its own, racing the server's, and the
+   *       graceful stop's hand-back and worker-ID release would find it closed. The server
+   *       closes it instead, after them ({@link #close}).
    * </ul>
    */
   static String connectionUrl(String url) {
@@ -101,6 +126,9 @@ public final class DataSources {
     }
     if (url.startsWith(H2_MEM) && setting(url, "DB_CLOSE_DELAY") == null) {
       with.append(";DB_CLOSE_DELAY=-1");
+    }
+    if (H2Url.embedded(url) && setting(url, "DB_CLOSE_ON_EXIT") == null) {
+      with.append(";DB_CLOSE_ON_EXIT=FALSE");
     }
     return with.toString();
   }
@@ -133,16 +161,8 @@ public final class DataSources {
     return Optional.empty();
   }
 
-  /** The value of {@code ;NAME=value} in an H2 URL (names are case-insensitive), or null. */
   private static String setting(String url, String name) {
-    String[] parts = url.split(";");
-    for (int i = 1; i < parts.length; i++) {
-      int eq = parts[i].indexOf('=');
-      if (eq > 0 && parts[i].substring(0, eq).strip().equalsIgnoreCase(name)) {
-        return parts[i].substring(eq + 1).strip();
-      }
-    }
-    return null;
+    return H2Url.setting(url, name);
   }
 
   /**

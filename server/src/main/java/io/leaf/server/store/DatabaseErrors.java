@@ -189,6 +189,11 @@ final class DatabaseErrors {
     if (privileges != null && isPostgresPermissionDenied(e)) {
       reason += " (to " + what + " Leaf needs the " + privileges + " privileges on leaf_alloc)";
     }
+    String flags = loginFlags(e);
+    if (flags != null) {
+      return new LoginRefusedException("the database refused Leaf's login: " + reason
+          + " (check " + flags + ")");
+    }
     return switch (classify(e)) {
       case DUPLICATE_KEY -> new DuplicateKey(e);
       case CONFLICT -> new WriteConflictException("could not " + what + ": write conflict"
@@ -199,6 +204,42 @@ final class DatabaseErrors {
           "database unavailable: could not " + what + ": " + reason, e);
     };
   }
+
+  /**
+   * The flags to fix when {@code t} is a refused login or an unknown database, else null:
+   * MySQL/MariaDB 1045 and 1698 (access denied), 1044 (no access to the database), 1049
+   * (unknown database); PostgreSQL 28000 and 28P01 (authentication, no such role), 3D000 (no
+   * such database); H2 28000 (wrong user or password), 90146 (no such database).
+   */
+  static String loginFlags(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof SQLException sql) {
+        String state = sql.getSQLState();
+        if (isPostgres(sql)) {
+          if ("28000".equals(state) || "28P01".equals(state)) {
+            return CREDENTIALS;
+          }
+          if ("3D000".equals(state)) {
+            return "--db-url";
+          }
+        } else {
+          switch (sql.getErrorCode()) {
+            case 1045, 1698, 28000:
+              return CREDENTIALS;
+            case 1044:
+              return "--db-url and --db-user";
+            case 1049, 90146:
+              return "--db-url";
+            default:
+              break;
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  private static final String CREDENTIALS = "--db-user and --db-password";
 
   private static boolean isPostgresPermissionDenied(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {

@@ -40,6 +40,20 @@ public final class JooqFormatStore implements FormatStore {
     table.create();
   }
 
+  /**
+   * {@link #createSchemaIfMissing}, a refusal logged instead of thrown: IDs do not need formats,
+   * so a user without CREATE serves them, and formatted calls answer with this reason until a DBA
+   * creates {@code leaf_format} ({@code sql/schema.sql}).
+   */
+  public void createSchemaIfAllowed() {
+    try {
+      createSchemaIfMissing();
+    } catch (StoreRejectedException e) {
+      org.slf4j.LoggerFactory.getLogger(JooqFormatStore.class)
+          .warn("formatted IDs unavailable: {}", e.getMessage());
+    }
+  }
+
   @Override
   public List<StoredFormat> history(String bizTag) {
     table.ensure();

@@ -23,13 +23,17 @@ import org.slf4j.LoggerFactory;
  * #CANDIDATES} that start nearest; among those that hold it, the one that starts highest, and
  * at an equal start a segment or reservation before a hand-back. A range handed back is only
  * taken again from its first ID up, so the record starting highest is the latest event of the ID:
- * a later take (issued there) or a hand-back (never issued since). Stateless.
+ * a later take (issued there) or a hand-back (not issued since, as long as {@code max_id} has not
+ * passed the ID since: a take without a record, of a server with the ledger off, may have issued
+ * it). Stateless.
  */
 final class JooqLedger {
 
   /** Records looked at per WhoIssued: the index reads at most this many rows. */
   static final int CANDIDATES = 16;
   static final String TABLE = "leaf_ledger";
+  /** The start-up probe's tag: no tag is empty, so no call's record shares its key. */
+  static final String PROBE_TAG = "";
 
   private static final Logger log = LoggerFactory.getLogger(JooqLedger.class);
 
@@ -37,7 +41,8 @@ final class JooqLedger {
 
   /**
    * Creates {@code leaf_ledger} when missing and checks, in a transaction rolled back, that this
-   * user may insert, read, update and delete its rows.
+   * user may insert, read, update and delete its rows, on a row of the probe's own that no call
+   * or other server touches.
    *
    * @throws UnusableTableException it cannot be created or used: one line naming the table and
    *     {@code --ledger off}
@@ -55,11 +60,20 @@ final class JooqLedger {
         c.setAutoCommit(false);
         try {
           DSLContext tx = DSL.using(c, dsl.dialect(), dsl.settings());
-          insert(tx, "", -1, 0, RangeKind.RETURNED, server, nowMillis);
-          tx.update(LEAF_LEDGER).set(LEAF_LEDGER.TIME_MS, 0L)
-              .where(LEAF_LEDGER.BIZ_TAG.eq("")).and(LEAF_LEDGER.START_ID.eq(-1L)).execute();
-          holding(tx, "", -1);
-          deleteBefore(tx, 1, 1);
+          // A key of its own (no tag is empty, no ID negative, a random start per server), its
+          // own time and deletes by key: the probe touches no row a call, another server's
+          // probe or the retention can touch, so it never conflicts with them.
+          long probe = -1 - java.util.concurrent.ThreadLocalRandom.current()
+              .nextLong(Long.MAX_VALUE - 1);
+          insert(tx, PROBE_TAG, probe, 0, RangeKind.RETURNED, server, nowMillis);
+          tx.update(LEAF_LEDGER).set(LEAF_LEDGER.TIME_MS, nowMillis + 1)
+              .where(LEAF_LEDGER.BIZ_TAG.eq(PROBE_TAG)).and(LEAF_LEDGER.START_ID.eq(probe))
+              .execute();
+          holding(tx, PROBE_TAG, probe);
+          tx.deleteFrom(LEAF_LEDGER).where(LEAF_LEDGER.BIZ_TAG.eq(PROBE_TAG))
+              .and(LEAF_LEDGER.START_ID.eq(probe)).execute();
+          // The retention's statement as this product takes it; it matches no row.
+          deleteBefore(tx, Long.MIN_VALUE, 1);
         } catch (RuntimeException e) {
           // The probe's own failure is the cause to report, not the rollback's on a connection
           // that failure may have broken.
@@ -86,17 +100,21 @@ final class JooqLedger {
   }
 
   /**
-   * BEGIN; the take; its ledger record; COMMIT, on {@code c}. The range leaves only after COMMIT
-   * returned (and the product accepted how it returned: {@link SegmentTake#committed}); anything
-   * else rolls back, or leaves the commit in doubt, and the range is a gap.
+   * BEGIN; the take; the {@code fence}'s checks; its ledger record (with the ledger on); COMMIT,
+   * on {@code c}. The range leaves only after COMMIT returned (and the product accepted how it
+   * returned: {@link SegmentTake#committed}); anything else rolls back, or leaves the commit in
+   * doubt, and the range is a gap.
    */
   static SegmentRange recordedTake(Connection c, DSLContext db, SegmentTake take,
-      LeafAllocTable table, String bizTag, int step, RangeKind kind, String server,
-      long nowMillis) throws SQLException {
+      LeafAllocTable table, String bizTag, int step, RangeKind kind, LedgerSettings ledger,
+      TakeFence fence, long nowMillis) throws SQLException {
     c.setAutoCommit(false);
     try {
       SegmentRange range = take.take(c, db, table, bizTag, step, nowMillis);
-      insert(db, bizTag, range.start(), range.end(), kind, server, nowMillis);
+      fence.check(c, db, bizTag, range);
+      if (ledger.on()) {
+        insert(db, bizTag, range.start(), range.end(), kind, ledger.server(), nowMillis);
+      }
       c.clearWarnings();
       c.commit();
       take.committed(c, bizTag, range);
@@ -132,6 +150,9 @@ final class JooqLedger {
 
   /** The record that answers for {@code id} (see the class comment); empty when none holds it. */
   static Optional<IssuedRange> holding(DSLContext db, String bizTag, long id) {
+    // Read before the records: a take recorded after this read is among them and answers.
+    Long maxId = db.select(LEAF_ALLOC.MAX_ID).from(LEAF_ALLOC)
+        .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag)).fetchOne(LEAF_ALLOC.MAX_ID);
     List<IssuedRange> near = db.select(LEAF_LEDGER.START_ID, LEAF_LEDGER.END_ID,
             LEAF_LEDGER.SERVER, LEAF_LEDGER.TIME_MS, LEAF_LEDGER.KIND)
         .from(LEAF_LEDGER)
@@ -141,17 +162,29 @@ final class JooqLedger {
         .limit(CANDIDATES)
         .fetch(r -> new IssuedRange(r.value1(), r.value2(), r.value3(), r.value4(),
             RangeKind.of(r.value5())));
-    return answer(near, id);
+    return answer(near, id, maxId == null ? NO_MAX_ID : maxId);
   }
 
-  /** Of {@code records}, the one that answers for {@code id}. */
-  static Optional<IssuedRange> answer(List<IssuedRange> records, long id) {
+  /** {@link #answer}'s {@code maxId} when the tag's row is gone: nothing moves it any more. */
+  static final long NO_MAX_ID = Long.MIN_VALUE;
+
+  /**
+   * Of {@code records}, the one that answers for {@code id}, given the tag's {@code max_id} read
+   * before them. A hand-back's record answers only while {@code max_id} is at or below the ID: a
+   * take of the ID since, recorded, would answer itself; one that moved {@code max_id} past it
+   * without a record (a server with {@code --ledger off}) may have issued it, so then no record
+   * answers (no earlier one either: the hand-back is later than all of them).
+   */
+  static Optional<IssuedRange> answer(List<IssuedRange> records, long id, long maxId) {
     IssuedRange best = null;
     for (IssuedRange r : records) {
       if (r.holds(id) && (best == null || r.start() > best.start()
           || r.start() == best.start() && r.kind().issues() && !best.kind().issues())) {
         best = r;
       }
+    }
+    if (best != null && !best.kind().issues() && maxId > id) {
+      return Optional.empty();
     }
     return Optional.ofNullable(best);
   }

@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  * several servers sharing one database (or one Galera cluster, through any of its nodes) disjoint.
  * Writes that lose a write conflict are retried at once a few times before they fail.
  *
- * <p>With the ledger on ({@link LedgerSettings}), every take is one transaction: the take's
- * statement, the {@code leaf_ledger} record of its range, COMMIT; the range is used only once
- * COMMIT returned, and any failure before or at it leaves the range unused (a gap).
+ * <p>With the ledger on ({@link LedgerSettings}) or a {@link TakeFence}, every take is one
+ * transaction: the take's statement, the fence's checks, the {@code leaf_ledger} record of its
+ * range, COMMIT; the range is used only once COMMIT returned, and any failure before or at it
+ * leaves the range unused (a gap); a refusal of the fence rolls back and leaves no trace.
  */
 public final class JooqSegmentStore implements SegmentStore {
 
@@ -41,6 +42,7 @@ public final class JooqSegmentStore implements SegmentStore {
   private final InstantSource clock;
   private final ConflictRetry retry;
   private final LedgerSettings ledger;
+  private final TakeFence fence;
   /** What {@link #open()} found; null until the store has been opened once. */
   private volatile Opened opened;
 
@@ -64,6 +66,20 @@ public final class JooqSegmentStore implements SegmentStore {
 
   JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
       ConflictRetry retry, LedgerSettings ledger) {
+    this(dataSource, dialect, clock, retry, ledger, TakeFence.UNCHECKED);
+  }
+
+  /**
+   * The server's store: every take checks {@code fence} in its own transaction before COMMIT.
+   */
+  public JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
+      LedgerSettings ledger, TakeFence fence) {
+    this(dataSource, dialect, clock, ConflictRetry.DEFAULT, ledger, fence);
+  }
+
+  JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
+      ConflictRetry retry, LedgerSettings ledger, TakeFence fence) {
+    this.fence = fence;
     this.dsl = OwnTables.dsl(dataSource, dialect);
     this.dataSource = dataSource;
     this.clock = clock;
@@ -286,14 +302,14 @@ public final class JooqSegmentStore implements SegmentStore {
       return byName(o, bizTag, () -> guard("take a segment of " + bizTag, "UPDATE and SELECT",
           () -> retry.run(() -> o.dsl().connectionResult(c -> {
             DSLContext db = DSL.using(c, o.dsl().dialect(), o.dsl().settings());
-            if (!ledger.on()) {
+            if (!ledger.on() && !fence.checks()) {
               if (!c.getAutoCommit()) {
                 c.setAutoCommit(true);
               }
               return o.take().take(c, db, o.table(), bizTag, step, clock.millis());
             }
             return JooqLedger.recordedTake(c, db, o.take(), o.table(), bizTag, step, kind,
-                ledger.server(), clock.millis());
+                ledger, fence, clock.millis());
           }))));
     } catch (DatabaseErrors.DuplicateKey e) {
       // The primary key found the range recorded already: the row went back (a restore).

@@ -25,6 +25,11 @@ public final class MemoryRegionStore implements RegionStore {
     return row.get();
   }
 
+  /** Deletes the row, as an operator's DELETE would. */
+  public void delete() {
+    row.set(null);
+  }
+
   @Override
   public Optional<HighestTag> highestTag() {
     TagRecord highest = null;

@@ -133,6 +133,7 @@ public final class MemorySegmentStore implements SegmentStore {
     if (!ledger.on()) {
       throw new LedgerOffException();
     }
+    long maxId = getTag(bizTag).map(TagRecord::maxId).orElse(JooqLedger.NO_MAX_ID);
     List<IssuedRange> mine = new ArrayList<>();
     synchronized (records) {
       for (Entry e : records) {
@@ -141,7 +142,7 @@ public final class MemorySegmentStore implements SegmentStore {
         }
       }
     }
-    return JooqLedger.answer(mine, id);
+    return JooqLedger.answer(mine, id, maxId);
   }
 
   /** {@inheritDoc} The ledger's records change as {@link JooqLedger#recordReturned} says. */

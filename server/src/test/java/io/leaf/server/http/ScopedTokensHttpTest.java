@@ -12,10 +12,14 @@ import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.security.TokenAccess;
 import io.leaf.server.security.TokenMeters;
 import io.leaf.server.security.TokensFile;
+import io.leaf.server.store.MemoryFormatStore;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.v1.CreateTagRequest;
+import io.leaf.v1.IdFormat;
 import io.leaf.v1.NextIdRequest;
+import io.leaf.v1.Reset;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -46,7 +50,8 @@ class ScopedTokensHttpTest {
   void start() throws Exception {
     Path file = dir.resolve("tokens");
     Files.writeString(file, line("orders", "issue", "orders.*", null)
-        + line("ops", "admin", "*", null) + line("slow", "issue", "slow", "2/s"));
+        + line("ops", "admin", "*", null) + line("slow", "issue", "slow", "2/s")
+        + line("invoices", "issue", "invoice", null));
     tokens = new TokensFile(file, ticker, TokenMeters.NONE, null, null);
     MemorySegmentStore store = new MemorySegmentStore();
     for (String tag : List.of("orders.eu", "billing", "slow")) {
@@ -56,8 +61,10 @@ class ScopedTokensHttpTest {
       port = free.getLocalPort();
     }
     TokenAccess access = new TokenAccess(tokens);
-    leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS, b -> b.access(access),
-        "--http-port", String.valueOf(port));
+    leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS, b -> {
+      b.access(access);
+      b.formats(new MemoryFormatStore());
+    }, "--http-port", String.valueOf(port));
   }
 
   @AfterEach
@@ -115,5 +122,28 @@ class ScopedTokensHttpTest {
     }
     assertTrue(get(MonitorPage.JSON_PATH, "orders").body().contains("\"cachedTags\":1,"),
         "the count is of the tags it sees");
+  }
+
+  @Test
+  void monitor_scopedTokenOfFormattedTag_seesItAndItsPeriodRow() throws Exception {
+    BearerToken ops = new BearerToken(secret("ops"));
+    leaf.blocking.withCallCredentials(ops).createTag(CreateTagRequest.newBuilder()
+        .setBizTag("invoice").setFormat(IdFormat.newBuilder().setPattern("INV-{yyyyMMdd}-{seq:6}")
+            .setReset(Reset.DAILY).setTimeZone("UTC")).build());
+    leaf.blocking.withCallCredentials(new BearerToken(secret("invoices")))
+        .nextFormattedId(NextIdRequest.newBuilder().setBizTag("invoice").build());
+    leaf.blocking.withCallCredentials(ops)
+        .nextId(NextIdRequest.newBuilder().setBizTag("billing").build());
+    String json = get(MonitorPage.JSON_PATH, "invoices").body();
+    assertTrue(json.matches("(?s).*\"tag\":\"invoice#\\d{8}\".*"),
+        "the token's own period row: " + json);
+    assertTrue(json.contains("\"formatted\":[{\"tag\":\"invoice\",\"pattern\":"),
+        "the token's own formatted tag: " + json);
+    assertTrue(json.contains("\"cachedTags\":1,"), "its period row counted: " + json);
+    assertFalse(json.contains("billing"), "other tags stay hidden: " + json);
+    String page = get("/", "invoices").body();
+    assertTrue(page.contains("<td class=\"tag\">invoice</td>"), "on the page too: " + page);
+    assertFalse(get(MonitorPage.JSON_PATH, "orders").body().contains("invoice"),
+        "another token's scope does not see it");
   }
 }

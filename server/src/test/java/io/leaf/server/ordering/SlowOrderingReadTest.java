@@ -7,7 +7,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerWiring;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.TestServer;
 import io.leaf.v1.IdBatch;
@@ -98,7 +97,7 @@ class SlowOrderingReadTest {
     store.createTag("c", 1, 100, "");
     String name = InProcessServerBuilder.generateName();
     server = TestServer.inProcess(name).store(store)
-        .orderings(new ServerWiring.OrderingSource(orderings, a -> null)).start();
+        .orderings(new OrderingSource(orderings, a -> null)).start();
     channel = InProcessChannelBuilder.forName(name).build();
     return LeafServiceGrpc.newBlockingStub(channel);
   }

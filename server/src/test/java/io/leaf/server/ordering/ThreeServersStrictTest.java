@@ -8,7 +8,6 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerWiring;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.OrderChecker;
 import io.leaf.server.testing.TestServer;
@@ -59,7 +58,7 @@ class ThreeServersStrictTest {
   private LeafServiceGrpc.LeafServiceBlockingStub start(int i) throws Exception {
     String name = prefix + i;
     servers.add(TestServer.inProcess(name).store(store)
-        .orderings(new ServerWiring.OrderingSource(orderings, ThreeServersStrictTest::connect))
+        .orderings(new OrderingSource(orderings, ThreeServersStrictTest::connect))
         .flags("--advertise-address", name + ":1", "--tag-lease-ttl", TTL_MS + "ms")
         .start());
     ManagedChannel ch = InProcessChannelBuilder.forName(name).build();

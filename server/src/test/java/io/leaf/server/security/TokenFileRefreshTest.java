@@ -47,6 +47,20 @@ class TokenFileRefreshTest {
   }
 
   @Test
+  void from_fileListingNoToken_refusedAtStartWithOneLine() throws Exception {
+    for (String content : new String[] {"", "\n\n", "# only a comment\n   \n"}) {
+      Path file = dir.resolve("empty-tokens");
+      Files.writeString(file, content);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> ServerTokens.from(config(file).ops(), Ticker.systemTicker(), TokenMeters.NONE,
+              ServerThreads::tokensRefresh).close(),
+          "a file of no token would refuse every call: " + content.replace("\n", "\\n"));
+      assertEquals("--tokens-file " + file + " lists no token, so every call would be refused;"
+          + " list at least one (NAME HASH ROLE TAGS) or leave the flag out", e.getMessage());
+    }
+  }
+
+  @Test
   void refresh_changedFile_newTokensServeBrokenFileLoggedPreviousKept() throws Exception {
     Path file = dir.resolve("tokens");
     Files.writeString(file, line("first", "issue", "*", null));

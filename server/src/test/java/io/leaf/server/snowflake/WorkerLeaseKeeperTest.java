@@ -42,12 +42,16 @@ class WorkerLeaseKeeperTest {
     volatile boolean cutOff;
 
     Server(String owner, int from, int to, long wallOffsetMs) {
+      this(owner, from, to, wallOffsetMs, false);
+    }
+
+    Server(String owner, int from, int to, long wallOffsetMs, boolean exclusive) {
       this.owner = owner;
       // A server started later reads the real time then (the database's fake clock).
       this.wall = new FakeWallClock(database.millis() + wallOffsetMs);
       this.generator = new SnowflakeGenerator(SnowflakeLayout.DEFAULT, wall, ticker);
       this.keeper = new WorkerLeaseKeeper(partitionable(this), generator, ticker, from, to, TTL,
-          owner);
+          owner, exclusive);
     }
 
     long dueNanos;
@@ -185,6 +189,31 @@ class WorkerLeaseKeeperTest {
         "IDs stay under the stored ceiling");
     a.step();
     assertEquals(TTL.toNanos() / 3, a.nextStepNanos, "renewal due after a third of the TTL");
+  }
+
+  @Test
+  void claim_exclusiveDatabase_issuesAtOnceAboveWhatTheLastProcessStored() {
+    Server a = server("a", 0, 0);
+    a.start();
+    long lastOfA = a.generator.next();
+    long ceilingOfA = table.row(0).orElseThrow().lastTimestampMs();
+    a.cutOff = true; // a is killed -9: no release; the next process to open the database is b
+    Server b = new Server("b", 0, 0, 0, true);
+    servers.add(b);
+    elapse(TTL.plusMillis(1));
+    b.step();
+    long first = b.generator.next();
+    assertTrue(first > lastOfA, "above what a issued");
+    assertTrue(SnowflakeLayout.DEFAULT.decompose(first).timestampMs() > ceilingOfA,
+        "above a's stored ceiling, without a quarantine");
+    assertTrue(table.row(0).orElseThrow().lastTimestampMs()
+        >= SnowflakeLayout.DEFAULT.decompose(first).timestampMs(), "b stored its own ceiling");
+
+    b.keeper.release();
+    Server c = new Server("c", 0, 0, 0, true);
+    servers.add(c);
+    c.step();
+    assertTrue(c.generator.next() > first, "c issues at once, above b's last ID");
   }
 
   @Test

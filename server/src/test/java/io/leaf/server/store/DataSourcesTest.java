@@ -1,6 +1,7 @@
 package io.leaf.server.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -24,21 +25,49 @@ class DataSourcesTest {
 
   @Test
   void connectionUrl_h2FileWithoutSettings_getsMySqlModeAndWriteDelay() {
-    assertEquals("jdbc:h2:file:/data/leaf;MODE=MySQL;WRITE_DELAY=0",
+    assertEquals("jdbc:h2:file:/data/leaf;MODE=MySQL;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE",
         DataSources.connectionUrl("jdbc:h2:file:/data/leaf"));
   }
 
   @Test
+  void connectionUrl_embeddedH2_closedByTheServerNotByH2sShutdownHook() {
+    assertEquals("jdbc:h2:./leaf;MODE=MySQL;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE",
+        DataSources.connectionUrl("jdbc:h2:./leaf"));
+    assertEquals("jdbc:h2:file:/x;AUTO_SERVER=TRUE;MODE=MySQL;WRITE_DELAY=0"
+        + ";DB_CLOSE_ON_EXIT=FALSE",
+        DataSources.connectionUrl("jdbc:h2:file:/x;AUTO_SERVER=TRUE"));
+    assertEquals("jdbc:h2:file:/x;db_close_on_exit=TRUE;MODE=MySQL;WRITE_DELAY=0",
+        DataSources.connectionUrl("jdbc:h2:file:/x;db_close_on_exit=TRUE"), "the user's own");
+    assertEquals("jdbc:h2:tcp://h/~/leaf;MODE=MySQL;WRITE_DELAY=0",
+        DataSources.connectionUrl("jdbc:h2:tcp://h/~/leaf"), "the H2 server closes its own");
+  }
+
+  @Test
+  void exclusive_h2Urls_onlyWhereNoOtherProcessCanOpenTheDatabase() {
+    for (String url : new String[] {"jdbc:h2:./data/leaf", "jdbc:h2:file:/x;MODE=MySQL",
+        "jdbc:h2:mem:leaf", "jdbc:h2:~/leaf;AUTO_SERVER=FALSE", "jdbc:h2:file:/x;FILE_LOCK=FS"}) {
+      assertTrue(H2Url.exclusive(url), url);
+    }
+    for (String url : new String[] {"jdbc:h2:file:/x;AUTO_SERVER=TRUE",
+        "jdbc:h2:./x;auto_server=true", "jdbc:h2:tcp://h/~/leaf", "jdbc:h2:ssl://h/~/leaf",
+        "jdbc:h2:file:/x;FILE_LOCK=NO", "jdbc:mysql://h/leaf", "jdbc:postgresql://h/leaf"}) {
+      assertFalse(H2Url.exclusive(url), url);
+    }
+  }
+
+  @Test
   void connectionUrl_settingsGivenInAnyCase_keptAsTheyAre() {
-    assertEquals("jdbc:h2:file:/data/leaf;mode=mariadb;write_delay=100",
-        DataSources.connectionUrl("jdbc:h2:file:/data/leaf;mode=mariadb;write_delay=100"));
+    assertEquals("jdbc:h2:file:/data/leaf;mode=mariadb;write_delay=100;db_close_on_exit=true",
+        DataSources.connectionUrl(
+            "jdbc:h2:file:/data/leaf;mode=mariadb;write_delay=100;db_close_on_exit=true"));
   }
 
   @Test
   void connectionUrl_namedMem_livesAsLongAsTheProcess() {
-    assertEquals("jdbc:h2:mem:leaf;MODE=MySQL;WRITE_DELAY=0;DB_CLOSE_DELAY=-1",
-        DataSources.connectionUrl("jdbc:h2:mem:leaf"));
-    assertEquals("jdbc:h2:mem:leaf;DB_CLOSE_DELAY=10;MODE=MySQL;WRITE_DELAY=0",
+    assertEquals("jdbc:h2:mem:leaf;MODE=MySQL;WRITE_DELAY=0;DB_CLOSE_DELAY=-1"
+        + ";DB_CLOSE_ON_EXIT=FALSE", DataSources.connectionUrl("jdbc:h2:mem:leaf"));
+    assertEquals("jdbc:h2:mem:leaf;DB_CLOSE_DELAY=10;MODE=MySQL;WRITE_DELAY=0"
+        + ";DB_CLOSE_ON_EXIT=FALSE",
         DataSources.connectionUrl("jdbc:h2:mem:leaf;DB_CLOSE_DELAY=10"));
   }
 

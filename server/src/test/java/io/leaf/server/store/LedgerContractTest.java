@@ -228,6 +228,42 @@ abstract class LedgerContractTest {
   }
 
   @Test
+  void handBack_thenLedgerOffServerIssues_thoseIdsNotFoundTheRestStillReturned() {
+    JooqSegmentStore off = db.store(2, LedgerSettings.OFF, clock);
+    store.createTag("t", 1, 100, null);
+    store.nextSegment("t", SegmentStore.TABLE_STEP);                   // [1, 101): 1..5 issued
+    assertTrue(store.handBack("t", 6, 101));
+    SegmentRange taken = off.nextSegment("t", 10);
+    assertEquals(6, taken.start(), "issued without a record");
+    assertEquals(16, taken.end());
+
+    for (long id = 6; id < 16; id++) {
+      assertTrue(store.whoIssued("t", id).isEmpty(),
+          id + " may have been issued since the hand-back: " + store.whoIssued("t", id));
+    }
+    assertEquals(RangeKind.RETURNED, store.whoIssued("t", 16).orElseThrow().kind(),
+        "not taken since");
+    assertEquals(RangeKind.SEGMENT, store.whoIssued("t", 5).orElseThrow().kind());
+
+    // The ledger-off server hands back what it did not issue: [11, 16) was never issued.
+    assertTrue(off.handBack("t", 11, 16));
+    assertTrue(store.whoIssued("t", 10).isEmpty(), "issued by the ledger-off server");
+    assertEquals(RangeKind.RETURNED, store.whoIssued("t", 12).orElseThrow().kind(),
+        "handed back by both, issued by neither");
+
+    // A recorded take answers for its IDs again; above it the first hand-back still holds.
+    JooqSegmentStore b = db.store(2, B, clock);
+    assertEquals(61, b.nextSegment("t", 50).end(), "[11, 61)");
+    assertEquals(B.server(), store.whoIssued("t", 12).orElseThrow().server());
+    assertTrue(store.whoIssued("t", 8).isEmpty(), "still unknown");
+    assertEquals(RangeKind.RETURNED, store.whoIssued("t", 70).orElseThrow().kind());
+    // And a ledger-off take past it leaves the hand-back answering nothing there.
+    off.nextSegment("t", 50);                                         // [61, 111)
+    assertTrue(store.whoIssued("t", 70).isEmpty(), "taken without a record since");
+    assertEquals(B.server(), store.whoIssued("t", 60).orElseThrow().server());
+  }
+
+  @Test
   void regions_ledgerHoldsLocalValues_whoIssuedAndHandBackSpeakIds() {
     Region region = Region.of(2, 4);
     RegionalSegmentStore regional = new RegionalSegmentStore(store, region,

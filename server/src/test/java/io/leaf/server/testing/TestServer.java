@@ -7,6 +7,7 @@ import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ServerWiring;
+import io.leaf.server.ordering.OrderingSource;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.EngineListeners;
@@ -49,7 +50,7 @@ public final class TestServer {
   private Snowflake snowflake;
   private final List<ServerInterceptor> interceptors = new ArrayList<>();
   private TokenAccess access;
-  private ServerWiring.OrderingSource orderings;
+  private OrderingSource orderings;
 
   private TestServer(ServerBuilder<?> transport) {
     this.transport = transport;
@@ -146,7 +147,7 @@ public final class TestServer {
   }
 
   /** Tags' orderings kept in {@code orderings} (default: in memory, this server alone). */
-  public TestServer orderings(ServerWiring.OrderingSource orderings) {
+  public TestServer orderings(OrderingSource orderings) {
     this.orderings = orderings;
     return this;
   }
@@ -164,18 +165,15 @@ public final class TestServer {
         served, ticker, settings, threads.threads(),
         events == null ? listeners : listeners.withEvents(events));
     Snowflake side = snowflake != null ? snowflake : ServerWiring.snowflake(config,
-        leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()));
+        leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()), false);
     interceptors.forEach(transport::intercept);
     ServerWiring.Formats kept =
         new ServerWiring.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock,
             config.region());
-    if (orderings != null) {
+    if (access != null || orderings != null) {
       return ServerWiring.assemble(transport, config, served, schemaInit, kept, engineOf, side,
-          metrics, access != null ? access : TokenAccess.open(), threads, orderings);
-    }
-    if (access != null) {
-      return ServerWiring.assemble(transport, config, served, schemaInit, kept, engineOf, side,
-          metrics, access, threads);
+          metrics, access != null ? access : TokenAccess.open(), threads,
+          orderings != null ? orderings : OrderingSource.inMemory());
     }
     return ServerWiring.assemble(transport, config, served, schemaInit, kept, engineOf, side,
         metrics, threads);
