@@ -72,11 +72,6 @@ public final class Ordering implements OrderedIds, AutoCloseable {
     }
   }
 
-  /** The production channel to another server: plaintext HTTP/2. */
-  public static ManagedChannel plaintext(String address) {
-    return Forwarder.plaintext(address);
-  }
-
   /** LeafService with ordering, marked calls recognised. */
   public ServerServiceDefinition wrap(LeafServiceGrpc.LeafServiceImplBase plain) {
     return ServerInterceptors.intercept(
