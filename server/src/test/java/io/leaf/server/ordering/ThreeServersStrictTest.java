@@ -55,12 +55,15 @@ class ThreeServersStrictTest {
         .build();
   }
 
-  private LeafServiceGrpc.LeafServiceBlockingStub start(int i) throws Exception {
+  private LeafServiceGrpc.LeafServiceBlockingStub start(int i, String... more)
+      throws Exception {
     String name = prefix + i;
+    List<String> flags = new ArrayList<>(List.of("--advertise-address", name + ":1",
+        "--tag-lease-ttl", TTL_MS + "ms"));
+    flags.addAll(List.of(more));
     servers.add(TestServer.inProcess(name).store(store)
         .orderings(new OrderingSource(orderings, ThreeServersStrictTest::connect))
-        .flags("--advertise-address", name + ":1", "--tag-lease-ttl", TTL_MS + "ms")
-        .start());
+        .flags(flags.toArray(String[]::new)).start());
     ManagedChannel ch = InProcessChannelBuilder.forName(name).build();
     channels.add(ch);
     return LeafServiceGrpc.newBlockingStub(ch);
@@ -95,6 +98,40 @@ class ThreeServersStrictTest {
     TagStatus st = s.getTag(GetTagRequest.newBuilder().setBizTag("r").build());
     assertEquals(Ordering.STRICT, st.getTag().getOrdering(), "GetTag shows STRICT");
     assertEquals(prefix + "0:1", st.getOwner(), "and its owner");
+  }
+
+  @Test
+  void strictTag_httpThroughEveryServer_increasingAcrossServers() throws Exception {
+    int[] ports = new int[3];
+    List<LeafServiceGrpc.LeafServiceBlockingStub> stubs = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+        ports[i] = s.getLocalPort();
+      }
+      stubs.add(start(i, "--http-port", Integer.toString(ports[i])));
+    }
+    stubs.get(0).createTag(CreateTagRequest.newBuilder().setBizTag("h").setStep(10)
+        .setOrdering(Ordering.STRICT).build());
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    long last = 0;
+    int served = 0;
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    while (served < 30 && System.nanoTime() < until) {
+      java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
+          java.net.URI.create("http://127.0.0.1:" + ports[served % 3] + "/api/segment/get/h"))
+          .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() != 200) {
+        assertEquals(503, r.statusCode(), "only the wait-out refuses: " + r.body());
+        Thread.sleep(20); // the client's back-off before it retries
+        continue;
+      }
+      long id = Long.parseLong(r.body());
+      assertTrue(id > last, "call " + served + " on server " + (served % 3) + ": " + id
+          + " after " + last);
+      last = id;
+      served++;
+    }
+    assertEquals(30, served, "every call served, one after another over the three servers");
   }
 
   @Test
