@@ -115,10 +115,13 @@ public final class ServerThreads {
     return pool;
   }
 
-  /** The STRICT tags' lease statements and timers: two threads, so a slow read never holds
-   * back a renewal for long. */
+  /**
+   * The STRICT tags' lease statements and timers: two threads, so a slow read never holds back a
+   * renewal for long.
+   */
   static ScheduledThreadPoolExecutor tagLeases() {
-    ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(2, daemons("leaf-tag-lease-%d"));
+    ScheduledThreadPoolExecutor s =
+        new ScheduledThreadPoolExecutor(2, daemons("leaf-tag-lease-%d"));
     s.setRemoveOnCancelPolicy(true);
     return s;
   }

@@ -43,6 +43,7 @@ public record OrderingConfig(String advertiseAddress, Duration tagLeaseTtl) {
 
   @Override
   public String toString() {
-    return "advertise-address=" + advertiseAddress + " tag-lease-ttl=" + Parsers.format(tagLeaseTtl);
+    return "advertise-address=" + advertiseAddress + " tag-lease-ttl="
+        + Parsers.format(tagLeaseTtl);
   }
 }
