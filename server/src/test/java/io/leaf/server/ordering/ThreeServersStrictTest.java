@@ -135,6 +135,25 @@ class ThreeServersStrictTest {
   }
 
   @Test
+  void setOrdering_serversHoldPerServerSegments_callsAfterItReturnIncrease() throws Exception {
+    List<LeafServiceGrpc.LeafServiceBlockingStub> stubs = List.of(start(0), start(1), start(2));
+    stubs.get(0).createTag(CreateTagRequest.newBuilder().setBizTag("s").setStep(10).build());
+    for (LeafServiceGrpc.LeafServiceBlockingStub s : stubs) {
+      s.nextId(NextIdRequest.newBuilder().setBizTag("s").build()); // each caches a segment
+    }
+    io.leaf.v1.Tag set = stubs.get(1).setOrdering(io.leaf.v1.SetOrderingRequest.newBuilder()
+        .setBizTag("s").setOrdering(Ordering.STRICT).build());
+    assertEquals(Ordering.STRICT, set.getOrdering(), "SetOrdering answers with the tag");
+    long last = 0;
+    for (int i = 0; i < 30; i++) {
+      long id = nextWithRetry(stubs.get(i % 3), "s");
+      assertTrue(id > last, "call " + i + " on server " + (i % 3) + ": " + id + " after "
+          + last);
+      last = id;
+    }
+  }
+
+  @Test
   void perServerTag_sameLoad_violatesOrder() throws Exception {
     List<LeafServiceGrpc.LeafServiceBlockingStub> stubs = List.of(start(0), start(1), start(2));
     stubs.get(0).createTag(CreateTagRequest.newBuilder().setBizTag("p").setStep(20).build());
