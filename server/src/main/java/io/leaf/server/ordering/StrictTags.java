@@ -35,6 +35,8 @@ public final class StrictTags {
   private static final Logger log = LoggerFactory.getLogger(StrictTags.class);
   /** Tags whose knowledge this server keeps at once; one more is refused. */
   static final int MAX_KNOWN = 100_000;
+  /** Reads and acquisitions queued at once (an unknown-tag flood); one more is refused. */
+  static final int MAX_IN_FLIGHT = 1_000;
 
   private static final class Known {
     volatile TagOrdering ordering = TagOrdering.PER_SERVER;
@@ -291,7 +293,15 @@ public final class StrictTags {
   /** Runs {@code work} on the database executor, one at a time per tag; callers share it. */
   private CompletableFuture<Void> once(String bizTag, Runnable work) {
     CompletableFuture<Void> mine = new CompletableFuture<>();
-    CompletableFuture<Void> running = inFlight.putIfAbsent(bizTag, mine);
+    CompletableFuture<Void> running = inFlight.get(bizTag);
+    if (running != null) {
+      return running;
+    }
+    if (inFlight.size() >= MAX_IN_FLIGHT) {
+      return failed(Status.RESOURCE_EXHAUSTED.withDescription("too many tags' orderings being"
+          + " read at once (" + MAX_IN_FLIGHT + "); no room for tag " + bizTag));
+    }
+    running = inFlight.putIfAbsent(bizTag, mine);
     if (running != null) {
       return running;
     }
