@@ -2,13 +2,15 @@
 SHELL := /bin/bash
 MVN ?= mvn -B -q
 JAR := server/target/leaf-server.jar
-VERSION := 0.1.0
-SOURCES := $(shell find pom.xml proto sql client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
+# The version lives in pom.xml only (the project's first <version>); the image tag drops -SNAPSHOT.
+VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>:\1:p' pom.xml | head -1 | sed 's/-SNAPSHOT$$//')
+SOURCES := $(shell find pom.xml proto sql leaf-proto/pom.xml client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run test test-fast test-node test-python test-spring-boot test-browser bench image clean help
+.PHONY: build run lint test test-fast test-node test-python test-spring-boot test-browser bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
+	@echo "make lint   formatter check (google-java-format), Error Prone, Checkstyle, maven-enforcer"
 	@echo "make test   run every test (MariaDB tests skip with a message when no MariaDB is reachable)"
 	@echo "make test-fast  the JUnit tests not tagged slow: no child processes, clusters or stress runs (about 3 minutes once built)"
 	@echo "make test-node  the Node example's test against the packaged server (skipped without node)"
@@ -29,20 +31,45 @@ $(JAR): $(SOURCES)
 run: $(JAR)
 	java -jar $(JAR) $(ARGS)
 
+# The lint gate, which CI runs before the tests: maven-enforcer (every build), google-java-format
+# through Spotless (check only; `mvn spotless:apply` rewrites), a compile with Error Prone (profile
+# lint: its ERROR checks fail), Checkstyle (100 columns, comments included; no wildcard or unused
+# imports). Output goes to target/lint.log; only a failure prints it.
+lint:
+	@$(MVN) clean
+	@mkdir -p target
+	@if $(MVN) -Plint -fae process-test-classes > target/lint.log 2>&1; then \
+		echo "PASSED lint: formatter, Error Prone, Checkstyle, enforcer"; \
+	else \
+		grep -E '\[(ERROR|WARN(ING)?)\]|^[^[].*\.java' target/lint.log | head -100; \
+		echo "FAILED lint (whole log: target/lint.log)"; exit 1; \
+	fi
+
 # Every suite runs; the last lines are the counts of each, then the failed JUnit tests by name
-# (scripts/test-summary.sh).
+# (scripts/test-summary.sh). The packaged server is built first (no tests); then the example suites,
+# which only start that jar, run in the background beside the JUnit tests: Node then the browser
+# (both install examples/node), Python, Spring Boot. Their output is printed when they end; the
+# logs stay in target/test-logs/.
 test:
 	@rm -rf target/test-logs */target/surefire-reports examples/*/target/surefire-reports
 	@mkdir -p target/test-logs
 	@status=0; \
-	if $(MVN) install; then \
-		$(MAKE) --no-print-directory test-node 2>&1 | tee target/test-logs/node.log; \
-		[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
-		$(MAKE) --no-print-directory test-python 2>&1 | tee target/test-logs/python.log; \
-		[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
-		$(MAKE) --no-print-directory test-spring-boot || status=1; \
-		$(MAKE) --no-print-directory test-browser 2>&1 | tee target/test-logs/browser.log; \
-		[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
+	if $(MVN) install -DskipTests; then \
+		( $(MAKE) --no-print-directory test-node > target/test-logs/node.log 2>&1; \
+		  echo $$? > target/test-logs/node.rc; \
+		  $(MAKE) --no-print-directory test-browser > target/test-logs/browser.log 2>&1; \
+		  echo $$? > target/test-logs/browser.rc ) & \
+		( $(MAKE) --no-print-directory test-python > target/test-logs/python.log 2>&1; \
+		  echo $$? > target/test-logs/python.rc ) & \
+		( $(MAKE) --no-print-directory test-spring-boot > target/test-logs/spring-boot.txt 2>&1; \
+		  echo $$? > target/test-logs/spring-boot.rc ) & \
+		$(MVN) test || status=1; \
+		wait; \
+		for suite in node python spring-boot browser; do \
+			out=target/test-logs/$$suite.log; [ -e $$out ] || out=target/test-logs/$$suite.txt; \
+			echo "=== $$suite ($$out)"; cat $$out; \
+			[ "$$(cat target/test-logs/$$suite.rc)" = 0 ] || status=1; \
+		done; \
 	else \
 		status=1; \
 	fi; \
@@ -51,11 +78,13 @@ test:
 
 # The JUnit tests of every module except those tagged @Tag("slow") (separate processes, kill -9,
 # libfaketime, Galera, Patroni, several servers, stress runs): what a change runs before `make
-# test`. Counts as for `make test`, from this run's reports only.
+# test`. Quiet: each test class's output (server logs) goes to its file in surefire-reports and
+# is shown only for a class that failed; Maven prints failures in full. Counts as for `make test`,
+# from this run's reports only.
 test-fast:
 	@rm -rf target/test-logs */target/surefire-reports examples/*/target/surefire-reports
 	@status=0; \
-	$(MVN) test -DexcludedGroups=slow || status=1; \
+	$(MVN) test -DexcludedGroups=slow -Dmaven.test.redirectTestOutputToFile=true || status=1; \
 	scripts/test-summary.sh || status=1; \
 	exit $$status
 

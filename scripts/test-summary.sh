@@ -64,6 +64,13 @@ for case in ET.fromstring(text).iter('testcase'):
             message = (bad.get('message') or bad.get('type') or '').strip().splitlines()
             print(f"FAILED {case.get('classname')}.{case.get('name')}: {message[0][:300] if message else kind}")
 PY
+    # The class's own output (server logs), when the run sent it to a file (make test-fast).
+    output="${xml%/TEST-*}/$(basename "${xml#*/TEST-}" .xml)-output.txt"
+    if [ -s "$output" ]; then
+      echo "--- last 60 lines of $output"
+      tail -n 60 "$output"
+      echo "---"
+    fi
   done
 fi
 exit $status

@@ -1,11 +1,11 @@
 package io.leaf.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqSegmentStore;
-import io.leaf.server.store.LedgerSettings;
-import io.leaf.server.store.TakeFence;
 import io.leaf.server.store.TagAlreadyExistsException;
+import io.leaf.server.store.TakeFence;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;

@@ -77,6 +77,7 @@ class PartsTest {
         + elapsed + " ns");
   }
   @Test
+  @SuppressWarnings("checkstyle:LineLength") // h2load's own output, as it prints it
   void h2loadParse_realOutput_readsRateAndCounts() {
     String output = """
         finished in 5.00s, 23384.20 req/s, 936.40KB/s

@@ -1,17 +1,8 @@
 package io.leaf.client;
 
 import com.google.common.base.Ticker;
-import io.grpc.Status;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * IDs of one business tag served from ranges reserved with ReserveIds: the caller owns every ID of
@@ -32,47 +23,12 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class CachedIdGenerator implements AutoCloseable {
 
-  private static final System.Logger log = System.getLogger(CachedIdGenerator.class.getName());
-  private static final long NONE = RangeBlock.NONE;
-
-  private final LeafClient client;
-  private final String bizTag;
-  private final long maxWaitNanos;
-  private final Ticker ticker;
-  private final ExecutorService refiller;
-  private final AtomicLong waits = new AtomicLong();
-  private final AtomicLong refills = new AtomicLong();
-  private final AtomicLong refillFailures = new AtomicLong();
-
-  /** Read without the lock on the fast path; replaced only under the lock. */
-  private volatile RangeBlock current = RangeBlock.EMPTY;
-
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Condition changed = lock.newCondition();
-  // Everything below is guarded by lock.
-  private final ReservedRanges ready;
-  private boolean refilling;
-  private long completedRefills;
-  private LeafException lastFailure;
-  private long lastFailureAt;
-  private boolean closed;
-  /** IDs received in reservations so far. */
-  private long idsReserved;
-  /** IDs still cached when the generator was closed. */
-  private long idsDropped;
+  private final RangeSupply supply;
 
   private CachedIdGenerator(Builder b) {
-    this.client = b.client;
-    this.bizTag = b.bizTag;
-    this.maxWaitNanos = b.maxWait.toNanos();
-    this.ticker = b.ticker;
-    this.ready = new ReservedRanges(new BlockSizer(b.minBlockSize, b.maxBlockSize,
-        b.targetRefillInterval.toNanos()), b.refillFraction, b.ticker.read());
-    this.refiller = Executors.newSingleThreadExecutor(runnable -> {
-      Thread t = new Thread(runnable, "leaf-id-refill-" + bizTag);
-      t.setDaemon(true);
-      return t;
-    });
+    this.supply = new RangeSupply(b.client, b.bizTag, b.maxWait, b.ticker,
+        new ReservedRanges(new BlockSizer(b.minBlockSize, b.maxBlockSize,
+            b.targetRefillInterval.toNanos()), b.refillFraction, b.ticker.read()));
   }
 
   /** A generator for {@code bizTag} fetching through {@code client} (which it does not close). */
@@ -92,7 +48,7 @@ public final class CachedIdGenerator implements AutoCloseable {
   public long next() {
     // The fast path: one atomic add and one bounds check against the block's fastEnd (the
     // refill point, then its end); everything else is in afterFastEnd, out of line.
-    RangeBlock b = current;
+    RangeBlock b = supply.current;
     long id = b.takeOne();
     if (id < b.fastEnd && id >= b.start) {
       return id;
@@ -105,11 +61,11 @@ public final class CachedIdGenerator implements AutoCloseable {
     if (b.holds(id)) {
       if (id == b.refillAt) {
         b.refillPointTaken();
-        requestRefill();
+        supply.requestRefill();
       }
       return id;
     }
-    return slow(1).start();
+    return supply.slow(1).start();
   }
 
   /**
@@ -125,151 +81,23 @@ public final class CachedIdGenerator implements AutoCloseable {
     if (n < 1) {
       throw new IllegalArgumentException("n must be positive: " + n);
     }
-    IdRange r = take(current, n);
-    return r != null ? r : slow(n);
-  }
-
-  /** Up to {@code n} IDs of {@code b}, asking for the next reservation at its refill point. */
-  private IdRange take(RangeBlock b, long n) {
-    long first = b.takeRange(n);
-    if (first == NONE) {
-      return null;
-    }
-    long end = first + Math.min(n, b.end - first);
-    if (b.passesRefill(first, end - 1)) {
-      b.refillPointTaken();
-      requestRefill();
-    }
-    return new IdRange(first, end);
-  }
-
-  private IdRange slow(long n) {
-    lock.lock();
-    try {
-      long entered = completedRefills;
-      long remaining = maxWaitNanos;
-      boolean waited = false;
-      while (true) {
-        if (closed) {
-          throw new IllegalStateException("CachedIdGenerator for " + bizTag + " is closed");
-        }
-        RangeBlock b = current;
-        IdRange r = take(b, n);
-        if (r != null) {
-          return r;
-        }
-        if (b.exhaustedAt < 0) {
-          b.exhaustedAt = ticker.read();
-        }
-        if (!ready.isEmpty()) {
-          current = ready.advance(b, ticker.read());
-          continue;
-        }
-        if (lastFailure != null && lastFailureAt > entered) {
-          // The fetch this call waited for failed: report it rather than wait for another.
-          throw lastFailure.rethrowable();
-        }
-        startRefillIfIdle();
-        if (!waited) {
-          waited = true;
-          waits.incrementAndGet();
-        }
-        if (remaining <= 0) {
-          throw new IdWaitTimeoutException("no IDs for biz_tag " + bizTag + " within "
-              + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos) + " ms (a reservation of "
-              + ready.nextSize() + " IDs still being fetched)", null);
-        }
-        remaining = changed.awaitNanos(remaining);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new LeafException(Status.Code.CANCELLED,
-          "interrupted while waiting for IDs of biz_tag " + bizTag, e);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private void requestRefill() {
-    lock.lock();
-    try {
-      startRefillIfIdle();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Lock held: starts a fetch unless one is running, a reservation waits, or closed. */
-  private void startRefillIfIdle() {
-    if (closed || refilling || ready.hasQueuedReservation()) {
-      return;
-    }
-    int size = ready.nextSize();
-    refilling = true;
-    refills.incrementAndGet();
-    try {
-      refiller.execute(() -> refill(size));
-    } catch (RejectedExecutionException e) {
-      refilling = false;
-    }
-  }
-
-  private void refill(int size) {
-    List<IdRange> ranges = null;
-    LeafException failure = null;
-    Error fatal = null;
-    try {
-      ranges = client.reserveIds(bizTag, size);
-    } catch (LeafException e) {
-      failure = e;
-    } catch (RuntimeException | Error e) {
-      // An Error must still clear the refilling flag below, or no fetch would ever start again;
-      // it is rethrown once the generator's state is consistent.
-      failure = new LeafException(Status.Code.INTERNAL, "fetching IDs of biz_tag " + bizTag
-          + " failed: " + e, e);
-      if (e instanceof Error err) {
-        fatal = err;
-      }
-    }
-    lock.lock();
-    try {
-      refilling = false;
-      completedRefills++;
-      if (closed) {
-        return;
-      }
-      if (ranges != null) {
-        ready.add(ranges, size);
-        idsReserved += size;
-      } else {
-        refillFailures.incrementAndGet();
-        lastFailure = failure;
-        lastFailureAt = completedRefills;
-        log.log(System.Logger.Level.DEBUG, "reserving IDs of biz_tag {0} failed: {1}", bizTag,
-            failure.getMessage());
-      }
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
-    if (fatal != null) {
-      throw fatal;
-    }
+    IdRange r = supply.take(supply.current, n);
+    return r != null ? r : supply.slow(n);
   }
 
   /** How many calls found every reserved range used up and had to wait. */
   public long waits() {
-    return waits.get();
+    return supply.waits();
   }
 
   /** How many reservations were asked for so far. */
   public long refills() {
-    return refills.get();
+    return supply.refills();
   }
 
   /** How many reservations failed (the server's answer or the call). */
   public long refillFailures() {
-    return refillFailures.get();
+    return supply.refillFailures();
   }
 
   /**
@@ -277,37 +105,17 @@ public final class CachedIdGenerator implements AutoCloseable {
    * cached and those dropped at close). Takes the lock; meant for metrics, not the hot path.
    */
   public long idsServed() {
-    lock.lock();
-    try {
-      return idsReserved - idsDropped - cachedLocked();
-    } finally {
-      lock.unlock();
-    }
+    return supply.idsServed();
   }
 
-  /** How many reserved IDs are cached and not handed out yet. Takes the lock, as {@link #idsServed}. */
+  /** How many reserved IDs are cached and not handed out yet. Takes the lock, as idsServed. */
   public long idsLeft() {
-    lock.lock();
-    try {
-      return cachedLocked();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Lock held: the IDs left in the current range and the queued ones. */
-  private long cachedLocked() {
-    return current.remaining() + ready.remaining();
+    return supply.idsLeft();
   }
 
   /** The number of IDs the next reservation asks for. */
   public int blockSize() {
-    lock.lock();
-    try {
-      return ready.nextSize();
-    } finally {
-      lock.unlock();
-    }
+    return supply.blockSize();
   }
 
   /**
@@ -316,25 +124,7 @@ public final class CachedIdGenerator implements AutoCloseable {
    */
   @Override
   public void close() {
-    lock.lock();
-    try {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      idsDropped += cachedLocked();
-      current = RangeBlock.EMPTY;
-      ready.clear();
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
-    refiller.shutdownNow();
-    try {
-      refiller.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    supply.close();
   }
 
   /** Configures a {@link CachedIdGenerator}; bad values are rejected at once. */
@@ -418,7 +208,7 @@ public final class CachedIdGenerator implements AutoCloseable {
             + ", got " + maxBlockSize);
       }
       CachedIdGenerator generator = new CachedIdGenerator(this);
-      generator.requestRefill();
+      generator.supply.requestRefill();
       return generator;
     }
   }

@@ -3,33 +3,18 @@ package io.leaf.client;
 import io.grpc.CallCredentials;
 import io.grpc.Channel;
 import io.grpc.ChannelCredentials;
-import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.TlsChannelCredentials;
-import io.leaf.v1.CreateTagRequest;
-import io.leaf.v1.DecodeSnowflakeIdRequest;
-import io.leaf.v1.GetTagRequest;
-import io.leaf.v1.GetWorkerRequest;
-import io.leaf.v1.InitCacheRequest;
-import io.leaf.v1.NextIdBatchRequest;
-import io.leaf.v1.NextIdRequest;
-import io.leaf.v1.NextSnowflakeIdBatchRequest;
-import io.leaf.v1.NextSnowflakeIdRequest;
-import io.leaf.v1.ParseFormattedIdRequest;
-import io.leaf.v1.ReserveIdsRequest;
-import io.leaf.v1.SetFormatRequest;
+import io.leaf.v1.IssuedRange;
 import io.leaf.v1.SnowflakeIdParts;
 import io.leaf.v1.Tag;
 import io.leaf.v1.TagStatus;
-import io.leaf.v1.UpdateStepRequest;
 import io.leaf.v1.WorkerStatus;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -45,9 +30,11 @@ import java.util.function.LongSupplier;
 public final class LeafClient implements AutoCloseable {
 
   private final Targets targets;
+  private final LeafRpcs rpcs;
 
   private LeafClient(Targets targets) {
     this.targets = targets;
+    this.rpcs = new LeafRpcs(targets);
   }
 
   /** A client on a new channel to {@code target} ("host:port" or any gRPC target URI). */
@@ -96,23 +83,11 @@ public final class LeafClient implements AutoCloseable {
     return new Builder(null, List.copyOf(builders), null);
   }
 
-  /** One RPC, moving to the next target when this one is unavailable (a repeat is a gap). */
-  private <T> T call(Function<Targets.Attempt, T> rpc) {
-    return targets.call(rpc, true);
-  }
 
-  /**
-   * One RPC that writes a tag's definition, always on the first target: on another it would write
-   * to another region's database.
-   */
-  private <T> T callInPlace(Function<Targets.Attempt, T> rpc) {
-    return targets.call(rpc, false);
-  }
 
   /** One ID of {@code bizTag}. */
   public long nextId(String bizTag) {
-    NextIdRequest req = NextIdRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(a -> a.leaf(req.getBizTag()).nextId(req).getId());
+    return rpcs.nextId(bizTag);
   }
 
   /**
@@ -120,9 +95,7 @@ public final class LeafClient implements AutoCloseable {
    * them (increasing). The deadline covers the whole stream.
    */
   public long[] nextIds(String bizTag, int count) {
-    NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
-        .build();
-    return call(a -> IdStreams.ids(() -> a.leaf(req.getBizTag()).nextIdBatch(req), count));
+    return rpcs.nextIds(bizTag, count);
   }
 
   /**
@@ -130,8 +103,7 @@ public final class LeafClient implements AutoCloseable {
    * which a retry may cure).
    */
   public long nextSnowflakeId() {
-    return call(a -> a.snowflake().nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance())
-        .getId());
+    return rpcs.nextSnowflakeId();
   }
 
   /**
@@ -139,20 +111,17 @@ public final class LeafClient implements AutoCloseable {
    * covers the whole stream.
    */
   public long[] nextSnowflakeIds(int count) {
-    NextSnowflakeIdBatchRequest req = NextSnowflakeIdBatchRequest.newBuilder().setCount(count)
-        .build();
-    return call(a -> IdStreams.ids(() -> a.snowflake().nextSnowflakeIdBatch(req), count));
+    return rpcs.nextSnowflakeIds(count);
   }
 
   /** The parts of a snowflake ID in the server's layout (time, worker ID, sequence). */
   public SnowflakeIdParts decode(long id) {
-    DecodeSnowflakeIdRequest req = DecodeSnowflakeIdRequest.newBuilder().setId(id).build();
-    return call(a -> a.snowflake().decodeSnowflakeId(req));
+    return rpcs.decode(id);
   }
 
   /** The server's worker lease and snowflake layout. */
   public WorkerStatus getWorker() {
-    return call(a -> a.snowflake().getWorker(GetWorkerRequest.getDefaultInstance()));
+    return rpcs.getWorker();
   }
 
   /**
@@ -168,13 +137,7 @@ public final class LeafClient implements AutoCloseable {
    * written in {@code format} (null: none; INVALID_ARGUMENT for a bad one).
    */
   public Tag createTag(String bizTag, long maxId, int step, String description, IdFormat format) {
-    CreateTagRequest.Builder req = CreateTagRequest.newBuilder().setBizTag(tag(bizTag))
-        .setMaxId(maxId).setStep(step).setDescription(description == null ? "" : description);
-    if (format != null) {
-      req.setFormat(format.toProto());
-    }
-    CreateTagRequest built = req.build();
-    return callInPlace(a -> a.leaf(built.getBizTag()).createTag(built));
+    return rpcs.createTag(bizTag, maxId, step, description, format);
   }
 
   /**
@@ -182,9 +145,7 @@ public final class LeafClient implements AutoCloseable {
    * pattern cannot show, or a change that could repeat a number the tag issued before.
    */
   public Tag setFormat(String bizTag, IdFormat format) {
-    SetFormatRequest req = SetFormatRequest.newBuilder().setBizTag(tag(bizTag))
-        .setFormat(Objects.requireNonNull(format, "format").toProto()).build();
-    return callInPlace(a -> a.leaf(req.getBizTag()).setFormat(req));
+    return rpcs.setFormat(bizTag, format);
   }
 
   /**
@@ -195,8 +156,7 @@ public final class LeafClient implements AutoCloseable {
    * @throws OutOfRangeException the period's numbers pass the sequence's width
    */
   public String nextFormattedId(String bizTag) {
-    NextIdRequest req = NextIdRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(a -> a.leaf(req.getBizTag()).nextFormattedId(req).getValue());
+    return rpcs.nextFormattedId(bizTag);
   }
 
   /**
@@ -205,10 +165,7 @@ public final class LeafClient implements AutoCloseable {
    * deadline covers the whole stream.
    */
   public List<String> nextFormattedIds(String bizTag, int count) {
-    NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
-        .build();
-    return call(a -> IdStreams.values(() -> a.leaf(req.getBizTag()).nextFormattedIdBatch(req),
-        count));
+    return rpcs.nextFormattedIds(bizTag, count);
   }
 
   /**
@@ -216,28 +173,22 @@ public final class LeafClient implements AutoCloseable {
    * tag's format); an opaque number's sequence needs the admin token, else it is empty.
    */
   public FormattedIdParts parseFormattedId(String bizTag, String value) {
-    ParseFormattedIdRequest req = ParseFormattedIdRequest.newBuilder().setBizTag(tag(bizTag))
-        .setValue(Objects.requireNonNull(value, "value")).build();
-    return call(a -> FormattedIdParts.from(a.leaf(req.getBizTag()).parseFormattedId(req)));
+    return rpcs.parseFormattedId(bizTag, value);
   }
 
   /** Sets the tag's step; the server's next segment load uses it. */
   public Tag updateStep(String bizTag, int step) {
-    UpdateStepRequest req = UpdateStepRequest.newBuilder().setBizTag(tag(bizTag)).setStep(step)
-        .build();
-    return call(a -> a.leaf(req.getBizTag()).updateStep(req));
+    return rpcs.updateStep(bizTag, step);
   }
 
   /** Makes the server load the tag's segment now (idempotent) and returns its status. */
   public TagStatus initCache(String bizTag) {
-    InitCacheRequest req = InitCacheRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(a -> a.leaf(req.getBizTag()).initCache(req));
+    return rpcs.initCache(bizTag);
   }
 
   /** The tag's database row and the server's cached segments. */
   public TagStatus getTag(String bizTag) {
-    GetTagRequest req = GetTagRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(a -> a.leaf(req.getBizTag()).getTag(req));
+    return rpcs.getTag(bizTag);
   }
 
   /**
@@ -247,15 +198,10 @@ public final class LeafClient implements AutoCloseable {
    * @throws TagNotFoundException (NOT_FOUND) no recorded range holds the ID
    * @throws FailedPreconditionException the server runs with {@code --ledger off}
    */
-  public io.leaf.v1.IssuedRange whoIssued(String bizTag, long id) {
-    io.leaf.v1.WhoIssuedRequest req = io.leaf.v1.WhoIssuedRequest.newBuilder()
-        .setBizTag(tag(bizTag)).setId(id).build();
-    return call(a -> a.leaf(req.getBizTag()).whoIssued(req));
+  public IssuedRange whoIssued(String bizTag, long id) {
+    return rpcs.whoIssued(bizTag, id);
   }
 
-  private static String tag(String bizTag) {
-    return Objects.requireNonNull(bizTag, "bizTag");
-  }
 
   /**
    * {@code count} IDs of {@code bizTag} as at most 3 ascending, disjoint ranges the caller owns,
@@ -264,9 +210,7 @@ public final class LeafClient implements AutoCloseable {
    * @throws LeafException typed by the status; INTERNAL if the reply breaks the contract
    */
   public List<IdRange> reserveIds(String bizTag, int count) {
-    ReserveIdsRequest req = ReserveIdsRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
-        .build();
-    return call(a -> ReplyRanges.checked(a.leaf(req.getBizTag()).reserveIds(req), count));
+    return rpcs.reserveIds(bizTag, count);
   }
 
   /**
@@ -288,23 +232,11 @@ public final class LeafClient implements AutoCloseable {
   /** Configures a {@link LeafClient}; bad values are rejected at once. */
   public static final class Builder {
 
-    private final List<String> targets;
-    private final List<? extends ManagedChannelBuilder<?>> channelBuilders;
-    private final ManagedChannel channel;
-    private Duration deadline = Duration.ofSeconds(10);
-    private ChannelCredentials credentials = InsecureChannelCredentials.create();
-    private int maxAttempts = 4;
-    private CallCredentials callCredentials;
-    private TagTokens tagTokens = TagTokens.NONE;
-    private Duration failoverAfter = Duration.ofSeconds(2);
-    private Duration retryPreferredAfter = Duration.ofSeconds(30);
-    private LongSupplier clock = System::nanoTime;
+    private final ClientSettings settings;
 
     private Builder(List<String> targets, List<? extends ManagedChannelBuilder<?>> channelBuilders,
         ManagedChannel channel) {
-      this.targets = targets;
-      this.channelBuilders = channelBuilders;
-      this.channel = channel;
+      this.settings = new ClientSettings(targets, channelBuilders, channel);
     }
 
     /**
@@ -312,7 +244,7 @@ public final class LeafClient implements AutoCloseable {
      * remains, before the call moves on (default 2 s). An UNAVAILABLE answer moves it at once.
      */
     public Builder failoverAfter(Duration failoverAfter) {
-      this.failoverAfter = positive(failoverAfter, "failoverAfter");
+      settings.failoverAfter = ClientSettings.positive(failoverAfter, "failoverAfter");
       return this;
     }
 
@@ -321,27 +253,21 @@ public final class LeafClient implements AutoCloseable {
      * it first again (default 30 s).
      */
     public Builder retryPreferredAfter(Duration retryPreferredAfter) {
-      this.retryPreferredAfter = positive(retryPreferredAfter, "retryPreferredAfter");
+      settings.retryPreferredAfter =
+          ClientSettings.positive(retryPreferredAfter, "retryPreferredAfter");
       return this;
     }
 
     /** The clock of {@link #retryPreferredAfter}, in nanoseconds (tests). */
     Builder clock(LongSupplier clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
+      settings.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
-    private static Duration positive(Duration d, String name) {
-      Objects.requireNonNull(d, name);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive: " + d);
-      }
-      return d;
-    }
 
     /** The deadline of every call, retries included (default 10 s). */
     public Builder deadline(Duration deadline) {
-      this.deadline = positive(deadline, "deadline");
+      settings.deadline = ClientSettings.positive(deadline, "deadline");
       return this;
     }
 
@@ -366,7 +292,7 @@ public final class LeafClient implements AutoCloseable {
      * Only with {@link #forTarget} or {@link #forTargets}.
      */
     public Builder credentials(ChannelCredentials credentials) {
-      this.credentials = Objects.requireNonNull(credentials, "credentials");
+      settings.credentials = Objects.requireNonNull(credentials, "credentials");
       return this;
     }
 
@@ -388,13 +314,13 @@ public final class LeafClient implements AutoCloseable {
      * any). Use it with TLS: a token is a password.
      */
     public Builder tagToken(String tagPrefix, String token) {
-      this.tagTokens = tagTokens.with(tagPrefix, token);
+      settings.tagTokens = settings.tagTokens.with(tagPrefix, token);
       return this;
     }
 
     /** Any per-call credentials (e.g. {@link BearerToken}); none by default. */
     public Builder callCredentials(CallCredentials callCredentials) {
-      this.callCredentials = Objects.requireNonNull(callCredentials, "callCredentials");
+      settings.callCredentials = Objects.requireNonNull(callCredentials, "callCredentials");
       return this;
     }
 
@@ -406,27 +332,12 @@ public final class LeafClient implements AutoCloseable {
       if (maxAttempts < 1 || maxAttempts > 5) {
         throw new IllegalArgumentException("maxAttempts must be between 1 and 5, got " + maxAttempts);
       }
-      this.maxAttempts = maxAttempts;
+      settings.maxAttempts = maxAttempts;
       return this;
     }
 
     public LeafClient build() {
-      if (channel != null) {
-        return new LeafClient(targets(List.of(channel), false));
-      }
-      List<? extends ManagedChannelBuilder<?>> builders = channelBuilders != null
-          ? channelBuilders
-          : targets.stream().map(t -> Grpc.newChannelBuilder(t, credentials)).toList();
-      List<ManagedChannel> channels = new ArrayList<>();
-      for (ManagedChannelBuilder<?> b : builders) {
-        channels.add(RetryPolicy.build(b, maxAttempts));
-      }
-      return new LeafClient(targets(channels, true));
-    }
-
-    private Targets targets(List<ManagedChannel> channels, boolean owned) {
-      return new Targets(channels, owned, callCredentials, tagTokens, deadline.toNanos(),
-          failoverAfter.toNanos(), retryPreferredAfter.toNanos(), clock);
+      return new LeafClient(settings.open());
     }
   }
 }

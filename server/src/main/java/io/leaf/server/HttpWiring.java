@@ -1,10 +1,10 @@
 package io.leaf.server;
 
-import io.leaf.server.api.LeafGrpcService;
+import io.leaf.server.config.HttpConfig;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.formats.FormattedIssuer;
-import io.leaf.server.http.HttpConfig;
+import io.leaf.server.grpc.LeafGrpcService;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.http.HttpRoutes;
 import io.leaf.server.http.IdEndpoints;

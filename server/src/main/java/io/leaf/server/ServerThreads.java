@@ -50,7 +50,7 @@ public final class ServerThreads {
 
   /**
    * The RPCs that call the database ({@code --db-call-threads} over a queue of {@code
-   * --max-queued-db-calls}), for {@link io.leaf.server.api.DatabaseCalls}, which shuts it down.
+   * --max-queued-db-calls}), for {@link io.leaf.server.grpc.DatabaseCalls}, which shuts it down.
    */
   public static ThreadPoolExecutor databaseCalls(int threads, int queue) {
     return pool("leaf-db-call-%d", threads, queue);

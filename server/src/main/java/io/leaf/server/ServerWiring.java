@@ -7,9 +7,7 @@ import io.grpc.ServerBuilder;
 import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.leaf.server.api.ConnectionLimits;
-import io.leaf.server.api.DatabaseCalls;
-import io.leaf.server.api.LeafGrpcService;
+import io.leaf.server.grpc.ConnectionLimits;
 import io.leaf.server.config.DatabaseConfig;
 import io.leaf.server.config.OpsConfig;
 import io.leaf.server.config.ServerConfig;
@@ -19,37 +17,40 @@ import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.EngineThreads;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.formats.FormatAdmin;
+import io.leaf.server.formats.FormattedIssuer;
+import io.leaf.server.formats.JooqFormatStore;
+import io.leaf.server.grpc.DatabaseCalls;
+import io.leaf.server.grpc.LeafGrpcService;
+import io.leaf.server.grpc.TagAdmin;
 import io.leaf.server.health.ServerHealth;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.http.HttpRoutes;
 import io.leaf.server.ledger.HandBack;
 import io.leaf.server.ledger.LedgerRetention;
+import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.ledger.ServerIdentity;
 import io.leaf.server.metrics.Metrics;
 import io.leaf.server.ordering.Ordering;
 import io.leaf.server.ordering.OrderingSource;
+import io.leaf.server.region.JooqRegionStore;
+import io.leaf.server.region.RegionalLedger;
+import io.leaf.server.region.RegionalSegmentStore;
+import io.leaf.server.region.RegionalWorkerLeaseStore;
 import io.leaf.server.security.ServerTokens;
 import io.leaf.server.security.TlsCredentials;
 import io.leaf.server.security.TokenAccess;
 import io.leaf.server.security.TokenAuthInterceptor;
 import io.leaf.server.security.TokenMeters;
+import io.leaf.server.snowflake.JooqWorkerLeaseStore;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeConfig;
-import io.leaf.server.formats.FormatAdmin;
-import io.leaf.server.formats.FormattedIssuer;
+import io.leaf.server.snowflake.WorkerLeaseStore;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.H2Url;
-import io.leaf.server.store.FormatStore;
-import io.leaf.server.region.Region;
-import io.leaf.server.region.RegionalSegmentStore;
-import io.leaf.server.region.RegionalWorkerLeaseStore;
-import io.leaf.server.store.JooqFormatStore;
-import io.leaf.server.store.JooqRegionStore;
 import io.leaf.server.store.JooqSegmentStore;
-import io.leaf.server.store.JooqWorkerLeaseStore;
-import io.leaf.server.store.LedgerSettings;
 import io.leaf.server.store.SegmentStore;
-import io.leaf.server.store.WorkerLeaseStore;
+import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.server.sweep.SweepIntake;
 import java.net.InetSocketAddress;
@@ -197,8 +198,11 @@ public final class ServerWiring {
         formats.createSchemaIfAllowed();
       };
       EngineThreads engineThreads = ServerThreads.engineThreads(engine, threads::add);
-      return assemble(builder, config, served, schemaInit,
-          new Formats(formats, InstantSource.system(), config.region()),
+      // With --ledger off the store refuses WhoIssued and hands back without a record.
+      Stores stores = new Stores(served, new RegionalLedger(store, regional), schemaInit,
+          new Stores.Formats(formats, InstantSource.system(), config.region()),
+          OrderingSource.database(pool, dialect));
+      return assemble(builder, config, stores,
           listeners -> new SegmentAllocator(served, ticker, engine, engineThreads, listeners),
           snowflake, metrics, access, () -> {
             // After the engine's close, before the connection pool its loads use.
@@ -208,8 +212,7 @@ public final class ServerWiring {
             } finally {
               ops.close();
             }
-          }, config + " server=" + identity,
-          OrderingSource.database(pool, dialect));
+          }, config + " server=" + identity);
     } catch (RuntimeException | Error e) {
       while (!opened.isEmpty()) {
         closeQuietly(opened.pop());
@@ -240,17 +243,6 @@ public final class ServerWiring {
   }
 
   /**
-   * Where tags' formats are kept, the wall clock that picks each formatted number's period, and
-   * the region whose rule turns a period row's IDs into sequences.
-   */
-  public record Formats(FormatStore store, InstantSource clock, Region region) {
-    /** Without regions. */
-    public Formats(FormatStore store, InstantSource clock) {
-      this(store, clock, Region.NONE);
-    }
-  }
-
-  /**
    * The server over ready stores, engine and snowflake side: the API, health, idle-tag sweeper,
    * metrics gauges and HTTP routes are built here the same way for every caller.
    *
@@ -263,17 +255,15 @@ public final class ServerWiring {
    * @param resources closed last on {@link LeafServer#stop()}
    */
   public static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
-      SegmentStore store, Runnable schemaInit, Formats formats,
-      Function<EngineListeners, SegmentAllocator> engine,
+      Stores stores, Function<EngineListeners, SegmentAllocator> engine,
       Snowflake snowflake, Metrics metrics, AutoCloseable resources) {
     ServerTokens tokens = ServerTokens.from(config.ops(), Ticker.systemTicker(),
         metrics == null ? TokenMeters.NONE : metrics.tokenMeters(), ServerThreads::tokensRefresh);
     try {
-      return assemble(builder, config, store, schemaInit, formats, engine, snowflake, metrics,
-          tokens.access(), () -> {
+      return assemble(builder, config, stores, engine, snowflake, metrics, tokens.access(), () -> {
             tokens.close();
             resources.close();
-          }, OrderingSource.inMemory());
+          });
     } catch (RuntimeException | Error e) {
       tokens.close();
       throw e;
@@ -282,27 +272,26 @@ public final class ServerWiring {
 
   /**
    * {@link #assemble} with the token rule the HTTP routes follow ({@code access}, which the gRPC
-   * token interceptor on {@code builder}, if any, shares) and the tags' orderings of {@code
-   * orderings}.
+   * token interceptor on {@code builder}, if any, shares).
    */
   public static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
-      SegmentStore store, Runnable schemaInit, Formats formats,
-      Function<EngineListeners, SegmentAllocator> engine, Snowflake snowflake, Metrics metrics,
-      TokenAccess access, AutoCloseable resources, OrderingSource orderings) {
-    return assemble(builder, config, store, schemaInit, formats, engine, snowflake, metrics,
-        access, resources, config.toString(), orderings);
+      Stores stores, Function<EngineListeners, SegmentAllocator> engine,
+      Snowflake snowflake, Metrics metrics, TokenAccess access, AutoCloseable resources) {
+    return assemble(builder, config, stores, engine, snowflake, metrics, access, resources,
+        config.toString());
   }
 
   /** {@link #assemble}, the start line showing {@code settings}. */
   private static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
-      SegmentStore store, Runnable schemaInit, Formats formats,
-      Function<EngineListeners, SegmentAllocator> engine, Snowflake snowflake, Metrics metrics,
-      TokenAccess access, AutoCloseable resources, String settings, OrderingSource orderings) {
+      Stores stores, Function<EngineListeners, SegmentAllocator> engine, Snowflake snowflake,
+      Metrics metrics, TokenAccess access, AutoCloseable resources, String settings) {
+    SegmentStore store = stores.segments();
+    Stores.Formats formats = stores.formats();
     // The engine's listeners exist before it does, so each is a final field from the start.
     SweepIntake cached = new SweepIntake();
     SegmentAllocator allocator = engine.apply(
         new EngineListeners(metrics != null ? metrics : EngineEvents.NONE, cached));
-    ServerHealth health = new ServerHealth(store, schemaInit, allocator.ticker(),
+    ServerHealth health = new ServerHealth(store, stores.schemaInit(), allocator.ticker(),
         config.api().maxWatches(), allocator, snowflake.generator()::leaseValid,
         ServerThreads.healthMonitor());
     snowflake.reportLeaseTo(health::reportSnowflakeLease);
@@ -316,20 +305,19 @@ public final class ServerWiring {
         config.formatKey(), formats.clock(), database::execute, formats.region());
     FormatAdmin formatAdmin = new FormatAdmin(store, formats.store(), config.formatKey(),
         issuer::formatChanged);
-    LeafGrpcService service = new LeafGrpcService(allocator, store, InstantSource.system(),
-        config.api().maxWait(), config.api().maxBatch(), config.api().maxStreams(), config.api().maxStreamMemory(),
-        database, streamPump, issuer, formatAdmin);
+    TagAdmin admin = new TagAdmin(allocator, store, stores.ledger(), InstantSource.system(),
+        database, formatAdmin);
+    LeafGrpcService service =
+        new LeafGrpcService(allocator, admin, config.api(), database, streamPump, issuer);
+    Ordering ordering = stores.orderings().open(store, allocator, config,
+        ServerThreads.tagLeases());
     if (metrics != null) {
       metrics.watchEngine(allocator, sweeper, health::databaseUp);
       metrics.watchSnowflake(snowflake);
-    }
-    ScheduledThreadPoolExecutor leaseThreads = ServerThreads.tagLeases();
-    Ordering ordering = orderings.open(store, allocator, config, leaseThreads);
-    if (metrics != null) {
       metrics.watchOrdering(ordering);
     }
     LeafServer.Parts parts = new LeafServer.Parts(store, allocator, sweeper, health, service,
-        snowflake, new HandBack(store, database::execute), ordering);
+        snowflake, new HandBack(stores.ledger(), database::execute), ordering);
     AtomicReference<HttpEndpoints> bound = new AtomicReference<>();
     HttpRoutes routes = HttpWiring.routes(config, parts, issuer, metrics, access,
         () -> bound.get() == null ? 0 : bound.get().httpConnections());
@@ -340,7 +328,6 @@ public final class ServerWiring {
     };
     return new LeafServer(builder, parts, openHttp, () -> {
       streamPump.shutdownNow();
-      leaseThreads.shutdownNow();
       database.close();
       resources.close();
     }, config.api().shutdownGrace(), settings);

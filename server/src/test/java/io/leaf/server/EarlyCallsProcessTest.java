@@ -1,5 +1,6 @@
 package io.leaf.server;
 
+import io.leaf.server.testing.Ports;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,7 +13,6 @@ import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,13 +41,6 @@ class EarlyCallsProcessTest {
 
   @TempDir
   Path dir;
-
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", 0));
-      return s.getLocalPort();
-    }
-  }
 
   /** Polls the port's TCP connect (not a fixed sleep) until it accepts, at most {@code ms}. */
   private static boolean awaitPort(int port, long ms) throws Exception {
@@ -84,7 +77,7 @@ class EarlyCallsProcessTest {
       assertTrue(first.awaitExit(60, TimeUnit.SECONDS) != null, first.output());
     }
     for (int launch = 1; launch <= LAUNCHES; launch++) {
-      int port = freePort();
+      int port = Ports.free();
       try (ServerProcess server = ServerProcess.start("--port", String.valueOf(port),
           "--db-url", url)) {
         assertTrue(awaitPort(port, 120_000), "the port opened:\n" + server.output());

@@ -116,7 +116,7 @@ class LedgerProcessTest {
           ids.addAndGet(got.length);
         } catch (StatusRuntimeException e) {
           // A server killed or stopping under the call: what it did not answer is not counted.
-          Thread.sleep(20);
+          Thread.sleep(20); // deliberate: a short pause before the next call, not a wait
         }
       }
       return Arrays.copyOf(out, n);
@@ -233,18 +233,9 @@ class LedgerProcessTest {
    * {@code call}, again while the server answers UNAVAILABLE (listening, but its database check
    * has not passed yet on a loaded machine): an UNAVAILABLE answer issued nothing.
    */
-  private static <T> T untilAvailable(Supplier<T> call) throws InterruptedException {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (true) {
-      try {
-        return call.get();
-      } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || System.nanoTime() > until) {
-          throw e;
-        }
-        Thread.sleep(200);
-      }
-    }
+  private static <T> T untilAvailable(Supplier<T> call) throws Exception {
+    return Poll.retry(call::get, e -> e instanceof StatusRuntimeException s
+        && s.getStatus().getCode() == Status.Code.UNAVAILABLE, Duration.ofSeconds(60));
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.leaf.server;
 
+import io.leaf.server.testing.Poll;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
@@ -158,19 +159,13 @@ class ReadinessTest {
         refused.getStatus().getDescription());
 
     first.cancel(null);
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      try {
-        assertEquals(ServingStatus.SERVING, HealthGrpc.newBlockingStub(leaf.channel)
-            .withDeadlineAfter(5, TimeUnit.SECONDS).watch(all).next().getStatus());
-        break;
-      } catch (io.grpc.StatusRuntimeException e) {
-        // The server may not have seen the first watch's cancel yet.
-        assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.getStatus().getCode(), e.toString());
-        assertTrue(System.nanoTime() < until, "the slot was never freed");
-        Thread.sleep(20);
-      }
-    }
+    // The server may not have seen the first watch's cancel yet: RESOURCE_EXHAUSTED is retried.
+    ServingStatus status = Poll.retry(() -> HealthGrpc.newBlockingStub(leaf.channel)
+            .withDeadlineAfter(5, TimeUnit.SECONDS).watch(all).next().getStatus(),
+        e -> e instanceof StatusRuntimeException s
+            && s.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED,
+        Duration.ofSeconds(10));
+    assertEquals(ServingStatus.SERVING, status, "the freed slot serves a new watch");
   }
 
   @Test
@@ -208,18 +203,14 @@ class ReadinessTest {
     // server's next periodic check (every 2 s) clears it, as the first check did; the retry runs
     // that check at once instead of waiting for it. The tag loads within a few retries, not after
     // the outage's back-off.
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-    Long first = null;
-    while (first == null) {
+    long first = Poll.retry(() -> {
       try {
-        first = leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("dry").build()).getId();
+        return leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("dry").build()).getId();
       } catch (StatusRuntimeException e) {
-        assertTrue(System.nanoTime() < until, "still failing 2 s after the database answered: "
-            + e.getStatus());
-        Thread.sleep(20);
         leaf.server.checkDatabaseNow();
+        throw e;
       }
-    }
+    }, Duration.ofSeconds(2)); // the last failure is thrown if it still fails 2 s on
     assertEquals(1, first, "the dry tag loads as soon as the check sees the database answer");
   }
 

@@ -1,7 +1,6 @@
 package io.leaf.server.config;
 
 import io.leaf.server.engine.EngineConfig;
-import io.leaf.server.http.HttpConfig;
 import io.leaf.server.region.Region;
 import io.leaf.server.snowflake.SnowflakeConfig;
 import io.leaf.server.snowflake.SnowflakeLayout;

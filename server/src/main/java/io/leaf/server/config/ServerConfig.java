@@ -2,8 +2,6 @@ package io.leaf.server.config;
 
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.formats.FormatKey;
-import io.leaf.server.http.HttpConfig;
-import io.leaf.server.config.OpsConfig;
 import io.leaf.server.region.Region;
 import io.leaf.server.snowflake.SnowflakeConfig;
 import java.io.IOException;

@@ -1,6 +1,5 @@
 package io.leaf.server.formats;
 
-import io.leaf.server.store.StoredFormat;
 import java.time.Instant;
 import java.util.Optional;
 

@@ -1,9 +1,7 @@
 package io.leaf.server.formats;
 
-import io.leaf.server.store.FormatStore;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreRejectedException;
-import io.leaf.server.store.StoredFormat;
 import io.leaf.server.store.TagNotFoundException;
 import io.leaf.server.store.TagRecord;
 import java.util.Collection;
@@ -19,7 +17,7 @@ import java.util.function.Consumer;
  * format, and issue its first numbers under it after this check.
  *
  * <p>Blocking (database I/O): call it on the database threads. Thread-safe; two changes racing on
- * one tag cannot both be stored ({@link io.leaf.server.store.FormatVersionTakenException}).
+ * one tag cannot both be stored ({@link io.leaf.server.formats.FormatVersionTakenException}).
  */
 public final class FormatAdmin {
 

@@ -4,7 +4,6 @@ import io.leaf.server.engine.IdRanges;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.WaitDeadline;
 import io.leaf.server.formats.ActiveFormat.Slot;
-import io.leaf.server.store.FormatStore;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.TagNotFoundException;
 import java.time.Duration;

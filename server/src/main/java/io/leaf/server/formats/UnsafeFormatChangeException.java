@@ -1,6 +1,5 @@
 package io.leaf.server.formats;
 
-import io.leaf.server.store.StoredFormat;
 
 /**
  * A format change refused because a value of the new format could equal one of an earlier format

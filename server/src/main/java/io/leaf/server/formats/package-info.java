@@ -1,7 +1,13 @@
 /**
- * Formatted IDs (business numbers): patterns, resets and periods, check characters and the FF1
- * cipher, as pure functions of their inputs — no gRPC, no database, no clock; time and the key are
- * passed in.
+ * Formatted IDs (business numbers): patterns, periods, check characters and the FF1 cipher, the
+ * issuer that serves them and the {@code leaf_format} table that keeps each tag's formats.
+ *
+ * <p>Two layers. The rules (FormatSpec, IdPattern, DatedPattern, Period, FormattedIds,
+ * FormatChanges, CheckCharacters, Ff1Cipher and their exceptions) are pure functions of their
+ * inputs: no gRPC, no database, no clock; time and the key are passed in. The service side reads
+ * a clock and the database: FormattedIssuer and PeriodRows (a period's row of segments),
+ * TagFormats and FormatAdmin (the formats as stored), and the store (FormatStore,
+ * JooqFormatStore, MemoryFormatStore for tests).
  *
  * <p>Setting a format on a tag: {@link io.leaf.server.formats.FormatSpec#of} (refuses with {@link
  * io.leaf.server.formats.InvalidFormatException}), {@link

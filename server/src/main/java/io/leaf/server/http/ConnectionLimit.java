@@ -1,5 +1,6 @@
 package io.leaf.server.http;
 
+import io.leaf.server.config.HttpConfig;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -1,5 +1,6 @@
 package io.leaf.server.http;
 
+import io.leaf.server.config.HttpConfig;
 import io.leaf.server.metrics.Metrics;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.UncheckedIOException;

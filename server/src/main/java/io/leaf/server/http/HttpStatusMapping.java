@@ -1,9 +1,9 @@
 package io.leaf.server.http;
 
 import io.grpc.Status;
-import io.leaf.server.api.StatusMapping;
 import io.leaf.server.formats.NoFormatException;
-import io.leaf.server.store.LedgerOffException;
+import io.leaf.server.ledger.LedgerOffException;
+import io.leaf.server.request.StatusMapping;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**

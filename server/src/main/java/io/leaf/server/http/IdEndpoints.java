@@ -1,9 +1,9 @@
 package io.leaf.server.http;
 
-import io.leaf.server.api.TagNames;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.formats.FormattedIssuer;
+import io.leaf.server.request.TagNames;
 import io.leaf.server.security.TokenAccess;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.time.Duration;

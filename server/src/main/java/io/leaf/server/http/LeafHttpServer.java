@@ -1,5 +1,6 @@
 package io.leaf.server.http;
 
+import io.leaf.server.config.HttpConfig;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;

@@ -270,8 +270,8 @@ public final class MonitorPage {
       <tbody id="tags">{{tags}}</tbody></table>
       <h2>Formatted tags</h2>
       <p>Each period of a formatted tag draws its numbers from a row of its own, named
-      <span class="tag">tag#period</span> (<span class="tag">tag#all</span> for a format that never
-      resets), listed above among the tags.</p>
+      <span class="tag">tag#period</span> (<span class="tag">tag#all</span> for a format that
+      never resets), listed above among the tags.</p>
       <table><thead><tr><th>tag</th><th>pattern</th><th>current period</th>
       <th>numbers left in the width (at most)</th><th>period row</th></tr></thead>
       <tbody id="formatted">{{formatted}}</tbody></table>

@@ -1,5 +1,6 @@
 package io.leaf.server.http;
 
+import io.leaf.server.config.HttpConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;

@@ -1,6 +1,6 @@
 package io.leaf.server.http;
 
-import io.leaf.server.api.NotServedException;
+import io.leaf.server.request.NotServedException;
 import java.util.concurrent.CompletableFuture;
 
 /**

@@ -1,7 +1,6 @@
 package io.leaf.server.ledger;
 
 import io.leaf.server.engine.UnissuedRun;
-import io.leaf.server.store.SegmentStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,7 +17,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Hands the unissued rest of each tag back to the database at a graceful stop, once the engine
  * is frozen ({@code SegmentAllocator#freeze}): one conditional write per tag ({@link
- * SegmentStore#handBack}), run one after another on the database executor, within a time budget;
+ * Ledger#handBack}), run one after another on the database executor, within a time budget;
  * a tag not handed back (another server took a segment since, a reservation moved {@code
  * max_id}, a failure, no time left) keeps its gap, as after kill -9.
  *
@@ -41,16 +40,16 @@ public final class HandBack {
 
   private static final Logger log = LoggerFactory.getLogger(HandBack.class);
 
-  private final SegmentStore store;
+  private final Ledger ledger;
   private final Executor database;
 
   /**
-   * @param store the store the engine took its segments from (a region's, so the runs' IDs are
-   *     turned into local values as the segments were turned into IDs)
+   * @param ledger the ledger of the store the engine took its segments from (a region's, so the
+   *     runs' IDs are turned into local values as the segments were turned into IDs)
    * @param database where the writes run (the bounded database-call executor)
    */
-  public HandBack(SegmentStore store, Executor database) {
-    this.store = store;
+  public HandBack(Ledger ledger, Executor database) {
+    this.ledger = ledger;
     this.database = database;
   }
 
@@ -99,7 +98,7 @@ public final class HandBack {
   private void handBack(UnissuedRun run, AtomicInteger returned, AtomicLong ids,
       AtomicInteger refused, AtomicInteger failed) {
     try {
-      if (store.handBack(run.bizTag(), run.first(), run.end())) {
+      if (ledger.handBack(run.bizTag(), run.first(), run.end())) {
         ids.addAndGet(run.ids());
         returned.incrementAndGet();
       } else {

@@ -45,7 +45,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
   private ScheduledFuture<?> ticking;
 
   /**
-   * @param executor runs the lease statements and timers; shut down by the caller after close
+   * @param executor runs the lease statements and timers; {@link #close()} shuts it down
    * @param connect a channel to another server's advertised address
    */
   public Ordering(OrderingStore store, SegmentStore tags, SegmentAllocator allocator,
@@ -199,5 +199,6 @@ public final class Ordering implements OrderedIds, AutoCloseable {
     }
     strict.releaseAll();
     forwarder.close();
+    executor.shutdownNow();
   }
 }

@@ -31,7 +31,7 @@ public record OrderingSource(OrderingStore store, Function<String, ManagedChanne
 
   /**
    * The ordering of a server over {@code tags} and {@code allocator}, its leases on {@code
-   * threads} (shut down by the caller after {@link Ordering#close()}).
+   * threads}, which {@link Ordering#close()} shuts down.
    */
   public Ordering open(SegmentStore tags, SegmentAllocator allocator, ServerConfig config,
       ScheduledExecutorService threads) {

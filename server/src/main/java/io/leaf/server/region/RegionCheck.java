@@ -1,9 +1,6 @@
 package io.leaf.server.region;
 
-import io.leaf.server.store.RegionStore;
-import io.leaf.server.store.RegionUnreadableException;
 import io.leaf.server.store.StoreRejectedException;
-import io.leaf.server.store.StoredRegion;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -2,11 +2,8 @@ package io.leaf.server.region;
 
 import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.IdOverflowException;
-import io.leaf.server.store.IssuedRange;
-import io.leaf.server.store.RegionStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
-import io.leaf.server.store.StoredRegion;
 import io.leaf.server.store.TagPage;
 import io.leaf.server.store.TagRecord;
 import io.leaf.server.store.TakeFence;
@@ -128,34 +125,6 @@ public final class RegionalSegmentStore extends ForwardingSegmentStore {
   public SegmentRange reserveRange(String bizTag, int count) {
     verify();
     return shown(bizTag, delegate().reserveRange(bizTag, count));
-  }
-
-  /**
-   * {@inheritDoc} The ledger holds local values: {@code id} is looked up as the local value of the
-   * share, and the record found is shifted back; an ID outside the share holds no record.
-   */
-  @Override
-  public Optional<IssuedRange> whoIssued(String bizTag, long id) {
-    verify();
-    if (region.isNone()) {
-      return delegate().whoIssued(bizTag, id);
-    }
-    long base = region.base();
-    // Below the share: -1, a local value no range holds (asked all the same, so a server without
-    // the ledger says so). Above it: local values past every range's end.
-    long local = id < base ? -1 : id - base;
-    return delegate().whoIssued(bizTag, local).map(r -> r.shifted(base));
-  }
-
-  /** {@inheritDoc} The bounds come as IDs of the share and go to the database as local values. */
-  @Override
-  public boolean handBack(String bizTag, long firstUnissued, long segmentEnd) {
-    verify();
-    long base = region.base();
-    if (firstUnissued < base || segmentEnd - base > region.maxLocalMaxId()) {
-      return false;
-    }
-    return delegate().handBack(bizTag, firstUnissued - base, segmentEnd - base);
   }
 
   private SegmentRange shown(String bizTag, SegmentRange local) {

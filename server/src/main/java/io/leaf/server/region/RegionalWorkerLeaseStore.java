@@ -1,7 +1,7 @@
 package io.leaf.server.region;
 
-import io.leaf.server.store.WorkerLease;
-import io.leaf.server.store.WorkerLeaseStore;
+import io.leaf.server.snowflake.WorkerLease;
+import io.leaf.server.snowflake.WorkerLeaseStore;
 import java.time.Duration;
 import java.util.Optional;
 

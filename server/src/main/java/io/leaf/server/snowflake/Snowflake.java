@@ -3,7 +3,6 @@ package io.leaf.server.snowflake;
 import com.google.common.base.Ticker;
 import io.leaf.server.engine.IdRanges;
 import io.leaf.server.engine.ServerClosingException;
-import io.leaf.server.store.WorkerLeaseStore;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.InstantSource;

@@ -4,8 +4,6 @@ import com.google.common.base.Ticker;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.logging.WarnLimiter;
 import io.leaf.server.store.StoreRejectedException;
-import io.leaf.server.store.WorkerLease;
-import io.leaf.server.store.WorkerLeaseStore;
 import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;

@@ -54,10 +54,10 @@ import org.postgresql.util.PSQLException;
  * <p>An error the table does not know is transient: a retry of it costs a little time, while
  * calling a passing outage permanent would stop clients that could have waited it out.
  */
-final class DatabaseErrors {
+public final class DatabaseErrors {
 
   /** What a failure means for the caller. */
-  enum Kind {
+  public enum Kind {
     /** Two writes collided and this one was rolled back; worth running again at once. */
     CONFLICT,
     /** A unique key is taken: the tag exists. */
@@ -116,7 +116,7 @@ final class DatabaseErrors {
   static final String POSTGRES_PERMISSION_DENIED = "42501";
 
   /** What {@code t} means: the first SQL error in its cause chain that is not transient. */
-  static Kind classify(Throwable t) {
+  public static Kind classify(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
       if (c instanceof SQLException sql) {
         Kind kind = isPostgres(sql) ? classifyPostgres(sql.getSQLState())
@@ -172,7 +172,7 @@ final class DatabaseErrors {
    * @param what what was being done, e.g. {@code "create tag order"}
    * @param attempts how many times a conflicting write was tried
    */
-  static RuntimeException toStoreException(String what, Throwable e, int attempts) {
+  public static RuntimeException toStoreException(String what, Throwable e, int attempts) {
     return toStoreException(what, null, e, attempts);
   }
 
@@ -181,7 +181,7 @@ final class DatabaseErrors {
    * and SELECT"}), when not null, is added to a PostgreSQL "permission denied", whose message
    * names the table but not the privilege the statement lacked.
    */
-  static RuntimeException toStoreException(String what, String privileges, Throwable e,
+  public static RuntimeException toStoreException(String what, String privileges, Throwable e,
       int attempts) {
     Throwable root = rootCause(e);
     String reason = root.getMessage() != null ? root.getMessage()
@@ -263,7 +263,7 @@ final class DatabaseErrors {
   private static final Set<Integer> COLLATION_MIX = Set.of(1267, 1270, 1271);
 
   /** True when {@code t} says a comparison mixed collations the database cannot reconcile. */
-  static boolean isCollationMix(Throwable t) {
+  public static boolean isCollationMix(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
       if (c instanceof SQLException sql && COLLATION_MIX.contains(sql.getErrorCode())) {
         return true;
@@ -273,7 +273,7 @@ final class DatabaseErrors {
   }
 
   /** A unique-key violation; the store turns it into {@link TagAlreadyExistsException}. */
-  static final class DuplicateKey extends RuntimeException {
+  public static final class DuplicateKey extends RuntimeException {
     DuplicateKey(Throwable cause) {
       super(cause);
     }

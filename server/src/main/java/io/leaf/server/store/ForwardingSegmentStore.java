@@ -20,7 +20,7 @@ public abstract class ForwardingSegmentStore implements SegmentStore {
     this.delegate = delegate;
   }
 
-  protected final SegmentStore delegate() {
+  public final SegmentStore delegate() {
     return delegate;
   }
 
@@ -47,16 +47,6 @@ public abstract class ForwardingSegmentStore implements SegmentStore {
   @Override
   public SegmentRange nextSegment(String bizTag, int step) {
     return delegate.nextSegment(bizTag, step);
-  }
-
-  @Override
-  public Optional<IssuedRange> whoIssued(String bizTag, long id) {
-    return delegate.whoIssued(bizTag, id);
-  }
-
-  @Override
-  public boolean handBack(String bizTag, long firstUnissued, long segmentEnd) {
-    return delegate.handBack(bizTag, firstUnissued, segmentEnd);
   }
 
   @Override

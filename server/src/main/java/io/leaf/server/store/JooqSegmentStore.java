@@ -2,6 +2,12 @@ package io.leaf.server.store;
 
 import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 
+import io.leaf.server.ledger.IssuedRange;
+import io.leaf.server.ledger.JooqLedger;
+import io.leaf.server.ledger.Ledger;
+import io.leaf.server.ledger.LedgerOffException;
+import io.leaf.server.ledger.LedgerSettings;
+import io.leaf.server.ledger.RangeKind;
 import java.sql.DatabaseMetaData;
 import java.time.InstantSource;
 import java.util.List;
@@ -32,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * range, COMMIT; the range is used only once COMMIT returned, and any failure before or at it
  * leaves the range unused (a gap); a refusal of the fence rolls back and leaves no trace.
  */
-public final class JooqSegmentStore implements SegmentStore {
+public final class JooqSegmentStore implements SegmentStore, Ledger {
 
   private static final Logger log = LoggerFactory.getLogger(JooqSegmentStore.class);
 
@@ -155,7 +161,7 @@ public final class JooqSegmentStore implements SegmentStore {
   }
 
   /** The dialect statements use: the URL's until the store is open, then the server's. */
-  SQLDialect dialect() {
+  public SQLDialect dialect() {
     Opened o = opened;
     return o == null ? dsl.dialect() : o.dsl().dialect();
   }
@@ -308,8 +314,14 @@ public final class JooqSegmentStore implements SegmentStore {
               }
               return o.take().take(c, db, o.table(), bizTag, step, clock.millis());
             }
-            return JooqLedger.recordedTake(c, db, o.take(), o.table(), bizTag, step, kind,
-                ledger, fence, clock.millis());
+            long now = clock.millis();
+            return o.take().takeRecorded(c, db, o.table(), bizTag, step, now, range -> {
+              fence.check(c, db, bizTag, range);
+              if (ledger.on()) {
+                JooqLedger.insert(db, bizTag, range.start(), range.end(), kind, ledger.server(),
+                    now);
+              }
+            });
           }))));
     } catch (DatabaseErrors.DuplicateKey e) {
       // The primary key found the range recorded already: the row went back (a restore).
@@ -351,7 +363,7 @@ public final class JooqSegmentStore implements SegmentStore {
     return byName(o, bizTag, () -> guard("hand back the rest of " + bizTag, "UPDATE",
         () -> o.dsl().transactionResult(cfg -> {
           DSLContext tx = cfg.dsl();
-          if (!JooqLedger.returnRest(tx, o.table(), bizTag, firstUnissued, segmentEnd, now)) {
+          if (!o.table().setBack(tx, bizTag, firstUnissued, segmentEnd, now)) {
             return false;
           }
           if (ledger.on()) {

@@ -292,6 +292,20 @@ final class LeafAllocTable {
   }
 
   /** One column of {@link DatabaseMetaData#getColumns}. */
+  /**
+   * In the caller's transaction: sets {@code max_id} back to {@code first} if it still is {@code
+   * end}; true when it was (the caller then records the hand-back), false when another take
+   * moved it (nothing changed).
+   */
+  boolean setBack(DSLContext tx, String bizTag, long first, long end, long nowMillis) {
+    return tx.update(LEAF_ALLOC)
+        .set(LEAF_ALLOC.MAX_ID, first)
+        .set(LEAF_ALLOC.UPDATE_TIME, updateTimeAt(nowMillis))
+        .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
+        .and(LEAF_ALLOC.MAX_ID.eq(end))
+        .execute() == 1;
+  }
+
   private static final class Column {
     final int type;
     final String typeName;

@@ -1,5 +1,11 @@
 package io.leaf.server.store;
 
+import io.leaf.server.ledger.IssuedRange;
+import io.leaf.server.ledger.JooqLedger;
+import io.leaf.server.ledger.Ledger;
+import io.leaf.server.ledger.LedgerOffException;
+import io.leaf.server.ledger.LedgerSettings;
+import io.leaf.server.ledger.RangeKind;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +22,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * tag are serialized and loads of different tags are not; {@link #listTags} is weakly consistent
  * with concurrent creation.
  */
-public final class MemorySegmentStore implements SegmentStore {
+public final class MemorySegmentStore implements SegmentStore, Ledger {
 
   /** A row; every field is read and written under the row's monitor. */
   private static final class Row {

@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: two first uses side by side may both check; {@link OwnTables#createIfMissing}
  * creates with {@code IF NOT EXISTS}.
  */
-final class OwnTable {
+public final class OwnTable {
 
   private static final Logger log = LoggerFactory.getLogger(OwnTable.class);
 
@@ -20,12 +20,12 @@ final class OwnTable {
   private final String name;
   private volatile boolean checked;
 
-  OwnTable(DSLContext dsl, String name) {
+  public OwnTable(DSLContext dsl, String name) {
     this.dsl = dsl;
     this.name = name;
   }
 
-  String name() {
+  public String name() {
     return name;
   }
 
@@ -35,7 +35,7 @@ final class OwnTable {
    * @throws StoreUnavailableException the database cannot be reached
    * @throws StoreRejectedException the database refuses (no CREATE privilege, read-only)
    */
-  void create() {
+  public void create() {
     try {
       dsl.connectionResult(c -> {
         if (OwnTables.createIfMissing(c, dsl, name)) {
@@ -50,7 +50,7 @@ final class OwnTable {
   }
 
   /** {@link #create} unless an earlier call of this object found the table. */
-  void ensure() {
+  public void ensure() {
     if (!checked) {
       create();
     }

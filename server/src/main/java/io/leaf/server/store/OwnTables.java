@@ -17,7 +17,7 @@ import org.jooq.impl.DSL;
  * leaf_region}, {@code leaf_ledger}): whether one exists, read from the JDBC metadata (so a user without CREATE can
  * use a table a DBA made), and its creation from the schema file of the database's product.
  */
-final class OwnTables {
+public final class OwnTables {
 
   private OwnTables() {}
 
@@ -26,7 +26,7 @@ final class OwnTables {
    * identifiers, which H2 folds to upper case and MySQL keeps as written), no schema, no
    * statement logging.
    */
-  static DSLContext dsl(DataSource dataSource, SQLDialect dialect) {
+  public static DSLContext dsl(DataSource dataSource, SQLDialect dialect) {
     return DSL.using(dataSource, dialect, new Settings()
         .withRenderQuotedNames(RenderQuotedNames.NEVER)
         .withRenderSchema(false)
@@ -34,7 +34,7 @@ final class OwnTables {
   }
 
   /** Whether {@code table} exists in the connection's catalog and schema. */
-  static boolean exists(DatabaseMetaData md, String table) throws SQLException {
+  public static boolean exists(DatabaseMetaData md, String table) throws SQLException {
     String name = md.storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT) : table;
     Connection c = md.getConnection();
     try (ResultSet rs = md.getTables(c.getCatalog(), c.getSchema(),
@@ -55,7 +55,7 @@ final class OwnTables {
    * @return true when this call created it
    * @throws UnusableTableException the database's metadata does not show it after the create
    */
-  static boolean createIfMissing(Connection c, DSLContext settingsOf, String table)
+  public static boolean createIfMissing(Connection c, DSLContext settingsOf, String table)
       throws SQLException {
     DatabaseMetaData md = c.getMetaData();
     if (exists(md, table)) {
@@ -88,7 +88,7 @@ final class OwnTables {
    * ignored when the index exists afterwards (a server starting beside this one made it: MySQL
    * has no {@code CREATE INDEX IF NOT EXISTS}).
    */
-  static void createIndex(DSLContext db, String statement) {
+  public static void createIndex(DSLContext db, String statement) {
     try {
       db.execute(statement);
     } catch (org.jooq.exception.DataAccessException e) {

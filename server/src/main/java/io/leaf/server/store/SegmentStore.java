@@ -44,32 +44,10 @@ public interface SegmentStore {
 
   /**
    * ReserveIds' dedicated write: {@code count} IDs as {@link #nextSegment} takes them, recorded
-   * (with the ledger) as a reservation rather than a segment.
+   * (by the ledger) as a reservation rather than a segment.
    */
   default SegmentRange reserveRange(String bizTag, int count) {
     return nextSegment(bizTag, count);
-  }
-
-  /**
-   * The ledger's record that answers for {@code id} of {@code bizTag}: the range that issued it,
-   * or the hand-back that returned it unissued; empty when no record holds it.
-   *
-   * @throws LedgerOffException the store keeps no ledger
-   */
-  default Optional<IssuedRange> whoIssued(String bizTag, long id) {
-    throw new LedgerOffException();
-  }
-
-  /**
-   * Hands {@code [firstUnissued, segmentEnd)} back: {@code max_id} goes back to {@code
-   * firstUnissued} only if it still is {@code segmentEnd} (no take since the segment that ends
-   * there), with the ledger's {@link RangeKind#RETURNED} record in the same transaction.
-   *
-   * @return true when {@code max_id} was set back; false when another take moved it (nothing
-   *     changed) or the range is empty
-   */
-  default boolean handBack(String bizTag, long firstUnissued, long segmentEnd) {
-    return false;
   }
 
   /**

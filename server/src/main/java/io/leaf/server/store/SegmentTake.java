@@ -49,6 +49,43 @@ interface SegmentTake {
   default void committed(Connection connection, String bizTag, SegmentRange range)
       throws SQLException {}
 
+  /** What runs after the take, before COMMIT, in its transaction. */
+  @FunctionalInterface
+  interface InTake {
+    void run(SegmentRange range) throws SQLException;
+  }
+
+  /**
+   * BEGIN; {@link #take}; {@code record} of its range (the fence's checks, the ledger's record); COMMIT, on {@code c}. The
+   * range leaves only after COMMIT returned (and the product accepted how it returned: {@link
+   * #committed}); anything else rolls back, or leaves the commit in doubt, and the range is a gap.
+   */
+  default SegmentRange takeRecorded(Connection c, DSLContext db, LeafAllocTable table,
+      String bizTag, int step, long nowMillis, InTake record) throws SQLException {
+    c.setAutoCommit(false);
+    try {
+      SegmentRange range = take(c, db, table, bizTag, step, nowMillis);
+      record.run(range);
+      c.clearWarnings();
+      c.commit();
+      committed(c, bizTag, range);
+      return range;
+    } catch (Throwable e) {
+      try {
+        c.rollback();
+      } catch (SQLException | RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    } finally {
+      try {
+        c.setAutoCommit(true);
+      } catch (SQLException ignored) {
+        // A broken connection: the pool drops it.
+      }
+    }
+  }
+
   /**
    * The amount a take of {@code step} (or {@link SegmentStore#TABLE_STEP}) adds to a row holding
    * {@code maxId} and {@code tableStep}.

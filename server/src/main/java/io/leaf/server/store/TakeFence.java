@@ -2,6 +2,7 @@ package io.leaf.server.store;
 
 import static io.leaf.server.store.generated.Tables.LEAF_REGION;
 
+import io.leaf.server.region.StoredRegion;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;

@@ -1,5 +1,7 @@
 package io.leaf.server.client;
 
+import java.time.Duration;
+import io.leaf.server.testing.Poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,9 +22,7 @@ class LeafClientSnowflakeTest {
     try (InProcessLeaf leaf = new InProcessLeaf(new MemorySegmentStore(), "--worker-id-range",
         "42-42", "--worker-lease-ttl", "1s");
         LeafClient client = LeafClient.forChannel(leaf.channel).build()) {
-      for (int i = 0; i < 1000 && client.getWorker().getWorkerId() < 0; i++) {
-        Thread.sleep(10);
-      }
+      Poll.until(() -> client.getWorker().getWorkerId() >= 0, Duration.ofSeconds(10));
       long one = client.nextSnowflakeId();
       long[] many = client.nextSnowflakeIds(25_000);
       assertEquals(25_000, many.length, "count");

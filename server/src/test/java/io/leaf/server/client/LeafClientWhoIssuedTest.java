@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.leaf.client.FailedPreconditionException;
 import io.leaf.client.LeafClient;
 import io.leaf.client.TagNotFoundException;
-import io.leaf.server.store.LedgerSettings;
+import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.testing.InProcessLeaf;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;

@@ -9,7 +9,6 @@ import com.google.common.base.Ticker;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.leaf.server.engine.EngineConfig;
-import io.leaf.server.store.MemoryFormatStore;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.InProcessLeaf;

@@ -274,7 +274,7 @@ class KillAcrossMidnightTest {
         synchronized (got.lastFailure) {
           got.lastFailure.set(server, e.getStatus().toString());
         }
-        Thread.sleep(20);
+        Thread.sleep(20); // deliberate: a short pause before calling again
       }
     }
     return Arrays.copyOf(codes, n);

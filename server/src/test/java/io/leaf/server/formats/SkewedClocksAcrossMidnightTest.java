@@ -121,7 +121,7 @@ class SkewedClocksAcrossMidnightTest {
       for (long t = 0; t < SPAN_MS; t += TICK_MS) {
         behind.clock.set(FROM + t);
         ahead.clock.set(FROM + SKEW_MS + t);
-        Thread.sleep(1);
+        Thread.sleep(1); // deliberate: the clocks advance in real time too
       }
       stop.set(true);
       List<long[]> parts = new ArrayList<>();

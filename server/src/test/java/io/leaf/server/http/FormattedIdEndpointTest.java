@@ -1,5 +1,6 @@
 package io.leaf.server.http;
 
+import io.leaf.server.testing.Poll;
 import static io.leaf.server.http.HttpPortClient.assertStatus;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,12 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
 import io.leaf.server.engine.EngineConfig;
-import io.leaf.server.store.MemoryFormatStore;
+import io.leaf.server.formats.MemoryFormatStore;
 import io.leaf.server.store.MemorySegmentStore;
-import io.leaf.server.store.StoredFormat;
+import io.leaf.server.formats.StoredFormat;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.server.testing.Ports;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -39,7 +41,7 @@ class FormattedIdEndpointTest {
   private HttpPortClient http;
 
   private void start(String... flags) throws Exception {
-    int port = HttpPortClient.freePort();
+    int port = Ports.free();
     http = new HttpPortClient(port);
     List<String> all = new ArrayList<>(List.of("--http-port", String.valueOf(port)));
     all.addAll(List.of(flags));
@@ -194,10 +196,6 @@ class FormattedIdEndpointTest {
 
   /** Waits (test thread only) until {@code n} calls wait for a segment; false if they never do. */
   private boolean awaitWaitingCalls(int n) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (leaf.allocator.waitingCalls() != n && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
-    return leaf.allocator.waitingCalls() == n;
+    return Poll.until(() -> leaf.allocator.waitingCalls() == n, Duration.ofSeconds(20));
   }
 }

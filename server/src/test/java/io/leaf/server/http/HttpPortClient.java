@@ -1,10 +1,11 @@
 package io.leaf.server.http;
 
+import io.leaf.server.testing.Ports;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,12 +24,6 @@ final class HttpPortClient {
     this.port = port;
   }
 
-  /** A port free at the time of the call, for a server's {@code --http-port}. */
-  static int freePort() throws IOException {
-    try (ServerSocket free = new ServerSocket(0)) {
-      return free.getLocalPort();
-    }
-  }
 
   int port() {
     return port;

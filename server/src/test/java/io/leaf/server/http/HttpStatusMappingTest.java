@@ -3,18 +3,18 @@ package io.leaf.server.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.grpc.Status;
-import io.leaf.server.api.NotServedException;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentWaitTimeoutException;
 import io.leaf.server.engine.ServerClosingException;
 import io.leaf.server.formats.NoFormatException;
 import io.leaf.server.formats.PeriodBehindException;
+import io.leaf.server.ledger.LedgerOffException;
+import io.leaf.server.request.NotServedException;
 import io.leaf.server.snowflake.EpochExhaustedException;
 import io.leaf.server.snowflake.NoWorkerLeaseException;
 import io.leaf.server.snowflake.SnowflakeLayout;
 import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.InvalidTagStateException;
-import io.leaf.server.store.LedgerOffException;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagNotFoundException;
@@ -84,7 +84,7 @@ class HttpStatusMappingTest {
     assertAnswer(409, e.getMessage(), e);
     assertAnswer(409, e.getMessage(), new CompletionException(e));
     assertEquals(Status.Code.FAILED_PRECONDITION,
-        io.leaf.server.api.StatusMapping.status(e).getCode(), "gRPC keeps its code");
+        io.leaf.server.request.StatusMapping.status(e).getCode(), "gRPC keeps its code");
     assertAnswer(500, "other", new io.grpc.StatusRuntimeException(
         Status.FAILED_PRECONDITION.withDescription("other")));
   }
@@ -94,7 +94,7 @@ class HttpStatusMappingTest {
     LedgerOffException e = new LedgerOffException();
     assertAnswer(501, e.getMessage(), e);
     assertEquals(Status.Code.FAILED_PRECONDITION,
-        io.leaf.server.api.StatusMapping.status(e).getCode(), "gRPC keeps its code");
+        io.leaf.server.request.StatusMapping.status(e).getCode(), "gRPC keeps its code");
   }
 
   @Test

@@ -1,15 +1,18 @@
 package io.leaf.server.http;
 
+import java.time.Duration;
+import io.leaf.server.testing.Poll;
 import static io.leaf.server.http.HttpPortClient.assertStatus;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.leaf.server.api.TagNames;
+import io.leaf.server.request.TagNames;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.server.testing.Ports;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -30,7 +33,7 @@ class IdEndpointsTest {
   private HttpPortClient http;
 
   private void start(String... flags) throws Exception {
-    int port = HttpPortClient.freePort();
+    int port = Ports.free();
     http = new HttpPortClient(port);
     List<String> all = new ArrayList<>(List.of("--http-port", String.valueOf(port)));
     all.addAll(List.of(flags));
@@ -156,10 +159,7 @@ class IdEndpointsTest {
     store.blockLoads();
     CompletableFuture<HttpResponse<String>> waiting = http.sendAsync(
         http.request("/api/segment/get/t").build());
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (leaf.allocator.waitingCalls() < 1 && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
+    Poll.until(() -> leaf.allocator.waitingCalls() >= 1, Duration.ofSeconds(20));
     assertStatus(429, "--max-waiting", http.get("/api/segment/get/t"), "one call over --max-waiting");
     store.release();
     assertEquals("1", waiting.get(30, TimeUnit.SECONDS).body(), "the waiting call is answered");
@@ -175,11 +175,7 @@ class IdEndpointsTest {
 
   /** Waits (test thread only) until {@code n} calls wait for a segment; false if they never do. */
   private boolean awaitWaitingCalls(int n) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (leaf.allocator.waitingCalls() != n && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
-    return leaf.allocator.waitingCalls() == n;
+    return Poll.until(() -> leaf.allocator.waitingCalls() == n, Duration.ofSeconds(20));
   }
 
   @Test
@@ -247,12 +243,14 @@ class IdEndpointsTest {
   @Test
   void snowflake_idsAsTheWholeBody_increasing() throws Exception {
     start("--worker-lease-ttl", "1s"); // a claim is held back for the TTL plus 1 s
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    HttpResponse<String> first = http.get("/api/snowflake/get/anything");
-    while (first.statusCode() == 503 && System.nanoTime() < until) {
-      Thread.sleep(50); // the worker lease is claimed in the background at start
-      first = http.get("/api/snowflake/get/anything");
-    }
+    // The worker lease is claimed in the background at start: 503 until then.
+    HttpResponse<String> first = Poll.retry(() -> {
+      HttpResponse<String> got = http.get("/api/snowflake/get/anything");
+      if (got.statusCode() == 503) {
+        throw new IllegalStateException("still 503: " + got.body());
+      }
+      return got;
+    }, e -> e instanceof IllegalStateException, Duration.ofSeconds(20));
     assertEquals(200, first.statusCode(), first.body());
     long a = Long.parseLong(first.body());
     long b = Long.parseLong(http.get("/api/snowflake/get/other").body());

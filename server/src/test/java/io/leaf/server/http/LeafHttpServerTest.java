@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.ServerThreads;
+import io.leaf.server.config.HttpConfig;
 import io.leaf.server.testing.Poll;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.InetAddress;
@@ -108,7 +109,7 @@ class LeafHttpServerTest {
     try {
       for (char c : "GET /metrics HTTP/1.1\r\nHost: xxxxxxxxxxxxxxxxxxxxxx".toCharArray()) {
         slow.send(String.valueOf(c));
-        Thread.sleep(100);
+        Thread.sleep(100); // deliberate: the trickle itself, one byte every 100 ms
       }
     } catch (java.io.IOException closed) {
       // The server closed the connection while the client was still trickling: expected.
@@ -134,10 +135,7 @@ class LeafHttpServerTest {
     start(new HttpConfig(0, 2, Duration.ofSeconds(10), Duration.ofSeconds(60)));
     RawHttpClient first = raw();
     raw();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (server.openConnections() < 2 && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
+    Poll.until(() -> server.openConnections() >= 2, Duration.ofSeconds(20));
     assertEquals(2, server.openConnections(), "both connections accepted");
     RawHttpClient third = raw();
     RawHttpClient.Response refused = third.read();
@@ -149,10 +147,7 @@ class LeafHttpServerTest {
     assertEquals(List.of("--http-max-connections"), refusals, "the refusal is counted once");
 
     first.close();
-    deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (server.openConnections() > 1 && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
+    Poll.until(() -> server.openConnections() <= 1, Duration.ofSeconds(20));
     assertEquals(200, get("/fast").statusCode(), "a freed slot serves a new connection");
   }
 

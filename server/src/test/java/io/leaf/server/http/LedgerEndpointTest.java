@@ -3,10 +3,10 @@ package io.leaf.server.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leaf.server.store.LedgerSettings;
+import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.InProcessLeaf;
-import java.net.ServerSocket;
+import io.leaf.server.testing.Ports;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,9 +27,7 @@ class LedgerEndpointTest {
   private int port;
 
   private void start(String... flags) throws Exception {
-    try (ServerSocket free = new ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
+    port = Ports.free();
     String[] all = new String[flags.length + 2];
     all[0] = "--http-port";
     all[1] = String.valueOf(port);

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
 import io.leaf.server.engine.EngineConfig;
-import io.leaf.server.store.MemoryFormatStore;
+import io.leaf.server.formats.MemoryFormatStore;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.InProcessLeaf;
@@ -14,7 +14,7 @@ import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdFormat;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.Reset;
-import java.net.ServerSocket;
+import io.leaf.server.testing.Ports;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -101,10 +101,7 @@ class MonitorFormattedTagsTest {
 
   @Test
   void page_formattedTagServed_showsPatternPeriodAndNumbersLeft() throws Exception {
-    int port;
-    try (ServerSocket free = new ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
+    int port = Ports.free();
     FakeWallClock wall = new FakeWallClock(Instant.parse("2026-11-26T10:00:00Z").toEpochMilli());
     MemorySegmentStore store = new MemorySegmentStore();
     leaf = new InProcessLeaf(store, Ticker.systemTicker(),

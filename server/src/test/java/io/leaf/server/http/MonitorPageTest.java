@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.InProcessLeaf;
 import io.leaf.v1.NextIdRequest;
-import java.net.ServerSocket;
+import io.leaf.server.testing.Ports;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -114,10 +114,7 @@ class MonitorPageTest {
 
   @Test
   void page_servedTagAfterNextId_showsTagAndCursor() throws Exception {
-    int port;
-    try (ServerSocket free = new ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
+    int port = Ports.free();
     MemorySegmentStore store = new MemorySegmentStore();
     store.createTag("shown", 1, 100, null);
     leaf = new InProcessLeaf(store, "--http-port", String.valueOf(port));
@@ -148,10 +145,7 @@ class MonitorPageTest {
   }
 
   private int startLeaf(MemorySegmentStore store, String... flags) throws Exception {
-    int port;
-    try (ServerSocket free = new ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
+    int port = Ports.free();
     List<String> all = new ArrayList<>(List.of("--http-port", String.valueOf(port)));
     all.addAll(List.of(flags));
     leaf = new InProcessLeaf(store, all.toArray(String[]::new));

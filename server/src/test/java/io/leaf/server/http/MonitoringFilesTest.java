@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.testing.ServerProcess;
-import java.net.ServerSocket;
+import io.leaf.server.testing.Ports;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -89,8 +89,8 @@ class MonitoringFilesTest {
   }
 
   private static String scrapeFreshServer(Path data) throws Exception {
-    int grpc = freePort();
-    int metrics = freePort();
+    int grpc = Ports.free();
+    int metrics = Ports.free();
     try (ServerProcess server = ServerProcess.start("--port", String.valueOf(grpc),
         "--metrics-port", String.valueOf(metrics),
         "--db-url", "jdbc:h2:file:" + data.resolve("leaf") + ";MODE=MySQL")) {
@@ -105,9 +105,4 @@ class MonitoringFilesTest {
     }
   }
 
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 }

@@ -12,15 +12,15 @@ import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.security.TokenAccess;
 import io.leaf.server.security.TokenMeters;
 import io.leaf.server.security.TokensFile;
-import io.leaf.server.store.MemoryFormatStore;
+import io.leaf.server.formats.MemoryFormatStore;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.InProcessLeaf;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdFormat;
 import io.leaf.v1.NextIdRequest;
+import io.leaf.server.testing.Ports;
 import io.leaf.v1.Reset;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -57,9 +57,7 @@ class ScopedTokensHttpTest {
     for (String tag : List.of("orders.eu", "billing", "slow")) {
       store.createTag(tag, 1, 100, "");
     }
-    try (ServerSocket free = new ServerSocket(0)) {
-      port = free.getLocalPort();
-    }
+    port = Ports.free();
     TokenAccess access = new TokenAccess(tokens);
     leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS, b -> {
       b.access(access);

@@ -1,5 +1,6 @@
 package io.leaf.server.ledger;
 
+import io.leaf.server.testing.Poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,9 +12,7 @@ import io.leaf.server.engine.IdRanges;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.ServerClosingException;
 import io.leaf.server.engine.UnissuedRun;
-import io.leaf.server.store.LedgerSettings;
 import io.leaf.server.store.MemorySegmentStore;
-import io.leaf.server.store.RangeKind;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.EngineThreadsFixture;
 import java.time.Duration;
@@ -47,7 +46,7 @@ class HandBackTest {
   private final List<EngineThreadsFixture> fixtures = new ArrayList<>();
   private final List<SegmentAllocator> engines = new ArrayList<>();
   private final SegmentAllocator allocator = engine();
-  private final HandBack handBack = new HandBack(store, Runnable::run);
+  private final HandBack handBack = new HandBack(memory, Runnable::run);
 
   private SegmentAllocator engine() {
     EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
@@ -194,11 +193,8 @@ class HandBackTest {
   }
 
   private void awaitLoads(int want) throws InterruptedException {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (store.loads() < want) {
-      assertTrue(System.nanoTime() < until, "loads " + store.loads() + ", expected " + want);
-      Thread.sleep(5);
-    }
+    assertTrue(Poll.until(() -> store.loads() >= want, Duration.ofSeconds(10)),
+        "loads " + store.loads() + ", expected " + want);
   }
 
   /** Waits until no load is in flight, twice 50 ms apart. */
@@ -206,7 +202,7 @@ class HandBackTest {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     for (int calm = 0; calm < 2; ) {
       assertTrue(System.nanoTime() < until, "loads never settled");
-      Thread.sleep(50);
+      Thread.sleep(50); // deliberate: quiet means no new load over 50 ms, twice
       calm = store.attempts() == store.loads() ? calm + 1 : 0;
     }
   }
@@ -233,7 +229,7 @@ class HandBackTest {
         }
       }));
     }
-    Thread.sleep(200);
+    Thread.sleep(200); // deliberate: the callers take IDs for a while before the freeze
     List<UnissuedRun> runs = freeze(allocator);
     Set<Long> issued = new HashSet<>();
     long highest = 0;
@@ -261,7 +257,7 @@ class HandBackTest {
     memory.nextSegment("a", 100);
     memory.nextSegment("b", 100);
     List<Runnable> never = new ArrayList<>();
-    HandBack stuck = new HandBack(store, never::add);
+    HandBack stuck = new HandBack(memory, never::add);
 
     HandBack.Result r = stuck.run(List.of(new UnissuedRun("a", 50, 101),
         new UnissuedRun("b", 50, 101)), Duration.ofMillis(50));

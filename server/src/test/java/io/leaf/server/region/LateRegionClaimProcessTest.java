@@ -9,8 +9,6 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.leaf.server.store.DataSources;
-import io.leaf.server.store.JooqRegionStore;
-import io.leaf.server.store.StoredRegion;
 import io.leaf.server.testing.ServerNode;
 import io.leaf.server.testing.ServerProcess;
 import io.leaf.server.testing.TcpProxy;

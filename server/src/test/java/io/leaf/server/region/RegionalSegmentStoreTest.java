@@ -5,11 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.store.IdOverflowException;
-import io.leaf.server.store.MemoryRegionStore;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
-import io.leaf.server.store.StoredRegion;
 import io.leaf.server.store.TagRecord;
 import org.junit.jupiter.api.Test;
 

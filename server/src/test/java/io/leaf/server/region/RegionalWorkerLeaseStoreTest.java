@@ -4,11 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leaf.server.store.MemoryRegionStore;
+import io.leaf.server.snowflake.MemoryWorkerLeaseStore;
+import io.leaf.server.snowflake.WorkerLease;
 import io.leaf.server.store.MemorySegmentStore;
-import io.leaf.server.store.MemoryWorkerLeaseStore;
-import io.leaf.server.store.StoredRegion;
-import io.leaf.server.store.WorkerLease;
 import io.leaf.server.testing.FakeWallClock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,7 @@
 package io.leaf.server.security;
 
+import java.time.Duration;
+import io.leaf.server.testing.Poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -135,12 +137,13 @@ class TlsTest {
     FileTime later = FileTime.from(Instant.now().plusSeconds(5));
     Files.setLastModifiedTime(cert, later);
     Files.setLastModifiedTime(key, later);
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    BigInteger seen = first;
-    while (!seen.equals(renewed.serial()) && System.nanoTime() < until) {
-      Thread.sleep(100);
-      seen = serverSerial(server);
-    }
+    BigInteger seen = Poll.retry(() -> {
+      BigInteger serial = serverSerial(server);
+      if (!serial.equals(renewed.serial())) {
+        throw new IllegalStateException("the server still presents serial " + serial);
+      }
+      return serial;
+    }, e -> e instanceof IllegalStateException, Duration.ofSeconds(10));
     assertEquals(renewed.serial(), seen, "a new connection after the refresh gets the renewed"
         + " certificate (first was " + first + ")");
   }

@@ -88,7 +88,7 @@ class TokenFileRefreshTest {
       assertTrue(message.contains("line 1: HASH of third"), message);
       assertFalse(message.contains(hash(secret("third")).substring(7)), "no hash: " + message);
       assertFalse(message.contains(secret("third")), message);
-      Thread.sleep(200);
+      Thread.sleep(200); // deliberate: time for a second (wrong) warning to appear
       assertEquals(1, captured.list.stream().filter(e -> e.getLevel() == Level.WARN).count(),
           "one warning per change, not one per read");
     } finally {

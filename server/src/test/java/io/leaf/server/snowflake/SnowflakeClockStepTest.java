@@ -10,7 +10,6 @@ import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.config.ServerConfig;
-import io.leaf.server.store.JooqWorkerLeaseStore;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.TestDatabase;
@@ -90,10 +89,8 @@ class SnowflakeClockStepTest {
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
       try {
         var stub = SnowflakeServiceGrpc.newBlockingStub(channel);
-        for (int i = 0; i < 1500
-            && stub.getWorker(GetWorkerRequest.getDefaultInstance()).getWorkerId() < 0; i++) {
-          Thread.sleep(10);
-        }
+        Poll.until(() -> stub.getWorker(GetWorkerRequest.getDefaultInstance()).getWorkerId() >= 0,
+            Duration.ofSeconds(15));
         ConcurrentLinkedQueue<Long> ids = new ConcurrentLinkedQueue<>();
         AtomicInteger failures = new AtomicInteger();
         AtomicInteger afterStep = new AtomicInteger();

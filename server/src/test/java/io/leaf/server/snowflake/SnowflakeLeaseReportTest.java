@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leaf.server.store.MemoryWorkerLeaseStore;
-import io.leaf.server.store.WorkerLease;
-import io.leaf.server.store.WorkerLeaseStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.ManualScheduler;

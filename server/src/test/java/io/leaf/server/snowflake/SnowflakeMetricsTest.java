@@ -3,7 +3,6 @@ package io.leaf.server.snowflake;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.metrics.Metrics;
-import io.leaf.server.store.MemoryWorkerLeaseStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.ManualScheduler;

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.engine.IdRanges;
-import io.leaf.server.store.MemoryWorkerLeaseStore;
-import io.leaf.server.store.WorkerLease;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.ManualScheduler;

@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.engine.LimitExceededException;
-import io.leaf.server.store.MemoryWorkerLeaseStore;
 import io.leaf.server.store.StoreUnavailableException;
-import io.leaf.server.store.WorkerLease;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.FakeWallClock;
 import java.time.Duration;
@@ -81,8 +79,8 @@ class WorkerLeaseKeeperTest {
   private static final Duration QUARANTINE = WorkerLeaseKeeper.quarantine(TTL);
 
   /** The shared table as {@code server} reaches it: unreachable while it is cut off. */
-  private io.leaf.server.store.WorkerLeaseStore partitionable(Server server) {
-    return new io.leaf.server.store.WorkerLeaseStore() {
+  private io.leaf.server.snowflake.WorkerLeaseStore partitionable(Server server) {
+    return new io.leaf.server.snowflake.WorkerLeaseStore() {
       private void reach() {
         if (server.cutOff) {
           throw new StoreUnavailableException("database unreachable (partition)", null);

@@ -11,6 +11,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineEvents;
+import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.testing.PatroniCluster;
 import io.leaf.server.testing.TestServer;
 import io.leaf.v1.CreateTagRequest;

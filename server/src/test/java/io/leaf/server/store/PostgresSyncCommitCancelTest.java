@@ -1,11 +1,15 @@
 package io.leaf.server.store;
 
+import java.time.Duration;
+import io.leaf.server.testing.Poll;
+import io.leaf.server.testing.Ports;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.leaf.server.ledger.LedgerSettings;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -82,16 +86,15 @@ class PostgresSyncCommitCancelTest {
         () -> store.nextSegment("sync", SegmentStore.TABLE_STEP));
     try (Connection admin = DriverManager.getConnection(local, "postgres", "");
         Statement s = admin.createStatement()) {
-      int waiting = 0;
-      for (int i = 0; i < 200 && waiting == 0; i++) {
+      int waiting = Poll.retry(() -> {
         try (ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity"
             + " WHERE wait_event = 'SyncRep' AND application_name = 'leaf-server'")) {
-          waiting = rs.next() ? rs.getInt(1) : 0;
+          if (!rs.next()) {
+            throw new IllegalStateException("no backend waits for SyncRep yet");
+          }
+          return rs.getInt(1);
         }
-        if (waiting == 0) {
-          Thread.sleep(100);
-        }
-      }
+      }, e -> e instanceof IllegalStateException, Duration.ofSeconds(20));
       assertTrue(waiting > 0, "the segment UPDATE waits for the synchronous standby");
       s.execute("SELECT pg_cancel_backend(" + waiting + ")");
     }
@@ -123,10 +126,7 @@ class PostgresSyncCommitCancelTest {
     if (root && run("chown", "postgres:", dir.toString()) != 0) {
       skip("cannot hand " + dir + " to user postgres");
     }
-    int port;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      port = socket.getLocalPort();
-    }
+    int port = Ports.free();
     if (run(BIN.resolve("initdb").toString(), "-D", dir.resolve("data").toString(), "-A",
         "trust", "-U", "postgres") != 0) {
       skip("initdb failed (see " + dir + ")");

@@ -4,8 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.ledger.Ledger;
+import io.leaf.server.ledger.LedgerSettings;
+import io.leaf.server.region.JooqRegionStore;
 import io.leaf.server.region.Region;
+import io.leaf.server.region.RegionalLedger;
 import io.leaf.server.region.RegionalSegmentStore;
+import io.leaf.server.region.StoredRegion;
 import io.leaf.server.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -51,6 +56,11 @@ abstract class RegionFenceContractTest {
   }
 
   /** The store of a server started with {@code region}, as the server wires it. */
+  /** The ledger beside {@code regional}, as the wiring builds it. */
+  private static Ledger ledgerOf(RegionalSegmentStore regional) {
+    return new RegionalLedger((Ledger) regional.delegate(), regional);
+  }
+
   private RegionalSegmentStore server(Region region, LedgerSettings ledger) {
     JooqSegmentStore local = new JooqSegmentStore(db.pool(2), DataSources.dialectOf(db.url),
         InstantSource.system(), ledger, RegionalSegmentStore.fence(region));
@@ -110,7 +120,7 @@ abstract class RegionFenceContractTest {
         () -> plain.nextSegment("order", SegmentStore.TABLE_STEP),
         "the ledger's recorded take checks the region too");
     assertEquals(101, localMaxId("order"), "the refused take moved nothing");
-    assertTrue(plain.whoIssued("order", 150).isEmpty(), "no ledger record of the refused take");
+    assertTrue(ledgerOf(plain).whoIssued("order", 150).isEmpty(), "no ledger record of the refused take");
   }
 
   @Test
@@ -146,7 +156,7 @@ abstract class RegionFenceContractTest {
     long base = Region.of(1, 2).base();
     assertEquals(new SegmentRange(base + 1, base + 101, 100, 100), first, "first segment");
     assertEquals(base + 101, second.start(), "the reservation follows");
-    assertEquals("host-a:50051/1-aaaaaa", one.whoIssued("order", base + 5).orElseThrow().server(),
+    assertEquals("host-a:50051/1-aaaaaa", ledgerOf(one).whoIssued("order", base + 5).orElseThrow().server(),
         "the ledger names the server");
   }
 
@@ -160,7 +170,7 @@ abstract class RegionFenceContractTest {
     assertThrows(IdOverflowException.class,
         () -> zero.nextSegment("edge", SegmentStore.TABLE_STEP), "the share's end refuses");
     assertEquals(start, localMaxId("edge"), "max_id did not move past the share");
-    assertTrue(zero.whoIssued("edge", start + 10).isEmpty(),
+    assertTrue(ledgerOf(zero).whoIssued("edge", start + 10).isEmpty(),
         "no ledger segment across the boundary");
     assertEquals(start, zero.nextSegment("edge", 50).start(),
         "the last IDs up to the share's end are still served");

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leaf.server.testing.ServerProcess;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
+import io.leaf.server.testing.Ports;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -64,8 +64,8 @@ class UnknownTagFloodTest {
   @Timeout(600)
   void floodOfNamesTheTableCannotHold_heapFlatAndKnownTagAnswered() throws Exception {
     long seconds = Long.getLong("leaf.flood.seconds", 20);
-    int httpPort = freePort();
-    int metricsPort = freePort();
+    int httpPort = Ports.free();
+    int metricsPort = Ports.free();
     try (TestDatabase db = TestDatabases.mariaDb()) {
       try (Connection c = DriverManager.getConnection(db.url, db.user, db.password);
           Statement s = c.createStatement()) {
@@ -187,7 +187,7 @@ class UnknownTagFloodTest {
           knownFailures.increment();
         }
         heapPeak.accumulateAndGet(heapUsed(metricsPort), Math::max);
-        Thread.sleep(200);
+        Thread.sleep(200); // deliberate: one sample every 200 ms
       }
     }
   }
@@ -218,9 +218,4 @@ class UnknownTagFloodTest {
     return (long) sum;
   }
 
-  private static int freePort() throws Exception {
-    try (ServerSocket free = new ServerSocket(0)) {
-      return free.getLocalPort();
-    }
-  }
 }

@@ -19,7 +19,7 @@ import io.leaf.v1.InitCacheRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.UpdateStepRequest;
-import java.net.ServerSocket;
+import io.leaf.server.testing.Ports;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -86,9 +86,7 @@ abstract class UnknownTagNamesTest {
     JooqSegmentStore store = new JooqSegmentStore(source, DataSources.dialectOf(db.url),
         InstantSource.system());
     store.createSchemaIfMissing();
-    try (ServerSocket free = new ServerSocket(0)) {
-      httpPort = free.getLocalPort();
-    }
+    httpPort = Ports.free();
     leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS,
         "--http-port", Integer.toString(httpPort));
     leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("known").setStep(10).build());

@@ -6,7 +6,7 @@ import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.security.TokenAuthInterceptor;
 import io.leaf.server.store.DataSources;
-import io.leaf.server.store.JooqFormatStore;
+import io.leaf.server.formats.JooqFormatStore;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.FormattedIdBatch;

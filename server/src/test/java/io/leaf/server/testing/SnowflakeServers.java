@@ -9,7 +9,6 @@ import io.leaf.v1.NextSnowflakeIdRequest;
 import io.leaf.v1.SnowflakeServiceGrpc;
 import io.leaf.v1.WorkerStatus;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,15 +48,10 @@ public final class SnowflakeServers implements AutoCloseable {
 
     /** Waits until the server holds {@code workerId} (any with -2); false on timeout. */
     public boolean awaitWorker(int workerId, long seconds) throws InterruptedException {
-      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-      while (System.nanoTime() < end) {
+      return Poll.until(() -> {
         WorkerStatus w = worker();
-        if (w != null && w.getWorkerId() >= 0 && (workerId == -2 || w.getWorkerId() == workerId)) {
-          return true;
-        }
-        Thread.sleep(50);
-      }
-      return false;
+        return w != null && w.getWorkerId() >= 0 && (workerId == -2 || w.getWorkerId() == workerId);
+      }, Duration.ofSeconds(seconds));
     }
   }
 
@@ -78,7 +72,7 @@ public final class SnowflakeServers implements AutoCloseable {
             } catch (StatusRuntimeException e) {
               failures.merge(e.getStatus().getCode(), 1, Integer::sum);
               try {
-                Thread.sleep(5);
+                Thread.sleep(5); // deliberate: a short pause after a failed call
               } catch (InterruptedException ie) {
                 return;
               }
@@ -121,7 +115,7 @@ public final class SnowflakeServers implements AutoCloseable {
   /** Starts a server with {@code env} and {@code flags} (port and database added). */
   public Server start(Map<String, String> env, String... flags)
       throws IOException, InterruptedException {
-    int port = freePort();
+    int port = Ports.free();
     List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port),
         "--db-url", db.url, "--db-user", db.user, "--db-password=" + db.password));
     args.addAll(List.of(flags));
@@ -143,11 +137,6 @@ public final class SnowflakeServers implements AutoCloseable {
     return load;
   }
 
-  public static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 
   @Override
   public void close() throws Exception {

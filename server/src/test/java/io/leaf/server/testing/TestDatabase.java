@@ -113,7 +113,7 @@ public final class TestDatabase implements AutoCloseable {
   }
 
   /** A store on a new pool with its schema applied, recording takes as {@code ledger} says. */
-  public JooqSegmentStore store(int poolSize, io.leaf.server.store.LedgerSettings ledger,
+  public JooqSegmentStore store(int poolSize, io.leaf.server.ledger.LedgerSettings ledger,
       InstantSource clock) {
     JooqSegmentStore store =
         new JooqSegmentStore(pool(poolSize), DataSources.dialectOf(url), clock, ledger);

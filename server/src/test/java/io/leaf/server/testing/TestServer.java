@@ -5,25 +5,29 @@ import io.grpc.ServerBuilder;
 import io.grpc.ServerInterceptor;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ServerWiring;
+import io.leaf.server.Stores;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ordering.OrderingSource;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.formats.FormatStore;
+import io.leaf.server.formats.MemoryFormatStore;
+import io.leaf.server.ledger.Ledger;
 import io.leaf.server.metrics.Metrics;
+import io.leaf.server.region.MemoryRegionStore;
+import io.leaf.server.region.RegionalLedger;
+import io.leaf.server.region.RegionalSegmentStore;
 import io.leaf.server.security.TokenAccess;
 import io.leaf.server.security.TokenAuthInterceptor;
+import io.leaf.server.snowflake.MemoryWorkerLeaseStore;
 import io.leaf.server.snowflake.Snowflake;
-import io.leaf.server.region.RegionalSegmentStore;
-import io.leaf.server.store.FormatStore;
-import io.leaf.server.store.MemoryRegionStore;
-import io.leaf.server.store.MemoryFormatStore;
+import io.leaf.server.snowflake.WorkerLeaseStore;
+import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.MemorySegmentStore;
-import io.leaf.server.store.MemoryWorkerLeaseStore;
 import io.leaf.server.store.SegmentStore;
-import io.leaf.server.store.WorkerLeaseStore;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -167,16 +171,30 @@ public final class TestServer {
     Snowflake side = snowflake != null ? snowflake : ServerWiring.snowflake(config,
         leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()), false);
     interceptors.forEach(transport::intercept);
-    ServerWiring.Formats kept =
-        new ServerWiring.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock,
+    Stores.Formats kept =
+        new Stores.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock,
             config.region());
-    if (access != null || orderings != null) {
-      return ServerWiring.assemble(transport, config, served, schemaInit, kept, engineOf, side,
-          metrics, access != null ? access : TokenAccess.open(), threads,
-          orderings != null ? orderings : OrderingSource.inMemory());
+    Stores stores = new Stores(served, ledgerOf(given, served),
+        schemaInit, kept, orderings != null ? orderings : OrderingSource.inMemory());
+    if (access != null) {
+      return ServerWiring.assemble(transport, config, stores, engineOf, side, metrics, access,
+          threads);
     }
-    return ServerWiring.assemble(transport, config, served, schemaInit, kept, engineOf, side,
-        metrics, threads);
+    return ServerWiring.assemble(transport, config, stores, engineOf, side, metrics, threads);
+  }
+
+  /**
+   * The ledger of the test's store: the store itself when it keeps one (a memory or database
+   * store, or a decorator over one), the region's over it with {@code --region}; else none.
+   */
+  private static Ledger ledgerOf(SegmentStore given, SegmentStore served) {
+    SegmentStore s = given;
+    while (!(s instanceof Ledger) && s instanceof ForwardingSegmentStore f) {
+      s = f.delegate();
+    }
+    Ledger local = s instanceof Ledger l ? l : Ledger.NONE;
+    return served instanceof RegionalSegmentStore regional ? new RegionalLedger(local, regional)
+        : local;
   }
 
   /** The server, started. */
