@@ -54,8 +54,11 @@ public final class Ordering implements OrderedIds, AutoCloseable {
     this.store = store;
     this.ticker = ticker;
     this.executor = executor;
+    // Orderings kept in memory (tests, benchmarks) are read inline: no I/O, and the first call
+    // of a tag reaches the engine before its handler returns, as without orderings.
     this.strict = new StrictTags(store, config.advertiseAddress(), config.tagLeaseTtl(), ticker,
-        executor, tag -> evictTerm(allocator, tag));
+        store instanceof MemoryOrderingStore ? Runnable::run : executor,
+        tag -> evictTerm(allocator, tag));
     this.forwarder = new Forwarder(maxWait, tag -> forwarded.incrementAndGet(), connect);
     this.admin = new OrderingAdmin(store, tags, strict, executor, executor);
   }
