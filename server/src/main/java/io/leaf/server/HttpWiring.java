@@ -45,7 +45,8 @@ final class HttpWiring {
     SegmentAllocator allocator = parts.allocator();
     LeafGrpcService service = parts.service();
     new IdEndpoints(allocator, config.api().maxWait(), snowflakeIds(parts.snowflake()), issuer,
-        access, metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
+        access, metrics == null ? flag -> { } : metrics::limitRefused, parts.ordering())
+        .addTo(routes);
     new LedgerEndpoint(service::whoIssued, access).addTo(routes);
     new UuidEndpoint(new Uuids(parts.snowflake(), new SecureRandom())::next, access,
         metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);

@@ -14,6 +14,7 @@ import io.leaf.server.health.ServerHealth;
 import io.leaf.server.health.StartGate;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.ledger.HandBack;
+import io.leaf.server.ordering.Ordering;
 import io.leaf.server.logging.LogLevels;
 import io.leaf.server.logging.TransportLogs;
 import io.leaf.server.snowflake.Snowflake;
@@ -59,9 +60,12 @@ public final class LeafServer {
    * @param snowflake the snowflake IDs' generator and lease keeper; started and closed with the
    *     server
    * @param handBack returns the engine's unissued IDs at a graceful stop
+   * @param ordering wraps LeafService so STRICT tags keep real-time order; started and closed
+   *     with the server
    */
   record Parts(SegmentStore store, SegmentAllocator allocator, IdleTagSweeper sweeper,
-      ServerHealth health, LeafGrpcService service, Snowflake snowflake, HandBack handBack) {
+      ServerHealth health, LeafGrpcService service, Snowflake snowflake, HandBack handBack,
+      Ordering ordering) {
   }
 
   /** The hand-back's least budget, even when the calls used up {@code --shutdown-grace}. */
@@ -104,7 +108,7 @@ public final class LeafServer {
     this.server = builder
         .directExecutor()
         .addService(ServerInterceptors.intercept(
-            MalformedRequests.guard(parts.service().bindService()), gate))
+            MalformedRequests.guard(parts.ordering().wrap(parts.service())), gate))
         .addService(ServerInterceptors.intercept(MalformedRequests.guard(
             new SnowflakeGrpcService(parts.snowflake(), parts.service()).bindService()), gate))
         .addService(parts.health().service())
@@ -137,6 +141,7 @@ public final class LeafServer {
       http = openHttp.get();
       parts.sweeper().start();
       parts.snowflake().start();
+      parts.ordering().start();
       parts.health().startMonitor();
       gate.open();
     } catch (Throwable e) {
@@ -180,6 +185,7 @@ public final class LeafServer {
       closeLogged("the HTTP ports", ports::close);
     }
     closeLogged("the idle-tag sweeper", parts.sweeper()::close);
+    closeLogged("the tag leases", parts.ordering()::close);
     // After the calls: it stops issuing and gives the worker ID back while the pool is open.
     closeLogged("the snowflake side", parts.snowflake()::close);
     closeLogged("the engine", parts.allocator()::close);

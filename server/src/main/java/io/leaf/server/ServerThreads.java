@@ -115,6 +115,17 @@ public final class ServerThreads {
     return pool;
   }
 
+  /**
+   * The STRICT tags' lease statements and timers: two threads, so a slow read never holds back a
+   * renewal for long.
+   */
+  static ScheduledThreadPoolExecutor tagLeases() {
+    ScheduledThreadPoolExecutor s =
+        new ScheduledThreadPoolExecutor(2, daemons("leaf-tag-lease-%d"));
+    s.setRemoveOnCancelPolicy(true);
+    return s;
+  }
+
   /** One named daemon thread running scheduled tasks, started with the first task. */
   static ScheduledThreadPoolExecutor scheduler(String name) {
     return new ScheduledThreadPoolExecutor(1, daemons(name));

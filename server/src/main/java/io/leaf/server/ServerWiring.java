@@ -31,6 +31,8 @@ import io.leaf.server.ledger.LedgerRetention;
 import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.ledger.ServerIdentity;
 import io.leaf.server.metrics.Metrics;
+import io.leaf.server.ordering.Ordering;
+import io.leaf.server.ordering.OrderingSource;
 import io.leaf.server.region.JooqRegionStore;
 import io.leaf.server.region.RegionalLedger;
 import io.leaf.server.region.RegionalSegmentStore;
@@ -198,7 +200,8 @@ public final class ServerWiring {
       EngineThreads engineThreads = ServerThreads.engineThreads(engine, threads::add);
       // With --ledger off the store refuses WhoIssued and hands back without a record.
       Stores stores = new Stores(served, new RegionalLedger(store, regional), schemaInit,
-          new Stores.Formats(formats, InstantSource.system(), config.region()));
+          new Stores.Formats(formats, InstantSource.system(), config.region()),
+          OrderingSource.database(pool, dialect));
       return assemble(builder, config, stores,
           listeners -> new SegmentAllocator(served, ticker, engine, engineThreads, listeners),
           snowflake, metrics, access, () -> {
@@ -306,13 +309,15 @@ public final class ServerWiring {
         database, formatAdmin);
     LeafGrpcService service =
         new LeafGrpcService(allocator, admin, config.api(), database, streamPump, issuer);
+    Ordering ordering = stores.orderings().open(store, allocator, config,
+        ServerThreads.tagLeases());
     if (metrics != null) {
       metrics.watchEngine(allocator, sweeper, health::databaseUp);
       metrics.watchSnowflake(snowflake);
+      metrics.watchOrdering(ordering);
     }
-    LeafServer.Parts parts =
-        new LeafServer.Parts(store, allocator, sweeper, health, service, snowflake,
-            new HandBack(stores.ledger(), database::execute));
+    LeafServer.Parts parts = new LeafServer.Parts(store, allocator, sweeper, health, service,
+        snowflake, new HandBack(stores.ledger(), database::execute), ordering);
     AtomicReference<HttpEndpoints> bound = new AtomicReference<>();
     HttpRoutes routes = HttpWiring.routes(config, parts, issuer, metrics, access,
         () -> bound.get() == null ? 0 : bound.get().httpConnections());

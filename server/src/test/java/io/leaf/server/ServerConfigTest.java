@@ -143,14 +143,14 @@ class ServerConfigTest {
   void parse_loaderQueueAndConnections_reachTheEngineAndThePool() {
     ServerConfig d = parse(Map.of());
     assertEquals(10_000, d.engine(EngineConfig.DEFAULTS).loaderQueue());
-    assertEquals(8 + 2 + 4 + 2 + 1, d.connections(),
+    assertEquals(8 + 2 + 4 + 2 + 1 + 2, d.connections(),
         "a connection per database thread, one for health, one for the worker lease, one for"
-            + " the ledger's retention");
+            + " the ledger's retention, two for the tag leases");
     ServerConfig c = parse(Map.of(), "--max-queued-loads", "50", "--db-pool-size", "3",
         "--first-load-threads", "1", "--db-call-threads", "2");
     assertEquals(50, c.engine(EngineConfig.DEFAULTS).loaderQueue());
-    assertEquals(3 + 1 + 2 + 2 + 1, c.connections());
-    assertEquals(3 + 1 + 2 + 2, parse(Map.of(), "--db-pool-size", "3", "--first-load-threads",
+    assertEquals(3 + 1 + 2 + 2 + 1 + 2, c.connections());
+    assertEquals(3 + 1 + 2 + 2 + 2, parse(Map.of(), "--db-pool-size", "3", "--first-load-threads",
         "1", "--db-call-threads", "2", "--ledger", "off").connections(), "no retention thread");
   }
 

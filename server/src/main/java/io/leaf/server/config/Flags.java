@@ -165,6 +165,13 @@ public final class Flags {
       SnowflakeConfig.DEFAULT_BITS, "snowflake timestamp/worker/sequence bits, adding up to 63",
       Parsers.text());
 
+  static final Flag<String> ADVERTISE_ADDRESS = Flag.of("advertise-address", "",
+      "HOST:PORT other servers forward a STRICT tag's calls to when this server owns it"
+          + " (empty: the host name and --port)", Parsers.text());
+  static final Flag<Duration> TAG_LEASE_TTL = Flag.of("tag-lease-ttl", "10s",
+      "a STRICT tag's owner lease lives this long without renewal (renewed every third of it;"
+          + " a new owner waits it out)", Parsers.duration());
+
   /** Every flag under its heading, in the order of {@code --help} and docs/configuration.md. */
   public static final Map<String, List<Flag<?>>> GROUPS = groups(
       "Essentials", List.of(PORT, DB_URL, DB_USER, DB_PASSWORD),
@@ -172,13 +179,13 @@ public final class Flags {
           CLIENT_TOKEN, CLIENT_TOKEN_FILE, TOKENS_FILE, MONITOR_PUBLIC, TLS_CERT, TLS_KEY,
           TLS_CLIENT_CA, LOG_LEVEL, DB_POOL_SIZE, MAX_WAIT, MAX_STEP, IDLE_TTL, SHUTDOWN_GRACE,
           MAX_CONNECTION_AGE, MAX_CONNECTION_AGE_GRACE, WORKER_ID_RANGE, REGION, LEDGER,
-          LEDGER_RETENTION),
+          LEDGER_RETENTION, ADVERTISE_ADDRESS),
       "Infrequently used", List.of(MAX_BATCH, MAX_WAITING, MAX_STREAMS, MAX_STREAM_MEMORY,
           MAX_WATCHES, MAX_CALLS_PER_CONNECTION, MISSING_TAG_TTL, FIRST_LOAD_THREADS,
           MAX_QUEUED_FIRST_LOADS, MAX_QUEUED_LOADS, DB_CALL_THREADS, MAX_QUEUED_DB_CALLS,
           SWEEP_TICK, TLS_REFRESH, TOKENS_REFRESH, HTTP_MAX_CONNECTIONS, HTTP_READ_TIMEOUT,
           HTTP_IDLE_TIMEOUT, WORKER_LEASE_TTL, SNOWFLAKE_EPOCH, SNOWFLAKE_BITS,
-          FORMAT_KEY_FILE));
+          FORMAT_KEY_FILE, TAG_LEASE_TTL));
 
   /** Every flag, in the order of {@code --help}. */
   public static final List<Flag<?>> ALL =

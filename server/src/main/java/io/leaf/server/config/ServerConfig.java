@@ -30,10 +30,12 @@ import java.util.function.Function;
  * @param region the share of the ID space this server issues ({@code --region}); {@link
  *     Region#NONE}: all of it
  * @param ledger whether ranges taken are recorded, and for how long
+ * @param ordering where this server is reached by others and how long a tag's owner lease lives
  */
 public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig engine,
     SweepConfig sweep, HttpConfig http, OpsConfig ops, SnowflakeConfig snowflake,
-    String logLevel, Optional<FormatKey> formatKey, Region region, LedgerConfig ledger) {
+    String logLevel, Optional<FormatKey> formatKey, Region region, LedgerConfig ledger,
+    OrderingConfig ordering) {
 
   /** Reads flags, then the environment, then defaults. */
   public static ServerConfig parse(String[] args, Function<String, String> env) {
@@ -55,7 +57,9 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
         v.get(Flags.WORKER_ID_RANGE), v.get(Flags.WORKER_LEASE_TTL), v.get(Flags.SNOWFLAKE_EPOCH),
         v.get(Flags.SNOWFLAKE_BITS)), v.isSet(Flags.WORKER_ID_RANGE));
     return new ServerConfig(api, database, engine, sweep, http, ops, snowflake, logLevel,
-        formatKey(v.get(Flags.FORMAT_KEY_FILE)), region, LedgerConfig.from(v));
+        formatKey(v.get(Flags.FORMAT_KEY_FILE)), region, LedgerConfig.from(v),
+        OrderingConfig.from(v.get(Flags.ADVERTISE_ADDRESS), api.port(),
+            v.get(Flags.TAG_LEASE_TTL)));
   }
 
   /** The key in {@code file}; the message never shows a byte of it. */
@@ -146,12 +150,12 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
   /**
    * Connections the pool opens at most: one for each thread that uses the database (served
    * loaders, first loads, database calls), one for health checks, one for the worker lease and
-   * one for the ledger's retention, so
+   * one for the ledger's retention and two for the tag leases, so
    * no kind of work ever waits for a connection another kind holds.
    */
   public int connections() {
     return engine.loaderThreads() + engine.firstLoadThreads() + api.dbCallThreads() + 2
-        + (ledger.on() ? 1 : 0);
+        + (ledger.on() ? 1 : 0) + 2;
   }
 
   /** {@code base} (its back-off, say) with the engine settings these flags set. */
@@ -184,6 +188,6 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
         + " max-queued-loads=" + engine.loaderQueue()
         + " " + ops + " log-level=" + logLevel + " " + http + " " + snowflake
         + " format-key=" + formatKey.map(k -> "fingerprint " + k.fingerprint()).orElse("unset")
-        + " region=" + region + " " + ledger;
+        + " region=" + region + " " + ledger + " " + ordering;
   }
 }

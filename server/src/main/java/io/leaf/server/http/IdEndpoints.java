@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
+import io.leaf.server.ordering.OrderedIds;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
@@ -40,15 +41,19 @@ public final class IdEndpoints {
   private final FormattedIssuer formatted;
   private final TokenAccess access;
   private final Consumer<String> refusals;
+  private final OrderedIds ordered;
 
   /**
    * @param maxWait longest a call waits for a segment ({@code --max-wait})
    * @param formatted the formatted numbers of tags with a format
    * @param access the token rule: each call takes one ID of its tag (snowflake: of no tag)
    * @param refusals told the flag of each limit that refuses a call
+   * @param ordered serves a STRICT tag's IDs from its owner
    */
   public IdEndpoints(SegmentAllocator allocator, Duration maxWait, SnowflakeIds snowflake,
-      FormattedIssuer formatted, TokenAccess access, Consumer<String> refusals) {
+      FormattedIssuer formatted, TokenAccess access, Consumer<String> refusals,
+      OrderedIds ordered) {
+    this.ordered = ordered;
     this.allocator = allocator;
     this.maxWaitNanos = maxWait.toNanos();
     this.snowflake = snowflake;
@@ -69,12 +74,6 @@ public final class IdEndpoints {
     if (tag == null || !BearerTokens.allowed(access, call, tag, 1)) {
       return;
     }
-    // Only validated tags are ever cached, so a hit needs no validation.
-    long id = allocator.tryNextId(tag);
-    if (id != SegmentAllocator.NO_ID) {
-      answerId(call, id);
-      return;
-    }
     String problem = TagNames.problem(tag);
     if (problem != null) {
       call.fail(HttpResponseStatus.BAD_REQUEST, problem);
@@ -82,7 +81,11 @@ public final class IdEndpoints {
     }
     CompletableFuture<Long> next;
     try {
-      next = allocator.nextId(tag, allocator.deadline(maxWaitNanos, false));
+      next = ordered.nextId(tag, () -> {
+        long id = allocator.tryNextId(tag);
+        return id != SegmentAllocator.NO_ID ? CompletableFuture.completedFuture(id)
+            : allocator.nextId(tag, allocator.deadline(maxWaitNanos, false));
+      });
     } catch (RuntimeException e) {
       fail(call, e);
       return;
@@ -120,7 +123,8 @@ public final class IdEndpoints {
     }
     CompletableFuture<String> next;
     try {
-      next = formatted.next(tag, allocator.deadline(maxWaitNanos, false));
+      next = ordered.nextFormattedId(tag,
+          () -> formatted.next(tag, allocator.deadline(maxWaitNanos, false)));
     } catch (RuntimeException e) {
       fail(call, e);
       return;

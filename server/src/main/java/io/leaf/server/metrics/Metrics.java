@@ -6,6 +6,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.ordering.Ordering;
 import io.leaf.server.security.TokenMeters;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.store.IdOverflowException;
@@ -132,6 +133,18 @@ public final class Metrics implements EngineEvents, AutoCloseable {
   /** Gauges of the snowflake side: worker lease, clock rule, years the layout has left. */
   public void watchSnowflake(Snowflake snowflake) {
     SnowflakeMeters.register(registry, snowflake);
+  }
+
+  /**
+   * STRICT tags: calls forwarded to an owner ({@code leaf.ordering.forwarded}) and owner terms
+   * this server began ({@code leaf.ordering.owner.terms}).
+   */
+  public void watchOrdering(Ordering ordering) {
+    FunctionCounter.builder("leaf.ordering.forwarded", ordering, Ordering::forwardedCalls)
+        .description("calls on STRICT tags this server forwarded to their owner")
+        .register(registry);
+    FunctionCounter.builder("leaf.ordering.owner.terms", ordering, Ordering::acquisitions)
+        .description("owner leases of STRICT tags this server acquired").register(registry);
   }
 
   /** HikariCP's own pool meters ({@code hikaricp.connections.*}). */

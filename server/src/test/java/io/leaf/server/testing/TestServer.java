@@ -8,6 +8,7 @@ import io.leaf.server.LeafServer;
 import io.leaf.server.ServerWiring;
 import io.leaf.server.Stores;
 import io.leaf.server.config.ServerConfig;
+import io.leaf.server.ordering.OrderingSource;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.EngineListeners;
@@ -53,6 +54,7 @@ public final class TestServer {
   private Snowflake snowflake;
   private final List<ServerInterceptor> interceptors = new ArrayList<>();
   private TokenAccess access;
+  private OrderingSource orderings;
 
   private TestServer(ServerBuilder<?> transport) {
     this.transport = transport;
@@ -148,6 +150,12 @@ public final class TestServer {
     return this;
   }
 
+  /** Tags' orderings kept in {@code orderings} (default: in memory, this server alone). */
+  public TestServer orderings(OrderingSource orderings) {
+    this.orderings = orderings;
+    return this;
+  }
+
   /** The server, not started. */
   public LeafServer build() {
     ServerConfig config = ServerConfig.parse(flags, env -> null);
@@ -167,7 +175,7 @@ public final class TestServer {
         new Stores.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock,
             config.region());
     Stores stores = new Stores(served, ledgerOf(given, served),
-        schemaInit, kept);
+        schemaInit, kept, orderings != null ? orderings : OrderingSource.inMemory());
     if (access != null) {
       return ServerWiring.assemble(transport, config, stores, engineOf, side, metrics, access,
           threads);
