@@ -42,7 +42,9 @@ public final class JooqRegionStore implements RegionStore {
   @Override
   public Optional<StoredRegion> read() {
     return guard("read " + TABLE, () -> dsl.connectionResult(c -> {
-      if (!OwnTables.exists(c.getMetaData(), TABLE)) {
+      boolean listed = OwnTables.exists(c.getMetaData(), TABLE);
+      // MySQL/MariaDB list only the tables the user holds a privilege on: ask the table itself.
+      if (!listed && dsl.dialect().family() != SQLDialect.MYSQL) {
         return Optional.<StoredRegion>empty();
       }
       try {
@@ -50,6 +52,9 @@ public final class JooqRegionStore implements RegionStore {
             .where(LEAF_REGION.ID.eq(ROW))
             .fetchOptional(r -> new StoredRegion(r.getRuleName(), r.getRegion(), r.getRegions()));
       } catch (DataAccessException e) {
+        if (!listed && "42S02".equals(e.sqlState())) {
+          return Optional.<StoredRegion>empty();
+        }
         // Connected, and the table is there: a refusal now is about this table, not the login.
         RuntimeException failure = DatabaseErrors.toStoreException("read " + TABLE, e, 1);
         if (failure instanceof StoreRejectedException) {
