@@ -29,8 +29,10 @@ public final class TakeFence {
    * a locking one (LOCK IN SHARE MODE, which both accept), which reads the latest committed row
    * and waits for a claim in flight. A claim committed before that read stops the take; one
    * committed after it is ordered after the take. A table that exists but cannot be read stops
-   * every take, with or without --region: its row may name a region this server would repeat. Cost: one read per take. Missing table: a
-   * failed statement aborts a PostgreSQL transaction, so there a catalog probe (to_regclass,
+   * every take, with or without --region: its row may name a region this server would repeat
+   * (MySQL/MariaDB deny a table the user has no grant on even when it is missing, so there a
+   * least-privilege user needs SELECT on it). Cost: one read per take. Missing table: a failed
+   * statement aborts a PostgreSQL transaction, so there a catalog probe (to_regclass,
    * has_table_privilege) runs instead until the table has been seen readable once; elsewhere the
    * SELECT's "no such table" answers it.
    */

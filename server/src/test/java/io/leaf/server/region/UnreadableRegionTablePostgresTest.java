@@ -90,7 +90,8 @@ class UnreadableRegionTablePostgresTest {
         "a take that cannot read leaf_region is refused");
     assertTrue(e.getMessage().contains("leaf_region") && e.getMessage().contains("SELECT"),
         e.getMessage());
-    assertEquals(101, admin.getTag("order").orElseThrow().maxId(), "the refused take moved nothing");
+    assertEquals(101, admin.getTag("order").orElseThrow().maxId(),
+        "the refused take moved nothing");
     RegionMismatchException lease = assertThrows(RegionMismatchException.class,
         () -> RegionCheck.recheck(Region.NONE, regionsOfA),
         "a worker lease's recheck refuses too");
