@@ -6,15 +6,19 @@ JAR := server/target/leaf-server.jar
 VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>:\1:p' pom.xml | head -1 | sed 's/-SNAPSHOT$$//')
 SOURCES := $(shell find pom.xml proto sql leaf-proto/pom.xml client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run lint test test-fast test-node test-python test-spring-boot test-browser bench image clean help
+.PHONY: build run lint test test-fast test-examples test-jpa test-mybatis test-node bench-node test-python test-spring-boot test-browser bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
 	@echo "make lint   formatter check (google-java-format), Error Prone, Checkstyle, maven-enforcer"
 	@echo "make test   run every test (MariaDB tests skip with a message when no MariaDB is reachable)"
 	@echo "make test-fast  the JUnit tests not tagged slow: no child processes, clusters or stress runs (about 3 minutes once built)"
-	@echo "make test-node  the Node example's test against the packaged server (skipped without node)"
+	@echo "make test-node  the Node package's tests (packed, in an empty project) and the Node example's, against the packaged server (skipped without node)"
+	@echo "make bench-node  bench N2: the Node CachedIdGenerator.next() against a plain counter"
 	@echo "make test-python  the Python example's test against the packaged server (skipped without python3-grpcio)"
+	@echo "make test-examples  every example (jpa, mybatis, spring-boot, node, python) against the packaged server, after mvn install"
+	@echo "make test-jpa  the JPA example (@LeafId entities, built against the installed leaf-bom) against the packaged server"
+	@echo "make test-mybatis  the MyBatis-Plus example (built against the installed leaf-bom) against the packaged server"
 	@echo "make test-spring-boot  the Spring Boot example (built against the installed leaf-bom) against the packaged server"
 	@echo "make test-browser the monitor page in headless Chromium against the packaged server (skipped without chromium or node)"
 	@echo "make build  compile and package server/target/leaf-server.jar"
@@ -48,8 +52,8 @@ lint:
 # Every suite runs; the last lines are the counts of each, then the failed JUnit tests by name
 # (scripts/test-summary.sh). The packaged server is built first (no tests); then the example suites,
 # which only start that jar, run in the background beside the JUnit tests: Node then the browser
-# (both install examples/node), Python, Spring Boot. Their output is printed when they end; the
-# logs stay in target/test-logs/.
+# (both install clients/node), Python, Spring Boot then JPA then MyBatis-Plus. Their output is
+# printed when they end; the logs stay in target/test-logs/.
 test:
 	@rm -rf target/test-logs */target/surefire-reports examples/*/target/surefire-reports
 	@mkdir -p target/test-logs
@@ -62,10 +66,14 @@ test:
 		( $(MAKE) --no-print-directory test-python > target/test-logs/python.log 2>&1; \
 		  echo $$? > target/test-logs/python.rc ) & \
 		( $(MAKE) --no-print-directory test-spring-boot > target/test-logs/spring-boot.txt 2>&1; \
-		  echo $$? > target/test-logs/spring-boot.rc ) & \
+		  echo $$? > target/test-logs/spring-boot.rc; \
+		  $(MAKE) --no-print-directory test-jpa > target/test-logs/jpa.txt 2>&1; \
+		  echo $$? > target/test-logs/jpa.rc; \
+		  $(MAKE) --no-print-directory test-mybatis > target/test-logs/mybatis.txt 2>&1; \
+		  echo $$? > target/test-logs/mybatis.rc ) & \
 		$(MVN) test || status=1; \
 		wait; \
-		for suite in node python spring-boot browser; do \
+		for suite in node python spring-boot jpa mybatis browser; do \
 			out=target/test-logs/$$suite.log; [ -e $$out ] || out=target/test-logs/$$suite.txt; \
 			echo "=== $$suite ($$out)"; cat $$out; \
 			[ "$$(cat target/test-logs/$$suite.rc)" = 0 ] || status=1; \
@@ -88,13 +96,20 @@ test-fast:
 	scripts/test-summary.sh || status=1; \
 	exit $$status
 
-# The Node example's test starts server/target/leaf-server.jar (built by `make build` or `make test`).
+# The Node package's tests (clients/node: packed with npm pack, installed into an empty project,
+# run there) and the Node example's; both start server/target/leaf-server.jar (built by `make
+# build` or `make test`).
 test-node:
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+		(cd clients/node && npm ci --no-audit --no-fund && npm test) && \
 		cd examples/node && npm ci --no-audit --no-fund && npm test; \
 	else \
-		echo "SKIPPED Node example test: node not found"; \
+		echo "SKIPPED Node tests: node not found"; \
 	fi
+
+# Bench N2: the Node package's CachedIdGenerator.next() against a plain counter (ratio, bar 0.5).
+bench-node:
+	cd clients/node && npm ci --no-audit --no-fund && node scripts/bench-n2.js $(ARGS)
 
 # The Python example's test starts server/target/leaf-server.jar too; its stubs are generated
 # from proto/ into a temporary directory (Debian: python3-grpcio python3-grpc-tools).
@@ -116,6 +131,32 @@ test-spring-boot:
 		echo "FAILED Spring Boot example (examples/spring-boot/target/surefire-reports)"; exit 1; \
 	fi
 
+# The JPA example: a project of its own built against the installed leaf-bom, as the Spring Boot
+# example is; its test saves 10,000 orders from 8 threads against the packaged server.
+test-jpa:
+	@if (cd examples/jpa && $(MVN) verify); then \
+		echo "PASSED JPA example: @LeafId entities from 8 threads, no duplicate key"; \
+	else \
+		echo "FAILED JPA example (examples/jpa/target/surefire-reports)"; exit 1; \
+	fi
+
+# The MyBatis-Plus example, built the same way; 10,000 inserts from 8 threads.
+test-mybatis:
+	@if (cd examples/mybatis && $(MVN) verify); then \
+		echo "PASSED MyBatis-Plus example: ASSIGN_ID from Leaf from 8 threads, no duplicate key"; \
+	else \
+		echo "FAILED MyBatis-Plus example (examples/mybatis/target/surefire-reports)"; exit 1; \
+	fi
+
+# Every example against the packaged server (after `mvn install`, as `make test` runs it): jpa,
+# mybatis, spring-boot, node (the package's tests too), python. Runs them all, fails if one failed.
+test-examples:
+	@status=0; \
+	for t in test-jpa test-mybatis test-spring-boot test-node test-python; do \
+		$(MAKE) --no-print-directory $$t || status=1; \
+	done; \
+	exit $$status
+
 # The monitor page in Debian's Chromium, headless, driven by playwright-core (which never downloads
 # a browser); it starts server/target/leaf-server.jar and creates tags with the Node example's
 # client. Screenshot: target/monitor.png.
@@ -126,7 +167,7 @@ test-browser:
 	elif [ ! -x $(CHROMIUM) ]; then \
 		echo "SKIPPED browser test: $(CHROMIUM) not found (apt-get install chromium)"; \
 	else \
-		(cd examples/node && npm ci --no-audit --no-fund) && \
+		(cd clients/node && npm ci --no-audit --no-fund) && \
 		cd browser-test && npm ci --no-audit --no-fund && CHROMIUM=$(CHROMIUM) npm test; \
 	fi
 

@@ -25,10 +25,10 @@ for log in target/test-logs/*.log; do
     printf '%-34s %s\n' "$name" "$(grep -m1 '^SKIPPED' "$log")"
     continue
   fi
-  if grep -q '^# tests ' "$log"; then   # node --test (TAP)
-    run=$(awk '/^# tests /{print $3}' "$log" | tail -1)
-    failed=$(awk '/^# fail /{print $3}' "$log" | tail -1)
-    skipped=$(awk '/^# skipped /{print $3}' "$log" | tail -1)
+  if grep -q '^# tests ' "$log"; then   # node --test (TAP); several runs in one log are summed
+    run=$(awk '/^# tests /{s+=$3} END{print s}' "$log")
+    failed=$(awk '/^# fail /{s+=$3} END{print s}' "$log")
+    skipped=$(awk '/^# skipped /{s+=$3} END{print s}' "$log")
   elif grep -q '^Ran [0-9]* tests\?' "$log"; then   # python -m unittest
     run=$(awk '/^Ran [0-9]+ test/{print $2}' "$log" | tail -1)
     last=$(grep -E '^(OK|FAILED)' "$log" | tail -1)

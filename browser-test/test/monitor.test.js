@@ -12,7 +12,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
-const { LeafClient } = require('../../examples/node/leaf-client');
+const { LeafClient } = require('../../clients/node');
 
 const ROOT = path.join(__dirname, '..', '..');
 const JAR = path.join(ROOT, 'server', 'target', 'leaf-server.jar');

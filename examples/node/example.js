@@ -1,7 +1,7 @@
 'use strict';
 // Usage: [LEAF_ADMIN_TOKEN=...] node example.js [host:port]   (default localhost:50051)
 // The token is needed for CreateTag when the server runs with --admin-token.
-const { LeafClient, status } = require('./leaf-client');
+const { LeafClient, CachedIdGenerator, status } = require('@leaf-ids/client');
 
 async function main() {
   const client = new LeafClient(process.argv[2] ?? 'localhost:50051',
@@ -19,6 +19,13 @@ async function main() {
     }
     const ids = await client.nextIds('node-example', 25, 10);
     console.log(`NextIdBatch: ${ids.length} IDs, ${ids[0]} … ${ids[ids.length - 1]}`);
+
+    // A cache of IDs reserved ahead: next() resolves without a call while a reservation lasts.
+    const generator = await CachedIdGenerator.create(client, 'node-example');
+    const cached = new Set();
+    for (let i = 0; i < 1000; i++) cached.add(await generator.next());
+    generator.close();
+    console.log(`CachedIdGenerator: ${cached.size} unique IDs, ${generator.refills} reservations`);
 
     // Formatted numbers: a tag whose IDs are written as order numbers, counted per day.
     const format = { pattern: 'ORD-{yyyyMMdd}-{seq:6}{check:luhn}', reset: 'DAILY', timeZone: 'UTC' };

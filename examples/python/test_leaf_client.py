@@ -30,16 +30,18 @@ def free_port():
         return s.getsockname()[1]
 
 
-def wait_for_port(port, server, timeout):
+def wait_for_listening(log_path, port, server, timeout):
+    """Waits for the server's "listening" line: its port opens before the start-up checks pass,
+    and calls made before then are held (a loaded machine can hold them past their deadline)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if server.poll() is not None:
             raise RuntimeError("server exited with %s" % server.returncode)
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
+        with open(log_path) as log:
+            if "Leaf listening on port" in log.read():
                 return
         time.sleep(0.2)
-    raise RuntimeError("nothing listens on port %d after %d s" % (port, timeout))
+    raise RuntimeError("no listening line on port %d after %d s" % (port, timeout))
 
 
 class PackagedServer:
@@ -48,13 +50,14 @@ class PackagedServer:
     def __init__(self, directory, args):
         self.port = free_port()
         self.target = "127.0.0.1:%d" % self.port
-        self.log = open(os.path.join(directory, "server-%d.log" % self.port), "w")
+        log_path = os.path.join(directory, "server-%d.log" % self.port)
+        self.log = open(log_path, "w")
         self.process = subprocess.Popen(
             ["java", "-jar", JAR, "--port", str(self.port),
              "--db-url", "jdbc:h2:file:%s;MODE=MySQL" % os.path.join(directory, "leaf")] + args,
             stdout=self.log, stderr=subprocess.STDOUT)
         try:
-            wait_for_port(self.port, self.process, 60)
+            wait_for_listening(log_path, self.port, self.process, 90)
         except Exception:
             self.stop()
             raise

@@ -1,6 +1,7 @@
 'use strict';
 // The packaged Leaf server (server/target/leaf-server.jar) for the tests in test/: started on a free port
-// with an H2 database in a temporary directory of its own, stopped and removed by stop().
+// with an H2 database in a temporary directory of its own, ready once it prints its "listening"
+// line, stopped and removed by stop().
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -8,7 +9,9 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
-const JAR = path.join(__dirname, '..', '..', '..', 'server', 'target', 'leaf-server.jar');
+// The tests run from a copy in an empty project (scripts/test-packed.js), which names the jar.
+const JAR = process.env.LEAF_SERVER_JAR
+  ?? path.join(__dirname, '..', '..', '..', '..', 'server', 'target', 'leaf-server.jar');
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -81,9 +84,22 @@ async function startServer(args = [], files = {}) {
     proc.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
   });
   exited.catch(() => {});
+  // The port opens before the start-up checks; the "listening" line is printed once they passed
+  // and calls are served at once.
+  const listening = new Promise((resolve) => {
+    const check = () => { if (/Leaf listening on port/.test(output)) resolve(); };
+    proc.stdout.on('data', check);
+    proc.stderr.on('data', check);
+  });
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no "Leaf listening" line after 90 s:\n${output}`)), 90000);
+  });
   try {
-    await Promise.race([waitForPort(port, 60000, log), exited]);
+    await Promise.race([waitForPort(port, 90000, log).then(() => listening), exited, timeout]);
+    clearTimeout(timer);
   } catch (e) {
+    clearTimeout(timer);
     await server.stop();
     throw e;
   }

@@ -1,12 +1,10 @@
 'use strict';
 // Starts the packaged Leaf server (server/target/leaf-server.jar) on a free port with an H2
-// database in a temporary directory, and checks the Node client against it.
+// database in a temporary directory, and checks the packed package's LeafClient against it.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { execFile } = require('node:child_process');
-const path = require('node:path');
-const { LeafClient, CachedIdGenerator, status } = require('../leaf-client');
-const { startServer } = require('../support/packaged-server');
+const { LeafClient, status } = require('@leaf-ids/client');
+const { startServer } = require('./support/packaged-server');
 
 // The server requires this token for CreateTag and UpdateStep; the client sends it.
 const ADMIN_TOKEN = 'node-test-admin-token';
@@ -111,38 +109,6 @@ test('reserveIds returns at most 3 ascending disjoint ranges of exactly count ID
   assert.equal(total, 100000n, 'exact count');
   await assert.rejects(client.reserveIds('node-reserve', 0), { code: status.INVALID_ARGUMENT, details: /count/ });
   await assert.rejects(client.reserveIds('node-nope', 5), { code: status.NOT_FOUND });
-});
-
-test('CachedIdGenerator hands out unique BigInt IDs with one background refill at a time', async () => {
-  await client.createTag('node-cached', { step: 50 });
-  const generator = new CachedIdGenerator(client, 'node-cached', { blockSize: 100 });
-  assert.equal(generator.tryNext(), null, 'nothing cached before the first reservation');
-  const seen = new Set();
-  const ids = [];
-  for (let i = 0; i < 2500; i++) {
-    const id = await generator.next();
-    assert.equal(typeof id, 'bigint');
-    assert.ok(!seen.has(id), `ID ${id} handed out twice`);
-    seen.add(id);
-    ids.push(id);
-  }
-  assert.equal(ids[0], 1n, 'the first reservation starts at the tag\'s first ID');
-  assert.ok(generator.refills >= 25 && generator.refills <= 27,
-    `about one reservation per 100 IDs, got ${generator.refills}`);
-  const others = await client.nextIds('node-cached', 500);
-  for (const id of others) assert.ok(!seen.has(id), `NextIdBatch repeated cached ID ${id}`);
-  assert.throws(() => new CachedIdGenerator(client, 'x', { refillAt: 1 }), /refillAt/);
-});
-
-test('example.js creates its tag and prints IDs and a batch', async () => {
-  const out = await new Promise((resolve, reject) => {
-    execFile(process.execPath, [path.join(__dirname, '..', 'example.js'), target], { timeout: 30000, env: { ...process.env, LEAF_ADMIN_TOKEN: ADMIN_TOKEN } },
-      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
-  });
-  assert.match(out, /created tag node-example \(step 1000\)/);
-  assert.match(out, /NextId: 1\n/);
-  assert.match(out, /NextIdBatch: 25 IDs, 4 … 28/);
-  assert.match(out, /NextFormattedId: ORD-(\d{8})-\d{7} \(period \1, sequence \d+\)/);
 });
 
 test('snowflake IDs: unary and batch increase, decode names this server\'s worker', async () => {

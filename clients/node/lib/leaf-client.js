@@ -1,17 +1,24 @@
 'use strict';
-// A promise-based client for leaf.v1.LeafService and leaf.v1.SnowflakeService, loaded at run time
-// from the repository's proto.
+// LeafClient: a promise-based client for leaf.v1.LeafService and leaf.v1.SnowflakeService,
+// loaded at run time from the proto.
 // int64 fields arrive as strings (JavaScript numbers lose precision past 2^53) and are returned
-// as BigInt; enums (a format's reset) as their names. Failures reject with grpc-js errors: `err.code` is a grpc.status value.
+// as BigInt; enums (a format's reset) as their names. Failures reject with grpc-js errors:
+// `err.code` is a grpc.status value. TLS: pass `credentials` (e.g. credentials.createSsl(ca)).
 // A token (the server's --admin-token or --client-token) is sent as `authorization: Bearer <token>`
 // on every call; use TLS credentials with it, since the token is a password.
 // Given several targets (one per region, the caller's own first), a call moves to the next when
 // one is unavailable or silent, and back once it recovers: the rules of the Java LeafClient.
+const fs = require('node:fs');
 const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
-const PROTO_ROOT = path.join(__dirname, '..', '..', 'proto');
+// The packed package carries its own copy of the proto (copied by `npm pack`'s prepack step);
+// inside the repository it is read from the repository's proto/ directory.
+const PACKED_PROTO = path.join(__dirname, '..', 'proto');
+const PROTO_ROOT = fs.existsSync(path.join(PACKED_PROTO, 'leaf', 'v1', 'leaf.proto'))
+  ? PACKED_PROTO
+  : path.join(__dirname, '..', '..', '..', 'proto');
 
 const definition = protoLoader.loadSync(['leaf/v1/leaf.proto', 'leaf/v1/snowflake.proto'], {
   keepCase: true,
@@ -82,7 +89,8 @@ class LeafClient {
   /**
    * Runs `invoke(route, deadline)` (a promise of one RPC on that target) on the preferred target,
    * moving on as the Java LeafClient does: a target that answers UNAVAILABLE (refused, connection
-   * lost, shutting down) or loses the call's connection (connectionLost), or is silent for failoverAfterMs while another target remains, is
+   * lost, shutting down) or loses the call's connection (connectionLost), or is silent for
+   * failoverAfterMs while another target remains, is
    * marked down and the call goes to the next, within the call's deadline (a repeated ID call is
    * a gap). A target marked down is tried last until retryPreferredAfterMs has passed, then first
    * again: calls move back once it answers. Without `failover` (CreateTag, SetFormat: they write a
@@ -166,9 +174,12 @@ class LeafClient {
   /**
    * Creates a tag; maxId and step 0 mean the server's defaults (1 and 200). `format` (optional,
    * `{ pattern, reset, timeZone }` as for setFormat) makes its numbers formatted strings.
-   * Always on the first target: it writes to that target's database.
+   * Always on the first target: it writes to that target's database. Also takes one object,
+   * `createTag({ bizTag, maxId, step, description, format })`.
    */
-  async createTag(bizTag, { maxId = 0, step = 0, description = '', format } = {}) {
+  async createTag(bizTag, options = {}) {
+    if (bizTag !== null && typeof bizTag === 'object') return this.createTag(bizTag.bizTag, bizTag);
+    const { maxId = 0, step = 0, description = '', format } = options;
     const tag = await this.unary('CreateTag', {
       biz_tag: bizTag,
       max_id: String(maxId),
@@ -282,82 +293,6 @@ class LeafClient {
   }
 }
 
-/**
- * IDs of one tag served from ranges reserved with ReserveIds: next() is synchronous while the
- * current range lasts, and the next reservation is fetched in the background once `refillAt`
- * (a fraction) of the current one is used, so a steady caller never waits. At most one fetch is
- * in flight. IDs still cached when the generator is dropped are lost (gaps, never repeats).
- */
-class CachedIdGenerator {
-  /**
-   * @param {LeafClient} client
-   * @param {string} bizTag
-   * @param {{blockSize?: number, refillAt?: number}} [options]
-   */
-  constructor(client, bizTag, { blockSize = 1000, refillAt = 0.1 } = {}) {
-    if (!(blockSize >= 1)) throw new RangeError(`blockSize must be at least 1, got ${blockSize}`);
-    if (!(refillAt >= 0 && refillAt < 1)) throw new RangeError(`refillAt must be in [0, 1), got ${refillAt}`);
-    this.client = client;
-    this.bizTag = bizTag;
-    this.blockSize = blockSize;
-    this.refillAt = refillAt;
-    this.ranges = []; // ranges not yet used up, in order; the first is the current one
-    this.cursor = 0n; // next ID of ranges[0]
-    this.leftInReservation = 0; // IDs of the reservation in use not yet handed out
-    this.queued = 0; // IDs fetched but in no reservation started yet
-    this.fetching = null; // the fetch in flight
-    this.refills = 0;
-  }
-
-  /** The next ID (BigInt); waits only when every reserved range is used up. */
-  async next() {
-    const id = this.tryNext();
-    if (id !== null) return id;
-    await this.fetch();
-    return this.next();
-  }
-
-  /** The next ID if one is cached, else null (and a fetch starts). */
-  tryNext() {
-    while (this.ranges.length > 0 && this.cursor >= this.ranges[0].end) {
-      this.ranges.shift();
-      if (this.ranges.length > 0) this.cursor = this.ranges[0].start;
-    }
-    if (this.ranges.length === 0) {
-      this.fetch().catch(() => {}); // the caller that awaits fetch() sees the failure
-      return null;
-    }
-    const id = this.cursor++;
-    this.take();
-    return id;
-  }
-
-  /** Counts one ID handed out; past the refill point of a reservation, fetches the next. */
-  take() {
-    if (this.leftInReservation === 0) {
-      this.leftInReservation = this.blockSize;
-      this.queued -= this.blockSize;
-    }
-    this.leftInReservation--;
-    if (this.blockSize - this.leftInReservation === Math.floor(this.blockSize * this.refillAt) + 1) {
-      this.fetch().catch(() => {});
-    }
-  }
-
-  /** One ReserveIds at a time; a second caller shares the one in flight. */
-  fetch() {
-    if (this.fetching) return this.fetching;
-    if (this.queued > 0) return Promise.resolve();
-    this.refills++;
-    this.fetching = this.client.reserveIds(this.bizTag, this.blockSize).then((ranges) => {
-      if (this.ranges.length === 0) this.cursor = ranges[0].start;
-      this.ranges.push(...ranges);
-      this.queued += this.blockSize;
-    }).finally(() => {
-      this.fetching = null;
-    });
-    return this.fetching;
-  }
-}
-
-module.exports = { LeafClient, CachedIdGenerator, connectionLost, status: grpc.status };
+module.exports = {
+  LeafClient, connectionLost, status: grpc.status, credentials: grpc.credentials,
+};

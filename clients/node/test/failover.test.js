@@ -5,8 +5,8 @@
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
-const { LeafClient, CachedIdGenerator, status } = require('../leaf-client');
-const { startServer, freePort } = require('../support/packaged-server');
+const { LeafClient, CachedIdGenerator, status } = require('@leaf-ids/client');
+const { startServer, freePort } = require('./support/packaged-server');
 
 const SHARE = 2n ** 62n;
 const TAG = 'node-regions';
@@ -137,7 +137,8 @@ test('a silent target: the call moves on after failoverAfterMs, within its deadl
 });
 
 test('CachedIdGenerator keeps serving while its client moves', async () => {
-  const generator = new CachedIdGenerator(client, TAG, { blockSize: 100 });
+  const generator = await CachedIdGenerator.create(client, TAG,
+    { minBlockSize: 100, maxBlockSize: 100 });
   const ids = [await generator.next()];
   assert.equal(region(ids[0]), 0, 'the first reservation from region 0');
   await proxy.stop();
@@ -145,4 +146,5 @@ test('CachedIdGenerator keeps serving while its client moves', async () => {
   await proxy.start();
   assert.equal(new Set(ids).size, ids.length, 'no ID twice');
   assert.ok(ids.some((id) => region(id) === 1), 'reservations from region 1 after the move');
+  generator.close();
 });

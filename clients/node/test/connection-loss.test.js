@@ -2,7 +2,7 @@
 // The Node client's failover on a lost connection, on fake attempts: no server needed.
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { LeafClient, connectionLost, status } = require('../leaf-client');
+const { LeafClient, connectionLost, status } = require('@leaf-ids/client');
 
 function error(code, details) {
   const err = new Error(`${code}: ${details}`);

@@ -1,0 +1,6 @@
+package example.mybatis;
+
+import com.baomidou.mybatisplus.core.mapper.BaseMapper;
+
+/** The orders table. */
+public interface OrderMapper extends BaseMapper<Order> {}
