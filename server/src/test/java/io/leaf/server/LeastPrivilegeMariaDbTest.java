@@ -78,6 +78,13 @@ class LeastPrivilegeMariaDbTest {
     }
   }
 
+  /** A user granted {@code privileges} on leaf_alloc, and SELECT on leaf_region as every server. */
+  private TestDatabase.Login user(String privileges) throws Exception {
+    TestDatabase.Login login = db.createUser(privileges);
+    db.grant(login, "SELECT", "leaf_region");
+    return login;
+  }
+
   private LeafServiceGrpc.LeafServiceBlockingStub startAs(TestDatabase.Login login,
       String... flags) throws Exception {
     String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of("--db-url", db.url,
@@ -98,7 +105,7 @@ class LeastPrivilegeMariaDbTest {
 
   @Test
   void start_selectInsertUpdateOnLeafAllocAndTheLedger_servingAndIssuesIds() throws Exception {
-    TestDatabase.Login login = db.createUser("SELECT, INSERT, UPDATE");
+    TestDatabase.Login login = user("SELECT, INSERT, UPDATE");
     db.grant(login, "SELECT, INSERT, UPDATE, DELETE", "leaf_ledger");
     LeafServiceGrpc.LeafServiceBlockingStub leaf = startAs(login);
 
@@ -114,7 +121,7 @@ class LeastPrivilegeMariaDbTest {
   @Test
   void start_ledgerOnWithoutPrivilegesOnLeafLedger_refusedNamingTheTableAndTheFlag()
       throws Exception {
-    TestDatabase.Login login = db.createUser("SELECT, INSERT, UPDATE");
+    TestDatabase.Login login = user("SELECT, INSERT, UPDATE");
 
     UnusableTableException e = assertThrows(UnusableTableException.class, () -> startAs(login));
     assertTrue(e.getMessage().contains("leaf_ledger") && e.getMessage().contains("--ledger off"),
@@ -125,7 +132,7 @@ class LeastPrivilegeMariaDbTest {
   @Test
   void start_ledgerOff_privilegesOnLeafAllocSuffice() throws Exception {
     LeafServiceGrpc.LeafServiceBlockingStub leaf =
-        startAs(db.createUser("SELECT, INSERT, UPDATE"), "--ledger", "off");
+        startAs(user("SELECT, INSERT, UPDATE"), "--ledger", "off");
 
     assertEquals(ServingStatus.SERVING, health());
     assertEquals(1, leaf.nextId(NextIdRequest.newBuilder().setBizTag("existing").build()).getId());
@@ -133,7 +140,7 @@ class LeastPrivilegeMariaDbTest {
 
   @Test
   void writes_selectOnly_failedPreconditionWithTheDatabasesReason() throws Exception {
-    LeafServiceGrpc.LeafServiceBlockingStub leaf = startAs(db.createUser("SELECT"), "--ledger",
+    LeafServiceGrpc.LeafServiceBlockingStub leaf = startAs(user("SELECT"), "--ledger",
         "off");
 
     assertEquals(100, leaf.getTag(GetTagRequest.newBuilder().setBizTag("existing").build())
@@ -147,7 +154,7 @@ class LeastPrivilegeMariaDbTest {
   @Tag("slow")
   @Test
   void calls_loginRefused_failedPreconditionWithTheReason() throws Exception {
-    TestDatabase.Login login = db.createUser("SELECT, INSERT, UPDATE");
+    TestDatabase.Login login = user("SELECT, INSERT, UPDATE");
     LeafServiceGrpc.LeafServiceBlockingStub leaf = startAs(refusedLogin(db, login));
 
     assertEquals(ServingStatus.NOT_SERVING, health());

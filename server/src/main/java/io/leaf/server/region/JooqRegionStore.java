@@ -19,8 +19,9 @@ import org.jooq.impl.DSL;
 
 /**
  * {@link RegionStore} on the {@code leaf_region} table ({@code sql/schema.sql}): whether the
- * table exists is read from the JDBC metadata, so reading needs no privilege on a database that
- * has none; {@link #claim} creates it when missing and inserts row 1 under its primary key, so of
+ * table exists is read from the JDBC metadata (on MySQL/MariaDB, which list only tables the user
+ * holds a grant on, from the SELECT's answer), and a table that cannot be read is a
+ * {@link RegionUnreadableException}; {@link #claim} creates it when missing and inserts row 1 under its primary key, so of
  * two servers racing to set a fresh database up, one row wins and both read it.
  *
  * <p>Thread-safe; each method uses one pooled connection.
@@ -42,7 +43,9 @@ public final class JooqRegionStore implements RegionStore {
   @Override
   public Optional<StoredRegion> read() {
     return guard("read " + TABLE, () -> dsl.connectionResult(c -> {
-      if (!OwnTables.exists(c.getMetaData(), TABLE)) {
+      boolean listed = OwnTables.exists(c.getMetaData(), TABLE);
+      // MySQL/MariaDB list only the tables the user holds a privilege on: ask the table itself.
+      if (!listed && dsl.dialect().family() != SQLDialect.MYSQL) {
         return Optional.<StoredRegion>empty();
       }
       try {
@@ -50,6 +53,9 @@ public final class JooqRegionStore implements RegionStore {
             .where(LEAF_REGION.ID.eq(ROW))
             .fetchOptional(r -> new StoredRegion(r.getRuleName(), r.getRegion(), r.getRegions()));
       } catch (DataAccessException e) {
+        if (!listed && "42S02".equals(e.sqlState())) {
+          return Optional.<StoredRegion>empty();
+        }
         // Connected, and the table is there: a refusal now is about this table, not the login.
         RuntimeException failure = DatabaseErrors.toStoreException("read " + TABLE, e, 1);
         if (failure instanceof StoreRejectedException) {

@@ -32,15 +32,9 @@ final class RegionCheck {
     try {
       row = stored.read();
     } catch (RegionUnreadableException e) {
-      if (configured.isNone()) {
-        // A user granted leaf_alloc alone: such a database was not set up by a region server
-        // with this user, and a server without regions keeps working as it always did.
-        log.warn("table leaf_region cannot be read ({}); assuming the database has no region",
-            e.getMessage());
-        return;
-      }
-      throw new RegionMismatchException("--region " + configured + ": table leaf_region cannot"
-          + " be read: " + e.getMessage());
+      // Its row may name a region whose IDs this server would repeat, with or without --region.
+      throw new RegionMismatchException(flag(configured) + ": table leaf_region"
+          + " cannot be read (every server's user needs SELECT on it): " + e.getMessage());
     }
     if (row.isPresent()) {
       compare(configured, row.get());
@@ -74,7 +68,7 @@ final class RegionCheck {
 
   /**
    * Returns when the row {@code stored} holds now still matches {@code configured} (a server
-   * without {@code --region}: no row, or none it may read); records nothing.
+   * without {@code --region}: no row); records nothing.
    *
    * @throws RegionMismatchException the row changed, appeared or went away since the start check
    */
@@ -83,11 +77,8 @@ final class RegionCheck {
     try {
       row = stored.read();
     } catch (RegionUnreadableException e) {
-      if (configured.isNone()) {
-        return;
-      }
-      throw new RegionMismatchException("--region " + configured + ": table leaf_region cannot"
-          + " be read any more: " + e.getMessage());
+      throw new RegionMismatchException(flag(configured) + ": table leaf_region"
+          + " cannot be read (every server's user needs SELECT on it): " + e.getMessage());
     }
     if (row.isPresent()) {
       compare(configured, row.get());
@@ -95,6 +86,10 @@ final class RegionCheck {
       throw new RegionMismatchException("--region " + configured + ": table leaf_region no"
           + " longer records a region (its row is gone)");
     }
+  }
+
+  private static String flag(Region configured) {
+    return configured.isNone() ? "no --region" : "--region " + configured;
   }
 
   private static void compare(Region configured, StoredRegion row) {

@@ -45,12 +45,13 @@ class DataSourcesTest {
   @Test
   void exclusive_h2Urls_onlyWhereNoOtherProcessCanOpenTheDatabase() {
     for (String url : new String[] {"jdbc:h2:./data/leaf", "jdbc:h2:file:/x;MODE=MySQL",
-        "jdbc:h2:mem:leaf", "jdbc:h2:~/leaf;AUTO_SERVER=FALSE", "jdbc:h2:file:/x;FILE_LOCK=FS"}) {
+        "jdbc:h2:~/leaf;AUTO_SERVER=FALSE", "jdbc:h2:file:/x;FILE_LOCK=FS"}) {
       assertTrue(H2Url.exclusive(url), url);
     }
     for (String url : new String[] {"jdbc:h2:file:/x;AUTO_SERVER=TRUE",
         "jdbc:h2:./x;auto_server=true", "jdbc:h2:tcp://h/~/leaf", "jdbc:h2:ssl://h/~/leaf",
-        "jdbc:h2:file:/x;FILE_LOCK=NO", "jdbc:mysql://h/leaf", "jdbc:postgresql://h/leaf"}) {
+        "jdbc:h2:file:/x;FILE_LOCK=NO", "jdbc:h2:mem:leaf", "jdbc:mysql://h/leaf",
+        "jdbc:postgresql://h/leaf"}) {
       assertFalse(H2Url.exclusive(url), url);
     }
   }

@@ -1,6 +1,7 @@
 package io.leaf.server.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -43,5 +44,30 @@ class H2UrlTest {
       assertTrue(store(second, url).getTag("kept").isPresent(),
           "the tag outlives the connections that created it");
     }
+  }
+
+  @Test
+  void exclusive_autoServerOnAsH2ReadsIt_notExclusive() {
+    for (String on : new String[] {"TRUE", "true", "YES", "yes", "1"}) {
+      assertFalse(H2Url.exclusive("jdbc:h2:file:/tmp/leaf;AUTO_SERVER=" + on),
+          "AUTO_SERVER=" + on + " lets other processes in");
+    }
+    assertTrue(H2Url.exclusive("jdbc:h2:file:/tmp/leaf;AUTO_SERVER=FALSE"), "AUTO_SERVER off");
+    assertTrue(H2Url.exclusive("jdbc:h2:file:/tmp/leaf;auto_server=0"), "AUTO_SERVER=0");
+  }
+
+  @Test
+  void exclusive_fileLockNoAnyCase_notExclusive() {
+    assertFalse(H2Url.exclusive("jdbc:h2:file:/tmp/leaf;FILE_LOCK=NO"), "FILE_LOCK=NO");
+    assertFalse(H2Url.exclusive("jdbc:h2:/tmp/leaf;file_lock=no"), "file_lock=no");
+    assertTrue(H2Url.exclusive("jdbc:h2:file:/tmp/leaf;FILE_LOCK=FILE"), "FILE_LOCK=FILE");
+  }
+
+  @Test
+  void exclusive_memOrServerUrl_notExclusive() {
+    assertFalse(H2Url.exclusive("jdbc:h2:mem:leaf"), "every server of the JVM shares mem:");
+    assertFalse(H2Url.exclusive("jdbc:h2:MEM:leaf"), "the prefix in any case");
+    assertFalse(H2Url.exclusive("jdbc:h2:tcp://localhost/leaf"), "behind an H2 server");
+    assertTrue(H2Url.exclusive("jdbc:h2:file:/tmp/leaf"), "a plain embedded file");
   }
 }
