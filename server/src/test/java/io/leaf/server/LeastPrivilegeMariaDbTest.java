@@ -14,6 +14,11 @@ import io.grpc.health.v1.HealthGrpc;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.config.ServerConfig;
+import io.leaf.server.store.LoginRefusedException;
+import org.jooq.SQLDialect;
+import java.time.InstantSource;
+import io.leaf.server.ordering.JooqOrderingStore;
+import com.zaxxer.hikari.HikariDataSource;
 import io.leaf.server.store.UnusableTableException;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
@@ -78,10 +83,19 @@ class LeastPrivilegeMariaDbTest {
     }
   }
 
-  /** A user granted {@code privileges} on leaf_alloc, and SELECT on leaf_region as every server. */
+  /**
+   * A user granted {@code privileges} on leaf_alloc, and what every server needs: SELECT on
+   * leaf_region, SELECT, INSERT and UPDATE on leaf_tag_lease (created by the DBA, as the schema
+   * file does).
+   */
   private TestDatabase.Login user(String privileges) throws Exception {
     TestDatabase.Login login = db.createUser(privileges);
     db.grant(login, "SELECT", "leaf_region");
+    try (HikariDataSource admin = db.pool(1)) {
+      new JooqOrderingStore(admin, db.isPostgres() ? SQLDialect.POSTGRES : SQLDialect.MYSQL,
+          InstantSource.system()).createSchemaIfMissing();
+    }
+    db.grant(login, "SELECT, INSERT, UPDATE", "leaf_tag_lease");
     return login;
   }
 
@@ -153,13 +167,15 @@ class LeastPrivilegeMariaDbTest {
 
   @Tag("slow")
   @Test
-  void calls_loginRefused_failedPreconditionWithTheReason() throws Exception {
+  void start_loginRefused_refusedWithTheReasonAndTheFlags() throws Exception {
     TestDatabase.Login login = user("SELECT, INSERT, UPDATE");
-    LeafServiceGrpc.LeafServiceBlockingStub leaf = startAs(refusedLogin(db, login));
 
-    assertEquals(ServingStatus.NOT_SERVING, health());
-    assertRefused(loginRefusal(), () -> leaf.getTag(
-        GetTagRequest.newBuilder().setBizTag("existing").build()));
+    LoginRefusedException e = assertThrows(LoginRefusedException.class,
+        () -> startAs(refusedLogin(db, login)), "no retry fixes a refused login: start refuses");
+    assertTrue(e.getMessage().contains(loginRefusal()),
+        "the message carries the database's reason '" + loginRefusal() + "': " + e.getMessage());
+    assertTrue(e.getMessage().contains("--db-"), "the message names the flag: " + e.getMessage());
+    assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
   }
 
   private static void assertRefused(String reason, Executable call) {

@@ -4,6 +4,7 @@ import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.table;
 
+import io.leaf.server.store.OwnTable;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
@@ -29,11 +30,7 @@ import org.jooq.impl.DSL;
  */
 public final class JooqOrderingStore implements OrderingStore {
 
-  static final String DDL = "CREATE TABLE IF NOT EXISTS leaf_tag_lease ("
-      + " biz_tag VARCHAR(128) NOT NULL, ordering INT NOT NULL,"
-      + " owner VARCHAR(255) NOT NULL, epoch BIGINT NOT NULL,"
-      + " lease_expires_ms BIGINT NOT NULL, update_time BIGINT NOT NULL,"
-      + " PRIMARY KEY (biz_tag))";
+  static final String TABLE = "leaf_tag_lease";
 
   private static final Table<Record> T = table(name("leaf_tag_lease"));
   private static final Field<String> TAG = field(name("biz_tag"), String.class);
@@ -62,7 +59,8 @@ public final class JooqOrderingStore implements OrderingStore {
 
   @Override
   public void createSchemaIfMissing() {
-    dsl.execute(DDL);
+    // The statement of sql/schema.sql (or schema-postgresql.sql), as the other own tables.
+    new OwnTable(dsl, TABLE).create();
   }
 
   @Override

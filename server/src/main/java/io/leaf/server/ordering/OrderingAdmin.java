@@ -88,9 +88,9 @@ final class OrderingAdmin {
       if (e != null) {
         Throwable cause = e.getCause() != null ? e.getCause() : e;
         Status s = Status.fromThrowable(cause);
-        late.onError((s.getCode() == Status.Code.UNKNOWN ? Status.UNAVAILABLE.withDescription(
-            "the ordering table cannot be used now: " + cause.getMessage()) : s)
-            .asRuntimeException());
+        late.onError((s.getCode() == Status.Code.UNKNOWN
+            ? OrderingTableErrors.status(cause).withDescription(OrderingTableErrors.describe(cause))
+            : s).asRuntimeException());
         return;
       }
       ctx.run(() -> getTag.accept(GetTagRequest.newBuilder().setBizTag(bizTag).build(),

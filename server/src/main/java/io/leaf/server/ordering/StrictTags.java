@@ -311,8 +311,8 @@ public final class StrictTags {
           work.run();
           mine.complete(null);
         } catch (RuntimeException e) {
-          mine.completeExceptionally(Status.UNAVAILABLE.withDescription("tag " + bizTag
-              + ": the ordering table cannot be used now: " + e.getMessage())
+          mine.completeExceptionally(OrderingTableErrors.status(e)
+              .withDescription("tag " + bizTag + ": " + OrderingTableErrors.describe(e))
               .asRuntimeException());
         } finally {
           inFlight.remove(bizTag, mine);
