@@ -110,7 +110,8 @@ public final class DataSources {
    *   <li>{@code DB_CLOSE_ON_EXIT=FALSE} for a database this process opens itself: H2 would
    *       otherwise close it in a JVM shutdown hook of its own, racing the server's, and the
    *       graceful stop's hand-back and worker-ID release would find it closed. The server
-   *       closes it instead, after them ({@link #close}).
+   *       closes it instead, after them ({@link #close}). Not with {@code AUTO_SERVER} on, which
+   *       H2 does not allow together with it.
    * </ul>
    */
   static String connectionUrl(String url) {
@@ -127,7 +128,10 @@ public final class DataSources {
     if (url.startsWith(H2_MEM) && setting(url, "DB_CLOSE_DELAY") == null) {
       with.append(";DB_CLOSE_DELAY=-1");
     }
-    if (H2Url.embedded(url) && setting(url, "DB_CLOSE_ON_EXIT") == null) {
+    // H2 refuses the two together ("Feature not supported"): with AUTO_SERVER on, H2's own hook
+    // closes the database, so a graceful stop's hand-back may find it closed (a gap, no repeat).
+    if (H2Url.embedded(url) && setting(url, "DB_CLOSE_ON_EXIT") == null
+        && !H2Url.on(setting(url, "AUTO_SERVER"))) {
       with.append(";DB_CLOSE_ON_EXIT=FALSE");
     }
     return with.toString();

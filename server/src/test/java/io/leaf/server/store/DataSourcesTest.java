@@ -33,9 +33,6 @@ class DataSourcesTest {
   void connectionUrl_embeddedH2_closedByTheServerNotByH2sShutdownHook() {
     assertEquals("jdbc:h2:./leaf;MODE=MySQL;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE",
         DataSources.connectionUrl("jdbc:h2:./leaf"));
-    assertEquals("jdbc:h2:file:/x;AUTO_SERVER=TRUE;MODE=MySQL;WRITE_DELAY=0"
-        + ";DB_CLOSE_ON_EXIT=FALSE",
-        DataSources.connectionUrl("jdbc:h2:file:/x;AUTO_SERVER=TRUE"));
     assertEquals("jdbc:h2:file:/x;db_close_on_exit=TRUE;MODE=MySQL;WRITE_DELAY=0",
         DataSources.connectionUrl("jdbc:h2:file:/x;db_close_on_exit=TRUE"), "the user's own");
     assertEquals("jdbc:h2:tcp://h/~/leaf;MODE=MySQL;WRITE_DELAY=0",
@@ -125,6 +122,15 @@ class DataSourcesTest {
           "Leaf's default, which pgjdbc reads under the URL's own hostRecheckSeconds=5");
       assertEquals("3", pool.getDataSourceProperties().getProperty("connectTimeout"));
       assertEquals("10", pool.getDataSourceProperties().getProperty("socketTimeout"));
+    }
+  }
+
+  @Test
+  void connectionUrl_autoServerOn_noDbCloseOnExitWhichH2RefusesWithIt() {
+    for (String on : new String[] {"TRUE", "yes", "1"}) {
+      String url = DataSources.connectionUrl("jdbc:h2:file:/data/leaf;AUTO_SERVER=" + on);
+      assertEquals("jdbc:h2:file:/data/leaf;AUTO_SERVER=" + on + ";MODE=MySQL;WRITE_DELAY=0", url,
+          "H2 answers \"Feature not supported\" to AUTO_SERVER with DB_CLOSE_ON_EXIT=FALSE");
     }
   }
 }
