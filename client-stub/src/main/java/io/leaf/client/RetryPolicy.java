@@ -16,12 +16,12 @@ final class RetryPolicy {
 
   /**
    * LeafService methods that are safe to repeat: reads (WhoIssued too), ID calls (a repeat is a
-   * gap), setting a step and setting a format (the same format again continues the same
-   * numbering).
+   * gap), setting a step, a format (the same format again continues the same numbering) or an
+   * ordering (the same ordering again changes nothing).
    */
   static final List<String> RETRIED_METHODS = List.of("NextId", "NextIdBatch", "ReserveIds",
       "InitCache", "GetTag", "ListTags", "UpdateStep", "SetFormat", "NextFormattedId",
-      "NextFormattedIdBatch", "ParseFormattedId", "WhoIssued");
+      "NextFormattedIdBatch", "ParseFormattedId", "WhoIssued", "SetOrdering");
   /** SnowflakeService methods, all safe to repeat (a repeated ID call is a gap). */
   static final List<String> RETRIED_SNOWFLAKE_METHODS = List.of("NextSnowflakeId",
       "NextSnowflakeIdBatch", "DecodeSnowflakeId", "GetWorker", "NextUuid", "NextUuidBatch",
