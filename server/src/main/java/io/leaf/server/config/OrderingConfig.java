@@ -5,8 +5,8 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 
 /**
- * Where other servers reach this one for the STRICT tags it owns ({@code --advertise-address})
- * and how long an owner lease lives ({@code --tag-lease-ttl}).
+ * Where other servers reach this one for the STRICT tags it owns ({@code --advertise-address}) and
+ * how long an owner lease lives ({@code --tag-lease-ttl}).
  *
  * @param advertiseAddress {@code HOST:PORT}
  * @param tagLeaseTtl an owner lease lives this long without renewal
@@ -18,14 +18,19 @@ public record OrderingConfig(String advertiseAddress, Duration tagLeaseTtl) {
 
   public OrderingConfig {
     if (tagLeaseTtl.compareTo(MIN_TTL) < 0) {
-      throw new IllegalArgumentException("--tag-lease-ttl must be at least "
-          + MIN_TTL.toMillis() + "ms, got " + tagLeaseTtl.toMillis() + "ms");
+      throw new IllegalArgumentException(
+          "--tag-lease-ttl must be at least "
+              + MIN_TTL.toMillis()
+              + "ms, got "
+              + tagLeaseTtl.toMillis()
+              + "ms");
     }
     int colon = advertiseAddress.lastIndexOf(':');
-    if (colon <= 0 || colon == advertiseAddress.length() - 1
+    if (colon <= 0
+        || colon == advertiseAddress.length() - 1
         || !advertiseAddress.substring(colon + 1).chars().allMatch(Character::isDigit)) {
-      throw new IllegalArgumentException("--advertise-address must be HOST:PORT, got '"
-          + advertiseAddress + "'");
+      throw new IllegalArgumentException(
+          "--advertise-address must be HOST:PORT, got '" + advertiseAddress + "'");
     }
   }
 
@@ -43,7 +48,9 @@ public record OrderingConfig(String advertiseAddress, Duration tagLeaseTtl) {
 
   @Override
   public String toString() {
-    return "advertise-address=" + advertiseAddress + " tag-lease-ttl="
+    return "advertise-address="
+        + advertiseAddress
+        + " tag-lease-ttl="
         + Parsers.format(tagLeaseTtl);
   }
 }

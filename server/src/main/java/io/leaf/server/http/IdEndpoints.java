@@ -3,13 +3,13 @@ package io.leaf.server.http;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.formats.FormattedIssuer;
+import io.leaf.server.ordering.OrderedIds;
 import io.leaf.server.request.TagNames;
 import io.leaf.server.security.TokenAccess;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
-import io.leaf.server.ordering.OrderedIds;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
@@ -18,15 +18,15 @@ import java.util.function.Function;
 /**
  * Meituan Leaf's HTTP API: {@code /api/segment/get/{biz_tag}} and {@code /api/snowflake/get/{key}}
  * answer the ID as the whole body in {@code text/plain}, as Meituan Leaf's server does, so its
- * clients switch by changing the address; {@code /api/formatted/get/{biz_tag}} answers a tag's
- * next formatted number ({@code NextFormattedId}) the same way. Errors are HTTP statuses with a
- * one-line reason ({@link HttpStatusMapping}). Like Meituan's, any method is accepted that a
- * client may send (GET, POST).
+ * clients switch by changing the address; {@code /api/formatted/get/{biz_tag}} answers a tag's next
+ * formatted number ({@code NextFormattedId}) the same way. Errors are HTTP statuses with a one-line
+ * reason ({@link HttpStatusMapping}). Like Meituan's, any method is accepted that a client may send
+ * (GET, POST).
  *
  * <p>Non-blocking: a tag with IDs buffered is answered on the connection's thread; one without
- * waits on the tag's pending load with no thread, bounded by {@code --max-wait} and
- * {@code --max-waiting}, and is answered from the load's completion. A client that leaves drops its
- * wait. Thread-safe.
+ * waits on the tag's pending load with no thread, bounded by {@code --max-wait} and {@code
+ * --max-waiting}, and is answered from the load's completion. A client that leaves drops its wait.
+ * Thread-safe.
  */
 public final class IdEndpoints {
 
@@ -50,8 +50,13 @@ public final class IdEndpoints {
    * @param refusals told the flag of each limit that refuses a call
    * @param ordered serves a STRICT tag's IDs from its owner
    */
-  public IdEndpoints(SegmentAllocator allocator, Duration maxWait, SnowflakeIds snowflake,
-      FormattedIssuer formatted, TokenAccess access, Consumer<String> refusals,
+  public IdEndpoints(
+      SegmentAllocator allocator,
+      Duration maxWait,
+      SnowflakeIds snowflake,
+      FormattedIssuer formatted,
+      TokenAccess access,
+      Consumer<String> refusals,
       OrderedIds ordered) {
     this.ordered = ordered;
     this.allocator = allocator;
@@ -64,7 +69,8 @@ public final class IdEndpoints {
 
   /** Adds the three endpoints to {@code routes}. */
   public HttpRoutes addTo(HttpRoutes routes) {
-    return routes.prefix(SEGMENT, METHODS, this::segment)
+    return routes
+        .prefix(SEGMENT, METHODS, this::segment)
         .prefix(SNOWFLAKE, METHODS, this::snowflake)
         .prefix(FORMATTED, METHODS, this::formatted);
   }
@@ -81,11 +87,15 @@ public final class IdEndpoints {
     }
     CompletableFuture<Long> next;
     try {
-      next = ordered.nextId(tag, () -> {
-        long id = allocator.tryNextId(tag);
-        return id != SegmentAllocator.NO_ID ? CompletableFuture.completedFuture(id)
-            : allocator.nextId(tag, allocator.deadline(maxWaitNanos, false));
-      });
+      next =
+          ordered.nextId(
+              tag,
+              () -> {
+                long id = allocator.tryNextId(tag);
+                return id != SegmentAllocator.NO_ID
+                    ? CompletableFuture.completedFuture(id)
+                    : allocator.nextId(tag, allocator.deadline(maxWaitNanos, false));
+              });
     } catch (RuntimeException e) {
       fail(call, e);
       return;
@@ -123,8 +133,9 @@ public final class IdEndpoints {
     }
     CompletableFuture<String> next;
     try {
-      next = ordered.nextFormattedId(tag,
-          () -> formatted.next(tag, allocator.deadline(maxWaitNanos, false)));
+      next =
+          ordered.nextFormattedId(
+              tag, () -> formatted.next(tag, allocator.deadline(maxWaitNanos, false)));
     } catch (RuntimeException e) {
       fail(call, e);
       return;
@@ -137,8 +148,13 @@ public final class IdEndpoints {
     String raw = call.path().substring(prefix.length());
     if (raw.isEmpty() || raw.indexOf('/') >= 0) {
       // Meituan's {key} is one non-empty path segment; anything else is no such path.
-      call.fail(HttpResponseStatus.NOT_FOUND, "no such path: " + HttpRoutes.shown(call.path())
-          + " (use " + prefix + "{key}, the key percent-encoded)");
+      call.fail(
+          HttpResponseStatus.NOT_FOUND,
+          "no such path: "
+              + HttpRoutes.shown(call.path())
+              + " (use "
+              + prefix
+              + "{key}, the key percent-encoded)");
       return null;
     }
     try {
@@ -153,13 +169,14 @@ public final class IdEndpoints {
     if (!next.isDone()) {
       call.onCancel(() -> next.cancel(false));
     }
-    next.whenComplete((value, e) -> {
-      if (e == null) {
-        call.respond(HttpResponseStatus.OK, HttpCall.TEXT, body.apply(value));
-      } else if (!(unwrap(e) instanceof CancellationException)) {
-        fail(call, e);
-      }
-    });
+    next.whenComplete(
+        (value, e) -> {
+          if (e == null) {
+            call.respond(HttpResponseStatus.OK, HttpCall.TEXT, body.apply(value));
+          } else if (!(unwrap(e) instanceof CancellationException)) {
+            fail(call, e);
+          }
+        });
   }
 
   private static String decimal(Long id) {

@@ -18,7 +18,10 @@ final class EnrichingObserver<T> extends DelegatingObserver<T, T> {
   private final Supplier<CompletableFuture<Void>> before;
   private CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
 
-  EnrichingObserver(ServerCallStreamObserver<T> out, Function<T, T> enrich, Executor database,
+  EnrichingObserver(
+      ServerCallStreamObserver<T> out,
+      Function<T, T> enrich,
+      Executor database,
       Supplier<CompletableFuture<Void>> before) {
     super(out);
     this.enrich = enrich;
@@ -32,9 +35,11 @@ final class EnrichingObserver<T> extends DelegatingObserver<T, T> {
 
   @Override
   public void onNext(T value) {
-    chain = chain.thenApplyAsync(v -> enrich.apply(value), database)
-        .thenCompose(enriched -> before.get().thenApply(v -> enriched))
-        .thenAccept(out::onNext);
+    chain =
+        chain
+            .thenApplyAsync(v -> enrich.apply(value), database)
+            .thenCompose(enriched -> before.get().thenApply(v -> enriched))
+            .thenAccept(out::onNext);
   }
 
   @Override
@@ -44,15 +49,20 @@ final class EnrichingObserver<T> extends DelegatingObserver<T, T> {
 
   @Override
   public void onCompleted() {
-    chain.whenComplete((v, e) -> {
-      if (e == null) {
-        out.onCompleted();
-      } else {
-        Throwable cause = e.getCause() != null ? e.getCause() : e;
-        out.onError(Status.fromThrowable(cause).getCode() != Status.Code.UNKNOWN
-            ? cause : Status.UNAVAILABLE.withDescription("the ordering table cannot be used"
-                + " now: " + cause.getMessage()).asRuntimeException());
-      }
-    });
+    chain.whenComplete(
+        (v, e) -> {
+          if (e == null) {
+            out.onCompleted();
+          } else {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            out.onError(
+                Status.fromThrowable(cause).getCode() != Status.Code.UNKNOWN
+                    ? cause
+                    : Status.UNAVAILABLE
+                        .withDescription(
+                            "the ordering table cannot be used" + " now: " + cause.getMessage())
+                        .asRuntimeException());
+          }
+        });
   }
 }

@@ -21,10 +21,15 @@ final class ForwardedMark implements ServerInterceptor {
   static final Context.Key<String> CALLER_AUTHORIZATION = Context.key("leaf-authorization");
 
   @Override
-  public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-      ServerCallHandler<Q, R> next) {
-    Context ctx = Context.current().withValues(FORWARDED, headers.containsKey(HEADER),
-        CALLER_AUTHORIZATION, headers.get(AUTHORIZATION));
+  public <Q, R> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+    Context ctx =
+        Context.current()
+            .withValues(
+                FORWARDED,
+                headers.containsKey(HEADER),
+                CALLER_AUTHORIZATION,
+                headers.get(AUTHORIZATION));
     return Contexts.interceptCall(ctx, call, headers, next);
   }
 

@@ -27,12 +27,12 @@ import java.util.function.Function;
 
 /**
  * Sends a call on to a STRICT tag's owner, one hop: marked as forwarded (the owner never sends it
- * further), with the caller's deadline (or {@code maxWait}) and {@code authorization} header;
- * the owner's answer, or UNAVAILABLE naming the owner, goes back to the caller.
+ * further), with the caller's deadline (or {@code maxWait}) and {@code authorization} header; the
+ * owner's answer, or UNAVAILABLE naming the owner, goes back to the caller.
  *
- * <p>Thread-safe. One channel per owner address, at most {@link #MAX_CHANNELS}; the oldest
- * beyond that is shut down. Streams relay with flow control: the next message is asked of the
- * owner only when the caller is ready for it.
+ * <p>Thread-safe. One channel per owner address, at most {@link #MAX_CHANNELS}; the oldest beyond
+ * that is shut down. Streams relay with flow control: the next message is asked of the owner only
+ * when the caller is ready for it.
  */
 final class Forwarder implements AutoCloseable {
 
@@ -47,8 +47,8 @@ final class Forwarder implements AutoCloseable {
    * @param forwardedCall told the tag of each call forwarded (for the metrics)
    * @param connect a channel to an advertised address ({@link #plaintext} in production)
    */
-  Forwarder(Duration maxWait, Consumer<String> forwardedCall,
-      Function<String, ManagedChannel> connect) {
+  Forwarder(
+      Duration maxWait, Consumer<String> forwardedCall, Function<String, ManagedChannel> connect) {
     this.maxWait = maxWait;
     this.forwardedCall = forwardedCall;
     this.connect = connect;
@@ -60,57 +60,77 @@ final class Forwarder implements AutoCloseable {
   }
 
   /** Sends a unary call to {@code owner}; {@code unreachable} hears of a transport failure. */
-  <Q, R> void unary(MethodDescriptor<Q, R> method, String owner, String bizTag, Q request,
-      StreamObserver<R> out, Runnable unreachable) {
+  <Q, R> void unary(
+      MethodDescriptor<Q, R> method,
+      String owner,
+      String bizTag,
+      Q request,
+      StreamObserver<R> out,
+      Runnable unreachable) {
     ClientCall<Q, R> call = newCall(method, owner, bizTag);
-    ((ServerCallStreamObserver<R>) out).setOnCancelHandler(
-        () -> call.cancel("the caller cancelled", null));
+    ((ServerCallStreamObserver<R>) out)
+        .setOnCancelHandler(() -> call.cancel("the caller cancelled", null));
     ClientCalls.asyncUnaryCall(call, request, relay(out, owner, bizTag, unreachable, null));
   }
 
   /** Sends a server-streaming call to {@code owner}, one message at a time as the caller reads. */
-  <Q, R> void streaming(MethodDescriptor<Q, R> method, String owner, String bizTag, Q request,
-      StreamObserver<R> out, Runnable unreachable) {
+  <Q, R> void streaming(
+      MethodDescriptor<Q, R> method,
+      String owner,
+      String bizTag,
+      Q request,
+      StreamObserver<R> out,
+      Runnable unreachable) {
     ServerCallStreamObserver<R> server = (ServerCallStreamObserver<R>) out;
     ClientCall<Q, R> call = newCall(method, owner, bizTag);
     server.setOnCancelHandler(() -> call.cancel("the caller cancelled", null));
-    ClientCalls.asyncServerStreamingCall(call, request,
-        relay(out, owner, bizTag, unreachable, server));
+    ClientCalls.asyncServerStreamingCall(
+        call, request, relay(out, owner, bizTag, unreachable, server));
   }
 
   /** A unary call to {@code owner} whose answer completes the future (calls from HTTP). */
-  <Q, R> CompletableFuture<R> call(MethodDescriptor<Q, R> method, String owner, String bizTag,
-      Q request, Runnable unreachable) {
+  <Q, R> CompletableFuture<R> call(
+      MethodDescriptor<Q, R> method, String owner, String bizTag, Q request, Runnable unreachable) {
     CompletableFuture<R> result = new CompletableFuture<>();
     ClientCall<Q, R> call = newCall(method, owner, bizTag);
-    result.whenComplete((v, e) -> {
-      if (result.isCancelled()) {
-        call.cancel("the caller cancelled", null);
-      }
-    });
-    ClientCalls.asyncUnaryCall(call, request, relay(new StreamObserver<R>() {
-      @Override
-      public void onNext(R value) {
-        result.complete(value);
-      }
+    result.whenComplete(
+        (v, e) -> {
+          if (result.isCancelled()) {
+            call.cancel("the caller cancelled", null);
+          }
+        });
+    ClientCalls.asyncUnaryCall(
+        call,
+        request,
+        relay(
+            new StreamObserver<R>() {
+              @Override
+              public void onNext(R value) {
+                result.complete(value);
+              }
 
-      @Override
-      public void onError(Throwable t) {
-        result.completeExceptionally(t);
-      }
+              @Override
+              public void onError(Throwable t) {
+                result.completeExceptionally(t);
+              }
 
-      @Override
-      public void onCompleted() {}
-    }, owner, bizTag, unreachable, null));
+              @Override
+              public void onCompleted() {}
+            },
+            owner,
+            bizTag,
+            unreachable,
+            null));
     return result;
   }
 
-  private <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, String owner,
-      String bizTag) {
+  private <Q, R> ClientCall<Q, R> newCall(
+      MethodDescriptor<Q, R> method, String owner, String bizTag) {
     forwardedCall.accept(bizTag);
     Deadline deadline = Context.current().getDeadline();
-    CallOptions options = CallOptions.DEFAULT.withDeadline(deadline != null ? deadline
-        : Deadline.after(maxWait.toNanos(), TimeUnit.NANOSECONDS));
+    CallOptions options =
+        CallOptions.DEFAULT.withDeadline(
+            deadline != null ? deadline : Deadline.after(maxWait.toNanos(), TimeUnit.NANOSECONDS));
     Metadata headers = new Metadata();
     headers.put(ForwardedMark.HEADER, "1");
     String auth = ForwardedMark.CALLER_AUTHORIZATION.get();
@@ -118,12 +138,17 @@ final class Forwarder implements AutoCloseable {
       headers.put(ForwardedMark.AUTHORIZATION, auth);
     }
     // A call of its own, not a child of the caller's context: the cancel handler ends it.
-    return ClientInterceptors.intercept(channel(owner),
-        MetadataUtils.newAttachHeadersInterceptor(headers)).newCall(method, options);
+    return ClientInterceptors.intercept(
+            channel(owner), MetadataUtils.newAttachHeadersInterceptor(headers))
+        .newCall(method, options);
   }
 
-  private <Q, R> ClientResponseObserver<Q, R> relay(StreamObserver<R> out, String owner,
-      String bizTag, Runnable unreachable, ServerCallStreamObserver<R> flow) {
+  private <Q, R> ClientResponseObserver<Q, R> relay(
+      StreamObserver<R> out,
+      String owner,
+      String bizTag,
+      Runnable unreachable,
+      ServerCallStreamObserver<R> flow) {
     return new ClientResponseObserver<>() {
       private ClientCallStreamObserver<Q> upstream;
 
@@ -150,9 +175,18 @@ final class Forwarder implements AutoCloseable {
         if (s.getCode() == Status.Code.UNAVAILABLE) {
           unreachable.run();
           String why = s.getDescription() == null ? s.getCode().toString() : s.getDescription();
-          out.onError(Status.UNAVAILABLE.withDescription("tag " + bizTag + " is STRICT and its"
-              + " owner " + owner + " cannot serve it now (" + why + "); retry")
-              .asRuntimeException());
+          out.onError(
+              Status.UNAVAILABLE
+                  .withDescription(
+                      "tag "
+                          + bizTag
+                          + " is STRICT and its"
+                          + " owner "
+                          + owner
+                          + " cannot serve it now ("
+                          + why
+                          + "); retry")
+                  .asRuntimeException());
           return;
         }
         out.onError(t instanceof StatusRuntimeException ? t : s.asRuntimeException());

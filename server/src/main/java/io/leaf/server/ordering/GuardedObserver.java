@@ -5,8 +5,8 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 
 /**
- * Passes an owner's answers on only while its term may issue: an ID taken near the end of a
- * lease (a load that finished late) is dropped, a gap, and the call fails UNAVAILABLE instead.
+ * Passes an owner's answers on only while its term may issue: an ID taken near the end of a lease
+ * (a load that finished late) is dropped, a gap, and the call fails UNAVAILABLE instead.
  */
 final class GuardedObserver<T> extends DelegatingObserver<T, T> {
 
@@ -29,9 +29,14 @@ final class GuardedObserver<T> extends DelegatingObserver<T, T> {
     }
     if (!route.ownership().mayIssue(ticker.read(), route.term())) {
       failed = true;
-      out.onError(Status.UNAVAILABLE.withDescription("tag " + bizTag + " is STRICT and this"
-          + " server's owner lease ended before the answer could leave; retry")
-          .asRuntimeException());
+      out.onError(
+          Status.UNAVAILABLE
+              .withDescription(
+                  "tag "
+                      + bizTag
+                      + " is STRICT and this"
+                      + " server's owner lease ended before the answer could leave; retry")
+              .asRuntimeException());
       return;
     }
     out.onNext(value);

@@ -23,8 +23,8 @@ import org.jooq.impl.DSL;
 
 /**
  * {@link OrderingStore} on the {@code leaf_tag_lease} table, created when missing: each write is
- * one autocommit statement whose condition decides (so two servers, or two Galera nodes, never
- * both win), and expiry is compared with the database's own clock inside the statement.
+ * one autocommit statement whose condition decides (so two servers, or two Galera nodes, never both
+ * win), and expiry is compared with the database's own clock inside the statement.
  *
  * <p>Thread-safe; each method uses one pooled connection.
  */
@@ -45,16 +45,23 @@ public final class JooqOrderingStore implements OrderingStore {
   private final Field<Long> dbNow;
 
   public JooqOrderingStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
-    this.dsl = DSL.using(dataSource, dialect, new Settings()
-        .withRenderQuotedNames(RenderQuotedNames.NEVER).withRenderSchema(false)
-        .withExecuteLogging(false));
+    this.dsl =
+        DSL.using(
+            dataSource,
+            dialect,
+            new Settings()
+                .withRenderQuotedNames(RenderQuotedNames.NEVER)
+                .withRenderSchema(false)
+                .withExecuteLogging(false));
     this.clock = clock;
-    this.dbNow = switch (dialect.family()) {
-      case MYSQL, MARIADB -> DSL.field(
-          "CAST(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000 AS SIGNED)", Long.class);
-      default -> DSL.field("CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000 AS BIGINT)",
-          Long.class);
-    };
+    this.dbNow =
+        switch (dialect.family()) {
+          case MYSQL, MARIADB ->
+              DSL.field("CAST(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000 AS SIGNED)", Long.class);
+          default ->
+              DSL.field(
+                  "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000 AS BIGINT)", Long.class);
+        };
   }
 
   @Override
@@ -76,8 +83,11 @@ public final class JooqOrderingStore implements OrderingStore {
   }
 
   private LeaseRow readRow(String bizTag) {
-    Record r = dsl.select(TAG, ORDERING, OWNER, EPOCH, EXPIRES, dbNow.as("db_now")).from(T)
-        .where(TAG.eq(bizTag)).fetchOne();
+    Record r =
+        dsl.select(TAG, ORDERING, OWNER, EPOCH, EXPIRES, dbNow.as("db_now"))
+            .from(T)
+            .where(TAG.eq(bizTag))
+            .fetchOne();
     if (r == null) {
       return LeaseRow.none(bizTag);
     }
@@ -99,26 +109,36 @@ public final class JooqOrderingStore implements OrderingStore {
   /** MySQL's and H2's 42S02, PostgreSQL's 42P01, H2's 42S04 (an empty database). */
   private static boolean missingTable(DataAccessException e) {
     String state = e.sqlState();
-    return "42S02".equals(state) || "42P01".equals(state) || "42102".equals(state)
-        || "42104".equals(state) || "42S04".equals(state);
+    return "42S02".equals(state)
+        || "42P01".equals(state)
+        || "42102".equals(state)
+        || "42104".equals(state)
+        || "42S04".equals(state);
   }
 
   private List<LeaseRow> readRows() {
-    return dsl.select(TAG, ORDERING, OWNER, EPOCH, EXPIRES, dbNow.as("db_now")).from(T)
-        .orderBy(TAG).fetch(JooqOrderingStore::row);
+    return dsl.select(TAG, ORDERING, OWNER, EPOCH, EXPIRES, dbNow.as("db_now"))
+        .from(T)
+        .orderBy(TAG)
+        .fetch(JooqOrderingStore::row);
   }
 
   @Override
   public void setOrdering(String bizTag, TagOrdering ordering) {
     for (int attempt = 0; ; attempt++) {
-      int updated = dsl.update(T).set(ORDERING, ordering.code())
-          .set(UPDATED, clock.millis()).where(TAG.eq(bizTag)).execute();
+      int updated =
+          dsl.update(T)
+              .set(ORDERING, ordering.code())
+              .set(UPDATED, clock.millis())
+              .where(TAG.eq(bizTag))
+              .execute();
       if (updated > 0) {
         return;
       }
       try {
         dsl.insertInto(T, TAG, ORDERING, OWNER, EPOCH, EXPIRES, UPDATED)
-            .values(bizTag, ordering.code(), "", 0L, 0L, clock.millis()).execute();
+            .values(bizTag, ordering.code(), "", 0L, 0L, clock.millis())
+            .execute();
         return;
       } catch (DataAccessException e) {
         if (attempt > 0) {
@@ -131,32 +151,55 @@ public final class JooqOrderingStore implements OrderingStore {
   @Override
   public OptionalLong acquire(String bizTag, String owner, Duration ttl) {
     Condition free = OWNER.eq("").or(OWNER.eq(owner)).or(EXPIRES.lt(dbNow));
-    int won = dsl.update(T).set(OWNER, owner).set(EPOCH, EPOCH.plus(1))
-        .set(EXPIRES, dbNow.plus(ttl.toMillis())).set(UPDATED, clock.millis())
-        .where(TAG.eq(bizTag)).and(ORDERING.eq(TagOrdering.STRICT.code())).and(free).execute();
+    int won =
+        dsl.update(T)
+            .set(OWNER, owner)
+            .set(EPOCH, EPOCH.plus(1))
+            .set(EXPIRES, dbNow.plus(ttl.toMillis()))
+            .set(UPDATED, clock.millis())
+            .where(TAG.eq(bizTag))
+            .and(ORDERING.eq(TagOrdering.STRICT.code()))
+            .and(free)
+            .execute();
     if (won == 0) {
       return OptionalLong.empty();
     }
-    Long epoch = dsl.select(EPOCH).from(T).where(TAG.eq(bizTag)).and(OWNER.eq(owner))
-        .fetchOne(EPOCH);
+    Long epoch =
+        dsl.select(EPOCH).from(T).where(TAG.eq(bizTag)).and(OWNER.eq(owner)).fetchOne(EPOCH);
     return epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch);
   }
 
   @Override
   public boolean renew(String bizTag, String owner, long epoch, Duration ttl) {
-    return dsl.update(T).set(EXPIRES, dbNow.plus(ttl.toMillis())).set(UPDATED, clock.millis())
-        .where(TAG.eq(bizTag)).and(OWNER.eq(owner)).and(EPOCH.eq(epoch))
-        .and(ORDERING.eq(TagOrdering.STRICT.code())).execute() == 1;
+    return dsl.update(T)
+            .set(EXPIRES, dbNow.plus(ttl.toMillis()))
+            .set(UPDATED, clock.millis())
+            .where(TAG.eq(bizTag))
+            .and(OWNER.eq(owner))
+            .and(EPOCH.eq(epoch))
+            .and(ORDERING.eq(TagOrdering.STRICT.code()))
+            .execute()
+        == 1;
   }
 
   @Override
   public void release(String bizTag, String owner, long epoch) {
-    dsl.update(T).set(EXPIRES, 0L).set(UPDATED, clock.millis()).where(TAG.eq(bizTag))
-        .and(OWNER.eq(owner)).and(EPOCH.eq(epoch)).execute();
+    dsl.update(T)
+        .set(EXPIRES, 0L)
+        .set(UPDATED, clock.millis())
+        .where(TAG.eq(bizTag))
+        .and(OWNER.eq(owner))
+        .and(EPOCH.eq(epoch))
+        .execute();
   }
 
   private static LeaseRow row(Record r) {
-    return new LeaseRow(r.get(TAG), TagOrdering.ofCode(r.get(ORDERING)), r.get(OWNER),
-        r.get(EPOCH), r.get(EXPIRES), r.get("db_now", Long.class));
+    return new LeaseRow(
+        r.get(TAG),
+        TagOrdering.ofCode(r.get(ORDERING)),
+        r.get(OWNER),
+        r.get(EPOCH),
+        r.get(EXPIRES),
+        r.get("db_now", Long.class));
   }
 }

@@ -4,8 +4,8 @@ import io.grpc.stub.ServerCallStreamObserver;
 
 /**
  * A call's observer for work that starts after the handler returned (once the ordering was read):
- * grpc-java takes cancel and ready handlers only during the handler, so this one installs its
- * own then and passes each event to whatever handler the later work sets.
+ * grpc-java takes cancel and ready handlers only during the handler, so this one installs its own
+ * then and passes each event to whatever handler the later work sets.
  */
 final class LateObserver<T> extends DelegatingObserver<T, T> {
 
@@ -15,18 +15,20 @@ final class LateObserver<T> extends DelegatingObserver<T, T> {
   /** Made during the handler, before it returns. */
   LateObserver(ServerCallStreamObserver<T> out) {
     super(out);
-    out.setOnCancelHandler(() -> {
-      Runnable h = onCancel;
-      if (h != null) {
-        h.run();
-      }
-    });
-    out.setOnReadyHandler(() -> {
-      Runnable h = onReady;
-      if (h != null) {
-        h.run();
-      }
-    });
+    out.setOnCancelHandler(
+        () -> {
+          Runnable h = onCancel;
+          if (h != null) {
+            h.run();
+          }
+        });
+    out.setOnReadyHandler(
+        () -> {
+          Runnable h = onReady;
+          if (h != null) {
+            h.run();
+          }
+        });
   }
 
   @Override

@@ -8,8 +8,8 @@ package io.leaf.server.ordering;
  * @param expiresMs when the lease ends by the database's clock (epoch millis)
  * @param dbNowMs the database's clock when the row was read
  */
-public record LeaseRow(String bizTag, TagOrdering ordering, String owner, long epoch,
-    long expiresMs, long dbNowMs) {
+public record LeaseRow(
+    String bizTag, TagOrdering ordering, String owner, long epoch, long expiresMs, long dbNowMs) {
 
   /** The row of a tag that has none: PER_SERVER, never owned. */
   public static LeaseRow none(String bizTag) {

@@ -9,9 +9,9 @@ import java.util.OptionalLong;
 import java.util.TreeMap;
 
 /**
- * {@link OrderingStore} in memory, with the same rules as the database's, its clock {@code
- * clock} (for tests and benchmarks; no main-code default builds it). Tests may also move rows
- * back ({@link #put}) or delete them ({@link #delete}), as a restored backup would.
+ * {@link OrderingStore} in memory, with the same rules as the database's, its clock {@code clock}
+ * (for tests and benchmarks; no main-code default builds it). Tests may also move rows back ({@link
+ * #put}) or delete them ({@link #delete}), as a restored backup would.
  */
 public final class MemoryOrderingStore implements OrderingStore {
 
@@ -48,7 +48,8 @@ public final class MemoryOrderingStore implements OrderingStore {
   public synchronized OptionalLong acquire(String bizTag, String owner, Duration ttl) {
     LeaseRow r = rows.get(bizTag);
     long now = clock.millis();
-    if (r == null || r.ordering() != TagOrdering.STRICT
+    if (r == null
+        || r.ordering() != TagOrdering.STRICT
         || !(r.owner().isEmpty() || r.owner().equals(owner) || r.expiresMs() < now)) {
       return OptionalLong.empty();
     }
@@ -60,12 +61,15 @@ public final class MemoryOrderingStore implements OrderingStore {
   @Override
   public synchronized boolean renew(String bizTag, String owner, long epoch, Duration ttl) {
     LeaseRow r = rows.get(bizTag);
-    if (r == null || r.ordering() != TagOrdering.STRICT || !r.owner().equals(owner)
+    if (r == null
+        || r.ordering() != TagOrdering.STRICT
+        || !r.owner().equals(owner)
         || r.epoch() != epoch) {
       return false;
     }
-    rows.put(bizTag, new LeaseRow(bizTag, r.ordering(), owner, epoch,
-        clock.millis() + ttl.toMillis(), 0));
+    rows.put(
+        bizTag,
+        new LeaseRow(bizTag, r.ordering(), owner, epoch, clock.millis() + ttl.toMillis(), 0));
     return true;
   }
 
@@ -88,7 +92,7 @@ public final class MemoryOrderingStore implements OrderingStore {
   }
 
   private LeaseRow at(LeaseRow r) {
-    return new LeaseRow(r.bizTag(), r.ordering(), r.owner(), r.epoch(), r.expiresMs(),
-        clock.millis());
+    return new LeaseRow(
+        r.bizTag(), r.ordering(), r.owner(), r.epoch(), r.expiresMs(), clock.millis());
   }
 }

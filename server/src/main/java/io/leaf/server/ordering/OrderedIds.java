@@ -10,21 +10,23 @@ import java.util.function.Supplier;
 public interface OrderedIds {
 
   /** Every tag served by {@code local}: a server without orderings. */
-  OrderedIds LOCAL = new OrderedIds() {
-    @Override
-    public CompletableFuture<Long> nextId(String bizTag, Supplier<CompletableFuture<Long>> local) {
-      return local.get();
-    }
+  OrderedIds LOCAL =
+      new OrderedIds() {
+        @Override
+        public CompletableFuture<Long> nextId(
+            String bizTag, Supplier<CompletableFuture<Long>> local) {
+          return local.get();
+        }
 
-    @Override
-    public CompletableFuture<String> nextFormattedId(String bizTag,
-        Supplier<CompletableFuture<String>> local) {
-      return local.get();
-    }
-  };
+        @Override
+        public CompletableFuture<String> nextFormattedId(
+            String bizTag, Supplier<CompletableFuture<String>> local) {
+          return local.get();
+        }
+      };
 
   CompletableFuture<Long> nextId(String bizTag, Supplier<CompletableFuture<Long>> local);
 
-  CompletableFuture<String> nextFormattedId(String bizTag,
-      Supplier<CompletableFuture<String>> local);
+  CompletableFuture<String> nextFormattedId(
+      String bizTag, Supplier<CompletableFuture<String>> local);
 }

@@ -34,11 +34,11 @@ import java.util.function.BiConsumer;
 
 /**
  * LeafService with ordering: the calls that issue IDs of a STRICT tag are served by its owner
- * (here, or forwarded one hop), ReserveIds is refused on it, and the admin answers show each
- * tag's ordering; everything else is the plain service's.
+ * (here, or forwarded one hop), ReserveIds is refused on it, and the admin answers show each tag's
+ * ordering; everything else is the plain service's.
  *
- * <p>Threading: as the plain service's, no handler blocks; routing that needs the database runs
- * on the ordering's executor and continues from there in the caller's context.
+ * <p>Threading: as the plain service's, no handler blocks; routing that needs the database runs on
+ * the ordering's executor and continues from there in the caller's context.
  */
 final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
 
@@ -48,8 +48,12 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
   private final OrderingAdmin admin;
   private final Ticker ticker;
 
-  OrderedLeafService(LeafServiceGrpc.LeafServiceImplBase plain, StrictTags strict,
-      Forwarder forwarder, OrderingAdmin admin, Ticker ticker) {
+  OrderedLeafService(
+      LeafServiceGrpc.LeafServiceImplBase plain,
+      StrictTags strict,
+      Forwarder forwarder,
+      OrderingAdmin admin,
+      Ticker ticker) {
     this.plain = plain;
     this.strict = strict;
     this.forwarder = forwarder;
@@ -64,20 +68,35 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
 
   @Override
   public void nextIdBatch(NextIdBatchRequest req, StreamObserver<IdBatch> out) {
-    routed(req.getBizTag(), req, out, plain::nextIdBatch, LeafServiceGrpc.getNextIdBatchMethod(),
+    routed(
+        req.getBizTag(),
+        req,
+        out,
+        plain::nextIdBatch,
+        LeafServiceGrpc.getNextIdBatchMethod(),
         true);
   }
 
   @Override
   public void nextFormattedId(NextIdRequest req, StreamObserver<FormattedId> out) {
-    routed(req.getBizTag(), req, out, plain::nextFormattedId,
-        LeafServiceGrpc.getNextFormattedIdMethod(), false);
+    routed(
+        req.getBizTag(),
+        req,
+        out,
+        plain::nextFormattedId,
+        LeafServiceGrpc.getNextFormattedIdMethod(),
+        false);
   }
 
   @Override
   public void nextFormattedIdBatch(NextIdBatchRequest req, StreamObserver<FormattedIdBatch> out) {
-    routed(req.getBizTag(), req, out, plain::nextFormattedIdBatch,
-        LeafServiceGrpc.getNextFormattedIdBatchMethod(), true);
+    routed(
+        req.getBizTag(),
+        req,
+        out,
+        plain::nextFormattedIdBatch,
+        LeafServiceGrpc.getNextFormattedIdBatchMethod(),
+        true);
   }
 
   @Override
@@ -88,54 +107,71 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
       return;
     }
     CompletableFuture<TagOrdering> ordering = strict.ordering(bizTag);
-    ServerCallStreamObserver<ReservedIds> to = ordering.isDone()
-        ? (ServerCallStreamObserver<ReservedIds>) out
-        : new LateObserver<>((ServerCallStreamObserver<ReservedIds>) out);
+    ServerCallStreamObserver<ReservedIds> to =
+        ordering.isDone()
+            ? (ServerCallStreamObserver<ReservedIds>) out
+            : new LateObserver<>((ServerCallStreamObserver<ReservedIds>) out);
     Context ctx = Context.current();
-    ordering.whenComplete((o, e) -> {
-      if (e != null) {
-        to.onError(Status.fromThrowable(e.getCause() != null ? e.getCause() : e)
-            .asRuntimeException());
-      } else if (o == TagOrdering.PER_SERVER) {
-        ctx.run(() -> plain.reserveIds(req, to));
-      } else {
-        to.onError(Status.FAILED_PRECONDITION.withDescription("ReserveIds is refused on tag "
-            + bizTag + ": its ordering is " + o + ", which a client's cache of IDs"
-            + " cannot keep").asRuntimeException());
-      }
-    });
+    ordering.whenComplete(
+        (o, e) -> {
+          if (e != null) {
+            to.onError(
+                Status.fromThrowable(e.getCause() != null ? e.getCause() : e).asRuntimeException());
+          } else if (o == TagOrdering.PER_SERVER) {
+            ctx.run(() -> plain.reserveIds(req, to));
+          } else {
+            to.onError(
+                Status.FAILED_PRECONDITION
+                    .withDescription(
+                        "ReserveIds is refused on tag "
+                            + bizTag
+                            + ": its ordering is "
+                            + o
+                            + ", which a client's cache of IDs"
+                            + " cannot keep")
+                    .asRuntimeException());
+          }
+        });
   }
 
   /**
    * Serves {@code req} as its route says: the plain service (PER_SERVER), the plain service with
    * every answer checked against the owner's term (ISSUE), or the owner (FORWARD).
    */
-  private <Q, R> void routed(String bizTag, Q req, StreamObserver<R> out,
-      BiConsumer<Q, StreamObserver<R>> local, MethodDescriptor<Q, R> method, boolean stream) {
-    route(bizTag, out, (route, to) -> {
-      switch (route.kind()) {
-        case PER_SERVER -> local.accept(req, to);
-        case ISSUE -> local.accept(req, new GuardedObserver<>(to, route, ticker, bizTag));
-        default -> {
-          Runnable unreachable = () -> strict.ownerUnreachable(bizTag);
-          if (stream) {
-            forwarder.streaming(method, route.owner(), bizTag, req, to, unreachable);
-          } else {
-            forwarder.unary(method, route.owner(), bizTag, req, to, unreachable);
+  private <Q, R> void routed(
+      String bizTag,
+      Q req,
+      StreamObserver<R> out,
+      BiConsumer<Q, StreamObserver<R>> local,
+      MethodDescriptor<Q, R> method,
+      boolean stream) {
+    route(
+        bizTag,
+        out,
+        (route, to) -> {
+          switch (route.kind()) {
+            case PER_SERVER -> local.accept(req, to);
+            case ISSUE -> local.accept(req, new GuardedObserver<>(to, route, ticker, bizTag));
+            default -> {
+              Runnable unreachable = () -> strict.ownerUnreachable(bizTag);
+              if (stream) {
+                forwarder.streaming(method, route.owner(), bizTag, req, to, unreachable);
+              } else {
+                forwarder.unary(method, route.owner(), bizTag, req, to, unreachable);
+              }
+            }
           }
-        }
-      }
-    });
+        });
   }
 
   /**
-   * Runs {@code then} with the tag's route and the observer to answer on: inline when the route
-   * is known now, else in the call's context once the database has answered (on a {@link
-   * LateObserver}, made now). A tag name the plain service would refuse goes to it as
-   * PER_SERVER, which refuses it with its own message.
+   * Runs {@code then} with the tag's route and the observer to answer on: inline when the route is
+   * known now, else in the call's context once the database has answered (on a {@link
+   * LateObserver}, made now). A tag name the plain service would refuse goes to it as PER_SERVER,
+   * which refuses it with its own message.
    */
-  private <R> void route(String bizTag, StreamObserver<R> out,
-      BiConsumer<Route, ServerCallStreamObserver<R>> then) {
+  private <R> void route(
+      String bizTag, StreamObserver<R> out, BiConsumer<Route, ServerCallStreamObserver<R>> then) {
     ServerCallStreamObserver<R> server = (ServerCallStreamObserver<R>) out;
     if (bizTag.isEmpty() || bizTag.length() > 128) {
       then.accept(Route.PER_SERVER, server);
@@ -148,14 +184,15 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
     }
     LateObserver<R> late = new LateObserver<>(server);
     Context ctx = Context.current();
-    route.whenComplete((r, e) -> {
-      if (e != null) {
-        Throwable cause = e.getCause() != null ? e.getCause() : e;
-        late.onError(Status.fromThrowable(cause).asRuntimeException());
-      } else {
-        ctx.run(() -> then.accept(r, late));
-      }
-    });
+    route.whenComplete(
+        (r, e) -> {
+          if (e != null) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            late.onError(Status.fromThrowable(cause).asRuntimeException());
+          } else {
+            ctx.run(() -> then.accept(r, late));
+          }
+        });
   }
 
   @Override

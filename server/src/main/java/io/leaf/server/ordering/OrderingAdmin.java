@@ -21,11 +21,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 /**
- * The admin side of orderings: CreateTag with an ordering, SetOrdering, and each tag answer
- * showing its ordering (and, in GetTag, the owner and lease epoch this server knows).
+ * The admin side of orderings: CreateTag with an ordering, SetOrdering, and each tag answer showing
+ * its ordering (and, in GetTag, the owner and lease epoch this server knows).
  *
- * <p>A switch to STRICT returns only after a whole TTL, once every server's knowledge of the
- * former ordering has expired (see {@link StrictTags}); no thread waits meanwhile.
+ * <p>A switch to STRICT returns only after a whole TTL, once every server's knowledge of the former
+ * ordering has expired (see {@link StrictTags}); no thread waits meanwhile.
  */
 final class OrderingAdmin {
 
@@ -36,7 +36,11 @@ final class OrderingAdmin {
   private final ScheduledExecutorService timer;
   private final Duration ttl;
 
-  OrderingAdmin(OrderingStore store, SegmentStore tags, StrictTags strict, Executor database,
+  OrderingAdmin(
+      OrderingStore store,
+      SegmentStore tags,
+      StrictTags strict,
+      Executor database,
       ScheduledExecutorService timer) {
     this.store = store;
     this.tags = tags;
@@ -46,7 +50,9 @@ final class OrderingAdmin {
     this.ttl = strict.ttl();
   }
 
-  void createTag(CreateTagRequest req, StreamObserver<Tag> out,
+  void createTag(
+      CreateTagRequest req,
+      StreamObserver<Tag> out,
       BiConsumer<CreateTagRequest, StreamObserver<Tag>> plain) {
     TagOrdering ordering;
     try {
@@ -60,13 +66,21 @@ final class OrderingAdmin {
       plain.accept(req, tag(server));
       return;
     }
-    plain.accept(req, new EnrichingObserver<>(server, t -> {
-      store.setOrdering(t.getBizTag(), ordering);
-      return t.toBuilder().setOrdering(ordering.toProto()).build();
-    }, database, this::waitOutKnowledge));
+    plain.accept(
+        req,
+        new EnrichingObserver<>(
+            server,
+            t -> {
+              store.setOrdering(t.getBizTag(), ordering);
+              return t.toBuilder().setOrdering(ordering.toProto()).build();
+            },
+            database,
+            this::waitOutKnowledge));
   }
 
-  void setOrdering(SetOrderingRequest req, StreamObserver<Tag> out,
+  void setOrdering(
+      SetOrderingRequest req,
+      StreamObserver<Tag> out,
       BiConsumer<GetTagRequest, StreamObserver<TagStatus>> getTag) {
     TagOrdering ordering;
     try {
@@ -78,58 +92,81 @@ final class OrderingAdmin {
     String bizTag = req.getBizTag();
     Context ctx = Context.current();
     LateObserver<Tag> late = new LateObserver<>((ServerCallStreamObserver<Tag>) out);
-    CompletableFuture.runAsync(() -> {
-      if (tags.getTag(bizTag).isEmpty()) {
-        throw Status.NOT_FOUND.withDescription("tag " + bizTag + " does not exist")
-            .asRuntimeException();
-      }
-      store.setOrdering(bizTag, ordering);
-    }, database).thenCompose(v -> waitOutKnowledge()).whenComplete((v, e) -> {
-      if (e != null) {
-        Throwable cause = e.getCause() != null ? e.getCause() : e;
-        Status s = Status.fromThrowable(cause);
-        late.onError((s.getCode() == Status.Code.UNKNOWN
-            ? OrderingTableErrors.status(cause).withDescription(OrderingTableErrors.describe(cause))
-            : s).asRuntimeException());
-        return;
-      }
-      ctx.run(() -> getTag.accept(GetTagRequest.newBuilder().setBizTag(bizTag).build(),
-          new StatusToTag(late, ordering)));
-    });
+    CompletableFuture.runAsync(
+            () -> {
+              if (tags.getTag(bizTag).isEmpty()) {
+                throw Status.NOT_FOUND
+                    .withDescription("tag " + bizTag + " does not exist")
+                    .asRuntimeException();
+              }
+              store.setOrdering(bizTag, ordering);
+            },
+            database)
+        .thenCompose(v -> waitOutKnowledge())
+        .whenComplete(
+            (v, e) -> {
+              if (e != null) {
+                Throwable cause = e.getCause() != null ? e.getCause() : e;
+                Status s = Status.fromThrowable(cause);
+                late.onError(
+                    (s.getCode() == Status.Code.UNKNOWN
+                            ? OrderingTableErrors.status(cause)
+                                .withDescription(OrderingTableErrors.describe(cause))
+                            : s)
+                        .asRuntimeException());
+                return;
+              }
+              ctx.run(
+                  () ->
+                      getTag.accept(
+                          GetTagRequest.newBuilder().setBizTag(bizTag).build(),
+                          new StatusToTag(late, ordering)));
+            });
   }
 
   /** The tag's answer with its ordering. */
   ServerCallStreamObserver<Tag> tag(ServerCallStreamObserver<Tag> out) {
-    return new EnrichingObserver<>(out, t -> t.toBuilder()
-        .setOrdering(store.read(t.getBizTag()).ordering().toProto()).build(), database);
+    return new EnrichingObserver<>(
+        out,
+        t -> t.toBuilder().setOrdering(store.read(t.getBizTag()).ordering().toProto()).build(),
+        database);
   }
 
   /** GetTag's answer with the ordering, the owner and its epoch. */
   ServerCallStreamObserver<TagStatus> status(ServerCallStreamObserver<TagStatus> out) {
-    return new EnrichingObserver<>(out, s -> {
-      LeaseRow row = store.read(s.getTag().getBizTag());
-      TagStatus.Builder b = s.toBuilder().setTag(s.getTag().toBuilder()
-          .setOrdering(row.ordering().toProto()));
-      if (row.ordering() == TagOrdering.STRICT && row.remainingMs() > 0) {
-        b.setOwner(row.owner()).setLeaseEpoch(row.epoch());
-      }
-      return b.build();
-    }, database);
+    return new EnrichingObserver<>(
+        out,
+        s -> {
+          LeaseRow row = store.read(s.getTag().getBizTag());
+          TagStatus.Builder b =
+              s.toBuilder().setTag(s.getTag().toBuilder().setOrdering(row.ordering().toProto()));
+          if (row.ordering() == TagOrdering.STRICT && row.remainingMs() > 0) {
+            b.setOwner(row.owner()).setLeaseEpoch(row.epoch());
+          }
+          return b.build();
+        },
+        database);
   }
 
   /** A ListTags page with each tag's ordering. */
   ServerCallStreamObserver<ListTagsResponse> page(ServerCallStreamObserver<ListTagsResponse> out) {
-    return new EnrichingObserver<>(out, page -> {
-      Map<String, TagOrdering> orderings = new HashMap<>();
-      store.readAll().forEach(r -> orderings.put(r.bizTag(), r.ordering()));
-      ListTagsResponse.Builder b = page.toBuilder();
-      for (int i = 0; i < b.getTagsCount(); i++) {
-        Tag t = b.getTags(i);
-        b.setTags(i, t.toBuilder().setOrdering(orderings.getOrDefault(t.getBizTag(),
-            TagOrdering.PER_SERVER).toProto()));
-      }
-      return b.build();
-    }, database);
+    return new EnrichingObserver<>(
+        out,
+        page -> {
+          Map<String, TagOrdering> orderings = new HashMap<>();
+          store.readAll().forEach(r -> orderings.put(r.bizTag(), r.ordering()));
+          ListTagsResponse.Builder b = page.toBuilder();
+          for (int i = 0; i < b.getTagsCount(); i++) {
+            Tag t = b.getTags(i);
+            b.setTags(
+                i,
+                t.toBuilder()
+                    .setOrdering(
+                        orderings.getOrDefault(t.getBizTag(), TagOrdering.PER_SERVER).toProto()));
+          }
+          return b.build();
+        },
+        database);
   }
 
   /** Completes a whole TTL from now: every server's knowledge read before it has expired. */
@@ -145,13 +182,14 @@ final class OrderingAdmin {
     try {
       ordering = TagOrdering.of(proto);
     } catch (IllegalArgumentException e) {
-      throw new StatusRuntimeExceptionHolder(Status.INVALID_ARGUMENT.withDescription(
-          e.getMessage()));
+      throw new StatusRuntimeExceptionHolder(
+          Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
     }
     if (ordering == TagOrdering.SCATTERED) {
       // SCATTERED belongs to its own feature; until it is served, it cannot be chosen.
-      throw new StatusRuntimeExceptionHolder(Status.UNIMPLEMENTED.withDescription(
-          "ordering SCATTERED is not served by this server yet"));
+      throw new StatusRuntimeExceptionHolder(
+          Status.UNIMPLEMENTED.withDescription(
+              "ordering SCATTERED is not served by this server yet"));
     }
     return ordering;
   }

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * Where each tag's ordering and its owner lease live ({@code leaf_tag_lease}); a tag without a
- * row is PER_SERVER. Every write is one conditional statement, and lease expiry is judged by the
+ * Where each tag's ordering and its owner lease live ({@code leaf_tag_lease}); a tag without a row
+ * is PER_SERVER. Every write is one conditional statement, and lease expiry is judged by the
  * database's clock, so two servers never both win an acquisition.
  */
 public interface OrderingStore {

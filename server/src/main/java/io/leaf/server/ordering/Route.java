@@ -1,12 +1,16 @@
 package io.leaf.server.ordering;
 
 /**
- * Where one call on a tag goes: this server's own segments as before (PER_SERVER), this
- * server's segments as the tag's owner in term {@code term} (ISSUE), or the owner (FORWARD).
+ * Where one call on a tag goes: this server's own segments as before (PER_SERVER), this server's
+ * segments as the tag's owner in term {@code term} (ISSUE), or the owner (FORWARD).
  */
 record Route(Kind kind, String owner, TagOwnership ownership, long term) {
 
-  enum Kind { PER_SERVER, ISSUE, FORWARD }
+  enum Kind {
+    PER_SERVER,
+    ISSUE,
+    FORWARD
+  }
 
   static final Route PER_SERVER = new Route(Kind.PER_SERVER, "", null, 0);
 

@@ -17,8 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides for each call on a tag where it goes ({@link Route}), from this server's knowledge of
- * the tag's ordering and of its owner lease, each checked when the call arrives.
+ * Decides for each call on a tag where it goes ({@link Route}), from this server's knowledge of the
+ * tag's ordering and of its owner lease, each checked when the call arrives.
  *
  * <p>Thread-safe. Statements run on {@code database}; {@link #tick()} (every third of the TTL)
  * renews the leases held, releases those unused for three TTLs, and refreshes the knowledge.
@@ -33,8 +33,10 @@ public final class StrictTags {
    */
 
   private static final Logger log = LoggerFactory.getLogger(StrictTags.class);
+
   /** Tags whose knowledge this server keeps at once; one more is refused. */
   static final int MAX_KNOWN = 100_000;
+
   /** Reads and acquisitions queued at once (an unknown-tag flood); one more is refused. */
   static final int MAX_IN_FLIGHT = 1_000;
 
@@ -60,8 +62,13 @@ public final class StrictTags {
    * @param self this server's {@code --advertise-address}
    * @param evict drops what the engine holds for a tag (before a new term's first issue)
    */
-  public StrictTags(OrderingStore store, String self, Duration ttl, Ticker ticker,
-      Executor database, Consumer<String> evict) {
+  public StrictTags(
+      OrderingStore store,
+      String self,
+      Duration ttl,
+      Ticker ticker,
+      Executor database,
+      Consumer<String> evict) {
     this.store = store;
     this.self = self;
     this.ttl = ttl;
@@ -94,12 +101,20 @@ public final class StrictTags {
     Known k = known.get(bizTag);
     if (k == null || now - k.validUntil >= 0) {
       if (depth > 1) {
-        return failed(Status.UNAVAILABLE.withDescription("the ordering of tag " + bizTag
-            + " cannot be read from the database now (leaf_tag_lease)"));
+        return failed(
+            Status.UNAVAILABLE.withDescription(
+                "the ordering of tag "
+                    + bizTag
+                    + " cannot be read from the database now (leaf_tag_lease)"));
       }
       if (k == null && known.size() >= MAX_KNOWN) {
-        return failed(Status.RESOURCE_EXHAUSTED.withDescription("this server knows the"
-            + " ordering of " + MAX_KNOWN + " tags already; no room for tag " + bizTag));
+        return failed(
+            Status.RESOURCE_EXHAUSTED.withDescription(
+                "this server knows the"
+                    + " ordering of "
+                    + MAX_KNOWN
+                    + " tags already; no room for tag "
+                    + bizTag));
       }
       return once(bizTag, () -> readRow(bizTag))
           .thenCompose(v -> route(bizTag, forwarded, depth + 1));
@@ -110,21 +125,29 @@ public final class StrictTags {
         return CompletableFuture.completedFuture(Route.PER_SERVER);
       case SCATTERED:
         // SCATTERED's issuing belongs to its own feature; until it is served, it is refused here.
-        return failed(Status.UNIMPLEMENTED.withDescription("tag " + bizTag
-            + " has ordering SCATTERED, which this server does not serve"));
+        return failed(
+            Status.UNIMPLEMENTED.withDescription(
+                "tag " + bizTag + " has ordering SCATTERED, which this server does not serve"));
       default:
         break;
     }
     TagOwnership own = owners.computeIfAbsent(bizTag, t -> new TagOwnership(ttl.toNanos()));
     switch (own.decide(now)) {
       case ISSUE:
-        return CompletableFuture.completedFuture(Route.issue(own,
-            own.issuingTerm(() -> evict.accept(bizTag))));
+        return CompletableFuture.completedFuture(
+            Route.issue(own, own.issuingTerm(() -> evict.accept(bizTag))));
       case WAIT_OUT:
-        return failed(Status.UNAVAILABLE.withDescription("tag " + bizTag + " is STRICT and this"
-            + " server (" + self + ") just became its owner: it waits out the previous owner's"
-            + " lease for " + Math.max(1, (own.issueFromNanos() - now) / 1_000_000)
-            + " ms more; retry"));
+        return failed(
+            Status.UNAVAILABLE.withDescription(
+                "tag "
+                    + bizTag
+                    + " is STRICT and this"
+                    + " server ("
+                    + self
+                    + ") just became its owner: it waits out the previous owner's"
+                    + " lease for "
+                    + Math.max(1, (own.issueFromNanos() - now) / 1_000_000)
+                    + " ms more; retry"));
       case FORWARD:
         if (forwarded) {
           return failed(notOwner(bizTag, own.knownOwner()));
@@ -149,8 +172,14 @@ public final class StrictTags {
   }
 
   private Status notOwner(String bizTag, String owner) {
-    return Status.UNAVAILABLE.withDescription("tag " + bizTag + " is STRICT and " + self
-        + " is not its owner (owner: " + (owner.isEmpty() ? "none now" : owner) + "); retry");
+    return Status.UNAVAILABLE.withDescription(
+        "tag "
+            + bizTag
+            + " is STRICT and "
+            + self
+            + " is not its owner (owner: "
+            + (owner.isEmpty() ? "none now" : owner)
+            + "); retry");
   }
 
   /** The owner this server knows for {@code bizTag} (itself while it holds the lease). */
@@ -222,8 +251,10 @@ public final class StrictTags {
         own.renewed(epoch, sent, ticker.read());
       } else {
         own.refused(epoch);
-        log.warn("tag {}: owner lease epoch {} lost (the row no longer names this server)",
-            bizTag, epoch);
+        log.warn(
+            "tag {}: owner lease epoch {} lost (the row no longer names this server)",
+            bizTag,
+            epoch);
       }
     } catch (RuntimeException ex) {
       // The fence runs out on its own if no renewal gets through.
@@ -232,8 +263,12 @@ public final class StrictTags {
   }
 
   private void refreshKnown(long now, long idle) {
-    known.entrySet().removeIf(e -> now - e.getValue().lastUsed > idle
-        && !(owners.containsKey(e.getKey()) && owners.get(e.getKey()).holds(now)));
+    known
+        .entrySet()
+        .removeIf(
+            e ->
+                now - e.getValue().lastUsed > idle
+                    && !(owners.containsKey(e.getKey()) && owners.get(e.getKey()).holds(now)));
     owners.keySet().removeIf(t -> !known.containsKey(t));
     if (known.isEmpty()) {
       return;
@@ -259,16 +294,18 @@ public final class StrictTags {
   }
 
   private void apply(LeaseRow row, long sent) {
-    Known k = known.computeIfAbsent(row.bizTag(), t -> {
-      Known fresh = new Known();
-      fresh.lastUsed = sent; // not pruned before its first call has used it
-      return fresh;
-    });
+    Known k =
+        known.computeIfAbsent(
+            row.bizTag(),
+            t -> {
+              Known fresh = new Known();
+              fresh.lastUsed = sent; // not pruned before its first call has used it
+              return fresh;
+            });
     k.ordering = row.ordering();
     k.validUntil = sent + validNanos;
     if (row.ordering() == TagOrdering.STRICT) {
-      TagOwnership own = owners.computeIfAbsent(row.bizTag(), t -> new TagOwnership(
-          ttl.toNanos()));
+      TagOwnership own = owners.computeIfAbsent(row.bizTag(), t -> new TagOwnership(ttl.toNanos()));
       if (!row.owner().isEmpty() && !row.owner().equals(self) && row.remainingMs() > 0) {
         own.ownedBy(row.owner(), sent, row.remainingMs() * 1_000_000);
       } else {
@@ -283,8 +320,12 @@ public final class StrictTags {
     if (epoch.isPresent()) {
       own.acquired(epoch.getAsLong(), sent, ticker.read());
       acquisitions.incrementAndGet();
-      log.info("tag {}: this server ({}) owns it, epoch {}; issuing after {}", bizTag, self,
-          epoch.getAsLong(), ttl);
+      log.info(
+          "tag {}: this server ({}) owns it, epoch {}; issuing after {}",
+          bizTag,
+          self,
+          epoch.getAsLong(),
+          ttl);
     } else {
       readRow(bizTag);
     }
@@ -298,30 +339,39 @@ public final class StrictTags {
       return running;
     }
     if (inFlight.size() >= MAX_IN_FLIGHT) {
-      return failed(Status.RESOURCE_EXHAUSTED.withDescription("too many tags' orderings being"
-          + " read at once (" + MAX_IN_FLIGHT + "); no room for tag " + bizTag));
+      return failed(
+          Status.RESOURCE_EXHAUSTED.withDescription(
+              "too many tags' orderings being"
+                  + " read at once ("
+                  + MAX_IN_FLIGHT
+                  + "); no room for tag "
+                  + bizTag));
     }
     running = inFlight.putIfAbsent(bizTag, mine);
     if (running != null) {
       return running;
     }
     try {
-      database.execute(() -> {
-        try {
-          work.run();
-          mine.complete(null);
-        } catch (RuntimeException e) {
-          mine.completeExceptionally(OrderingTableErrors.status(e)
-              .withDescription("tag " + bizTag + ": " + OrderingTableErrors.describe(e))
-              .asRuntimeException());
-        } finally {
-          inFlight.remove(bizTag, mine);
-        }
-      });
+      database.execute(
+          () -> {
+            try {
+              work.run();
+              mine.complete(null);
+            } catch (RuntimeException e) {
+              mine.completeExceptionally(
+                  OrderingTableErrors.status(e)
+                      .withDescription("tag " + bizTag + ": " + OrderingTableErrors.describe(e))
+                      .asRuntimeException());
+            } finally {
+              inFlight.remove(bizTag, mine);
+            }
+          });
     } catch (RejectedExecutionException e) {
       inFlight.remove(bizTag, mine);
-      mine.completeExceptionally(Status.RESOURCE_EXHAUSTED.withDescription(
-          "too many ordering reads queued").asRuntimeException());
+      mine.completeExceptionally(
+          Status.RESOURCE_EXHAUSTED
+              .withDescription("too many ordering reads queued")
+              .asRuntimeException());
     }
     return mine;
   }

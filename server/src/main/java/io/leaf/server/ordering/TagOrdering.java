@@ -38,8 +38,9 @@ public enum TagOrdering {
       case ORDERING_UNSPECIFIED, PER_SERVER -> PER_SERVER;
       case STRICT -> STRICT;
       case SCATTERED -> SCATTERED;
-      case UNRECOGNIZED -> throw new IllegalArgumentException(
-          "ordering must be PER_SERVER, STRICT or SCATTERED, got an unknown value");
+      case UNRECOGNIZED ->
+          throw new IllegalArgumentException(
+              "ordering must be PER_SERVER, STRICT or SCATTERED, got an unknown value");
     };
   }
 

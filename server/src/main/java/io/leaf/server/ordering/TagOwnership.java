@@ -1,9 +1,9 @@
 package io.leaf.server.ordering;
 
 /**
- * What this server may do with one STRICT tag now: issue as its owner, wait out the previous
- * owner, forward to the owner it knows, or try to acquire; every answer is judged from times
- * passed in (the monotonic clock), never read inside.
+ * What this server may do with one STRICT tag now: issue as its owner, wait out the previous owner,
+ * forward to the owner it knows, or try to acquire; every answer is judged from times passed in
+ * (the monotonic clock), never read inside.
  */
 final class TagOwnership {
   /*
@@ -23,7 +23,12 @@ final class TagOwnership {
    * renewal acknowledged only after the fence lapsed starts a new term (wait-out and eviction).
    */
 
-  enum Action { ISSUE, WAIT_OUT, FORWARD, ACQUIRE }
+  enum Action {
+    ISSUE,
+    WAIT_OUT,
+    FORWARD,
+    ACQUIRE
+  }
 
   private final long ttlNanos;
   private final long validNanos;
@@ -67,9 +72,9 @@ final class TagOwnership {
   }
 
   /**
-   * The term an issuing call belongs to; runs {@code evict} first, under this lock, when the
-   * term has not yet dropped the engine's segments of earlier terms (once per term), so no call
-   * of the term takes an ID before it.
+   * The term an issuing call belongs to; runs {@code evict} first, under this lock, when the term
+   * has not yet dropped the engine's segments of earlier terms (once per term), so no call of the
+   * term takes an ID before it.
    */
   synchronized long issuingTerm(Runnable evict) {
     if (evictedTerm != term) {

@@ -3,9 +3,9 @@ package io.leaf.server.store;
 import java.util.Locale;
 
 /**
- * What an H2 JDBC URL says about its database: where it lives (in this process's memory, in a
- * file this process opens, or behind an H2 server), whether another process can open it at the
- * same time, and the settings Leaf adds to it.
+ * What an H2 JDBC URL says about its database: where it lives (in this process's memory, in a file
+ * this process opens, or behind an H2 server), whether another process can open it at the same
+ * time, and the settings Leaf adds to it.
  */
 public final class H2Url {
 
@@ -34,11 +34,11 @@ public final class H2Url {
   }
 
   /**
-   * Whether no other server can open the database while this one has it: an embedded file
-   * database without {@code AUTO_SERVER} on (which lets other processes in through this one) and
-   * without {@code FILE_LOCK=NO} (which lets them open the file beside it). An in-memory database
-   * is shared by every server of its JVM, and one behind an H2 server ({@code jdbc:h2:tcp:},
-   * {@code jdbc:h2:ssl:}) by every process.
+   * Whether no other server can open the database while this one has it: an embedded file database
+   * without {@code AUTO_SERVER} on (which lets other processes in through this one) and without
+   * {@code FILE_LOCK=NO} (which lets them open the file beside it). An in-memory database is shared
+   * by every server of its JVM, and one behind an H2 server ({@code jdbc:h2:tcp:}, {@code
+   * jdbc:h2:ssl:}) by every process.
    */
   public static boolean exclusive(String url) {
     if (!embeddedFile(url)) {
@@ -51,8 +51,8 @@ public final class H2Url {
 
   /** A boolean setting as H2 reads it: {@code true}, {@code yes} or {@code 1}, any case. */
   static boolean on(String value) {
-    return value != null && (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("yes")
-        || value.equals("1"));
+    return value != null
+        && (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("yes") || value.equals("1"));
   }
 
   /** The value of {@code ;NAME=value} in an H2 URL (names are case-insensitive), or null. */

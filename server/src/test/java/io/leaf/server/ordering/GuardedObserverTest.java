@@ -19,17 +19,48 @@ class GuardedObserverTest {
   private static final class Recorder extends ServerCallStreamObserver<Long> {
     final List<Object> events = new ArrayList<>();
 
-    @Override public void onNext(Long v) { events.add(v); }
-    @Override public void onError(Throwable t) { events.add(Status.fromThrowable(t).getCode()); }
-    @Override public void onCompleted() { events.add("completed"); }
-    @Override public boolean isCancelled() { return false; }
-    @Override public void setOnCancelHandler(Runnable r) {}
-    @Override public void setCompression(String c) {}
-    @Override public boolean isReady() { return true; }
-    @Override public void setOnReadyHandler(Runnable r) {}
-    @Override public void disableAutoInboundFlowControl() {}
-    @Override public void request(int n) {}
-    @Override public void setMessageCompression(boolean e) {}
+    @Override
+    public void onNext(Long v) {
+      events.add(v);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      events.add(Status.fromThrowable(t).getCode());
+    }
+
+    @Override
+    public void onCompleted() {
+      events.add("completed");
+    }
+
+    @Override
+    public boolean isCancelled() {
+      return false;
+    }
+
+    @Override
+    public void setOnCancelHandler(Runnable r) {}
+
+    @Override
+    public void setCompression(String c) {}
+
+    @Override
+    public boolean isReady() {
+      return true;
+    }
+
+    @Override
+    public void setOnReadyHandler(Runnable r) {}
+
+    @Override
+    public void disableAutoInboundFlowControl() {}
+
+    @Override
+    public void request(int n) {}
+
+    @Override
+    public void setMessageCompression(boolean e) {}
   }
 
   @Test

@@ -29,14 +29,14 @@ class JooqOrderingStoreTest {
   private static final Duration TTL = Duration.ofSeconds(30);
 
   static Stream<Arguments> databases() {
-    return Stream.of(Arguments.of("H2", (Supplier<TestDatabase>) TestDatabases::h2),
+    return Stream.of(
+        Arguments.of("H2", (Supplier<TestDatabase>) TestDatabases::h2),
         Arguments.of("MariaDB", (Supplier<TestDatabase>) TestDatabases::mariaDb),
         Arguments.of("PostgreSQL", (Supplier<TestDatabase>) TestDatabases::postgres));
   }
 
   private static JooqOrderingStore store(TestDatabase db) {
-    return new JooqOrderingStore(db.pool(8), DataSources.dialectOf(db.url),
-        InstantSource.system());
+    return new JooqOrderingStore(db.pool(8), DataSources.dialectOf(db.url), InstantSource.system());
   }
 
   @ParameterizedTest(name = "{0}")
@@ -79,8 +79,7 @@ class JooqOrderingStoreTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("databases")
-  void acquire_concurrent_oneWinner(String name, Supplier<TestDatabase> database)
-      throws Exception {
+  void acquire_concurrent_oneWinner(String name, Supplier<TestDatabase> database) throws Exception {
     try (TestDatabase db = database.get()) {
       JooqOrderingStore s = store(db);
       s.createSchemaIfMissing();
@@ -112,7 +111,8 @@ class JooqOrderingStoreTest {
       s.createSchemaIfMissing();
       s.setOrdering("t", TagOrdering.STRICT);
       long epoch = s.acquire("t", "a:1", TTL).orElseThrow();
-      try (Connection c = db.pool(1).getConnection(); Statement st = c.createStatement()) {
+      try (Connection c = db.pool(1).getConnection();
+          Statement st = c.createStatement()) {
         st.executeUpdate("UPDATE leaf_tag_lease SET lease_expires_ms = 1");
       }
       assertTrue(s.acquire("t", "b:1", TTL).orElseThrow() > epoch, "expired: b takes it");

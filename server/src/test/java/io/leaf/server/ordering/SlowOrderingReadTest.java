@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Calls whose tag's ordering is read only after the handler returned (a slow read) are answered:
- * the plain service's cancel and ready handlers are set late, which grpc-java refuses on the
- * call's own observer.
+ * the plain service's cancel and ready handlers are set late, which grpc-java refuses on the call's
+ * own observer.
  */
 class SlowOrderingReadTest {
 
@@ -96,8 +96,11 @@ class SlowOrderingReadTest {
     store.createTag("b", 1, 100, "");
     store.createTag("c", 1, 100, "");
     String name = InProcessServerBuilder.generateName();
-    server = TestServer.inProcess(name).store(store)
-        .orderings(new OrderingSource(orderings, a -> null)).start();
+    server =
+        TestServer.inProcess(name)
+            .store(store)
+            .orderings(new OrderingSource(orderings, a -> null))
+            .start();
     channel = InProcessChannelBuilder.forName(name).build();
     return LeafServiceGrpc.newBlockingStub(channel);
   }
@@ -108,21 +111,57 @@ class SlowOrderingReadTest {
     List<Thread> calls = new ArrayList<>();
     List<String> failures = new ArrayList<>();
     long[] got = new long[3];
-    calls.add(new Thread(() -> run(failures, () -> got[0] = stub.withDeadlineAfter(5,
-        TimeUnit.SECONDS).nextId(NextIdRequest.newBuilder().setBizTag("a").build()).getId())));
-    calls.add(new Thread(() -> run(failures, () -> {
-      java.util.Iterator<IdBatch> it = stub.withDeadlineAfter(5, TimeUnit.SECONDS).nextIdBatch(
-          NextIdBatchRequest.newBuilder().setBizTag("b").setCount(3).build());
-      it.forEachRemaining(b -> got[1] += b.getIdsCount());
-    })));
-    calls.add(new Thread(() -> run(failures, () -> got[2] = stub.withDeadlineAfter(5,
-        TimeUnit.SECONDS).reserveIds(ReserveIdsRequest.newBuilder().setBizTag("c").setCount(4)
-        .build()).getRangesCount())));
+    calls.add(
+        new Thread(
+            () ->
+                run(
+                    failures,
+                    () ->
+                        got[0] =
+                            stub.withDeadlineAfter(5, TimeUnit.SECONDS)
+                                .nextId(NextIdRequest.newBuilder().setBizTag("a").build())
+                                .getId())));
+    calls.add(
+        new Thread(
+            () ->
+                run(
+                    failures,
+                    () -> {
+                      java.util.Iterator<IdBatch> it =
+                          stub.withDeadlineAfter(5, TimeUnit.SECONDS)
+                              .nextIdBatch(
+                                  NextIdBatchRequest.newBuilder()
+                                      .setBizTag("b")
+                                      .setCount(3)
+                                      .build());
+                      it.forEachRemaining(b -> got[1] += b.getIdsCount());
+                    })));
+    calls.add(
+        new Thread(
+            () ->
+                run(
+                    failures,
+                    () ->
+                        got[2] =
+                            stub.withDeadlineAfter(5, TimeUnit.SECONDS)
+                                .reserveIds(
+                                    ReserveIdsRequest.newBuilder()
+                                        .setBizTag("c")
+                                        .setCount(4)
+                                        .build())
+                                .getRangesCount())));
     calls.forEach(Thread::start);
     // Every call is in the server, its handler returned, before the reads may finish.
-    assertTrue(io.leaf.server.testing.Poll.until(() -> calls.stream().allMatch(
-        t -> t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING),
-        Duration.ofSeconds(5)), "calls waiting");
+    assertTrue(
+        io.leaf.server.testing.Poll.until(
+            () ->
+                calls.stream()
+                    .allMatch(
+                        t ->
+                            t.getState() == Thread.State.WAITING
+                                || t.getState() == Thread.State.TIMED_WAITING),
+            Duration.ofSeconds(5)),
+        "calls waiting");
     orderings.gate.countDown();
     for (Thread t : calls) {
       t.join();

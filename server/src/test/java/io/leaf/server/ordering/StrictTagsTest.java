@@ -13,8 +13,8 @@ import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
 /**
- * The lease and forwarding rules on fake clocks: the database's clock and each server's
- * monotonic clock move only when a test moves them; statements run inline.
+ * The lease and forwarding rules on fake clocks: the database's clock and each server's monotonic
+ * clock move only when a test moves them; statements run inline.
  */
 class StrictTagsTest {
 
@@ -26,10 +26,9 @@ class StrictTagsTest {
   private final FakeTicker tickerA = new FakeTicker();
   private final FakeTicker tickerB = new FakeTicker();
   private final List<String> evictedA = new ArrayList<>();
-  private final StrictTags a = new StrictTags(store, "a:1", TTL, tickerA, Runnable::run,
-      evictedA::add);
-  private final StrictTags b = new StrictTags(store, "b:1", TTL, tickerB, Runnable::run,
-      t -> { });
+  private final StrictTags a =
+      new StrictTags(store, "a:1", TTL, tickerA, Runnable::run, evictedA::add);
+  private final StrictTags b = new StrictTags(store, "b:1", TTL, tickerB, Runnable::run, t -> {});
 
   /** Both servers' clocks and the database's move together (no pause). */
   private void advance(Duration d) {
@@ -126,8 +125,7 @@ class StrictTagsTest {
     advance(TTL);
     assertTrue(!r.ownership().mayIssue(tickerA.read(), r.term()), "lapsed");
     // Then its own old row reappears (a restored backup) and a renewal succeeds.
-    store.put(new LeaseRow(TAG, TagOrdering.STRICT, "a:1", epoch, dbClock.millis() + 10_000,
-        0));
+    store.put(new LeaseRow(TAG, TagOrdering.STRICT, "a:1", epoch, dbClock.millis() + 10_000, 0));
     assertEquals(copy.owner(), "a:1", "the copy is a's");
     Status wait = refusal(a, false);
     assertTrue(wait.getDescription().contains("waits out"), "a new term waits out: " + wait);

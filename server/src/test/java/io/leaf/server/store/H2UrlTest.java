@@ -27,8 +27,8 @@ class H2UrlTest {
     try (HikariDataSource pool = DataSources.create(url, "sa", "", 2)) {
       JooqSegmentStore store = store(pool, url);
       store.createTag("plain", 1, 100, "no MODE in the URL");
-      assertEquals(new SegmentRange(1, 101, 100, 100),
-          store.nextSegment("plain", SegmentStore.TABLE_STEP));
+      assertEquals(
+          new SegmentRange(1, 101, 100, 100), store.nextSegment("plain", SegmentStore.TABLE_STEP));
     }
   }
 
@@ -41,7 +41,8 @@ class H2UrlTest {
     // Every connection of the first pool is closed: without DB_CLOSE_DELAY=-1 H2 would have
     // dropped the database, and a restarted pool would hand out the same IDs again.
     try (HikariDataSource second = DataSources.create(url, "sa", "", 2)) {
-      assertTrue(store(second, url).getTag("kept").isPresent(),
+      assertTrue(
+          store(second, url).getTag("kept").isPresent(),
           "the tag outlives the connections that created it");
     }
   }
@@ -49,7 +50,8 @@ class H2UrlTest {
   @Test
   void exclusive_autoServerOnAsH2ReadsIt_notExclusive() {
     for (String on : new String[] {"TRUE", "true", "YES", "yes", "1"}) {
-      assertFalse(H2Url.exclusive("jdbc:h2:file:/tmp/leaf;AUTO_SERVER=" + on),
+      assertFalse(
+          H2Url.exclusive("jdbc:h2:file:/tmp/leaf;AUTO_SERVER=" + on),
           "AUTO_SERVER=" + on + " lets other processes in");
     }
     assertTrue(H2Url.exclusive("jdbc:h2:file:/tmp/leaf;AUTO_SERVER=FALSE"), "AUTO_SERVER off");

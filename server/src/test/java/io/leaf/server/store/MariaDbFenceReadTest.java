@@ -16,8 +16,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * On MariaDB a take's transaction opens InnoDB's snapshot at its first SELECT of
- * {@code leaf_alloc}; the fence still reads the region row committed after that.
+ * On MariaDB a take's transaction opens InnoDB's snapshot at its first SELECT of {@code
+ * leaf_alloc}; the fence still reads the region row committed after that.
  */
 class MariaDbFenceReadTest {
 
@@ -45,10 +45,13 @@ class MariaDbFenceReadTest {
       regions.claim(new StoredRegion("high-bits", 1, 2));
       take.execute("UPDATE leaf_alloc SET max_id = max_id + 100 WHERE biz_tag = 'order'");
 
-      RegionChangedException e = assertThrows(RegionChangedException.class,
-          () -> TakeFence.withoutRegion().check(c, take, "order",
-              new SegmentRange(1, 101, 100, 100)),
-          "the claim committed while the take ran is seen by the fence");
+      RegionChangedException e =
+          assertThrows(
+              RegionChangedException.class,
+              () ->
+                  TakeFence.withoutRegion()
+                      .check(c, take, "order", new SegmentRange(1, 101, 100, 100)),
+              "the claim committed while the take ran is seen by the fence");
       assertTrue(e.getMessage().contains("1/2"), e.getMessage());
       c.rollback();
     }
