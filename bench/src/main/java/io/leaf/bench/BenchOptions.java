@@ -70,7 +70,8 @@ public record BenchOptions(
 
   public static String usage() {
     return """
-    Usage: leaf-bench [--quick] [--rounds N] [--db-url URL [--db-user U] [--db-password P]] [--out FILE]
+    Usage: leaf-bench [--quick] [--rounds N] [--out FILE]
+                      [--db-url URL [--db-user U] [--db-password P]]
 
       --quick        tiny durations and counts: checks that everything runs (seconds)
       --rounds N     repeat each measurement N times, report medians (default 5, quick 2)

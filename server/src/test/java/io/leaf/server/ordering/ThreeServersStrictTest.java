@@ -102,7 +102,6 @@ class ThreeServersStrictTest {
             () -> s.reserveIds(ReserveIdsRequest.newBuilder().setBizTag("r").setCount(5).build()));
     assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode(), "refused");
     assertTrue(e.getStatus().getDescription().contains("STRICT"), "names the ordering");
-    s.withDeadlineAfter(5, TimeUnit.SECONDS);
     nextWithRetry(s, "r");
     TagStatus st = s.getTag(GetTagRequest.newBuilder().setBizTag("r").build());
     assertEquals(Ordering.STRICT, st.getTag().getOrdering(), "GetTag shows STRICT");
