@@ -58,3 +58,14 @@ CREATE TABLE IF NOT EXISTS leaf_ledger (
   PRIMARY KEY (biz_tag, start_id, kind)
 );
 CREATE INDEX IF NOT EXISTS ix_leaf_ledger_time ON leaf_ledger (time_ms);
+
+-- Ordered tags: see schema.sql.
+CREATE TABLE IF NOT EXISTS leaf_tag_lease (
+  biz_tag          VARCHAR(128) NOT NULL,
+  ordering         INT          NOT NULL,
+  owner            VARCHAR(255) NOT NULL,
+  epoch            BIGINT       NOT NULL,
+  lease_expires_ms BIGINT       NOT NULL,
+  update_time      BIGINT       NOT NULL,
+  PRIMARY KEY (biz_tag)
+);

@@ -76,3 +76,17 @@ CREATE TABLE IF NOT EXISTS leaf_ledger (
   PRIMARY KEY (biz_tag, start_id, kind)
 );
 CREATE INDEX ix_leaf_ledger_time ON leaf_ledger (time_ms);
+
+-- Ordered tags (docs/ordering.md): a tag's ordering (1 PER_SERVER, 2 STRICT) and, for a STRICT
+-- tag, its owner's lease: the owner's --advertise-address, a fencing epoch raised by every new
+-- owner, and the lease's end by the database's clock. No row: PER_SERVER. Every server reads it
+-- before serving a tag, so every server's user needs SELECT, INSERT and UPDATE on it.
+CREATE TABLE IF NOT EXISTS leaf_tag_lease (
+  biz_tag          VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  ordering         INT          NOT NULL,
+  owner            VARCHAR(255) NOT NULL,
+  epoch            BIGINT       NOT NULL,
+  lease_expires_ms BIGINT       NOT NULL,
+  update_time      BIGINT       NOT NULL,
+  PRIMARY KEY (biz_tag)
+);

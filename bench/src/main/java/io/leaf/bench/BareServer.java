@@ -10,10 +10,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The fastest unary server grpc-java gives, for the bare-server row: Netty on loopback, the
- * direct executor, the health service only, logging off (with logback's default DEBUG, Netty's
- * per-frame logging alone would halve its rate). {@link IsolatedServer} starts it in a JVM of
- * its own; it prints {@code LISTENING <port>} once serving.
+ * The fastest unary server grpc-java gives, for the bare-server row: Netty on loopback, the direct
+ * executor, the health service only, logging off (with logback's default DEBUG, Netty's per-frame
+ * logging alone would halve its rate). {@link IsolatedServer} starts it in a JVM of its own; it
+ * prints {@code LISTENING <port>} once serving.
  */
 public final class BareServer {
 
@@ -24,12 +24,12 @@ public final class BareServer {
         .setLevel(Level.OFF);
     java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.OFF);
     HealthStatusManager health = new HealthStatusManager();
-    Server server = NettyServerBuilder
-        .forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-        .directExecutor()
-        .addService(health.getHealthService())
-        .build()
-        .start();
+    Server server =
+        NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .directExecutor()
+            .addService(health.getHealthService())
+            .build()
+            .start();
     System.out.println("LISTENING " + server.getPort());
     System.out.flush();
     Runtime.getRuntime().addShutdownHook(new Thread(server::shutdownNow));

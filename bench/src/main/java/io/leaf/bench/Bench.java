@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * are delayed), drives them from a load generator in a separate JVM, measures heap per tag in a
  * third, runs the JMH benchmarks, then prints the table and writes it to {@code --out}.
  *
- * <p>Every figure is the median of several rounds, and every ratio compares two figures measured
- * in the same run, alternating their order, because the machine is assumed shared and noisy.
+ * <p>Every figure is the median of several rounds, and every ratio compares two figures measured in
+ * the same run, alternating their order, because the machine is assumed shared and noisy.
  */
 public final class Bench {
 
@@ -88,12 +88,23 @@ public final class Bench {
       return rangesOnly(started, env, tempDir, dbUrl);
     }
     String serverDescription;
-    try (BenchServer plain = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
-            Duration.ZERO, options.largeStep());
-        BenchServer delayed = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
-            options.loadDelay(), options.smallStep());
-        BenchServer undelayed = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
-            Duration.ZERO, options.smallStep())) {
+    try (BenchServer plain =
+            BenchServer.start(
+                dbUrl, options.dbUser(), options.dbPassword(), Duration.ZERO, options.largeStep());
+        BenchServer delayed =
+            BenchServer.start(
+                dbUrl,
+                options.dbUser(),
+                options.dbPassword(),
+                options.loadDelay(),
+                options.smallStep());
+        BenchServer undelayed =
+            BenchServer.start(
+                dbUrl,
+                options.dbUser(),
+                options.dbPassword(),
+                Duration.ZERO,
+                options.smallStep())) {
       undelayed.ensureTag(LoadGenerator.UNDELAYED_TAG, options.smallStep());
       plain.ensureTag(LoadGenerator.UNARY_TAG, options.largeStep());
       plain.ensureTag(LoadGenerator.BATCH_TAG, options.largeStep());
@@ -101,16 +112,21 @@ public final class Bench {
       delayed.ensureTag(LoadGenerator.SMALL_STEP_TAG, options.smallStep());
       delayed.ensureTag(LoadGenerator.LARGE_STEP_TAG, options.largeStep());
       serverDescription = "P1/P2: " + plain.describe() + "; P3: " + delayed.describe();
-      Progress.say("servers on ports %d (plain) and %d (delayed), database %s", plain.port(),
-          delayed.port(), dbUrl);
+      Progress.say(
+          "servers on ports %d (plain) and %d (delayed), database %s",
+          plain.port(), delayed.port(), dbUrl);
 
-      List<String> generatorArgs = new ArrayList<>(List.of(Integer.toString(plain.port()),
-          Integer.toString(delayed.port()), Integer.toString(undelayed.port())));
+      List<String> generatorArgs =
+          new ArrayList<>(
+              List.of(
+                  Integer.toString(plain.port()),
+                  Integer.toString(delayed.port()),
+                  Integer.toString(undelayed.port())));
       generatorArgs.addAll(options.toArgs());
       Progress.say("load generator JVM: P1, P2, P3 × %d rounds", options.rounds());
       Counts before = Counts.of(delayed);
-      List<Map<String, String>> load = ChildJvm.run(List.of(), LoadGenerator.class,
-          generatorArgs, generatorTimeoutSeconds());
+      List<Map<String, String>> load =
+          ChildJvm.run(List.of(), LoadGenerator.class, generatorArgs, generatorTimeoutSeconds());
       unaryRows(load);
       batchRows(load);
       latencyRows(load, Counts.of(delayed).minus(before));
@@ -120,8 +136,14 @@ public final class Bench {
       Progress.say("formatted IDs: h2load and streams against an isolated server");
       new FormattedRows(isolatedServers(tempDir), table, tempDir).run();
 
-      double unaryNextId = Stats.median(values(select(load, "p1",
-          r -> r.get("concurrency").equals(Integer.toString(lastConcurrency()))), "nextId"));
+      double unaryNextId =
+          Stats.median(
+              values(
+                  select(
+                      load,
+                      "p1",
+                      r -> r.get("concurrency").equals(Integer.toString(lastConcurrency()))),
+                  "nextId"));
       new HttpRows(options, table).wrkRow(plain, unaryNextId, lastConcurrency());
       engineRows.jmhRows(plain.port(), unaryNextId, lastConcurrency());
       new CacheRows(options, table).run();
@@ -138,17 +160,32 @@ public final class Bench {
     engineRows.heapRow();
 
     Duration wall = Duration.between(started, Instant.now());
-    String text = "# Leaf benchmark results\n\n"
-        + "- Run: " + started.truncatedTo(ChronoUnit.SECONDS) + ", wall time "
-        + wall.toSeconds() / 60 + " min " + wall.toSeconds() % 60 + " s" + (options.quick()
-            ? ", **--quick: tiny durations, the numbers mean nothing**" : "") + "\n"
-        + "- Machine: " + env.describe() + "\n"
-        + "- Servers (in the bench JVM): " + serverDescription + "; database "
-        + (options.dbUrl() == null ? "embedded H2 in a temp dir" : options.dbUrl()) + "\n"
-        + "- Client: a separate JVM (same java, default flags), one Netty channel over loopback\n"
-        + "- Each figure is the median of " + options.rounds() + " rounds; P1–P3 ratios are the"
-        + " median of per-round ratios, P4 ratios the ratio of medians\n\n"
-        + table.markdown();
+    String text =
+        "# Leaf benchmark results\n\n"
+            + "- Run: "
+            + started.truncatedTo(ChronoUnit.SECONDS)
+            + ", wall time "
+            + wall.toSeconds() / 60
+            + " min "
+            + wall.toSeconds() % 60
+            + " s"
+            + (options.quick() ? ", **--quick: tiny durations, the numbers mean nothing**" : "")
+            + "\n"
+            + "- Machine: "
+            + env.describe()
+            + "\n"
+            + "- Servers (in the bench JVM): "
+            + serverDescription
+            + "; database "
+            + (options.dbUrl() == null ? "embedded H2 in a temp dir" : options.dbUrl())
+            + "\n"
+            + "- Client: a separate JVM (same java, default flags), one Netty channel over"
+            + " loopback\n"
+            + "- Each figure is the median of "
+            + options.rounds()
+            + " rounds; P1–P3 ratios are the"
+            + " median of per-round ratios, P4 ratios the ratio of medians\n\n"
+            + table.markdown();
     return write(text);
   }
 
@@ -158,23 +195,43 @@ public final class Bench {
     String serverDescription = "";
     try {
       if (options.runs("latency")) {
-        try (BenchServer plain = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
-                Duration.ZERO, options.largeStep());
-            BenchServer delayed = BenchServer.start(dbUrl, options.dbUser(),
-                options.dbPassword(), options.loadDelay(), options.smallStep());
-            BenchServer undelayed = BenchServer.start(dbUrl, options.dbUser(),
-                options.dbPassword(), Duration.ZERO, options.smallStep())) {
+        try (BenchServer plain =
+                BenchServer.start(
+                    dbUrl,
+                    options.dbUser(),
+                    options.dbPassword(),
+                    Duration.ZERO,
+                    options.largeStep());
+            BenchServer delayed =
+                BenchServer.start(
+                    dbUrl,
+                    options.dbUser(),
+                    options.dbPassword(),
+                    options.loadDelay(),
+                    options.smallStep());
+            BenchServer undelayed =
+                BenchServer.start(
+                    dbUrl,
+                    options.dbUser(),
+                    options.dbPassword(),
+                    Duration.ZERO,
+                    options.smallStep())) {
           undelayed.ensureTag(LoadGenerator.UNDELAYED_TAG, options.smallStep());
           delayed.ensureTag(LoadGenerator.SMALL_STEP_TAG, options.smallStep());
           delayed.ensureTag(LoadGenerator.LARGE_STEP_TAG, options.largeStep());
           serverDescription = "P3: " + delayed.describe() + "; ";
-          List<String> generatorArgs = new ArrayList<>(List.of(Integer.toString(plain.port()),
-              Integer.toString(delayed.port()), Integer.toString(undelayed.port())));
+          List<String> generatorArgs =
+              new ArrayList<>(
+                  List.of(
+                      Integer.toString(plain.port()),
+                      Integer.toString(delayed.port()),
+                      Integer.toString(undelayed.port())));
           generatorArgs.addAll(options.toArgs());
           Progress.say("load generator JVM: P3 × %d rounds", options.rounds());
           Counts before = Counts.of(delayed);
-          List<Map<String, String>> load = ChildJvm.run(List.of(), LoadGenerator.class,
-              generatorArgs, generatorTimeoutSeconds());
+          List<Map<String, String>> load =
+              ChildJvm.run(
+                  List.of(), LoadGenerator.class, generatorArgs, generatorTimeoutSeconds());
           latencyRows(load, Counts.of(delayed).minus(before));
         }
       }
@@ -204,14 +261,25 @@ public final class Bench {
     if (options.runs("startup")) {
       startupRow();
     }
-    String text = "# Leaf benchmark results (" + String.join(", ", options.only())
-        + " only)\n\n"
-        + "- Run: " + started.truncatedTo(ChronoUnit.SECONDS) + "\n"
-        + "- Machine: " + env.describe() + "\n"
-        + "- " + serverDescription + "database "
-        + (options.dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl) + "\n"
-        + "- Each figure is the median of " + options.rounds() + " rounds\n\n"
-        + table.markdown();
+    String text =
+        "# Leaf benchmark results ("
+            + String.join(", ", options.only())
+            + " only)\n\n"
+            + "- Run: "
+            + started.truncatedTo(ChronoUnit.SECONDS)
+            + "\n"
+            + "- Machine: "
+            + env.describe()
+            + "\n"
+            + "- "
+            + serverDescription
+            + "database "
+            + (options.dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl)
+            + "\n"
+            + "- Each figure is the median of "
+            + options.rounds()
+            + " rounds\n\n"
+            + table.markdown();
     return write(text);
   }
 
@@ -219,8 +287,9 @@ public final class Bench {
   private String rangesOnly(Instant started, Environment env, Path tempDir, String dbUrl)
       throws Exception {
     String serverDescription;
-    try (BenchServer plain = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
-        Duration.ZERO, options.largeStep())) {
+    try (BenchServer plain =
+        BenchServer.start(
+            dbUrl, options.dbUser(), options.dbPassword(), Duration.ZERO, options.largeStep())) {
       plain.ensureTag(ClientBenchmark.TAG, options.largeStep());
       serverDescription = plain.describe();
       RangeRows ranges = new RangeRows(options, table);
@@ -231,13 +300,23 @@ public final class Bench {
         deleteTree(tempDir);
       }
     }
-    String text = "# Leaf benchmark results (ID-range rows only)\n\n"
-        + "- Run: " + started.truncatedTo(ChronoUnit.SECONDS) + "\n"
-        + "- Machine: " + env.describe() + "\n"
-        + "- Server (in the bench JVM): " + serverDescription + "; database "
-        + (options.dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl) + "\n"
-        + "- Each figure is the median of " + options.rounds() + " rounds\n\n"
-        + table.markdown();
+    String text =
+        "# Leaf benchmark results (ID-range rows only)\n\n"
+            + "- Run: "
+            + started.truncatedTo(ChronoUnit.SECONDS)
+            + "\n"
+            + "- Machine: "
+            + env.describe()
+            + "\n"
+            + "- Server (in the bench JVM): "
+            + serverDescription
+            + "; database "
+            + (options.dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl)
+            + "\n"
+            + "- Each figure is the median of "
+            + options.rounds()
+            + " rounds\n\n"
+            + table.markdown();
     return write(text);
   }
 
@@ -251,14 +330,25 @@ public final class Bench {
         deleteTree(tempDir);
       }
     }
-    String text = "# Leaf benchmark results (isolated-server rows only)\n\n"
-        + "- Run: " + started.truncatedTo(ChronoUnit.SECONDS) + "\n"
-        + "- Machine: " + env.describe() + "\n"
-        + "- Server: " + (options.serverClassPath() == null ? "this build"
-            : options.serverClassPath().split(File.pathSeparator)[0]) + "; database "
-        + (options.dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl) + "\n"
-        + "- Each figure is the median of " + options.rounds() + " rounds\n\n"
-        + table.markdown();
+    String text =
+        "# Leaf benchmark results (isolated-server rows only)\n\n"
+            + "- Run: "
+            + started.truncatedTo(ChronoUnit.SECONDS)
+            + "\n"
+            + "- Machine: "
+            + env.describe()
+            + "\n"
+            + "- Server: "
+            + (options.serverClassPath() == null
+                ? "this build"
+                : options.serverClassPath().split(File.pathSeparator)[0])
+            + "; database "
+            + (options.dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl)
+            + "\n"
+            + "- Each figure is the median of "
+            + options.rounds()
+            + " rounds\n\n"
+            + table.markdown();
     return write(text);
   }
 
@@ -288,8 +378,12 @@ public final class Bench {
   private void tokenRows(Path tempDir) throws Exception {
     Path dir = tempDir != null ? tempDir : Files.createTempDirectory("leaf-bench-tokens");
     try {
-      IsolatedServers scoped = new IsolatedServers(options, tempDir == null ? options.dbUrl()
-          : "jdbc:h2:file:" + tempDir.resolve("isolated-tokens") + ";MODE=MySQL");
+      IsolatedServers scoped =
+          new IsolatedServers(
+              options,
+              tempDir == null
+                  ? options.dbUrl()
+                  : "jdbc:h2:file:" + tempDir.resolve("isolated-tokens") + ";MODE=MySQL");
       new TokenRows(isolatedServers(tempDir), scoped, table).run(dir);
     } finally {
       if (tempDir == null) {
@@ -306,8 +400,8 @@ public final class Bench {
     }
     Path dir = Files.createTempDirectory("leaf-bench-ledger");
     try {
-      new LedgerRows(options, table).run("jdbc:h2:file:" + dir.resolve("ledger")
-          + ";MODE=MySQL", "sa", "");
+      new LedgerRows(options, table)
+          .run("jdbc:h2:file:" + dir.resolve("ledger") + ";MODE=MySQL", "sa", "");
     } finally {
       deleteTree(dir);
     }
@@ -334,30 +428,46 @@ public final class Bench {
   }
 
   private IsolatedServers isolatedServers(Path tempDir) {
-    return new IsolatedServers(options, tempDir == null ? options.dbUrl()
-        : "jdbc:h2:file:" + tempDir.resolve("isolated") + ";MODE=MySQL");
+    return new IsolatedServers(
+        options,
+        tempDir == null
+            ? options.dbUrl()
+            : "jdbc:h2:file:" + tempDir.resolve("isolated") + ";MODE=MySQL");
   }
 
   private long generatorTimeoutSeconds() {
-    Duration perRound = options.unaryDuration().multipliedBy(2L * options.concurrencies().size())
-        .plus(options.batchDuration().multipliedBy(options.chunks().size()))
-        .plus(options.latencyDuration().multipliedBy(2));
-    return options.warmup().multipliedBy(5).plus(perRound.multipliedBy(options.rounds()))
-        .multipliedBy(2).toSeconds() + 120;
+    Duration perRound =
+        options
+            .unaryDuration()
+            .multipliedBy(2L * options.concurrencies().size())
+            .plus(options.batchDuration().multipliedBy(options.chunks().size()))
+            .plus(options.latencyDuration().multipliedBy(2));
+    return options
+            .warmup()
+            .multipliedBy(5)
+            .plus(perRound.multipliedBy(options.rounds()))
+            .multipliedBy(2)
+            .toSeconds()
+        + 120;
   }
 
   private void unaryRows(List<Map<String, String>> load) {
     for (int c : options.concurrencies()) {
-      List<Map<String, String>> rounds = select(load, "p1", r -> r.get("concurrency").equals(
-          Integer.toString(c)));
+      List<Map<String, String>> rounds =
+          select(load, "p1", r -> r.get("concurrency").equals(Integer.toString(c)));
       double nextId = Stats.median(values(rounds, "nextId"));
       double check = Stats.median(values(rounds, "check"));
-      double ratio = Stats.median(rounds.stream()
-          .map(r -> num(r, "nextId") / num(r, "check")).toList());
-      table.add("P1 unary NextId vs Health/Check, " + c + " in flight",
-          "async stubs on one channel (Netty, 127.0.0.1, plaintext, direct executor), " + c
-              + " in flight, " + ms(options.unaryDuration()) + " per call type per round,"
-              + " order alternating; NextId tag step " + fmt(options.largeStep()),
+      double ratio =
+          Stats.median(rounds.stream().map(r -> num(r, "nextId") / num(r, "check")).toList());
+      table.add(
+          "P1 unary NextId vs Health/Check, " + c + " in flight",
+          "async stubs on one channel (Netty, 127.0.0.1, plaintext, direct executor), "
+              + c
+              + " in flight, "
+              + ms(options.unaryDuration())
+              + " per call type per round,"
+              + " order alternating; NextId tag step "
+              + fmt(options.largeStep()),
           String.format(Locale.ROOT, "NextId %,.0f/s · Check %,.0f/s", nextId, check),
           String.format(Locale.ROOT, "NextId ÷ Check = %.2f", ratio));
     }
@@ -366,23 +476,39 @@ public final class Bench {
   private void batchRows(List<Map<String, String>> load) {
     int reference = lastConcurrency();
     for (int chunk : options.chunks()) {
-      List<Map<String, String>> rounds = select(load, "p2",
-          r -> r.get("chunk").equals(Integer.toString(chunk)));
+      List<Map<String, String>> rounds =
+          select(load, "p2", r -> r.get("chunk").equals(Integer.toString(chunk)));
       List<Double> ratios = new ArrayList<>();
       List<Double> unary = new ArrayList<>();
       for (Map<String, String> r : rounds) {
-        Map<String, String> sameRound = select(load, "p1", u -> u.get("round").equals(r.get("round"))
-            && u.get("concurrency").equals(Integer.toString(reference))).get(0);
+        Map<String, String> sameRound =
+            select(
+                    load,
+                    "p1",
+                    u ->
+                        u.get("round").equals(r.get("round"))
+                            && u.get("concurrency").equals(Integer.toString(reference)))
+                .get(0);
         unary.add(num(sameRound, "nextId"));
         ratios.add(num(r, "idsPerSecond") / num(sameRound, "nextId"));
       }
-      table.add("P2 NextIdBatch stream vs unary NextId, chunk " + fmt(chunk),
-          "count " + fmt(options.batchCount()) + " per call, chunk_size " + fmt(chunk)
-              + ", calls one after another for " + ms(options.batchDuration())
-              + " per round, each read by a blocking stub; unary = P1 NextId at " + reference
-              + " in flight in the same round; tag step " + fmt(options.largeStep()),
-          String.format(Locale.ROOT, "%,.0f IDs/s (unary %,.0f IDs/s)",
-              Stats.median(values(rounds, "idsPerSecond")), Stats.median(unary)),
+      table.add(
+          "P2 NextIdBatch stream vs unary NextId, chunk " + fmt(chunk),
+          "count "
+              + fmt(options.batchCount())
+              + " per call, chunk_size "
+              + fmt(chunk)
+              + ", calls one after another for "
+              + ms(options.batchDuration())
+              + " per round, each read by a blocking stub; unary = P1 NextId at "
+              + reference
+              + " in flight in the same round; tag step "
+              + fmt(options.largeStep()),
+          String.format(
+              Locale.ROOT,
+              "%,.0f IDs/s (unary %,.0f IDs/s)",
+              Stats.median(values(rounds, "idsPerSecond")),
+              Stats.median(unary)),
           String.format(Locale.ROOT, "stream ÷ unary = %.1f", Stats.median(ratios)));
     }
   }
@@ -390,8 +516,8 @@ public final class Bench {
   /** What the P3 server counted: waits for a load, segments dropped out of order. */
   private record Counts(long waits, long drops) {
     static Counts of(BenchServer server) throws Exception {
-      return new Counts(server.counter("leaf_segment_waits_total"),
-          server.counter("leaf_segment_drops_total"));
+      return new Counts(
+          server.counter("leaf_segment_waits_total"), server.counter("leaf_segment_drops_total"));
     }
 
     Counts minus(Counts earlier) {
@@ -400,66 +526,120 @@ public final class Bench {
   }
 
   private void latencyRows(List<Map<String, String>> load, Counts counted) {
-    List<Map<String, String>> small = select(load, "p3",
-        r -> r.get("tag").equals(LoadGenerator.SMALL_STEP_TAG));
-    List<Map<String, String>> large = select(load, "p3",
-        r -> r.get("tag").equals(LoadGenerator.LARGE_STEP_TAG));
+    List<Map<String, String>> small =
+        select(load, "p3", r -> r.get("tag").equals(LoadGenerator.SMALL_STEP_TAG));
+    List<Map<String, String>> large =
+        select(load, "p3", r -> r.get("tag").equals(LoadGenerator.LARGE_STEP_TAG));
     List<Double> ratios = new ArrayList<>();
     for (Map<String, String> s : small) {
-      Map<String, String> l = large.stream().filter(r -> r.get("round").equals(s.get("round")))
-          .findFirst().orElseThrow();
+      Map<String, String> l =
+          large.stream()
+              .filter(r -> r.get("round").equals(s.get("round")))
+              .findFirst()
+              .orElseThrow();
       ratios.add(num(s, "p999") / num(l, "p999"));
     }
-    table.add("P3 NextId latency with slow segment loads, step " + fmt(options.smallStep())
-            + " vs " + fmt(options.largeStep()),
-        "+" + options.loadDelay().toMillis() + " ms on every segment load, server max-step "
-            + fmt(options.smallStep()) + " (so step " + fmt(options.smallStep()) + " stays), "
-            + options.latencyConcurrency() + " in flight (closed loop), "
-            + ms(options.latencyDuration()) + " per tag per round, order alternating; the"
-            + " server counted " + fmt(counted.waits()) + " waits for a load and "
-            + fmt(counted.drops()) + " segments dropped out of order (both tags, all rounds,"
+    table.add(
+        "P3 NextId latency with slow segment loads, step "
+            + fmt(options.smallStep())
+            + " vs "
+            + fmt(options.largeStep()),
+        "+"
+            + options.loadDelay().toMillis()
+            + " ms on every segment load, server max-step "
+            + fmt(options.smallStep())
+            + " (so step "
+            + fmt(options.smallStep())
+            + " stays), "
+            + options.latencyConcurrency()
+            + " in flight (closed loop), "
+            + ms(options.latencyDuration())
+            + " per tag per round, order alternating; the"
+            + " server counted "
+            + fmt(counted.waits())
+            + " waits for a load and "
+            + fmt(counted.drops())
+            + " segments dropped out of order (both tags, all rounds,"
             + " first loads and warm-up included)",
-        "step " + fmt(options.smallStep()) + ": " + percentiles(small) + " · step "
-            + fmt(options.largeStep()) + ": " + percentiles(large),
-        String.format(Locale.ROOT, "p99.9 step %s ÷ step %s = %.2f", fmt(options.smallStep()),
-            fmt(options.largeStep()), Stats.median(ratios)));
-    List<Map<String, String>> undelayed = select(load, "p3",
-        r -> r.get("tag").equals(LoadGenerator.UNDELAYED_TAG));
+        "step "
+            + fmt(options.smallStep())
+            + ": "
+            + percentiles(small)
+            + " · step "
+            + fmt(options.largeStep())
+            + ": "
+            + percentiles(large),
+        String.format(
+            Locale.ROOT,
+            "p99.9 step %s ÷ step %s = %.2f",
+            fmt(options.smallStep()),
+            fmt(options.largeStep()),
+            Stats.median(ratios)));
+    List<Map<String, String>> undelayed =
+        select(load, "p3", r -> r.get("tag").equals(LoadGenerator.UNDELAYED_TAG));
     List<Double> delayShare = new ArrayList<>();
     for (Map<String, String> s : small) {
-      Map<String, String> u = undelayed.stream()
-          .filter(r -> r.get("round").equals(s.get("round"))).findFirst().orElseThrow();
+      Map<String, String> u =
+          undelayed.stream()
+              .filter(r -> r.get("round").equals(s.get("round")))
+              .findFirst()
+              .orElseThrow();
       delayShare.add(num(s, "p999") / num(u, "p999"));
     }
-    table.add("P3 baseline: step " + fmt(options.smallStep()) + " with +"
-            + options.loadDelay().toMillis() + " ms loads vs step " + fmt(options.smallStep())
+    table.add(
+        "P3 baseline: step "
+            + fmt(options.smallStep())
+            + " with +"
+            + options.loadDelay().toMillis()
+            + " ms loads vs step "
+            + fmt(options.smallStep())
             + " without",
         "the same step on a second server of the same database whose loads have no added delay"
-            + " (max-step " + fmt(options.smallStep()) + "), measured in the same rounds: the"
+            + " (max-step "
+            + fmt(options.smallStep())
+            + "), measured in the same rounds: the"
             + " ratio is the database's share of the tail, which the prefetch must hide (goal"
-            + " ≤ 1.2); the row above is the cost of a load every " + fmt(options.smallStep())
-            + " IDs against step " + fmt(options.largeStep()),
-        "+" + options.loadDelay().toMillis() + " ms: " + percentiles(small) + " · no delay: "
+            + " ≤ 1.2); the row above is the cost of a load every "
+            + fmt(options.smallStep())
+            + " IDs against step "
+            + fmt(options.largeStep()),
+        "+"
+            + options.loadDelay().toMillis()
+            + " ms: "
+            + percentiles(small)
+            + " · no delay: "
             + percentiles(undelayed),
-        String.format(Locale.ROOT, "p99.9 +%d ms ÷ no delay = %.2f",
-            options.loadDelay().toMillis(), Stats.median(delayShare)));
+        String.format(
+            Locale.ROOT,
+            "p99.9 +%d ms ÷ no delay = %.2f",
+            options.loadDelay().toMillis(),
+            Stats.median(delayShare)));
   }
 
   private static String percentiles(List<Map<String, String>> rounds) {
-    return String.format(Locale.ROOT, "p50 %,.0f µs, p99 %,.0f µs, p99.9 %,.0f µs (%,.0f calls/s)",
-        Stats.median(values(rounds, "p50")), Stats.median(values(rounds, "p99")),
-        Stats.median(values(rounds, "p999")), Stats.median(values(rounds, "qps")));
+    return String.format(
+        Locale.ROOT,
+        "p50 %,.0f µs, p99 %,.0f µs, p99.9 %,.0f µs (%,.0f calls/s)",
+        Stats.median(values(rounds, "p50")),
+        Stats.median(values(rounds, "p99")),
+        Stats.median(values(rounds, "p999")),
+        Stats.median(values(rounds, "qps")));
   }
 
   /** P1 again from a client outside the JVM: h2load, when installed. */
   private void h2loadRow(BenchServer plain, List<Map<String, String>> load) throws Exception {
-    String measure = "P1 from h2load (C client): NextId vs Health/Check, "
-        + H2LOAD_CONNECTIONS * H2LOAD_STREAMS + " in flight";
+    String measure =
+        "P1 from h2load (C client): NextId vs Health/Check, "
+            + H2LOAD_CONNECTIONS * H2LOAD_STREAMS
+            + " in flight";
     Optional<H2Load> found = H2Load.find();
     if (found.isEmpty()) {
       Progress.say("h2load not found: skipping its row (apt-get install nghttp2-client)");
-      table.add(measure, "skipped: h2load not on PATH (Debian: apt-get install nghttp2-client)",
-          "—", "—");
+      table.add(
+          measure,
+          "skipped: h2load not on PATH (Debian: apt-get install nghttp2-client)",
+          "—",
+          "—");
       return;
     }
     H2Load h2load = found.get();
@@ -478,31 +658,65 @@ public final class Bench {
         // Alternate which call goes first, as the JVM generator does.
         if ((i + round) % 2 == 0) {
           long before = plain.nextId(H2LOAD_TAG);
-          n = h2load.run(plain.port(), "leaf.v1.LeafService/NextId", nextId, each,
-              H2LOAD_CONNECTIONS, H2LOAD_STREAMS);
+          n =
+              h2load.run(
+                  plain.port(),
+                  "leaf.v1.LeafService/NextId",
+                  nextId,
+                  each,
+                  H2LOAD_CONNECTIONS,
+                  H2LOAD_STREAMS);
           long consumed = plain.nextId(H2LOAD_TAG) - before - 1;
           // gRPC errors arrive after an HTTP 200, so only IDs actually issued prove success.
           if (n.succeeded() == 0 || consumed < n.succeeded()) {
-            throw new IllegalStateException("h2load reported " + n.succeeded()
-                + " NextId calls but the server issued " + consumed + " IDs");
+            throw new IllegalStateException(
+                "h2load reported "
+                    + n.succeeded()
+                    + " NextId calls but the server issued "
+                    + consumed
+                    + " IDs");
           }
         } else {
-          c = h2load.run(plain.port(), "grpc.health.v1.Health/Check", check, each,
-              H2LOAD_CONNECTIONS, H2LOAD_STREAMS);
+          c =
+              h2load.run(
+                  plain.port(),
+                  "grpc.health.v1.Health/Check",
+                  check,
+                  each,
+                  H2LOAD_CONNECTIONS,
+                  H2LOAD_STREAMS);
         }
       }
       nextIdRates.add(n.requestsPerSecond());
       checkRates.add(c.requestsPerSecond());
       ratios.add(n.requestsPerSecond() / c.requestsPerSecond());
     }
-    double jvmClient = Stats.median(values(select(load, "p1",
-        r -> r.get("concurrency").equals(Integer.toString(lastConcurrency()))), "nextId"));
-    table.add(measure, h2load.describe() + " -t 1 -c " + H2LOAD_CONNECTIONS + " -m "
-            + H2LOAD_STREAMS + ", " + ms(each) + " per call type per round, order alternating;"
+    double jvmClient =
+        Stats.median(
+            values(
+                select(
+                    load,
+                    "p1",
+                    r -> r.get("concurrency").equals(Integer.toString(lastConcurrency()))),
+                "nextId"));
+    table.add(
+        measure,
+        h2load.describe()
+            + " -t 1 -c "
+            + H2LOAD_CONNECTIONS
+            + " -m "
+            + H2LOAD_STREAMS
+            + ", "
+            + ms(each)
+            + " per call type per round, order alternating;"
             + " each NextId run checked against the IDs the server issued",
-        String.format(Locale.ROOT, "NextId %,.0f/s · Check %,.0f/s (JVM client, %d in flight:"
-            + " NextId %,.0f/s)", Stats.median(nextIdRates), Stats.median(checkRates),
-            lastConcurrency(), jvmClient),
+        String.format(
+            Locale.ROOT,
+            "NextId %,.0f/s · Check %,.0f/s (JVM client, %d in flight:" + " NextId %,.0f/s)",
+            Stats.median(nextIdRates),
+            Stats.median(checkRates),
+            lastConcurrency(),
+            jvmClient),
         String.format(Locale.ROOT, "NextId ÷ Check = %.2f", Stats.median(ratios)));
   }
 
@@ -510,12 +724,10 @@ public final class Bench {
     return options.concurrencies().get(options.concurrencies().size() - 1);
   }
 
-  static List<Map<String, String>> select(List<Map<String, String>> results,
-      String measure, Predicate<Map<String, String>> filter) {
-    List<Map<String, String>> selected = results.stream()
-        .filter(r -> measure.equals(r.get("measure")))
-        .filter(filter)
-        .toList();
+  static List<Map<String, String>> select(
+      List<Map<String, String>> results, String measure, Predicate<Map<String, String>> filter) {
+    List<Map<String, String>> selected =
+        results.stream().filter(r -> measure.equals(r.get("measure"))).filter(filter).toList();
     if (selected.isEmpty()) {
       throw new IllegalStateException("no " + measure + " results");
     }

@@ -29,8 +29,8 @@ import java.util.List;
  *     module's classes); null for this build's
  * @param isolatedOnly run only the rows against a server alone in its JVM
  * @param rangesOnly run only the ID-range rows (ReserveIds, CachedIdGenerator vs AtomicLong)
- * @param serverFlags extra server flags of the isolated servers (e.g. {@code --metrics-port
- *     9464}, to measure what a setting costs)
+ * @param serverFlags extra server flags of the isolated servers (e.g. {@code --metrics-port 9464},
+ *     to measure what a setting costs)
  * @param only when not empty, run only these parts (of {@link #PARTS}); empty runs everything
  */
 public record BenchOptions(
@@ -63,36 +63,37 @@ public record BenchOptions(
     List<String> only) {
 
   /** The parts {@code --only} can pick. */
-  public static final List<String> PARTS = List.of("latency", "cache", "bare", "formatted",
-      "tokens", "regions", "ledger", "startup");
+  public static final List<String> PARTS =
+      List.of("latency", "cache", "bare", "formatted", "tokens", "regions", "ledger", "startup");
 
   public static final Path DEFAULT_OUT = Path.of("target", "bench", "results.md");
 
   public static String usage() {
     return """
-        Usage: leaf-bench [--quick] [--rounds N] [--db-url URL [--db-user U] [--db-password P]] [--out FILE]
+    Usage: leaf-bench [--quick] [--rounds N] [--out FILE]
+                      [--db-url URL [--db-user U] [--db-password P]]
 
-          --quick        tiny durations and counts: checks that everything runs (seconds)
-          --rounds N     repeat each measurement N times, report medians (default 5, quick 2)
-          --db-url URL   database of the servers under test (default: embedded H2 in a temp dir)
-          --out FILE     where the table is written (default target/bench/results.md)
-          --server-classpath CP   run the isolated-server rows against another build's server
-                         (its jar and lib/*, then bench/target/classes)
-          --isolated-only  only the rows against a server alone in its JVM (with the above: a
-                         baseline of another build in a few minutes)
-          --ranges-only  only the ID-range rows: ReserveIds vs unary NextId, and
-                         CachedIdGenerator.next() vs AtomicLong (about a minute)
-          --server-flags "FLAGS"  extra flags for the isolated servers, e.g.
-                         "--metrics-port 9464" to measure what metrics cost
-          --only PARTS   only these parts, comma-separated: latency (P3), cache (P7: the
-                         client cache vs CosId and AtomicLong), bare (P8: unary calls vs a bare
-                         grpc-java server, h2load), formatted (F1, F2: NextFormattedId vs
-                         NextId, h2load; NextFormattedIdBatch vs unary), tokens (P9: NextId
-                         with a scoped token file vs without tokens, h2load), regions (P10:
-                         NextId with --region vs without), ledger (P11: segment loads/s with
-                         the ledger on vs off, on --db-url or H2), startup (P12: launch
-                         → SERVING, idle RSS and threads on an H2 file)
-        """;
+      --quick        tiny durations and counts: checks that everything runs (seconds)
+      --rounds N     repeat each measurement N times, report medians (default 5, quick 2)
+      --db-url URL   database of the servers under test (default: embedded H2 in a temp dir)
+      --out FILE     where the table is written (default target/bench/results.md)
+      --server-classpath CP   run the isolated-server rows against another build's server
+                     (its jar and lib/*, then bench/target/classes)
+      --isolated-only  only the rows against a server alone in its JVM (with the above: a
+                     baseline of another build in a few minutes)
+      --ranges-only  only the ID-range rows: ReserveIds vs unary NextId, and
+                     CachedIdGenerator.next() vs AtomicLong (about a minute)
+      --server-flags "FLAGS"  extra flags for the isolated servers, e.g.
+                     "--metrics-port 9464" to measure what metrics cost
+      --only PARTS   only these parts, comma-separated: latency (P3), cache (P7: the
+                     client cache vs CosId and AtomicLong), bare (P8: unary calls vs a bare
+                     grpc-java server, h2load), formatted (F1, F2: NextFormattedId vs
+                     NextId, h2load; NextFormattedIdBatch vs unary), tokens (P9: NextId
+                     with a scoped token file vs without tokens, h2load), regions (P10:
+                     NextId with --region vs without), ledger (P11: segment loads/s with
+                     the ledger on vs off, on --db-url or H2), startup (P12: launch
+                     → SERVING, idle RSS and threads on an H2 file)
+    """;
   }
 
   public static BenchOptions parse(String... args) {
@@ -122,7 +123,8 @@ public record BenchOptions(
         continue;
       }
       if (i + 1 >= args.length) {
-        throw new IllegalArgumentException("unknown flag or missing value: " + arg + "\n" + usage());
+        throw new IllegalArgumentException(
+            "unknown flag or missing value: " + arg + "\n" + usage());
       }
       String value = args[++i];
       switch (arg) {
@@ -133,23 +135,69 @@ public record BenchOptions(
         case "--out" -> out = Path.of(value);
         case "--server-classpath" -> serverClassPath = value;
         case "--only" -> only = parts(value);
-        case "--server-flags" -> serverFlags = value.isBlank() ? List.of()
-            : List.of(value.trim().split("\\s+"));
+        case "--server-flags" ->
+            serverFlags = value.isBlank() ? List.of() : List.of(value.trim().split("\\s+"));
         default -> throw new IllegalArgumentException("unknown flag " + arg + "\n" + usage());
       }
     }
     if (quick) {
-      return new BenchOptions(true, dbUrl, dbUser, dbPassword, out, rounds == null ? 2 : rounds,
-          List.of(1, 8, 64), Duration.ofMillis(200), Duration.ofMillis(200), 20_000,
-          Duration.ofMillis(100), List.of(1_000, 10_000), 8, Duration.ofMillis(300), 100, 1_000_000,
-          Duration.ofMillis(5), 20_000, 0, 1, Duration.ofMillis(50), Duration.ofMillis(50),
-          serverClassPath, isolatedOnly, rangesOnly, serverFlags, only);
+      return new BenchOptions(
+          true,
+          dbUrl,
+          dbUser,
+          dbPassword,
+          out,
+          rounds == null ? 2 : rounds,
+          List.of(1, 8, 64),
+          Duration.ofMillis(200),
+          Duration.ofMillis(200),
+          20_000,
+          Duration.ofMillis(100),
+          List.of(1_000, 10_000),
+          8,
+          Duration.ofMillis(300),
+          100,
+          1_000_000,
+          Duration.ofMillis(5),
+          20_000,
+          0,
+          1,
+          Duration.ofMillis(50),
+          Duration.ofMillis(50),
+          serverClassPath,
+          isolatedOnly,
+          rangesOnly,
+          serverFlags,
+          only);
     }
-    return new BenchOptions(false, dbUrl, dbUser, dbPassword, out, rounds == null ? 5 : rounds,
-        List.of(1, 8, 64), Duration.ofSeconds(2), Duration.ofSeconds(2), 1_000_000,
-        Duration.ofSeconds(1), List.of(1_000, 10_000), 8, Duration.ofSeconds(3), 100, 1_000_000,
-        Duration.ofMillis(5), 100_000, 1, 2, Duration.ofSeconds(1), Duration.ofSeconds(1),
-        serverClassPath, isolatedOnly, rangesOnly, serverFlags, only);
+    return new BenchOptions(
+        false,
+        dbUrl,
+        dbUser,
+        dbPassword,
+        out,
+        rounds == null ? 5 : rounds,
+        List.of(1, 8, 64),
+        Duration.ofSeconds(2),
+        Duration.ofSeconds(2),
+        1_000_000,
+        Duration.ofSeconds(1),
+        List.of(1_000, 10_000),
+        8,
+        Duration.ofSeconds(3),
+        100,
+        1_000_000,
+        Duration.ofMillis(5),
+        100_000,
+        1,
+        2,
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(1),
+        serverClassPath,
+        isolatedOnly,
+        rangesOnly,
+        serverFlags,
+        only);
   }
 
   /** The flags that reproduce these options in a child JVM. */
@@ -184,8 +232,8 @@ public record BenchOptions(
     List<String> parts = List.of(value.trim().split("\\s*,\\s*"));
     for (String part : parts) {
       if (!PARTS.contains(part)) {
-        throw new IllegalArgumentException("--only takes " + String.join(", ", PARTS) + "; got "
-            + part);
+        throw new IllegalArgumentException(
+            "--only takes " + String.join(", ", PARTS) + "; got " + part);
       }
     }
     return parts;

@@ -2,8 +2,8 @@ package io.leaf.bench;
 
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ServerWiring;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.TagAlreadyExistsException;
 import java.io.IOException;
@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The real {@link LeafServer} over Netty on the loopback interface and a free port, wired as in
- * production except that every segment load may be delayed by a {@link DelayingSegmentStore}
- * (the production server has no such switch).
+ * production except that every segment load may be delayed by a {@link DelayingSegmentStore} (the
+ * production server has no such switch).
  */
 public final class BenchServer implements AutoCloseable {
 
@@ -43,23 +43,45 @@ public final class BenchServer implements AutoCloseable {
    * @param loadDelay added to every segment load; zero for none
    * @param maxStep the server's {@code --max-step}: the dynamic step never grows past it
    */
-  public static BenchServer start(String dbUrl, String dbUser, String dbPassword,
-      Duration loadDelay, int maxStep) throws IOException {
+  public static BenchServer start(
+      String dbUrl, String dbUser, String dbPassword, Duration loadDelay, int maxStep)
+      throws IOException {
     return start(dbUrl, dbUser, dbPassword, loadDelay, maxStep, new String[0]);
   }
 
   /** As {@link #start(String, String, String, Duration, int)} with {@code flags} added. */
-  public static BenchServer start(String dbUrl, String dbUser, String dbPassword,
-      Duration loadDelay, int maxStep, String... flags) throws IOException {
+  public static BenchServer start(
+      String dbUrl,
+      String dbUser,
+      String dbPassword,
+      Duration loadDelay,
+      int maxStep,
+      String... flags)
+      throws IOException {
     // Flags only: a LEAF_* variable in the caller's environment must not change what is measured.
-    List<String> args = new ArrayList<>(List.of("--port", "0", "--db-url", dbUrl,
-        "--db-user", dbUser, "--db-password", dbPassword, "--max-step", Integer.toString(maxStep),
-        "--http-port", Integer.toString(freePort())));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--port",
+                "0",
+                "--db-url",
+                dbUrl,
+                "--db-user",
+                dbUser,
+                "--db-password",
+                dbPassword,
+                "--max-step",
+                Integer.toString(maxStep),
+                "--http-port",
+                Integer.toString(freePort())));
     args.addAll(List.of(flags));
     ServerConfig config = ServerConfig.parse(args.toArray(String[]::new), env -> null);
-    LeafServer server = ServerWiring.production(config,
-        NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)),
-        store -> loadDelay.isZero() ? store : new DelayingSegmentStore(store, loadDelay));
+    LeafServer server =
+        ServerWiring.production(
+            config,
+            NettyServerBuilder.forAddress(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)),
+            store -> loadDelay.isZero() ? store : new DelayingSegmentStore(store, loadDelay));
     try {
       server.start();
     } catch (IOException | RuntimeException e) {
@@ -81,7 +103,8 @@ public final class BenchServer implements AutoCloseable {
   /** One ID of {@code bizTag} straight from this server's engine (the bench thread may wait). */
   public long nextId(String bizTag) throws Exception {
     SegmentAllocator allocator = server.allocator();
-    return allocator.nextId(bizTag, allocator.deadline(TimeUnit.SECONDS.toNanos(5), false))
+    return allocator
+        .nextId(bizTag, allocator.deadline(TimeUnit.SECONDS.toNanos(5), false))
         .get(10, TimeUnit.SECONDS);
   }
 
@@ -101,28 +124,32 @@ public final class BenchServer implements AutoCloseable {
   }
 
   /**
-   * The server's counter {@code name} (a Prometheus sample without labels) from its
-   * {@code /metrics}, e.g. {@code leaf_segment_waits_total}.
+   * The server's counter {@code name} (a Prometheus sample without labels) from its {@code
+   * /metrics}, e.g. {@code leaf_segment_waits_total}.
    */
   public long counter(String name) throws IOException, InterruptedException {
-    HttpResponse<String> response = METRICS_CLIENT.send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + httpPort() + "/metrics"))
-            .timeout(Duration.ofSeconds(10)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response =
+        METRICS_CLIENT.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort() + "/metrics"))
+                .timeout(Duration.ofSeconds(10))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     for (String line : response.body().split("\n")) {
       if (line.startsWith(name + " ")) {
         return (long) Double.parseDouble(line.substring(name.length() + 1).trim());
       }
     }
-    throw new IOException("no " + name + " in the server's /metrics (HTTP " + response.statusCode()
-        + ")");
+    throw new IOException(
+        "no " + name + " in the server's /metrics (HTTP " + response.statusCode() + ")");
   }
 
   /** The settings that matter to a reader of the results. */
   public String describe() {
-    return "LeafServer over Netty on 127.0.0.1, db-pool-size " + config.engine().loaderThreads() + ", max-step "
-        + config.engine().maxStep() + (loadDelay.isZero() ? "" : ", +" + loadDelay.toMillis()
-        + " ms per segment load");
+    return "LeafServer over Netty on 127.0.0.1, db-pool-size "
+        + config.engine().loaderThreads()
+        + ", max-step "
+        + config.engine().maxStep()
+        + (loadDelay.isZero() ? "" : ", +" + loadDelay.toMillis() + " ms per segment load");
   }
 
   @Override

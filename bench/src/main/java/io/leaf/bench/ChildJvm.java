@@ -25,10 +25,12 @@ final class ChildJvm {
   }
 
   /**
-   * @throws IllegalStateException the child exited with a failure or ran past {@code timeoutSeconds}
+   * @throws IllegalStateException the child exited with a failure or ran past {@code
+   *     timeoutSeconds}
    */
-  static List<Map<String, String>> run(List<String> jvmArgs, Class<?> main, List<String> args,
-      long timeoutSeconds) throws IOException, InterruptedException {
+  static List<Map<String, String>> run(
+      List<String> jvmArgs, Class<?> main, List<String> args, long timeoutSeconds)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(javaCommand());
     command.addAll(jvmArgs);
@@ -36,29 +38,31 @@ final class ChildJvm {
     command.add(System.getProperty("java.class.path"));
     command.add(main.getName());
     command.addAll(args);
-    Process process = new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .start();
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     List<Map<String, String>> results = Collections.synchronizedList(new ArrayList<>());
     Thread reader = new Thread(() -> forward(process, results), main.getSimpleName() + "-output");
     reader.start();
     if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor();
       reader.join();
-      throw new IllegalStateException(main.getSimpleName() + " still running after "
-          + timeoutSeconds + " s; stopped it");
+      throw new IllegalStateException(
+          main.getSimpleName() + " still running after " + timeoutSeconds + " s; stopped it");
     }
     reader.join();
     if (process.exitValue() != 0) {
-      throw new IllegalStateException(main.getSimpleName() + " failed with exit code "
-          + process.exitValue() + " (its output is above)");
+      throw new IllegalStateException(
+          main.getSimpleName()
+              + " failed with exit code "
+              + process.exitValue()
+              + " (its output is above)");
     }
     return List.copyOf(results);
   }
 
   private static void forward(Process process, List<Map<String, String>> results) {
-    try (BufferedReader out = new BufferedReader(
-        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line = out.readLine(); line != null; line = out.readLine()) {
         if (ResultLine.isResult(line)) {
           results.add(ResultLine.parse(line));

@@ -53,8 +53,11 @@ final class ClosedLoop {
       new Slot<>(call, end, recorder, calls, firstError, drained).fire();
     }
     if (!drained.await(duration.toMillis() + 60_000, TimeUnit.MILLISECONDS)) {
-      throw new IllegalStateException(drained.getCount() + " of " + inFlight
-          + " calls still in flight a minute after the measurement window closed");
+      throw new IllegalStateException(
+          drained.getCount()
+              + " of "
+              + inFlight
+              + " calls still in flight a minute after the measurement window closed");
     }
     if (firstError.get() != null) {
       throw new IllegalStateException("a call failed: " + firstError.get(), firstError.get());
@@ -72,8 +75,13 @@ final class ClosedLoop {
     // Written before a call starts and read when it completes: gRPC orders the two.
     private long startedNanos;
 
-    Slot(Consumer<StreamObserver<T>> call, long end, Recorder recorder, LongAdder calls,
-        AtomicReference<Throwable> firstError, CountDownLatch drained) {
+    Slot(
+        Consumer<StreamObserver<T>> call,
+        long end,
+        Recorder recorder,
+        LongAdder calls,
+        AtomicReference<Throwable> firstError,
+        CountDownLatch drained) {
       this.call = call;
       this.end = end;
       this.recorder = recorder;

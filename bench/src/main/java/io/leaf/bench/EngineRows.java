@@ -31,11 +31,20 @@ final class EngineRows {
       Progress.say("JMH: AtomicLong.incrementAndGet, %s", threads(threads));
       double atomic = Stats.median(jmh.run(EngineBenchmark.class, "atomicIncrement", threads));
       allocatorByThreads.put(threads, allocator);
-      table.add("P4 SegmentAllocator.nextId vs AtomicLong, " + threads(threads),
-          jmh.describe() + ", " + threads(threads) + " on one shared allocator (in-memory store, "
-              + "step " + fmt(EngineBenchmark.STEP) + ") / one shared AtomicLong",
-          String.format(Locale.ROOT, "allocator %,.1f M ops/s · AtomicLong %,.1f M ops/s",
-              allocator / 1e6, atomic / 1e6),
+      table.add(
+          "P4 SegmentAllocator.nextId vs AtomicLong, " + threads(threads),
+          jmh.describe()
+              + ", "
+              + threads(threads)
+              + " on one shared allocator (in-memory store, "
+              + "step "
+              + fmt(EngineBenchmark.STEP)
+              + ") / one shared AtomicLong",
+          String.format(
+              Locale.ROOT,
+              "allocator %,.1f M ops/s · AtomicLong %,.1f M ops/s",
+              allocator / 1e6,
+              atomic / 1e6),
           String.format(Locale.ROOT, "allocator ÷ AtomicLong = %.2f", allocator / atomic));
     }
     clientRows(plainPort, allocatorByThreads, unaryNextId, unaryConcurrency);
@@ -47,8 +56,12 @@ final class EngineRows {
    *
    * @param allocatorByThreads the P4 allocator rows' figures; null when they did not run
    */
-  void clientRows(int plainPort, Map<Integer, Double> allocatorByThreads, double unaryNextId,
-      int unaryConcurrency) throws Exception {
+  void clientRows(
+      int plainPort,
+      Map<Integer, Double> allocatorByThreads,
+      double unaryNextId,
+      int unaryConcurrency)
+      throws Exception {
     JmhRuns jmh = new JmhRuns(options);
     String target = "-D" + ClientBenchmark.TARGET_PROPERTY + "=127.0.0.1:" + plainPort;
     for (int threads : List.of(1, 2)) {
@@ -56,16 +69,28 @@ final class EngineRows {
       double atomic = Stats.median(jmh.run(EngineBenchmark.class, "atomicIncrement", threads));
       Progress.say("JMH: CachedIdGenerator.next, %s", threads(threads));
       double client = Stats.median(jmh.run(ClientBenchmark.class, "next", threads, target));
-      String others = allocatorByThreads == null ? "" : String.format(Locale.ROOT,
-          "; ÷ SegmentAllocator = %.2f; ÷ unary NextId (P1, %d in flight) = %,.0f",
-          client / allocatorByThreads.get(threads), unaryConcurrency, client / unaryNextId);
-      table.add("P5 CachedIdGenerator.next() vs AtomicLong, " + threads(threads),
-          jmh.describe() + ", " + threads(threads) + " on one generator (builder defaults) of one"
+      String others =
+          allocatorByThreads == null
+              ? ""
+              : String.format(
+                  Locale.ROOT,
+                  "; ÷ SegmentAllocator = %.2f; ÷ unary NextId (P1, %d in flight) = %,.0f",
+                  client / allocatorByThreads.get(threads),
+                  unaryConcurrency,
+                  client / unaryNextId);
+      table.add(
+          "P5 CachedIdGenerator.next() vs AtomicLong, " + threads(threads),
+          jmh.describe()
+              + ", "
+              + threads(threads)
+              + " on one generator (builder defaults) of one"
               + " LeafClient, refilled with ReserveIds over loopback from the real server, tag"
-              + " step " + fmt(options.largeStep()) + " / one shared AtomicLong (goal ≥ 0.5 on 1"
+              + " step "
+              + fmt(options.largeStep())
+              + " / one shared AtomicLong (goal ≥ 0.5 on 1"
               + " thread)",
-          String.format(Locale.ROOT, "%,.1f M ops/s · AtomicLong %,.1f M ops/s", client / 1e6,
-              atomic / 1e6),
+          String.format(
+              Locale.ROOT, "%,.1f M ops/s · AtomicLong %,.1f M ops/s", client / 1e6, atomic / 1e6),
           String.format(Locale.ROOT, "generator ÷ AtomicLong = %.2f", client / atomic) + others);
     }
   }
@@ -77,15 +102,29 @@ final class EngineRows {
   void heapRow() throws IOException, InterruptedException {
     List<String> jvmArgs = List.of("-XX:+UseSerialGC", "-Xmx1g");
     Progress.say("heap JVM: %,d tags × %d rounds", options.heapTags(), options.rounds());
-    List<Map<String, String>> heap = ChildJvm.run(jvmArgs, HeapPerTag.class,
-        List.of(Integer.toString(options.heapTags()), Integer.toString(options.rounds())), 600);
-    table.add("Heap per cached tag",
-        fmt(options.heapTags()) + " tags each loaded once (InitCache) into a SegmentAllocator on an"
-            + " in-memory store, step " + fmt(HeapPerTag.STEP) + ", every buffer in an"
-            + " IdleTagSweeper's wheel (idle-ttl " + HeapPerTag.SERVER_DEFAULTS.sweep().idleTtl().toMinutes()
-            + " min, tick " + HeapPerTag.SERVER_DEFAULTS.sweep().tick().toSeconds() + " s); used heap"
-            + " after 3× System.gc(), before and after; separate JVM " + String.join(" ", jvmArgs),
-        String.format(Locale.ROOT, "%,.0f bytes per tag",
+    List<Map<String, String>> heap =
+        ChildJvm.run(
+            jvmArgs,
+            HeapPerTag.class,
+            List.of(Integer.toString(options.heapTags()), Integer.toString(options.rounds())),
+            600);
+    table.add(
+        "Heap per cached tag",
+        fmt(options.heapTags())
+            + " tags each loaded once (InitCache) into a SegmentAllocator on an"
+            + " in-memory store, step "
+            + fmt(HeapPerTag.STEP)
+            + ", every buffer in an"
+            + " IdleTagSweeper's wheel (idle-ttl "
+            + HeapPerTag.SERVER_DEFAULTS.sweep().idleTtl().toMinutes()
+            + " min, tick "
+            + HeapPerTag.SERVER_DEFAULTS.sweep().tick().toSeconds()
+            + " s); used heap"
+            + " after 3× System.gc(), before and after; separate JVM "
+            + String.join(" ", jvmArgs),
+        String.format(
+            Locale.ROOT,
+            "%,.0f bytes per tag",
             Stats.median(Bench.values(Bench.select(heap, "heap", r -> true), "bytesPerTag"))),
         "—");
   }

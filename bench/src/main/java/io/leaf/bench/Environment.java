@@ -11,18 +11,28 @@ import java.util.Locale;
 record Environment(int cores, String cpu, long ramBytes, String jvm, String os) {
 
   static Environment current() {
-    OperatingSystemMXBean os =
-        (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-    return new Environment(Runtime.getRuntime().availableProcessors(), cpuModel(),
+    OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    return new Environment(
+        Runtime.getRuntime().availableProcessors(),
+        cpuModel(),
         os.getTotalMemorySize(),
         System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
-        System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+        System.getProperty("os.name")
+            + " "
+            + System.getProperty("os.version")
+            + " "
             + System.getProperty("os.arch"));
   }
 
   String describe() {
-    return String.format(Locale.ROOT, "%d cores (%s), %.1f GiB RAM, %s, %s", cores, cpu,
-        ramBytes / (1024.0 * 1024 * 1024), jvm, os);
+    return String.format(
+        Locale.ROOT,
+        "%d cores (%s), %.1f GiB RAM, %s, %s",
+        cores,
+        cpu,
+        ramBytes / (1024.0 * 1024 * 1024),
+        jvm,
+        os);
   }
 
   /** The CPU's model name where Linux tells it; "unknown CPU" elsewhere. */

@@ -42,12 +42,13 @@ final class FormattedTags {
   }
 
   /**
-   * Ten digits, not eight: a stream issues millions of values a second, and a day's 10^8 numbers
-   * of {@code {seq:8}} would run out within a run of a few more rounds (or a second run on the
-   * same {@code --db-url}), after which every call of the day is OUT_OF_RANGE.
+   * Ten digits, not eight: a stream issues millions of values a second, and a day's 10^8 numbers of
+   * {@code {seq:8}} would run out within a run of a few more rounds (or a second run on the same
+   * {@code --db-url}), after which every call of the day is OUT_OF_RANGE.
    */
   static final Format PLAIN =
       new Format("plain", "bench.formatted.plain", "ORD-{yyyyMMdd}-{seq:10}", Reset.DAILY);
+
   static final Format OPAQUE =
       new Format("opaque", "bench.formatted.opaque", "{seq:10:opaque}", Reset.NEVER);
   static final List<Format> FORMATS = List.of(PLAIN, OPAQUE);
@@ -63,13 +64,17 @@ final class FormattedTags {
   private FormattedTags() {}
 
   /**
-   * Writes the benchmark's format key file (64 hex digits, owner-only) into {@code dir}. The key
-   * is derived from a fixed label, so a run on a {@code --db-url} database left by an earlier run
+   * Writes the benchmark's format key file (64 hex digits, owner-only) into {@code dir}. The key is
+   * derived from a fixed label, so a run on a {@code --db-url} database left by an earlier run
    * finds the same key fingerprint stored with its opaque tag; it protects nothing.
    */
   static Path writeKeyFile(Path dir) throws IOException {
-    Path file = Files.createTempFile(dir, "leaf-bench-format-", ".key",
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Path file =
+        Files.createTempFile(
+            dir,
+            "leaf-bench-format-",
+            ".key",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(file, benchKeyHex() + "\n", StandardCharsets.US_ASCII);
     return file;
   }
@@ -77,8 +82,12 @@ final class FormattedTags {
   /** SHA-256 of a fixed label as 64 hex digits: an AES-256 key for benchmarks only. */
   static String benchKeyHex() {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-          .digest("leaf bench format key, benchmarks only".getBytes(StandardCharsets.US_ASCII)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256")
+                  .digest(
+                      "leaf bench format key, benchmarks only"
+                          .getBytes(StandardCharsets.US_ASCII)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform has SHA-256", e);
     }
@@ -91,42 +100,57 @@ final class FormattedTags {
   static void create(ManagedChannel channel, int step) {
     LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(channel);
     for (Format f : FORMATS) {
-      IdFormat format = IdFormat.newBuilder().setPattern(f.pattern()).setReset(f.reset())
-          .setTimeZone("UTC").build();
+      IdFormat format =
+          IdFormat.newBuilder()
+              .setPattern(f.pattern())
+              .setReset(f.reset())
+              .setTimeZone("UTC")
+              .build();
       try {
-        stub.withDeadlineAfter(30, TimeUnit.SECONDS).createTag(CreateTagRequest.newBuilder()
-            .setBizTag(f.tag()).setStep(step).setDescription("benchmark").setFormat(format)
-            .build());
+        stub.withDeadlineAfter(30, TimeUnit.SECONDS)
+            .createTag(
+                CreateTagRequest.newBuilder()
+                    .setBizTag(f.tag())
+                    .setStep(step)
+                    .setDescription("benchmark")
+                    .setFormat(format)
+                    .build());
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
           throw e;
         }
-        stub.withDeadlineAfter(30, TimeUnit.SECONDS).setFormat(SetFormatRequest.newBuilder()
-            .setBizTag(f.tag()).setFormat(format).build());
+        stub.withDeadlineAfter(30, TimeUnit.SECONDS)
+            .setFormat(SetFormatRequest.newBuilder().setBizTag(f.tag()).setFormat(format).build());
       }
     }
   }
 
   /** Takes one formatted number of {@code f} and reads back its period and sequence. */
   static Reading nextFormatted(ManagedChannel channel, Format f) {
-    LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(channel)
-        .withDeadlineAfter(10, TimeUnit.SECONDS);
-    String value = stub.nextFormattedId(NextIdRequest.newBuilder().setBizTag(f.tag()).build())
-        .getValue();
-    FormattedIdParts parts = stub.parseFormattedId(ParseFormattedIdRequest.newBuilder()
-        .setBizTag(f.tag()).setValue(value).build());
+    LeafServiceBlockingStub stub =
+        LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+    String value =
+        stub.nextFormattedId(NextIdRequest.newBuilder().setBizTag(f.tag()).build()).getValue();
+    FormattedIdParts parts =
+        stub.parseFormattedId(
+            ParseFormattedIdRequest.newBuilder().setBizTag(f.tag()).setValue(value).build());
     if (parts.getSequence() < 0) {
-      throw new IllegalStateException("ParseFormattedId hid the sequence of " + value
-          + ": the isolated server must run without tokens");
+      throw new IllegalStateException(
+          "ParseFormattedId hid the sequence of "
+              + value
+              + ": the isolated server must run without tokens");
     }
     return new Reading(parts.getPeriod(), parts.getSequence());
   }
 
   /** Takes one ID of {@code tag}. */
   static Reading nextId(ManagedChannel channel, String tag) {
-    return new Reading("", LeafServiceGrpc.newBlockingStub(channel)
-        .withDeadlineAfter(10, TimeUnit.SECONDS)
-        .nextId(NextIdRequest.newBuilder().setBizTag(tag).build()).getId());
+    return new Reading(
+        "",
+        LeafServiceGrpc.newBlockingStub(channel)
+            .withDeadlineAfter(10, TimeUnit.SECONDS)
+            .nextId(NextIdRequest.newBuilder().setBizTag(tag).build())
+            .getId());
   }
 
   /**
@@ -138,15 +162,15 @@ final class FormattedTags {
    *     checked; true when it was
    * @throws IllegalStateException the server issued fewer numbers than h2load counted calls
    */
-  static boolean check(String rpc, long succeeded, Reading before, Reading after,
-      boolean mayBeEmpty) {
+  static boolean check(
+      String rpc, long succeeded, Reading before, Reading after, boolean mayBeEmpty) {
     if (!before.period().equals(after.period())) {
       return false;
     }
     long issued = after.position() - before.position() - 1;
     if (succeeded == 0 && !mayBeEmpty || issued < succeeded) {
-      throw new IllegalStateException("h2load reported " + succeeded + " " + rpc
-          + " calls but the server issued " + issued);
+      throw new IllegalStateException(
+          "h2load reported " + succeeded + " " + rpc + " calls but the server issued " + issued);
     }
     return true;
   }

@@ -18,8 +18,8 @@ import java.util.regex.Pattern;
  * Unary gRPC load from h2load (nghttp2's C load generator), when it is installed: a client that
  * shares no runtime with the server, each call one POST of a length-prefixed protobuf message.
  *
- * <p>h2load counts HTTP statuses only, and gRPC reports failures in trailers after an HTTP 200,
- * so callers check the calls' effect on the server (IDs consumed) before trusting the figure.
+ * <p>h2load counts HTTP statuses only, and gRPC reports failures in trailers after an HTTP 200, so
+ * callers check the calls' effect on the server (IDs consumed) before trusting the figure.
  */
 final class H2Load {
 
@@ -28,7 +28,8 @@ final class H2Load {
 
   private static final Pattern RATE = Pattern.compile("finished in [^,]+, ([0-9.]+) req/s");
   private static final Pattern COUNTS =
-      Pattern.compile("requests: \\d+ total, \\d+ started, \\d+ done, (\\d+) succeeded, (\\d+) failed");
+      Pattern.compile(
+          "requests: \\d+ total, \\d+ started, \\d+ done, (\\d+) succeeded, (\\d+) failed");
 
   private final Path executable;
 
@@ -53,30 +54,54 @@ final class H2Load {
 
   /** The gRPC wire form of one uncompressed message: flag byte, 4-byte length, the message. */
   static byte[] grpcFrame(byte[] message) {
-    return ByteBuffer.allocate(5 + message.length).put((byte) 0).putInt(message.length)
-        .put(message).array();
+    return ByteBuffer.allocate(5 + message.length)
+        .put((byte) 0)
+        .putInt(message.length)
+        .put(message)
+        .array();
   }
 
   /**
    * Calls {@code fullMethod} (e.g. {@code leaf.v1.LeafService/NextId}) on 127.0.0.1:{@code port}
    * for {@code duration} with {@code connections × streams} calls in flight.
    */
-  Run run(int port, String fullMethod, byte[] message, Duration duration, int connections,
-      int streams) throws IOException, InterruptedException {
+  Run run(
+      int port, String fullMethod, byte[] message, Duration duration, int connections, int streams)
+      throws IOException, InterruptedException {
     return run(port, fullMethod, message, duration, connections, streams, List.of());
   }
 
   /** {@link #run} with extra request headers ({@code "authorization: Bearer …"}). */
-  Run run(int port, String fullMethod, byte[] message, Duration duration, int connections,
-      int streams, List<String> headers) throws IOException, InterruptedException {
+  Run run(
+      int port,
+      String fullMethod,
+      byte[] message,
+      Duration duration,
+      int connections,
+      int streams,
+      List<String> headers)
+      throws IOException, InterruptedException {
     Path body = Files.createTempFile("leaf-h2load-", ".bin");
     try {
       Files.write(body, grpcFrame(message));
-      List<String> command = new ArrayList<>(List.of(executable.toString(),
-          "-D", duration.toMillis() + "ms", "-c", Integer.toString(connections),
-          "-m", Integer.toString(streams), "-t", "1",
-          "-H", "content-type: application/grpc", "-H", "te: trailers",
-          "-d", body.toString()));
+      List<String> command =
+          new ArrayList<>(
+              List.of(
+                  executable.toString(),
+                  "-D",
+                  duration.toMillis() + "ms",
+                  "-c",
+                  Integer.toString(connections),
+                  "-m",
+                  Integer.toString(streams),
+                  "-t",
+                  "1",
+                  "-H",
+                  "content-type: application/grpc",
+                  "-H",
+                  "te: trailers",
+                  "-d",
+                  body.toString()));
       for (String header : headers) {
         command.add("-H");
         command.add(header);
@@ -101,7 +126,9 @@ final class H2Load {
     if (!rate.find() || !counts.find()) {
       throw new IllegalStateException("unexpected h2load output:\n" + output);
     }
-    return new Run(Double.parseDouble(rate.group(1)), Long.parseLong(counts.group(1)),
+    return new Run(
+        Double.parseDouble(rate.group(1)),
+        Long.parseLong(counts.group(1)),
         Long.parseLong(counts.group(2)));
   }
 

@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Heap one cached tag costs the server: loads N tags once each into a {@link SegmentAllocator} on
  * an {@link MemorySegmentStore}, with an {@link IdleTagSweeper} holding every buffer in its wheel
- * as the server's does, and divides the growth of the used heap (after full collections) by N.
- * Run in its own JVM so that nothing else allocates meanwhile.
+ * as the server's does, and divides the growth of the used heap (after full collections) by N. Run
+ * in its own JVM so that nothing else allocates meanwhile.
  *
  * <p>Each tag name is built afresh for its load, as a request would carry it, so the name the
  * server keeps counts; the store's rows are created before the first reading and do not.
@@ -40,10 +40,11 @@ public final class HeapPerTag {
     int rounds = Integer.parseInt(args[1]);
     for (int round = 1; round <= rounds; round++) {
       double perTag = measure(tags);
-      Progress.say("heap round %d/%d: %,.0f bytes per cached tag (%,d tags)", round, rounds,
-          perTag, tags);
-      System.out.println(ResultLine.format("measure", "heap", "round", round, "tags", tags,
-          "bytesPerTag", perTag));
+      Progress.say(
+          "heap round %d/%d: %,.0f bytes per cached tag (%,d tags)", round, rounds, perTag, tags);
+      System.out.println(
+          ResultLine.format(
+              "measure", "heap", "round", round, "tags", tags, "bytesPerTag", perTag));
     }
   }
 
@@ -54,14 +55,22 @@ public final class HeapPerTag {
     }
     SweepIntake intake = new SweepIntake();
     List<ExecutorService> threads = new ArrayList<>();
-    SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
-        EngineConfig.DEFAULTS, ServerThreads.engineThreads(EngineConfig.DEFAULTS, threads::add),
-        EngineListeners.NONE.withOnCached(intake));
+    SegmentAllocator allocator =
+        new SegmentAllocator(
+            store,
+            Ticker.systemTicker(),
+            EngineConfig.DEFAULTS,
+            ServerThreads.engineThreads(EngineConfig.DEFAULTS, threads::add),
+            EngineListeners.NONE.withOnCached(intake));
     // The server's defaults; the sweeper is not started (its scheduler never makes a thread),
     // runOnce below does its work.
-    IdleTagSweeper sweeper = new IdleTagSweeper(allocator, intake,
-        SERVER_DEFAULTS.sweep().idleTtl(), SERVER_DEFAULTS.sweep().tick(),
-        ServerThreads.idleSweeper());
+    IdleTagSweeper sweeper =
+        new IdleTagSweeper(
+            allocator,
+            intake,
+            SERVER_DEFAULTS.sweep().idleTtl(),
+            SERVER_DEFAULTS.sweep().tick(),
+            ServerThreads.idleSweeper());
     try {
       long before = usedAfterGc();
       long timeout = TimeUnit.SECONDS.toNanos(10);
@@ -70,8 +79,14 @@ public final class HeapPerTag {
       }
       sweeper.runOnce(allocator.ticker().read());
       if (allocator.cachedCount() != tags || sweeper.scheduled() != tags) {
-        throw new IllegalStateException("cached " + allocator.cachedCount() + " and scheduled "
-            + sweeper.scheduled() + " of " + tags + " tags");
+        throw new IllegalStateException(
+            "cached "
+                + allocator.cachedCount()
+                + " and scheduled "
+                + sweeper.scheduled()
+                + " of "
+                + tags
+                + " tags");
       }
       long after = usedAfterGc();
       Reference.reachabilityFence(sweeper);

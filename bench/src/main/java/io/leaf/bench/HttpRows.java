@@ -10,8 +10,8 @@ import java.util.Optional;
 /**
  * The HTTP row: Meituan Leaf's {@code GET /api/segment/get/{key}} from wrk against the same
  * server's gRPC NextId from h2load (both C clients, the same number of calls in flight), measured
- * in the same run with the order alternating; each figure the median of the rounds. Skipped with
- * a line when wrk is absent; without h2load the gRPC side is the JVM client's figure.
+ * in the same run with the order alternating; each figure the median of the rounds. Skipped with a
+ * line when wrk is absent; without h2load the gRPC side is the JVM client's figure.
  */
 final class HttpRows {
 
@@ -27,11 +27,18 @@ final class HttpRows {
     this.table = table;
   }
 
-  /** @param jvmNextId the JVM client's unary NextId rate, for when h2load is absent */
+  /**
+   * @param jvmNextId the JVM client's unary NextId rate, for when h2load is absent
+   */
   void wrkRow(BenchServer plain, double jvmNextId, int jvmConcurrency) throws Exception {
     int inFlight = CONNECTIONS * STREAMS;
-    String measure = "HTTP /api/segment/get/{key} (wrk, " + inFlight + " connections) vs gRPC"
-        + " NextId (h2load, " + inFlight + " in flight), same server";
+    String measure =
+        "HTTP /api/segment/get/{key} (wrk, "
+            + inFlight
+            + " connections) vs gRPC"
+            + " NextId (h2load, "
+            + inFlight
+            + " in flight), same server";
     Optional<Wrk> wrk = Wrk.find();
     if (wrk.isEmpty()) {
       Progress.say("wrk not found: skipping the HTTP row (apt-get install wrk)");
@@ -58,13 +65,28 @@ final class HttpRows {
           long ok = run.requests() - run.failed();
           // Only IDs actually issued prove the answers were IDs.
           if (run.failed() > 0 || consumed < ok) {
-            throw new IllegalStateException("wrk reported " + ok + " answers (" + run.failed()
-                + " not 2xx) but the server issued " + consumed + " IDs");
+            throw new IllegalStateException(
+                "wrk reported "
+                    + ok
+                    + " answers ("
+                    + run.failed()
+                    + " not 2xx) but the server issued "
+                    + consumed
+                    + " IDs");
           }
           http = run.requestsPerSecond();
         } else if (h2load.isPresent()) {
-          grpc = h2load.get().run(plain.port(), "leaf.v1.LeafService/NextId", nextId, each,
-              CONNECTIONS, STREAMS).requestsPerSecond();
+          grpc =
+              h2load
+                  .get()
+                  .run(
+                      plain.port(),
+                      "leaf.v1.LeafService/NextId",
+                      nextId,
+                      each,
+                      CONNECTIONS,
+                      STREAMS)
+                  .requestsPerSecond();
         }
       }
       httpRates.add(http);
@@ -75,18 +97,39 @@ final class HttpRows {
     }
     double httpMedian = Stats.median(httpRates);
     if (h2load.isPresent()) {
-      table.add(measure, wrk.get().describe() + " -t 1 -c " + inFlight + " (keep-alive) vs "
-              + h2load.get().describe() + " -t 1 -c " + CONNECTIONS + " -m " + STREAMS + ", "
-              + each.toMillis() + " ms each per round, order alternating; every wrk run checked"
+      table.add(
+          measure,
+          wrk.get().describe()
+              + " -t 1 -c "
+              + inFlight
+              + " (keep-alive) vs "
+              + h2load.get().describe()
+              + " -t 1 -c "
+              + CONNECTIONS
+              + " -m "
+              + STREAMS
+              + ", "
+              + each.toMillis()
+              + " ms each per round, order alternating; every wrk run checked"
               + " against the IDs the server issued",
-          String.format(Locale.ROOT, "HTTP %,.0f/s · gRPC %,.0f/s", httpMedian,
-              Stats.median(grpcRates)),
+          String.format(
+              Locale.ROOT, "HTTP %,.0f/s · gRPC %,.0f/s", httpMedian, Stats.median(grpcRates)),
           String.format(Locale.ROOT, "HTTP ÷ gRPC = %.2f", Stats.median(ratios)));
     } else {
-      table.add(measure + " (no h2load: gRPC from the JVM client)", wrk.get().describe()
-              + " -t 1 -c " + inFlight + " (keep-alive), " + each.toMillis() + " ms per round",
-          String.format(Locale.ROOT, "HTTP %,.0f/s · gRPC (JVM client, %d in flight) %,.0f/s",
-              httpMedian, jvmConcurrency, jvmNextId),
+      table.add(
+          measure + " (no h2load: gRPC from the JVM client)",
+          wrk.get().describe()
+              + " -t 1 -c "
+              + inFlight
+              + " (keep-alive), "
+              + each.toMillis()
+              + " ms per round",
+          String.format(
+              Locale.ROOT,
+              "HTTP %,.0f/s · gRPC (JVM client, %d in flight) %,.0f/s",
+              httpMedian,
+              jvmConcurrency,
+              jvmNextId),
           String.format(Locale.ROOT, "HTTP ÷ gRPC = %.2f", httpMedian / jvmNextId));
     }
   }

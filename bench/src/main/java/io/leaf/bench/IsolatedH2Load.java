@@ -12,9 +12,9 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Unary NextId against Health/Check from h2load (one request in flight per connection, at 1, 8
- * and 64 connections) on a server alone in its JVM, so that neither shares a JIT or a heap with
- * the benchmark; every NextId run is checked against the IDs the server issued.
+ * Unary NextId against Health/Check from h2load (one request in flight per connection, at 1, 8 and
+ * 64 connections) on a server alone in its JVM, so that neither shares a JIT or a heap with the
+ * benchmark; every NextId run is checked against the IDs the server issued.
  */
 final class IsolatedH2Load {
 
@@ -34,8 +34,11 @@ final class IsolatedH2Load {
     Optional<H2Load> found = H2Load.find();
     if (found.isEmpty()) {
       for (int c : CONNECTIONS) {
-        table.add("Isolated server: h2load NextId vs Health/Check, -c " + c + " -m 1",
-            "skipped: h2load not on PATH (Debian: apt-get install nghttp2-client)", "—", "—");
+        table.add(
+            "Isolated server: h2load NextId vs Health/Check, -c " + c + " -m 1",
+            "skipped: h2load not on PATH (Debian: apt-get install nghttp2-client)",
+            "—",
+            "—");
       }
       return;
     }
@@ -47,7 +50,8 @@ final class IsolatedH2Load {
       int port = server.port();
       ManagedChannel channel = IsolatedServers.channel(port);
       LeafServiceGrpc.LeafServiceBlockingStub probe = LeafServiceGrpc.newBlockingStub(channel);
-      NextIdRequest probeRequest = NextIdRequest.newBuilder().setBizTag(IsolatedServers.TAG).build();
+      NextIdRequest probeRequest =
+          NextIdRequest.newBuilder().setBizTag(IsolatedServers.TAG).build();
       try {
         h2load.run(port, "leaf.v1.LeafService/NextId", nextId, options.warmup(), 8, 1);
         h2load.run(port, "grpc.health.v1.Health/Check", check, options.warmup(), 8, 1);
@@ -65,26 +69,43 @@ final class IsolatedH2Load {
                 long consumed = probe.nextId(probeRequest).getId() - before - 1;
                 // --quick's 200 ms may end before 64 connections are up: zero calls is no error.
                 if (n.succeeded() == 0 && !options.quick() || consumed < n.succeeded()) {
-                  throw new IllegalStateException("h2load reported " + n.succeeded()
-                      + " NextId calls but the server issued " + consumed + " IDs");
+                  throw new IllegalStateException(
+                      "h2load reported "
+                          + n.succeeded()
+                          + " NextId calls but the server issued "
+                          + consumed
+                          + " IDs");
                 }
               } else {
                 k = h2load.run(port, "grpc.health.v1.Health/Check", check, each, c, 1);
               }
             }
-            Progress.say("isolated server, h2load -c %d -m 1, round %d/%d: NextId %,.0f/s, Check"
-                + " %,.0f/s", c, round, options.rounds(), n.requestsPerSecond(),
-                k.requestsPerSecond());
+            Progress.say(
+                "isolated server, h2load -c %d -m 1, round %d/%d: NextId %,.0f/s, Check"
+                    + " %,.0f/s",
+                c, round, options.rounds(), n.requestsPerSecond(), k.requestsPerSecond());
             nextIds.add(n.requestsPerSecond());
             checks.add(k.requestsPerSecond());
             ratios.add(n.requestsPerSecond() / Math.max(1, k.requestsPerSecond()));
           }
-          table.add("Isolated server: h2load NextId vs Health/Check, -c " + c + " -m 1",
-              h2load.describe() + " -t 1 -c " + c + " -m 1, " + ms(each) + " per call type per"
-                  + " round, order alternating; " + servers.build + " alone in a JVM (default flags);"
-                  + " tag step " + fmt(options.largeStep()),
-              String.format(Locale.ROOT, "NextId %,.0f/s · Check %,.0f/s",
-                  Stats.median(nextIds), Stats.median(checks)),
+          table.add(
+              "Isolated server: h2load NextId vs Health/Check, -c " + c + " -m 1",
+              h2load.describe()
+                  + " -t 1 -c "
+                  + c
+                  + " -m 1, "
+                  + ms(each)
+                  + " per call type per"
+                  + " round, order alternating; "
+                  + servers.build
+                  + " alone in a JVM (default flags);"
+                  + " tag step "
+                  + fmt(options.largeStep()),
+              String.format(
+                  Locale.ROOT,
+                  "NextId %,.0f/s · Check %,.0f/s",
+                  Stats.median(nextIds),
+                  Stats.median(checks)),
               String.format(Locale.ROOT, "NextId ÷ Check = %.2f", Stats.median(ratios)));
         }
       } finally {

@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link StressServer} in a child JVM: its port, and its thread count and resident memory read
- * from {@code /proc} (Linux; -1 elsewhere). Its output is forwarded, indented; an
- * {@code OutOfMemoryError} in it is remembered. {@link #close()} kills it.
+ * from {@code /proc} (Linux; -1 elsewhere). Its output is forwarded, indented; an {@code
+ * OutOfMemoryError} in it is remembered. {@link #close()} kills it.
  */
 final class IsolatedServer implements AutoCloseable {
 
@@ -30,7 +30,9 @@ final class IsolatedServer implements AutoCloseable {
     this(jvmArgs, classPath, StressServer.class, args);
   }
 
-  /** @param main a server's main class that prints {@code LISTENING <port>} once serving */
+  /**
+   * @param main a server's main class that prints {@code LISTENING <port>} once serving
+   */
   IsolatedServer(List<String> jvmArgs, String classPath, Class<?> main, List<String> args)
       throws IOException {
     List<String> command = new ArrayList<>(List.of(ChildJvm.javaCommand()));
@@ -92,8 +94,9 @@ final class IsolatedServer implements AutoCloseable {
   }
 
   private void forward() {
-    try (BufferedReader out = new BufferedReader(
-        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line = out.readLine(); line != null; line = out.readLine()) {
         if (line.startsWith("LISTENING ")) {
           port.complete(Integer.parseInt(line.substring("LISTENING ".length()).trim()));

@@ -8,39 +8,64 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How the isolated-server rows start their {@link StressServer}s: which build (this one, or
- * {@code --server-classpath}), which database, which tags.
+ * How the isolated-server rows start their {@link StressServer}s: which build (this one, or {@code
+ * --server-classpath}), which database, which tags.
  */
 final class IsolatedServers {
 
   static final String TAG = "bench.isolated";
+
   /** The other client's tag in the unread-streams row: another caller, another tag. */
   static final String OTHER_TAG = "bench.isolated.other";
+
   static final String STALLED_TAG = StressServer.STALLED_PREFIX + "tag";
 
   final BenchOptions options;
+
   /** The server measured, as the table names it. */
   final String build;
+
   private final String dbUrl;
   private final String classPath;
 
-  /** @param dbUrl a database of the isolated servers' own */
+  /**
+   * @param dbUrl a database of the isolated servers' own
+   */
   IsolatedServers(BenchOptions options, String dbUrl) {
     this.options = options;
     this.dbUrl = dbUrl;
-    this.classPath = options.serverClassPath() != null ? options.serverClassPath()
-        : System.getProperty("java.class.path");
-    String build = options.serverClassPath() != null
-        ? "server from " + options.serverClassPath().split(File.pathSeparator)[0]
-        : "this build's server";
-    this.build = options.serverFlags().isEmpty() ? build
-        : build + " with " + String.join(" ", options.serverFlags());
+    this.classPath =
+        options.serverClassPath() != null
+            ? options.serverClassPath()
+            : System.getProperty("java.class.path");
+    String build =
+        options.serverClassPath() != null
+            ? "server from " + options.serverClassPath().split(File.pathSeparator)[0]
+            : "this build's server";
+    this.build =
+        options.serverFlags().isEmpty()
+            ? build
+            : build + " with " + String.join(" ", options.serverFlags());
   }
 
   IsolatedServer start(List<String> jvmArgs, List<String> flags) throws Exception {
-    List<String> args = new ArrayList<>(List.of(dbUrl, options.dbUser(), options.dbPassword(),
-        TAG + "=" + options.largeStep() + "," + OTHER_TAG + "=" + options.largeStep() + ","
-            + STALLED_TAG + "=" + options.largeStep()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                dbUrl,
+                options.dbUser(),
+                options.dbPassword(),
+                TAG
+                    + "="
+                    + options.largeStep()
+                    + ","
+                    + OTHER_TAG
+                    + "="
+                    + options.largeStep()
+                    + ","
+                    + STALLED_TAG
+                    + "="
+                    + options.largeStep()));
     args.addAll(flags);
     args.addAll(options.serverFlags());
     return new IsolatedServer(jvmArgs, classPath, args);

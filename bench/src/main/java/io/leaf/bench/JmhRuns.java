@@ -24,30 +24,39 @@ final class JmhRuns {
 
   /** How the runs are configured, for the table. */
   String describe() {
-    return "JMH " + (options.jmhForks() == 0 ? "in-process" : options.jmhForks() + " fork") + ", "
-        + options.jmhWarmupIterations() + "×" + options.jmhWarmupTime().toMillis()
-        + " ms warm-up, " + options.rounds() + "×" + options.jmhIterationTime().toMillis()
+    return "JMH "
+        + (options.jmhForks() == 0 ? "in-process" : options.jmhForks() + " fork")
+        + ", "
+        + options.jmhWarmupIterations()
+        + "×"
+        + options.jmhWarmupTime().toMillis()
+        + " ms warm-up, "
+        + options.rounds()
+        + "×"
+        + options.jmhIterationTime().toMillis()
         + " ms measured";
   }
 
   /**
    * @param method a {@code @Benchmark} method of {@code benchmarkClass}
-   * @param systemProperties {@code -Dkey=value} passed to the forked JVM (and set here without fork)
+   * @param systemProperties {@code -Dkey=value} passed to the forked JVM (and set here without
+   *     fork)
    * @return operations per second of each measurement iteration
    */
   List<Double> run(Class<?> benchmarkClass, String method, int threads, String... systemProperties)
       throws RunnerException {
-    ChainedOptionsBuilder builder = new OptionsBuilder()
-        .include("^" + benchmarkClass.getName().replace(".", "\\.") + "\\." + method + "$")
-        .threads(threads)
-        .forks(options.jmhForks())
-        .warmupIterations(options.jmhWarmupIterations())
-        .warmupTime(TimeValue.milliseconds(options.jmhWarmupTime().toMillis()))
-        .measurementIterations(options.rounds())
-        .measurementTime(TimeValue.milliseconds(options.jmhIterationTime().toMillis()))
-        .timeUnit(TimeUnit.SECONDS)
-        .shouldFailOnError(true)
-        .verbosity(VerboseMode.SILENT);
+    ChainedOptionsBuilder builder =
+        new OptionsBuilder()
+            .include("^" + benchmarkClass.getName().replace(".", "\\.") + "\\." + method + "$")
+            .threads(threads)
+            .forks(options.jmhForks())
+            .warmupIterations(options.jmhWarmupIterations())
+            .warmupTime(TimeValue.milliseconds(options.jmhWarmupTime().toMillis()))
+            .measurementIterations(options.rounds())
+            .measurementTime(TimeValue.milliseconds(options.jmhIterationTime().toMillis()))
+            .timeUnit(TimeUnit.SECONDS)
+            .shouldFailOnError(true)
+            .verbosity(VerboseMode.SILENT);
     if (systemProperties.length > 0) {
       builder.jvmArgsAppend(systemProperties);
       if (options.jmhForks() == 0) {

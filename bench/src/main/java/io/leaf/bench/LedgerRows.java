@@ -19,8 +19,8 @@ import java.util.concurrent.Future;
  * P11: segment loads per second with the ledger on (the take, its {@code leaf_ledger} record and
  * COMMIT) against the ledger off (the take as one autocommit statement), on the store itself:
  * {@link #THREADS} threads each taking segments of a tag of its own, as loader threads do, on
- * MariaDB when {@code --db-url} names one, else on an embedded H2 file. Each round's time is
- * split in slices in ABBA order; the ratio is the median of the per-round ratios.
+ * MariaDB when {@code --db-url} names one, else on an embedded H2 file. Each round's time is split
+ * in slices in ABBA order; the ratio is the median of the per-round ratios.
  */
 final class LedgerRows {
 
@@ -40,10 +40,14 @@ final class LedgerRows {
     ExecutorService threads = Executors.newFixedThreadPool(THREADS);
     try (HikariDataSource pool = DataSources.create(dbUrl, user, password, THREADS + 1)) {
       var dialect = DataSources.dialectOf(dbUrl);
-      JooqSegmentStore on = new JooqSegmentStore(pool, dialect, InstantSource.system(),
-          LedgerSettings.on("bench:0/" + ProcessHandle.current().pid()));
-      JooqSegmentStore off = new JooqSegmentStore(pool, dialect, InstantSource.system(),
-          LedgerSettings.OFF);
+      JooqSegmentStore on =
+          new JooqSegmentStore(
+              pool,
+              dialect,
+              InstantSource.system(),
+              LedgerSettings.on("bench:0/" + ProcessHandle.current().pid()));
+      JooqSegmentStore off =
+          new JooqSegmentStore(pool, dialect, InstantSource.system(), LedgerSettings.OFF);
       on.createSchemaIfMissing();
       off.createSchemaIfMissing();
       for (int t = 0; t < THREADS; t++) {
@@ -53,21 +57,32 @@ final class LedgerRows {
           // From an earlier run on the same database.
         }
       }
-      JooqSegmentStore fenced = new JooqSegmentStore(pool, dialect, InstantSource.system(),
-          LedgerSettings.OFF, TakeFence.withoutRegion());
-      String workload = THREADS + " threads, each taking segments (step " + STEP + ") of a tag"
-          + " of its own through JooqSegmentStore on " + DataSources.redact(dbUrl) + "; "
-          + options.unaryDuration().toMillis() + " ms each per round in " + SLICES
-          + " slices, order ABBA";
+      JooqSegmentStore fenced =
+          new JooqSegmentStore(
+              pool, dialect, InstantSource.system(), LedgerSettings.OFF, TakeFence.withoutRegion());
+      String workload =
+          THREADS
+              + " threads, each taking segments (step "
+              + STEP
+              + ") of a tag"
+              + " of its own through JooqSegmentStore on "
+              + DataSources.redact(dbUrl)
+              + "; "
+              + options.unaryDuration().toMillis()
+              + " ms each per round in "
+              + SLICES
+              + " slices, order ABBA";
       double[] ledger = compare(on, off, threads, "the ledger on and off");
-      table.add("P11 segment loads/s with the ledger on vs off", workload,
+      table.add(
+          "P11 segment loads/s with the ledger on vs off",
+          workload,
           String.format(Locale.ROOT, "%,.0f loads/s (off: %,.0f loads/s)", ledger[0], ledger[1]),
           String.format(Locale.ROOT, "on ÷ off = %.2f", ledger[2]));
       double[] fence = compare(fenced, off, threads, "the take's region check and without");
-      table.add("P11 segment loads/s with the take's leaf_region check vs without",
+      table.add(
+          "P11 segment loads/s with the take's leaf_region check vs without",
           workload + "; the ledger off in both",
-          String.format(Locale.ROOT, "%,.0f loads/s (without: %,.0f loads/s)", fence[0],
-              fence[1]),
+          String.format(Locale.ROOT, "%,.0f loads/s (without: %,.0f loads/s)", fence[0], fence[1]),
           String.format(Locale.ROOT, "with ÷ without = %.2f", fence[2]));
     } finally {
       threads.shutdownNow();
@@ -75,8 +90,9 @@ final class LedgerRows {
   }
 
   /** Medians of {@code a}'s and {@code b}'s loads/s and of their per-round ratio. */
-  private double[] compare(JooqSegmentStore a, JooqSegmentStore b, ExecutorService threads,
-      String what) throws Exception {
+  private double[] compare(
+      JooqSegmentStore a, JooqSegmentStore b, ExecutorService threads, String what)
+      throws Exception {
     rate(a, threads, options.warmup());
     rate(b, threads, options.warmup());
     List<Double> as = new ArrayList<>();
@@ -119,14 +135,16 @@ final class LedgerRows {
     List<Future<Long>> counts = new ArrayList<>();
     for (int t = 0; t < THREADS; t++) {
       String tag = tag(t);
-      counts.add(threads.submit(() -> {
-        long n = 0;
-        while (System.nanoTime() < until) {
-          store.nextSegment(tag, STEP);
-          n++;
-        }
-        return n;
-      }));
+      counts.add(
+          threads.submit(
+              () -> {
+                long n = 0;
+                while (System.nanoTime() < until) {
+                  store.nextSegment(tag, STEP);
+                  n++;
+                }
+                return n;
+              }));
     }
     long total = 0;
     for (Future<Long> f : counts) {

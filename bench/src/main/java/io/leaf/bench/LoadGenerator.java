@@ -19,8 +19,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client side of P1–P3, run in its own JVM so that client and server do not share a heap, a
- * JIT or a garbage collector: prints progress, and one {@link ResultLine} per measurement.
+ * The client side of P1–P3, run in its own JVM so that client and server do not share a heap, a JIT
+ * or a garbage collector: prints progress, and one {@link ResultLine} per measurement.
  *
  * <p>Every call of a measurement goes through one Netty channel with a direct executor (responses
  * are handled on the transport thread, no hand-off), the same for every call type compared.
@@ -31,6 +31,7 @@ public final class LoadGenerator {
   static final String BATCH_TAG = "bench.batch";
   static final String SMALL_STEP_TAG = "bench.latency.small";
   static final String LARGE_STEP_TAG = "bench.latency.large";
+
   /** P3's baseline: step 100 on a server whose loads have no added delay. */
   static final String UNDELAYED_TAG = "bench.latency.undelayed";
 
@@ -42,7 +43,10 @@ public final class LoadGenerator {
   private final ManagedChannel delayed;
   private final ManagedChannel undelayed;
 
-  private LoadGenerator(BenchOptions options, ManagedChannel plain, ManagedChannel delayed,
+  private LoadGenerator(
+      BenchOptions options,
+      ManagedChannel plain,
+      ManagedChannel delayed,
       ManagedChannel undelayed) {
     this.options = options;
     this.plain = plain;
@@ -88,9 +92,11 @@ public final class LoadGenerator {
   }
 
   private void warmUp(boolean all) throws InterruptedException {
-    Progress.say("warm-up: %d ms each of Check, NextId, NextIdBatch and both latency tags",
+    Progress.say(
+        "warm-up: %d ms each of Check, NextId, NextIdBatch and both latency tags",
         options.warmup().toMillis());
-    LeafServiceGrpc.LeafServiceBlockingStub delayedBlocking = LeafServiceGrpc.newBlockingStub(delayed);
+    LeafServiceGrpc.LeafServiceBlockingStub delayedBlocking =
+        LeafServiceGrpc.newBlockingStub(delayed);
     delayedBlocking.initCache(InitCacheRequest.newBuilder().setBizTag(SMALL_STEP_TAG).build());
     delayedBlocking.initCache(InitCacheRequest.newBuilder().setBizTag(LARGE_STEP_TAG).build());
     LeafServiceGrpc.newBlockingStub(undelayed)
@@ -121,10 +127,12 @@ public final class LoadGenerator {
       if (!checkFirst) {
         check = checkLoop(c, options.unaryDuration()).perSecond();
       }
-      Progress.say("P1 round %d/%d, %d in flight: NextId %,.0f/s, Check %,.0f/s", round,
-          options.rounds(), c, nextId, check);
-      System.out.println(ResultLine.format("measure", "p1", "round", round, "concurrency", c,
-          "nextId", nextId, "check", check));
+      Progress.say(
+          "P1 round %d/%d, %d in flight: NextId %,.0f/s, Check %,.0f/s",
+          round, options.rounds(), c, nextId, check);
+      System.out.println(
+          ResultLine.format(
+              "measure", "p1", "round", round, "concurrency", c, "nextId", nextId, "check", check));
     }
   }
 
@@ -138,56 +146,84 @@ public final class LoadGenerator {
         ids += stream(chunk);
       } while (System.nanoTime() - until < 0);
       double idsPerSecond = ids * 1e9 / (System.nanoTime() - start);
-      Progress.say("P2 round %d/%d, chunk %,d: %,.0f IDs/s", round, options.rounds(), chunk,
-          idsPerSecond);
-      System.out.println(ResultLine.format("measure", "p2", "round", round, "chunk", chunk,
-          "idsPerSecond", idsPerSecond));
+      Progress.say(
+          "P2 round %d/%d, chunk %,d: %,.0f IDs/s", round, options.rounds(), chunk, idsPerSecond);
+      System.out.println(
+          ResultLine.format(
+              "measure", "p2", "round", round, "chunk", chunk, "idsPerSecond", idsPerSecond));
     }
   }
 
   /** P3: NextId latency of a tag whose every load is slow, small step against large. */
   private void latency(int round) throws InterruptedException {
-    List<String> order = round % 2 == 1
-        ? List.of(SMALL_STEP_TAG, LARGE_STEP_TAG, UNDELAYED_TAG)
-        : List.of(UNDELAYED_TAG, LARGE_STEP_TAG, SMALL_STEP_TAG);
+    List<String> order =
+        round % 2 == 1
+            ? List.of(SMALL_STEP_TAG, LARGE_STEP_TAG, UNDELAYED_TAG)
+            : List.of(UNDELAYED_TAG, LARGE_STEP_TAG, SMALL_STEP_TAG);
     for (String tag : order) {
-      ClosedLoop.Result r = unaryLoop(tag.equals(UNDELAYED_TAG) ? undelayed : delayed, tag,
-          options.latencyConcurrency(), options.latencyDuration());
-      Progress.say("P3 round %d/%d, %s: p50 %,.0f µs, p99 %,.0f µs, p99.9 %,.0f µs (%,.0f calls/s)",
+      ClosedLoop.Result r =
+          unaryLoop(
+              tag.equals(UNDELAYED_TAG) ? undelayed : delayed,
+              tag,
+              options.latencyConcurrency(),
+              options.latencyDuration());
+      Progress.say(
+          "P3 round %d/%d, %s: p50 %,.0f µs, p99 %,.0f µs, p99.9 %,.0f µs (%,.0f calls/s)",
           round, options.rounds(), tag, r.micros(50), r.micros(99), r.micros(99.9), r.perSecond());
-      System.out.println(ResultLine.format("measure", "p3", "round", round, "tag", tag,
-          "p50", r.micros(50), "p99", r.micros(99), "p999", r.micros(99.9),
-          "calls", r.calls(), "qps", r.perSecond()));
+      System.out.println(
+          ResultLine.format(
+              "measure",
+              "p3",
+              "round",
+              round,
+              "tag",
+              tag,
+              "p50",
+              r.micros(50),
+              "p99",
+              r.micros(99),
+              "p999",
+              r.micros(99.9),
+              "calls",
+              r.calls(),
+              "qps",
+              r.perSecond()));
     }
   }
 
-  private ClosedLoop.Result unaryLoop(ManagedChannel channel, String tag, int inFlight,
-      Duration duration) throws InterruptedException {
+  private ClosedLoop.Result unaryLoop(
+      ManagedChannel channel, String tag, int inFlight, Duration duration)
+      throws InterruptedException {
     LeafServiceGrpc.LeafServiceStub stub = LeafServiceGrpc.newStub(channel);
     NextIdRequest request = NextIdRequest.newBuilder().setBizTag(tag).build();
-    return ClosedLoop.<NextIdResponse>run(observer -> stub.nextId(request, observer), inFlight,
-        duration);
+    return ClosedLoop.<NextIdResponse>run(
+        observer -> stub.nextId(request, observer), inFlight, duration);
   }
 
   private ClosedLoop.Result checkLoop(int inFlight, Duration duration) throws InterruptedException {
     HealthGrpc.HealthStub stub = HealthGrpc.newStub(plain);
-    return ClosedLoop.<HealthCheckResponse>run(observer -> stub.check(CHECK, observer), inFlight,
-        duration);
+    return ClosedLoop.<HealthCheckResponse>run(
+        observer -> stub.check(CHECK, observer), inFlight, duration);
   }
 
   /** One NextIdBatch call read to its end; returns the number of IDs received. */
   private long stream(int chunk) {
-    LeafServiceGrpc.LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(plain)
-        .withDeadlineAfter(60, TimeUnit.SECONDS);
-    Iterator<IdBatch> batches = stub.nextIdBatch(NextIdBatchRequest.newBuilder()
-        .setBizTag(BATCH_TAG).setCount(options.batchCount()).setChunkSize(chunk).build());
+    LeafServiceGrpc.LeafServiceBlockingStub stub =
+        LeafServiceGrpc.newBlockingStub(plain).withDeadlineAfter(60, TimeUnit.SECONDS);
+    Iterator<IdBatch> batches =
+        stub.nextIdBatch(
+            NextIdBatchRequest.newBuilder()
+                .setBizTag(BATCH_TAG)
+                .setCount(options.batchCount())
+                .setChunkSize(chunk)
+                .build());
     long received = 0;
     while (batches.hasNext()) {
       received += batches.next().getIdsCount();
     }
     if (received != options.batchCount()) {
-      throw new IllegalStateException("NextIdBatch ended after " + received + " of "
-          + options.batchCount() + " IDs");
+      throw new IllegalStateException(
+          "NextIdBatch ended after " + received + " of " + options.batchCount() + " IDs");
     }
     return received;
   }

@@ -12,7 +12,8 @@ final class Progress {
   private Progress() {}
 
   static void say(String format, Object... args) {
-    System.out.println("[bench " + LocalTime.now().format(TIME) + "] " + String.format(Locale.ROOT, format, args));
+    System.out.println(
+        "[bench " + LocalTime.now().format(TIME) + "] " + String.format(Locale.ROOT, format, args));
     System.out.flush();
   }
 }

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 final class RangeRows {
 
   static final String RESERVE_TAG = "bench.reserve";
+
   /** The server's default {@code --max-batch}: the largest reservation one call may ask for. */
   static final int RESERVE_COUNT = 10_000_000;
 
@@ -41,26 +42,36 @@ final class RangeRows {
     ManagedChannel channel = channel(server);
     try {
       LeafServiceGrpc.LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(channel);
-      ReserveIdsRequest request = ReserveIdsRequest.newBuilder().setBizTag(RESERVE_TAG)
-          .setCount(RESERVE_COUNT).build();
-      runFor(options.warmup(),
-          () -> stub.withDeadlineAfter(10, TimeUnit.SECONDS).reserveIds(request));
+      ReserveIdsRequest request =
+          ReserveIdsRequest.newBuilder().setBizTag(RESERVE_TAG).setCount(RESERVE_COUNT).build();
+      runFor(
+          options.warmup(), () -> stub.withDeadlineAfter(10, TimeUnit.SECONDS).reserveIds(request));
       List<Double> rates = new ArrayList<>();
       for (int round = 0; round < options.rounds(); round++) {
         Progress.say("ReserveIds of %,d, round %d", RESERVE_COUNT, round + 1);
         long[] ids = {0};
-        long nanos = runFor(options.batchDuration(), () -> {
-          ReservedIds r = stub.withDeadlineAfter(10, TimeUnit.SECONDS).reserveIds(request);
-          r.getRangesList().forEach(x -> ids[0] += x.getEnd() - x.getStart());
-        });
+        long nanos =
+            runFor(
+                options.batchDuration(),
+                () -> {
+                  ReservedIds r = stub.withDeadlineAfter(10, TimeUnit.SECONDS).reserveIds(request);
+                  r.getRangesList().forEach(x -> ids[0] += x.getEnd() - x.getStart());
+                });
         rates.add(ids[0] * 1e9 / nanos);
       }
       double reserve = Stats.median(rates);
-      table.add("P6 ReserveIds vs unary NextId",
-          "count " + fmt(RESERVE_COUNT) + " per call, calls one after another on a blocking stub"
-              + " for " + options.batchDuration().toMillis() + " ms per round (each reply a few"
+      table.add(
+          "P6 ReserveIds vs unary NextId",
+          "count "
+              + fmt(RESERVE_COUNT)
+              + " per call, calls one after another on a blocking stub"
+              + " for "
+              + options.batchDuration().toMillis()
+              + " ms per round (each reply a few"
               + " ranges, most IDs from one dedicated database write); unary = NextId at "
-              + concurrency + " in flight; tag step " + fmt(options.largeStep())
+              + concurrency
+              + " in flight; tag step "
+              + fmt(options.largeStep())
               + " (goal ≥ 10,000x)",
           String.format(Locale.ROOT, "%,.0f IDs/s (unary %,.0f IDs/s)", reserve, unaryNextId),
           String.format(Locale.ROOT, "ReserveIds ÷ unary = %,.0f", reserve / unaryNextId));
@@ -78,13 +89,17 @@ final class RangeRows {
       NextIdRequest request = NextIdRequest.newBuilder().setBizTag(RESERVE_TAG).build();
       ClosedLoop.<NextIdResponse>run(
           o -> stub.withDeadlineAfter(10, TimeUnit.SECONDS).nextId(request, o),
-          inFlight, options.warmup());
+          inFlight,
+          options.warmup());
       List<Double> rates = new ArrayList<>();
       for (int round = 0; round < options.rounds(); round++) {
         Progress.say("unary NextId, %d in flight, round %d", inFlight, round + 1);
-        rates.add(ClosedLoop.<NextIdResponse>run(
-            o -> stub.withDeadlineAfter(10, TimeUnit.SECONDS).nextId(request, o), inFlight,
-            options.unaryDuration()).perSecond());
+        rates.add(
+            ClosedLoop.<NextIdResponse>run(
+                    o -> stub.withDeadlineAfter(10, TimeUnit.SECONDS).nextId(request, o),
+                    inFlight,
+                    options.unaryDuration())
+                .perSecond());
       }
       return Stats.median(rates);
     } finally {
@@ -103,8 +118,10 @@ final class RangeRows {
   }
 
   private static ManagedChannel channel(BenchServer server) {
-    return ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext()
-        .directExecutor().build();
+    return ManagedChannelBuilder.forAddress("127.0.0.1", server.port())
+        .usePlaintext()
+        .directExecutor()
+        .build();
   }
 
   private static String fmt(long n) {

@@ -14,14 +14,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The regions row: unary NextId calls per second of a server started with {@code --region 1/2}
- * against the same server without it, each on an embedded H2 file of its own (a region's
- * database records its region, so the two cannot share one), measured in short slices of
- * alternating order within each round; the ratio is the median of the per-round ratios.
+ * against the same server without it, each on an embedded H2 file of its own (a region's database
+ * records its region, so the two cannot share one), measured in short slices of alternating order
+ * within each round; the ratio is the median of the per-round ratios.
  */
 final class RegionRows {
 
   static final String TAG = "bench.region";
   static final String REGION = "1/2";
+
   /** Each round's time per server, in this many alternating slices. */
   private static final int SLICES = 4;
 
@@ -35,10 +36,18 @@ final class RegionRows {
 
   /** Measures at {@code inFlight} calls outstanding, with databases under {@code dir}. */
   void run(Path dir, int inFlight) throws Exception {
-    try (BenchServer plain = BenchServer.start(h2(dir, "region-none"), "sa", "", Duration.ZERO,
-            options.largeStep());
-        BenchServer regional = BenchServer.start(h2(dir, "region-1-of-2"), "sa", "",
-            Duration.ZERO, options.largeStep(), "--region", REGION)) {
+    try (BenchServer plain =
+            BenchServer.start(
+                h2(dir, "region-none"), "sa", "", Duration.ZERO, options.largeStep());
+        BenchServer regional =
+            BenchServer.start(
+                h2(dir, "region-1-of-2"),
+                "sa",
+                "",
+                Duration.ZERO,
+                options.largeStep(),
+                "--region",
+                REGION)) {
       plain.ensureTag(TAG, options.largeStep());
       regional.ensureTag(TAG, options.largeStep());
       ManagedChannel toPlain = channel(plain);
@@ -52,8 +61,9 @@ final class RegionRows {
         List<Double> without = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
         for (int round = 0; round < options.rounds(); round++) {
-          Progress.say("NextId with --region %s and without, %d in flight, round %d", REGION,
-              inFlight, round + 1);
+          Progress.say(
+              "NextId with --region %s and without, %d in flight, round %d",
+              REGION, inFlight, round + 1);
           // Short slices in ABBA order: a change in the machine's load hits both alike.
           Duration slice = options.unaryDuration().dividedBy(SLICES);
           double r = 0;
@@ -73,15 +83,26 @@ final class RegionRows {
           without.add(n);
           ratios.add(r / n);
         }
-        table.add("P10 unary NextId with --region vs without",
-            "two servers alike but for --region " + REGION + ", each on an embedded H2 file of"
-                + " its own; unary NextId at " + inFlight + " in flight, "
-                + options.unaryDuration().toMillis() + " ms each per round in " + SLICES
+        table.add(
+            "P10 unary NextId with --region vs without",
+            "two servers alike but for --region "
+                + REGION
+                + ", each on an embedded H2 file of"
+                + " its own; unary NextId at "
+                + inFlight
+                + " in flight, "
+                + options.unaryDuration().toMillis()
+                + " ms each per round in "
+                + SLICES
                 + " slices, order ABBA;"
-                + " tag step " + String.format(Locale.ROOT, "%,d", options.largeStep())
+                + " tag step "
+                + String.format(Locale.ROOT, "%,d", options.largeStep())
                 + " (goal ≥ 0.95)",
-            String.format(Locale.ROOT, "%,.0f calls/s (without: %,.0f calls/s)",
-                Stats.median(with), Stats.median(without)),
+            String.format(
+                Locale.ROOT,
+                "%,.0f calls/s (without: %,.0f calls/s)",
+                Stats.median(with),
+                Stats.median(without)),
             String.format(Locale.ROOT, "--region ÷ without = %.2f", Stats.median(ratios)));
       } finally {
         toPlain.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
@@ -90,12 +111,14 @@ final class RegionRows {
     }
   }
 
-  private static double rate(LeafServiceGrpc.LeafServiceStub stub, int inFlight,
-      Duration duration) throws Exception {
+  private static double rate(LeafServiceGrpc.LeafServiceStub stub, int inFlight, Duration duration)
+      throws Exception {
     NextIdRequest request = NextIdRequest.newBuilder().setBizTag(TAG).build();
     return ClosedLoop.<NextIdResponse>run(
-        o -> stub.withDeadlineAfter(10, TimeUnit.SECONDS).nextId(request, o), inFlight,
-        duration).perSecond();
+            o -> stub.withDeadlineAfter(10, TimeUnit.SECONDS).nextId(request, o),
+            inFlight,
+            duration)
+        .perSecond();
   }
 
   private static String h2(Path dir, String name) {
@@ -103,7 +126,9 @@ final class RegionRows {
   }
 
   private static ManagedChannel channel(BenchServer server) {
-    return ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext()
-        .directExecutor().build();
+    return ManagedChannelBuilder.forAddress("127.0.0.1", server.port())
+        .usePlaintext()
+        .directExecutor()
+        .build();
   }
 }

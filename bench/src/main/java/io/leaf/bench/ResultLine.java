@@ -4,8 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One measurement passed from a child JVM to the parent on standard output:
- * {@code RESULT key=value key=value ...}; every other line is progress for the reader.
+ * One measurement passed from a child JVM to the parent on standard output: {@code RESULT key=value
+ * key=value ...}; every other line is progress for the reader.
  */
 final class ResultLine {
 

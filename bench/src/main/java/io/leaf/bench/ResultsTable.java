@@ -10,8 +10,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The results as one Markdown table, one row per measure with its exact configuration, and as
- * JSON ({@code [{measure, configuration, value, unit, ratio}]}) for programs comparing runs.
+ * The results as one Markdown table, one row per measure with its exact configuration, and as JSON
+ * ({@code [{measure, configuration, value, unit, ratio}]}) for programs comparing runs.
  */
 final class ResultsTable {
 
@@ -20,8 +20,14 @@ final class ResultsTable {
    * @param unit what follows that number in the result, e.g. "IDs/s" or "M ops/s"
    * @param ratioValue the number after the first "=" of the ratio (its headline), null if none
    */
-  record Row(String measure, String configuration, String result, String ratio, Double value,
-      String unit, Double ratioValue) {}
+  record Row(
+      String measure,
+      String configuration,
+      String result,
+      String ratio,
+      Double value,
+      String unit,
+      Double ratioValue) {}
 
   private static final Pattern FIRST_NUMBER =
       Pattern.compile("(-?[0-9][0-9,]*(?:\\.[0-9]+)?)\\s*([^·(;]*)");
@@ -51,8 +57,14 @@ final class ResultsTable {
     out.append("| measure | configuration | result (median) | ratio |\n");
     out.append("|---|---|---|---|\n");
     for (Row r : rows) {
-      out.append("| ").append(cell(r.measure())).append(" | ").append(cell(r.configuration()))
-          .append(" | ").append(cell(r.result())).append(" | ").append(cell(r.ratio()))
+      out.append("| ")
+          .append(cell(r.measure()))
+          .append(" | ")
+          .append(cell(r.configuration()))
+          .append(" | ")
+          .append(cell(r.result()))
+          .append(" | ")
+          .append(cell(r.ratio()))
           .append(" |\n");
     }
     return out.toString();
@@ -70,8 +82,13 @@ final class ResultsTable {
       o.put("ratio", r.ratioValue());
       out.add(o);
     }
-    return new GsonBuilder().serializeNulls().setPrettyPrinting().disableHtmlEscaping().create()
-        .toJson(out) + "\n";
+    return new GsonBuilder()
+            .serializeNulls()
+            .setPrettyPrinting()
+            .disableHtmlEscaping()
+            .create()
+            .toJson(out)
+        + "\n";
   }
 
   private static String cell(String text) {

@@ -1,11 +1,8 @@
 package io.leaf.bench;
 
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
@@ -17,13 +14,11 @@ import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextIdResponse;
-import java.io.File;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -68,7 +63,8 @@ final class ServerStress {
         NextIdRequest request =
             NextIdRequest.newBuilder().setBizTag(IsolatedServers.STALLED_TAG).build();
         for (int i = 0; i < calls; i++) {
-          LeafServiceGrpc.newStub(channels.get(i % CHANNELS)).withDeadlineAfter(60, TimeUnit.SECONDS)
+          LeafServiceGrpc.newStub(channels.get(i % CHANNELS))
+              .withDeadlineAfter(60, TimeUnit.SECONDS)
               .nextId(request, new Counting<>(answered));
         }
         long maxThreads = 0;
@@ -80,14 +76,27 @@ final class ServerStress {
           LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
         }
         int pending = calls - answered.get();
-        Progress.say("stalled database, %,d NextId calls: %,d still waiting, server threads %,d"
-            + " (idle %,d), RSS %,d MiB", calls, pending, maxThreads, idleThreads, maxRss / 1024);
-        table.add("Server threads with " + fmt(calls) + " NextId calls waiting on a stalled database",
-            fmt(calls) + " async NextId calls over " + CHANNELS + " channels on a tag whose first"
-                + " segment load never returns (--max-wait 60s); " + servers.build + " alone in a JVM"
+        Progress.say(
+            "stalled database, %,d NextId calls: %,d still waiting, server threads %,d"
+                + " (idle %,d), RSS %,d MiB",
+            calls, pending, maxThreads, idleThreads, maxRss / 1024);
+        table.add(
+            "Server threads with " + fmt(calls) + " NextId calls waiting on a stalled database",
+            fmt(calls)
+                + " async NextId calls over "
+                + CHANNELS
+                + " channels on a tag whose first"
+                + " segment load never returns (--max-wait 60s); "
+                + servers.build
+                + " alone in a JVM"
                 + " (default flags); most threads and RSS in the 3 s after sending, from /proc",
-            String.format(Locale.ROOT, "%,d threads (%,d before the calls), RSS %,d MiB; %,d calls"
-                + " still waiting", maxThreads, idleThreads, maxRss / 1024, pending),
+            String.format(
+                Locale.ROOT,
+                "%,d threads (%,d before the calls), RSS %,d MiB; %,d calls" + " still waiting",
+                maxThreads,
+                idleThreads,
+                maxRss / 1024,
+                pending),
             "goal ≤ 300 threads");
       } finally {
         close(channels);
@@ -115,29 +124,39 @@ final class ServerStress {
    */
   private void unreadStreamsRow() throws Exception {
     int streams = options.quick() ? 80 : 800;
-    try (IsolatedServer server = servers.start(List.of(SMALL_HEAP), List.of("--max-batch",
-        Integer.toString(STREAM_COUNT)))) {
+    try (IsolatedServer server =
+        servers.start(
+            List.of(SMALL_HEAP), List.of("--max-batch", Integer.toString(STREAM_COUNT)))) {
       int port = server.port();
       List<ManagedChannel> channels = channels(port);
       // Another client: its own connection and event loop, so that receiving the streams' data in
       // this JVM does not delay its answers here.
       NioEventLoopGroup secondLoop = new NioEventLoopGroup(1);
-      ManagedChannel second = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext()
-          .eventLoopGroup(secondLoop).channelType(NioSocketChannel.class).directExecutor().build();
+      ManagedChannel second =
+          NettyChannelBuilder.forAddress("127.0.0.1", port)
+              .usePlaintext()
+              .eventLoopGroup(secondLoop)
+              .channelType(NioSocketChannel.class)
+              .directExecutor()
+              .build();
       Map<Status.Code, AtomicInteger> ends = new ConcurrentHashMap<>();
       try {
-        LeafServiceGrpc.LeafServiceBlockingStub probe = LeafServiceGrpc.newBlockingStub(second)
-            .withDeadlineAfter(30, TimeUnit.SECONDS);
+        LeafServiceGrpc.LeafServiceBlockingStub probe =
+            LeafServiceGrpc.newBlockingStub(second).withDeadlineAfter(30, TimeUnit.SECONDS);
         NextIdRequest streamTag = NextIdRequest.newBuilder().setBizTag(IsolatedServers.TAG).build();
         NextIdRequest nextId =
             NextIdRequest.newBuilder().setBizTag(IsolatedServers.OTHER_TAG).build();
         // The tag's first load and the connection are not what this row measures.
         probe.nextId(nextId);
-        NextIdBatchRequest request = NextIdBatchRequest.newBuilder().setBizTag(IsolatedServers.TAG)
-            .setCount(STREAM_COUNT).setChunkSize(STREAM_CHUNK).build();
+        NextIdBatchRequest request =
+            NextIdBatchRequest.newBuilder()
+                .setBizTag(IsolatedServers.TAG)
+                .setCount(STREAM_COUNT)
+                .setChunkSize(STREAM_CHUNK)
+                .build();
         for (int i = 0; i < streams; i++) {
-          LeafServiceGrpc.newStub(channels.get(i % CHANNELS)).nextIdBatch(request,
-              new Unread(ends));
+          LeafServiceGrpc.newStub(channels.get(i % CHANNELS))
+              .nextIdBatch(request, new Unread(ends));
         }
         LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(2));
         String filling = latency(second, nextId);
@@ -145,7 +164,8 @@ final class ServerStress {
         long fillStart = System.nanoTime();
         long before = idOf(second, streamTag);
         long consumed = Long.MAX_VALUE;
-        while (before > 0 && consumed > STREAM_CHUNK
+        while (before > 0
+            && consumed > STREAM_CHUNK
             && System.nanoTime() - fillStart < TimeUnit.SECONDS.toNanos(60)) {
           LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
           long now = idOf(second, streamTag);
@@ -154,21 +174,44 @@ final class ServerStress {
         }
         long filledAfter = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - fillStart) + 2;
         String full = latency(second, nextId);
-        String outcome = (server.sawOutOfMemory() ? "OutOfMemoryError" : "no OutOfMemoryError")
-            + (server.alive() ? "" : ", server died");
-        Progress.say("%,d unread streams: while filling %s; windows full after about %d s: %s;"
-            + " %s; stream ends %s; server RSS %,d MiB", streams, filling, filledAfter, full,
-            outcome, ends, server.rssKib() / 1024);
-        table.add("Second client's NextId while " + fmt(streams) + " NextIdBatch streams are unread",
-            fmt(streams) + " NextIdBatch calls (count " + fmt(STREAM_COUNT) + ", chunk_size "
-                + fmt(STREAM_CHUNK) + ") over " + CHANNELS + " channels whose readers never read"
+        String outcome =
+            (server.sawOutOfMemory() ? "OutOfMemoryError" : "no OutOfMemoryError")
+                + (server.alive() ? "" : ", server died");
+        Progress.say(
+            "%,d unread streams: while filling %s; windows full after about %d s: %s;"
+                + " %s; stream ends %s; server RSS %,d MiB",
+            streams, filling, filledAfter, full, outcome, ends, server.rssKib() / 1024);
+        table.add(
+            "Second client's NextId while " + fmt(streams) + " NextIdBatch streams are unread",
+            fmt(streams)
+                + " NextIdBatch calls (count "
+                + fmt(STREAM_COUNT)
+                + ", chunk_size "
+                + fmt(STREAM_CHUNK)
+                + ") over "
+                + CHANNELS
+                + " channels whose readers never read"
                 + " (grpc-java's default windows); another client (own connection and event loop)"
-                + " calls NextId of another tag, " + options.latencyConcurrency() + " in flight"
-                + " (closed loop, 5 s deadline), for " + ms(options.latencyDuration()) + " from 2 s"
-                + " after opening and again once the streams take no more IDs; " + servers.build
-                + " alone in a JVM with " + SMALL_HEAP,
-            "while the windows fill: " + filling + "; once full (after about " + filledAfter
-                + " s): " + full + "; " + outcome + "; streams refused or ended: " + ends,
+                + " calls NextId of another tag, "
+                + options.latencyConcurrency()
+                + " in flight"
+                + " (closed loop, 5 s deadline), for "
+                + ms(options.latencyDuration())
+                + " from 2 s"
+                + " after opening and again once the streams take no more IDs; "
+                + servers.build
+                + " alone in a JVM with "
+                + SMALL_HEAP,
+            "while the windows fill: "
+                + filling
+                + "; once full (after about "
+                + filledAfter
+                + " s): "
+                + full
+                + "; "
+                + outcome
+                + "; streams refused or ended: "
+                + ends,
             "goal p99 < 100 ms, no OOM");
       } finally {
         second.shutdownNow();
@@ -182,8 +225,10 @@ final class ServerStress {
   /** One ID, or -1 when the server does not answer within 10 s. */
   private static long idOf(ManagedChannel channel, NextIdRequest request) {
     try {
-      return LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
-          .nextId(request).getId();
+      return LeafServiceGrpc.newBlockingStub(channel)
+          .withDeadlineAfter(10, TimeUnit.SECONDS)
+          .nextId(request)
+          .getId();
     } catch (StatusRuntimeException e) {
       return -1;
     }
@@ -192,11 +237,17 @@ final class ServerStress {
   private String latency(ManagedChannel channel, NextIdRequest nextId) throws InterruptedException {
     LeafServiceGrpc.LeafServiceStub stub = LeafServiceGrpc.newStub(channel);
     try {
-      ClosedLoop.Result r = ClosedLoop.<NextIdResponse>run(o -> stub
-          .withDeadlineAfter(5, TimeUnit.SECONDS).nextId(nextId, o),
-          options.latencyConcurrency(), options.latencyDuration());
-      return String.format(Locale.ROOT, "NextId p50 %,.1f ms, p99 %,.1f ms (%,.0f calls/s)",
-          r.micros(50) / 1000, r.micros(99) / 1000, r.perSecond());
+      ClosedLoop.Result r =
+          ClosedLoop.<NextIdResponse>run(
+              o -> stub.withDeadlineAfter(5, TimeUnit.SECONDS).nextId(nextId, o),
+              options.latencyConcurrency(),
+              options.latencyDuration());
+      return String.format(
+          Locale.ROOT,
+          "NextId p50 %,.1f ms, p99 %,.1f ms (%,.0f calls/s)",
+          r.micros(50) / 1000,
+          r.micros(99) / 1000,
+          r.perSecond());
     } catch (IllegalStateException e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
       return "NextId failed: " + Status.fromThrowable(cause).getCode();
@@ -235,7 +286,9 @@ final class ServerStress {
     }
   }
 
-  /** A NextIdBatch reader that never asks for a message; records how its stream ended, if it did. */
+  /**
+   * A NextIdBatch reader that never asks for a message; records how its stream ended, if it did.
+   */
   private record Unread(Map<Status.Code, AtomicInteger> ends)
       implements ClientResponseObserver<NextIdBatchRequest, IdBatch> {
     @Override

@@ -29,8 +29,10 @@ public final class SnowflakeLoad {
   private static final NextSnowflakeIdRequest NEXT = NextSnowflakeIdRequest.getDefaultInstance();
   private static final NextUuidRequest UUID = NextUuidRequest.getDefaultInstance();
   private static final HealthCheckRequest CHECK = HealthCheckRequest.getDefaultInstance();
+
   /** IDs per NextSnowflakeIdBatch call. */
   static final int BATCH_COUNT = 1_000_000;
+
   static final int CHUNK = 10_000;
 
   private SnowflakeLoad() {}
@@ -38,8 +40,11 @@ public final class SnowflakeLoad {
   /** {@code <port> <bench flags>...} */
   public static void main(String[] args) throws Exception {
     BenchOptions options = BenchOptions.parse(Arrays.copyOfRange(args, 1, args.length));
-    ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1",
-        Integer.parseInt(args[0]), InsecureChannelCredentials.create()).directExecutor().build();
+    ManagedChannel channel =
+        Grpc.newChannelBuilderForAddress(
+                "127.0.0.1", Integer.parseInt(args[0]), InsecureChannelCredentials.create())
+            .directExecutor()
+            .build();
     try {
       run(options, channel);
     } finally {
@@ -50,10 +55,15 @@ public final class SnowflakeLoad {
   private static void run(BenchOptions options, ManagedChannel channel) throws Exception {
     awaitLease(channel);
     int inFlight = options.concurrencies().get(options.concurrencies().size() - 1);
-    WarmUp.untilSettled(options.quick(), "snowflake rows (" + options.warmup().toMillis()
-        + " ms of each call type a run)", () -> new double[] {
-            unary(channel, inFlight, options.warmup()), check(channel, inFlight, options.warmup()),
-            uuid(channel, inFlight, options.warmup()), stream(channel, options.warmup())});
+    WarmUp.untilSettled(
+        options.quick(),
+        "snowflake rows (" + options.warmup().toMillis() + " ms of each call type a run)",
+        () ->
+            new double[] {
+              unary(channel, inFlight, options.warmup()),
+                  check(channel, inFlight, options.warmup()),
+              uuid(channel, inFlight, options.warmup()), stream(channel, options.warmup())
+            });
     for (int round = 1; round <= options.rounds(); round++) {
       double check = 0;
       double uuid = 0;
@@ -67,10 +77,26 @@ public final class SnowflakeLoad {
         check = check(channel, inFlight, options.unaryDuration());
       }
       double ids = stream(channel, options.batchDuration());
-      Progress.say("S round %d/%d: NextSnowflakeId %,.0f/s, NextUuid %,.0f/s, Check %,.0f/s,"
-          + " batch %,.0f IDs/s", round, options.rounds(), next, uuid, check, ids);
-      System.out.println(ResultLine.format("measure", "sf", "round", round, "inFlight",
-          inFlight, "next", next, "uuid", uuid, "check", check, "idsPerSecond", ids));
+      Progress.say(
+          "S round %d/%d: NextSnowflakeId %,.0f/s, NextUuid %,.0f/s, Check %,.0f/s,"
+              + " batch %,.0f IDs/s",
+          round, options.rounds(), next, uuid, check, ids);
+      System.out.println(
+          ResultLine.format(
+              "measure",
+              "sf",
+              "round",
+              round,
+              "inFlight",
+              inFlight,
+              "next",
+              next,
+              "uuid",
+              uuid,
+              "check",
+              check,
+              "idsPerSecond",
+              ids));
     }
   }
 
@@ -79,10 +105,15 @@ public final class SnowflakeLoad {
     SnowflakeServiceGrpc.SnowflakeServiceBlockingStub blocking =
         SnowflakeServiceGrpc.newBlockingStub(channel);
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (blocking.withDeadlineAfter(10, TimeUnit.SECONDS)
-        .getWorker(GetWorkerRequest.getDefaultInstance()).getWorkerId() < 0) {
+    while (blocking
+            .withDeadlineAfter(10, TimeUnit.SECONDS)
+            .getWorker(GetWorkerRequest.getDefaultInstance())
+            .getWorkerId()
+        < 0) {
       if (System.nanoTime() > end) {
-        throw new IllegalStateException("the server leased no worker ID in 60 s (a claim is held back for the lease TTL plus 1 s)");
+        throw new IllegalStateException(
+            "the server leased no worker ID in 60 s (a claim is held back for the lease TTL plus 1"
+                + " s)");
       }
       Thread.sleep(20);
     }
@@ -104,8 +135,7 @@ public final class SnowflakeLoad {
   private static double check(ManagedChannel channel, int inFlight, Duration d)
       throws InterruptedException {
     HealthGrpc.HealthStub stub = HealthGrpc.newStub(channel);
-    return ClosedLoop.<HealthCheckResponse>run(o -> stub.check(CHECK, o), inFlight, d)
-        .perSecond();
+    return ClosedLoop.<HealthCheckResponse>run(o -> stub.check(CHECK, o), inFlight, d).perSecond();
   }
 
   /** Streams read one after another for {@code d}; IDs per second. */
@@ -114,10 +144,14 @@ public final class SnowflakeLoad {
     long until = start + d.toNanos();
     long ids = 0;
     do {
-      Iterator<IdBatch> batches = SnowflakeServiceGrpc.newBlockingStub(channel)
-          .withDeadlineAfter(60, TimeUnit.SECONDS)
-          .nextSnowflakeIdBatch(NextSnowflakeIdBatchRequest.newBuilder().setCount(BATCH_COUNT)
-              .setChunkSize(CHUNK).build());
+      Iterator<IdBatch> batches =
+          SnowflakeServiceGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(60, TimeUnit.SECONDS)
+              .nextSnowflakeIdBatch(
+                  NextSnowflakeIdBatchRequest.newBuilder()
+                      .setCount(BATCH_COUNT)
+                      .setChunkSize(CHUNK)
+                      .build());
       long received = 0;
       while (batches.hasNext()) {
         received += batches.next().getIdsCount();

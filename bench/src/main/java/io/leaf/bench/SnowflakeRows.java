@@ -28,66 +28,108 @@ final class SnowflakeRows {
   void run(int port) throws Exception {
     List<String> args = new ArrayList<>(List.of(Integer.toString(port)));
     args.addAll(options.toArgs());
-    long timeout = options.warmup().multipliedBy(3L * WarmUp.MAX_RUNS)
-        .plus(options.unaryDuration().multipliedBy(2).plus(options.batchDuration())
-            .multipliedBy(options.rounds())).multipliedBy(2).toSeconds() + 120;
+    long timeout =
+        options
+                .warmup()
+                .multipliedBy(3L * WarmUp.MAX_RUNS)
+                .plus(
+                    options
+                        .unaryDuration()
+                        .multipliedBy(2)
+                        .plus(options.batchDuration())
+                        .multipliedBy(options.rounds()))
+                .multipliedBy(2)
+                .toSeconds()
+            + 120;
     Progress.say("snowflake rows: client JVM, %d rounds", options.rounds());
-    List<Map<String, String>> rounds = Bench.select(ChildJvm.run(List.of(), SnowflakeLoad.class,
-        args, timeout), "sf", r -> true);
+    List<Map<String, String>> rounds =
+        Bench.select(ChildJvm.run(List.of(), SnowflakeLoad.class, args, timeout), "sf", r -> true);
     int inFlight = (int) Double.parseDouble(rounds.get(0).get("inFlight"));
     // A round in which either call type completed nothing (a stalled machine) has no ratio.
-    List<Double> ratios = rounds.stream()
-        .filter(r -> Double.parseDouble(r.get("next")) > 0
-            && Double.parseDouble(r.get("check")) > 0)
-        .map(r -> Double.parseDouble(r.get("next")) / Double.parseDouble(r.get("check"))).toList();
-    String ratio = ratios.isEmpty() ? "no round completed both call types"
-        : String.format(Locale.ROOT, "NextSnowflakeId ÷ Check = %.2f", Stats.median(ratios))
-            + (ratios.size() < rounds.size() ? " (" + (rounds.size() - ratios.size())
-                + " of " + rounds.size() + " rounds completed no call of one type)" : "");
-    table.add("S1 unary NextSnowflakeId vs Health/Check, " + inFlight + " in flight",
-        "async stubs on one channel (Netty, 127.0.0.1, plaintext), " + inFlight + " in flight, "
-            + options.unaryDuration().toMillis() + " ms per call type per round, order"
+    List<Double> ratios =
+        rounds.stream()
+            .filter(
+                r ->
+                    Double.parseDouble(r.get("next")) > 0 && Double.parseDouble(r.get("check")) > 0)
+            .map(r -> Double.parseDouble(r.get("next")) / Double.parseDouble(r.get("check")))
+            .toList();
+    String ratio =
+        ratios.isEmpty()
+            ? "no round completed both call types"
+            : String.format(Locale.ROOT, "NextSnowflakeId ÷ Check = %.2f", Stats.median(ratios))
+                + (ratios.size() < rounds.size()
+                    ? " ("
+                        + (rounds.size() - ratios.size())
+                        + " of "
+                        + rounds.size()
+                        + " rounds completed no call of one type)"
+                    : "");
+    table.add(
+        "S1 unary NextSnowflakeId vs Health/Check, " + inFlight + " in flight",
+        "async stubs on one channel (Netty, 127.0.0.1, plaintext), "
+            + inFlight
+            + " in flight, "
+            + options.unaryDuration().toMillis()
+            + " ms per call type per round, order"
             + " alternating; the server's worker lease on its database (goal ≥ 0.9)",
-        String.format(Locale.ROOT, "NextSnowflakeId %,.0f/s · Check %,.0f/s",
-            Stats.median(Bench.values(rounds, "next")), Stats.median(Bench.values(rounds,
-                "check"))),
+        String.format(
+            Locale.ROOT,
+            "NextSnowflakeId %,.0f/s · Check %,.0f/s",
+            Stats.median(Bench.values(rounds, "next")),
+            Stats.median(Bench.values(rounds, "check"))),
         ratio);
-    List<Double> uuidRatios = rounds.stream()
-        .filter(r -> Double.parseDouble(r.get("next")) > 0)
-        .map(r -> Double.parseDouble(r.get("uuid")) / Double.parseDouble(r.get("next"))).toList();
-    table.add("U1 unary NextUuid vs NextSnowflakeId, " + inFlight + " in flight",
+    List<Double> uuidRatios =
+        rounds.stream()
+            .filter(r -> Double.parseDouble(r.get("next")) > 0)
+            .map(r -> Double.parseDouble(r.get("uuid")) / Double.parseDouble(r.get("next")))
+            .toList();
+    table.add(
+        "U1 unary NextUuid vs NextSnowflakeId, " + inFlight + " in flight",
         "the same channel and rounds as S1, the two calls measured one after the other (order"
             + " alternating); a UUID is a snowflake ID plus 16 SecureRandom bytes (goal ≥ 0.9)",
-        String.format(Locale.ROOT, "NextUuid %,.0f/s · NextSnowflakeId %,.0f/s",
-            Stats.median(Bench.values(rounds, "uuid")), Stats.median(Bench.values(rounds,
-                "next"))),
-        uuidRatios.isEmpty() ? "no round completed NextSnowflakeId"
-            : String.format(Locale.ROOT, "NextUuid ÷ NextSnowflakeId = %.2f",
-                Stats.median(uuidRatios)));
+        String.format(
+            Locale.ROOT,
+            "NextUuid %,.0f/s · NextSnowflakeId %,.0f/s",
+            Stats.median(Bench.values(rounds, "uuid")),
+            Stats.median(Bench.values(rounds, "next"))),
+        uuidRatios.isEmpty()
+            ? "no round completed NextSnowflakeId"
+            : String.format(
+                Locale.ROOT, "NextUuid ÷ NextSnowflakeId = %.2f", Stats.median(uuidRatios)));
     double ids = Stats.median(Bench.values(rounds, "idsPerSecond"));
-    table.add("S2 NextSnowflakeIdBatch stream vs the layout's limit for one worker",
-        "count " + String.format(Locale.ROOT, "%,d", SnowflakeLoad.BATCH_COUNT) + ", chunk_size "
-            + String.format(Locale.ROOT, "%,d", SnowflakeLoad.CHUNK) + ", calls one after another"
-            + " for " + options.batchDuration().toMillis() + " ms per round; limit 4,096 IDs per"
+    table.add(
+        "S2 NextSnowflakeIdBatch stream vs the layout's limit for one worker",
+        "count "
+            + String.format(Locale.ROOT, "%,d", SnowflakeLoad.BATCH_COUNT)
+            + ", chunk_size "
+            + String.format(Locale.ROOT, "%,d", SnowflakeLoad.CHUNK)
+            + ", calls one after another"
+            + " for "
+            + options.batchDuration().toMillis()
+            + " ms per round; limit 4,096 IDs per"
             + " ms (12 sequence bits) (goal ≥ 0.9)",
         String.format(Locale.ROOT, "%,.0f IDs/s", ids),
         String.format(Locale.ROOT, "stream ÷ 4,096,000/s = %.2f", ids / LAYOUT_LIMIT));
   }
 
   /**
-   * Only these rows, against one server on an embedded H2 database (or {@code --db-url}):
-   * {@code java -cp bench/target/leaf-bench.jar io.leaf.bench.SnowflakeRows [bench flags]}.
+   * Only these rows, against one server on an embedded H2 database (or {@code --db-url}): {@code
+   * java -cp bench/target/leaf-bench.jar io.leaf.bench.SnowflakeRows [bench flags]}.
    */
   public static void main(String[] args) throws Exception {
     BenchOptions options = BenchOptions.parse(args);
-    ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
-        org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(ch.qos.logback.classic.Level.WARN);
+    ((ch.qos.logback.classic.Logger)
+            org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+        .setLevel(ch.qos.logback.classic.Level.WARN);
     java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("leaf-bench-sf");
-    String dbUrl = options.dbUrl() != null ? options.dbUrl()
-        : "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL";
+    String dbUrl =
+        options.dbUrl() != null
+            ? options.dbUrl()
+            : "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL";
     ResultsTable table = new ResultsTable();
-    try (BenchServer server = BenchServer.start(dbUrl, options.dbUser(), options.dbPassword(),
-        Duration.ZERO, options.largeStep())) {
+    try (BenchServer server =
+        BenchServer.start(
+            dbUrl, options.dbUser(), options.dbPassword(), Duration.ZERO, options.largeStep())) {
       new SnowflakeRows(options, table).run(server.port());
     }
     System.out.println(table.markdown());

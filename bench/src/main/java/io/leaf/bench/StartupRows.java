@@ -26,6 +26,7 @@ final class StartupRows {
 
   /** How long the server idles after SERVING before its memory and threads are read. */
   private static final long IDLE_MS = 3_000;
+
   private static final long TIMEOUT_MS = 120_000;
 
   private final BenchOptions options;
@@ -49,24 +50,46 @@ final class StartupRows {
     double serving = Stats.median(launches.stream().map(Launch::servingMs).toList());
     double rss = Stats.median(launches.stream().map(Launch::rssKib).toList());
     double threads = Stats.median(launches.stream().map(Launch::threads).toList());
-    table.add("P12 launch → SERVING, idle RSS, threads, on the embedded H2",
+    table.add(
+        "P12 launch → SERVING, idle RSS, threads, on the embedded H2",
         "io.leaf.server.Main with default flags and JVM options on a new jdbc:h2:file each launch"
-            + " (" + launches.size() + " launches); RSS and threads read from /proc "
-            + IDLE_MS + " ms after SERVING",
-        String.format(Locale.ROOT, "SERVING %,.0f ms after launch (port open at %,.0f ms);"
-            + " idle RSS %,.0f MB; %,.0f threads", serving, port, rss / 1024, threads),
-        String.format(Locale.ROOT, "launch → SERVING = %.2f s (goal ≤ 1.5 s), RSS %.0f MB"
-            + " (goal ≤ 150 MB)", serving / 1000, rss / 1024));
+            + " ("
+            + launches.size()
+            + " launches); RSS and threads read from /proc "
+            + IDLE_MS
+            + " ms after SERVING",
+        String.format(
+            Locale.ROOT,
+            "SERVING %,.0f ms after launch (port open at %,.0f ms);"
+                + " idle RSS %,.0f MB; %,.0f threads",
+            serving,
+            port,
+            rss / 1024,
+            threads),
+        String.format(
+            Locale.ROOT,
+            "launch → SERVING = %.2f s (goal ≤ 1.5 s), RSS %.0f MB" + " (goal ≤ 150 MB)",
+            serving / 1000,
+            rss / 1024));
   }
 
   private static Launch launch(Path db) throws Exception {
     int port = freePort();
-    List<String> command = new ArrayList<>(List.of(ChildJvm.javaCommand(), "-cp",
-        System.getProperty("java.class.path"), "io.leaf.server.Main", "--port",
-        Integer.toString(port), "--db-url", "jdbc:h2:file:" + db.toAbsolutePath()
-            + ";MODE=MySQL"));
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                ChildJvm.javaCommand(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                "io.leaf.server.Main",
+                "--port",
+                Integer.toString(port),
+                "--db-url",
+                "jdbc:h2:file:" + db.toAbsolutePath() + ";MODE=MySQL"));
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
     long launched = System.nanoTime();
     Process process = builder.start();
     try {
@@ -75,16 +98,16 @@ final class StartupRows {
         check(process, until);
       }
       double portMs = millisSince(launched);
-      ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", port)
-          .usePlaintext().build();
+      ManagedChannel channel =
+          ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
       try {
         while (!serving(channel)) {
           check(process, until);
         }
         double servingMs = millisSince(launched);
         Thread.sleep(IDLE_MS); // the idle period measured, not a wait for a condition
-        return new Launch(portMs, servingMs, status(process, "VmRSS:"),
-            status(process, "Threads:"));
+        return new Launch(
+            portMs, servingMs, status(process, "VmRSS:"), status(process, "Threads:"));
       } finally {
         channel.shutdownNow();
       }
@@ -99,8 +122,11 @@ final class StartupRows {
 
   private static boolean serving(ManagedChannel channel) {
     try {
-      return HealthGrpc.newBlockingStub(channel).withDeadlineAfter(1, TimeUnit.SECONDS)
-          .check(HealthCheckRequest.getDefaultInstance()).getStatus() == ServingStatus.SERVING;
+      return HealthGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(1, TimeUnit.SECONDS)
+              .check(HealthCheckRequest.getDefaultInstance())
+              .getStatus()
+          == ServingStatus.SERVING;
     } catch (StatusRuntimeException e) {
       return false;
     }
@@ -108,8 +134,8 @@ final class StartupRows {
 
   private static void check(Process process, long untilNanos) {
     if (!process.isAlive()) {
-      throw new IllegalStateException("the server exited with " + process.exitValue()
-          + " before serving");
+      throw new IllegalStateException(
+          "the server exited with " + process.exitValue() + " before serving");
     }
     if (System.nanoTime() - untilNanos > 0) {
       throw new IllegalStateException("the server did not serve within " + TIMEOUT_MS + " ms");

@@ -2,8 +2,8 @@ package io.leaf.bench;
 
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ServerWiring;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.StoreUnavailableException;
@@ -20,9 +20,9 @@ import java.util.concurrent.CountDownLatch;
  * and a heap limit applies to it alone ({@link IsolatedServer} starts it). Segment loads of tags
  * whose name starts with {@value #STALLED_PREFIX} never return: a database that stalls.
  *
- * <p>Uses only a small server API ({@code ServerWiring.production}, {@code
- * ServerConfig.parse}, {@code ForwardingSegmentStore}), so the same measurement can run against
- * another build's server of this API ({@code --server-classpath}).
+ * <p>Uses only a small server API ({@code ServerWiring.production}, {@code ServerConfig.parse},
+ * {@code ForwardingSegmentStore}), so the same measurement can run against another build's server
+ * of this API ({@code --server-classpath}).
  *
  * <p>Arguments: {@code <db-url> <db-user> <db-password> <tag=step,...> [server flags...]}. Prints
  * {@code LISTENING <port>} once serving.
@@ -34,13 +34,25 @@ public final class StressServer {
   private StressServer() {}
 
   public static void main(String[] args) throws Exception {
-    List<String> flags = new ArrayList<>(List.of("--port", "0", "--db-url", args[0],
-        "--db-user", args[1], "--db-password", args[2]));
+    List<String> flags =
+        new ArrayList<>(
+            List.of(
+                "--port",
+                "0",
+                "--db-url",
+                args[0],
+                "--db-user",
+                args[1],
+                "--db-password",
+                args[2]));
     flags.addAll(Arrays.asList(args).subList(4, args.length));
     ServerConfig config = ServerConfig.parse(flags.toArray(String[]::new), env -> null);
-    LeafServer server = ServerWiring.production(config,
-        NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)),
-        Stalling::new);
+    LeafServer server =
+        ServerWiring.production(
+            config,
+            NettyServerBuilder.forAddress(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)),
+            Stalling::new);
     server.start();
     for (String tagStep : args[3].split(",")) {
       String[] parts = tagStep.split("=");

@@ -18,14 +18,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The scoped-token row (P9): unary NextId from h2load against a server alone in its JVM with a
- * token file (the caller's token scoped to a prefix, with a rate high enough never to refuse,
- * among a hundred other tokens) and against one without tokens, in the same rounds with the order
+ * token file (the caller's token scoped to a prefix, with a rate high enough never to refuse, among
+ * a hundred other tokens) and against one without tokens, in the same rounds with the order
  * alternating: what the token check, the scope match and the rate bucket cost per call.
  */
 final class TokenRows {
 
   /** The benchmark's token: not a secret, it guards a throw-away server. */
   static final String TOKEN = "leaf-bench-token";
+
   private static final List<Integer> CONNECTIONS = List.of(8, 64);
   private static final String NEXT_ID = "leaf.v1.LeafService/NextId";
 
@@ -34,7 +35,9 @@ final class TokenRows {
   private final BenchOptions options;
   private final ResultsTable table;
 
-  /** @param scoped the servers with the token file (a database of their own on H2) */
+  /**
+   * @param scoped the servers with the token file (a database of their own on H2)
+   */
   TokenRows(IsolatedServers plain, IsolatedServers scoped, ResultsTable table) {
     this.plain = plain;
     this.scoped = scoped;
@@ -46,21 +49,24 @@ final class TokenRows {
     Optional<H2Load> found = H2Load.find();
     if (found.isEmpty()) {
       for (int c : CONNECTIONS) {
-        table.add(measure(c), "skipped: h2load not on PATH (Debian: apt-get install"
-            + " nghttp2-client)", "—", "—");
+        table.add(
+            measure(c),
+            "skipped: h2load not on PATH (Debian: apt-get install" + " nghttp2-client)",
+            "—",
+            "—");
       }
       return;
     }
     H2Load h2load = found.get();
     Path tokens = tempDir.resolve("bench-tokens");
     Files.writeString(tokens, tokenFile());
-    byte[] request = NextIdRequest.newBuilder().setBizTag(IsolatedServers.TAG).build()
-        .toByteArray();
+    byte[] request =
+        NextIdRequest.newBuilder().setBizTag(IsolatedServers.TAG).build().toByteArray();
     List<String> header = List.of("authorization: Bearer " + TOKEN);
     Duration each = options.unaryDuration();
     try (IsolatedServer open = plain.start(List.of(), List.of());
-        IsolatedServer guarded = scoped.start(List.of(),
-            List.of("--tokens-file", tokens.toString()))) {
+        IsolatedServer guarded =
+            scoped.start(List.of(), List.of("--tokens-file", tokens.toString()))) {
       int openPort = open.port();
       int guardedPort = guarded.port();
       ManagedChannel openChannel = IsolatedServers.channel(openPort);
@@ -82,20 +88,31 @@ final class TokenRows {
                 n = checked(h2load, openChannel, openPort, request, List.of(), each, c);
               }
             }
-            Progress.say("scoped tokens, h2load -c %d -m 1, round %d/%d: with %,.0f/s, without"
-                + " %,.0f/s", c, round, options.rounds(), t.requestsPerSecond(),
-                n.requestsPerSecond());
+            Progress.say(
+                "scoped tokens, h2load -c %d -m 1, round %d/%d: with %,.0f/s, without" + " %,.0f/s",
+                c, round, options.rounds(), t.requestsPerSecond(), n.requestsPerSecond());
             withTokens.add(t.requestsPerSecond());
             without.add(n.requestsPerSecond());
             ratios.add(t.requestsPerSecond() / Math.max(1, n.requestsPerSecond()));
           }
-          table.add(measure(c), h2load.describe() + " -t 1 -c " + c + " -m 1, " + each.toMillis()
-              + " ms per server per round, order alternating; " + plain.build + " alone in a JVM"
-              + " with --tokens-file (101 tokens; the caller's: reserve, tags bench.*, rate"
-              + " 1000000000/s) / the same without tokens, each on a database of its own"
-              + " (goal ≥ 0.95)",
-              String.format(Locale.ROOT, "with %,.0f/s · without %,.0f/s",
-                  Stats.median(withTokens), Stats.median(without)),
+          table.add(
+              measure(c),
+              h2load.describe()
+                  + " -t 1 -c "
+                  + c
+                  + " -m 1, "
+                  + each.toMillis()
+                  + " ms per server per round, order alternating; "
+                  + plain.build
+                  + " alone in a JVM"
+                  + " with --tokens-file (101 tokens; the caller's: reserve, tags bench.*, rate"
+                  + " 1000000000/s) / the same without tokens, each on a database of its own"
+                  + " (goal ≥ 0.95)",
+              String.format(
+                  Locale.ROOT,
+                  "with %,.0f/s · without %,.0f/s",
+                  Stats.median(withTokens),
+                  Stats.median(without)),
               String.format(Locale.ROOT, "with ÷ without = %.2f", Stats.median(ratios)));
         }
       } finally {
@@ -109,50 +126,80 @@ final class TokenRows {
   static String tokenFile() throws Exception {
     StringBuilder file = new StringBuilder("# leaf-bench\n");
     for (int i = 0; i < 100; i++) {
-      file.append("team-").append(i).append(' ').append(hash("other-" + i))
-          .append(" issue team").append(i).append(".*,shared.").append(i).append(" 5000/s\n");
+      file.append("team-")
+          .append(i)
+          .append(' ')
+          .append(hash("other-" + i))
+          .append(" issue team")
+          .append(i)
+          .append(".*,shared.")
+          .append(i)
+          .append(" 5000/s\n");
     }
     file.append("bench ").append(hash(TOKEN)).append(" reserve bench.* 1000000000/s\n");
     return file.toString();
   }
 
   private static String hash(String token) throws Exception {
-    return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-        .digest(token.getBytes(StandardCharsets.UTF_8)));
+    return "sha256:"
+        + HexFormat.of()
+            .formatHex(
+                MessageDigest.getInstance("SHA-256")
+                    .digest(token.getBytes(StandardCharsets.UTF_8)));
   }
 
   private void warmUp(H2Load h2load, int port, byte[] request, List<String> headers)
       throws Exception {
-    WarmUp.untilSettled(options.quick(), "scoped-token row, port " + port, () -> {
-      double[] rates = new double[CONNECTIONS.size()];
-      for (int i = 0; i < rates.length; i++) {
-        rates[i] = h2load.run(port, NEXT_ID, request, options.warmup(), CONNECTIONS.get(i), 1,
-            headers).requestsPerSecond();
-      }
-      return rates;
-    });
+    WarmUp.untilSettled(
+        options.quick(),
+        "scoped-token row, port " + port,
+        () -> {
+          double[] rates = new double[CONNECTIONS.size()];
+          for (int i = 0; i < rates.length; i++) {
+            rates[i] =
+                h2load
+                    .run(port, NEXT_ID, request, options.warmup(), CONNECTIONS.get(i), 1, headers)
+                    .requestsPerSecond();
+          }
+          return rates;
+        });
   }
 
   /**
-   * One h2load run, checked against the IDs the server issued: gRPC refusals arrive as HTTP 200,
-   * so a refused token would otherwise count as calls served.
+   * One h2load run, checked against the IDs the server issued: gRPC refusals arrive as HTTP 200, so
+   * a refused token would otherwise count as calls served.
    */
-  private H2Load.Run checked(H2Load h2load, ManagedChannel channel, int port, byte[] request,
-      List<String> headers, Duration each, int connections) throws Exception {
+  private H2Load.Run checked(
+      H2Load h2load,
+      ManagedChannel channel,
+      int port,
+      byte[] request,
+      List<String> headers,
+      Duration each,
+      int connections)
+      throws Exception {
     long before = issued(channel);
     H2Load.Run run = h2load.run(port, NEXT_ID, request, each, connections, 1, headers);
     long issued = issued(channel) - before - 1;
     if (run.succeeded() == 0 && !options.quick() || issued < run.succeeded()) {
-      throw new IllegalStateException("h2load reported " + run.succeeded() + " NextId calls but"
-          + " the server on port " + port + " issued " + issued);
+      throw new IllegalStateException(
+          "h2load reported "
+              + run.succeeded()
+              + " NextId calls but"
+              + " the server on port "
+              + port
+              + " issued "
+              + issued);
     }
     return run;
   }
 
   private static long issued(ManagedChannel channel) {
-    return LeafServiceGrpc.newBlockingStub(channel).withCallCredentials(new BearerToken(TOKEN))
+    return LeafServiceGrpc.newBlockingStub(channel)
+        .withCallCredentials(new BearerToken(TOKEN))
         .withDeadlineAfter(10, TimeUnit.SECONDS)
-        .nextId(NextIdRequest.newBuilder().setBizTag(IsolatedServers.TAG).build()).getId();
+        .nextId(NextIdRequest.newBuilder().setBizTag(IsolatedServers.TAG).build())
+        .getId();
   }
 
   private static String measure(int connections) {

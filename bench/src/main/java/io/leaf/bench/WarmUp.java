@@ -1,14 +1,15 @@
 package io.leaf.bench;
 
 /**
- * Repeats a warm-up step until the rates it measures settle: a fixed warm-up of a few seconds
- * left the servers' JVMs half compiled on two cores, and the first rounds then measured the JIT
- * (a third to a half of the steady rate, on one side more than the other) instead of the servers.
+ * Repeats a warm-up step until the rates it measures settle: a fixed warm-up of a few seconds left
+ * the servers' JVMs half compiled on two cores, and the first rounds then measured the JIT (a third
+ * to a half of the steady rate, on one side more than the other) instead of the servers.
  */
 final class WarmUp {
 
   /** Two runs in a row within this fraction of each other count as settled. */
   static final double TOLERANCE = 0.10;
+
   static final int MIN_RUNS = 3;
   static final int MAX_RUNS = 8;
 
@@ -20,8 +21,8 @@ final class WarmUp {
   private WarmUp() {}
 
   /**
-   * Runs {@code step} until every rate is within {@link #TOLERANCE} of the previous run's, at
-   * least {@link #MIN_RUNS} and at most {@link #MAX_RUNS} times (once when {@code quick}).
+   * Runs {@code step} until every rate is within {@link #TOLERANCE} of the previous run's, at least
+   * {@link #MIN_RUNS} and at most {@link #MAX_RUNS} times (once when {@code quick}).
    *
    * @return how many runs it took
    */

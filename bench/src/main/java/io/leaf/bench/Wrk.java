@@ -47,10 +47,17 @@ final class Wrk {
   }
 
   /** GETs {@code url} for {@code duration} over {@code connections} connections, one thread. */
-  Run run(String url, Duration duration, int connections)
-      throws IOException, InterruptedException {
-    List<String> command = List.of(executable.toString(), "-t", "1",
-        "-c", Integer.toString(connections), "-d", Math.max(1, duration.toSeconds()) + "s", url);
+  Run run(String url, Duration duration, int connections) throws IOException, InterruptedException {
+    List<String> command =
+        List.of(
+            executable.toString(),
+            "-t",
+            "1",
+            "-c",
+            Integer.toString(connections),
+            "-d",
+            Math.max(1, duration.toSeconds()) + "s",
+            url);
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     byte[] output = process.getInputStream().readAllBytes();
     long limit = duration.toSeconds() + 60;
@@ -68,7 +75,9 @@ final class Wrk {
       throw new IllegalStateException("unexpected wrk output:\n" + output);
     }
     Matcher failed = FAILED.matcher(output);
-    return new Run(Double.parseDouble(rate.group(1)), Long.parseLong(total.group(1)),
+    return new Run(
+        Double.parseDouble(rate.group(1)),
+        Long.parseLong(total.group(1)),
         failed.find() ? Long.parseLong(failed.group(1)) : 0);
   }
 

@@ -34,40 +34,57 @@ class FormattedRowsTest {
 
     FormatKey key = FormatKey.fromFileContent(Files.readAllBytes(file));
     assertEquals(256, key.bits(), "an AES-256 key");
-    assertEquals(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE),
-        Files.getPosixFilePermissions(file), "readable by its owner only");
-    assertEquals(Files.readString(FormattedTags.writeKeyFile(dir)), Files.readString(file),
+    assertEquals(
+        Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE),
+        Files.getPosixFilePermissions(file),
+        "readable by its owner only");
+    assertEquals(
+        Files.readString(FormattedTags.writeKeyFile(dir)),
+        Files.readString(file),
         "the same key every run, so a reused --db-url keeps its fingerprint");
   }
 
   @Test
   void check_enoughNumbersIssued_passes() {
-    assertTrue(FormattedTags.check("x", 100, new Reading("20261126", 10),
-        new Reading("20261126", 111), false), "101 taken, 1 by the second reading");
+    assertTrue(
+        FormattedTags.check(
+            "x", 100, new Reading("20261126", 10), new Reading("20261126", 111), false),
+        "101 taken, 1 by the second reading");
   }
 
   @Test
   void check_fewerNumbersThanCalls_failsNamingBoth() {
-    IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> FormattedTags.check("NextFormattedId plain", 100, new Reading("20261126", 10),
-            new Reading("20261126", 110), false));
-    assertTrue(e.getMessage().contains("100 NextFormattedId plain calls")
-        && e.getMessage().contains("issued 99"), e.getMessage());
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () ->
+                FormattedTags.check(
+                    "NextFormattedId plain",
+                    100,
+                    new Reading("20261126", 10),
+                    new Reading("20261126", 110),
+                    false));
+    assertTrue(
+        e.getMessage().contains("100 NextFormattedId plain calls")
+            && e.getMessage().contains("issued 99"),
+        e.getMessage());
   }
 
   @Test
   void check_noCalls_failsUnlessRunsMayBeEmpty() {
     Reading before = new Reading("", 5);
     Reading after = new Reading("", 6);
-    assertThrows(IllegalStateException.class,
-        () -> FormattedTags.check("NextId", 0, before, after, false));
+    assertThrows(
+        IllegalStateException.class, () -> FormattedTags.check("NextId", 0, before, after, false));
     assertTrue(FormattedTags.check("NextId", 0, before, after, true), "--quick's empty run");
   }
 
   @Test
   void check_periodChanged_isNotChecked() {
-    assertFalse(FormattedTags.check("x", 1_000, new Reading("20261126", 900_000),
-        new Reading("20261127", 3), false), "a new day's sequence starts again");
+    assertFalse(
+        FormattedTags.check(
+            "x", 1_000, new Reading("20261126", 900_000), new Reading("20261127", 3), false),
+        "a new day's sequence starts again");
   }
 
   @Test
@@ -81,23 +98,29 @@ class FormattedRowsTest {
 
   @Test
   void perRound_dividesWithinEachRound() {
-    assertEquals(List.of(0.5, 2.0, 3.0),
+    assertEquals(
+        List.of(0.5, 2.0, 3.0),
         FormattedRows.perRound(List.of(1.0, 4.0, 3.0), List.of(2.0, 2.0, 0.0)),
         "a round with no calls on the base side divides by 1");
   }
 
   @Test
   void verdict_saysMetOrMissedWithTheRatioFirst() {
-    assertEquals("NextFormattedId ÷ NextId = 0.93 (goal ≥ 0.9: met)",
+    assertEquals(
+        "NextFormattedId ÷ NextId = 0.93 (goal ≥ 0.9: met)",
         FormattedRows.verdict("NextFormattedId ÷ NextId", 0.934, FormattedRows.PLAIN_GOAL));
-    assertEquals("NextFormattedId ÷ NextId = 0.79 (goal ≥ 0.8: missed)",
+    assertEquals(
+        "NextFormattedId ÷ NextId = 0.79 (goal ≥ 0.8: missed)",
         FormattedRows.verdict("NextFormattedId ÷ NextId", 0.794, FormattedRows.OPAQUE_GOAL));
-    assertEquals("NextFormattedId ÷ NextId = 0.798 (goal ≥ 0.8: missed)",
+    assertEquals(
+        "NextFormattedId ÷ NextId = 0.798 (goal ≥ 0.8: missed)",
         FormattedRows.verdict("NextFormattedId ÷ NextId", 0.798, FormattedRows.OPAQUE_GOAL),
         "a miss never shows as the goal");
-    assertEquals("stream ÷ unary = 99.8 (goal ≥ 100: missed)",
+    assertEquals(
+        "stream ÷ unary = 99.8 (goal ≥ 100: missed)",
         FormattedRows.verdict("stream ÷ unary", 99.8, FormattedRows.BATCH_GOAL));
-    assertEquals("stream ÷ unary = 1,234 (goal ≥ 100: met)",
+    assertEquals(
+        "stream ÷ unary = 1,234 (goal ≥ 100: met)",
         FormattedRows.verdict("stream ÷ unary", 1234.4, FormattedRows.BATCH_GOAL));
     assertEquals(0.9, FormattedRows.goal(FormattedTags.PLAIN));
     assertEquals(0.8, FormattedRows.goal(FormattedTags.OPAQUE));
@@ -106,7 +129,10 @@ class FormattedRowsTest {
   @Test
   void verdict_parsesAsTheRowsRatioInResultsJson() {
     ResultsTable table = new ResultsTable();
-    table.add("F2", "c", "1,234 values/s (unary 10 values/s)",
+    table.add(
+        "F2",
+        "c",
+        "1,234 values/s (unary 10 values/s)",
         FormattedRows.verdict("stream ÷ unary", 1234.4, FormattedRows.BATCH_GOAL));
     assertEquals(1234.0, table.rows().get(0).ratioValue(), "the ratio, not the goal");
     assertEquals("values/s", table.rows().get(0).unit());

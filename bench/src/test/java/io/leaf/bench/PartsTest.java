@@ -29,36 +29,44 @@ class PartsTest {
     String line = ResultLine.format("measure", "p1", "round", 2, "qps", 1234.5);
 
     assertTrue(ResultLine.isResult(line), "a result line: " + line);
-    assertEquals(Map.of("measure", "p1", "round", "2", "qps", "1234.5"), ResultLine.parse(line),
+    assertEquals(
+        Map.of("measure", "p1", "round", "2", "qps", "1234.5"),
+        ResultLine.parse(line),
         "parsed " + line);
   }
 
   @Test
   void parse_unknownFlag_namesIt() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> BenchOptions.parse("--durtion", "5"));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--durtion", "5"));
     assertTrue(e.getMessage().contains("--durtion"), "message names the flag: " + e.getMessage());
   }
 
   @Test
   void parse_only_keepsPartsAndRejectsUnknownNamingThem() {
     BenchOptions options = BenchOptions.parse("--only", "cache,bare");
-    assertTrue(options.runs("cache") && options.runs("bare") && !options.runs("latency"),
+    assertTrue(
+        options.runs("cache") && options.runs("bare") && !options.runs("latency"),
         "only the parts named: " + options.only());
     assertTrue(BenchOptions.parse().runs("latency"), "no --only runs every part");
-    assertEquals(List.of("--rounds", "5", "--only", "cache,bare"), options.toArgs(),
+    assertEquals(
+        List.of("--rounds", "5", "--only", "cache,bare"),
+        options.toArgs(),
         "the child JVMs get the same parts");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> BenchOptions.parse("--only", "latency,cahce"));
-    assertTrue(e.getMessage().contains("cahce") && e.getMessage().contains("latency, cache, bare"),
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> BenchOptions.parse("--only", "latency,cahce"));
+    assertTrue(
+        e.getMessage().contains("cahce") && e.getMessage().contains("latency, cache, bare"),
         "message names the bad part and the good ones: " + e.getMessage());
   }
 
   @Test
   void parse_rounds_mustBePositive() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> BenchOptions.parse("--rounds", "0"));
-    assertTrue(e.getMessage().contains("--rounds") && e.getMessage().contains("0"),
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--rounds", "0"));
+    assertTrue(
+        e.getMessage().contains("--rounds") && e.getMessage().contains("0"),
         "message names flag and value: " + e.getMessage());
   }
 
@@ -73,13 +81,16 @@ class PartsTest {
     long elapsed = System.nanoTime() - start;
 
     assertEquals(new SegmentRange(1, 11, 10, 10), range, "the wrapped store's segment");
-    assertTrue(elapsed >= Duration.ofMillis(20).toNanos(), "waited at least 20 ms, took "
-        + elapsed + " ns");
+    assertTrue(
+        elapsed >= Duration.ofMillis(20).toNanos(),
+        "waited at least 20 ms, took " + elapsed + " ns");
   }
+
   @Test
   @SuppressWarnings("checkstyle:LineLength") // h2load's own output, as it prints it
   void h2loadParse_realOutput_readsRateAndCounts() {
-    String output = """
+    String output =
+        """
         finished in 5.00s, 23384.20 req/s, 936.40KB/s
         requests: 116921 total, 117049 started, 116921 done, 116900 succeeded, 21 failed, 0 errored, 0 timeout
         status codes: 116921 2xx, 0 3xx, 0 4xx, 0 5xx
@@ -92,15 +103,16 @@ class PartsTest {
 
   @Test
   void h2loadParse_garbage_failsWithTheOutput() {
-    IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> H2Load.parse("connect failed"));
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> H2Load.parse("connect failed"));
     assertTrue(e.getMessage().contains("connect failed"), e.getMessage());
   }
 
   @Test
   void grpcFrame_prefixesFlagAndBigEndianLength() {
     byte[] frame = H2Load.grpcFrame(new byte[] {10, 2, 'a', 'b'});
-    assertEquals(List.of(0, 0, 0, 0, 4, 10, 2, 'a' + 0, 'b' + 0),
+    assertEquals(
+        List.of(0, 0, 0, 0, 4, 10, 2, 'a' + 0, 'b' + 0),
         IntStream.range(0, frame.length).mapToObj(i -> (int) frame[i]).toList(),
         "flag 0, length 4, then the message");
   }

@@ -15,17 +15,30 @@ class WarmUpTest {
 
   @Test
   void untilSettled_risingThenFlat_stopsOnceTwoRunsInARowAgree() throws Exception {
-    int runs = WarmUp.untilSettled(false, "test", rates(List.of(
-        new double[] {8_000, 20_000}, new double[] {12_000, 28_000},
-        new double[] {25_000, 30_000}, new double[] {30_000, 31_000},
-        new double[] {30_500, 30_800}, new double[] {1, 1})));
+    int runs =
+        WarmUp.untilSettled(
+            false,
+            "test",
+            rates(
+                List.of(
+                    new double[] {8_000, 20_000}, new double[] {12_000, 28_000},
+                    new double[] {25_000, 30_000}, new double[] {30_000, 31_000},
+                    new double[] {30_500, 30_800}, new double[] {1, 1})));
     assertEquals(5, runs, "every rate within 10% of the run before only at the fifth");
   }
 
   @Test
   void untilSettled_flatFromTheStart_stillRunsTheMinimum() throws Exception {
-    int runs = WarmUp.untilSettled(false, "test", rates(List.of(
-        new double[] {100}, new double[] {100}, new double[] {100}, new double[] {100})));
+    int runs =
+        WarmUp.untilSettled(
+            false,
+            "test",
+            rates(
+                List.of(
+                    new double[] {100},
+                    new double[] {100},
+                    new double[] {100},
+                    new double[] {100})));
     assertEquals(WarmUp.MIN_RUNS, runs);
   }
 

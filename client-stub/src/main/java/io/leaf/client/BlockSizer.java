@@ -1,11 +1,11 @@
 package io.leaf.client;
 
 /**
- * Chooses how many IDs the next block asks for, so that at the rate the last block was used a
- * block lasts about the target interval, within {@code [min, max]}.
+ * Chooses how many IDs the next block asks for, so that at the rate the last block was used a block
+ * lasts about the target interval, within {@code [min, max]}.
  *
- * <p>Pure arithmetic, no clock: the caller passes each block's measured lifetime. Not
- * thread-safe; {@link CachedIdGenerator} calls it under its lock.
+ * <p>Pure arithmetic, no clock: the caller passes each block's measured lifetime. Not thread-safe;
+ * {@link CachedIdGenerator} calls it under its lock.
  */
 final class BlockSizer {
 

@@ -11,37 +11,43 @@ import java.util.Objects;
  * current one is used.
  *
  * <p>{@link #next()} and {@link #nextRange} take a lock only to move to the next range, and wait
- * (bounded by the maximum wait) only when every reserved range is used up. Reservation sizes
- * follow the consumption rate: each is sized to last about the target refill interval at the rate
- * the previous one was used, within {@code [minBlockSize, maxBlockSize]}. One background thread
+ * (bounded by the maximum wait) only when every reserved range is used up. Reservation sizes follow
+ * the consumption rate: each is sized to last about the target refill interval at the rate the
+ * previous one was used, within {@code [minBlockSize, maxBlockSize]}. One background thread
  * fetches, at most one reservation at a time.
  *
- * <p>Thread-safe. IDs are unique across threads; each thread's IDs increase against one server
- * (a reservation's ranges ascend, and the server answers a later reservation above an earlier
- * one). IDs still cached when the generator is closed (or the process ends) are lost, which
- * leaves gaps, never repeats.
+ * <p>Thread-safe. IDs are unique across threads; each thread's IDs increase against one server (a
+ * reservation's ranges ascend, and the server answers a later reservation above an earlier one).
+ * IDs still cached when the generator is closed (or the process ends) are lost, which leaves gaps,
+ * never repeats.
  */
 public final class CachedIdGenerator implements AutoCloseable {
 
   private final RangeSupply supply;
 
   private CachedIdGenerator(Builder b) {
-    this.supply = new RangeSupply(b.client, b.bizTag, b.maxWait, b.ticker,
-        new ReservedRanges(new BlockSizer(b.minBlockSize, b.maxBlockSize,
-            b.targetRefillInterval.toNanos()), b.refillFraction, b.ticker.read()));
+    this.supply =
+        new RangeSupply(
+            b.client,
+            b.bizTag,
+            b.maxWait,
+            b.ticker,
+            new ReservedRanges(
+                new BlockSizer(b.minBlockSize, b.maxBlockSize, b.targetRefillInterval.toNanos()),
+                b.refillFraction,
+                b.ticker.read()));
   }
 
   /** A generator for {@code bizTag} fetching through {@code client} (which it does not close). */
   public static Builder builder(LeafClient client, String bizTag) {
-    return new Builder(Objects.requireNonNull(client, "client"),
-        Objects.requireNonNull(bizTag, "bizTag"));
+    return new Builder(
+        Objects.requireNonNull(client, "client"), Objects.requireNonNull(bizTag, "bizTag"));
   }
 
   /**
    * The next ID of the tag.
    *
-   * @throws IdWaitTimeoutException every range was used up and none arrived within the maximum
-   *     wait
+   * @throws IdWaitTimeoutException every range was used up and none arrived within the maximum wait
    * @throws LeafException the fetch this call waited for failed (typed by its status)
    * @throws IllegalStateException the generator is closed
    */
@@ -119,8 +125,8 @@ public final class CachedIdGenerator implements AutoCloseable {
   }
 
   /**
-   * Stops the refill thread (interrupting a fetch in flight) and drops the cached IDs; waiting
-   * and later {@link #next()} calls throw {@link IllegalStateException}. Idempotent.
+   * Stops the refill thread (interrupting a fetch in flight) and drops the cached IDs; waiting and
+   * later {@link #next()} calls throw {@link IllegalStateException}. Idempotent.
    */
   @Override
   public void close() {
@@ -163,8 +169,8 @@ public final class CachedIdGenerator implements AutoCloseable {
     }
 
     /**
-     * The largest reservation (default 1,000,000); at most the server's {@code --max-batch} (default
-     * 10,000,000).
+     * The largest reservation (default 1,000,000); at most the server's {@code --max-batch}
+     * (default 10,000,000).
      */
     public Builder maxBlockSize(int size) {
       this.maxBlockSize = size;
@@ -200,12 +206,15 @@ public final class CachedIdGenerator implements AutoCloseable {
     /** Builds the generator and starts fetching its first reservation. */
     public CachedIdGenerator build() {
       if (minBlockSize < 1 || minBlockSize > maxBlockSize) {
-        throw new IllegalArgumentException("minBlockSize must be between 1 and maxBlockSize ("
-            + maxBlockSize + "), got " + minBlockSize);
+        throw new IllegalArgumentException(
+            "minBlockSize must be between 1 and maxBlockSize ("
+                + maxBlockSize
+                + "), got "
+                + minBlockSize);
       }
       if (maxBlockSize > SERVER_MAX_BATCH) {
-        throw new IllegalArgumentException("maxBlockSize must be at most " + SERVER_MAX_BATCH
-            + ", got " + maxBlockSize);
+        throw new IllegalArgumentException(
+            "maxBlockSize must be at most " + SERVER_MAX_BATCH + ", got " + maxBlockSize);
       }
       CachedIdGenerator generator = new CachedIdGenerator(this);
       generator.supply.requestRefill();

@@ -7,8 +7,8 @@ import java.util.Locale;
 /**
  * Whether a status is the transport's report of a lost connection rather than a server's answer:
  * UNAVAILABLE, or the UNKNOWN that grpc-java's Netty transport gives a call whose connection was
- * closed or reset under it ("channel closed", a {@link java.nio.channels.ClosedChannelException}
- * or another {@link IOException} as its cause).
+ * closed or reset under it ("channel closed", a {@link java.nio.channels.ClosedChannelException} or
+ * another {@link IOException} as its cause).
  */
 final class ConnectionLoss {
 

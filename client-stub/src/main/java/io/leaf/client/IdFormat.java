@@ -10,8 +10,8 @@ import java.util.Objects;
  *
  * @param pattern {@code {yyyyMMdd}}-style date fields, {@code {seq:W}} the sequence in exactly W
  *     digits (1-18), {@code {seq:W:opaque}} the same encrypted (W at least 6), {@code
- *     {seq:W:base36}} or {@code {seq:W:base62}} in W characters of that base, {@code
- *     {check:luhn}} a check digit; anything else literal, {@code {{} and {@code }}} braces
+ *     {seq:W:base36}} or {@code {seq:W:base62}} in W characters of that base, {@code {check:luhn}}
+ *     a check digit; anything else literal, {@code {{} and {@code }}} braces
  * @param reset when the sequence starts again; the pattern must show the whole period
  * @param timeZone the zone of the dates and periods (UTC with {@link #of(String)})
  */
@@ -19,7 +19,10 @@ public record IdFormat(String pattern, Reset reset, ZoneId timeZone) {
 
   /** When a formatted tag's sequence starts again at 1. */
   public enum Reset {
-    NEVER, DAILY, MONTHLY, YEARLY
+    NEVER,
+    DAILY,
+    MONTHLY,
+    YEARLY
   }
 
   public IdFormat {

@@ -8,8 +8,8 @@ public record IdRange(long start, long end) {
 
   public IdRange {
     if (end <= start) {
-      throw new IllegalArgumentException("range must hold at least one ID: [" + start + ", "
-          + end + ")");
+      throw new IllegalArgumentException(
+          "range must hold at least one ID: [" + start + ", " + end + ")");
     }
   }
 

@@ -12,50 +12,54 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Reads a server stream of ID chunks to its end and checks it held exactly the count asked for;
- * a failed stream is thrown as its gRPC {@link io.grpc.StatusRuntimeException} (for {@link Targets} to
- * fail over on and type), a stream that breaks the contract as an INTERNAL {@link LeafException}.
+ * Reads a server stream of ID chunks to its end and checks it held exactly the count asked for; a
+ * failed stream is thrown as its gRPC {@link io.grpc.StatusRuntimeException} (for {@link Targets}
+ * to fail over on and type), a stream that breaks the contract as an INTERNAL {@link
+ * LeafException}.
  */
 final class IdStreams {
 
   /** Room reserved up front for streamed strings; the list grows past it as chunks arrive. */
   private static final int MAX_INITIAL_CAPACITY = 1 << 16;
 
-  private IdStreams() {
-  }
+  private IdStreams() {}
 
   /** Every ID of the stream {@code open} starts, {@code count} in all, in the order sent. */
   static long[] ids(Supplier<Iterator<IdBatch>> open, int count) {
-    return read(open, stream -> {
-      long[] ids = new long[Math.max(count, 0)];
-      int n = 0;
-      while (stream.hasNext()) {
-        IdBatch batch = stream.next();
-        int size = batch.getIdsCount();
-        if (n + size > ids.length) {
-          throw tooMany(count);
-        }
-        for (int i = 0; i < size; i++) {
-          ids[n++] = batch.getIds(i);
-        }
-      }
-      return checked(ids, n, count);
-    });
+    return read(
+        open,
+        stream -> {
+          long[] ids = new long[Math.max(count, 0)];
+          int n = 0;
+          while (stream.hasNext()) {
+            IdBatch batch = stream.next();
+            int size = batch.getIdsCount();
+            if (n + size > ids.length) {
+              throw tooMany(count);
+            }
+            for (int i = 0; i < size; i++) {
+              ids[n++] = batch.getIds(i);
+            }
+          }
+          return checked(ids, n, count);
+        });
   }
 
   /** Every formatted number of the stream {@code open} starts, {@code count} in all, in order. */
   static List<String> values(Supplier<Iterator<FormattedIdBatch>> open, int count) {
-    return read(open, stream -> {
-      List<String> values = new ArrayList<>(Math.min(Math.max(count, 0), MAX_INITIAL_CAPACITY));
-      while (stream.hasNext()) {
-        List<String> chunk = stream.next().getValuesList();
-        if (values.size() + chunk.size() > count) {
-          throw tooMany(count);
-        }
-        values.addAll(chunk);
-      }
-      return checked(Collections.unmodifiableList(values), values.size(), count);
-    });
+    return read(
+        open,
+        stream -> {
+          List<String> values = new ArrayList<>(Math.min(Math.max(count, 0), MAX_INITIAL_CAPACITY));
+          while (stream.hasNext()) {
+            List<String> chunk = stream.next().getValuesList();
+            if (values.size() + chunk.size() > count) {
+              throw tooMany(count);
+            }
+            values.addAll(chunk);
+          }
+          return checked(Collections.unmodifiableList(values), values.size(), count);
+        });
   }
 
   /**
@@ -76,14 +80,16 @@ final class IdStreams {
   }
 
   private static LeafException tooMany(int count) {
-    return new LeafException(Status.Code.INTERNAL,
-        "server streamed more than the " + count + " IDs asked for", null);
+    return new LeafException(
+        Status.Code.INTERNAL, "server streamed more than the " + count + " IDs asked for", null);
   }
 
   private static <R> R checked(R result, int received, int count) {
     if (received != count) {
-      throw new LeafException(Status.Code.INTERNAL,
-          "server streamed " + received + " IDs, " + count + " asked for", null);
+      throw new LeafException(
+          Status.Code.INTERNAL,
+          "server streamed " + received + " IDs, " + count + " asked for",
+          null);
     }
     return result;
   }

@@ -1,8 +1,8 @@
 package io.leaf.client;
 
 /**
- * {@link CachedIdGenerator#next()} found its local blocks empty and no new block arrived within
- * the generator's maximum wait.
+ * {@link CachedIdGenerator#next()} found its local blocks empty and no new block arrived within the
+ * generator's maximum wait.
  */
 public final class IdWaitTimeoutException extends LeafDeadlineExceededException {
 

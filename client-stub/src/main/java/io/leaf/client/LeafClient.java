@@ -24,9 +24,9 @@ import java.util.function.LongSupplier;
  *
  * <p>Thread-safe; share one instance. A client built from a target or a channel builder owns its
  * channel, which retries UNAVAILABLE with gRPC's own retry policy (every method but CreateTag);
- * {@link #close()} shuts that channel down. A client built on an existing channel uses the
- * channel as it is and leaves it open. A client of several targets ({@link #forTargets}) prefers
- * the first and fails over to the next (see {@link Targets}).
+ * {@link #close()} shuts that channel down. A client built on an existing channel uses the channel
+ * as it is and leaves it open. A client of several targets ({@link #forTargets}) prefers the first
+ * and fails over to the next (see {@link Targets}).
  */
 public final class LeafClient implements AutoCloseable {
 
@@ -60,11 +60,11 @@ public final class LeafClient implements AutoCloseable {
   }
 
   /**
-   * A client of several servers in order of preference (say this region's, then the next
-   * region's): calls go to the first one that answers, move on to the next when it is UNAVAILABLE
-   * or silent for {@link Builder#failoverAfter}, and move back once {@link
-   * Builder#retryPreferredAfter} has passed and it answers again. CreateTag and SetFormat never
-   * move: they always go to the first target, and fail while it is down.
+   * A client of several servers in order of preference (say this region's, then the next region's):
+   * calls go to the first one that answers, move on to the next when it is UNAVAILABLE or silent
+   * for {@link Builder#failoverAfter}, and move back once {@link Builder#retryPreferredAfter} has
+   * passed and it answers again. CreateTag and SetFormat never move: they always go to the first
+   * target, and fail while it is down.
    */
   public static Builder forTargets(List<String> targets) {
     Objects.requireNonNull(targets, "targets");
@@ -83,8 +83,6 @@ public final class LeafClient implements AutoCloseable {
     }
     return new Builder(null, List.copyOf(builders), null);
   }
-
-
 
   /** One ID of {@code bizTag}. */
   public long nextId(String bizTag) {
@@ -157,8 +155,7 @@ public final class LeafClient implements AutoCloseable {
   /**
    * The tag's next formatted number, e.g. {@code ORD-20261126-0004577}.
    *
-   * @throws FailedPreconditionException the tag has no format, or its key differs from the
-   *     server's
+   * @throws FailedPreconditionException the tag has no format, or its key differs from the server's
    * @throws OutOfRangeException the period's numbers pass the sequence's width
    */
   public String nextFormattedId(String bizTag) {
@@ -167,8 +164,8 @@ public final class LeafClient implements AutoCloseable {
 
   /**
    * {@code count} formatted numbers of {@code bizTag} from one NextFormattedIdBatch stream, in the
-   * order the server sent them; unmodifiable. Same errors as {@link #nextFormattedId}; the
-   * deadline covers the whole stream.
+   * order the server sent them; unmodifiable. Same errors as {@link #nextFormattedId}; the deadline
+   * covers the whole stream.
    */
   public List<String> nextFormattedIds(String bizTag, int count) {
     return rpcs.nextFormattedIds(bizTag, count);
@@ -208,10 +205,9 @@ public final class LeafClient implements AutoCloseable {
     return rpcs.whoIssued(bizTag, id);
   }
 
-
   /**
-   * {@code count} IDs of {@code bizTag} as at most 3 ascending, disjoint ranges the caller owns,
-   * in one small reply whatever the count (up to the server's {@code --max-batch}).
+   * {@code count} IDs of {@code bizTag} as at most 3 ascending, disjoint ranges the caller owns, in
+   * one small reply whatever the count (up to the server's {@code --max-batch}).
    *
    * @throws LeafException typed by the status; INTERNAL if the reply breaks the contract
    */
@@ -222,14 +218,16 @@ public final class LeafClient implements AutoCloseable {
   /**
    * The channel this client's calls go over, for other services of the same server (e.g. the
    * standard grpc.health.v1 health check). Calls on it carry none of the client's credentials or
-   * deadlines; the client still decides when the channel closes. With several targets, the
-   * channel of the one calls go to now.
+   * deadlines; the client still decides when the channel closes. With several targets, the channel
+   * of the one calls go to now.
    */
   public Channel channel() {
     return targets.current();
   }
 
-  /** Shuts down the channels if this client built them, waiting up to five seconds; else nothing. */
+  /**
+   * Shuts down the channels if this client built them, waiting up to five seconds; else nothing.
+   */
   @Override
   public void close() {
     targets.close();
@@ -240,7 +238,9 @@ public final class LeafClient implements AutoCloseable {
 
     private final ClientSettings settings;
 
-    private Builder(List<String> targets, List<? extends ManagedChannelBuilder<?>> channelBuilders,
+    private Builder(
+        List<String> targets,
+        List<? extends ManagedChannelBuilder<?>> channelBuilders,
         ManagedChannel channel) {
       this.settings = new ClientSettings(targets, channelBuilders, channel);
     }
@@ -255,8 +255,8 @@ public final class LeafClient implements AutoCloseable {
     }
 
     /**
-     * With several targets: how long calls pass over a target found unavailable before they try
-     * it first again (default 30 s).
+     * With several targets: how long calls pass over a target found unavailable before they try it
+     * first again (default 30 s).
      */
     public Builder retryPreferredAfter(Duration retryPreferredAfter) {
       settings.retryPreferredAfter =
@@ -269,7 +269,6 @@ public final class LeafClient implements AutoCloseable {
       settings.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
-
 
     /** The deadline of every call, retries included (default 10 s). */
     public Builder deadline(Duration deadline) {
@@ -286,8 +285,7 @@ public final class LeafClient implements AutoCloseable {
     }
 
     /**
-     * TLS with the JDK's default trust store. Only with {@link #forTarget} or {@link
-     * #forTargets}.
+     * TLS with the JDK's default trust store. Only with {@link #forTarget} or {@link #forTargets}.
      */
     public Builder useTls() {
       return credentials(TlsChannelCredentials.create());
@@ -313,11 +311,11 @@ public final class LeafClient implements AutoCloseable {
     }
 
     /**
-     * Sends {@code token} instead on the calls of every tag that starts with {@code tagPrefix}
-     * (a plain prefix: {@code "order"} covers {@code order}, {@code order.eu} and {@code orders};
-     * the longest matching prefix wins): for a server whose {@code --tokens-file} gives each team
-     * its own token. Calls of other tags, and the snowflake calls, send the {@link #token} (if
-     * any). Use it with TLS: a token is a password.
+     * Sends {@code token} instead on the calls of every tag that starts with {@code tagPrefix} (a
+     * plain prefix: {@code "order"} covers {@code order}, {@code order.eu} and {@code orders}; the
+     * longest matching prefix wins): for a server whose {@code --tokens-file} gives each team its
+     * own token. Calls of other tags, and the snowflake calls, send the {@link #token} (if any).
+     * Use it with TLS: a token is a password.
      */
     public Builder tagToken(String tagPrefix, String token) {
       settings.tagTokens = settings.tagTokens.with(tagPrefix, token);
@@ -331,12 +329,13 @@ public final class LeafClient implements AutoCloseable {
     }
 
     /**
-     * Attempts per call when the server answers UNAVAILABLE, the first included (default 4; 1
-     * turns retries off; gRPC caps it at 5). Not used with {@link #forChannel}.
+     * Attempts per call when the server answers UNAVAILABLE, the first included (default 4; 1 turns
+     * retries off; gRPC caps it at 5). Not used with {@link #forChannel}.
      */
     public Builder maxAttempts(int maxAttempts) {
       if (maxAttempts < 1 || maxAttempts > 5) {
-        throw new IllegalArgumentException("maxAttempts must be between 1 and 5, got " + maxAttempts);
+        throw new IllegalArgumentException(
+            "maxAttempts must be between 1 and 5, got " + maxAttempts);
       }
       settings.maxAttempts = maxAttempts;
       return this;

@@ -7,8 +7,8 @@ import io.grpc.StatusRuntimeException;
  * A failed Leaf call, carrying the gRPC status code the server (or the channel) answered with.
  *
  * <p>Subclasses name the failures a caller reacts to; anything else (INTERNAL, CANCELLED,
- * PERMISSION_DENIED, …) arrives as this class with its {@link #code()}. Callers never
- * need to parse the message.
+ * PERMISSION_DENIED, …) arrives as this class with its {@link #code()}. Callers never need to parse
+ * the message.
  */
 public class LeafException extends RuntimeException {
 

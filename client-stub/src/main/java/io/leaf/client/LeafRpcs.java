@@ -61,19 +61,19 @@ final class LeafRpcs {
   }
 
   long[] nextIds(String bizTag, int count) {
-    NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
-        .build();
+    NextIdBatchRequest req =
+        NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count).build();
     return call(a -> IdStreams.ids(() -> a.leaf(req.getBizTag()).nextIdBatch(req), count));
   }
 
   long nextSnowflakeId() {
-    return call(a -> a.snowflake().nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance())
-        .getId());
+    return call(
+        a -> a.snowflake().nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance()).getId());
   }
 
   long[] nextSnowflakeIds(int count) {
-    NextSnowflakeIdBatchRequest req = NextSnowflakeIdBatchRequest.newBuilder().setCount(count)
-        .build();
+    NextSnowflakeIdBatchRequest req =
+        NextSnowflakeIdBatchRequest.newBuilder().setCount(count).build();
     return call(a -> IdStreams.ids(() -> a.snowflake().nextSnowflakeIdBatch(req), count));
   }
 
@@ -91,8 +91,11 @@ final class LeafRpcs {
   }
 
   Tag setFormat(String bizTag, IdFormat format) {
-    SetFormatRequest req = SetFormatRequest.newBuilder().setBizTag(tag(bizTag))
-        .setFormat(Objects.requireNonNull(format, "format").toProto()).build();
+    SetFormatRequest req =
+        SetFormatRequest.newBuilder()
+            .setBizTag(tag(bizTag))
+            .setFormat(Objects.requireNonNull(format, "format").toProto())
+            .build();
     return callInPlace(a -> a.leaf(req.getBizTag()).setFormat(req));
   }
 
@@ -102,21 +105,24 @@ final class LeafRpcs {
   }
 
   List<String> nextFormattedIds(String bizTag, int count) {
-    NextIdBatchRequest req = NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
-        .build();
-    return call(a -> IdStreams.values(() -> a.leaf(req.getBizTag()).nextFormattedIdBatch(req),
-        count));
+    NextIdBatchRequest req =
+        NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count).build();
+    return call(
+        a -> IdStreams.values(() -> a.leaf(req.getBizTag()).nextFormattedIdBatch(req), count));
   }
 
   FormattedIdParts parseFormattedId(String bizTag, String value) {
-    ParseFormattedIdRequest req = ParseFormattedIdRequest.newBuilder().setBizTag(tag(bizTag))
-        .setValue(Objects.requireNonNull(value, "value")).build();
+    ParseFormattedIdRequest req =
+        ParseFormattedIdRequest.newBuilder()
+            .setBizTag(tag(bizTag))
+            .setValue(Objects.requireNonNull(value, "value"))
+            .build();
     return call(a -> FormattedIdParts.from(a.leaf(req.getBizTag()).parseFormattedId(req)));
   }
 
   Tag updateStep(String bizTag, int step) {
-    UpdateStepRequest req = UpdateStepRequest.newBuilder().setBizTag(tag(bizTag)).setStep(step)
-        .build();
+    UpdateStepRequest req =
+        UpdateStepRequest.newBuilder().setBizTag(tag(bizTag)).setStep(step).build();
     return call(a -> a.leaf(req.getBizTag()).updateStep(req));
   }
 
@@ -131,20 +137,23 @@ final class LeafRpcs {
   }
 
   IssuedRange whoIssued(String bizTag, long id) {
-    WhoIssuedRequest req = WhoIssuedRequest.newBuilder()
-        .setBizTag(tag(bizTag)).setId(id).build();
+    WhoIssuedRequest req = WhoIssuedRequest.newBuilder().setBizTag(tag(bizTag)).setId(id).build();
     return call(a -> a.leaf(req.getBizTag()).whoIssued(req));
   }
 
   List<IdRange> reserveIds(String bizTag, int count) {
-    ReserveIdsRequest req = ReserveIdsRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count)
-        .build();
+    ReserveIdsRequest req =
+        ReserveIdsRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count).build();
     return call(a -> ReplyRanges.checked(a.leaf(req.getBizTag()).reserveIds(req), count));
   }
 
   Tag createTag(String bizTag, long maxId, int step, String description, IdFormat format) {
-    CreateTagRequest.Builder req = CreateTagRequest.newBuilder().setBizTag(tag(bizTag))
-        .setMaxId(maxId).setStep(step).setDescription(description == null ? "" : description);
+    CreateTagRequest.Builder req =
+        CreateTagRequest.newBuilder()
+            .setBizTag(tag(bizTag))
+            .setMaxId(maxId)
+            .setStep(step)
+            .setDescription(description == null ? "" : description);
     if (format != null) {
       req.setFormat(format.toProto());
     }

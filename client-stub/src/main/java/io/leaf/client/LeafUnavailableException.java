@@ -2,7 +2,10 @@ package io.leaf.client;
 
 import io.grpc.Status;
 
-/** The server, or its database, could not be reached, even after the channel's retries (UNAVAILABLE). */
+/**
+ * The server, or its database, could not be reached, even after the channel's retries
+ * (UNAVAILABLE).
+ */
 public final class LeafUnavailableException extends LeafException {
 
   private static final long serialVersionUID = 1L;

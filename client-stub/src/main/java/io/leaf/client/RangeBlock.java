@@ -4,17 +4,18 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * One range {@code [start, end)} of a reservation, issued by an atomic cursor: an ID is one
- * {@code getAndIncrement}, a block of IDs one {@code getAndAdd}.
+ * One range {@code [start, end)} of a reservation, issued by an atomic cursor: an ID is one {@code
+ * getAndIncrement}, a block of IDs one {@code getAndAdd}.
  *
  * <p>Thread-safe and lock-free. The cursor may run past {@code end} by the number of racing
- * callers; anything outside the range reads as used up, so no ID leaves twice and none past
- * {@code end} leaves at all (a cursor that wrapped past 2^63-1 reads below {@code start}).
+ * callers; anything outside the range reads as used up, so no ID leaves twice and none past {@code
+ * end} leaves at all (a cursor that wrapped past 2^63-1 reads below {@code start}).
  */
 final class RangeBlock {
 
   /** What the take methods return for a used-up block. */
   static final long NONE = Long.MIN_VALUE;
+
   private static final VarHandle CURSOR;
 
   static {
@@ -29,21 +30,29 @@ final class RangeBlock {
 
   final long start;
   final long end;
-  /** Taking this ID asks for the next reservation; {@link #NONE} in the reservation's other ranges. */
+
+  /**
+   * Taking this ID asks for the next reservation; {@link #NONE} in the reservation's other ranges.
+   */
   final long refillAt;
+
   /** The reservation's size if this is its last range, else 0: the block sizer learns from it. */
   final long reservationSize;
+
   /** The first range of its reservation. */
   final boolean first;
+
   /**
    * IDs below this (and from {@code start}) need no further check: the refill point until someone
    * takes it, then {@code end}. Never above {@code end}, so reading a stale value only sends a
    * caller down the longer path, never past the range.
    */
   volatile long fastEnd;
+
   // A field behind a VarHandle rather than an AtomicLong: next() follows one pointer less.
   @SuppressWarnings("unused")
   private volatile long cursor;
+
   /** When a caller first found the block used up; guarded by the generator's lock. */
   long exhaustedAt = -1;
 
@@ -58,8 +67,8 @@ final class RangeBlock {
   }
 
   /**
-   * Up to {@code n} consecutive IDs: returns the first, or {@link #NONE}; the IDs taken are
-   * {@code [first, min(first + n, end))}.
+   * Up to {@code n} consecutive IDs: returns the first, or {@link #NONE}; the IDs taken are {@code
+   * [first, min(first + n, end))}.
    */
   long takeRange(long n) {
     long cur = (long) CURSOR.getVolatile(this);

@@ -42,23 +42,27 @@ final class RangeSupply {
   private LeafException lastFailure;
   private long lastFailureAt;
   private boolean closed;
+
   /** IDs received in reservations so far. */
   private long idsReserved;
+
   /** IDs still cached when the generator was closed. */
   private long idsDropped;
 
-  RangeSupply(LeafClient client, String bizTag, Duration maxWait, Ticker ticker,
-      ReservedRanges ready) {
+  RangeSupply(
+      LeafClient client, String bizTag, Duration maxWait, Ticker ticker, ReservedRanges ready) {
     this.client = client;
     this.bizTag = bizTag;
     this.maxWaitNanos = maxWait.toNanos();
     this.ticker = ticker;
     this.ready = ready;
-    this.refiller = Executors.newSingleThreadExecutor(runnable -> {
-      Thread t = new Thread(runnable, "leaf-id-refill-" + bizTag);
-      t.setDaemon(true);
-      return t;
-    });
+    this.refiller =
+        Executors.newSingleThreadExecutor(
+            runnable -> {
+              Thread t = new Thread(runnable, "leaf-id-refill-" + bizTag);
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /** Up to {@code n} IDs of {@code b}, asking for the next reservation at its refill point. */
@@ -108,16 +112,22 @@ final class RangeSupply {
           waits.incrementAndGet();
         }
         if (remaining <= 0) {
-          throw new IdWaitTimeoutException("no IDs for biz_tag " + bizTag + " within "
-              + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos) + " ms (a reservation of "
-              + ready.nextSize() + " IDs still being fetched)", null);
+          throw new IdWaitTimeoutException(
+              "no IDs for biz_tag "
+                  + bizTag
+                  + " within "
+                  + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos)
+                  + " ms (a reservation of "
+                  + ready.nextSize()
+                  + " IDs still being fetched)",
+              null);
         }
         remaining = changed.awaitNanos(remaining);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new LeafException(Status.Code.CANCELLED,
-          "interrupted while waiting for IDs of biz_tag " + bizTag, e);
+      throw new LeafException(
+          Status.Code.CANCELLED, "interrupted while waiting for IDs of biz_tag " + bizTag, e);
     } finally {
       lock.unlock();
     }
@@ -159,8 +169,9 @@ final class RangeSupply {
     } catch (RuntimeException | Error e) {
       // An Error must still clear the refilling flag below, or no fetch would ever start again;
       // it is rethrown once the generator's state is consistent.
-      failure = new LeafException(Status.Code.INTERNAL, "fetching IDs of biz_tag " + bizTag
-          + " failed: " + e, e);
+      failure =
+          new LeafException(
+              Status.Code.INTERNAL, "fetching IDs of biz_tag " + bizTag + " failed: " + e, e);
       if (e instanceof Error err) {
         fatal = err;
       }
@@ -179,7 +190,10 @@ final class RangeSupply {
         refillFailures.incrementAndGet();
         lastFailure = failure;
         lastFailureAt = completedRefills;
-        log.log(System.Logger.Level.DEBUG, "reserving IDs of biz_tag {0} failed: {1}", bizTag,
+        log.log(
+            System.Logger.Level.DEBUG,
+            "reserving IDs of biz_tag {0} failed: {1}",
+            bizTag,
             failure.getMessage());
       }
       changed.signalAll();
@@ -245,8 +259,8 @@ final class RangeSupply {
   }
 
   /**
-   * Stops the refill thread (interrupting a fetch in flight) and drops the cached IDs; waiting
-   * and later calls throw {@link IllegalStateException}. Idempotent.
+   * Stops the refill thread (interrupting a fetch in flight) and drops the cached IDs; waiting and
+   * later calls throw {@link IllegalStateException}. Idempotent.
    */
   void close() {
     lock.lock();

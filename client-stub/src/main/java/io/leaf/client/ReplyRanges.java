@@ -12,8 +12,7 @@ import java.util.List;
  */
 final class ReplyRanges {
 
-  private ReplyRanges() {
-  }
+  private ReplyRanges() {}
 
   /** The reply's ranges, checked against the contract and {@code count}. */
   static List<IdRange> checked(ReservedIds reply, long count) {
@@ -22,16 +21,20 @@ final class ReplyRanges {
     long lastEnd = Long.MIN_VALUE;
     for (io.leaf.v1.IdRange r : reply.getRangesList()) {
       if (r.getEnd() <= r.getStart() || r.getStart() < lastEnd) {
-        throw new LeafException(Status.Code.INTERNAL, "server sent ranges that are empty, out of"
-            + " order or overlapping: " + reply.getRangesList(), null);
+        throw new LeafException(
+            Status.Code.INTERNAL,
+            "server sent ranges that are empty, out of"
+                + " order or overlapping: "
+                + reply.getRangesList(),
+            null);
       }
       total += r.getEnd() - r.getStart();
       lastEnd = r.getEnd();
       out.add(new IdRange(r.getStart(), r.getEnd()));
     }
     if (total != count) {
-      throw new LeafException(Status.Code.INTERNAL, "server reserved " + total + " IDs, " + count
-          + " asked for", null);
+      throw new LeafException(
+          Status.Code.INTERNAL, "server reserved " + total + " IDs, " + count + " asked for", null);
     }
     return List.copyOf(out);
   }

@@ -4,8 +4,8 @@ import java.util.ArrayDeque;
 import java.util.List;
 
 /**
- * The reserved ranges waiting behind the current one, and the sizing of the next reservation
- * from how fast the last one was used.
+ * The reserved ranges waiting behind the current one, and the sizing of the next reservation from
+ * how fast the last one was used.
  *
  * <p>Not thread-safe: {@link CachedIdGenerator} calls it under its lock.
  */
@@ -14,6 +14,7 @@ final class ReservedRanges {
   private final ArrayDeque<RangeBlock> ready = new ArrayDeque<>();
   private final BlockSizer sizer;
   private final double refillFraction;
+
   /** When the first range of the reservation in use became current. */
   private long reservationSince;
 
@@ -50,11 +51,11 @@ final class ReservedRanges {
     long refillOffset = Math.min(size - 1, (long) (size * refillFraction));
     for (int i = 0; i < ranges.size(); i++) {
       IdRange r = ranges.get(i);
-      long refillAt = refillOffset >= 0 && refillOffset < r.size() ? r.start() + refillOffset
-          : RangeBlock.NONE;
+      long refillAt =
+          refillOffset >= 0 && refillOffset < r.size() ? r.start() + refillOffset : RangeBlock.NONE;
       refillOffset -= r.size();
-      ready.add(new RangeBlock(r.start(), r.end(), refillAt,
-          i == ranges.size() - 1 ? size : 0, i == 0));
+      ready.add(
+          new RangeBlock(r.start(), r.end(), refillAt, i == ranges.size() - 1 ? size : 0, i == 0));
     }
   }
 

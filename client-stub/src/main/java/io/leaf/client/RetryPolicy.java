@@ -16,16 +16,35 @@ final class RetryPolicy {
 
   /**
    * LeafService methods that are safe to repeat: reads (WhoIssued too), ID calls (a repeat is a
-   * gap), setting a step and setting a format (the same format again continues the same
-   * numbering).
+   * gap), setting a step, a format (the same format again continues the same numbering) or an
+   * ordering (the same ordering again changes nothing).
    */
-  static final List<String> RETRIED_METHODS = List.of("NextId", "NextIdBatch", "ReserveIds",
-      "InitCache", "GetTag", "ListTags", "UpdateStep", "SetFormat", "NextFormattedId",
-      "NextFormattedIdBatch", "ParseFormattedId", "WhoIssued");
+  static final List<String> RETRIED_METHODS =
+      List.of(
+          "NextId",
+          "NextIdBatch",
+          "ReserveIds",
+          "InitCache",
+          "GetTag",
+          "ListTags",
+          "UpdateStep",
+          "SetFormat",
+          "NextFormattedId",
+          "NextFormattedIdBatch",
+          "ParseFormattedId",
+          "WhoIssued",
+          "SetOrdering");
+
   /** SnowflakeService methods, all safe to repeat (a repeated ID call is a gap). */
-  static final List<String> RETRIED_SNOWFLAKE_METHODS = List.of("NextSnowflakeId",
-      "NextSnowflakeIdBatch", "DecodeSnowflakeId", "GetWorker", "NextUuid", "NextUuidBatch",
-      "DecodeUuid");
+  static final List<String> RETRIED_SNOWFLAKE_METHODS =
+      List.of(
+          "NextSnowflakeId",
+          "NextSnowflakeIdBatch",
+          "DecodeSnowflakeId",
+          "GetWorker",
+          "NextUuid",
+          "NextUuidBatch",
+          "DecodeUuid");
 
   /**
    * The channel's default service config: every LeafService method except CreateTag retries
@@ -35,19 +54,30 @@ final class RetryPolicy {
    * insert that committed before its reply was lost would come back as ALREADY_EXISTS.
    */
   static Map<String, ?> serviceConfig(int maxAttempts) {
-    Map<String, Object> retryPolicy = Map.of(
-        "maxAttempts", (double) maxAttempts,
-        "initialBackoff", "0.1s",
-        "maxBackoff", "2s",
-        "backoffMultiplier", 2.0,
-        "retryableStatusCodes", List.of("UNAVAILABLE"));
-    Map<String, Object> methodConfig = Map.of(
-        "name", Stream.concat(
-            RETRIED_METHODS.stream().map(m -> Map.of(
-                "service", LeafServiceGrpc.SERVICE_NAME, "method", m)),
-            RETRIED_SNOWFLAKE_METHODS.stream().map(m -> Map.of(
-                "service", SnowflakeServiceGrpc.SERVICE_NAME, "method", m))).toList(),
-        "retryPolicy", retryPolicy);
+    Map<String, Object> retryPolicy =
+        Map.of(
+            "maxAttempts",
+            (double) maxAttempts,
+            "initialBackoff",
+            "0.1s",
+            "maxBackoff",
+            "2s",
+            "backoffMultiplier",
+            2.0,
+            "retryableStatusCodes",
+            List.of("UNAVAILABLE"));
+    Map<String, Object> methodConfig =
+        Map.of(
+            "name",
+            Stream.concat(
+                    RETRIED_METHODS.stream()
+                        .map(m -> Map.of("service", LeafServiceGrpc.SERVICE_NAME, "method", m)),
+                    RETRIED_SNOWFLAKE_METHODS.stream()
+                        .map(
+                            m -> Map.of("service", SnowflakeServiceGrpc.SERVICE_NAME, "method", m)))
+                .toList(),
+            "retryPolicy",
+            retryPolicy);
     return Map.of("methodConfig", List.of(methodConfig));
   }
 
@@ -62,6 +92,5 @@ final class RetryPolicy {
     return builder.build();
   }
 
-  private RetryPolicy() {
-  }
+  private RetryPolicy() {}
 }

@@ -18,12 +18,11 @@ import java.util.function.LongSupplier;
  * tries: the first not marked down. A call that finds a target UNAVAILABLE (refused, connection
  * lost, shutting down) or loses its connection to it ({@link ConnectionLoss}), or gets no answer
  * within the failover bound while another target remains, marks it down and moves on to the next
- * within the call's own deadline; a target marked down is
- * preferred again once {@code retryAfter} has passed on the clock, so calls move back to it when
- * it has recovered (and mark it down again, at the cost of one failover bound, when it has not).
- * With one target a call is exactly one attempt on it. Calls that must not move (they write a
- * tag's definition) always go to the first target. Every attempt carries the client's
- * credentials, or a tag's own token ({@link TagTokens}).
+ * within the call's own deadline; a target marked down is preferred again once {@code retryAfter}
+ * has passed on the clock, so calls move back to it when it has recovered (and mark it down again,
+ * at the cost of one failover bound, when it has not). With one target a call is exactly one
+ * attempt on it. Calls that must not move (they write a tag's definition) always go to the first
+ * target. Every attempt carries the client's credentials, or a tag's own token ({@link TagTokens}).
  *
  * <p>Thread-safe: the marks are an atomic array; calls never block on one another.
  */
@@ -55,8 +54,11 @@ final class Targets implements AutoCloseable {
     }
   }
 
-  private record Route(ManagedChannel channel, LeafServiceGrpc.LeafServiceBlockingStub leaf,
-      SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake, TagTokens tagTokens) {}
+  private record Route(
+      ManagedChannel channel,
+      LeafServiceGrpc.LeafServiceBlockingStub leaf,
+      SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake,
+      TagTokens tagTokens) {}
 
   private final List<Route> routes = new ArrayList<>();
   private final boolean ownsChannels;
@@ -64,6 +66,7 @@ final class Targets implements AutoCloseable {
   private final long failoverAfterNanos;
   private final long retryAfterNanos;
   private final LongSupplier clock;
+
   /** Per target: the clock's reading when a call last found it down, or {@link #UP}. */
   private final AtomicLongArray downSince;
 
@@ -76,15 +79,25 @@ final class Targets implements AutoCloseable {
    * @param retryAfterNanos how long a target marked down is passed over
    * @param clock nanoseconds, for the marks ({@link System#nanoTime} but in tests)
    */
-  Targets(List<ManagedChannel> channels, boolean ownsChannels, CallCredentials credentials,
-      TagTokens tagTokens, long deadlineNanos, long failoverAfterNanos, long retryAfterNanos, LongSupplier clock) {
+  Targets(
+      List<ManagedChannel> channels,
+      boolean ownsChannels,
+      CallCredentials credentials,
+      TagTokens tagTokens,
+      long deadlineNanos,
+      long failoverAfterNanos,
+      long retryAfterNanos,
+      LongSupplier clock) {
     for (ManagedChannel c : channels) {
       LeafServiceGrpc.LeafServiceBlockingStub leaf = LeafServiceGrpc.newBlockingStub(c);
       SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake =
           SnowflakeServiceGrpc.newBlockingStub(c);
-      routes.add(new Route(c, credentials == null ? leaf : leaf.withCallCredentials(credentials),
-          credentials == null ? snowflake : snowflake.withCallCredentials(credentials),
-          tagTokens));
+      routes.add(
+          new Route(
+              c,
+              credentials == null ? leaf : leaf.withCallCredentials(credentials),
+              credentials == null ? snowflake : snowflake.withCallCredentials(credentials),
+              tagTokens));
     }
     this.ownsChannels = ownsChannels;
     this.deadlineNanos = deadlineNanos;
@@ -125,8 +138,9 @@ final class Targets implements AutoCloseable {
         Status.Code code = e.getStatus().getCode();
         // A lost connection loses at most the answer: calls that move lose IDs (a gap), never
         // repeat one.
-        boolean down = ConnectionLoss.lost(e.getStatus())
-            || code == Status.Code.DEADLINE_EXCEEDED && bound < left;
+        boolean down =
+            ConnectionLoss.lost(e.getStatus())
+                || code == Status.Code.DEADLINE_EXCEEDED && bound < left;
         if (!down) {
           throw LeafException.from(e);
         }
@@ -138,8 +152,10 @@ final class Targets implements AutoCloseable {
       }
     }
     if (last == null) {
-      throw new LeafDeadlineExceededException("deadline of "
-          + TimeUnit.NANOSECONDS.toMillis(deadlineNanos) + " ms passed before a target answered",
+      throw new LeafDeadlineExceededException(
+          "deadline of "
+              + TimeUnit.NANOSECONDS.toMillis(deadlineNanos)
+              + " ms passed before a target answered",
           null);
     }
     throw LeafException.from(last);

@@ -10,7 +10,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The counters a generator exposes for metrics: IDs served and left, refills and their failures. */
+/**
+ * The counters a generator exposes for metrics: IDs served and left, refills and their failures.
+ */
 class CachedIdGeneratorStatsTest {
 
   private FakeLeafService service;
@@ -39,15 +41,20 @@ class CachedIdGeneratorStatsTest {
     while (counter.getAsLong() < min && System.nanoTime() < end) {
       Thread.sleep(5);
     }
-    assertTrue(counter.getAsLong() >= min, what + ": expected at least " + min + ", got "
-        + counter.getAsLong());
+    assertTrue(
+        counter.getAsLong() >= min,
+        what + ": expected at least " + min + ", got " + counter.getAsLong());
   }
 
   @Test
   void idsServedAndLeft_afterTakingIds_sumToTheReservedIds() throws Exception {
     // A threshold of 0.9 keeps the 100 IDs taken below the refill point: one reservation only.
-    generator = CachedIdGenerator.builder(client, "order").minBlockSize(1_000)
-        .maxBlockSize(1_000).refillThreshold(0.9).build();
+    generator =
+        CachedIdGenerator.builder(client, "order")
+            .minBlockSize(1_000)
+            .maxBlockSize(1_000)
+            .refillThreshold(0.9)
+            .build();
     awaitAtLeast("IDs left once the first reservation arrived", generator::idsLeft, 1_000);
 
     for (int i = 0; i < 60; i++) {
@@ -63,8 +70,12 @@ class CachedIdGeneratorStatsTest {
 
   @Test
   void idsServed_afterClose_doesNotCountTheDroppedIds() throws Exception {
-    generator = CachedIdGenerator.builder(client, "order").minBlockSize(500).maxBlockSize(500)
-        .refillThreshold(0.9).build();
+    generator =
+        CachedIdGenerator.builder(client, "order")
+            .minBlockSize(500)
+            .maxBlockSize(500)
+            .refillThreshold(0.9)
+            .build();
     generator.next();
     generator.next();
 
@@ -77,8 +88,12 @@ class CachedIdGeneratorStatsTest {
   @Test
   void refillFailures_whenTheServerRefuses_counted() throws Exception {
     service.failTimes(Status.UNAVAILABLE.withDescription("database down"), 1);
-    generator = CachedIdGenerator.builder(client, "order").minBlockSize(100).maxBlockSize(100)
-        .maxWait(Duration.ofSeconds(10)).build();
+    generator =
+        CachedIdGenerator.builder(client, "order")
+            .minBlockSize(100)
+            .maxBlockSize(100)
+            .maxWait(Duration.ofSeconds(10))
+            .build();
 
     awaitAtLeast("failed reservations", generator::refillFailures, 1);
     // A failure that happened before the call came is not its answer: it starts a fetch, which

@@ -73,7 +73,9 @@ class CachedIdGeneratorTest {
   }
 
   private CachedIdGenerator.Builder fixedBlocks(int size) {
-    return CachedIdGenerator.builder(client, "order").minBlockSize(size).maxBlockSize(size)
+    return CachedIdGenerator.builder(client, "order")
+        .minBlockSize(size)
+        .maxBlockSize(size)
         .maxWait(Duration.ofSeconds(10));
   }
 
@@ -102,7 +104,9 @@ class CachedIdGeneratorTest {
     }
     assertEquals(2, g.refills(), "the rest of the block asks for nothing more");
     assertEquals(101, g.next(), "the second block follows the first");
-    assertEquals(List.of(100, 100), service.reserveCounts().stream().limit(2).toList(),
+    assertEquals(
+        List.of(100, 100),
+        service.reserveCounts().stream().limit(2).toList(),
         "the first two fetches, of all: " + service.reserveCounts());
   }
 
@@ -117,8 +121,8 @@ class CachedIdGeneratorTest {
     service.release();
     assertEquals(1L, first.get(10, TimeUnit.SECONDS), "the waiting caller gets the first ID");
     assertEquals(1, g.waits(), "one call had to wait");
-    assertEquals(1, g.refills(),
-        "the waiting caller is served by the fetch in flight, not a new one");
+    assertEquals(
+        1, g.refills(), "the waiting caller is served by the fetch in flight, not a new one");
   }
 
   @Test
@@ -127,19 +131,22 @@ class CachedIdGeneratorTest {
     CachedIdGenerator g = build(fixedBlocks(10).maxWait(Duration.ofMillis(100)));
     IdWaitTimeoutException e = assertThrows(IdWaitTimeoutException.class, g::next);
     assertEquals(Status.Code.DEADLINE_EXCEEDED, e.code(), e.getMessage());
-    assertTrue(e.getMessage().contains("order") && e.getMessage().contains("100 ms"),
+    assertTrue(
+        e.getMessage().contains("order") && e.getMessage().contains("100 ms"),
         "names the tag and the wait: " + e.getMessage());
     assertEquals(1, g.refills(), "the timed-out caller did not start a second fetch");
     service.release();
     long[] got = new long[1];
-    await("the fetch to land after the timeout", () -> {
-      try {
-        got[0] = g.next();
-        return true;
-      } catch (IdWaitTimeoutException stillFetching) {
-        return false;
-      }
-    });
+    await(
+        "the fetch to land after the timeout",
+        () -> {
+          try {
+            got[0] = g.next();
+            return true;
+          } catch (IdWaitTimeoutException stillFetching) {
+            return false;
+          }
+        });
     assertEquals(1, got[0], "the fetch still lands afterwards");
   }
 
@@ -149,8 +156,8 @@ class CachedIdGeneratorTest {
     CachedIdGenerator g = build(fixedBlocks(10));
     TagNotFoundException e = assertThrows(TagNotFoundException.class, g::next);
     assertEquals("biz_tag not found: order", e.description());
-    assertInstanceOf(TagNotFoundException.class, e.getCause(),
-        "the failure of the refill thread is the cause");
+    assertInstanceOf(
+        TagNotFoundException.class, e.getCause(), "the failure of the refill thread is the cause");
     service.heal();
     assertEquals(1, g.next(), "a later call fetches again");
   }
@@ -161,36 +168,45 @@ class CachedIdGeneratorTest {
     // before the caller arrived is not its fetch, and the caller would rightly fetch again.
     CountDownLatch callerWaits = new CountDownLatch(1);
     AtomicBoolean explode = new AtomicBoolean(true);
-    ClientInterceptor oneError = new ClientInterceptor() {
-      @Override
-      public <ReqT, RespT> ClientCall<ReqT, RespT> interceptCall(MethodDescriptor<ReqT, RespT> m,
-          CallOptions options, Channel next) {
-        if (explode.getAndSet(false)) {
-          awaitUninterruptibly(callerWaits);
-          throw new AssertionError("no heap for the reservation");
-        }
-        return next.newCall(m, options);
-      }
-    };
+    ClientInterceptor oneError =
+        new ClientInterceptor() {
+          @Override
+          public <ReqT, RespT> ClientCall<ReqT, RespT> interceptCall(
+              MethodDescriptor<ReqT, RespT> m, CallOptions options, Channel next) {
+            if (explode.getAndSet(false)) {
+              awaitUninterruptibly(callerWaits);
+              throw new AssertionError("no heap for the reservation");
+            }
+            return next.newCall(m, options);
+          }
+        };
     // The refill thread rethrows the Error after handing it to the waiting caller; its uncaught
     // report is captured here (and checked) instead of printed as a stack trace.
     Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
     List<Throwable> uncaught = new CopyOnWriteArrayList<>();
     Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(e));
-    try (LeafClient exploding = LeafClient.forChannelBuilder(
-        service.channelBuilder().intercept(oneError)).maxAttempts(1).build()) {
-      CachedIdGenerator g = build(CachedIdGenerator.builder(exploding, "order").minBlockSize(10)
-          .maxBlockSize(10).maxWait(Duration.ofSeconds(10)));
+    try (LeafClient exploding =
+        LeafClient.forChannelBuilder(service.channelBuilder().intercept(oneError))
+            .maxAttempts(1)
+            .build()) {
+      CachedIdGenerator g =
+          build(
+              CachedIdGenerator.builder(exploding, "order")
+                  .minBlockSize(10)
+                  .maxBlockSize(10)
+                  .maxWait(Duration.ofSeconds(10)));
       CompletableFuture<Long> first = CompletableFuture.supplyAsync(g::next);
       await("the caller to wait", () -> g.waits() == 1);
       callerWaits.countDown();
-      ExecutionException e = assertThrows(ExecutionException.class,
-          () -> first.get(10, TimeUnit.SECONDS));
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> first.get(10, TimeUnit.SECONDS));
       LeafException cause = assertInstanceOf(LeafException.class, e.getCause(), "typed");
       assertEquals(Status.Code.INTERNAL, cause.code(), "an Error in the fetch is INTERNAL");
       assertEquals(1, g.next(), "the generator fetches again instead of waiting forever");
       await("the refill thread's Error to reach its handler", () -> !uncaught.isEmpty());
-      assertEquals("no heap for the reservation", uncaught.get(0).getMessage(),
+      assertEquals(
+          "no heap for the reservation",
+          uncaught.get(0).getMessage(),
           "the Error is rethrown on the refill thread, not swallowed");
     } finally {
       Thread.setDefaultUncaughtExceptionHandler(previous);
@@ -226,7 +242,9 @@ class CachedIdGeneratorTest {
     CachedIdGenerator g = build(fixedBlocks(100));
     assertEquals(new IdRange(1, 31), g.nextRange(30), "30 IDs from the start");
     assertEquals(31, g.next(), "next() continues after the block");
-    assertEquals(new IdRange(32, 101), g.nextRange(500),
+    assertEquals(
+        new IdRange(32, 101),
+        g.nextRange(500),
         "at most what the current range holds: the caller asks again for the rest");
     IdRange after = g.nextRange(5);
     assertEquals(5, after.size(), "the next reservation serves the next block");
@@ -236,20 +254,23 @@ class CachedIdGeneratorTest {
   @Test
   void nextRange_notPositive_rejectedNamingValue() {
     CachedIdGenerator g = build(fixedBlocks(10));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> g.nextRange(0));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> g.nextRange(0));
     assertTrue(e.getMessage().contains("0"), e.getMessage());
   }
 
   @Test
   void ranges_replyOverlappingOrShort_internal() {
-    ReservedIds overlapping = ReservedIds.newBuilder()
-        .addRanges(io.leaf.v1.IdRange.newBuilder().setStart(1).setEnd(10))
-        .addRanges(io.leaf.v1.IdRange.newBuilder().setStart(5).setEnd(8)).build();
+    ReservedIds overlapping =
+        ReservedIds.newBuilder()
+            .addRanges(io.leaf.v1.IdRange.newBuilder().setStart(1).setEnd(10))
+            .addRanges(io.leaf.v1.IdRange.newBuilder().setStart(5).setEnd(8))
+            .build();
     LeafException e = assertThrows(LeafException.class, () -> ReplyRanges.checked(overlapping, 12));
     assertEquals(Status.Code.INTERNAL, e.code(), e.getMessage());
-    ReservedIds shortReply = ReservedIds.newBuilder()
-        .addRanges(io.leaf.v1.IdRange.newBuilder().setStart(1).setEnd(10)).build();
+    ReservedIds shortReply =
+        ReservedIds.newBuilder()
+            .addRanges(io.leaf.v1.IdRange.newBuilder().setStart(1).setEnd(10))
+            .build();
     e = assertThrows(LeafException.class, () -> ReplyRanges.checked(shortReply, 10));
     assertTrue(e.getMessage().contains("9") && e.getMessage().contains("10"), e.getMessage());
   }
@@ -257,9 +278,14 @@ class CachedIdGeneratorTest {
   @Test
   void blockSize_followsConsumptionRate_withFakeClock() throws Exception {
     FakeTicker ticker = new FakeTicker();
-    CachedIdGenerator g = build(CachedIdGenerator.builder(client, "order").minBlockSize(100)
-        .maxBlockSize(100_000).targetRefillInterval(Duration.ofSeconds(10)).ticker(ticker)
-        .maxWait(Duration.ofSeconds(10)));
+    CachedIdGenerator g =
+        build(
+            CachedIdGenerator.builder(client, "order")
+                .minBlockSize(100)
+                .maxBlockSize(100_000)
+                .targetRefillInterval(Duration.ofSeconds(10))
+                .ticker(ticker)
+                .maxWait(Duration.ofSeconds(10)));
     assertEquals(100, g.blockSize(), "starts at the minimum");
     take(g, 100);
     ticker.advance(Duration.ofSeconds(1));
@@ -281,7 +307,8 @@ class CachedIdGeneratorTest {
     ticker.advance(Duration.ofSeconds(20));
     take(g, 1);
     assertEquals(50_000, g.blockSize(), "100,000 IDs in 20 s: 50,000");
-    assertEquals(List.of(100, 100, 1_000, 100, 100_000),
+    assertEquals(
+        List.of(100, 100, 1_000, 100, 100_000),
         service.reserveCounts().stream().limit(5).toList(),
         "each fetch asks for the size chosen when it starts; all: " + service.reserveCounts());
   }
@@ -295,34 +322,42 @@ class CachedIdGeneratorTest {
   @Test
   void nextAndNextRange_concurrentCallersOverThreeRangeReplies_uniqueIds() throws Exception {
     service.splitRanges();
-    CachedIdGenerator g = build(CachedIdGenerator.builder(client, "order").minBlockSize(50)
-        .maxBlockSize(5_000).maxWait(Duration.ofSeconds(10)));
+    CachedIdGenerator g =
+        build(
+            CachedIdGenerator.builder(client, "order")
+                .minBlockSize(50)
+                .maxBlockSize(5_000)
+                .maxWait(Duration.ofSeconds(10)));
     int threads = 4;
     int perThread = 50_000;
     List<CompletableFuture<long[]>> runs = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       boolean blocks = t % 2 == 1;
-      runs.add(CompletableFuture.supplyAsync(() -> {
-        long[] ids = new long[perThread];
-        for (int i = 0; i < perThread; ) {
-          if (blocks) {
-            IdRange r = g.nextRange(Math.min(7, perThread - i));
-            for (long id = r.start(); id < r.end(); id++) {
-              ids[i++] = id;
-            }
-          } else {
-            ids[i++] = g.next();
-          }
-        }
-        return ids;
-      }, runnable -> new Thread(runnable).start()));
+      runs.add(
+          CompletableFuture.supplyAsync(
+              () -> {
+                long[] ids = new long[perThread];
+                for (int i = 0; i < perThread; ) {
+                  if (blocks) {
+                    IdRange r = g.nextRange(Math.min(7, perThread - i));
+                    for (long id = r.start(); id < r.end(); id++) {
+                      ids[i++] = id;
+                    }
+                  } else {
+                    ids[i++] = g.next();
+                  }
+                }
+                return ids;
+              },
+              runnable -> new Thread(runnable).start()));
     }
     long[] all = new long[threads * perThread];
     for (int t = 0; t < threads; t++) {
       long[] mine = runs.get(t).get(60, TimeUnit.SECONDS);
       for (int i = 1; i < mine.length; i++) {
-        assertTrue(mine[i] > mine[i - 1], "thread " + t + "'s IDs increase: " + mine[i - 1]
-            + " then " + mine[i]);
+        assertTrue(
+            mine[i] > mine[i - 1],
+            "thread " + t + "'s IDs increase: " + mine[i - 1] + " then " + mine[i]);
       }
       System.arraycopy(mine, 0, all, t * perThread, perThread);
     }
@@ -339,12 +374,15 @@ class CachedIdGeneratorTest {
     CompletableFuture<Long> waiting = CompletableFuture.supplyAsync(g::next);
     await("the caller to wait", () -> g.waits() == 1);
     g.close();
-    ExecutionException e = assertThrows(ExecutionException.class,
-        () -> waiting.get(10, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> waiting.get(10, TimeUnit.SECONDS));
     assertInstanceOf(IllegalStateException.class, e.getCause(), "the waiter learns of the close");
     assertThrows(IllegalStateException.class, g::next, "closed: no more IDs");
-    await("the refill thread to end", () -> Thread.getAllStackTraces().keySet().stream()
-        .noneMatch(t -> t.getName().equals("leaf-id-refill-order")));
+    await(
+        "the refill thread to end",
+        () ->
+            Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.getName().equals("leaf-id-refill-order")));
   }
 
   @Test
@@ -356,27 +394,43 @@ class CachedIdGeneratorTest {
     long after = second.next();
     assertArrayEquals(new long[] {1, 2}, before);
     assertTrue(after > 100, "the first generator's cached block is skipped, not reused: " + after);
-    assertEquals(List.of(100, 100), service.reserveCounts(),
+    assertEquals(
+        List.of(100, 100),
+        service.reserveCounts(),
         "one block each: the closed generator fetched nothing more");
   }
 
   @Test
   void builder_badValues_rejectedNamingValue() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> CachedIdGenerator.builder(client, "order").minBlockSize(0).build());
-    assertTrue(e.getMessage().contains("minBlockSize") && e.getMessage().contains("0"),
-        e.getMessage());
-    e = assertThrows(IllegalArgumentException.class,
-        () -> CachedIdGenerator.builder(client, "order").minBlockSize(10).maxBlockSize(5).build());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> CachedIdGenerator.builder(client, "order").minBlockSize(0).build());
+    assertTrue(
+        e.getMessage().contains("minBlockSize") && e.getMessage().contains("0"), e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                CachedIdGenerator.builder(client, "order")
+                    .minBlockSize(10)
+                    .maxBlockSize(5)
+                    .build());
     assertTrue(e.getMessage().contains("got 10"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class,
-        () -> CachedIdGenerator.builder(client, "order").maxBlockSize(20_000_000).build());
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> CachedIdGenerator.builder(client, "order").maxBlockSize(20_000_000).build());
     assertTrue(e.getMessage().contains("20000000"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class,
-        () -> CachedIdGenerator.builder(client, "order").refillThreshold(1.0));
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> CachedIdGenerator.builder(client, "order").refillThreshold(1.0));
     assertTrue(e.getMessage().contains("1.0"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class,
-        () -> CachedIdGenerator.builder(client, "order").maxWait(Duration.ZERO));
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> CachedIdGenerator.builder(client, "order").maxWait(Duration.ZERO));
     assertTrue(e.getMessage().contains("maxWait"), e.getMessage());
   }
 }

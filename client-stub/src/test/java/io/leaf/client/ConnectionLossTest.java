@@ -13,24 +13,36 @@ class ConnectionLossTest {
 
   @Test
   void lost_unknownChannelClosedOrIoCause_true() {
-    assertTrue(ConnectionLoss.lost(Status.UNKNOWN.withDescription("channel closed")
-        .withCause(new ClosedChannelException())), "grpc-java's closed channel");
-    assertTrue(ConnectionLoss.lost(Status.UNKNOWN.withDescription("channel closed")),
+    assertTrue(
+        ConnectionLoss.lost(
+            Status.UNKNOWN
+                .withDescription("channel closed")
+                .withCause(new ClosedChannelException())),
+        "grpc-java's closed channel");
+    assertTrue(
+        ConnectionLoss.lost(Status.UNKNOWN.withDescription("channel closed")),
         "the description alone (the cause is not always kept)");
-    assertTrue(ConnectionLoss.lost(Status.UNKNOWN.withCause(
-        new RuntimeException(new IOException("Connection reset by peer")))), "an IO cause");
-    assertTrue(ConnectionLoss.lost(Status.UNKNOWN.withDescription("Connection reset by peer")),
+    assertTrue(
+        ConnectionLoss.lost(
+            Status.UNKNOWN.withCause(
+                new RuntimeException(new IOException("Connection reset by peer")))),
+        "an IO cause");
+    assertTrue(
+        ConnectionLoss.lost(Status.UNKNOWN.withDescription("Connection reset by peer")),
         "a reset named");
-    assertTrue(ConnectionLoss.lost(Status.UNAVAILABLE.withDescription("io exception")),
+    assertTrue(
+        ConnectionLoss.lost(Status.UNAVAILABLE.withDescription("io exception")),
         "UNAVAILABLE as before");
   }
 
   @Test
   void lost_serverAnswers_false() {
-    assertFalse(ConnectionLoss.lost(Status.UNKNOWN.withDescription("boom")),
+    assertFalse(
+        ConnectionLoss.lost(Status.UNKNOWN.withDescription("boom")),
         "a server's UNKNOWN is an answer");
     assertFalse(ConnectionLoss.lost(Status.UNKNOWN), "UNKNOWN without a description");
-    assertFalse(ConnectionLoss.lost(Status.INTERNAL.withCause(new IOException("x"))),
+    assertFalse(
+        ConnectionLoss.lost(Status.INTERNAL.withCause(new IOException("x"))),
         "only UNKNOWN and UNAVAILABLE");
     assertFalse(ConnectionLoss.lost(Status.NOT_FOUND.withDescription("channel closed")));
   }

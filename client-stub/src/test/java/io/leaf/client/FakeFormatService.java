@@ -22,13 +22,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * An in-process LeafService for the formatted-ID calls: it numbers ORD-0001, ORD-0002, … in
- * chunks of at most 1,000, answers ParseFormattedId with the parts it is given, records every
- * request, and can be told to fail a number of calls, to stream short or long, or to fail a
- * stream after its first chunk; close() stops it.
+ * An in-process LeafService for the formatted-ID calls: it numbers ORD-0001, ORD-0002, … in chunks
+ * of at most 1,000, answers ParseFormattedId with the parts it is given, records every request, and
+ * can be told to fail a number of calls, to stream short or long, or to fail a stream after its
+ * first chunk; close() stops it.
  */
-final class FakeFormatService extends LeafServiceGrpc.LeafServiceImplBase
-    implements AutoCloseable {
+final class FakeFormatService extends LeafServiceGrpc.LeafServiceImplBase implements AutoCloseable {
 
   private final AtomicInteger next = new AtomicInteger(1);
   private final AtomicInteger calls = new AtomicInteger();
@@ -114,8 +113,8 @@ final class FakeFormatService extends LeafServiceGrpc.LeafServiceImplBase
 
   @Override
   public void setFormat(SetFormatRequest req, StreamObserver<Tag> out) {
-    answer(req, out, Tag.newBuilder().setBizTag(req.getBizTag()).setFormat(req.getFormat())
-        .build());
+    answer(
+        req, out, Tag.newBuilder().setBizTag(req.getBizTag()).setFormat(req.getFormat()).build());
   }
 
   @Override
@@ -154,8 +153,7 @@ final class FakeFormatService extends LeafServiceGrpc.LeafServiceImplBase
   }
 
   @Override
-  public void parseFormattedId(ParseFormattedIdRequest req,
-      StreamObserver<FormattedIdParts> out) {
+  public void parseFormattedId(ParseFormattedIdRequest req, StreamObserver<FormattedIdParts> out) {
     answer(req, out, parts.get());
   }
 

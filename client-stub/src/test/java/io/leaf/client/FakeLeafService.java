@@ -219,7 +219,8 @@ final class FakeLeafService extends LeafServiceGrpc.LeafServiceImplBase implemen
     if (split && count >= 3) {
       long s = nextId.getAndAdd(count + 10);
       int a = count / 3;
-      reply.addRanges(range(s, s + a))
+      reply
+          .addRanges(range(s, s + a))
           .addRanges(range(s + a + 5, s + 2 * a + 5))
           .addRanges(range(s + 2 * a + 10, s + count + 10));
     } else {

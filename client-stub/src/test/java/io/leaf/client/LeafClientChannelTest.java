@@ -40,10 +40,10 @@ class LeafClientChannelTest {
   @Test
   void nextId_unavailableBeyondAttempts_leafUnavailableException() {
     service.fail(Status.UNAVAILABLE.withDescription("database unavailable"));
-    try (LeafClient client = LeafClient.forChannelBuilder(service.channelBuilder()).maxAttempts(3)
-        .build()) {
-      LeafUnavailableException e = assertThrows(LeafUnavailableException.class,
-          () -> client.nextId("order"));
+    try (LeafClient client =
+        LeafClient.forChannelBuilder(service.channelBuilder()).maxAttempts(3).build()) {
+      LeafUnavailableException e =
+          assertThrows(LeafUnavailableException.class, () -> client.nextId("order"));
       assertEquals("database unavailable", e.description());
     }
     assertEquals(3, service.calls(), "maxAttempts bounds the attempts");
@@ -52,8 +52,8 @@ class LeafClientChannelTest {
   @Test
   void nextId_retriesOff_oneAttempt() {
     service.fail(Status.UNAVAILABLE.withDescription("database unavailable"));
-    try (LeafClient client = LeafClient.forChannelBuilder(service.channelBuilder()).maxAttempts(1)
-        .build()) {
+    try (LeafClient client =
+        LeafClient.forChannelBuilder(service.channelBuilder()).maxAttempts(1).build()) {
       assertThrows(LeafUnavailableException.class, () -> client.nextId("order"));
     }
     assertEquals(1, service.calls());
@@ -63,10 +63,12 @@ class LeafClientChannelTest {
   void createTag_unavailable_notRetried() {
     service.failTimes(Status.UNAVAILABLE.withDescription("database unavailable"), 1);
     try (LeafClient client = LeafClient.forChannelBuilder(service.channelBuilder()).build()) {
-      assertThrows(LeafUnavailableException.class,
-          () -> client.createTag("order", 0, 100, "orders"));
+      assertThrows(
+          LeafUnavailableException.class, () -> client.createTag("order", 0, 100, "orders"));
     }
-    assertEquals(1, service.calls(),
+    assertEquals(
+        1,
+        service.calls(),
         "an insert that may have committed is not repeated (it would come back ALREADY_EXISTS)");
   }
 
@@ -91,10 +93,12 @@ class LeafClientChannelTest {
   @Test
   void nextId_serverSlowerThanDeadline_deadlineExceeded() {
     service.block();
-    try (LeafClient client = LeafClient.forChannelBuilder(service.channelBuilder())
-        .deadline(Duration.ofMillis(100)).build()) {
-      LeafDeadlineExceededException e = assertThrows(LeafDeadlineExceededException.class,
-          () -> client.nextId("order"));
+    try (LeafClient client =
+        LeafClient.forChannelBuilder(service.channelBuilder())
+            .deadline(Duration.ofMillis(100))
+            .build()) {
+      LeafDeadlineExceededException e =
+          assertThrows(LeafDeadlineExceededException.class, () -> client.nextId("order"));
       assertEquals(Status.Code.DEADLINE_EXCEEDED, e.code());
     } finally {
       service.release();
@@ -132,20 +136,26 @@ class LeafClientChannelTest {
     } finally {
       given.shutdownNow();
     }
-    LeafClient owning = LeafClient.forChannelBuilder(service.channelBuilder()).maxAttempts(1)
-        .build();
+    LeafClient owning =
+        LeafClient.forChannelBuilder(service.channelBuilder()).maxAttempts(1).build();
     owning.close();
-    assertThrows(LeafUnavailableException.class, () -> owning.nextId("order"),
+    assertThrows(
+        LeafUnavailableException.class,
+        () -> owning.nextId("order"),
         "a channel the client built is shut down by close()");
   }
 
   @Test
   void builder_badValues_rejectedNamingValue() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> LeafClient.forTarget("localhost:1").maxAttempts(6));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> LeafClient.forTarget("localhost:1").maxAttempts(6));
     assertTrue(e.getMessage().contains("got 6"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class,
-        () -> LeafClient.forTarget("localhost:1").deadline(Duration.ofSeconds(-1)));
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> LeafClient.forTarget("localhost:1").deadline(Duration.ofSeconds(-1)));
     assertTrue(e.getMessage().contains("PT-1S"), e.getMessage());
   }
 }

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A client of two targets moves its formatted-ID calls too, with each tag's own token on whichever
- * target answers, and never moves CreateTag or SetFormat (either would write to the other
- * target's database).
+ * target answers, and never moves CreateTag or SetFormat (either would write to the other target's
+ * database).
  */
 class LeafClientFailoverFormatTest {
 
@@ -37,16 +37,20 @@ class LeafClientFailoverFormatTest {
     final Server server;
 
     Target() throws Exception {
-      ServerInterceptor record = new ServerInterceptor() {
-        @Override
-        public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call,
-            Metadata headers, ServerCallHandler<Q, R> next) {
-          authorizations.add(String.valueOf(headers.get(AUTHORIZATION)));
-          return next.startCall(call, headers);
-        }
-      };
-      server = InProcessServerBuilder.forName(name)
-          .addService(ServerInterceptors.intercept(service, record)).build().start();
+      ServerInterceptor record =
+          new ServerInterceptor() {
+            @Override
+            public <Q, R> ServerCall.Listener<Q> interceptCall(
+                ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+              authorizations.add(String.valueOf(headers.get(AUTHORIZATION)));
+              return next.startCall(call, headers);
+            }
+          };
+      server =
+          InProcessServerBuilder.forName(name)
+              .addService(ServerInterceptors.intercept(service, record))
+              .build()
+              .start();
     }
 
     InProcessChannelBuilder channelBuilder() {
@@ -68,9 +72,15 @@ class LeafClientFailoverFormatTest {
   void setUp() throws Exception {
     near = new Target();
     far = new Target();
-    client = LeafClient.forChannelBuilders(List.of(near.channelBuilder(), far.channelBuilder()))
-        .maxAttempts(1).deadline(Duration.ofSeconds(5)).failoverAfter(Duration.ofSeconds(2))
-        .token("client-secret").tagToken("order", "order-secret").clock(() -> 0L).build();
+    client =
+        LeafClient.forChannelBuilders(List.of(near.channelBuilder(), far.channelBuilder()))
+            .maxAttempts(1)
+            .deadline(Duration.ofSeconds(5))
+            .failoverAfter(Duration.ofSeconds(2))
+            .token("client-secret")
+            .tagToken("order", "order-secret")
+            .clock(() -> 0L)
+            .build();
   }
 
   @AfterEach
@@ -91,16 +101,17 @@ class LeafClientFailoverFormatTest {
     assertEquals(1, near.service.calls(), "marked down after one UNAVAILABLE, then passed over");
     assertEquals(3, far.service.calls());
     assertEquals(List.of("Bearer order-secret"), near.authorizations);
-    assertEquals(List.of("Bearer order-secret", "Bearer order-secret", "Bearer client-secret"),
-        far.authorizations, "each tag's own token, else the client's, on the other target too");
+    assertEquals(
+        List.of("Bearer order-secret", "Bearer order-secret", "Bearer client-secret"),
+        far.authorizations,
+        "each tag's own token, else the client's, on the other target too");
   }
 
   @Test
   void formattedStream_failedOnTheFirstTarget_isReadWholeFromTheNext() {
     near.service.failTimes(Status.UNAVAILABLE, 1);
 
-    assertEquals(List.of("ORD-0001", "ORD-0002", "ORD-0003"),
-        client.nextFormattedIds("order", 3));
+    assertEquals(List.of("ORD-0001", "ORD-0002", "ORD-0003"), client.nextFormattedIds("order", 3));
     assertEquals(1, far.service.calls());
   }
 
@@ -110,9 +121,11 @@ class LeafClientFailoverFormatTest {
     client.nextFormattedId("order");
     assertEquals(1, far.service.calls(), "the first target is now known down");
 
-    assertThrows(LeafUnavailableException.class,
+    assertThrows(
+        LeafUnavailableException.class,
         () -> client.setFormat("order", IdFormat.of("ORD-{seq:4}")));
-    assertThrows(LeafUnavailableException.class,
+    assertThrows(
+        LeafUnavailableException.class,
         () -> client.createTag("order", 0, 0, null, IdFormat.of("ORD-{seq:4}")));
 
     assertEquals(1, far.service.calls(), "a tag's definition is written only on the first target");

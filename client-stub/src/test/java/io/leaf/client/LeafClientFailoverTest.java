@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A client of two targets in order of preference, on a fake clock: it fails over when the first
- * is unavailable or silent, stays away for {@code retryPreferredAfter}, and moves back once the
- * first answers again; no call the second could answer fails meanwhile.
+ * A client of two targets in order of preference, on a fake clock: it fails over when the first is
+ * unavailable or silent, stays away for {@code retryPreferredAfter}, and moves back once the first
+ * answers again; no call the second could answer fails meanwhile.
  */
 class LeafClientFailoverTest {
 
@@ -33,9 +33,14 @@ class LeafClientFailoverTest {
   void setUp() throws Exception {
     near = new FakeLeafService();
     far = new FakeLeafService(SECOND_REGION);
-    client = LeafClient.forChannelBuilders(List.of(near.channelBuilder(), far.channelBuilder()))
-        .maxAttempts(1).deadline(Duration.ofSeconds(5)).failoverAfter(Duration.ofMillis(300))
-        .retryPreferredAfter(Duration.ofSeconds(30)).clock(clock::get).build();
+    client =
+        LeafClient.forChannelBuilders(List.of(near.channelBuilder(), far.channelBuilder()))
+            .maxAttempts(1)
+            .deadline(Duration.ofSeconds(5))
+            .failoverAfter(Duration.ofMillis(300))
+            .retryPreferredAfter(Duration.ofSeconds(30))
+            .clock(clock::get)
+            .build();
   }
 
   @AfterEach
@@ -114,15 +119,17 @@ class LeafClientFailoverTest {
     assertEquals(SECOND_REGION + 1, client.reserveIds("t", 1).get(0).start(), "ReserveIds too");
 
     advance(Duration.ofSeconds(30));
-    assertThrows(LeafException.class, () -> client.createTag("t", 0, 0, null),
-        "CreateTag never moves");
+    assertThrows(
+        LeafException.class, () -> client.createTag("t", 0, 0, null), "CreateTag never moves");
     assertEquals(2, far.calls(), "nothing of CreateTag reached the other target");
   }
 
   @Test
   void createTag_neverMoves_andOtherFailuresDoNotMoveCalls() {
     near.fail(Status.UNAVAILABLE);
-    assertThrows(LeafUnavailableException.class, () -> client.createTag("t", 0, 0, null),
+    assertThrows(
+        LeafUnavailableException.class,
+        () -> client.createTag("t", 0, 0, null),
         "CreateTag on another target would create the tag in another database");
     assertEquals(0, far.calls());
 
@@ -137,8 +144,8 @@ class LeafClientFailoverTest {
     near.fail(Status.UNAVAILABLE);
     far.fail(Status.UNAVAILABLE.withDescription("far away and down"));
 
-    LeafUnavailableException e = assertThrows(LeafUnavailableException.class,
-        () -> client.nextId("t"));
+    LeafUnavailableException e =
+        assertThrows(LeafUnavailableException.class, () -> client.nextId("t"));
 
     assertEquals("far away and down", e.description());
     assertEquals(1, near.calls());
@@ -147,8 +154,8 @@ class LeafClientFailoverTest {
 
   @Test
   void cachedIdGenerator_keepsServingThroughTheMove() throws Exception {
-    try (CachedIdGenerator ids = CachedIdGenerator.builder(client, "t").minBlockSize(100)
-        .maxBlockSize(100).build()) {
+    try (CachedIdGenerator ids =
+        CachedIdGenerator.builder(client, "t").minBlockSize(100).maxBlockSize(100).build()) {
       Set<Long> seen = new HashSet<>();
       for (int i = 0; i < 150; i++) {
         assertTrue(seen.add(ids.next()));
@@ -157,8 +164,8 @@ class LeafClientFailoverTest {
       for (int i = 0; i < 500; i++) {
         assertTrue(seen.add(ids.next()), "no ID twice");
       }
-      assertTrue(seen.stream().anyMatch(id -> id >= SECOND_REGION),
-          "refilled from the other target");
+      assertTrue(
+          seen.stream().anyMatch(id -> id >= SECOND_REGION), "refilled from the other target");
       assertEquals(650, seen.size(), "every call served, none failed");
     }
   }

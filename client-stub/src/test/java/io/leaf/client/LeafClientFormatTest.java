@@ -55,10 +55,11 @@ class LeafClientFormatTest {
   @Test
   void nextFormattedIds_manyChunks_allInOrderAndUnmodifiable() {
     List<String> values = client.nextFormattedIds("order", 2_500);
-    List<String> expected = IntStream.rangeClosed(1, 2_500)
-        .mapToObj(i -> String.format("ORD-%04d", i)).toList();
+    List<String> expected =
+        IntStream.rangeClosed(1, 2_500).mapToObj(i -> String.format("ORD-%04d", i)).toList();
     assertEquals(expected, values, "three streamed chunks joined in order");
-    assertEquals(NextIdBatchRequest.newBuilder().setBizTag("order").setCount(2_500).build(),
+    assertEquals(
+        NextIdBatchRequest.newBuilder().setBizTag("order").setCount(2_500).build(),
         service.requests().get(0));
     assertThrows(UnsupportedOperationException.class, () -> values.add("ORD-9999"));
   }
@@ -78,27 +79,40 @@ class LeafClientFormatTest {
 
   @Test
   void nextFormattedIds_widthPassedMidStream_outOfRange() {
-    service.failAfterFirstChunk(Status.OUT_OF_RANGE
-        .withDescription("biz_tag order: period 20261126 passed the 4-digit sequence"));
-    OutOfRangeException e = assertThrows(OutOfRangeException.class,
-        () -> client.nextFormattedIds("order", 2_500));
+    service.failAfterFirstChunk(
+        Status.OUT_OF_RANGE.withDescription(
+            "biz_tag order: period 20261126 passed the 4-digit sequence"));
+    OutOfRangeException e =
+        assertThrows(OutOfRangeException.class, () -> client.nextFormattedIds("order", 2_500));
     assertTrue(e.description().contains("20261126"), e.description());
   }
 
   @Test
   void parseFormattedId_sendsValue_readsPeriodSequenceAndCheck() {
-    service.parseAnswer(io.leaf.v1.FormattedIdParts.newBuilder().setPeriod("20261126")
-        .setSequence(457).setCheckValid(true).build());
+    service.parseAnswer(
+        io.leaf.v1.FormattedIdParts.newBuilder()
+            .setPeriod("20261126")
+            .setSequence(457)
+            .setCheckValid(true)
+            .build());
     FormattedIdParts parts = client.parseFormattedId("order", "ORD-20261126-0004577");
     assertEquals(new FormattedIdParts("20261126", OptionalLong.of(457), true), parts);
-    assertEquals(ParseFormattedIdRequest.newBuilder().setBizTag("order")
-        .setValue("ORD-20261126-0004577").build(), service.requests().get(0));
+    assertEquals(
+        ParseFormattedIdRequest.newBuilder()
+            .setBizTag("order")
+            .setValue("ORD-20261126-0004577")
+            .build(),
+        service.requests().get(0));
   }
 
   @Test
   void parseFormattedId_hiddenSequence_emptyAndBadCheckReported() {
-    service.parseAnswer(io.leaf.v1.FormattedIdParts.newBuilder().setPeriod("")
-        .setSequence(-1).setCheckValid(false).build());
+    service.parseAnswer(
+        io.leaf.v1.FormattedIdParts.newBuilder()
+            .setPeriod("")
+            .setSequence(-1)
+            .setCheckValid(false)
+            .build());
     FormattedIdParts parts = client.parseFormattedId("order", "ORD-8391047");
     assertEquals(OptionalLong.empty(), parts.sequence(), "-1 on the wire: hidden, not a number");
     assertEquals("", parts.period());
@@ -113,13 +127,19 @@ class LeafClientFormatTest {
 
   @Test
   void setFormat_sendsPatternResetAndZone_returnsTheTag() {
-    IdFormat format = IdFormat.of("ORD-{yyyyMMdd}-{seq:6}{check:luhn}")
-        .withReset(IdFormat.Reset.DAILY).withTimeZone(ZoneId.of("Europe/Berlin"));
+    IdFormat format =
+        IdFormat.of("ORD-{yyyyMMdd}-{seq:6}{check:luhn}")
+            .withReset(IdFormat.Reset.DAILY)
+            .withTimeZone(ZoneId.of("Europe/Berlin"));
     Tag tag = client.setFormat("order", format);
-    io.leaf.v1.IdFormat sent = io.leaf.v1.IdFormat.newBuilder()
-        .setPattern("ORD-{yyyyMMdd}-{seq:6}{check:luhn}").setReset(Reset.DAILY)
-        .setTimeZone("Europe/Berlin").build();
-    assertEquals(SetFormatRequest.newBuilder().setBizTag("order").setFormat(sent).build(),
+    io.leaf.v1.IdFormat sent =
+        io.leaf.v1.IdFormat.newBuilder()
+            .setPattern("ORD-{yyyyMMdd}-{seq:6}{check:luhn}")
+            .setReset(Reset.DAILY)
+            .setTimeZone("Europe/Berlin")
+            .build();
+    assertEquals(
+        SetFormatRequest.newBuilder().setBizTag("order").setFormat(sent).build(),
         service.requests().get(0));
     assertEquals(sent, tag.getFormat());
   }
@@ -165,14 +185,15 @@ class LeafClientFormatTest {
 
   @ParameterizedTest
   @MethodSource("statuses")
-  void everyFormattedCall_failedStatus_typedExceptionWithCodeAndDescription(Status.Code code,
-      Class<? extends LeafException> type) {
-    List<Consumer<LeafClient>> calls = List.of(
-        c -> c.nextFormattedId("order"),
-        c -> c.nextFormattedIds("order", 5),
-        c -> c.parseFormattedId("order", "ORD-1"),
-        c -> c.setFormat("order", IdFormat.of("ORD-{seq:4}")),
-        c -> c.createTag("order", 0, 0, null, IdFormat.of("ORD-{seq:4}")));
+  void everyFormattedCall_failedStatus_typedExceptionWithCodeAndDescription(
+      Status.Code code, Class<? extends LeafException> type) {
+    List<Consumer<LeafClient>> calls =
+        List.of(
+            c -> c.nextFormattedId("order"),
+            c -> c.nextFormattedIds("order", 5),
+            c -> c.parseFormattedId("order", "ORD-1"),
+            c -> c.setFormat("order", IdFormat.of("ORD-{seq:4}")),
+            c -> c.createTag("order", 0, 0, null, IdFormat.of("ORD-{seq:4}")));
     service.failTimes(Status.fromCode(code).withDescription("biz_tag order: " + code), 99);
     for (Consumer<LeafClient> call : calls) {
       LeafException e = assertThrows(LeafException.class, () -> call.accept(client));

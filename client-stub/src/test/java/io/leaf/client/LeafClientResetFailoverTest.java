@@ -51,16 +51,20 @@ class LeafClientResetFailoverTest {
 
   /** A server of {@code service} on a free loopback port; {@code arrived} counts its calls. */
   private Server serve(FakeLeafService service, CountDownLatch arrived) throws IOException {
-    ServerInterceptor count = new ServerInterceptor() {
-      @Override
-      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-          ServerCallHandler<Q, R> next) {
-        arrived.countDown();
-        return next.startCall(call, headers);
-      }
-    };
-    Server s = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create())
-        .addService(ServerInterceptors.intercept(service, count)).build().start();
+    ServerInterceptor count =
+        new ServerInterceptor() {
+          @Override
+          public <Q, R> ServerCall.Listener<Q> interceptCall(
+              ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+            arrived.countDown();
+            return next.startCall(call, headers);
+          }
+        };
+    Server s =
+        Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create())
+            .addService(ServerInterceptors.intercept(service, count))
+            .build()
+            .start();
     closing.add(() -> s.shutdownNow().awaitTermination(5, TimeUnit.SECONDS));
     return s;
   }
@@ -78,9 +82,14 @@ class LeafClientResetFailoverTest {
     Server farServer = serve(far, new CountDownLatch(1));
     ResetProxy proxy = new ResetProxy(nearServer.getPort());
     closing.add(proxy);
-    LeafClient client = LeafClient.forTargets(List.of("127.0.0.1:" + proxy.port(),
-            "127.0.0.1:" + farServer.getPort())).usePlaintext().maxAttempts(1)
-        .deadline(Duration.ofSeconds(30)).failoverAfter(Duration.ofSeconds(20)).build();
+    LeafClient client =
+        LeafClient.forTargets(
+                List.of("127.0.0.1:" + proxy.port(), "127.0.0.1:" + farServer.getPort()))
+            .usePlaintext()
+            .maxAttempts(1)
+            .deadline(Duration.ofSeconds(30))
+            .failoverAfter(Duration.ofSeconds(20))
+            .build();
     closing.add(0, client);
 
     near.block();
@@ -97,21 +106,23 @@ class LeafClientResetFailoverTest {
 
   /** Forwards loopback connections to a port; {@link #reset} ends them with a TCP reset. */
   private final class ResetProxy implements AutoCloseable {
-    private final ServerSocket listening = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    private final ServerSocket listening =
+        new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
     ResetProxy(int target) throws IOException {
-      threads.submit(() -> {
-        while (!listening.isClosed()) {
-          Socket in = listening.accept();
-          Socket out = new Socket(InetAddress.getLoopbackAddress(), target);
-          sockets.add(in);
-          sockets.add(out);
-          threads.submit(() -> pump(in, out));
-          threads.submit(() -> pump(out, in));
-        }
-        return null;
-      });
+      threads.submit(
+          () -> {
+            while (!listening.isClosed()) {
+              Socket in = listening.accept();
+              Socket out = new Socket(InetAddress.getLoopbackAddress(), target);
+              sockets.add(in);
+              sockets.add(out);
+              threads.submit(() -> pump(in, out));
+              threads.submit(() -> pump(out, in));
+            }
+            return null;
+          });
     }
 
     int port() {

@@ -25,22 +25,29 @@ class RetryPolicyTest {
   void leafService_everyMethodButCreateTagRetried() {
     Set<String> expected = methods(LeafServiceGrpc.getServiceDescriptor());
     expected.remove("CreateTag");
-    assertEquals(expected, new TreeSet<>(RetryPolicy.RETRIED_METHODS),
+    assertEquals(
+        expected,
+        new TreeSet<>(RetryPolicy.RETRIED_METHODS),
         "a new RPC must be added to the retried methods, or left out here with the reason");
   }
 
   @Test
   void snowflakeService_everyMethodRetried() {
-    assertEquals(methods(SnowflakeServiceGrpc.getServiceDescriptor()),
+    assertEquals(
+        methods(SnowflakeServiceGrpc.getServiceDescriptor()),
         new TreeSet<>(RetryPolicy.RETRIED_SNOWFLAKE_METHODS));
   }
 
   @Test
   void serviceConfig_namesEveryRetriedMethodOnce() {
     @SuppressWarnings("unchecked")
-    List<Object> names = (List<Object>) ((List<java.util.Map<String, ?>>) RetryPolicy
-        .serviceConfig(4).get("methodConfig")).get(0).get("name");
-    assertEquals(RetryPolicy.RETRIED_METHODS.size()
-        + RetryPolicy.RETRIED_SNOWFLAKE_METHODS.size(), Set.copyOf(names).size());
+    List<Object> names =
+        (List<Object>)
+            ((List<java.util.Map<String, ?>>) RetryPolicy.serviceConfig(4).get("methodConfig"))
+                .get(0)
+                .get("name");
+    assertEquals(
+        RetryPolicy.RETRIED_METHODS.size() + RetryPolicy.RETRIED_SNOWFLAKE_METHODS.size(),
+        Set.copyOf(names).size());
   }
 }

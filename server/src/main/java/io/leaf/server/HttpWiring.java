@@ -36,34 +36,58 @@ final class HttpWiring {
   private HttpWiring() {}
 
   /** What {@code --http-port} serves. */
-  static HttpRoutes routes(ServerConfig config, LeafServer.Parts parts,
-      FormattedIssuer issuer, Metrics metrics, TokenAccess access, LongSupplier httpConnections) {
+  static HttpRoutes routes(
+      ServerConfig config,
+      LeafServer.Parts parts,
+      FormattedIssuer issuer,
+      Metrics metrics,
+      TokenAccess access,
+      LongSupplier httpConnections) {
     HttpRoutes routes = new HttpRoutes();
     if (metrics != null) {
       routes.get("/metrics", HttpEndpoints.metricsRoute(metrics));
     }
     SegmentAllocator allocator = parts.allocator();
     LeafGrpcService service = parts.service();
-    new IdEndpoints(allocator, config.api().maxWait(), snowflakeIds(parts.snowflake()), issuer,
-        access, metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
+    new IdEndpoints(
+            allocator,
+            config.api().maxWait(),
+            snowflakeIds(parts.snowflake()),
+            issuer,
+            access,
+            metrics == null ? flag -> {} : metrics::limitRefused,
+            parts.ordering())
+        .addTo(routes);
     new LedgerEndpoint(service::whoIssued, access).addTo(routes);
-    new UuidEndpoint(new Uuids(parts.snowflake(), new SecureRandom())::next, access,
-        metrics == null ? flag -> { } : metrics::limitRefused).addTo(routes);
-    List<MonitorData.Limit> limits = List.of(
-        new MonitorData.Limit("--max-waiting", config.engine().maxWaiting(), allocator::waitingCalls),
-        new MonitorData.Limit("--max-streams", config.api().maxStreams(), service::openStreams),
-        new MonitorData.Limit("--max-stream-memory", service.streamMemoryBytes(),
-            service::streamMemoryUsedBytes),
-        new MonitorData.Limit("--max-watches", config.api().maxWatches(), null),
-        new MonitorData.Limit("--max-queued-loads", config.engine().loaderQueue(), null),
-        new MonitorData.Limit("--max-queued-first-loads", config.engine().firstLoadQueue(), null),
-        new MonitorData.Limit("--max-queued-db-calls", config.api().maxQueuedDbCalls(), null),
-        new MonitorData.Limit(HttpConfig.MAX_CONNECTIONS_FLAG, config.http().maxConnections(),
-            httpConnections));
-    new MonitorPage(new MonitorData(allocator, parts.health()::databaseUp, limits,
-        metrics == null ? Map::of : metrics::refusals, workerLease(parts.snowflake()),
-        issuer::view),
-        config.ops().monitorPublic() ? null : access).addTo(routes);
+    new UuidEndpoint(
+            new Uuids(parts.snowflake(), new SecureRandom())::next,
+            access,
+            metrics == null ? flag -> {} : metrics::limitRefused)
+        .addTo(routes);
+    List<MonitorData.Limit> limits =
+        List.of(
+            new MonitorData.Limit(
+                "--max-waiting", config.engine().maxWaiting(), allocator::waitingCalls),
+            new MonitorData.Limit("--max-streams", config.api().maxStreams(), service::openStreams),
+            new MonitorData.Limit(
+                "--max-stream-memory", service.streamMemoryBytes(), service::streamMemoryUsedBytes),
+            new MonitorData.Limit("--max-watches", config.api().maxWatches(), null),
+            new MonitorData.Limit("--max-queued-loads", config.engine().loaderQueue(), null),
+            new MonitorData.Limit(
+                "--max-queued-first-loads", config.engine().firstLoadQueue(), null),
+            new MonitorData.Limit("--max-queued-db-calls", config.api().maxQueuedDbCalls(), null),
+            new MonitorData.Limit(
+                HttpConfig.MAX_CONNECTIONS_FLAG, config.http().maxConnections(), httpConnections));
+    new MonitorPage(
+            new MonitorData(
+                allocator,
+                parts.health()::databaseUp,
+                limits,
+                metrics == null ? Map::of : metrics::refusals,
+                workerLease(parts.snowflake()),
+                issuer::view),
+            config.ops().monitorPublic() ? null : access)
+        .addTo(routes);
     return routes;
   }
 
@@ -87,8 +111,15 @@ final class HttpWiring {
           Map.entry("worker ID", g.leaseValid() ? Integer.toString(g.workerId()) : "none held"),
           Map.entry("lease valid", Boolean.toString(g.leaseValid())),
           Map.entry("ID time ahead of wall clock", g.aheadOfWallMs() + " ms"),
-          Map.entry("layout", layout.timestampBits() + "/" + layout.workerIdBits() + "/"
-              + layout.sequenceBits() + " bits, runs out in " + layout.endYear()));
+          Map.entry(
+              "layout",
+              layout.timestampBits()
+                  + "/"
+                  + layout.workerIdBits()
+                  + "/"
+                  + layout.sequenceBits()
+                  + " bits, runs out in "
+                  + layout.endYear()));
     };
   }
 }

@@ -16,6 +16,7 @@ import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.ledger.HandBack;
 import io.leaf.server.logging.LogLevels;
 import io.leaf.server.logging.TransportLogs;
+import io.leaf.server.ordering.Ordering;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.UnusableTableException;
@@ -33,9 +34,9 @@ import org.slf4j.LoggerFactory;
  * The Leaf server's lifecycle: starts the gRPC port, the HTTP ports and the background work of
  * ready collaborators, and stops them within a bounded grace period.
  *
- * <p>Serves LeafService, SnowflakeService, server reflection and the standard health service.
- * Every collaborator arrives built ({@link ServerWiring} makes the production graph, tests build
- * the same graph over other stores); this class only orders their start and their stop.
+ * <p>Serves LeafService, SnowflakeService, server reflection and the standard health service. Every
+ * collaborator arrives built ({@link ServerWiring} makes the production graph, tests build the same
+ * graph over other stores); this class only orders their start and their stop.
  *
  * <p>Threading: every service runs on the transport's threads (a direct executor); no handler
  * blocks. Health (readiness) means "this server can issue IDs", through database outages too; the
@@ -45,6 +46,7 @@ public final class LeafServer {
 
   private static final Logger log = LoggerFactory.getLogger(LeafServer.class);
   private static final Logger startLog = LoggerFactory.getLogger(LogLevels.START_LOGGER);
+
   /** The health service name that reports whether the database answers (for alerting). */
   public static final String DATABASE_HEALTH = ServerHealth.DATABASE;
 
@@ -59,26 +61,40 @@ public final class LeafServer {
    * @param snowflake the snowflake IDs' generator and lease keeper; started and closed with the
    *     server
    * @param handBack returns the engine's unissued IDs at a graceful stop
+   * @param ordering wraps LeafService so STRICT tags keep real-time order; started and closed with
+   *     the server
    */
-  record Parts(SegmentStore store, SegmentAllocator allocator, IdleTagSweeper sweeper,
-      ServerHealth health, LeafGrpcService service, Snowflake snowflake, HandBack handBack) {
-  }
+  record Parts(
+      SegmentStore store,
+      SegmentAllocator allocator,
+      IdleTagSweeper sweeper,
+      ServerHealth health,
+      LeafGrpcService service,
+      Snowflake snowflake,
+      HandBack handBack,
+      Ordering ordering) {}
 
   /** The hand-back's least budget, even when the calls used up {@code --shutdown-grace}. */
   static final Duration MIN_HAND_BACK = Duration.ofSeconds(1);
 
   private final Server server;
   private final Parts parts;
+
   /** Holds the calls that arrive before the start-up checks have run. */
   private final StartGate gate = new StartGate();
+
   private final Supplier<HttpEndpoints> openHttp;
   private final AutoCloseable resources;
   private final Duration shutdownGrace;
+
   /** What the start line shows of the configuration (no secrets). */
   private final String settings;
+
   /** The HTTP ports, bound by {@link #start()}; null before. */
   private volatile HttpEndpoints http;
+
   private volatile boolean stopped;
+
   /** The port was bound (a start that failed before it stops without a "stopped" line). */
   private volatile boolean listening;
 
@@ -92,8 +108,13 @@ public final class LeafServer {
    * @param shutdownGrace how long in-flight calls get to finish on {@link #stop()}
    * @param settings the configuration as the start line shows it
    */
-  LeafServer(ServerBuilder<?> builder, Parts parts, Supplier<HttpEndpoints> openHttp,
-      AutoCloseable resources, Duration shutdownGrace, String settings) {
+  LeafServer(
+      ServerBuilder<?> builder,
+      Parts parts,
+      Supplier<HttpEndpoints> openHttp,
+      AutoCloseable resources,
+      Duration shutdownGrace,
+      String settings) {
     TransportLogs.install();
     this.parts = parts;
     this.openHttp = openHttp;
@@ -101,28 +122,33 @@ public final class LeafServer {
     this.shutdownGrace = shutdownGrace;
     this.settings = settings;
     // Calls of IDs wait for the start-up checks; health and reflection answer at once.
-    this.server = builder
-        .directExecutor()
-        .addService(ServerInterceptors.intercept(
-            MalformedRequests.guard(parts.service().bindService()), gate))
-        .addService(ServerInterceptors.intercept(MalformedRequests.guard(
-            new SnowflakeGrpcService(parts.snowflake(), parts.service()).bindService()), gate))
-        .addService(parts.health().service())
-        .addService(ProtoReflectionServiceV1.newInstance())
-        .addService(ProtoReflectionService.newInstance())
-        .build();
+    this.server =
+        builder
+            .directExecutor()
+            .addService(
+                ServerInterceptors.intercept(
+                    MalformedRequests.guard(parts.ordering().wrap(parts.service())), gate))
+            .addService(
+                ServerInterceptors.intercept(
+                    MalformedRequests.guard(
+                        new SnowflakeGrpcService(parts.snowflake(), parts.service()).bindService()),
+                    gate))
+            .addService(parts.health().service())
+            .addService(ProtoReflectionServiceV1.newInstance())
+            .addService(ProtoReflectionService.newInstance())
+            .build();
   }
 
   /**
    * Binds the port, then checks the database (the port first: a server that cannot listen exits
-   * without touching the database), then binds the HTTP ports and starts the background work.
-   * A call that arrives before all that is done waits for it ({@link StartGate}), within its own
+   * without touching the database), then binds the HTTP ports and starts the background work. A
+   * call that arrives before all that is done waits for it ({@link StartGate}), within its own
    * deadline.
    *
    * @throws IOException the port cannot be bound
    * @throws IllegalArgumentException an HTTP port cannot be bound; the server is stopped
-   * @throws UnusableTableException the database answers but its {@code leaf_alloc} cannot be
-   *     used; the server is stopped (a database that does not answer yet is retried instead)
+   * @throws UnusableTableException the database answers but its {@code leaf_alloc} cannot be used;
+   *     the server is stopped (a database that does not answer yet is retried instead)
    */
   public LeafServer start() throws IOException {
     try {
@@ -137,6 +163,7 @@ public final class LeafServer {
       http = openHttp.get();
       parts.sweeper().start();
       parts.snowflake().start();
+      parts.ordering().start();
       parts.health().startMonitor();
       gate.open();
     } catch (Throwable e) {
@@ -180,6 +207,7 @@ public final class LeafServer {
       closeLogged("the HTTP ports", ports::close);
     }
     closeLogged("the idle-tag sweeper", parts.sweeper()::close);
+    closeLogged("the tag leases", parts.ordering()::close);
     // After the calls: it stops issuing and gives the worker ID back while the pool is open.
     closeLogged("the snowflake side", parts.snowflake()::close);
     closeLogged("the engine", parts.allocator()::close);

@@ -47,20 +47,21 @@ public final class Main {
       return;
     }
     if (config.database().url().startsWith("jdbc:h2:")) {
-      LoggerFactory.getLogger(LeafServer.class).warn("the embedded H2 database ({}) is for"
-          + " trying Leaf out: IDs are safe only as long as"
-          + " its file is; a lost or recreated file starts again at max_id 1 and repeats IDs."
-          + " Production uses --db-url jdbc:mysql:// (MySQL/MariaDB)",
-          DataSources.redact(config.database().url()));
+      LoggerFactory.getLogger(LeafServer.class)
+          .warn(
+              "the embedded H2 database ({}) is for trying Leaf out: IDs are safe only as long as"
+                  + " its file is; a lost or recreated file starts again at max_id 1 and repeats"
+                  + " IDs. Production uses --db-url jdbc:mysql:// (MySQL/MariaDB)",
+              DataSources.redact(config.database().url()));
     }
     Runtime.getRuntime().addShutdownHook(ServerThreads.shutdownHook(server::stop));
     server.awaitTermination();
   }
 
   /**
-   * A region check that could not run at start (the database was down) and then failed: the
-   * server exits 2 as it would have at start. Other tables found unusable later leave it up,
-   * NOT_SERVING. Exits on a thread of its own: the shutdown hook waits for the checking thread.
+   * A region check that could not run at start (the database was down) and then failed: the server
+   * exits 2 as it would have at start. Other tables found unusable later leave it up, NOT_SERVING.
+   * Exits on a thread of its own: the shutdown hook waits for the checking thread.
    */
   private static void refusedLater(UnusableTableException e) {
     if (e instanceof RegionMismatchException) {

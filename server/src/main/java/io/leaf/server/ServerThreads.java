@@ -18,8 +18,8 @@ import java.util.function.Consumer;
  * Makes every thread the server runs: named daemons on bounded queues, each executor handed to an
  * owner that shuts it down; part of the composition root beside {@link ServerWiring}.
  *
- * <p>No other class of the server makes a thread or an executor: each takes the ones it runs on
- * in its constructor, so a test can hand it a manual one instead. Every name starts with {@code
+ * <p>No other class of the server makes a thread or an executor: each takes the ones it runs on in
+ * its constructor, so a test can hand it a manual one instead. Every name starts with {@code
  * leaf-}, which is how the stop test finds them.
  */
 public final class ServerThreads {
@@ -40,8 +40,8 @@ public final class ServerThreads {
    */
   public static EngineThreads engineThreads(EngineConfig engine, Consumer<ExecutorService> owner) {
     ThreadPoolExecutor loads = pool("leaf-loader-%d", engine.loaderThreads(), engine.loaderQueue());
-    ThreadPoolExecutor first = pool("leaf-first-loader-%d", engine.firstLoadThreads(),
-        engine.firstLoadQueue());
+    ThreadPoolExecutor first =
+        pool("leaf-first-loader-%d", engine.firstLoadThreads(), engine.firstLoadQueue());
     ScheduledThreadPoolExecutor deadlines = scheduler("leaf-wait-deadlines");
     deadlines.setRemoveOnCancelPolicy(true);
     List.of(loads, first, deadlines).forEach(owner);
@@ -57,9 +57,9 @@ public final class ServerThreads {
   }
 
   /**
-   * NextIdBatch's stream pump, shut down with the server's resources. One queued task per stream
-   * at most (a stream's events run one after another), so twice {@code --max-streams} leaves room
-   * for streams that just ended and never refuses an open one.
+   * NextIdBatch's stream pump, shut down with the server's resources. One queued task per stream at
+   * most (a stream's events run one after another), so twice {@code --max-streams} leaves room for
+   * streams that just ended and never refuses an open one.
    */
   static ThreadPoolExecutor streamPump(int maxStreams) {
     return pool("leaf-stream-%d", STREAM_PUMP_THREADS, 2 * maxStreams);
@@ -109,10 +109,27 @@ public final class ServerThreads {
 
   /** {@code threads} named daemons over a queue of {@code queue}; idle ones end after 60 s. */
   static ThreadPoolExecutor pool(String names, int threads, int queue) {
-    ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-        new ArrayBlockingQueue<>(queue), daemons(names));
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            threads,
+            threads,
+            60,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(queue),
+            daemons(names));
     pool.allowCoreThreadTimeOut(true);
     return pool;
+  }
+
+  /**
+   * The STRICT tags' lease statements and timers: two threads, so a slow read never holds back a
+   * renewal for long.
+   */
+  static ScheduledThreadPoolExecutor tagLeases() {
+    ScheduledThreadPoolExecutor s =
+        new ScheduledThreadPoolExecutor(2, daemons("leaf-tag-lease-%d"));
+    s.setRemoveOnCancelPolicy(true);
+    return s;
   }
 
   /** One named daemon thread running scheduled tasks, started with the first task. */

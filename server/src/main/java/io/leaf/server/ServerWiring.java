@@ -7,7 +7,6 @@ import io.grpc.ServerBuilder;
 import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.leaf.server.grpc.ConnectionLimits;
 import io.leaf.server.config.DatabaseConfig;
 import io.leaf.server.config.OpsConfig;
 import io.leaf.server.config.ServerConfig;
@@ -20,6 +19,7 @@ import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.formats.FormatAdmin;
 import io.leaf.server.formats.FormattedIssuer;
 import io.leaf.server.formats.JooqFormatStore;
+import io.leaf.server.grpc.ConnectionLimits;
 import io.leaf.server.grpc.DatabaseCalls;
 import io.leaf.server.grpc.LeafGrpcService;
 import io.leaf.server.grpc.TagAdmin;
@@ -31,6 +31,8 @@ import io.leaf.server.ledger.LedgerRetention;
 import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.ledger.ServerIdentity;
 import io.leaf.server.metrics.Metrics;
+import io.leaf.server.ordering.Ordering;
+import io.leaf.server.ordering.OrderingSource;
 import io.leaf.server.region.JooqRegionStore;
 import io.leaf.server.region.RegionalLedger;
 import io.leaf.server.region.RegionalSegmentStore;
@@ -48,7 +50,6 @@ import io.leaf.server.store.DataSources;
 import io.leaf.server.store.H2Url;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.SegmentStore;
-import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.server.sweep.SweepIntake;
 import java.net.InetSocketAddress;
@@ -67,8 +68,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * Builds the server's object graph from its configuration: the connection pool, the database
- * stores, the engine, the snowflake side, metrics, TLS and tokens, the health service and the
- * HTTP routes, handed ready to a {@link LeafServer}.
+ * stores, the engine, the snowflake side, metrics, TLS and tokens, the health service and the HTTP
+ * routes, handed ready to a {@link LeafServer}.
  *
  * <p>Threading (of what it builds): calls that must touch the database run on a bounded {@link
  * DatabaseCalls}, segment loads on the engine's loader threads, NextIdBatch's encoding on a stream
@@ -85,8 +86,7 @@ public final class ServerWiring {
 
   /**
    * The production server: Netty on {@code --port} (TLS when configured, at most {@code
-   * --max-calls-per-connection} concurrent calls per connection), HikariCP on
-   * {@code --db-url}.
+   * --max-calls-per-connection} concurrent calls per connection), HikariCP on {@code --db-url}.
    *
    * @throws IllegalArgumentException one line naming the flag (or file) that cannot be used
    */
@@ -96,42 +96,52 @@ public final class ServerWiring {
         ops.tlsEnabled() ? TlsCredentials.load(ops, ServerThreads.tlsRefresh()) : null;
     ServerCredentials credentials =
         tls != null ? tls.credentials() : InsecureServerCredentials.create();
-    return production(config, NettyServerBuilder.forAddress(
-        new InetSocketAddress(config.api().port()), credentials), tls, UnaryOperator.identity());
+    return production(
+        config,
+        NettyServerBuilder.forAddress(new InetSocketAddress(config.api().port()), credentials),
+        tls,
+        UnaryOperator.identity());
   }
 
   /**
    * The production graph on {@code builder} (without TLS, which needs the builder to be made with
-   * its credentials), with the database store passed through {@code decorate} before the engine
-   * and the API see it (a benchmark adds latency to segment loads this way; the server itself has
-   * no such switch).
+   * its credentials), with the database store passed through {@code decorate} before the engine and
+   * the API see it (a benchmark adds latency to segment loads this way; the server itself has no
+   * such switch).
    */
-  public static LeafServer production(ServerConfig config, ServerBuilder<?> builder,
-      UnaryOperator<SegmentStore> decorate) {
+  public static LeafServer production(
+      ServerConfig config, ServerBuilder<?> builder, UnaryOperator<SegmentStore> decorate) {
     return production(config, builder, null, decorate);
   }
 
-  private static LeafServer production(ServerConfig config, ServerBuilder<?> builder,
-      TlsCredentials tls, UnaryOperator<SegmentStore> decorate) {
+  private static LeafServer production(
+      ServerConfig config,
+      ServerBuilder<?> builder,
+      TlsCredentials tls,
+      UnaryOperator<SegmentStore> decorate) {
     // The HTTP port serves /metrics too, so either port turns the registry on.
-    Metrics metrics = config.ops().metricsEnabled() || config.http().enabled()
-        ? new Metrics() : null;
+    Metrics metrics =
+        config.ops().metricsEnabled() || config.http().enabled() ? new Metrics() : null;
     AtomicReference<ServerTokens> tokens = new AtomicReference<>();
-    AutoCloseable ops = () -> {
-      if (tokens.get() != null) {
-        tokens.get().close();
-      }
-      if (metrics != null) {
-        metrics.close();
-      }
-      if (tls != null) {
-        tls.close();
-      }
-    };
+    AutoCloseable ops =
+        () -> {
+          if (tokens.get() != null) {
+            tokens.get().close();
+          }
+          if (metrics != null) {
+            metrics.close();
+          }
+          if (tls != null) {
+            tls.close();
+          }
+        };
     try {
-      tokens.set(ServerTokens.from(config.ops(), Ticker.systemTicker(),
-          metrics == null ? TokenMeters.NONE : metrics.tokenMeters(),
-          ServerThreads::tokensRefresh));
+      tokens.set(
+          ServerTokens.from(
+              config.ops(),
+              Ticker.systemTicker(),
+              metrics == null ? TokenMeters.NONE : metrics.tokenMeters(),
+              ServerThreads::tokensRefresh));
       return database(config, builder, metrics, tokens.get().access(), ops, decorate);
     } catch (RuntimeException | Error e) {
       // The metrics registry and the TLS refresh are already open; a server that never came to
@@ -141,8 +151,12 @@ public final class ServerWiring {
     }
   }
 
-  private static LeafServer database(ServerConfig config, ServerBuilder<?> builder,
-      Metrics metrics, TokenAccess access, AutoCloseable ops,
+  private static LeafServer database(
+      ServerConfig config,
+      ServerBuilder<?> builder,
+      Metrics metrics,
+      TokenAccess access,
+      AutoCloseable ops,
       UnaryOperator<SegmentStore> decorate) {
     // Refused before the pool, the lease thread and the engine exist: nothing to leave behind.
     LeafGrpcService.checkStreamMemory(config.api().maxStreamMemory());
@@ -151,8 +165,8 @@ public final class ServerWiring {
       ConnectionLimits.apply(netty, config.api());
     }
     DatabaseConfig db = config.database();
-    HikariDataSource pool = DataSources.create(db.url(), db.user(), db.password(),
-        config.connections());
+    HikariDataSource pool =
+        DataSources.create(db.url(), db.user(), db.password(), config.connections());
     // What is open so far, closed in reverse if the graph cannot be finished.
     java.util.Deque<AutoCloseable> opened = new java.util.ArrayDeque<>();
     opened.push(pool);
@@ -162,20 +176,29 @@ public final class ServerWiring {
       }
       var dialect = DataSources.dialectOf(db.url());
       String identity = ServerIdentity.of(config.api().port());
-      LedgerSettings ledger = config.ledger().on() ? LedgerSettings.on(identity)
-          : LedgerSettings.OFF;
+      LedgerSettings ledger =
+          config.ledger().on() ? LedgerSettings.on(identity) : LedgerSettings.OFF;
       // Every take checks leaf_region (or its absence) in its own transaction.
-      JooqSegmentStore store = new JooqSegmentStore(pool, dialect, InstantSource.system(),
-          ledger, RegionalSegmentStore.fence(config.region()));
+      JooqSegmentStore store =
+          new JooqSegmentStore(
+              pool,
+              dialect,
+              InstantSource.system(),
+              ledger,
+              RegionalSegmentStore.fence(config.region()));
       JooqFormatStore formats = new JooqFormatStore(pool, dialect, InstantSource.system());
       // Every way an ID leaves goes through the region's store, even without --region: it
       // refuses a database set up for a region until the check has passed.
-      RegionalSegmentStore regional = new RegionalSegmentStore(store, config.region(),
-          new JooqRegionStore(pool, dialect, InstantSource.system()));
+      RegionalSegmentStore regional =
+          new RegionalSegmentStore(
+              store, config.region(), new JooqRegionStore(pool, dialect, InstantSource.system()));
       // No worker ID is leased before the region check passed either.
-      Snowflake snowflake = snowflake(config, new RegionalWorkerLeaseStore(
-          new JooqWorkerLeaseStore(pool, dialect, InstantSource.system()), regional),
-          H2Url.exclusive(db.url()));
+      Snowflake snowflake =
+          snowflake(
+              config,
+              new RegionalWorkerLeaseStore(
+                  new JooqWorkerLeaseStore(pool, dialect, InstantSource.system()), regional),
+              H2Url.exclusive(db.url()));
       opened.push(snowflake);
       SegmentStore served = decorate.apply(regional);
       List<ExecutorService> threads = new ArrayList<>();
@@ -186,22 +209,38 @@ public final class ServerWiring {
       if (ledger.on()) {
         ScheduledThreadPoolExecutor pruning = ServerThreads.scheduler("leaf-ledger-retention");
         threads.add(pruning);
-        new LedgerRetention(store::deleteLedgerBefore, config.ledger().retention(),
-            InstantSource.system(), pruning).start();
+        new LedgerRetention(
+                store::deleteLedgerBefore,
+                config.ledger().retention(),
+                InstantSource.system(),
+                pruning)
+            .start();
       }
       EngineConfig engine = config.engine(EngineConfig.DEFAULTS);
-      Runnable schemaInit = () -> {
-        store.createSchemaIfMissing();
-        regional.verify();
-        formats.createSchemaIfAllowed();
-      };
+      Runnable schemaInit =
+          () -> {
+            store.createSchemaIfMissing();
+            regional.verify();
+            formats.createSchemaIfAllowed();
+          };
       EngineThreads engineThreads = ServerThreads.engineThreads(engine, threads::add);
       // With --ledger off the store refuses WhoIssued and hands back without a record.
-      Stores stores = new Stores(served, new RegionalLedger(store, regional), schemaInit,
-          new Stores.Formats(formats, InstantSource.system(), config.region()));
-      return assemble(builder, config, stores,
+      Stores stores =
+          new Stores(
+              served,
+              new RegionalLedger(store, regional),
+              schemaInit,
+              new Stores.Formats(formats, InstantSource.system(), config.region()),
+              OrderingSource.database(pool, dialect));
+      return assemble(
+          builder,
+          config,
+          stores,
           listeners -> new SegmentAllocator(served, ticker, engine, engineThreads, listeners),
-          snowflake, metrics, access, () -> {
+          snowflake,
+          metrics,
+          access,
+          () -> {
             // After the engine's close, before the connection pool its loads use.
             threads.forEach(ExecutorService::shutdownNow);
             try {
@@ -209,7 +248,8 @@ public final class ServerWiring {
             } finally {
               ops.close();
             }
-          }, config + " server=" + identity);
+          },
+          config + " server=" + identity);
     } catch (RuntimeException | Error e) {
       while (!opened.isEmpty()) {
         closeQuietly(opened.pop());
@@ -219,8 +259,8 @@ public final class ServerWiring {
   }
 
   /** The token check, then the metrics interceptors (outermost: they see refusals too). */
-  private static void intercept(ServerBuilder<?> builder, OpsConfig ops, TokenAccess access,
-      Metrics metrics) {
+  private static void intercept(
+      ServerBuilder<?> builder, OpsConfig ops, TokenAccess access, Metrics metrics) {
     if (ops.tokensEnabled()) {
       builder.intercept(new TokenAuthInterceptor(access));
     }
@@ -246,18 +286,35 @@ public final class ServerWiring {
    * @param builder the transport, with any interceptors already added
    * @param schemaInit creates the schema when missing; retried until it succeeds
    * @param formats the formats' store and clock
-   * @param engine builds the engine over {@code store} with the listeners it is given (the
-   *     metrics' events and the idle sweeper's intake), which it must pass to its constructor
+   * @param engine builds the engine over {@code store} with the listeners it is given (the metrics'
+   *     events and the idle sweeper's intake), which it must pass to its constructor
    * @param metrics the registry the HTTP ports serve and the engine reports to; null: none
    * @param resources closed last on {@link LeafServer#stop()}
    */
-  public static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
-      Stores stores, Function<EngineListeners, SegmentAllocator> engine,
-      Snowflake snowflake, Metrics metrics, AutoCloseable resources) {
-    ServerTokens tokens = ServerTokens.from(config.ops(), Ticker.systemTicker(),
-        metrics == null ? TokenMeters.NONE : metrics.tokenMeters(), ServerThreads::tokensRefresh);
+  public static LeafServer assemble(
+      ServerBuilder<?> builder,
+      ServerConfig config,
+      Stores stores,
+      Function<EngineListeners, SegmentAllocator> engine,
+      Snowflake snowflake,
+      Metrics metrics,
+      AutoCloseable resources) {
+    ServerTokens tokens =
+        ServerTokens.from(
+            config.ops(),
+            Ticker.systemTicker(),
+            metrics == null ? TokenMeters.NONE : metrics.tokenMeters(),
+            ServerThreads::tokensRefresh);
     try {
-      return assemble(builder, config, stores, engine, snowflake, metrics, tokens.access(), () -> {
+      return assemble(
+          builder,
+          config,
+          stores,
+          engine,
+          snowflake,
+          metrics,
+          tokens.access(),
+          () -> {
             tokens.close();
             resources.close();
           });
@@ -271,61 +328,119 @@ public final class ServerWiring {
    * {@link #assemble} with the token rule the HTTP routes follow ({@code access}, which the gRPC
    * token interceptor on {@code builder}, if any, shares).
    */
-  public static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
-      Stores stores, Function<EngineListeners, SegmentAllocator> engine,
-      Snowflake snowflake, Metrics metrics, TokenAccess access, AutoCloseable resources) {
-    return assemble(builder, config, stores, engine, snowflake, metrics, access, resources,
-        config.toString());
+  public static LeafServer assemble(
+      ServerBuilder<?> builder,
+      ServerConfig config,
+      Stores stores,
+      Function<EngineListeners, SegmentAllocator> engine,
+      Snowflake snowflake,
+      Metrics metrics,
+      TokenAccess access,
+      AutoCloseable resources) {
+    return assemble(
+        builder, config, stores, engine, snowflake, metrics, access, resources, config.toString());
   }
 
   /** {@link #assemble}, the start line showing {@code settings}. */
-  private static LeafServer assemble(ServerBuilder<?> builder, ServerConfig config,
-      Stores stores, Function<EngineListeners, SegmentAllocator> engine, Snowflake snowflake,
-      Metrics metrics, TokenAccess access, AutoCloseable resources, String settings) {
+  private static LeafServer assemble(
+      ServerBuilder<?> builder,
+      ServerConfig config,
+      Stores stores,
+      Function<EngineListeners, SegmentAllocator> engine,
+      Snowflake snowflake,
+      Metrics metrics,
+      TokenAccess access,
+      AutoCloseable resources,
+      String settings) {
     SegmentStore store = stores.segments();
     Stores.Formats formats = stores.formats();
     // The engine's listeners exist before it does, so each is a final field from the start.
     SweepIntake cached = new SweepIntake();
-    SegmentAllocator allocator = engine.apply(
-        new EngineListeners(metrics != null ? metrics : EngineEvents.NONE, cached));
-    ServerHealth health = new ServerHealth(store, stores.schemaInit(), allocator.ticker(),
-        config.api().maxWatches(), allocator, snowflake.generator()::leaseValid,
-        ServerThreads.healthMonitor());
+    SegmentAllocator allocator =
+        engine.apply(new EngineListeners(metrics != null ? metrics : EngineEvents.NONE, cached));
+    ServerHealth health =
+        new ServerHealth(
+            store,
+            stores.schemaInit(),
+            allocator.ticker(),
+            config.api().maxWatches(),
+            allocator,
+            snowflake.generator()::leaseValid,
+            ServerThreads.healthMonitor());
     snowflake.reportLeaseTo(health::reportSnowflakeLease);
-    IdleTagSweeper sweeper = new IdleTagSweeper(allocator, cached, config.sweep().idleTtl(),
-        config.sweep().tick(), ServerThreads.idleSweeper());
+    IdleTagSweeper sweeper =
+        new IdleTagSweeper(
+            allocator,
+            cached,
+            config.sweep().idleTtl(),
+            config.sweep().tick(),
+            ServerThreads.idleSweeper());
     int queuedDbCalls = config.api().maxQueuedDbCalls();
-    DatabaseCalls database = new DatabaseCalls(
-        ServerThreads.databaseCalls(config.api().dbCallThreads(), queuedDbCalls), queuedDbCalls);
+    DatabaseCalls database =
+        new DatabaseCalls(
+            ServerThreads.databaseCalls(config.api().dbCallThreads(), queuedDbCalls),
+            queuedDbCalls);
     ThreadPoolExecutor streamPump = ServerThreads.streamPump(config.api().maxStreams());
-    FormattedIssuer issuer = new FormattedIssuer(allocator, store, formats.store(),
-        config.formatKey(), formats.clock(), database::execute, formats.region());
-    FormatAdmin formatAdmin = new FormatAdmin(store, formats.store(), config.formatKey(),
-        issuer::formatChanged);
-    TagAdmin admin = new TagAdmin(allocator, store, stores.ledger(), InstantSource.system(),
-        database, formatAdmin);
+    FormattedIssuer issuer =
+        new FormattedIssuer(
+            allocator,
+            store,
+            formats.store(),
+            config.formatKey(),
+            formats.clock(),
+            database::execute,
+            formats.region());
+    FormatAdmin formatAdmin =
+        new FormatAdmin(store, formats.store(), config.formatKey(), issuer::formatChanged);
+    TagAdmin admin =
+        new TagAdmin(
+            allocator, store, stores.ledger(), InstantSource.system(), database, formatAdmin);
     LeafGrpcService service =
         new LeafGrpcService(allocator, admin, config.api(), database, streamPump, issuer);
+    Ordering ordering =
+        stores.orderings().open(store, allocator, config, ServerThreads.tagLeases());
     if (metrics != null) {
       metrics.watchEngine(allocator, sweeper, health::databaseUp);
       metrics.watchSnowflake(snowflake);
+      metrics.watchOrdering(ordering);
     }
     LeafServer.Parts parts =
-        new LeafServer.Parts(store, allocator, sweeper, health, service, snowflake,
-            new HandBack(stores.ledger(), database::execute));
+        new LeafServer.Parts(
+            store,
+            allocator,
+            sweeper,
+            health,
+            service,
+            snowflake,
+            new HandBack(stores.ledger(), database::execute),
+            ordering);
     AtomicReference<HttpEndpoints> bound = new AtomicReference<>();
-    HttpRoutes routes = HttpWiring.routes(config, parts, issuer, metrics, access,
-        () -> bound.get() == null ? 0 : bound.get().httpConnections());
-    Supplier<HttpEndpoints> openHttp = () -> {
-      bound.set(HttpEndpoints.start(config.ops().metricsPort(), config.http(), metrics, routes,
-          ServerThreads::http));
-      return bound.get();
-    };
-    return new LeafServer(builder, parts, openHttp, () -> {
-      streamPump.shutdownNow();
-      database.close();
-      resources.close();
-    }, config.api().shutdownGrace(), settings);
+    HttpRoutes routes =
+        HttpWiring.routes(
+            config,
+            parts,
+            issuer,
+            metrics,
+            access,
+            () -> bound.get() == null ? 0 : bound.get().httpConnections());
+    Supplier<HttpEndpoints> openHttp =
+        () -> {
+          bound.set(
+              HttpEndpoints.start(
+                  config.ops().metricsPort(), config.http(), metrics, routes, ServerThreads::http));
+          return bound.get();
+        };
+    return new LeafServer(
+        builder,
+        parts,
+        openHttp,
+        () -> {
+          streamPump.shutdownNow();
+          database.close();
+          resources.close();
+        },
+        config.api().shutdownGrace(),
+        settings);
   }
 
   /**
@@ -333,13 +448,22 @@ public final class ServerWiring {
    * thread and a chunk timer of its own; {@code exclusive}: {@code leases} live in a database no
    * other process can open while this one has it (no quarantine).
    */
-  public static Snowflake snowflake(ServerConfig config, WorkerLeaseStore leases,
-      boolean exclusive) {
+  public static Snowflake snowflake(
+      ServerConfig config, WorkerLeaseStore leases, boolean exclusive) {
     SnowflakeConfig s = config.snowflake();
     ScheduledThreadPoolExecutor leaseThread = ServerThreads.scheduler("leaf-worker-lease");
     leaseThread.setRemoveOnCancelPolicy(true);
     ScheduledThreadPoolExecutor chunkTimer = ServerThreads.scheduler("leaf-snowflake-timer");
-    return new Snowflake(leases, s.layout(), s.fromId(), s.toId(), s.leaseTtl(),
-        InstantSource.system(), Ticker.systemTicker(), leaseThread, chunkTimer, exclusive);
+    return new Snowflake(
+        leases,
+        s.layout(),
+        s.fromId(),
+        s.toId(),
+        s.leaseTtl(),
+        InstantSource.system(),
+        Ticker.systemTicker(),
+        leaseThread,
+        chunkTimer,
+        exclusive);
   }
 }

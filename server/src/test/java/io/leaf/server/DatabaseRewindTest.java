@@ -26,9 +26,9 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code max_id} set back under a running server, as a restored backup or a promoted replica
- * that lacked commits does: the server keeps issuing, never an ID it issued before, and counts
- * the rewind.
+ * {@code max_id} set back under a running server, as a restored backup or a promoted replica that
+ * lacked commits does: the server keeps issuing, never an ID it issued before, and counts the
+ * rewind.
  */
 class DatabaseRewindTest {
 
@@ -46,17 +46,21 @@ class DatabaseRewindTest {
     try (TestDatabase db = database.get()) {
       JooqSegmentStore store = db.store(2);
       AtomicInteger rewinds = new AtomicInteger();
-      EngineEvents counted = new EngineEvents() {
-        @Override
-        public void segmentRewound() {
-          rewinds.incrementAndGet();
-        }
-      };
-      try (InProcessLeaf leaf = new InProcessLeaf(store, Ticker.systemTicker(),
-          EngineConfig.DEFAULTS.withBackoff(Duration.ofMillis(20), Duration.ofMillis(200)),
-          server -> server.events(counted))) {
-        leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("order").setStep(100)
-            .build());
+      EngineEvents counted =
+          new EngineEvents() {
+            @Override
+            public void segmentRewound() {
+              rewinds.incrementAndGet();
+            }
+          };
+      try (InProcessLeaf leaf =
+          new InProcessLeaf(
+              store,
+              Ticker.systemTicker(),
+              EngineConfig.DEFAULTS.withBackoff(Duration.ofMillis(20), Duration.ofMillis(200)),
+              server -> server.events(counted))) {
+        leaf.blocking.createTag(
+            CreateTagRequest.newBuilder().setBizTag("order").setStep(100).build());
         NextIdRequest next = NextIdRequest.newBuilder().setBizTag("order").build();
         Set<Long> issued = new HashSet<>();
         long last = 0;
@@ -65,8 +69,10 @@ class DatabaseRewindTest {
           if (i == 250) {
             try (Connection c = DriverManager.getConnection(db.url, db.user, db.password);
                 Statement s = c.createStatement()) {
-              assertEquals(1, s.executeUpdate(
-                  "UPDATE leaf_alloc SET max_id = 1 WHERE biz_tag = 'order'"), "rewound");
+              assertEquals(
+                  1,
+                  s.executeUpdate("UPDATE leaf_alloc SET max_id = 1 WHERE biz_tag = 'order'"),
+                  "rewound");
             }
           }
           long id = leaf.blocking.nextId(next).getId();
@@ -74,8 +80,9 @@ class DatabaseRewindTest {
           assertTrue(id > last, "IDs keep increasing: " + id + " after " + last);
           last = id;
         }
-        ReservedIds reserved = leaf.blocking.reserveIds(ReserveIdsRequest.newBuilder()
-            .setBizTag("order").setCount(5_000).build());
+        ReservedIds reserved =
+            leaf.blocking.reserveIds(
+                ReserveIdsRequest.newBuilder().setBizTag("order").setCount(5_000).build());
         long count = 0;
         for (IdRange r : reserved.getRangesList()) {
           for (long id = r.getStart(); id < r.getEnd(); id++, count++) {

@@ -26,34 +26,36 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The packaged server on the README's embedded H2 file, stopped with SIGTERM and started again:
- * the server, not H2's own shutdown hook, closes the database, so every stop hands its unissued
- * IDs back and releases its worker ID; and on a database no other process can open, the first
- * snowflake ID comes without a quarantine.
+ * The packaged server on the README's embedded H2 file, stopped with SIGTERM and started again: the
+ * server, not H2's own shutdown hook, closes the database, so every stop hands its unissued IDs
+ * back and releases its worker ID; and on a database no other process can open, the first snowflake
+ * ID comes without a quarantine.
  */
 @Tag("slow")
 class EmbeddedH2LifecycleTest {
 
   private static final Pattern LISTENING = Pattern.compile("Leaf listening on port (\\d+)");
   private static final Pattern RELEASED = Pattern.compile("worker ID \\d+ released");
-  private static final Pattern HANDED_BACK = Pattern.compile(
-      "handed back [1-9]\\d* unissued IDs of 1 tags; 0 tags not \\(0 taken on since, 0 failed");
+  private static final Pattern HANDED_BACK =
+      Pattern.compile(
+          "handed back [1-9]\\d* unissued IDs of 1 tags; 0 tags not \\(0 taken on since, 0 failed");
   private static final int STOPS = 10;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private String url() {
     return "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL";
   }
 
   private static ManagedChannel channel(ServerProcess server) throws Exception {
-    assertTrue(server.awaitLine("Leaf listening", 120, TimeUnit.SECONDS),
+    assertTrue(
+        server.awaitLine("Leaf listening", 120, TimeUnit.SECONDS),
         "the server started:\n" + server.output());
     Matcher m = LISTENING.matcher(server.output());
     assertTrue(m.find(), server.output());
     return ManagedChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(1)))
-        .usePlaintext().build();
+        .usePlaintext()
+        .build();
   }
 
   private static void stop(ServerProcess server, ManagedChannel channel) throws Exception {
@@ -72,17 +74,26 @@ class EmbeddedH2LifecycleTest {
         ManagedChannel channel = channel(server);
         var leaf = LeafServiceGrpc.newBlockingStub(channel);
         if (round == 1) {
-          leaf.withDeadlineAfter(30, TimeUnit.SECONDS).createTag(
-              CreateTagRequest.newBuilder().setBizTag("orders").setStep(1000).build());
+          leaf.withDeadlineAfter(30, TimeUnit.SECONDS)
+              .createTag(CreateTagRequest.newBuilder().setBizTag("orders").setStep(1000).build());
         }
         for (int i = 0; i < 3; i++) {
-          long id = leaf.withDeadlineAfter(30, TimeUnit.SECONDS)
-              .nextId(NextIdRequest.newBuilder().setBizTag("orders").build()).getId();
-          assertEquals(last + 1, id, "round " + round + ": the IDs go on right after the last"
-              + " one issued (the previous stop handed the rest back):\n" + server.output());
+          long id =
+              leaf.withDeadlineAfter(30, TimeUnit.SECONDS)
+                  .nextId(NextIdRequest.newBuilder().setBizTag("orders").build())
+                  .getId();
+          assertEquals(
+              last + 1,
+              id,
+              "round "
+                  + round
+                  + ": the IDs go on right after the last"
+                  + " one issued (the previous stop handed the rest back):\n"
+                  + server.output());
           last = id;
         }
-        assertTrue(server.awaitLine("worker ID", 120, TimeUnit.SECONDS),
+        assertTrue(
+            server.awaitLine("worker ID", 120, TimeUnit.SECONDS),
             "a worker ID was claimed before the stop:\n" + server.output());
         stop(server, channel);
         String out = server.output();
@@ -102,23 +113,36 @@ class EmbeddedH2LifecycleTest {
         ManagedChannel channel = channel(server);
         long listening = System.nanoTime();
         var snowflake = SnowflakeServiceGrpc.newBlockingStub(channel);
-        java.util.Optional<Long> first = Poll.value(() -> {
-          try {
-            snowflake.withDeadlineAfter(2, TimeUnit.SECONDS)
-                .nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance());
-            return java.util.Optional.of(
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - listening));
-          } catch (StatusRuntimeException e) {
-            return java.util.Optional.empty();
-          }
-        }, Duration.ofSeconds(60));
+        java.util.Optional<Long> first =
+            Poll.value(
+                () -> {
+                  try {
+                    snowflake
+                        .withDeadlineAfter(2, TimeUnit.SECONDS)
+                        .nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance());
+                    return java.util.Optional.of(
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - listening));
+                  } catch (StatusRuntimeException e) {
+                    return java.util.Optional.empty();
+                  }
+                },
+                Duration.ofSeconds(60));
         assertTrue(first.isPresent(), "no snowflake ID at all:\n" + server.output());
         long firstMillis = first.get();
-        assertTrue(firstMillis < 3_000, "round " + round + ": the first snowflake ID came "
-            + firstMillis + " ms after the port opened (no earlier holder to wait out):\n"
-            + server.output());
-        System.out.println("[leaf-tests] round " + round + ": first snowflake ID " + firstMillis
-            + " ms after the port opened");
+        assertTrue(
+            firstMillis < 3_000,
+            "round "
+                + round
+                + ": the first snowflake ID came "
+                + firstMillis
+                + " ms after the port opened (no earlier holder to wait out):\n"
+                + server.output());
+        System.out.println(
+            "[leaf-tests] round "
+                + round
+                + ": first snowflake ID "
+                + firstMillis
+                + " ms after the port opened");
         stop(server, channel);
       }
     }

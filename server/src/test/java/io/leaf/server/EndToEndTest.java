@@ -31,8 +31,15 @@ import org.junit.jupiter.api.Test;
 class EndToEndTest {
 
   private static LeafServer start(Path dataDir) throws Exception {
-    ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--db-url",
-        "jdbc:h2:file:" + dataDir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL"}, env -> null);
+    ServerConfig config =
+        ServerConfig.parse(
+            new String[] {
+              "--port",
+              "0",
+              "--db-url",
+              "jdbc:h2:file:" + dataDir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL"
+            },
+            env -> null);
     return ServerWiring.production(config).start();
   }
 
@@ -47,20 +54,28 @@ class EndToEndTest {
     ManagedChannel channel = channel(server);
     try {
       List<String> services = listServices(channel);
-      assertTrue(services.contains("leaf.v1.LeafService"), "reflection lists the service: " + services);
+      assertTrue(
+          services.contains("leaf.v1.LeafService"), "reflection lists the service: " + services);
       assertTrue(services.contains("grpc.health.v1.Health"), "and health: " + services);
 
-      ServingStatus health = HealthGrpc.newBlockingStub(channel)
-          .check(HealthCheckRequest.newBuilder().setService("leaf.v1.LeafService").build()).getStatus();
+      ServingStatus health =
+          HealthGrpc.newBlockingStub(channel)
+              .check(HealthCheckRequest.newBuilder().setService("leaf.v1.LeafService").build())
+              .getStatus();
       assertEquals(ServingStatus.SERVING, health);
 
-      LeafServiceGrpc.LeafServiceBlockingStub leaf = LeafServiceGrpc.newBlockingStub(channel)
-          .withDeadlineAfter(10, TimeUnit.SECONDS);
+      LeafServiceGrpc.LeafServiceBlockingStub leaf =
+          LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
       leaf.createTag(CreateTagRequest.newBuilder().setBizTag("e2e").build());
       assertEquals(1, leaf.nextId(NextIdRequest.newBuilder().setBizTag("e2e").build()).getId());
       List<Long> ids = new ArrayList<>();
-      leaf.nextIdBatch(NextIdBatchRequest.newBuilder().setBizTag("e2e").setCount(1000).setChunkSize(128)
-          .build()).forEachRemaining(b -> ids.addAll(b.getIdsList()));
+      leaf.nextIdBatch(
+              NextIdBatchRequest.newBuilder()
+                  .setBizTag("e2e")
+                  .setCount(1000)
+                  .setChunkSize(128)
+                  .build())
+          .forEachRemaining(b -> ids.addAll(b.getIdsList()));
       assertEquals(1000, ids.stream().distinct().count());
       assertEquals(2, ids.get(0));
     } finally {
@@ -79,8 +94,10 @@ class EndToEndTest {
       LeafServiceGrpc.LeafServiceBlockingStub leaf = LeafServiceGrpc.newBlockingStub(c1);
       leaf.createTag(CreateTagRequest.newBuilder().setBizTag("durable").setStep(50).build());
       for (int i = 0; i < 120; i++) {
-        maxBefore = Math.max(maxBefore,
-            leaf.nextId(NextIdRequest.newBuilder().setBizTag("durable").build()).getId());
+        maxBefore =
+            Math.max(
+                maxBefore,
+                leaf.nextId(NextIdRequest.newBuilder().setBizTag("durable").build()).getId());
       }
     } finally {
       c1.shutdownNow();
@@ -103,22 +120,26 @@ class EndToEndTest {
   /** What {@code grpcurl -plaintext host:port list} does. */
   private static List<String> listServices(ManagedChannel channel) throws Exception {
     CompletableFuture<List<String>> result = new CompletableFuture<>();
-    StreamObserver<ServerReflectionRequest> req = ServerReflectionGrpc.newStub(channel)
-        .serverReflectionInfo(new StreamObserver<>() {
-          @Override
-          public void onNext(ServerReflectionResponse r) {
-            result.complete(r.getListServicesResponse().getServiceList().stream()
-                .map(ServiceResponse::getName).collect(Collectors.toList()));
-          }
+    StreamObserver<ServerReflectionRequest> req =
+        ServerReflectionGrpc.newStub(channel)
+            .serverReflectionInfo(
+                new StreamObserver<>() {
+                  @Override
+                  public void onNext(ServerReflectionResponse r) {
+                    result.complete(
+                        r.getListServicesResponse().getServiceList().stream()
+                            .map(ServiceResponse::getName)
+                            .collect(Collectors.toList()));
+                  }
 
-          @Override
-          public void onError(Throwable t) {
-            result.completeExceptionally(t);
-          }
+                  @Override
+                  public void onError(Throwable t) {
+                    result.completeExceptionally(t);
+                  }
 
-          @Override
-          public void onCompleted() {}
-        });
+                  @Override
+                  public void onCompleted() {}
+                });
     req.onNext(ServerReflectionRequest.newBuilder().setListServices("*").build());
     req.onCompleted();
     return result.get(10, TimeUnit.SECONDS);

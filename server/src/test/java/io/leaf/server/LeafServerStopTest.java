@@ -29,34 +29,45 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LeafServerStopTest {
 
-  private static final List<String> ENGINE_THREADS = List.of("leaf-loader-", "leaf-first-loader-",
-      "leaf-wait-deadlines", "leaf-coarse-ticker");
+  private static final List<String> ENGINE_THREADS =
+      List.of("leaf-loader-", "leaf-first-loader-", "leaf-wait-deadlines", "leaf-coarse-ticker");
 
   @Test
   @Timeout(60)
   void stop_afterLoads_endsTheEngineThreadsAndEveryOtherServerThread(@TempDir Path dir)
       throws Exception {
     Set<Thread> before = leafThreads();
-    ServerConfig config = ServerConfig.parse(new String[] {"--port", "0",
-        "--db-url", "jdbc:h2:file:" + dir.resolve("leaf")}, env -> null);
+    ServerConfig config =
+        ServerConfig.parse(
+            new String[] {"--port", "0", "--db-url", "jdbc:h2:file:" + dir.resolve("leaf")},
+            env -> null);
     String name = InProcessServerBuilder.generateName();
-    LeafServer server = ServerWiring.production(config, InProcessServerBuilder.forName(name),
-        UnaryOperator.identity()).start();
+    LeafServer server =
+        ServerWiring.production(
+                config, InProcessServerBuilder.forName(name), UnaryOperator.identity())
+            .start();
     ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
     Set<Thread> started;
     try {
-      LeafServiceGrpc.LeafServiceBlockingStub leaf = LeafServiceGrpc.newBlockingStub(channel)
-          .withDeadlineAfter(30, TimeUnit.SECONDS);
+      LeafServiceGrpc.LeafServiceBlockingStub leaf =
+          LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
       leaf.createTag(CreateTagRequest.newBuilder().setBizTag("order").setStep(10).build());
       // The first call waits on a first load (a deadline scheduled); passing 10% of the segment
       // starts a preload on the loaders of served tags.
       for (int i = 1; i <= 5; i++) {
-        assertEquals(i, leaf.nextId(NextIdRequest.newBuilder().setBizTag("order").build())
-            .getId());
+        assertEquals(i, leaf.nextId(NextIdRequest.newBuilder().setBizTag("order").build()).getId());
       }
-      assertTrue(Poll.until(() -> ENGINE_THREADS.stream().allMatch(prefix -> leafThreads()
-          .stream().anyMatch(t -> !before.contains(t) && t.getName().startsWith(prefix))),
-          Duration.ofSeconds(10)), "every engine thread ran: " + names(leafThreads()));
+      assertTrue(
+          Poll.until(
+              () ->
+                  ENGINE_THREADS.stream()
+                      .allMatch(
+                          prefix ->
+                              leafThreads().stream()
+                                  .anyMatch(
+                                      t -> !before.contains(t) && t.getName().startsWith(prefix))),
+              Duration.ofSeconds(10)),
+          "every engine thread ran: " + names(leafThreads()));
       started = leafThreads();
       started.removeAll(before);
     } finally {
@@ -64,14 +75,16 @@ class LeafServerStopTest {
       server.stop();
     }
 
-    assertTrue(Poll.until(() -> started.stream().noneMatch(Thread::isAlive),
-        Duration.ofSeconds(10)), "still running after stop: "
-        + names(started.stream().filter(Thread::isAlive).collect(Collectors.toSet())));
+    assertTrue(
+        Poll.until(() -> started.stream().noneMatch(Thread::isAlive), Duration.ofSeconds(10)),
+        "still running after stop: "
+            + names(started.stream().filter(Thread::isAlive).collect(Collectors.toSet())));
   }
 
   private static Set<Thread> leafThreads() {
     return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.getName().startsWith("leaf-")).collect(Collectors.toSet());
+        .filter(t -> t.getName().startsWith("leaf-"))
+        .collect(Collectors.toSet());
   }
 
   private static List<String> names(Set<Thread> threads) {

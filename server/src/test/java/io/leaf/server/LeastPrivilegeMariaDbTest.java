@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -14,6 +15,8 @@ import io.grpc.health.v1.HealthGrpc;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.config.ServerConfig;
+import io.leaf.server.ordering.JooqOrderingStore;
+import io.leaf.server.store.LoginRefusedException;
 import io.leaf.server.store.UnusableTableException;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
@@ -21,8 +24,10 @@ import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
+import java.time.InstantSource;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import org.jooq.SQLDialect;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -78,46 +83,80 @@ class LeastPrivilegeMariaDbTest {
     }
   }
 
-  private LeafServiceGrpc.LeafServiceBlockingStub startAs(TestDatabase.Login login,
-      String... flags) throws Exception {
-    String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of("--db-url", db.url,
-        "--db-user", login.user(), "--db-password", login.password(), "--db-pool-size", "2"),
-        java.util.Arrays.stream(flags)).toArray(String[]::new);
+  /**
+   * A user granted {@code privileges} on leaf_alloc, and what every server needs: SELECT on
+   * leaf_region, SELECT, INSERT and UPDATE on leaf_tag_lease (created by the DBA, as the schema
+   * file does).
+   */
+  private TestDatabase.Login user(String privileges) throws Exception {
+    TestDatabase.Login login = db.createUser(privileges);
+    db.grant(login, "SELECT", "leaf_region");
+    try (HikariDataSource admin = db.pool(1)) {
+      new JooqOrderingStore(
+              admin,
+              db.isPostgres() ? SQLDialect.POSTGRES : SQLDialect.MYSQL,
+              InstantSource.system())
+          .createSchemaIfMissing();
+    }
+    db.grant(login, "SELECT, INSERT, UPDATE", "leaf_tag_lease");
+    return login;
+  }
+
+  private LeafServiceGrpc.LeafServiceBlockingStub startAs(TestDatabase.Login login, String... flags)
+      throws Exception {
+    String[] args =
+        java.util.stream.Stream.concat(
+                java.util.stream.Stream.of(
+                    "--db-url",
+                    db.url,
+                    "--db-user",
+                    login.user(),
+                    "--db-password",
+                    login.password(),
+                    "--db-pool-size",
+                    "2"),
+                java.util.Arrays.stream(flags))
+            .toArray(String[]::new);
     ServerConfig config = ServerConfig.parse(args, env -> null);
     String name = InProcessServerBuilder.generateName();
-    server = ServerWiring.production(config, InProcessServerBuilder.forName(name),
-        UnaryOperator.identity()).start();
+    server =
+        ServerWiring.production(
+                config, InProcessServerBuilder.forName(name), UnaryOperator.identity())
+            .start();
     channel = InProcessChannelBuilder.forName(name).build();
     return LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
   }
 
   private ServingStatus health() {
-    return HealthGrpc.newBlockingStub(channel).check(HealthCheckRequest.newBuilder()
-        .setService("leaf.v1.LeafService").build()).getStatus();
+    return HealthGrpc.newBlockingStub(channel)
+        .check(HealthCheckRequest.newBuilder().setService("leaf.v1.LeafService").build())
+        .getStatus();
   }
 
   @Test
   void start_selectInsertUpdateOnLeafAllocAndTheLedger_servingAndIssuesIds() throws Exception {
-    TestDatabase.Login login = db.createUser("SELECT, INSERT, UPDATE");
+    TestDatabase.Login login = user("SELECT, INSERT, UPDATE");
     db.grant(login, "SELECT, INSERT, UPDATE, DELETE", "leaf_ledger");
     LeafServiceGrpc.LeafServiceBlockingStub leaf = startAs(login);
 
-    assertEquals(ServingStatus.SERVING, health(),
-        "no CREATE privilege is needed when leaf_alloc exists");
+    assertEquals(
+        ServingStatus.SERVING, health(), "no CREATE privilege is needed when leaf_alloc exists");
     assertEquals(1, leaf.nextId(NextIdRequest.newBuilder().setBizTag("existing").build()).getId());
     leaf.createTag(CreateTagRequest.newBuilder().setBizTag("new").setStep(10).build());
     assertEquals(1, leaf.nextId(NextIdRequest.newBuilder().setBizTag("new").build()).getId());
-    assertEquals(101, leaf.getTag(GetTagRequest.newBuilder().setBizTag("existing").build())
-        .getTag().getMaxId());
+    assertEquals(
+        101,
+        leaf.getTag(GetTagRequest.newBuilder().setBizTag("existing").build()).getTag().getMaxId());
   }
 
   @Test
   void start_ledgerOnWithoutPrivilegesOnLeafLedger_refusedNamingTheTableAndTheFlag()
       throws Exception {
-    TestDatabase.Login login = db.createUser("SELECT, INSERT, UPDATE");
+    TestDatabase.Login login = user("SELECT, INSERT, UPDATE");
 
     UnusableTableException e = assertThrows(UnusableTableException.class, () -> startAs(login));
-    assertTrue(e.getMessage().contains("leaf_ledger") && e.getMessage().contains("--ledger off"),
+    assertTrue(
+        e.getMessage().contains("leaf_ledger") && e.getMessage().contains("--ledger off"),
         e.getMessage());
     assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
   }
@@ -125,7 +164,7 @@ class LeastPrivilegeMariaDbTest {
   @Test
   void start_ledgerOff_privilegesOnLeafAllocSuffice() throws Exception {
     LeafServiceGrpc.LeafServiceBlockingStub leaf =
-        startAs(db.createUser("SELECT, INSERT, UPDATE"), "--ledger", "off");
+        startAs(user("SELECT, INSERT, UPDATE"), "--ledger", "off");
 
     assertEquals(ServingStatus.SERVING, health());
     assertEquals(1, leaf.nextId(NextIdRequest.newBuilder().setBizTag("existing").build()).getId());
@@ -133,33 +172,45 @@ class LeastPrivilegeMariaDbTest {
 
   @Test
   void writes_selectOnly_failedPreconditionWithTheDatabasesReason() throws Exception {
-    LeafServiceGrpc.LeafServiceBlockingStub leaf = startAs(db.createUser("SELECT"), "--ledger",
-        "off");
+    LeafServiceGrpc.LeafServiceBlockingStub leaf = startAs(user("SELECT"), "--ledger", "off");
 
-    assertEquals(100, leaf.getTag(GetTagRequest.newBuilder().setBizTag("existing").build())
-        .getTag().getStep(), "reads work");
-    assertRefused(denied("INSERT"), () -> leaf.createTag(
-        CreateTagRequest.newBuilder().setBizTag("new").build()));
-    assertRefused(denied("UPDATE"), () -> leaf.nextId(
-        NextIdRequest.newBuilder().setBizTag("existing").build()));
+    assertEquals(
+        100,
+        leaf.getTag(GetTagRequest.newBuilder().setBizTag("existing").build()).getTag().getStep(),
+        "reads work");
+    assertRefused(
+        denied("INSERT"),
+        () -> leaf.createTag(CreateTagRequest.newBuilder().setBizTag("new").build()));
+    assertRefused(
+        denied("UPDATE"),
+        () -> leaf.nextId(NextIdRequest.newBuilder().setBizTag("existing").build()));
   }
 
   @Tag("slow")
   @Test
-  void calls_loginRefused_failedPreconditionWithTheReason() throws Exception {
-    TestDatabase.Login login = db.createUser("SELECT, INSERT, UPDATE");
-    LeafServiceGrpc.LeafServiceBlockingStub leaf = startAs(refusedLogin(db, login));
+  void start_loginRefused_refusedWithTheReasonAndTheFlags() throws Exception {
+    TestDatabase.Login login = user("SELECT, INSERT, UPDATE");
 
-    assertEquals(ServingStatus.NOT_SERVING, health());
-    assertRefused(loginRefusal(), () -> leaf.getTag(
-        GetTagRequest.newBuilder().setBizTag("existing").build()));
+    LoginRefusedException e =
+        assertThrows(
+            LoginRefusedException.class,
+            () -> startAs(refusedLogin(db, login)),
+            "no retry fixes a refused login: start refuses");
+    assertTrue(
+        e.getMessage().contains(loginRefusal()),
+        "the message carries the database's reason '" + loginRefusal() + "': " + e.getMessage());
+    assertTrue(e.getMessage().contains("--db-"), "the message names the flag: " + e.getMessage());
+    assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
   }
 
   private static void assertRefused(String reason, Executable call) {
     StatusRuntimeException e = assertThrows(StatusRuntimeException.class, call);
-    assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode(),
+    assertEquals(
+        Status.Code.FAILED_PRECONDITION,
+        e.getStatus().getCode(),
         "a denied write is no outage: " + e.getStatus());
-    assertTrue(String.valueOf(e.getStatus().getDescription()).contains(reason),
+    assertTrue(
+        String.valueOf(e.getStatus().getDescription()).contains(reason),
         "the message carries the database's reason '" + reason + "': " + e.getStatus());
   }
 }

@@ -7,8 +7,8 @@ import java.sql.DriverManager;
 import java.sql.Statement;
 
 /**
- * {@link LeastPrivilegeMariaDbTest} on PostgreSQL: a role granted {@code SELECT, INSERT, UPDATE
- * ON leaf_alloc} runs a server; one missing a privilege is refused with the privilege named.
+ * {@link LeastPrivilegeMariaDbTest} on PostgreSQL: a role granted {@code SELECT, INSERT, UPDATE ON
+ * leaf_alloc} runs a server; one missing a privilege is refused with the privilege named.
  */
 class LeastPrivilegePostgresTest extends LeastPrivilegeMariaDbTest {
 
@@ -20,13 +20,15 @@ class LeastPrivilegePostgresTest extends LeastPrivilegeMariaDbTest {
   /** PostgreSQL names the table; Leaf adds the privileges the statement needs. */
   @Override
   String denied(String privilege) {
-    return "permission denied for table leaf_alloc (to " + (privilege.equals("INSERT")
-        ? "create tag new Leaf needs the INSERT" : "take a segment of existing Leaf needs the UPDATE");
+    return "permission denied for table leaf_alloc (to "
+        + (privilege.equals("INSERT")
+            ? "create tag new Leaf needs the INSERT"
+            : "take a segment of existing Leaf needs the UPDATE");
   }
 
   /**
-   * The test server trusts every local login whatever its password, so the role is refused the
-   * way a DBA locks one out.
+   * The test server trusts every local login whatever its password, so the role is refused the way
+   * a DBA locks one out.
    */
   @Override
   TestDatabase.Login refusedLogin(TestDatabase db, TestDatabase.Login login) throws Exception {

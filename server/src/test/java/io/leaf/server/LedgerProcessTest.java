@@ -94,10 +94,12 @@ class LedgerProcessTest {
       for (int c = 0; c < SERVERS * 3; c++) {
         AtomicReference<ServerNode> node = nodes.get(c % SERVERS);
         int kind = c / SERVERS;
-        running.add(callers.submit(() -> {
-          received.add(call(node, kind));
-          return null;
-        }));
+        running.add(
+            callers.submit(
+                () -> {
+                  received.add(call(node, kind));
+                  return null;
+                }));
       }
     }
 
@@ -124,7 +126,8 @@ class LedgerProcessTest {
 
     void awaitMore(long more) throws InterruptedException {
       long from = ids.get();
-      assertTrue(Poll.until(() -> ids.get() >= from + more, Duration.ofSeconds(60)),
+      assertTrue(
+          Poll.until(() -> ids.get() >= from + more, Duration.ofSeconds(60)),
           "the servers serve: " + ids.get());
     }
 
@@ -150,20 +153,22 @@ class LedgerProcessTest {
     switch (kind) {
       case 0:
         return new long[] {stub.nextId(NextIdRequest.newBuilder().setBizTag(TAG).build()).getId()};
-      case 1: {
-        List<Long> got = new ArrayList<>();
-        Iterator<IdBatch> it = stub.nextIdBatch(NextIdBatchRequest.newBuilder().setBizTag(TAG)
-            .setCount(7).build());
-        it.forEachRemaining(b -> got.addAll(b.getIdsList()));
-        return got.stream().mapToLong(Long::longValue).toArray();
-      }
-      default: {
-        ReservedIds r = stub.reserveIds(ReserveIdsRequest.newBuilder().setBizTag(TAG)
-            .setCount(40).build());
-        return r.getRangesList().stream()
-            .flatMapToLong(x -> java.util.stream.LongStream.range(x.getStart(), x.getEnd()))
-            .toArray();
-      }
+      case 1:
+        {
+          List<Long> got = new ArrayList<>();
+          Iterator<IdBatch> it =
+              stub.nextIdBatch(NextIdBatchRequest.newBuilder().setBizTag(TAG).setCount(7).build());
+          it.forEachRemaining(b -> got.addAll(b.getIdsList()));
+          return got.stream().mapToLong(Long::longValue).toArray();
+        }
+      default:
+        {
+          ReservedIds r =
+              stub.reserveIds(ReserveIdsRequest.newBuilder().setBizTag(TAG).setCount(40).build());
+          return r.getRangesList().stream()
+              .flatMapToLong(x -> java.util.stream.LongStream.range(x.getStart(), x.getEnd()))
+              .toArray();
+        }
     }
   }
 
@@ -182,9 +187,13 @@ class LedgerProcessTest {
         all = load.finish();
       }
       checkWithoutLoads(db, all);
-      System.err.println("[leaf-tests] ledger, three servers, one killed with -9 three times, on "
-          + (db.isPostgres() ? "PostgreSQL" : "MariaDB") + ": " + all.length + " IDs, 0 repeats,"
-          + " every one in the ledger");
+      System.err.println(
+          "[leaf-tests] ledger, three servers, one killed with -9 three times, on "
+              + (db.isPostgres() ? "PostgreSQL" : "MariaDB")
+              + ": "
+              + all.length
+              + " IDs, 0 repeats,"
+              + " every one in the ledger");
     }
   }
 
@@ -204,18 +213,35 @@ class LedgerProcessTest {
           for (int i = 0; i < 5; i++) {
             last = solo.nextId(NextIdRequest.newBuilder().setBizTag("solo").build()).getId();
           }
-          ReservedIds reserved = solo.reserveIds(ReserveIdsRequest.newBuilder()
-              .setBizTag("solo").setCount(10).build());
+          ReservedIds reserved =
+              solo.reserveIds(
+                  ReserveIdsRequest.newBuilder().setBizTag("solo").setCount(10).build());
           IdRange r = reserved.getRanges(reserved.getRangesCount() - 1);
           assertEquals(last + 1, reserved.getRanges(0).getStart(), "served from the buffer");
           node.get().stop();
           node.set(node(db));
-          long next = untilAvailable(() -> node.get().stub(30).nextId(NextIdRequest.newBuilder()
-              .setBizTag("solo").build()).getId());
-          assertEquals(r.getEnd(), next, "the next ID follows the last issued (the reserved"
-              + " ones included) before the stop");
-          IssuedRange returned = untilAvailable(() -> node.get().stub(30).whoIssued(
-              WhoIssuedRequest.newBuilder().setBizTag("solo").setId(r.getEnd() - 1).build()));
+          long next =
+              untilAvailable(
+                  () ->
+                      node.get()
+                          .stub(30)
+                          .nextId(NextIdRequest.newBuilder().setBizTag("solo").build())
+                          .getId());
+          assertEquals(
+              r.getEnd(),
+              next,
+              "the next ID follows the last issued (the reserved"
+                  + " ones included) before the stop");
+          IssuedRange returned =
+              untilAvailable(
+                  () ->
+                      node.get()
+                          .stub(30)
+                          .whoIssued(
+                              WhoIssuedRequest.newBuilder()
+                                  .setBizTag("solo")
+                                  .setId(r.getEnd() - 1)
+                                  .build()));
           assertTrue(returned.getKind().equals("segment"), returned.toString());
           continued++;
         }
@@ -223,19 +249,29 @@ class LedgerProcessTest {
         all = load.finish();
       }
       checkWithoutLoads(db, all);
-      System.err.println("[leaf-tests] ledger, rolling restart of three servers on "
-          + (db.isPostgres() ? "PostgreSQL" : "MariaDB") + ": " + all.length + " IDs, 0 repeats,"
-          + " " + continued + " restarts continued right after the last ID issued");
+      System.err.println(
+          "[leaf-tests] ledger, rolling restart of three servers on "
+              + (db.isPostgres() ? "PostgreSQL" : "MariaDB")
+              + ": "
+              + all.length
+              + " IDs, 0 repeats,"
+              + " "
+              + continued
+              + " restarts continued right after the last ID issued");
     }
   }
 
   /**
-   * {@code call}, again while the server answers UNAVAILABLE (listening, but its database check
-   * has not passed yet on a loaded machine): an UNAVAILABLE answer issued nothing.
+   * {@code call}, again while the server answers UNAVAILABLE (listening, but its database check has
+   * not passed yet on a loaded machine): an UNAVAILABLE answer issued nothing.
    */
   private static <T> T untilAvailable(Supplier<T> call) throws Exception {
-    return Poll.retry(call::get, e -> e instanceof StatusRuntimeException s
-        && s.getStatus().getCode() == Status.Code.UNAVAILABLE, Duration.ofSeconds(60));
+    return Poll.retry(
+        call::get,
+        e ->
+            e instanceof StatusRuntimeException s
+                && s.getStatus().getCode() == Status.Code.UNAVAILABLE,
+        Duration.ofSeconds(60));
   }
 
   /**
@@ -266,8 +302,12 @@ class LedgerProcessTest {
     long recordedEnd = 0;
     try (Connection c = DriverManager.getConnection(db.url, db.user, db.password);
         Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT start_id, end_id, kind FROM leaf_ledger"
-            + " WHERE biz_tag = '" + TAG + "'")) {
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT start_id, end_id, kind FROM leaf_ledger"
+                    + " WHERE biz_tag = '"
+                    + TAG
+                    + "'")) {
       while (rs.next()) {
         recordedEnd = Math.max(recordedEnd, rs.getLong(2));
         if (!rs.getString(3).equals("returned")) {
@@ -285,17 +325,23 @@ class LedgerProcessTest {
     assertEquals(0, missing, "IDs received that no segment or reserve record holds");
     for (int i = 0; i < 50; i++) {
       long id = all[ThreadLocalRandom.current().nextInt(all.length)];
-      IssuedRange r = asker.stub(3).whoIssued(WhoIssuedRequest.newBuilder().setBizTag(TAG)
-          .setId(id).build());
-      assertTrue(r.getStart() <= id && id < r.getEnd() && !r.getKind().equals("returned"),
+      IssuedRange r =
+          asker.stub(3).whoIssued(WhoIssuedRequest.newBuilder().setBizTag(TAG).setId(id).build());
+      assertTrue(
+          r.getStart() <= id && id < r.getEnd() && !r.getKind().equals("returned"),
           "WhoIssued(" + id + "): " + r);
     }
     // Above every recorded range (a server's unused prefetched segment, a dynamic step's
     // million, can reach far past the last ID issued): nothing holds it.
     long aboveAll = recordedEnd;
-    StatusRuntimeException none = org.junit.jupiter.api.Assertions.assertThrows(
-        StatusRuntimeException.class, () -> asker.stub(3).whoIssued(WhoIssuedRequest.newBuilder()
-            .setBizTag(TAG).setId(aboveAll).build()));
+    StatusRuntimeException none =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                asker
+                    .stub(3)
+                    .whoIssued(
+                        WhoIssuedRequest.newBuilder().setBizTag(TAG).setId(aboveAll).build()));
     assertEquals(Status.Code.NOT_FOUND, none.getStatus().getCode());
   }
 }

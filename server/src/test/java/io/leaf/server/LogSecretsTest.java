@@ -22,7 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What the packaged server writes to its log at every level: never a token, always the start line. */
+/**
+ * What the packaged server writes to its log at every level: never a token, always the start line.
+ */
 @Tag("slow")
 class LogSecretsTest {
 
@@ -30,13 +32,19 @@ class LogSecretsTest {
   private static final String CLIENT = "client-5e8a1f0c6d2b";
   private static final Pattern PORT = Pattern.compile("Leaf listening on port (\\d+)");
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private ServerProcess start(String level) throws Exception {
-    return ServerProcess.start(Map.of("LEAF_LOG_LEVEL", level), "--port", "0",
-        "--db-url", "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL",
-        "--admin-token", ADMIN, "--client-token", CLIENT);
+    return ServerProcess.start(
+        Map.of("LEAF_LOG_LEVEL", level),
+        "--port",
+        "0",
+        "--db-url",
+        "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL",
+        "--admin-token",
+        ADMIN,
+        "--client-token",
+        CLIENT);
   }
 
   private static int port(ServerProcess server) {
@@ -49,13 +57,14 @@ class LogSecretsTest {
   @Timeout(120)
   void debugLevel_callsWithBothTokens_neitherTokenLogged() throws Exception {
     try (ServerProcess server = start("DEBUG")) {
-      assertTrue(server.awaitLine("Leaf listening", 60, TimeUnit.SECONDS),
+      assertTrue(
+          server.awaitLine("Leaf listening", 60, TimeUnit.SECONDS),
           "the server started:\n" + server.output());
-      ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", port(server))
-          .usePlaintext().build();
+      ManagedChannel channel =
+          NettyChannelBuilder.forAddress("127.0.0.1", port(server)).usePlaintext().build();
       try {
-        LeafServiceGrpc.LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(channel)
-            .withDeadlineAfter(20, TimeUnit.SECONDS);
+        LeafServiceGrpc.LeafServiceBlockingStub stub =
+            LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
         stub.withCallCredentials(new BearerToken(ADMIN))
             .createTag(CreateTagRequest.newBuilder().setBizTag("secret-test").build());
         for (int i = 0; i < 3; i++) {
@@ -86,8 +95,14 @@ class LogSecretsTest {
     for (String level : new String[] {"WARNING", "garbage"}) {
       try (ServerProcess server = start(level)) {
         assertEquals(2, server.awaitExit(60, TimeUnit.SECONDS), server.output());
-        assertTrue(server.output().contains("--log-level must be one of TRACE, DEBUG, INFO, WARN,"
-            + " ERROR, OFF, got " + level), server.output());
+        assertTrue(
+            server
+                .output()
+                .contains(
+                    "--log-level must be one of TRACE, DEBUG, INFO, WARN,"
+                        + " ERROR, OFF, got "
+                        + level),
+            server.output());
       }
     }
   }
@@ -96,9 +111,11 @@ class LogSecretsTest {
   @Timeout(120)
   void warnLevel_start_stillPrintsTheStartLine() throws Exception {
     try (ServerProcess server = start("warn")) {
-      assertTrue(server.awaitLine("Leaf listening on port", 60, TimeUnit.SECONDS),
+      assertTrue(
+          server.awaitLine("Leaf listening on port", 60, TimeUnit.SECONDS),
           "the start line at WARN:\n" + server.output());
-      assertFalse(server.output().contains(" INFO  [main] i.l.s.LeafServer"),
+      assertFalse(
+          server.output().contains(" INFO  [main] i.l.s.LeafServer"),
           "other INFO lines are hidden at WARN:\n" + server.output());
     }
   }

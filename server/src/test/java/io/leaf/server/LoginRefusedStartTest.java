@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A login the database refuses, or a database it does not have, stops the server at start with
- * exit code 2 and one line naming the flags to fix: no retry can make them work.
+ * A login the database refuses, or a database it does not have, stops the server at start with exit
+ * code 2 and one line naming the flags to fix: no retry can make them work.
  */
 @Tag("slow")
 class LoginRefusedStartTest {
@@ -25,8 +25,14 @@ class LoginRefusedStartTest {
   void main_mariaDbWrongPassword_exit2NamingCredentialFlags() throws Exception {
     try (TestDatabase db = TestDatabases.mariaDb()) {
       TestDatabase.Login login = db.createUser("ALL");
-      assertRefused("--db-user and --db-password", "--db-url", db.url, "--db-user", login.user(),
-          "--db-password", login.password() + "-wrong");
+      assertRefused(
+          "--db-user and --db-password",
+          "--db-url",
+          db.url,
+          "--db-user",
+          login.user(),
+          "--db-password",
+          login.password() + "-wrong");
     }
   }
 
@@ -34,8 +40,14 @@ class LoginRefusedStartTest {
   @Timeout(120)
   void main_mariaDbUnknownDatabase_exit2NamingDbUrl() throws Exception {
     try (TestDatabase db = TestDatabases.mariaDb()) {
-      assertRefused("--db-url", "--db-url", db.url.replace(db.name, db.name + "_missing"),
-          "--db-user", db.user, "--db-password", db.password);
+      assertRefused(
+          "--db-url",
+          "--db-url",
+          db.url.replace(db.name, db.name + "_missing"),
+          "--db-user",
+          db.user,
+          "--db-password",
+          db.password);
     }
   }
 
@@ -43,8 +55,14 @@ class LoginRefusedStartTest {
   @Timeout(120)
   void main_postgresUnknownRole_exit2NamingCredentialFlags() throws Exception {
     try (TestDatabase db = TestDatabases.postgres()) {
-      assertRefused("--db-user and --db-password", "--db-url", db.url, "--db-user",
-          db.name + "_no_such_role", "--db-password", "x");
+      assertRefused(
+          "--db-user and --db-password",
+          "--db-url",
+          db.url,
+          "--db-user",
+          db.name + "_no_such_role",
+          "--db-password",
+          "x");
     }
   }
 
@@ -52,8 +70,14 @@ class LoginRefusedStartTest {
   @Timeout(120)
   void main_postgresUnknownDatabase_exit2NamingDbUrl() throws Exception {
     try (TestDatabase db = TestDatabases.postgres()) {
-      assertRefused("--db-url", "--db-url", db.url.replace(db.name, db.name + "_missing"),
-          "--db-user", db.user, "--db-password", db.password);
+      assertRefused(
+          "--db-url",
+          "--db-url",
+          db.url.replace(db.name, db.name + "_missing"),
+          "--db-user",
+          db.user,
+          "--db-password",
+          db.password);
     }
   }
 
@@ -68,7 +92,8 @@ class LoginRefusedStartTest {
       assertEquals(2, exit, server.output());
       List<String> lines = server.lines();
       String last = lines.isEmpty() ? "" : lines.get(lines.size() - 1);
-      assertTrue(last.startsWith("leaf-server: ") && last.contains("(check " + flags + ")"),
+      assertTrue(
+          last.startsWith("leaf-server: ") && last.contains("(check " + flags + ")"),
           "the last line names " + flags + ": " + last);
     }
   }

@@ -28,15 +28,17 @@ class PortInUseStartTest {
       int port = taken.getLocalPort();
       String url = "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath();
 
-      try (ServerProcess server = ServerProcess.start("--port", String.valueOf(port),
-          "--db-url", url)) {
+      try (ServerProcess server =
+          ServerProcess.start("--port", String.valueOf(port), "--db-url", url)) {
         Integer exit = server.awaitExit(60, TimeUnit.SECONDS);
 
         assertNotNull(exit, "the server must exit:\n" + server.output());
         assertEquals(2, exit, server.output());
         List<String> lines = server.lines();
-        assertEquals(List.of("leaf-server: cannot listen on port " + port
-            + ": Address already in use"), lines, "one line, no stack trace");
+        assertEquals(
+            List.of("leaf-server: cannot listen on port " + port + ": Address already in use"),
+            lines,
+            "one line, no stack trace");
         try (var files = Files.list(dir)) {
           assertFalse(files.findAny().isPresent(), "the database was not opened before the bind");
         }

@@ -18,14 +18,25 @@ class PostgresStartLogTest {
   @Timeout(120)
   void main_startOnPostgres_createsTheTableAndNamesServerAndDialect() throws Exception {
     try (TestDatabase db = TestDatabases.postgres();
-        ServerProcess server = ServerProcess.start("--port", "0", "--db-url", db.url,
-            "--db-user", db.user, "--db-password", db.password)) {
-      assertTrue(server.awaitLine("Leaf listening", 60, TimeUnit.SECONDS),
+        ServerProcess server =
+            ServerProcess.start(
+                "--port",
+                "0",
+                "--db-url",
+                db.url,
+                "--db-user",
+                db.user,
+                "--db-password",
+                db.password)) {
+      assertTrue(
+          server.awaitLine("Leaf listening", 60, TimeUnit.SECONDS),
           "the server started:\n" + server.output());
 
       String log = server.output();
-      assertTrue(log.matches("(?s).*leaf_alloc on PostgreSQL 1\\d\\.\\d+.*jOOQ dialect POSTGRES"
-          + ".*update_time \\w+ \\(epoch millis, Leaf's clock\\).*"),
+      assertTrue(
+          log.matches(
+              "(?s).*leaf_alloc on PostgreSQL 1\\d\\.\\d+.*jOOQ dialect POSTGRES"
+                  + ".*update_time \\w+ \\(epoch millis, Leaf's clock\\).*"),
           "the log names the real server and version, the dialect and the table:\n" + log);
     }
   }

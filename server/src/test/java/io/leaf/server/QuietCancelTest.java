@@ -39,10 +39,14 @@ class QuietCancelTest {
     root.setLevel(Level.INFO);
     logged.start();
 
-    LeafServer server = ServerWiring.production(ServerConfig.parse(new String[] {"--port", "0",
-        "--db-url", "jdbc:h2:file:" + dir.resolve("leaf")}, env -> null)).start();
-    ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", server.port())
-        .usePlaintext().build();
+    LeafServer server =
+        ServerWiring.production(
+                ServerConfig.parse(
+                    new String[] {"--port", "0", "--db-url", "jdbc:h2:file:" + dir.resolve("leaf")},
+                    env -> null))
+            .start();
+    ManagedChannel channel =
+        ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
     try {
       LeafServiceGrpc.LeafServiceBlockingStub leaf = LeafServiceGrpc.newBlockingStub(channel);
       leaf.createTag(CreateTagRequest.newBuilder().setBizTag("bulk").setStep(1_000_000).build());
@@ -50,12 +54,19 @@ class QuietCancelTest {
       root.addAppender(logged);
       for (int i = 0; i < 5; i++) {
         Context.CancellableContext call = Context.current().withCancellation();
-        int read = call.call(() -> {
-          Iterator<IdBatch> it = LeafServiceGrpc.newBlockingStub(channel).nextIdBatch(
-              NextIdBatchRequest.newBuilder().setBizTag("bulk").setCount(10_000_000)
-                  .setChunkSize(100_000).build());
-          return it.next().getIdsCount();
-        });
+        int read =
+            call.call(
+                () -> {
+                  Iterator<IdBatch> it =
+                      LeafServiceGrpc.newBlockingStub(channel)
+                          .nextIdBatch(
+                              NextIdBatchRequest.newBuilder()
+                                  .setBizTag("bulk")
+                                  .setCount(10_000_000)
+                                  .setChunkSize(100_000)
+                                  .build());
+                  return it.next().getIdsCount();
+                });
         call.cancel(null);
         assertEquals(100_000, read, "one chunk read before the cancel");
       }
@@ -72,16 +83,17 @@ class QuietCancelTest {
       root.detachAppender(logged);
       root.setLevel(rootLevel);
     }
-    List<String> leafLines = logged.list.stream()
-        .filter(e -> e.getLevel().isGreaterOrEqual(Level.INFO))
-        .filter(e -> !e.getFormattedMessage().startsWith("Leaf stopped"))
-        .filter(e -> !e.getFormattedMessage().startsWith("database reachable"))
-        // The snowflake worker lease's own lifecycle (leased at start, released at stop).
-        .filter(e -> !e.getFormattedMessage().startsWith("worker ID "))
-        // The stop's hand-back of unissued IDs: lifecycle too.
-        .filter(e -> !e.getFormattedMessage().startsWith("handed back "))
-        .map(e -> e.getLevel() + " " + e.getLoggerName() + ": " + e.getFormattedMessage())
-        .toList();
+    List<String> leafLines =
+        logged.list.stream()
+            .filter(e -> e.getLevel().isGreaterOrEqual(Level.INFO))
+            .filter(e -> !e.getFormattedMessage().startsWith("Leaf stopped"))
+            .filter(e -> !e.getFormattedMessage().startsWith("database reachable"))
+            // The snowflake worker lease's own lifecycle (leased at start, released at stop).
+            .filter(e -> !e.getFormattedMessage().startsWith("worker ID "))
+            // The stop's hand-back of unissued IDs: lifecycle too.
+            .filter(e -> !e.getFormattedMessage().startsWith("handed back "))
+            .map(e -> e.getLevel() + " " + e.getLoggerName() + ": " + e.getFormattedMessage())
+            .toList();
     assertEquals(List.of(), jul.records(), "grpc/netty log records above FINE");
     assertEquals(List.of(), leafLines, "server log lines above DEBUG");
   }

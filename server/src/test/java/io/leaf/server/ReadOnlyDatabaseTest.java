@@ -27,12 +27,11 @@ import org.junit.jupiter.api.io.TempDir;
 class ReadOnlyDatabaseTest {
 
   @Test
-  void writes_h2OpenedReadOnly_failedPreconditionWithTheReason(@TempDir Path dir)
-      throws Exception {
+  void writes_h2OpenedReadOnly_failedPreconditionWithTheReason(@TempDir Path dir) throws Exception {
     String url = "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath();
     try (HikariDataSource writable = DataSources.create(url, "sa", "", 1)) {
-      JooqSegmentStore store = new JooqSegmentStore(writable, DataSources.dialectOf(url),
-          InstantSource.system());
+      JooqSegmentStore store =
+          new JooqSegmentStore(writable, DataSources.dialectOf(url), InstantSource.system());
       store.createSchemaIfMissing();
       store.createTag("frozen", 1, 10, null);
     }
@@ -61,9 +60,9 @@ class ReadOnlyDatabaseTest {
   }
 
   /**
-   * PostgreSQL answers a write on a standby, or on a primary demoted under a live connection,
-   * with SQLState 25006; a new connection on a multi-host URL reaches the new primary, so this
-   * is an outage a retry fixes, not a refusal.
+   * PostgreSQL answers a write on a standby, or on a primary demoted under a live connection, with
+   * SQLState 25006; a new connection on a multi-host URL reaches the new primary, so this is an
+   * outage a retry fixes, not a refusal.
    */
   @Test
   void writes_postgresReadOnlyTransactions_unavailableForARetryOnTheNextHost() throws Exception {
@@ -80,14 +79,22 @@ class ReadOnlyDatabaseTest {
             new JooqSegmentStore(pool, DataSources.dialectOf(db.url), InstantSource.system());
         store.createSchemaIfMissing();
         try (InProcessLeaf leaf = new InProcessLeaf(store)) {
-          assertEquals(10, leaf.blocking.getTag(GetTagRequest.newBuilder().setBizTag("frozen")
-              .build()).getTag().getStep(), "reads work");
-          assertUnavailable(() -> leaf.blocking.nextId(
-              NextIdRequest.newBuilder().setBizTag("frozen").build()));
-          assertUnavailable(() -> leaf.blocking.createTag(
-              CreateTagRequest.newBuilder().setBizTag("new").build()));
-          assertUnavailable(() -> leaf.blocking.updateStep(
-              UpdateStepRequest.newBuilder().setBizTag("frozen").setStep(20).build()));
+          assertEquals(
+              10,
+              leaf.blocking
+                  .getTag(GetTagRequest.newBuilder().setBizTag("frozen").build())
+                  .getTag()
+                  .getStep(),
+              "reads work");
+          assertUnavailable(
+              () -> leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("frozen").build()));
+          assertUnavailable(
+              () ->
+                  leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("new").build()));
+          assertUnavailable(
+              () ->
+                  leaf.blocking.updateStep(
+                      UpdateStepRequest.newBuilder().setBizTag("frozen").setStep(20).build()));
         }
       }
     }
@@ -95,9 +102,12 @@ class ReadOnlyDatabaseTest {
 
   private static void assertUnavailable(Executable call) {
     StatusRuntimeException e = assertThrows(StatusRuntimeException.class, call);
-    assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(),
+    assertEquals(
+        Status.Code.UNAVAILABLE,
+        e.getStatus().getCode(),
         "a read-only PostgreSQL is a host to leave, not a refusal: " + e.getStatus());
-    assertTrue(String.valueOf(e.getStatus().getDescription()).contains("read-only"),
+    assertTrue(
+        String.valueOf(e.getStatus().getDescription()).contains("read-only"),
         "the message carries the database's reason: " + e.getStatus());
   }
 
@@ -107,22 +117,35 @@ class ReadOnlyDatabaseTest {
         new JooqSegmentStore(pool, DataSources.dialectOf(url), InstantSource.system());
     store.createSchemaIfMissing();
     try (InProcessLeaf leaf = new InProcessLeaf(store)) {
-      assertEquals(10, leaf.blocking.getTag(GetTagRequest.newBuilder().setBizTag("frozen")
-          .build()).getTag().getStep(), "reads work");
-      assertRefused(reason, () -> leaf.blocking.nextId(
-          NextIdRequest.newBuilder().setBizTag("frozen").build()));
-      assertRefused(reason, () -> leaf.blocking.createTag(
-          CreateTagRequest.newBuilder().setBizTag("new").build()));
-      assertRefused(reason, () -> leaf.blocking.updateStep(
-          UpdateStepRequest.newBuilder().setBizTag("frozen").setStep(20).build()));
+      assertEquals(
+          10,
+          leaf.blocking
+              .getTag(GetTagRequest.newBuilder().setBizTag("frozen").build())
+              .getTag()
+              .getStep(),
+          "reads work");
+      assertRefused(
+          reason,
+          () -> leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("frozen").build()));
+      assertRefused(
+          reason,
+          () -> leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("new").build()));
+      assertRefused(
+          reason,
+          () ->
+              leaf.blocking.updateStep(
+                  UpdateStepRequest.newBuilder().setBizTag("frozen").setStep(20).build()));
     }
   }
 
   private static void assertRefused(String reason, Executable call) {
     StatusRuntimeException e = assertThrows(StatusRuntimeException.class, call);
-    assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode(),
+    assertEquals(
+        Status.Code.FAILED_PRECONDITION,
+        e.getStatus().getCode(),
         "a database that takes no writes is no outage: " + e.getStatus());
-    assertTrue(String.valueOf(e.getStatus().getDescription()).contains(reason),
+    assertTrue(
+        String.valueOf(e.getStatus().getDescription()).contains(reason),
         "the message carries the database's reason '" + reason + "': " + e.getStatus());
   }
 }

@@ -1,18 +1,11 @@
 package io.leaf.server;
 
-import io.leaf.server.testing.Poll;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-
-import java.util.List;
-
-import org.junit.jupiter.api.function.Executable;
-
-import io.grpc.StatusRuntimeException;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
@@ -23,16 +16,19 @@ import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.server.testing.Poll;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 
 /** Readiness means "this server can issue IDs"; the database's own state is reported apart. */
 class ReadinessTest {
@@ -58,29 +54,32 @@ class ReadinessTest {
 
   private Watch watch(String service) {
     Watch w = new Watch(new LinkedBlockingQueue<>(), new CompletableFuture<>());
-    HealthGrpc.newStub(leaf.channel).watch(
-        HealthCheckRequest.newBuilder().setService(service).build(), new StreamObserver<>() {
-          @Override
-          public void onNext(HealthCheckResponse r) {
-            w.seen().add(r.getStatus());
-          }
+    HealthGrpc.newStub(leaf.channel)
+        .watch(
+            HealthCheckRequest.newBuilder().setService(service).build(),
+            new StreamObserver<>() {
+              @Override
+              public void onNext(HealthCheckResponse r) {
+                w.seen().add(r.getStatus());
+              }
 
-          @Override
-          public void onError(Throwable t) {
-            w.ended().complete(Status.fromThrowable(t));
-          }
+              @Override
+              public void onError(Throwable t) {
+                w.ended().complete(Status.fromThrowable(t));
+              }
 
-          @Override
-          public void onCompleted() {
-            w.ended().complete(Status.OK);
-          }
-        });
+              @Override
+              public void onCompleted() {
+                w.ended().complete(Status.OK);
+              }
+            });
     return w;
   }
 
   private ServingStatus health(String service) {
     return HealthGrpc.newBlockingStub(leaf.channel)
-        .check(HealthCheckRequest.newBuilder().setService(service).build()).getStatus();
+        .check(HealthCheckRequest.newBuilder().setService(service).build())
+        .getStatus();
   }
 
   @Test
@@ -96,9 +95,13 @@ class ReadinessTest {
     leaf.server.checkDatabaseNow();
 
     assertEquals(ServingStatus.SERVING, health(""), "readiness: this pod still issues IDs");
-    assertEquals(ServingStatus.SERVING, health(LeafServiceGrpc.SERVICE_NAME),
+    assertEquals(
+        ServingStatus.SERVING,
+        health(LeafServiceGrpc.SERVICE_NAME),
         "the service name the readiness probe asks");
-    assertEquals(ServingStatus.NOT_SERVING, health(LeafServer.DATABASE_HEALTH),
+    assertEquals(
+        ServingStatus.NOT_SERVING,
+        health(LeafServer.DATABASE_HEALTH),
         "the database's own state, for alerting");
     for (long expected = 2; expected <= 50; expected++) {
       assertEquals(expected, leaf.blocking.nextId(next).getId(), "buffered IDs keep flowing");
@@ -135,8 +138,11 @@ class ReadinessTest {
     leaf.server.stop();
     long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
 
-    assertTrue(tookMillis < 5_000, "stop took " + tookMillis + " ms with a Watch open (grace 20 s)");
-    assertEquals(ServingStatus.NOT_SERVING, seen.poll(5, TimeUnit.SECONDS),
+    assertTrue(
+        tookMillis < 5_000, "stop took " + tookMillis + " ms with a Watch open (grace 20 s)");
+    assertEquals(
+        ServingStatus.NOT_SERVING,
+        seen.poll(5, TimeUnit.SECONDS),
         "the watcher hears NOT_SERVING first");
     Status end = ended.get(5, TimeUnit.SECONDS);
     assertEquals(Status.Code.UNAVAILABLE, end.getCode(), "the watch ends: " + end);
@@ -150,21 +156,33 @@ class ReadinessTest {
     LinkedBlockingQueue<ServingStatus> seen = first.call(() -> watch("")).seen();
     assertEquals(ServingStatus.SERVING, seen.poll(5, TimeUnit.SECONDS), "the first watch is open");
 
-    io.grpc.StatusRuntimeException refused = org.junit.jupiter.api.Assertions.assertThrows(
-        io.grpc.StatusRuntimeException.class,
-        () -> HealthGrpc.newBlockingStub(leaf.channel).withDeadlineAfter(5, TimeUnit.SECONDS)
-            .watch(all).next());
+    io.grpc.StatusRuntimeException refused =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            io.grpc.StatusRuntimeException.class,
+            () ->
+                HealthGrpc.newBlockingStub(leaf.channel)
+                    .withDeadlineAfter(5, TimeUnit.SECONDS)
+                    .watch(all)
+                    .next());
     assertEquals(Status.Code.RESOURCE_EXHAUSTED, refused.getStatus().getCode());
-    assertEquals("too many Health/Watch streams open (limit 1, --max-watches)",
+    assertEquals(
+        "too many Health/Watch streams open (limit 1, --max-watches)",
         refused.getStatus().getDescription());
 
     first.cancel(null);
     // The server may not have seen the first watch's cancel yet: RESOURCE_EXHAUSTED is retried.
-    ServingStatus status = Poll.retry(() -> HealthGrpc.newBlockingStub(leaf.channel)
-            .withDeadlineAfter(5, TimeUnit.SECONDS).watch(all).next().getStatus(),
-        e -> e instanceof StatusRuntimeException s
-            && s.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED,
-        Duration.ofSeconds(10));
+    ServingStatus status =
+        Poll.retry(
+            () ->
+                HealthGrpc.newBlockingStub(leaf.channel)
+                    .withDeadlineAfter(5, TimeUnit.SECONDS)
+                    .watch(all)
+                    .next()
+                    .getStatus(),
+            e ->
+                e instanceof StatusRuntimeException s
+                    && s.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED,
+            Duration.ofSeconds(10));
     assertEquals(ServingStatus.SERVING, status, "the freed slot serves a new watch");
   }
 
@@ -175,7 +193,9 @@ class ReadinessTest {
     LinkedBlockingQueue<ServingStatus> seen = watch("").seen();
     assertEquals(ServingStatus.SERVING, seen.poll(5, TimeUnit.SECONDS));
     leaf.server.stop();
-    assertEquals(ServingStatus.NOT_SERVING, seen.poll(5, TimeUnit.SECONDS),
+    assertEquals(
+        ServingStatus.NOT_SERVING,
+        seen.poll(5, TimeUnit.SECONDS),
         "readiness turns NOT_SERVING as shutdown begins");
   }
 
@@ -185,12 +205,14 @@ class ReadinessTest {
     leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("dry").setStep(10).build());
     store.failLoads();
     leaf.server.checkDatabaseNow();
-    for (Executable call : List.<Executable>of(
-        () -> leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("new").build()),
-        () -> leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("dry").build()))) {
+    for (Executable call :
+        List.<Executable>of(
+            () -> leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("new").build()),
+            () -> leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("dry").build()))) {
       long started = System.nanoTime();
       StatusRuntimeException e = assertThrows(StatusRuntimeException.class, call);
-      assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(3),
+      assertTrue(
+          System.nanoTime() - started < TimeUnit.SECONDS.toNanos(3),
           "answered without waiting out a connection timeout: " + e.getStatus());
       assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), e.getStatus().toString());
       assertTrue(e.getStatus().getDescription().contains("database"), e.getStatus().toString());
@@ -203,14 +225,19 @@ class ReadinessTest {
     // server's next periodic check (every 2 s) clears it, as the first check did; the retry runs
     // that check at once instead of waiting for it. The tag loads within a few retries, not after
     // the outage's back-off.
-    long first = Poll.retry(() -> {
-      try {
-        return leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("dry").build()).getId();
-      } catch (StatusRuntimeException e) {
-        leaf.server.checkDatabaseNow();
-        throw e;
-      }
-    }, Duration.ofSeconds(2)); // the last failure is thrown if it still fails 2 s on
+    long first =
+        Poll.retry(
+            () -> {
+              try {
+                return leaf.blocking
+                    .nextId(NextIdRequest.newBuilder().setBizTag("dry").build())
+                    .getId();
+              } catch (StatusRuntimeException e) {
+                leaf.server.checkDatabaseNow();
+                throw e;
+              }
+            },
+            Duration.ofSeconds(2)); // the last failure is thrown if it still fails 2 s on
     assertEquals(1, first, "the dry tag loads as soon as the check sees the database answer");
   }
 
@@ -220,14 +247,20 @@ class ReadinessTest {
     leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("slow").build());
     store.blockReads(); // a read that would hang as long as the database does
     long started = System.nanoTime();
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-        () -> leaf.blocking.withDeadlineAfter(20, TimeUnit.SECONDS)
-            .getTag(GetTagRequest.newBuilder().setBizTag("slow").build()));
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                leaf.blocking
+                    .withDeadlineAfter(20, TimeUnit.SECONDS)
+                    .getTag(GetTagRequest.newBuilder().setBizTag("slow").build()));
     long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
     store.release();
     assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), e.getStatus().toString());
-    assertTrue(e.getStatus().getDescription().contains("no answer within 4000 ms"),
+    assertTrue(
+        e.getStatus().getDescription().contains("no answer within 4000 ms"),
         e.getStatus().toString());
-    assertTrue(tookMillis >= 3_900 && tookMillis < 10_000, "answered after the bound: " + tookMillis);
+    assertTrue(
+        tookMillis >= 3_900 && tookMillis < 10_000, "answered after the bound: " + tookMillis);
   }
 }

@@ -25,20 +25,24 @@ class RegionStartTest {
     String url = "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL";
     try (Connection c = DriverManager.getConnection(url, "sa", "");
         Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE leaf_region (id INT NOT NULL PRIMARY KEY, rule_name VARCHAR(32)"
-          + " NOT NULL, region INT NOT NULL, regions INT NOT NULL, update_time BIGINT NOT NULL)");
+      s.execute(
+          "CREATE TABLE leaf_region (id INT NOT NULL PRIMARY KEY, rule_name VARCHAR(32) NOT NULL,"
+              + " region INT NOT NULL, regions INT NOT NULL, update_time BIGINT NOT NULL)");
       s.execute("INSERT INTO leaf_region VALUES (1, 'high-bits', 0, 2, 0)");
     }
 
-    try (ServerProcess server = ServerProcess.start("--port", "0", "--db-url", url,
-        "--region", "1/2")) {
+    try (ServerProcess server =
+        ServerProcess.start("--port", "0", "--db-url", url, "--region", "1/2")) {
       Integer exit = server.awaitExit(60, TimeUnit.SECONDS);
 
-      assertNotNull(exit, "the server must stop, not issue another region's IDs:\n"
-          + server.output());
+      assertNotNull(
+          exit, "the server must stop, not issue another region's IDs:\n" + server.output());
       assertEquals(2, exit, server.output());
-      assertEquals("leaf-server: --region 1/2 contradicts the database's region 0/2 (table"
-          + " leaf_region)", server.lines().get(server.lines().size() - 1), server.output());
+      assertEquals(
+          "leaf-server: --region 1/2 contradicts the database's region 0/2 (table"
+              + " leaf_region)",
+          server.lines().get(server.lines().size() - 1),
+          server.output());
     }
   }
 }

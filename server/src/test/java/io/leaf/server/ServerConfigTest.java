@@ -1,8 +1,7 @@
 package io.leaf.server;
 
-import static org.junit.jupiter.api.Assertions.assertFalse;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -38,60 +37,93 @@ class ServerConfigTest {
   @Test
   void parse_invalidValues_oneLineReasonNamingFlagAndValue() {
     assertMessage("--port must be an integer between 0 and 65535, got 70000", "--port", "70000");
-    assertMessage("--idle-ttl must be a positive duration like 500ms, 30s, 15m or 1h, got 0s",
-        "--idle-ttl", "0s");
-    assertMessage("--db-url must start with jdbc:mysql: (MySQL or MariaDB), jdbc:postgresql: or"
-        + " jdbc:h2:, got postgres://x",
-        "--db-url", "postgres://x");
+    assertMessage(
+        "--idle-ttl must be a positive duration like 500ms, 30s, 15m or 1h, got 0s",
+        "--idle-ttl",
+        "0s");
+    assertMessage(
+        "--db-url must start with jdbc:mysql: (MySQL or MariaDB), jdbc:postgresql: or"
+            + " jdbc:h2:, got postgres://x",
+        "--db-url",
+        "postgres://x");
     assertMessage("--max-wait must be at most 8760h, got 9999999h", "--max-wait", "9999999h");
-    assertMessage("--idle-ttl must be at most 8760h, got 99999999999999999999s",
-        "--idle-ttl", "99999999999999999999s");
-    assertMessage("--shutdown-grace must be at most 8760h, got 9999999999999h",
-        "--shutdown-grace", "9999999999999h");
+    assertMessage(
+        "--idle-ttl must be at most 8760h, got 99999999999999999999s",
+        "--idle-ttl",
+        "99999999999999999999s");
+    assertMessage(
+        "--shutdown-grace must be at most 8760h, got 9999999999999h",
+        "--shutdown-grace",
+        "9999999999999h");
     assertMessage("unknown flag --nope (see --help)", "--nope", "1");
     assertMessage("--max-batch needs a value (use --max-batch= for an empty one)", "--max-batch");
     assertMessage("--admin-token needs a value", "--admin-token", "--client-token=abc");
-    assertMessage("unexpected argument at position 3, not a --flag (see --help)",
-        "--port", "1", "s3cret-token");
-    assertMessage("--metrics-port must differ from --port, both 9000",
-        "--port", "9000", "--metrics-port", "9000");
-    assertMessage("--db-pool-size must be an integer between 1 and 1000, got 0", "--db-pool-size", "0");
+    assertMessage(
+        "unexpected argument at position 3, not a --flag (see --help)",
+        "--port",
+        "1",
+        "s3cret-token");
+    assertMessage(
+        "--metrics-port must differ from --port, both 9000",
+        "--port",
+        "9000",
+        "--metrics-port",
+        "9000");
+    assertMessage(
+        "--db-pool-size must be an integer between 1 and 1000, got 0", "--db-pool-size", "0");
   }
 
   @Test
   void parse_emptyToken_refusedAsAnEmptyTokenFileIs() {
     assertMessage("--admin-token is empty; leave it out to require no token", "--admin-token=");
     assertMessage("--admin-token is empty; leave it out to require no token", "--admin-token", "");
-    assertMessage("--client-token is empty; leave it out to require no token",
-        "--admin-token", "a", "--client-token=");
-    IllegalArgumentException fromEnv = assertThrows(IllegalArgumentException.class,
-        () -> ServerConfig.parse(new String[0], env -> env.equals("LEAF_ADMIN_TOKEN") ? "" : null));
-    assertEquals("LEAF_ADMIN_TOKEN is set but empty; unset it to require no token",
-        fromEnv.getMessage(), "an empty variable does not turn the token off");
+    assertMessage(
+        "--client-token is empty; leave it out to require no token",
+        "--admin-token",
+        "a",
+        "--client-token=");
+    IllegalArgumentException fromEnv =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                ServerConfig.parse(
+                    new String[0], env -> env.equals("LEAF_ADMIN_TOKEN") ? "" : null));
+    assertEquals(
+        "LEAF_ADMIN_TOKEN is set but empty; unset it to require no token",
+        fromEnv.getMessage(),
+        "an empty variable does not turn the token off");
     assertEquals(null, parse(Map.of()).ops().adminToken(), "left out: no token");
   }
 
   @Test
   void parse_httpReadTimeoutBelowMinimum_refused() {
-    assertMessage("--http-read-timeout must be at least 100ms, got 1ms",
-        "--http-read-timeout", "1ms");
-    assertMessage("--http-read-timeout must be at least 100ms, got 99ms",
-        "--http-read-timeout", "99ms");
-    assertEquals(Duration.ofMillis(100), parse(Map.of(), "--http-read-timeout", "100ms").http()
-        .readTimeout());
+    assertMessage(
+        "--http-read-timeout must be at least 100ms, got 1ms", "--http-read-timeout", "1ms");
+    assertMessage(
+        "--http-read-timeout must be at least 100ms, got 99ms", "--http-read-timeout", "99ms");
+    assertEquals(
+        Duration.ofMillis(100),
+        parse(Map.of(), "--http-read-timeout", "100ms").http().readTimeout());
   }
 
   @Test
   void parse_signedInteger_refused() {
     assertMessage("--port must be an integer between 0 and 65535, got +7000", "--port", "+7000");
-    assertMessage("--max-batch must be an integer between 1 and 100000000, got +5",
-        "--max-batch", "+5");
+    assertMessage(
+        "--max-batch must be an integer between 1 and 100000000, got +5", "--max-batch", "+5");
   }
 
   @Test
   void toString_passwordInDbUrl_neverShownAndEveryDurationNamed() {
-    ServerConfig c = ServerConfig.parse(new String[] {"--db-url",
-        "jdbc:mysql://db:3306/leaf?password=s3cret", "--db-password", "other-secret"}, e -> null);
+    ServerConfig c =
+        ServerConfig.parse(
+            new String[] {
+              "--db-url",
+              "jdbc:mysql://db:3306/leaf?password=s3cret",
+              "--db-password",
+              "other-secret"
+            },
+            e -> null);
     String shown = c.toString();
     assertFalse(shown.contains("s3cret") || shown.contains("other-secret"), shown);
     assertTrue(shown.contains("shutdown-grace=PT20S"), shown);
@@ -99,21 +131,26 @@ class ServerConfigTest {
 
   @Test
   void parse_h2MemWithoutName_rejectedWithReason() {
-    assertMessage("--db-url jdbc:h2:mem: needs a database name (without one every pooled connection"
-        + " opens its own empty database), e.g. jdbc:h2:mem:leaf; got jdbc:h2:mem:;MODE=MySQL",
-        "--db-url", "jdbc:h2:mem:;MODE=MySQL");
+    assertMessage(
+        "--db-url jdbc:h2:mem: needs a database name (without one every pooled connection"
+            + " opens its own empty database), e.g. jdbc:h2:mem:leaf; got jdbc:h2:mem:;MODE=MySQL",
+        "--db-url",
+        "jdbc:h2:mem:;MODE=MySQL");
   }
 
   @Test
   void parse_h2OtherMode_rejectedWithReason() {
-    assertMessage("--db-url sets MODE=PostgreSQL, but Leaf's SQL needs H2's MySQL mode (leave MODE"
-        + " out or set MODE=MySQL); got jdbc:h2:file:./x;MODE=PostgreSQL",
-        "--db-url", "jdbc:h2:file:./x;MODE=PostgreSQL");
+    assertMessage(
+        "--db-url sets MODE=PostgreSQL, but Leaf's SQL needs H2's MySQL mode (leave MODE"
+            + " out or set MODE=MySQL); got jdbc:h2:file:./x;MODE=PostgreSQL",
+        "--db-url",
+        "jdbc:h2:file:./x;MODE=PostgreSQL");
   }
 
   @Test
   void parse_h2FileWithoutMode_accepted() {
-    assertEquals("jdbc:h2:file:/var/lib/leaf/leaf",
+    assertEquals(
+        "jdbc:h2:file:/var/lib/leaf/leaf",
         parse(Map.of(), "--db-url", "jdbc:h2:file:/var/lib/leaf/leaf").database().url());
   }
 
@@ -129,8 +166,17 @@ class ServerConfigTest {
     assertEquals(4, d.api().dbCallThreads());
     assertEquals(1_000, d.api().maxQueuedDbCalls());
 
-    ServerConfig c = parse(Map.of("LEAF_MAX_WAITING", "7"), "--missing-tag-ttl", "500ms",
-        "--first-load-threads", "3", "--max-queued-first-loads", "9", "--db-pool-size", "5");
+    ServerConfig c =
+        parse(
+            Map.of("LEAF_MAX_WAITING", "7"),
+            "--missing-tag-ttl",
+            "500ms",
+            "--first-load-threads",
+            "3",
+            "--max-queued-first-loads",
+            "9",
+            "--db-pool-size",
+            "5");
     EngineConfig e = c.engine(EngineConfig.DEFAULTS);
     assertEquals(7, e.maxWaiting(), "from the environment");
     assertEquals(Duration.ofMillis(500), e.missingTagTtl());
@@ -143,15 +189,38 @@ class ServerConfigTest {
   void parse_loaderQueueAndConnections_reachTheEngineAndThePool() {
     ServerConfig d = parse(Map.of());
     assertEquals(10_000, d.engine(EngineConfig.DEFAULTS).loaderQueue());
-    assertEquals(8 + 2 + 4 + 2 + 1, d.connections(),
+    assertEquals(
+        8 + 2 + 4 + 2 + 1 + 2,
+        d.connections(),
         "a connection per database thread, one for health, one for the worker lease, one for"
-            + " the ledger's retention");
-    ServerConfig c = parse(Map.of(), "--max-queued-loads", "50", "--db-pool-size", "3",
-        "--first-load-threads", "1", "--db-call-threads", "2");
+            + " the ledger's retention, two for the tag leases");
+    ServerConfig c =
+        parse(
+            Map.of(),
+            "--max-queued-loads",
+            "50",
+            "--db-pool-size",
+            "3",
+            "--first-load-threads",
+            "1",
+            "--db-call-threads",
+            "2");
     assertEquals(50, c.engine(EngineConfig.DEFAULTS).loaderQueue());
-    assertEquals(3 + 1 + 2 + 2 + 1, c.connections());
-    assertEquals(3 + 1 + 2 + 2, parse(Map.of(), "--db-pool-size", "3", "--first-load-threads",
-        "1", "--db-call-threads", "2", "--ledger", "off").connections(), "no retention thread");
+    assertEquals(3 + 1 + 2 + 2 + 1 + 2, c.connections());
+    assertEquals(
+        3 + 1 + 2 + 2 + 2,
+        parse(
+                Map.of(),
+                "--db-pool-size",
+                "3",
+                "--first-load-threads",
+                "1",
+                "--db-call-threads",
+                "2",
+                "--ledger",
+                "off")
+            .connections(),
+        "no retention thread");
   }
 
   @Test
@@ -165,12 +234,14 @@ class ServerConfigTest {
 
   @Test
   void parse_limitOutOfRange_namesFlagAndValue() {
-    assertMessage("--max-waiting must be an integer between 1 and 10000000, got 0",
-        "--max-waiting", "0");
-    assertMessage("--max-streams must be an integer between 1 and 1000000, got -1",
-        "--max-streams", "-1");
-    assertMessage("--missing-tag-ttl must be a positive duration like 500ms, 30s, 15m or 1h, got 0s",
-        "--missing-tag-ttl", "0s");
+    assertMessage(
+        "--max-waiting must be an integer between 1 and 10000000, got 0", "--max-waiting", "0");
+    assertMessage(
+        "--max-streams must be an integer between 1 and 1000000, got -1", "--max-streams", "-1");
+    assertMessage(
+        "--missing-tag-ttl must be a positive duration like 500ms, 30s, 15m or 1h, got 0s",
+        "--missing-tag-ttl",
+        "0s");
   }
 
   @Test
@@ -178,20 +249,37 @@ class ServerConfigTest {
     assertEquals(0, parse(Map.of()).api().maxStreamMemory(), "auto by default");
     assertEquals(64L << 20, parse(Map.of(), "--max-stream-memory", "64m").api().maxStreamMemory());
     assertEquals(2L << 30, parse(Map.of("LEAF_MAX_STREAM_MEMORY", "2G")).api().maxStreamMemory());
-    assertEquals(1L << 20, parse(Map.of(), "--max-stream-memory", "1048576").api().maxStreamMemory());
-    assertEquals(64L << 20, parse(Map.of(), "--max-stream-memory", "67108864").api().maxStreamMemory(),
+    assertEquals(
+        1L << 20, parse(Map.of(), "--max-stream-memory", "1048576").api().maxStreamMemory());
+    assertEquals(
+        64L << 20,
+        parse(Map.of(), "--max-stream-memory", "67108864").api().maxStreamMemory(),
         "a plain byte count of any length");
     assertEquals(1L << 40, parse(Map.of(), "--max-stream-memory", "1024g").api().maxStreamMemory());
-    assertMessage("--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
-        + " got 1025g", "--max-stream-memory", "1025g");
-    assertMessage("--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
-        + " got 99999999999999999999", "--max-stream-memory", "99999999999999999999");
-    assertTrue(parse(Map.of(), "--max-stream-memory", "8m").toString()
-        .contains("max-stream-memory=8388608"));
-    assertMessage("--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
-        + " got 512k", "--max-stream-memory", "512k");
-    assertMessage("--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
-        + " got 64 MB", "--max-stream-memory", "64 MB");
+    assertMessage(
+        "--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
+            + " got 1025g",
+        "--max-stream-memory",
+        "1025g");
+    assertMessage(
+        "--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
+            + " got 99999999999999999999",
+        "--max-stream-memory",
+        "99999999999999999999");
+    assertTrue(
+        parse(Map.of(), "--max-stream-memory", "8m")
+            .toString()
+            .contains("max-stream-memory=8388608"));
+    assertMessage(
+        "--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
+            + " got 512k",
+        "--max-stream-memory",
+        "512k");
+    assertMessage(
+        "--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
+            + " got 64 MB",
+        "--max-stream-memory",
+        "64 MB");
   }
 
   @Test
@@ -209,7 +297,8 @@ class ServerConfigTest {
   }
 
   private static void assertMessage(String expected, String... args) {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(Map.of(), args));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> parse(Map.of(), args));
     assertEquals(expected, e.getMessage());
   }
 }

@@ -12,15 +12,23 @@ class StreamMemoryStartTest {
 
   @Test
   void production_streamMemoryAboveHalfTheJvm_refusedBeforeTheDatabaseIsOpened() {
-    ServerConfig config = ServerConfig.parse(new String[] {"--port", "0",
-        "--max-stream-memory", "1024g"}, env -> null);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ServerWiring.production(config, InProcessServerBuilder.forName("refused"), store -> {
-          // Reached only once the pool is open: the check must come first.
-          throw new AssertionError("the database was opened before --max-stream-memory was"
-              + " checked");
-        }));
-    assertTrue(e.getMessage().startsWith("--max-stream-memory 1099511627776 is more than half"),
+    ServerConfig config =
+        ServerConfig.parse(
+            new String[] {"--port", "0", "--max-stream-memory", "1024g"}, env -> null);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                ServerWiring.production(
+                    config,
+                    InProcessServerBuilder.forName("refused"),
+                    store -> {
+                      // Reached only once the pool is open: the check must come first.
+                      throw new AssertionError(
+                          "the database was opened before --max-stream-memory was" + " checked");
+                    }));
+    assertTrue(
+        e.getMessage().startsWith("--max-stream-memory 1099511627776 is more than half"),
         e.getMessage());
   }
 }

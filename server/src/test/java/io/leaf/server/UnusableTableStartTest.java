@@ -25,19 +25,23 @@ class UnusableTableStartTest {
     String url = "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath();
     try (Connection c = DriverManager.getConnection(url + ";MODE=MySQL", "sa", "");
         Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE leaf_alloc (biz_tag VARCHAR(128) PRIMARY KEY,"
-          + " max_id VARCHAR(20) NOT NULL, step INT NOT NULL, description VARCHAR(256),"
-          + " update_time BIGINT NOT NULL)");
+      s.execute(
+          "CREATE TABLE leaf_alloc (biz_tag VARCHAR(128) PRIMARY KEY,"
+              + " max_id VARCHAR(20) NOT NULL, step INT NOT NULL, description VARCHAR(256),"
+              + " update_time BIGINT NOT NULL)");
     }
 
     try (ServerProcess server = ServerProcess.start("--port", "0", "--db-url", url)) {
       Integer exit = server.awaitExit(60, TimeUnit.SECONDS);
 
-      assertNotNull(exit, "the server must stop, not serve a table it cannot use:\n"
-          + server.output());
+      assertNotNull(
+          exit, "the server must stop, not serve a table it cannot use:\n" + server.output());
       assertEquals(2, exit, server.output());
-      assertEquals("leaf-server: table leaf_alloc: column max_id has type CHARACTER VARYING;"
-          + " Leaf needs BIGINT", server.lines().get(server.lines().size() - 1), server.output());
+      assertEquals(
+          "leaf-server: table leaf_alloc: column max_id has type CHARACTER VARYING;"
+              + " Leaf needs BIGINT",
+          server.lines().get(server.lines().size() - 1),
+          server.output());
     }
   }
 }

@@ -16,9 +16,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * A client-side ID cache against its floor and its reference, each shared by every benchmark
- * thread and each refilled in memory so only the cache is measured: {@link CachedIdGenerator#next()}
- * on ReserveIds answered by {@link InMemoryReserveService}, CosId's {@link SegmentChainId#generate()}
+ * A client-side ID cache against its floor and its reference, each shared by every benchmark thread
+ * and each refilled in memory so only the cache is measured: {@link CachedIdGenerator#next()} on
+ * ReserveIds answered by {@link InMemoryReserveService}, CosId's {@link SegmentChainId#generate()}
  * on its in-memory {@link IdSegmentDistributor.Atomic}, and {@link AtomicLong#incrementAndGet()}.
  * Both caches take blocks of {@value #BLOCK} IDs (the generator's largest reservation, which its
  * sizing reaches within the warm-up at these rates; CosId's step).

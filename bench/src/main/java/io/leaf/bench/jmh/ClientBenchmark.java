@@ -35,8 +35,8 @@ public class ClientBenchmark {
     public void start() {
       String target = System.getProperty(TARGET_PROPERTY);
       if (target == null) {
-        throw new IllegalStateException("system property " + TARGET_PROPERTY
-            + " (host:port of a Leaf server) is not set");
+        throw new IllegalStateException(
+            "system property " + TARGET_PROPERTY + " (host:port of a Leaf server) is not set");
       }
       client = LeafClient.forTarget(target).usePlaintext().build();
       generator = CachedIdGenerator.builder(client, TAG).build();

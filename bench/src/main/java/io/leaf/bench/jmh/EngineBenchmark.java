@@ -40,6 +40,7 @@ public class EngineBenchmark {
   public static class Allocator {
     SegmentAllocator allocator;
     CoarseTicker ticker;
+
     /** The threads the engine and the ticker run on, as the server makes them. */
     final List<ExecutorService> threads = new ArrayList<>();
 
@@ -52,8 +53,9 @@ public class EngineBenchmark {
       threads.add(tick);
       ticker = new CoarseTicker(Duration.ofMillis(1), tick);
       EngineConfig config = EngineConfig.DEFAULTS.withMaxStep(STEP);
-      allocator = new SegmentAllocator(store, ticker, config,
-          ServerThreads.engineThreads(config, threads::add));
+      allocator =
+          new SegmentAllocator(
+              store, ticker, config, ServerThreads.engineThreads(config, threads::add));
       allocator.initCache(TAG, allocator.deadline(TIMEOUT_NANOS, false)).join();
     }
 

@@ -27,10 +27,10 @@ public final class InMemoryReserveService extends LeafServiceGrpc.LeafServiceImp
 
   public InMemoryReserveService() throws IOException {
     String name = "leaf-bench-reserve-" + System.nanoTime();
-    server = InProcessServerBuilder.forName(name).directExecutor().addService(this).build()
-        .start();
-    client = LeafClient.forChannelBuilder(InProcessChannelBuilder.forName(name).directExecutor())
-        .build();
+    server = InProcessServerBuilder.forName(name).directExecutor().addService(this).build().start();
+    client =
+        LeafClient.forChannelBuilder(InProcessChannelBuilder.forName(name).directExecutor())
+            .build();
   }
 
   /** A client whose ReserveIds this service answers. */
@@ -41,8 +41,10 @@ public final class InMemoryReserveService extends LeafServiceGrpc.LeafServiceImp
   @Override
   public void reserveIds(ReserveIdsRequest req, StreamObserver<ReservedIds> out) {
     long start = next.getAndAdd(req.getCount());
-    out.onNext(ReservedIds.newBuilder().addRanges(
-        IdRange.newBuilder().setStart(start).setEnd(start + req.getCount())).build());
+    out.onNext(
+        ReservedIds.newBuilder()
+            .addRanges(IdRange.newBuilder().setStart(start).setEnd(start + req.getCount()))
+            .build());
     out.onCompleted();
   }
 

@@ -9,8 +9,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 /**
- * A {@link LeafClient} from {@code leaf.client.*} (owning its channel, closed with the context)
- * and the {@link LeafIdGenerators} (closed first), {@link LeafSnowflakeIds} and {@link
+ * A {@link LeafClient} from {@code leaf.client.*} (owning its channel, closed with the context) and
+ * the {@link LeafIdGenerators} (closed first), {@link LeafSnowflakeIds} and {@link
  * LeafFormattedIds} on it. Each bean backs off when the application defines its own.
  */
 @AutoConfiguration
@@ -43,8 +43,7 @@ public class LeafClientAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   @ConditionalOnBean(LeafClient.class)
-  public LeafIdGenerators leafIdGenerators(LeafClient leafClient,
-      LeafClientProperties properties) {
+  public LeafIdGenerators leafIdGenerators(LeafClient leafClient, LeafClientProperties properties) {
     return new LeafIdGenerators(leafClient, properties);
   }
 }

@@ -12,9 +12,9 @@ import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
 /**
- * The {@code leaf.client.*} properties: where the Leaf server is, how to reach it, and the
- * settings of each business tag's ID generator; {@link #validate} rejects bad values with a message
- * naming the property, which fails the application context at start.
+ * The {@code leaf.client.*} properties: where the Leaf server is, how to reach it, and the settings
+ * of each business tag's ID generator; {@link #validate} rejects bad values with a message naming
+ * the property, which fails the application context at start.
  */
 @ConfigurationProperties(prefix = LeafClientProperties.PREFIX)
 public class LeafClientProperties implements Validator {
@@ -189,10 +189,25 @@ public class LeafClientProperties implements Validator {
   /** Never shows the token. */
   @Override
   public String toString() {
-    return "LeafClientProperties[target=" + target + ", targets=" + targets + ", deadline="
-        + deadline + ", maxAttempts=" + maxAttempts + ", token=" + (token == null ? "none" : "***") + ", tokenFile=" + tokenFile
-        + ", tagTokens=" + tagTokens.keySet()
-        + ", tls=" + tls.enabled + ", generators=" + generators.keySet() + "]";
+    return "LeafClientProperties[target="
+        + target
+        + ", targets="
+        + targets
+        + ", deadline="
+        + deadline
+        + ", maxAttempts="
+        + maxAttempts
+        + ", token="
+        + (token == null ? "none" : "***")
+        + ", tokenFile="
+        + tokenFile
+        + ", tagTokens="
+        + tagTokens.keySet()
+        + ", tls="
+        + tls.enabled
+        + ", generators="
+        + generators.keySet()
+        + "]";
   }
 
   @Override
@@ -214,7 +229,9 @@ public class LeafClientProperties implements Validator {
     /** PEM file of the CA certificates to trust instead of the JDK's. */
     private Path trustCertificate;
 
-    /** PEM file of this client's certificate chain, for servers that require client certificates. */
+    /**
+     * PEM file of this client's certificate chain, for servers that require client certificates.
+     */
     private Path certificate;
 
     /** PEM file of the private key of certificate (PKCS#8). */

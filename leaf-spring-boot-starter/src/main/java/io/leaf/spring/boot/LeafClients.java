@@ -15,16 +15,17 @@ import java.nio.file.Files;
  */
 final class LeafClients {
 
-  private LeafClients() {
-  }
+  private LeafClients() {}
 
   static LeafClient create(LeafClientProperties p) {
-    LeafClient.Builder b = (p.getTargets().isEmpty() ? LeafClient.forTarget(p.getTarget())
-        : LeafClient.forTargets(p.getTargets()))
-        .deadline(p.getDeadline())
-        .maxAttempts(p.getMaxAttempts())
-        .failoverAfter(p.getFailoverAfter())
-        .retryPreferredAfter(p.getRetryPreferredAfter());
+    LeafClient.Builder b =
+        (p.getTargets().isEmpty()
+                ? LeafClient.forTarget(p.getTarget())
+                : LeafClient.forTargets(p.getTargets()))
+            .deadline(p.getDeadline())
+            .maxAttempts(p.getMaxAttempts())
+            .failoverAfter(p.getFailoverAfter())
+            .retryPreferredAfter(p.getRetryPreferredAfter());
     if (p.getTls().isEnabled()) {
       b.credentials(tls(p.getTls()));
     }
@@ -46,8 +47,11 @@ final class LeafClients {
         b.keyManager(tls.getCertificate().toFile(), tls.getPrivateKey().toFile());
       }
     } catch (IOException | RuntimeException e) {
-      throw new IllegalStateException(LeafClientProperties.PREFIX
-          + ".tls: cannot load the certificates or key: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          LeafClientProperties.PREFIX
+              + ".tls: cannot load the certificates or key: "
+              + e.getMessage(),
+          e);
     }
     return b.build();
   }
@@ -64,13 +68,16 @@ final class LeafClients {
       String token = Files.readString(p.getTokenFile(), StandardCharsets.UTF_8).strip();
       if (token.isEmpty() || !token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
         // Names the file, never its content: it is a secret.
-        throw new IllegalStateException(LeafClientProperties.PREFIX + ".token-file "
-            + p.getTokenFile() + " must hold one token of printable ASCII without spaces");
+        throw new IllegalStateException(
+            LeafClientProperties.PREFIX
+                + ".token-file "
+                + p.getTokenFile()
+                + " must hold one token of printable ASCII without spaces");
       }
       return token;
     } catch (IOException e) {
-      throw new UncheckedIOException(LeafClientProperties.PREFIX + ".token-file cannot be read: "
-          + p.getTokenFile(), e);
+      throw new UncheckedIOException(
+          LeafClientProperties.PREFIX + ".token-file cannot be read: " + p.getTokenFile(), e);
     }
   }
 }

@@ -7,8 +7,8 @@ import java.util.Objects;
 
 /**
  * Formatted numbers of tags that carry a format (e.g. {@code ORD-20261126-0004577}): each call is
- * one RPC through the application's {@code LeafClient}, with its deadline, retries, token and
- * typed errors; nothing is cached, since a cached number could belong to a period already over.
+ * one RPC through the application's {@code LeafClient}, with its deadline, retries, token and typed
+ * errors; nothing is cached, since a cached number could belong to a period already over.
  *
  * <p>Implementations are thread-safe.
  */

@@ -10,8 +10,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
 /**
- * The {@code leaf} health indicator ({@link LeafHealthIndicator}) when Spring Boot's health
- * support is present and {@code management.health.leaf.enabled} is not false.
+ * The {@code leaf} health indicator ({@link LeafHealthIndicator}) when Spring Boot's health support
+ * is present and {@code management.health.leaf.enabled} is not false.
  */
 @AutoConfiguration(after = LeafClientAutoConfiguration.class)
 @ConditionalOnClass(HealthIndicator.class)
@@ -22,8 +22,8 @@ public class LeafHealthAutoConfiguration {
   /** Named so that the indicator's name is {@code leaf}. */
   @Bean
   @ConditionalOnMissingBean(name = "leafHealthIndicator")
-  public LeafHealthIndicator leafHealthIndicator(LeafClient leafClient,
-      LeafClientProperties properties) {
+  public LeafHealthIndicator leafHealthIndicator(
+      LeafClient leafClient, LeafClientProperties properties) {
     return new LeafHealthIndicator(leafClient, properties.getHealthTimeout());
   }
 }

@@ -13,11 +13,11 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
- * UP while the Leaf server answers the standard {@code grpc.health.v1} Check of
- * {@value #READINESS} with SERVING (it can issue IDs), DOWN with the reason otherwise: the status
- * it reports, or the gRPC status of a check that failed (unreachable, timed out). The database's
- * own health, which the server reports separately, is a detail that does not change the status:
- * buffered IDs keep flowing through a database outage.
+ * UP while the Leaf server answers the standard {@code grpc.health.v1} Check of {@value #READINESS}
+ * with SERVING (it can issue IDs), DOWN with the reason otherwise: the status it reports, or the
+ * gRPC status of a check that failed (unreachable, timed out). The database's own health, which the
+ * server reports separately, is a detail that does not change the status: buffered IDs keep flowing
+ * through a database outage.
  *
  * <p>Thread-safe; each {@link #health()} is one or two calls on the client's channel, each bounded
  * by {@code leaf.client.health-timeout}.
@@ -26,6 +26,7 @@ public class LeafHealthIndicator implements HealthIndicator {
 
   /** The health service name whose status means "this server can issue IDs". */
   public static final String READINESS = "leaf.v1.LeafService";
+
   /** The health service name of the server's database check. */
   public static final String DATABASE = "leaf.database";
 
@@ -48,12 +49,15 @@ public class LeafHealthIndicator implements HealthIndicator {
     try {
       readiness = check(health, READINESS);
     } catch (StatusRuntimeException e) {
-      return Health.down().withDetail("reason", "health check failed: " + describe(e.getStatus()))
+      return Health.down()
+          .withDetail("reason", "health check failed: " + describe(e.getStatus()))
           .build();
     }
-    Health.Builder b = readiness == ServingStatus.SERVING ? Health.up()
-        : Health.down().withDetail("reason", "the server reports " + READINESS + " as "
-            + readiness);
+    Health.Builder b =
+        readiness == ServingStatus.SERVING
+            ? Health.up()
+            : Health.down()
+                .withDetail("reason", "the server reports " + READINESS + " as " + readiness);
     b.withDetail("status", readiness.name());
     try {
       b.withDetail("database", check(health, DATABASE).name());
@@ -64,13 +68,15 @@ public class LeafHealthIndicator implements HealthIndicator {
   }
 
   private ServingStatus check(HealthGrpc.HealthBlockingStub health, String service) {
-    return health.withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS)
+    return health
+        .withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS)
         .check(HealthCheckRequest.newBuilder().setService(service).build())
         .getStatus();
   }
 
   private static String describe(Status s) {
-    return s.getDescription() == null ? s.getCode().name()
+    return s.getDescription() == null
+        ? s.getCode().name()
         : s.getCode() + ": " + s.getDescription();
   }
 }

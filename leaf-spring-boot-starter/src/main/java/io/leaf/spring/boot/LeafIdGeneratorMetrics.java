@@ -10,8 +10,8 @@ import java.util.Objects;
 
 /**
  * Meters of every generator in {@link LeafIdGenerators}, tagged {@code biz_tag}, including
- * generators built after binding: {@value #SERVED}, {@value #WAITS}, {@value #REFILLS},
- * {@value #REFILL_FAILURES} (counters) and {@value #LEFT} (a gauge).
+ * generators built after binding: {@value #SERVED}, {@value #WAITS}, {@value #REFILLS}, {@value
+ * #REFILL_FAILURES} (counters) and {@value #LEFT} (a gauge).
  *
  * <p>Meters read the generators' counters when scraped; the ID path pays nothing for them.
  */
@@ -36,15 +36,25 @@ public class LeafIdGeneratorMetrics implements MeterBinder {
 
   private static void register(MeterRegistry registry, String tag, CachedIdGenerator g) {
     Tags tags = Tags.of("biz_tag", tag);
-    FunctionCounter.builder(SERVED, g, CachedIdGenerator::idsServed).tags(tags)
-        .description("IDs handed out from the client's cache").register(registry);
-    FunctionCounter.builder(WAITS, g, CachedIdGenerator::waits).tags(tags)
-        .description("calls that found every reserved ID used up and waited").register(registry);
-    FunctionCounter.builder(REFILLS, g, CachedIdGenerator::refills).tags(tags)
-        .description("reservations asked for").register(registry);
-    FunctionCounter.builder(REFILL_FAILURES, g, CachedIdGenerator::refillFailures).tags(tags)
-        .description("reservations that failed").register(registry);
-    Gauge.builder(LEFT, g, CachedIdGenerator::idsLeft).tags(tags)
-        .description("reserved IDs cached and not handed out yet").register(registry);
+    FunctionCounter.builder(SERVED, g, CachedIdGenerator::idsServed)
+        .tags(tags)
+        .description("IDs handed out from the client's cache")
+        .register(registry);
+    FunctionCounter.builder(WAITS, g, CachedIdGenerator::waits)
+        .tags(tags)
+        .description("calls that found every reserved ID used up and waited")
+        .register(registry);
+    FunctionCounter.builder(REFILLS, g, CachedIdGenerator::refills)
+        .tags(tags)
+        .description("reservations asked for")
+        .register(registry);
+    FunctionCounter.builder(REFILL_FAILURES, g, CachedIdGenerator::refillFailures)
+        .tags(tags)
+        .description("reservations that failed")
+        .register(registry);
+    Gauge.builder(LEFT, g, CachedIdGenerator::idsLeft)
+        .tags(tags)
+        .description("reserved IDs cached and not handed out yet")
+        .register(registry);
   }
 }

@@ -30,6 +30,7 @@ public class LeafIdGenerators implements AutoCloseable {
   private final ConcurrentHashMap<String, CachedIdGenerator> generators = new ConcurrentHashMap<>();
   private final List<BiConsumer<String, CachedIdGenerator>> listeners =
       new CopyOnWriteArrayList<>();
+
   /** Guarded by this: creation and close are serialized, lookups are not. */
   private boolean closed;
 
@@ -42,8 +43,13 @@ public class LeafIdGenerators implements AutoCloseable {
     this.settings = Map.copyOf(settings);
     this.maxGenerators = maxGenerators;
     if (settings.size() > maxGenerators) {
-      throw new IllegalArgumentException(LeafClientProperties.PREFIX + ".max-generators ("
-          + maxGenerators + ") is below the " + settings.size() + " configured generators");
+      throw new IllegalArgumentException(
+          LeafClientProperties.PREFIX
+              + ".max-generators ("
+              + maxGenerators
+              + ") is below the "
+              + settings.size()
+              + " configured generators");
     }
     try {
       settings.keySet().forEach(this::get);
@@ -80,13 +86,23 @@ public class LeafIdGenerators implements AutoCloseable {
       return existing;
     }
     if (!Tags.valid(bizTag)) {
-      throw new IllegalArgumentException("biz_tag must be 1 to " + Tags.MAX_LENGTH
-          + " characters without control characters, got '" + bizTag + "'");
+      throw new IllegalArgumentException(
+          "biz_tag must be 1 to "
+              + Tags.MAX_LENGTH
+              + " characters without control characters, got '"
+              + bizTag
+              + "'");
     }
     if (generators.size() >= maxGenerators) {
-      throw new IllegalStateException("no generator for biz_tag '" + bizTag + "': "
-          + LeafClientProperties.PREFIX + ".max-generators (" + maxGenerators
-          + ") generators exist already " + generators.keySet());
+      throw new IllegalStateException(
+          "no generator for biz_tag '"
+              + bizTag
+              + "': "
+              + LeafClientProperties.PREFIX
+              + ".max-generators ("
+              + maxGenerators
+              + ") generators exist already "
+              + generators.keySet());
     }
     CachedIdGenerator g = build(bizTag, settings.getOrDefault(bizTag, new Generator()));
     generators.put(bizTag, g);
@@ -110,8 +126,8 @@ public class LeafIdGenerators implements AutoCloseable {
   }
 
   /**
-   * Calls {@code action} for every generator now and for each one built later (e.g. to register
-   * its meters), under the lock that serializes creation, so none is missed or seen twice.
+   * Calls {@code action} for every generator now and for each one built later (e.g. to register its
+   * meters), under the lock that serializes creation, so none is missed or seen twice.
    */
   public synchronized void forEachAndEveryNew(BiConsumer<String, CachedIdGenerator> action) {
     Objects.requireNonNull(action, "action");

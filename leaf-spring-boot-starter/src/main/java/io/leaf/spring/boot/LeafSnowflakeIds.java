@@ -19,7 +19,10 @@ public interface LeafSnowflakeIds {
   /** {@code count} IDs from one stream, in the order the server sent them. */
   long[] nextIds(int count);
 
-  /** IDs from the two calls given, e.g. a client's {@code nextSnowflakeId} and {@code nextSnowflakeIds}. */
+  /**
+   * IDs from the two calls given, e.g. a client's {@code nextSnowflakeId} and {@code
+   * nextSnowflakeIds}.
+   */
   static LeafSnowflakeIds of(LongSupplier one, IntFunction<long[]> many) {
     Objects.requireNonNull(one, "one");
     Objects.requireNonNull(many, "many");

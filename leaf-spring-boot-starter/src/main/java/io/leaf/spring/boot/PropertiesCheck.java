@@ -35,8 +35,12 @@ final class PropertiesCheck {
     checkToken(p);
     checkTls(p.getTls());
     if (p.getMaxGenerators() < p.getGenerators().size() || p.getMaxGenerators() < 1) {
-      reject("max-generators", "must be at least 1 and at least the " + p.getGenerators().size()
-          + " configured generators, got " + p.getMaxGenerators());
+      reject(
+          "max-generators",
+          "must be at least 1 and at least the "
+              + p.getGenerators().size()
+              + " configured generators, got "
+              + p.getMaxGenerators());
     }
     for (Map.Entry<String, Generator> e : p.getGenerators().entrySet()) {
       checkGenerator(e.getKey(), e.getValue());
@@ -68,11 +72,13 @@ final class PropertiesCheck {
     if (p.getTokenFile() != null && !LeafClientProperties.readable(p.getTokenFile())) {
       reject("token-file", "cannot be read: " + p.getTokenFile());
     }
-    p.getTagTokens().forEach((prefix, token) -> {
-      if (token == null || !printable(token)) {
-        reject("tag-tokens[" + prefix + "]", "must be printable ASCII without spaces");
-      }
-    });
+    p.getTagTokens()
+        .forEach(
+            (prefix, token) -> {
+              if (token == null || !printable(token)) {
+                reject("tag-tokens[" + prefix + "]", "must be printable ASCII without spaces");
+              }
+            });
   }
 
   private static boolean printable(String token) {
@@ -84,9 +90,12 @@ final class PropertiesCheck {
     file("tls.certificate", tls.getCertificate(), tls.isEnabled());
     file("tls.private-key", tls.getPrivateKey(), tls.isEnabled());
     if ((tls.getCertificate() == null) != (tls.getPrivateKey() == null)) {
-      reject(tls.getCertificate() == null ? "tls.certificate" : "tls.private-key",
-          "must be set with " + P + (tls.getCertificate() == null ? "tls.private-key"
-              : "tls.certificate") + " (a client certificate needs both)");
+      reject(
+          tls.getCertificate() == null ? "tls.certificate" : "tls.private-key",
+          "must be set with "
+              + P
+              + (tls.getCertificate() == null ? "tls.private-key" : "tls.certificate")
+              + " (a client certificate needs both)");
     }
   }
 
@@ -104,18 +113,34 @@ final class PropertiesCheck {
   private void checkGenerator(String tag, Generator g) {
     String prefix = "generators." + tag + ".";
     if (!Tags.valid(tag)) {
-      reject("generators", "has a business tag that is empty, longer than " + Tags.MAX_LENGTH
-          + " characters or holds a control character: '" + tag + "'");
+      reject(
+          "generators",
+          "has a business tag that is empty, longer than "
+              + Tags.MAX_LENGTH
+              + " characters or holds a control character: '"
+              + tag
+              + "'");
     }
     if (g.getMinBlockSize() < 1) {
       reject(prefix + "min-block-size", "must be at least 1, got " + g.getMinBlockSize());
     } else if (g.getMinBlockSize() > g.getMaxBlockSize()) {
-      reject(prefix + "min-block-size", "must be at most " + P + prefix + "max-block-size ("
-          + g.getMaxBlockSize() + "), got " + g.getMinBlockSize());
+      reject(
+          prefix + "min-block-size",
+          "must be at most "
+              + P
+              + prefix
+              + "max-block-size ("
+              + g.getMaxBlockSize()
+              + "), got "
+              + g.getMinBlockSize());
     }
     if (g.getMaxBlockSize() > LeafClientProperties.SERVER_MAX_BATCH) {
-      reject(prefix + "max-block-size", "must be at most " + LeafClientProperties.SERVER_MAX_BATCH
-          + ", got " + g.getMaxBlockSize());
+      reject(
+          prefix + "max-block-size",
+          "must be at most "
+              + LeafClientProperties.SERVER_MAX_BATCH
+              + ", got "
+              + g.getMaxBlockSize());
     }
     if (!(g.getRefillThreshold() >= 0 && g.getRefillThreshold() < 1)) {
       reject(prefix + "refill-threshold", "must be in [0, 1), got " + g.getRefillThreshold());

@@ -5,12 +5,13 @@ final class Tags {
 
   static final int MAX_LENGTH = 128;
 
-  private Tags() {
-  }
+  private Tags() {}
 
   /** Not empty, at most 128 characters, no control character. */
   static boolean valid(String tag) {
-    return tag != null && !tag.isEmpty() && tag.length() <= MAX_LENGTH
+    return tag != null
+        && !tag.isEmpty()
+        && tag.length() <= MAX_LENGTH
         && tag.chars().noneMatch(Character::isISOControl);
   }
 }

@@ -24,39 +24,48 @@ class LeafClientTargetsTest {
     try (TestLeafServer first = new TestLeafServer();
         TestLeafServer second = new TestLeafServer().startAt(SECOND)) {
       new ApplicationContextRunner()
-          .withConfiguration(AutoConfigurations.of(LeafClientAutoConfiguration.class,
-              LeafHealthAutoConfiguration.class))
+          .withConfiguration(
+              AutoConfigurations.of(
+                  LeafClientAutoConfiguration.class, LeafHealthAutoConfiguration.class))
           // A stopped server refuses at once: failover-after only bounds a silent one (and a cold
           // JVM's first call may take a second or two).
-          .withPropertyValues("leaf.client.targets=" + first.target() + "," + second.target(),
-              "leaf.client.failover-after=5s", "leaf.client.retry-preferred-after=1m",
+          .withPropertyValues(
+              "leaf.client.targets=" + first.target() + "," + second.target(),
+              "leaf.client.failover-after=5s",
+              "leaf.client.retry-preferred-after=1m",
               "leaf.client.deadline=10s",
               "leaf.client.generators.orders.min-block-size=10",
               "leaf.client.generators.orders.max-block-size=10")
-          .run(context -> {
-            assertThat(context).hasSingleBean(LeafClient.class);
-            CachedIdGenerator orders = context.getBean(LeafIdGenerators.class).get("orders");
-            LeafFormattedIds formatted = context.getBean(LeafFormattedIds.class);
-            assertThat(orders.next()).as("an ID of the first server").isLessThan(SECOND);
-            assertThat(formatted.next("invoices")).as("a number of the first server")
-                .doesNotStartWith("F-1000");
-            assertThat(second.reserveCounts()).as("the second server while the first serves")
-                .isEmpty();
+          .run(
+              context -> {
+                assertThat(context).hasSingleBean(LeafClient.class);
+                CachedIdGenerator orders = context.getBean(LeafIdGenerators.class).get("orders");
+                LeafFormattedIds formatted = context.getBean(LeafFormattedIds.class);
+                assertThat(orders.next()).as("an ID of the first server").isLessThan(SECOND);
+                assertThat(formatted.next("invoices"))
+                    .as("a number of the first server")
+                    .doesNotStartWith("F-1000");
+                assertThat(second.reserveCounts())
+                    .as("the second server while the first serves")
+                    .isEmpty();
 
-            first.close();
-            long last = 0;
-            for (int i = 0; i < 25; i++) {
-              last = orders.next(); // the cached IDs of the first, then the second's
-            }
-            assertThat(last).as("an ID once the cache ran dry").isGreaterThanOrEqualTo(SECOND);
-            assertThat(formatted.next("invoices")).as("a number once the first stopped")
-                .startsWith("F-100");
-            assertThat(context.getBean(LeafSnowflakeIds.class).nextId()).as("a snowflake ID")
-                .isPositive();
-            Health health = context.getBean(LeafHealthIndicator.class).health();
-            assertThat(health.getStatus()).as("health of the server calls go to: " + health)
-                .isEqualTo(Status.UP);
-          });
+                first.close();
+                long last = 0;
+                for (int i = 0; i < 25; i++) {
+                  last = orders.next(); // the cached IDs of the first, then the second's
+                }
+                assertThat(last).as("an ID once the cache ran dry").isGreaterThanOrEqualTo(SECOND);
+                assertThat(formatted.next("invoices"))
+                    .as("a number once the first stopped")
+                    .startsWith("F-100");
+                assertThat(context.getBean(LeafSnowflakeIds.class).nextId())
+                    .as("a snowflake ID")
+                    .isPositive();
+                Health health = context.getBean(LeafHealthIndicator.class).health();
+                assertThat(health.getStatus())
+                    .as("health of the server calls go to: " + health)
+                    .isEqualTo(Status.UP);
+              });
     }
   }
 }

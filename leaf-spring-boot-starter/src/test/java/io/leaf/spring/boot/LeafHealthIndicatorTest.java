@@ -22,11 +22,13 @@ class LeafHealthIndicatorTest {
   @BeforeEach
   void setUp() throws Exception {
     server = new TestLeafServer();
-    runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(LeafClientAutoConfiguration.class,
-            LeafHealthAutoConfiguration.class))
-        .withPropertyValues("leaf.client.target=" + server.target(),
-            "leaf.client.health-timeout=5s");
+    runner =
+        new ApplicationContextRunner()
+            .withConfiguration(
+                AutoConfigurations.of(
+                    LeafClientAutoConfiguration.class, LeafHealthAutoConfiguration.class))
+            .withPropertyValues(
+                "leaf.client.target=" + server.target(), "leaf.client.health-timeout=5s");
   }
 
   @AfterEach
@@ -36,61 +38,84 @@ class LeafHealthIndicatorTest {
 
   @Test
   void health_whileServingThenAfterTheServerStops_upThenDownWithTheReason() {
-    runner.run(context -> {
-      HealthIndicator indicator = context.getBean("leafHealthIndicator", HealthIndicator.class);
-      Health up = indicator.health();
-      assertThat(up.getStatus()).as("health of a serving server: " + up).isEqualTo(Status.UP);
-      assertThat(up.getDetails()).as("details").containsEntry("status", "SERVING")
-          .containsEntry("database", "SERVING");
+    runner.run(
+        context -> {
+          HealthIndicator indicator = context.getBean("leafHealthIndicator", HealthIndicator.class);
+          Health up = indicator.health();
+          assertThat(up.getStatus()).as("health of a serving server: " + up).isEqualTo(Status.UP);
+          assertThat(up.getDetails())
+              .as("details")
+              .containsEntry("status", "SERVING")
+              .containsEntry("database", "SERVING");
 
-      server.close();
-      Health down = indicator.health();
+          server.close();
+          Health down = indicator.health();
 
-      assertThat(down.getStatus()).as("health once the server stopped: " + down)
-          .isEqualTo(Status.DOWN);
-      assertThat((String) down.getDetails().get("reason")).as("the reason")
-          .startsWith("health check failed: UNAVAILABLE");
-    });
+          assertThat(down.getStatus())
+              .as("health once the server stopped: " + down)
+              .isEqualTo(Status.DOWN);
+          assertThat((String) down.getDetails().get("reason"))
+              .as("the reason")
+              .startsWith("health check failed: UNAVAILABLE");
+        });
   }
 
   @Test
   void health_whenTheServerReportsNotServing_downNamingTheStatus() {
     server.setReadiness(ServingStatus.NOT_SERVING);
-    runner.run(context -> {
-      Health health = context.getBean(LeafHealthIndicator.class).health();
-      assertThat(health.getStatus()).as("health: " + health).isEqualTo(Status.DOWN);
-      assertThat(health.getDetails()).as("details")
-          .containsEntry("reason", "the server reports leaf.v1.LeafService as NOT_SERVING");
-    });
+    runner.run(
+        context -> {
+          Health health = context.getBean(LeafHealthIndicator.class).health();
+          assertThat(health.getStatus()).as("health: " + health).isEqualTo(Status.DOWN);
+          assertThat(health.getDetails())
+              .as("details")
+              .containsEntry("reason", "the server reports leaf.v1.LeafService as NOT_SERVING");
+        });
   }
 
   @Test
   void health_whenOnlyTheDatabaseIsDown_upWithTheDatabaseAsADetail() {
     server.setDatabase(ServingStatus.NOT_SERVING);
-    runner.run(context -> {
-      Health health = context.getBean(LeafHealthIndicator.class).health();
-      assertThat(health.getStatus()).as("buffered IDs still flow: " + health).isEqualTo(Status.UP);
-      assertThat(health.getDetails()).as("details").containsEntry("database", "NOT_SERVING");
-    });
+    runner.run(
+        context -> {
+          Health health = context.getBean(LeafHealthIndicator.class).health();
+          assertThat(health.getStatus())
+              .as("buffered IDs still flow: " + health)
+              .isEqualTo(Status.UP);
+          assertThat(health.getDetails()).as("details").containsEntry("database", "NOT_SERVING");
+        });
   }
 
   @Test
   void indicator_whenDisabledOrWithoutSpringBootHealth_absent() {
-    runner.withPropertyValues("management.health.leaf.enabled=false")
-        .run(context -> assertThat(context).as("disabled by property")
-            .doesNotHaveBean("leafHealthIndicator"));
-    runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
-        .run(context -> assertThat(context).as("without spring-boot-health")
-            .doesNotHaveBean("leafHealthIndicator").hasSingleBean(LeafIdGenerators.class));
+    runner
+        .withPropertyValues("management.health.leaf.enabled=false")
+        .run(
+            context ->
+                assertThat(context)
+                    .as("disabled by property")
+                    .doesNotHaveBean("leafHealthIndicator"));
+    runner
+        .withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+        .run(
+            context ->
+                assertThat(context)
+                    .as("without spring-boot-health")
+                    .doesNotHaveBean("leafHealthIndicator")
+                    .hasSingleBean(LeafIdGenerators.class));
   }
 
   @Test
   void indicator_definedByTheApplication_kept() {
     HealthIndicator own = () -> Health.up().withDetail("own", true).build();
-    runner.withBean("leafHealthIndicator", HealthIndicator.class, () -> own).run(context -> {
-      assertThat(context.getBean("leafHealthIndicator")).as("the application's indicator")
-          .isSameAs(own);
-      assertThat(context).doesNotHaveBean(LeafHealthIndicator.class);
-    });
+    runner
+        .withBean("leafHealthIndicator", HealthIndicator.class, () -> own)
+        .run(
+            context -> {
+              assertThat(context.getBean("leafHealthIndicator"))
+                  .as("the application's indicator")
+                  .isSameAs(own);
+              assertThat(context).doesNotHaveBean(LeafHealthIndicator.class);
+            });
   }
 }

@@ -49,9 +49,14 @@ final class TestCertificates {
   void issue(String commonName, Path certFile, Path keyFile) throws Exception {
     KeyPair keys = keyPair();
     X509v3CertificateBuilder b = builder(caName, new X500Name("CN=" + commonName), keys);
-    b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-        new GeneralName(GeneralName.dNSName, "localhost"),
-        new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
+    b.addExtension(
+        Extension.subjectAlternativeName,
+        false,
+        new GeneralNames(
+            new GeneralName[] {
+              new GeneralName(GeneralName.dNSName, "localhost"),
+              new GeneralName(GeneralName.iPAddress, "127.0.0.1")
+            }));
     Files.writeString(certFile, pem(sign(b, caKeys.getPrivate())));
     Files.writeString(keyFile, pem(new JcaPKCS8Generator(keys.getPrivate(), null)));
   }
@@ -64,15 +69,19 @@ final class TestCertificates {
 
   private static X509v3CertificateBuilder builder(X500Name issuer, X500Name subject, KeyPair keys) {
     Instant now = Instant.now();
-    return new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(SERIALS.incrementAndGet()),
-        Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(1))),
-        subject, keys.getPublic());
+    return new JcaX509v3CertificateBuilder(
+        issuer,
+        BigInteger.valueOf(SERIALS.incrementAndGet()),
+        Date.from(now.minus(Duration.ofHours(1))),
+        Date.from(now.plus(Duration.ofDays(1))),
+        subject,
+        keys.getPublic());
   }
 
   private static X509Certificate sign(X509v3CertificateBuilder b, PrivateKey signer)
       throws Exception {
-    return new JcaX509CertificateConverter().getCertificate(
-        b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer)));
+    return new JcaX509CertificateConverter()
+        .getCertificate(b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer)));
   }
 
   private static String pem(Object o) throws IOException {

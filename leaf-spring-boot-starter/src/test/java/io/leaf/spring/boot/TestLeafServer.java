@@ -34,9 +34,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A LeafService on a loopback port (the real transport the starter's channel uses) that answers
- * ReserveIds with one range from 1, 2, 3, … (NextFormattedId with F-1, F-2, … of the same
- * numbers, ParseFormattedId of F-n with sequence n) and the standard health service as a Leaf
- * server does; it records each ReserveIds count and authorization header, and can be told to fail.
+ * ReserveIds with one range from 1, 2, 3, … (NextFormattedId with F-1, F-2, … of the same numbers,
+ * ParseFormattedId of F-n with sequence n) and the standard health service as a Leaf server does;
+ * it records each ReserveIds count and authorization header, and can be told to fail.
  */
 final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implements AutoCloseable {
 
@@ -44,8 +44,10 @@ final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implement
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
   private final AtomicLong next = new AtomicLong(1);
+
   /** What the fake SnowflakeService hands out: increasing, far from the segment IDs. */
   private final AtomicLong snowflake = new AtomicLong(1L << 40);
+
   private final AtomicReference<Status> failure = new AtomicReference<>();
   private final List<Integer> reserveCounts = new CopyOnWriteArrayList<>();
   private final List<String> authorizations = new CopyOnWriteArrayList<>();
@@ -58,27 +60,32 @@ final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implement
 
   /** A server with {@code credentials}, e.g. TLS. */
   TestLeafServer(ServerCredentials credentials) throws Exception {
-    ServerInterceptor recordAuth = new ServerInterceptor() {
-      @Override
-      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-          ServerCallHandler<Q, R> next) {
-        String auth = headers.get(AUTHORIZATION);
-        authorizations.add(auth == null ? "" : auth);
-        return next.startCall(call, headers);
-      }
-    };
-    server = Grpc.newServerBuilderForPort(0, credentials)
-        .addService(ServerInterceptors.intercept(this, recordAuth))
-        .addService(health.getHealthService())
-        .addService(new SnowflakeServiceGrpc.SnowflakeServiceImplBase() {
+    ServerInterceptor recordAuth =
+        new ServerInterceptor() {
           @Override
-          public void nextSnowflakeId(NextSnowflakeIdRequest req,
-              StreamObserver<NextIdResponse> out) {
-            out.onNext(NextIdResponse.newBuilder().setId(snowflake.getAndIncrement()).build());
-            out.onCompleted();
+          public <Q, R> ServerCall.Listener<Q> interceptCall(
+              ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+            String auth = headers.get(AUTHORIZATION);
+            authorizations.add(auth == null ? "" : auth);
+            return next.startCall(call, headers);
           }
-        })
-        .build().start();
+        };
+    server =
+        Grpc.newServerBuilderForPort(0, credentials)
+            .addService(ServerInterceptors.intercept(this, recordAuth))
+            .addService(health.getHealthService())
+            .addService(
+                new SnowflakeServiceGrpc.SnowflakeServiceImplBase() {
+                  @Override
+                  public void nextSnowflakeId(
+                      NextSnowflakeIdRequest req, StreamObserver<NextIdResponse> out) {
+                    out.onNext(
+                        NextIdResponse.newBuilder().setId(snowflake.getAndIncrement()).build());
+                    out.onCompleted();
+                  }
+                })
+            .build()
+            .start();
     setReadiness(ServingStatus.SERVING);
     health.setStatus(LeafHealthIndicator.DATABASE, ServingStatus.SERVING);
   }
@@ -130,8 +137,10 @@ final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implement
       return;
     }
     long start = next.getAndAdd(req.getCount());
-    out.onNext(ReservedIds.newBuilder().addRanges(IdRange.newBuilder().setStart(start)
-        .setEnd(start + req.getCount())).build());
+    out.onNext(
+        ReservedIds.newBuilder()
+            .addRanges(IdRange.newBuilder().setStart(start).setEnd(start + req.getCount()))
+            .build());
     out.onCompleted();
   }
 
@@ -158,8 +167,11 @@ final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implement
   @Override
   public void parseFormattedId(ParseFormattedIdRequest req, StreamObserver<FormattedIdParts> out) {
     if (!failed(out)) {
-      out.onNext(FormattedIdParts.newBuilder().setCheckValid(true)
-          .setSequence(Long.parseLong(req.getValue().substring(2))).build());
+      out.onNext(
+          FormattedIdParts.newBuilder()
+              .setCheckValid(true)
+              .setSequence(Long.parseLong(req.getValue().substring(2)))
+              .build());
       out.onCompleted();
     }
   }

@@ -18,15 +18,33 @@ import java.time.Duration;
  * @param dbCallThreads threads running the RPCs that write or read the database directly
  * @param maxQueuedDbCalls such calls that may wait for a thread
  */
-public record ApiConfig(int port, int maxBatch, Duration maxWait, Duration shutdownGrace,
-    int maxStreams, long maxStreamMemory, int maxWatches, int maxCallsPerConnection,
-    Duration maxConnectionAge, Duration maxConnectionAgeGrace, int dbCallThreads, int maxQueuedDbCalls) {
+public record ApiConfig(
+    int port,
+    int maxBatch,
+    Duration maxWait,
+    Duration shutdownGrace,
+    int maxStreams,
+    long maxStreamMemory,
+    int maxWatches,
+    int maxCallsPerConnection,
+    Duration maxConnectionAge,
+    Duration maxConnectionAgeGrace,
+    int dbCallThreads,
+    int maxQueuedDbCalls) {
 
   static ApiConfig from(FlagValues v) {
-    return new ApiConfig(v.get(Flags.PORT), v.get(Flags.MAX_BATCH), v.get(Flags.MAX_WAIT),
-        v.get(Flags.SHUTDOWN_GRACE), v.get(Flags.MAX_STREAMS), v.get(Flags.MAX_STREAM_MEMORY),
-        v.get(Flags.MAX_WATCHES), v.get(Flags.MAX_CALLS_PER_CONNECTION),
-        v.get(Flags.MAX_CONNECTION_AGE), v.get(Flags.MAX_CONNECTION_AGE_GRACE),
-        v.get(Flags.DB_CALL_THREADS), v.get(Flags.MAX_QUEUED_DB_CALLS));
+    return new ApiConfig(
+        v.get(Flags.PORT),
+        v.get(Flags.MAX_BATCH),
+        v.get(Flags.MAX_WAIT),
+        v.get(Flags.SHUTDOWN_GRACE),
+        v.get(Flags.MAX_STREAMS),
+        v.get(Flags.MAX_STREAM_MEMORY),
+        v.get(Flags.MAX_WATCHES),
+        v.get(Flags.MAX_CALLS_PER_CONNECTION),
+        v.get(Flags.MAX_CONNECTION_AGE),
+        v.get(Flags.MAX_CONNECTION_AGE_GRACE),
+        v.get(Flags.DB_CALL_THREADS),
+        v.get(Flags.MAX_QUEUED_DB_CALLS));
   }
 }

@@ -14,9 +14,11 @@ public record DatabaseConfig(String url, String user, String password) {
 
   static DatabaseConfig from(FlagValues v) {
     String url = v.get(Flags.DB_URL);
-    DataSources.urlProblem(url).ifPresent(problem -> {
-      throw new IllegalArgumentException("--db-url " + problem);
-    });
+    DataSources.urlProblem(url)
+        .ifPresent(
+            problem -> {
+              throw new IllegalArgumentException("--db-url " + problem);
+            });
     return new DatabaseConfig(url, v.get(Flags.DB_USER), v.get(Flags.DB_PASSWORD));
   }
 

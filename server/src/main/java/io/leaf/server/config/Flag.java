@@ -12,20 +12,25 @@ import java.util.Locale;
  * @param help one line for {@code --help}
  * @param parser reads the value; its refusal names the flag
  */
-public record Flag<T>(String name, String env, String defaultValue, String help,
-    Parser<T> parser) {
+public record Flag<T>(String name, String env, String defaultValue, String help, Parser<T> parser) {
 
   /** Reads a flag's text; refuses it with one line that starts with {@code --name}. */
   @FunctionalInterface
   public interface Parser<T> {
-    /** @throws IllegalArgumentException the text is no valid value of the flag */
+    /**
+     * @throws IllegalArgumentException the text is no valid value of the flag
+     */
     T parse(String flag, String raw);
   }
 
   /** A flag whose environment variable is {@code LEAF_} and its name in capitals. */
   static <T> Flag<T> of(String name, String defaultValue, String help, Parser<T> parser) {
-    return new Flag<>(name, "LEAF_" + name.toUpperCase(Locale.ROOT).replace('-', '_'),
-        defaultValue, help, parser);
+    return new Flag<>(
+        name,
+        "LEAF_" + name.toUpperCase(Locale.ROOT).replace('-', '_'),
+        defaultValue,
+        help,
+        parser);
   }
 
   /** The flag as it is written on the command line. */

@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The flags given on a command line, each falling back to its environment variable and then to
- * its default; {@link #get} parses a flag's text with the flag's own parser.
+ * The flags given on a command line, each falling back to its environment variable and then to its
+ * default; {@link #get} parses a flag's text with the flag's own parser.
  */
 final class FlagValues {
 
@@ -21,8 +21,8 @@ final class FlagValues {
   /**
    * Reads {@code --name value} and {@code --name=value} arguments.
    *
-   * @throws IllegalArgumentException an argument that is no known flag, a flag without a value,
-   *     a token given empty; one line that never repeats a value
+   * @throws IllegalArgumentException an argument that is no known flag, a flag without a value, a
+   *     token given empty; one line that never repeats a value
    */
   static FlagValues read(String[] args, Function<String, String> env) {
     Map<String, Flag<?>> known = new LinkedHashMap<>();
@@ -32,8 +32,8 @@ final class FlagValues {
       String arg = args[i];
       if (!arg.startsWith("--")) {
         // Not echoed: a stray word is often a secret whose flag went missing.
-        throw new IllegalArgumentException("unexpected argument at position " + (i + 1)
-            + ", not a --flag (see --help)");
+        throw new IllegalArgumentException(
+            "unexpected argument at position " + (i + 1) + ", not a --flag (see --help)");
       }
       String name = arg.substring(2);
       String value;
@@ -44,8 +44,11 @@ final class FlagValues {
       } else {
         if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
           // "--admin-token $EMPTY --client-token=x" must not make the next flag a token.
-          throw new IllegalArgumentException("--" + name + " needs a value"
-              + (notEmpty(name) ? "" : " (use --" + name + "= for an empty one)"));
+          throw new IllegalArgumentException(
+              "--"
+                  + name
+                  + " needs a value"
+                  + (notEmpty(name) ? "" : " (use --" + name + "= for an empty one)"));
         }
         value = args[++i];
       }
@@ -57,13 +60,13 @@ final class FlagValues {
     for (Flag<?> f : Flags.NOT_EMPTY) {
       if ("".equals(given.get(f.name()))) {
         // As an empty token file is: an empty token given on purpose is a mistake, not "none".
-        throw new IllegalArgumentException(f.option() + " is empty; leave it out to require"
-            + " no token");
+        throw new IllegalArgumentException(
+            f.option() + " is empty; leave it out to require" + " no token");
       }
       if (!given.containsKey(f.name()) && "".equals(env.apply(f.env()))) {
         // A variable set but empty (a Secret that did not fill in) must not turn the token off.
-        throw new IllegalArgumentException(f.env() + " is set but empty; unset it to require no"
-            + " token");
+        throw new IllegalArgumentException(
+            f.env() + " is set but empty; unset it to require no" + " token");
       }
     }
     return new FlagValues(given, env);

@@ -8,21 +8,22 @@ import java.time.Duration;
  *
  * @param port HTTP port of the Meituan-compatible endpoints, the monitor page and {@code /metrics};
  *     0: off
- * @param maxConnections connections each HTTP port holds open at once; one more is answered 429
- *     and closed
+ * @param maxConnections connections each HTTP port holds open at once; one more is answered 429 and
+ *     closed
  * @param readTimeout how long a request's line, headers and body may take to arrive, counted from
  *     its first byte; then 408 and the connection is closed
  * @param idleTimeout how long a connection may sit without a request (before the first one, and
- *     between keep-alive requests), and how long each answer may take to reach the socket (a
- *     client that does not read); then it is closed
+ *     between keep-alive requests), and how long each answer may take to reach the socket (a client
+ *     that does not read); then it is closed
  */
-public record HttpConfig(int port, int maxConnections, Duration readTimeout,
-    Duration idleTimeout) {
+public record HttpConfig(int port, int maxConnections, Duration readTimeout, Duration idleTimeout) {
 
   /** The longest request line (method, path, version) a port accepts; longer is 414. */
   public static final int MAX_LINE_BYTES = 4096;
+
   /** The most header bytes a request may carry; more is 431. */
   public static final int MAX_HEADER_BYTES = 8192;
+
   /** The largest request body (no endpoint reads one); larger is 413. */
   public static final int MAX_BODY_BYTES = 8192;
 
@@ -66,7 +67,13 @@ public record HttpConfig(int port, int maxConnections, Duration readTimeout,
 
   @Override
   public String toString() {
-    return "http-port=" + port + " http-max-connections=" + maxConnections
-        + " http-read-timeout=" + readTimeout + " http-idle-timeout=" + idleTimeout;
+    return "http-port="
+        + port
+        + " http-max-connections="
+        + maxConnections
+        + " http-read-timeout="
+        + readTimeout
+        + " http-idle-timeout="
+        + idleTimeout;
   }
 }

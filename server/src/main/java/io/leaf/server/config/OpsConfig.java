@@ -14,17 +14,25 @@ import java.time.Duration;
  *     certificate asked for
  * @param tlsRefresh how often the TLS files are read again, so rotated files take effect
  * @param adminToken bearer token CreateTag, UpdateStep and SetFormat require; null: open
- * @param clientToken bearer token every other LeafService RPC requires (the admin token is
- *     accepted too); null: open
- * @param tokensFile the token file (tokens scoped to tags, with roles and rates); null: none.
- *     It replaces {@code adminToken} and {@code clientToken}, which must then be null
+ * @param clientToken bearer token every other LeafService RPC requires (the admin token is accepted
+ *     too); null: open
+ * @param tokensFile the token file (tokens scoped to tags, with roles and rates); null: none. It
+ *     replaces {@code adminToken} and {@code clientToken}, which must then be null
  * @param tokensRefresh how often {@code tokensFile} is read again
- * @param monitorPublic whether the monitor page and its JSON, which list every tag name the
- *     server holds, are served without a token even when tokens are set
+ * @param monitorPublic whether the monitor page and its JSON, which list every tag name the server
+ *     holds, are served without a token even when tokens are set
  */
-public record OpsConfig(int metricsPort, Path tlsCert, Path tlsKey, Path tlsClientCa,
-    Duration tlsRefresh, String adminToken, String clientToken, Path tokensFile,
-    Duration tokensRefresh, boolean monitorPublic) {
+public record OpsConfig(
+    int metricsPort,
+    Path tlsCert,
+    Path tlsKey,
+    Path tlsClientCa,
+    Duration tlsRefresh,
+    String adminToken,
+    String clientToken,
+    Path tokensFile,
+    Duration tokensRefresh,
+    boolean monitorPublic) {
 
   public OpsConfig {
     if ((tlsCert == null) != (tlsKey == null)) {
@@ -41,8 +49,9 @@ public record OpsConfig(int metricsPort, Path tlsCert, Path tlsKey, Path tlsClie
     }
     if (tokensFile != null && adminToken != null) {
       // Two sources of tokens would make "who may do what" depend on both: one file says it all.
-      throw new IllegalArgumentException("--tokens-file replaces --admin-token and"
-          + " --client-token: put those tokens in the file as lines (NAME sha256:HEX admin *)");
+      throw new IllegalArgumentException(
+          "--tokens-file replaces --admin-token and"
+              + " --client-token: put those tokens in the file as lines (NAME sha256:HEX admin *)");
     }
   }
 
@@ -62,11 +71,17 @@ public record OpsConfig(int metricsPort, Path tlsCert, Path tlsKey, Path tlsClie
   /** Tokens are secrets: only whether each is set is shown. */
   @Override
   public String toString() {
-    return "metrics-port=" + metricsPort
-        + " tls=" + (tlsCert == null ? "off" : tlsClientCa == null ? "on" : "mutual")
-        + " admin-token=" + (adminToken == null ? "unset" : "set")
-        + " client-token=" + (clientToken == null ? "unset" : "set")
-        + " tokens-file=" + (tokensFile == null ? "unset" : tokensFile)
-        + " monitor-public=" + monitorPublic;
+    return "metrics-port="
+        + metricsPort
+        + " tls="
+        + (tlsCert == null ? "off" : tlsClientCa == null ? "on" : "mutual")
+        + " admin-token="
+        + (adminToken == null ? "unset" : "set")
+        + " client-token="
+        + (clientToken == null ? "unset" : "set")
+        + " tokens-file="
+        + (tokensFile == null ? "unset" : tokensFile)
+        + " monitor-public="
+        + monitorPublic;
   }
 }

@@ -12,12 +12,16 @@ final class Parsers {
 
   /** Plain digits: no sign, which {@link Integer#parseInt} would take. */
   private static final Pattern DIGITS = Pattern.compile("\\d{1,10}");
+
   private static final Pattern BYTES = Pattern.compile("(\\d{1,13})([kmg]?)");
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
+
   /** The least a byte size flag takes: a thousand IDs' chunks in flight need 20 KB. */
   static final long MIN_BYTES = 1L << 20;
+
   /** The most: far beyond any heap, small enough that no product overflows. */
   static final long MAX_BYTES = 1L << 40;
+
   /** Long enough for any timeout or TTL, short enough that every duration fits in nanoseconds. */
   static final Duration MAX_DURATION = Duration.ofDays(365);
 
@@ -40,20 +44,22 @@ final class Parsers {
         }
         return v;
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("--" + flag + " must be an integer between " + min
-            + " and " + max + ", got " + raw);
+        throw new IllegalArgumentException(
+            "--" + flag + " must be an integer between " + min + " and " + max + ", got " + raw);
       }
     };
   }
 
   /** {@code true} or {@code false}, in any case; anything else stops the server. */
   static Flag.Parser<Boolean> bool() {
-    return (flag, raw) -> switch (raw.trim().toLowerCase(Locale.ROOT)) {
-      case "true" -> true;
-      case "false" -> false;
-      default -> throw new IllegalArgumentException("--" + flag + " must be true or false, got "
-          + raw);
-    };
+    return (flag, raw) ->
+        switch (raw.trim().toLowerCase(Locale.ROOT)) {
+          case "true" -> true;
+          case "false" -> false;
+          default ->
+              throw new IllegalArgumentException(
+                  "--" + flag + " must be true or false, got " + raw);
+        };
   }
 
   /** A file path; null when empty. */
@@ -63,12 +69,13 @@ final class Parsers {
 
   /** {@code on} or {@code off} (any case). */
   static Flag.Parser<Boolean> onOff() {
-    return (flag, raw) -> switch (raw.trim().toLowerCase(Locale.ROOT)) {
-      case "on" -> true;
-      case "off" -> false;
-      default -> throw new IllegalArgumentException("--" + flag + " must be on or off, got "
-          + raw);
-    };
+    return (flag, raw) ->
+        switch (raw.trim().toLowerCase(Locale.ROOT)) {
+          case "on" -> true;
+          case "off" -> false;
+          default ->
+              throw new IllegalArgumentException("--" + flag + " must be on or off, got " + raw);
+        };
   }
 
   /** One of {@code values} in any case, upper-cased. */
@@ -76,14 +83,17 @@ final class Parsers {
     return (flag, raw) -> {
       String v = raw.trim().toUpperCase(Locale.ROOT);
       if (!values.contains(v)) {
-        throw new IllegalArgumentException("--" + flag + " must be one of "
-            + String.join(", ", values) + ", got " + raw);
+        throw new IllegalArgumentException(
+            "--" + flag + " must be one of " + String.join(", ", values) + ", got " + raw);
       }
       return v;
     };
   }
 
-  /** {@code auto} (0), or a size in bytes from 1m to 1024g: {@code 67108864}, {@code 64m}, {@code 2g}. */
+  /**
+   * {@code auto} (0), or a size in bytes from 1m to 1024g: {@code 67108864}, {@code 64m}, {@code
+   * 2g}.
+   */
   static Flag.Parser<Long> bytes() {
     return (flag, raw) -> {
       String v = raw.trim().toLowerCase(Locale.ROOT);
@@ -92,19 +102,24 @@ final class Parsers {
       }
       Matcher m = BYTES.matcher(v);
       if (m.matches()) {
-        int shift = switch (m.group(2)) {
-          case "k" -> 10;
-          case "m" -> 20;
-          case "g" -> 30;
-          default -> 0;
-        };
+        int shift =
+            switch (m.group(2)) {
+              case "k" -> 10;
+              case "m" -> 20;
+              case "g" -> 30;
+              default -> 0;
+            };
         long n = Long.parseLong(m.group(1)); // at most 13 digits, so n << 30 cannot overflow
         if (n <= MAX_BYTES >> shift && n << shift >= MIN_BYTES) {
           return n << shift;
         }
       }
-      throw new IllegalArgumentException("--" + flag + " must be auto or a size from 1m to 1024g,"
-          + " like 64m or 1g, got " + raw);
+      throw new IllegalArgumentException(
+          "--"
+              + flag
+              + " must be auto or a size from 1m to 1024g,"
+              + " like 64m or 1g, got "
+              + raw);
     };
   }
 
@@ -116,26 +131,27 @@ final class Parsers {
         Duration d;
         try {
           long n = Long.parseLong(m.group(1));
-          d = switch (m.group(2)) {
-            case "ms" -> Duration.ofMillis(n);
-            case "s" -> Duration.ofSeconds(n);
-            case "m" -> Duration.ofMinutes(n);
-            case "h" -> Duration.ofHours(n);
-            default -> Duration.ofDays(n);
-          };
+          d =
+              switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+              };
         } catch (NumberFormatException | ArithmeticException e) {
           d = null;
         }
         if (d == null || d.compareTo(MAX_DURATION) > 0) {
-          throw new IllegalArgumentException("--" + flag + " must be at most "
-              + MAX_DURATION.toHours() + "h, got " + raw);
+          throw new IllegalArgumentException(
+              "--" + flag + " must be at most " + MAX_DURATION.toHours() + "h, got " + raw);
         }
         if (!d.isZero()) {
           return d;
         }
       }
-      throw new IllegalArgumentException("--" + flag
-          + " must be a positive duration like 500ms, 30s, 15m or 1h, got " + raw);
+      throw new IllegalArgumentException(
+          "--" + flag + " must be a positive duration like 500ms, 30s, 15m or 1h, got " + raw);
     };
   }
 
@@ -149,8 +165,8 @@ final class Parsers {
       try {
         return duration.parse(flag, raw);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(e.getMessage().replace("must be a positive",
-            "must be off or a positive"));
+        throw new IllegalArgumentException(
+            e.getMessage().replace("must be a positive", "must be off or a positive"));
       }
     };
   }

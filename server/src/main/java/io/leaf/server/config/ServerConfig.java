@@ -13,10 +13,10 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The server's settings, one record per concern, read once from the flags of {@link Flags}
- * ({@code --name value} or {@code --name=value}), each falling back to its environment variable
- * ({@code LEAF_NAME}) and then to its default. Every value is checked here; an invalid one stops
- * the server with a one-line reason.
+ * The server's settings, one record per concern, read once from the flags of {@link Flags} ({@code
+ * --name value} or {@code --name=value}), each falling back to its environment variable ({@code
+ * LEAF_NAME}) and then to its default. Every value is checked here; an invalid one stops the server
+ * with a one-line reason.
  *
  * @param api the gRPC port, limits and database-call pool
  * @param database where the database is
@@ -30,32 +30,62 @@ import java.util.function.Function;
  * @param region the share of the ID space this server issues ({@code --region}); {@link
  *     Region#NONE}: all of it
  * @param ledger whether ranges taken are recorded, and for how long
+ * @param ordering where this server is reached by others and how long a tag's owner lease lives
  */
-public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig engine,
-    SweepConfig sweep, HttpConfig http, OpsConfig ops, SnowflakeConfig snowflake,
-    String logLevel, Optional<FormatKey> formatKey, Region region, LedgerConfig ledger) {
+public record ServerConfig(
+    ApiConfig api,
+    DatabaseConfig database,
+    EngineConfig engine,
+    SweepConfig sweep,
+    HttpConfig http,
+    OpsConfig ops,
+    SnowflakeConfig snowflake,
+    String logLevel,
+    Optional<FormatKey> formatKey,
+    Region region,
+    LedgerConfig ledger,
+    OrderingConfig ordering) {
 
   /** Reads flags, then the environment, then defaults. */
   public static ServerConfig parse(String[] args, Function<String, String> env) {
     FlagValues v = FlagValues.read(args, env);
     ApiConfig api = ApiConfig.from(v);
     DatabaseConfig database = DatabaseConfig.from(v);
-    EngineConfig engine = EngineConfig.DEFAULTS.withMaxStep(v.get(Flags.MAX_STEP))
-        .withLoaderThreads(v.get(Flags.DB_POOL_SIZE))
-        .withLoaderQueue(v.get(Flags.MAX_QUEUED_LOADS))
-        .withMaxWaiting(v.get(Flags.MAX_WAITING))
-        .withFirstLoads(v.get(Flags.FIRST_LOAD_THREADS), v.get(Flags.MAX_QUEUED_FIRST_LOADS))
-        .withMissingTagTtl(v.get(Flags.MISSING_TAG_TTL));
+    EngineConfig engine =
+        EngineConfig.DEFAULTS
+            .withMaxStep(v.get(Flags.MAX_STEP))
+            .withLoaderThreads(v.get(Flags.DB_POOL_SIZE))
+            .withLoaderQueue(v.get(Flags.MAX_QUEUED_LOADS))
+            .withMaxWaiting(v.get(Flags.MAX_WAITING))
+            .withFirstLoads(v.get(Flags.FIRST_LOAD_THREADS), v.get(Flags.MAX_QUEUED_FIRST_LOADS))
+            .withMissingTagTtl(v.get(Flags.MISSING_TAG_TTL));
     SweepConfig sweep = SweepConfig.from(v);
     OpsConfig ops = ops(v, api.port());
     String logLevel = v.get(Flags.LOG_LEVEL);
     HttpConfig http = http(v, api.port());
     Region region = v.get(Flags.REGION);
-    SnowflakeConfig snowflake = region.snowflake(SnowflakeConfig.parse(
-        v.get(Flags.WORKER_ID_RANGE), v.get(Flags.WORKER_LEASE_TTL), v.get(Flags.SNOWFLAKE_EPOCH),
-        v.get(Flags.SNOWFLAKE_BITS)), v.isSet(Flags.WORKER_ID_RANGE));
-    return new ServerConfig(api, database, engine, sweep, http, ops, snowflake, logLevel,
-        formatKey(v.get(Flags.FORMAT_KEY_FILE)), region, LedgerConfig.from(v));
+    SnowflakeConfig snowflake =
+        region.snowflake(
+            SnowflakeConfig.parse(
+                v.get(Flags.WORKER_ID_RANGE),
+                v.get(Flags.WORKER_LEASE_TTL),
+                v.get(Flags.SNOWFLAKE_EPOCH),
+                v.get(Flags.SNOWFLAKE_BITS)),
+            v.isSet(Flags.WORKER_ID_RANGE));
+    return new ServerConfig(
+        api,
+        database,
+        engine,
+        sweep,
+        http,
+        ops,
+        snowflake,
+        logLevel,
+        formatKey(v.get(Flags.FORMAT_KEY_FILE)),
+        region,
+        LedgerConfig.from(v),
+        OrderingConfig.from(
+            v.get(Flags.ADVERTISE_ADDRESS), api.port(), v.get(Flags.TAG_LEASE_TTL)));
   }
 
   /** The key in {@code file}; the message never shows a byte of it. */
@@ -67,8 +97,8 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
     try {
       content = Files.readAllBytes(file);
     } catch (IOException | RuntimeException e) {
-      throw new IllegalArgumentException("--format-key-file " + file + " cannot be read: "
-          + e.getClass().getSimpleName());
+      throw new IllegalArgumentException(
+          "--format-key-file " + file + " cannot be read: " + e.getClass().getSimpleName());
     }
     try {
       return Optional.of(FormatKey.fromFileContent(content));
@@ -86,29 +116,38 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
     int httpPort = v.get(Flags.HTTP_PORT);
     int metricsPort = v.get(Flags.METRICS_PORT);
     if (httpPort != 0 && (httpPort == grpcPort || httpPort == metricsPort)) {
-      throw new IllegalArgumentException("--http-port must differ from --port and --metrics-port,"
-          + " got " + httpPort);
+      throw new IllegalArgumentException(
+          "--http-port must differ from --port and --metrics-port," + " got " + httpPort);
     }
     Duration readTimeout = v.get(Flags.HTTP_READ_TIMEOUT);
     if (readTimeout.compareTo(HttpConfig.MIN_READ_TIMEOUT) < 0) {
-      throw new IllegalArgumentException("--http-read-timeout must be at least "
-          + HttpConfig.MIN_READ_TIMEOUT.toMillis() + "ms, got " + v.raw(Flags.HTTP_READ_TIMEOUT));
+      throw new IllegalArgumentException(
+          "--http-read-timeout must be at least "
+              + HttpConfig.MIN_READ_TIMEOUT.toMillis()
+              + "ms, got "
+              + v.raw(Flags.HTTP_READ_TIMEOUT));
     }
-    return new HttpConfig(httpPort, v.get(Flags.HTTP_MAX_CONNECTIONS), readTimeout,
-        v.get(Flags.HTTP_IDLE_TIMEOUT));
+    return new HttpConfig(
+        httpPort, v.get(Flags.HTTP_MAX_CONNECTIONS), readTimeout, v.get(Flags.HTTP_IDLE_TIMEOUT));
   }
 
   private static OpsConfig ops(FlagValues v, int grpcPort) {
     int metricsPort = v.get(Flags.METRICS_PORT);
     if (metricsPort != 0 && metricsPort == grpcPort) {
-      throw new IllegalArgumentException("--metrics-port must differ from --port, both "
-          + metricsPort);
+      throw new IllegalArgumentException(
+          "--metrics-port must differ from --port, both " + metricsPort);
     }
-    return new OpsConfig(metricsPort, v.get(Flags.TLS_CERT), v.get(Flags.TLS_KEY),
-        v.get(Flags.TLS_CLIENT_CA), v.get(Flags.TLS_REFRESH),
+    return new OpsConfig(
+        metricsPort,
+        v.get(Flags.TLS_CERT),
+        v.get(Flags.TLS_KEY),
+        v.get(Flags.TLS_CLIENT_CA),
+        v.get(Flags.TLS_REFRESH),
         token(v, Flags.ADMIN_TOKEN, Flags.ADMIN_TOKEN_FILE),
-        token(v, Flags.CLIENT_TOKEN, Flags.CLIENT_TOKEN_FILE), v.get(Flags.TOKENS_FILE),
-        v.get(Flags.TOKENS_REFRESH), v.get(Flags.MONITOR_PUBLIC));
+        token(v, Flags.CLIENT_TOKEN, Flags.CLIENT_TOKEN_FILE),
+        v.get(Flags.TOKENS_FILE),
+        v.get(Flags.TOKENS_REFRESH),
+        v.get(Flags.MONITOR_PUBLIC));
   }
 
   /** The token given directly or in its file (surrounding whitespace dropped); null: neither. */
@@ -117,16 +156,16 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
     String direct = v.get(flag);
     String file = v.get(fileFlag).trim();
     if (!direct.isEmpty() && !file.isEmpty()) {
-      throw new IllegalArgumentException("--" + name + " and --" + name + "-file exclude each"
-          + " other");
+      throw new IllegalArgumentException(
+          "--" + name + " and --" + name + "-file exclude each" + " other");
     }
     String token = direct;
     if (!file.isEmpty()) {
       try {
         token = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
       } catch (IOException | RuntimeException e) {
-        throw new IllegalArgumentException("--" + name + "-file " + file + " cannot be read: "
-            + e.getClass().getSimpleName());
+        throw new IllegalArgumentException(
+            "--" + name + "-file " + file + " cannot be read: " + e.getClass().getSimpleName());
       }
       if (token.isEmpty()) {
         throw new IllegalArgumentException("--" + name + "-file " + file + " is empty");
@@ -137,27 +176,32 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
     }
     // What an HTTP/2 header value carries unchanged; the message never repeats the secret.
     if (!token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
-      throw new IllegalArgumentException("--" + name
-          + " must be printable ASCII without spaces");
+      throw new IllegalArgumentException("--" + name + " must be printable ASCII without spaces");
     }
     return token;
   }
 
   /**
-   * Connections the pool opens at most: one for each thread that uses the database (served
-   * loaders, first loads, database calls), one for health checks, one for the worker lease and
-   * one for the ledger's retention, so
-   * no kind of work ever waits for a connection another kind holds.
+   * Connections the pool opens at most: one for each thread that uses the database (served loaders,
+   * first loads, database calls), one for health checks, one for the worker lease and one for the
+   * ledger's retention and two for the tag leases, so no kind of work ever waits for a connection
+   * another kind holds.
    */
   public int connections() {
-    return engine.loaderThreads() + engine.firstLoadThreads() + api.dbCallThreads() + 2
-        + (ledger.on() ? 1 : 0);
+    return engine.loaderThreads()
+        + engine.firstLoadThreads()
+        + api.dbCallThreads()
+        + 2
+        + (ledger.on() ? 1 : 0)
+        + 2;
   }
 
   /** {@code base} (its back-off, say) with the engine settings these flags set. */
   public EngineConfig engine(EngineConfig base) {
-    return base.withMaxStep(engine.maxStep()).withLoaderThreads(engine.loaderThreads())
-        .withLoaderQueue(engine.loaderQueue()).withMaxWaiting(engine.maxWaiting())
+    return base.withMaxStep(engine.maxStep())
+        .withLoaderThreads(engine.loaderThreads())
+        .withLoaderQueue(engine.loaderQueue())
+        .withMaxWaiting(engine.maxWaiting())
         .withFirstLoads(engine.firstLoadThreads(), engine.firstLoadQueue())
         .withMissingTagTtl(engine.missingTagTtl());
   }
@@ -165,25 +209,65 @@ public record ServerConfig(ApiConfig api, DatabaseConfig database, EngineConfig 
   /** The password and the tokens never appear in logs. */
   @Override
   public String toString() {
-    return "port=" + api.port() + " " + database + " db-pool-size=" + engine.loaderThreads()
-        + " idle-ttl=" + sweep.idleTtl() + " sweep-tick=" + sweep.tick() + " max-batch="
-        + api.maxBatch() + " max-step=" + engine.maxStep() + " max-wait=" + api.maxWait()
-        + " shutdown-grace=" + api.shutdownGrace() + " max-waiting=" + engine.maxWaiting()
-        + " max-streams=" + api.maxStreams() + " max-stream-memory="
+    return "port="
+        + api.port()
+        + " "
+        + database
+        + " db-pool-size="
+        + engine.loaderThreads()
+        + " idle-ttl="
+        + sweep.idleTtl()
+        + " sweep-tick="
+        + sweep.tick()
+        + " max-batch="
+        + api.maxBatch()
+        + " max-step="
+        + engine.maxStep()
+        + " max-wait="
+        + api.maxWait()
+        + " shutdown-grace="
+        + api.shutdownGrace()
+        + " max-waiting="
+        + engine.maxWaiting()
+        + " max-streams="
+        + api.maxStreams()
+        + " max-stream-memory="
         + (api.maxStreamMemory() == 0 ? "auto" : api.maxStreamMemory())
-        + " max-watches=" + api.maxWatches()
-        + " max-calls-per-connection=" + api.maxCallsPerConnection()
-        + " max-connection-age=" + (api.maxConnectionAge().isZero() ? "off"
-            : api.maxConnectionAge()) + " max-connection-age-grace="
+        + " max-watches="
+        + api.maxWatches()
+        + " max-calls-per-connection="
+        + api.maxCallsPerConnection()
+        + " max-connection-age="
+        + (api.maxConnectionAge().isZero() ? "off" : api.maxConnectionAge())
+        + " max-connection-age-grace="
         + api.maxConnectionAgeGrace()
-        + " missing-tag-ttl=" + engine.missingTagTtl()
-        + " first-load-threads=" + engine.firstLoadThreads()
-        + " max-queued-first-loads=" + engine.firstLoadQueue()
-        + " db-call-threads=" + api.dbCallThreads()
-        + " max-queued-db-calls=" + api.maxQueuedDbCalls()
-        + " max-queued-loads=" + engine.loaderQueue()
-        + " " + ops + " log-level=" + logLevel + " " + http + " " + snowflake
-        + " format-key=" + formatKey.map(k -> "fingerprint " + k.fingerprint()).orElse("unset")
-        + " region=" + region + " " + ledger;
+        + " missing-tag-ttl="
+        + engine.missingTagTtl()
+        + " first-load-threads="
+        + engine.firstLoadThreads()
+        + " max-queued-first-loads="
+        + engine.firstLoadQueue()
+        + " db-call-threads="
+        + api.dbCallThreads()
+        + " max-queued-db-calls="
+        + api.maxQueuedDbCalls()
+        + " max-queued-loads="
+        + engine.loaderQueue()
+        + " "
+        + ops
+        + " log-level="
+        + logLevel
+        + " "
+        + http
+        + " "
+        + snowflake
+        + " format-key="
+        + formatKey.map(k -> "fingerprint " + k.fingerprint()).orElse("unset")
+        + " region="
+        + region
+        + " "
+        + ledger
+        + " "
+        + ordering;
   }
 }

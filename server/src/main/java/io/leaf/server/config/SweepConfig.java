@@ -14,8 +14,8 @@ public record SweepConfig(Duration idleTtl, Duration tick) {
     Duration idleTtl = v.get(Flags.IDLE_TTL);
     Duration tick = v.get(Flags.SWEEP_TICK);
     if (tick.compareTo(idleTtl) > 0) {
-      throw new IllegalArgumentException("--sweep-tick (" + tick + ") must not exceed --idle-ttl ("
-          + idleTtl + ")");
+      throw new IllegalArgumentException(
+          "--sweep-tick (" + tick + ") must not exceed --idle-ttl (" + idleTtl + ")");
     }
     return new SweepConfig(idleTtl, tick);
   }

@@ -8,8 +8,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link Ticker} whose {@link #read()} is one volatile load: a task on an injected scheduler
- * stores {@link System#nanoTime()} once per resolution, so the ID path never calls the clock
- * itself (about 25 ns a call, most of what an ID otherwise costs).
+ * stores {@link System#nanoTime()} once per resolution, so the ID path never calls the clock itself
+ * (about 25 ns a call, most of what an ID otherwise costs).
  *
  * <p>A reading lags the system ticker by at most about one resolution (while the scheduler keeps
  * up) and never goes backwards. Thread-safe. {@link #close()} cancels the updates; readings then
@@ -26,8 +26,9 @@ public final class CoarseTicker extends Ticker implements AutoCloseable {
       throw new IllegalArgumentException("resolution must be positive: " + resolution);
     }
     long period = resolution.toNanos();
-    updates = updater.scheduleAtFixedRate(() -> nanos = System.nanoTime(), period, period,
-        TimeUnit.NANOSECONDS);
+    updates =
+        updater.scheduleAtFixedRate(
+            () -> nanos = System.nanoTime(), period, period, TimeUnit.NANOSECONDS);
   }
 
   @Override

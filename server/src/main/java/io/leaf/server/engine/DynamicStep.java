@@ -16,6 +16,7 @@ final class DynamicStep {
   private int tableStep;
   private long lastLoadNanos;
   private boolean reset;
+
   /** Counts UpdateSteps, so a load that started before one does not undo it. */
   private int epoch;
 

@@ -15,12 +15,28 @@ import java.time.Duration;
  * @param firstLoadQueue first loads that may wait for such a thread before new ones are refused
  * @param missingTagTtl how long a tag the database did not have is answered NOT_FOUND from memory
  */
-public record EngineConfig(int maxStep, int loaderThreads, int loaderQueue, Duration minBackoff,
-    Duration maxBackoff, int maxWaiting, int firstLoadThreads, int firstLoadQueue,
+public record EngineConfig(
+    int maxStep,
+    int loaderThreads,
+    int loaderQueue,
+    Duration minBackoff,
+    Duration maxBackoff,
+    int maxWaiting,
+    int firstLoadThreads,
+    int firstLoadQueue,
     Duration missingTagTtl) {
 
-  public static final EngineConfig DEFAULTS = new EngineConfig(StepPolicy.DEFAULT_MAX_STEP, 8,
-      10_000, Duration.ofMillis(100), Duration.ofSeconds(5), 10_000, 2, 100, Duration.ofSeconds(2));
+  public static final EngineConfig DEFAULTS =
+      new EngineConfig(
+          StepPolicy.DEFAULT_MAX_STEP,
+          8,
+          10_000,
+          Duration.ofMillis(100),
+          Duration.ofSeconds(5),
+          10_000,
+          2,
+          100,
+          Duration.ofSeconds(2));
 
   public EngineConfig {
     if (maxStep < 1 || maxStep > 1_000_000_000) {
@@ -32,8 +48,8 @@ public record EngineConfig(int maxStep, int loaderThreads, int loaderQueue, Dura
     atLeastOne("firstLoadThreads", firstLoadThreads);
     atLeastOne("firstLoadQueue", firstLoadQueue);
     if (minBackoff.isNegative() || maxBackoff.compareTo(minBackoff) < 0) {
-      throw new IllegalArgumentException("backoff must satisfy 0 <= min <= max: " + minBackoff
-          + ", " + maxBackoff);
+      throw new IllegalArgumentException(
+          "backoff must satisfy 0 <= min <= max: " + minBackoff + ", " + maxBackoff);
     }
     if (missingTagTtl.isNegative()) {
       throw new IllegalArgumentException("missingTagTtl must not be negative: " + missingTagTtl);
@@ -47,37 +63,93 @@ public record EngineConfig(int maxStep, int loaderThreads, int loaderQueue, Dura
   }
 
   public EngineConfig withMaxStep(int value) {
-    return new EngineConfig(value, loaderThreads, loaderQueue, minBackoff, maxBackoff, maxWaiting,
-        firstLoadThreads, firstLoadQueue, missingTagTtl);
+    return new EngineConfig(
+        value,
+        loaderThreads,
+        loaderQueue,
+        minBackoff,
+        maxBackoff,
+        maxWaiting,
+        firstLoadThreads,
+        firstLoadQueue,
+        missingTagTtl);
   }
 
   public EngineConfig withLoaderThreads(int value) {
-    return new EngineConfig(maxStep, value, loaderQueue, minBackoff, maxBackoff, maxWaiting,
-        firstLoadThreads, firstLoadQueue, missingTagTtl);
+    return new EngineConfig(
+        maxStep,
+        value,
+        loaderQueue,
+        minBackoff,
+        maxBackoff,
+        maxWaiting,
+        firstLoadThreads,
+        firstLoadQueue,
+        missingTagTtl);
   }
 
   public EngineConfig withLoaderQueue(int value) {
-    return new EngineConfig(maxStep, loaderThreads, value, minBackoff, maxBackoff, maxWaiting,
-        firstLoadThreads, firstLoadQueue, missingTagTtl);
+    return new EngineConfig(
+        maxStep,
+        loaderThreads,
+        value,
+        minBackoff,
+        maxBackoff,
+        maxWaiting,
+        firstLoadThreads,
+        firstLoadQueue,
+        missingTagTtl);
   }
 
   public EngineConfig withBackoff(Duration min, Duration max) {
-    return new EngineConfig(maxStep, loaderThreads, loaderQueue, min, max, maxWaiting,
-        firstLoadThreads, firstLoadQueue, missingTagTtl);
+    return new EngineConfig(
+        maxStep,
+        loaderThreads,
+        loaderQueue,
+        min,
+        max,
+        maxWaiting,
+        firstLoadThreads,
+        firstLoadQueue,
+        missingTagTtl);
   }
 
   public EngineConfig withMaxWaiting(int value) {
-    return new EngineConfig(maxStep, loaderThreads, loaderQueue, minBackoff, maxBackoff, value,
-        firstLoadThreads, firstLoadQueue, missingTagTtl);
+    return new EngineConfig(
+        maxStep,
+        loaderThreads,
+        loaderQueue,
+        minBackoff,
+        maxBackoff,
+        value,
+        firstLoadThreads,
+        firstLoadQueue,
+        missingTagTtl);
   }
 
   public EngineConfig withFirstLoads(int threads, int queue) {
-    return new EngineConfig(maxStep, loaderThreads, loaderQueue, minBackoff, maxBackoff,
-        maxWaiting, threads, queue, missingTagTtl);
+    return new EngineConfig(
+        maxStep,
+        loaderThreads,
+        loaderQueue,
+        minBackoff,
+        maxBackoff,
+        maxWaiting,
+        threads,
+        queue,
+        missingTagTtl);
   }
 
   public EngineConfig withMissingTagTtl(Duration value) {
-    return new EngineConfig(maxStep, loaderThreads, loaderQueue, minBackoff, maxBackoff,
-        maxWaiting, firstLoadThreads, firstLoadQueue, value);
+    return new EngineConfig(
+        maxStep,
+        loaderThreads,
+        loaderQueue,
+        minBackoff,
+        maxBackoff,
+        maxWaiting,
+        firstLoadThreads,
+        firstLoadQueue,
+        value);
   }
 }

@@ -38,8 +38,7 @@ abstract class IdRequest<T> extends CompletableFuture<T> {
     }.start();
   }
 
-  static CompletableFuture<IdRanges> many(IdTaker taker, String bizTag, int count,
-      WaitDeadline d) {
+  static CompletableFuture<IdRanges> many(IdTaker taker, String bizTag, int count, WaitDeadline d) {
     IdRanges out = new IdRanges();
     return new IdRequest<IdRanges>(taker, bizTag, d) {
       @Override
@@ -77,13 +76,14 @@ abstract class IdRequest<T> extends CompletableFuture<T> {
           ready.cancel(false);
           return this;
         }
-        ready.whenComplete((v, e) -> {
-          if (e == null) {
-            start();
-          } else {
-            completeExceptionally(unwrap(e));
-          }
-        });
+        ready.whenComplete(
+            (v, e) -> {
+              if (e == null) {
+                start();
+              } else {
+                completeExceptionally(unwrap(e));
+              }
+            });
         return this;
       }
     } catch (RuntimeException e) {

@@ -5,12 +5,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 
 /**
- * Takes IDs of a tag from its buffered segments, switching to a loaded next segment or
- * registering the call on the tag's pending load when they run dry: the steps {@link IdRequest}
- * and {@link RangeReservation} repeat until a request is served.
+ * Takes IDs of a tag from its buffered segments, switching to a loaded next segment or registering
+ * the call on the tag's pending load when they run dry: the steps {@link IdRequest} and {@link
+ * RangeReservation} repeat until a request is served.
  *
- * <p>Thread-safety: safe for any number of threads. Switching segments and registering a wait
- * take the tag's stripe lock ({@link TagTable#lock}); taking from a segment takes none.
+ * <p>Thread-safety: safe for any number of threads. Switching segments and registering a wait take
+ * the tag's stripe lock ({@link TagTable#lock}); taking from a segment takes none.
  */
 final class IdTaker {
 
@@ -23,7 +23,11 @@ final class IdTaker {
   private final DatabaseGate gate;
   private volatile boolean closed;
 
-  IdTaker(Ticker ticker, TagTable tags, SegmentLoader loader, SegmentWaiters waiters,
+  IdTaker(
+      Ticker ticker,
+      TagTable tags,
+      SegmentLoader loader,
+      SegmentWaiters waiters,
       DatabaseGate gate) {
     this.ticker = ticker;
     this.tags = tags;
@@ -108,8 +112,8 @@ final class IdTaker {
 
   /**
    * A future that completes when {@code bizTag} may have IDs again: at once if it has, else when
-   * its pending load (started here if none is) ends. While the tag backs off after failed loads
-   * it fails at once with the last failure instead of waiting for a database known to be down.
+   * its pending load (started here if none is) ends. While the tag backs off after failed loads it
+   * fails at once with the last failure instead of waiting for a database known to be down.
    */
   CompletableFuture<Void> whenReady(String bizTag, WaitDeadline deadline) {
     CompletableFuture<Void> wait = whenReadyLocked(bizTag, deadline);
@@ -126,7 +130,9 @@ final class IdTaker {
     try {
       TagBuffer b = tags.get(bizTag);
       long now = ticker.read();
-      if (b == null || b.isClosed() || !b.current().isExhausted()
+      if (b == null
+          || b.isClosed()
+          || !b.current().isExhausted()
           || switchSegment(b, b.current())) {
         return READY;
       }

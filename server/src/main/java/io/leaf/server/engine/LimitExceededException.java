@@ -1,8 +1,8 @@
 package io.leaf.server.engine;
 
 /**
- * A server limit refused the call; the message names the limit and the flag that sets it, e.g.
- * "too many calls waiting for segments (limit 10000, --max-waiting)". Maps to RESOURCE_EXHAUSTED.
+ * A server limit refused the call; the message names the limit and the flag that sets it, e.g. "too
+ * many calls waiting for segments (limit 10000, --max-waiting)". Maps to RESOURCE_EXHAUSTED.
  */
 public final class LimitExceededException extends RuntimeException {
 
@@ -12,7 +12,9 @@ public final class LimitExceededException extends RuntimeException {
     this(what, Integer.toString(limit), flag);
   }
 
-  /** @param limit the limit with its unit where a bare number would mislead, e.g. "67108860 bytes" */
+  /**
+   * @param limit the limit with its unit where a bare number would mislead, e.g. "67108860 bytes"
+   */
   public LimitExceededException(String what, String limit, String flag) {
     // No stack trace: refusals come in floods, and each is an answer, not a fault.
     super(what + " (limit " + limit + ", " + flag + ")", null, false, false);

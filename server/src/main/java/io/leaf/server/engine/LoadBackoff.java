@@ -20,7 +20,8 @@ final class LoadBackoff {
   private RuntimeException lastFailure;
 
   /** A load failed at {@code nowNanos}; a lost write conflict is no outage and starts none. */
-  void onFailed(RuntimeException failure, long nowNanos, long minBackoffNanos, long maxBackoffNanos) {
+  void onFailed(
+      RuntimeException failure, long nowNanos, long minBackoffNanos, long maxBackoffNanos) {
     if (failure instanceof WriteConflictException) {
       // The database answers; another server just won the row. The next request loads again,
       // and an outage that follows starts its back-off (and its warning) afresh.
@@ -38,11 +39,18 @@ final class LoadBackoff {
   }
 
   /** What a caller gets at once while a tag without buffered IDs backs off after an outage. */
-  static StoreUnavailableException noBufferedIds(String message, String bizTag, long retryAtNanos,
-      long nowNanos, Throwable cause) {
+  static StoreUnavailableException noBufferedIds(
+      String message, String bizTag, long retryAtNanos, long nowNanos, Throwable cause) {
     long waitMs = Math.max(0, (retryAtNanos - nowNanos) / 1_000_000);
-    return new StoreUnavailableException(message + " (biz_tag " + bizTag + " has no buffered"
-        + " IDs; next database attempt in " + waitMs + " ms)", cause);
+    return new StoreUnavailableException(
+        message
+            + " (biz_tag "
+            + bizTag
+            + " has no buffered"
+            + " IDs; next database attempt in "
+            + waitMs
+            + " ms)",
+        cause);
   }
 
   /** A load succeeded, or the database answers again: the next load may start at once. */

@@ -7,8 +7,8 @@ import io.leaf.server.store.SegmentRange;
  * state and the load's result alone.
  *
  * <p>Pure: no clock, no lock, no thread; {@link SegmentLoader} applies the outcome under the tag's
- * stripe lock. The order of the checks is the uniqueness rule: a range that could issue an ID
- * below one already issued or reserved on this server is never installed, it becomes a gap.
+ * stripe lock. The order of the checks is the uniqueness rule: a range that could issue an ID below
+ * one already issued or reserved on this server is never installed, it becomes a gap.
  */
 enum LoadOutcome {
   /** The buffer was evicted while loading: the range is a gap, the waiters retry on a fresh one. */
@@ -35,9 +35,13 @@ enum LoadOutcome {
    * @param floor IDs below this were handed out by a reservation
    * @param nextQueued a loaded segment waits behind the current one
    */
-  record State(boolean closed, boolean loaded, long floor, long currentEnd,
-      boolean currentExhausted, boolean nextQueued) {
-  }
+  record State(
+      boolean closed,
+      boolean loaded,
+      long floor,
+      long currentEnd,
+      boolean currentExhausted,
+      boolean nextQueued) {}
 
   /** The outcome of a load that brought {@code range}, or failed when it is null. */
   static LoadOutcome of(State s, SegmentRange range) {

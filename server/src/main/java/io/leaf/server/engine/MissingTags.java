@@ -13,8 +13,8 @@ import java.time.Duration;
 
 /**
  * Names whose first load failed, each remembered for at most the TTL ({@code --missing-tag-ttl})
- * with the answer to give meanwhile without a database round trip: NOT_FOUND for a tag the
- * database does not have; for any other failure, that failure while the name's back-off lasts.
+ * with the answer to give meanwhile without a database round trip: NOT_FOUND for a tag the database
+ * does not have; for any other failure, that failure while the name's back-off lasts.
  *
  * <p>Bounded: at most {@link #CAPACITY} names, and when full the least recently written go first
  * (nothing is refused: a flood of distinct names only shortens each one's stay, and a name
@@ -30,7 +30,14 @@ final class MissingTags {
   static final int CAPACITY = 50_000;
 
   /** What a remembered failure answers; every kind maps to the status its exception has. */
-  private enum Kind { NOT_FOUND, UNAVAILABLE, REFUSED, INVALID_STATE, OUT_OF_RANGE, INTERNAL }
+  private enum Kind {
+    NOT_FOUND,
+    UNAVAILABLE,
+    REFUSED,
+    INVALID_STATE,
+    OUT_OF_RANGE,
+    INTERNAL
+  }
 
   /** The most of a failure's message kept per name, so the bound of names bounds the memory. */
   static final int MAX_MESSAGE_CHARS = 300;
@@ -45,11 +52,12 @@ final class MissingTags {
 
   MissingTags(Duration ttl, Ticker ticker) {
     this.ttlNanos = ttl.toNanos();
-    this.names = CacheBuilder.newBuilder()
-        .expireAfterWrite(ttl)
-        .maximumSize(ttl.isZero() ? 0 : CAPACITY)
-        .ticker(ticker)
-        .build();
+    this.names =
+        CacheBuilder.newBuilder()
+            .expireAfterWrite(ttl)
+            .maximumSize(ttl.isZero() ? 0 : CAPACITY)
+            .ticker(ticker)
+            .build();
   }
 
   /**
@@ -63,8 +71,8 @@ final class MissingTags {
     }
     return switch (f.kind) {
       case NOT_FOUND -> new TagNotFoundException(bizTag);
-      case UNAVAILABLE -> LoadBackoff.noBufferedIds(f.message, bizTag, f.retryAtNanos, nowNanos,
-          null);
+      case UNAVAILABLE ->
+          LoadBackoff.noBufferedIds(f.message, bizTag, f.retryAtNanos, nowNanos, null);
       case REFUSED -> new StoreRejectedException(f.message, null);
       case INVALID_STATE -> new InvalidTagStateException(f.message);
       case OUT_OF_RANGE -> new IdOverflowException(f.message);
@@ -91,12 +99,18 @@ final class MissingTags {
       names.put(bizTag, NOT_FOUND);
       return 1;
     }
-    Kind kind = failure instanceof WriteConflictException ? null
-        : failure instanceof StoreUnavailableException ? Kind.UNAVAILABLE
-        : failure instanceof StoreRejectedException ? Kind.REFUSED
-        : failure instanceof InvalidTagStateException ? Kind.INVALID_STATE
-        : failure instanceof IdOverflowException ? Kind.OUT_OF_RANGE
-        : Kind.INTERNAL;
+    Kind kind =
+        failure instanceof WriteConflictException
+            ? null
+            : failure instanceof StoreUnavailableException
+                ? Kind.UNAVAILABLE
+                : failure instanceof StoreRejectedException
+                    ? Kind.REFUSED
+                    : failure instanceof InvalidTagStateException
+                        ? Kind.INVALID_STATE
+                        : failure instanceof IdOverflowException
+                            ? Kind.OUT_OF_RANGE
+                            : Kind.INTERNAL;
     if (kind == null || ttlNanos == 0) {
       return 0;
     }

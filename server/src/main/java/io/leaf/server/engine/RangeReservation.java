@@ -22,8 +22,8 @@ import java.util.concurrent.Executor;
  * the tag none of its buffered IDs: NextId keeps serving them.
  *
  * <p>Deadlines: the caller's deadline ends the call on the timer thread even while the write is
- * queued or running; a write that still commits afterwards leaves its range unused (a gap) and
- * the buffer untouched.
+ * queued or running; a write that still commits afterwards leaves its range unused (a gap) and the
+ * buffer untouched.
  *
  * <p>Thread-safe; one instance serves every call of its allocator.
  */
@@ -39,8 +39,13 @@ final class RangeReservation {
   private final Ticker ticker;
   private final DeadlineTimer timer;
 
-  RangeReservation(SegmentAllocator allocator, IdTaker taker, TagTable tags, SegmentStore store,
-      Ticker ticker, DeadlineTimer timer) {
+  RangeReservation(
+      SegmentAllocator allocator,
+      IdTaker taker,
+      TagTable tags,
+      SegmentStore store,
+      Ticker ticker,
+      DeadlineTimer timer) {
     this.allocator = allocator;
     this.taker = taker;
     this.tags = tags;
@@ -49,8 +54,8 @@ final class RangeReservation {
     this.timer = timer;
   }
 
-  CompletableFuture<IdRanges> reserve(String bizTag, int count, WaitDeadline deadline,
-      Executor database) {
+  CompletableFuture<IdRanges> reserve(
+      String bizTag, int count, WaitDeadline deadline, Executor database) {
     if (count <= 0) {
       throw new IllegalArgumentException("count must be positive: " + count);
     }
@@ -58,22 +63,28 @@ final class RangeReservation {
     // Loading first keeps unknown tags on the first-load budget and the missing-tag cache, so a
     // flood of them cannot occupy the database threads.
     CompletableFuture<Void> loaded = allocator.initCache(bizTag, deadline);
-    result.whenComplete((v, e) -> {
-      if (e instanceof CancellationException) {
-        loaded.cancel(false);
-      }
-    });
-    loaded.whenComplete((v, e) -> {
-      if (e != null) {
-        result.completeExceptionally(IdRequest.unwrap(e));
-      } else {
-        takeBuffered(bizTag, count, deadline, database, result);
-      }
-    });
+    result.whenComplete(
+        (v, e) -> {
+          if (e instanceof CancellationException) {
+            loaded.cancel(false);
+          }
+        });
+    loaded.whenComplete(
+        (v, e) -> {
+          if (e != null) {
+            result.completeExceptionally(IdRequest.unwrap(e));
+          } else {
+            takeBuffered(bizTag, count, deadline, database, result);
+          }
+        });
     return result;
   }
 
-  private void takeBuffered(String bizTag, int count, WaitDeadline deadline, Executor database,
+  private void takeBuffered(
+      String bizTag,
+      int count,
+      WaitDeadline deadline,
+      Executor database,
       CompletableFuture<IdRanges> result) {
     long held;
     try {
@@ -104,8 +115,8 @@ final class RangeReservation {
   }
 
   /**
-   * IDs the tag buffers now in its current segment and the loaded next one: a snapshot, since
-   * other callers may take some at any moment.
+   * IDs the tag buffers now in its current segment and the loaded next one: a snapshot, since other
+   * callers may take some at any moment.
    */
   private long buffered(String bizTag) {
     TagBuffer b = tags.get(bizTag);
@@ -113,11 +124,17 @@ final class RangeReservation {
   }
 
   /**
-   * The dedicated write of {@code rest} IDs first, and only once it succeeded the buffered IDs:
-   * a write that fails (the database down) leaves the tag's buffer whole for NextId.
+   * The dedicated write of {@code rest} IDs first, and only once it succeeded the buffered IDs: a
+   * write that fails (the database down) leaves the tag's buffer whole for NextId.
    */
-  private void writeFirst(String bizTag, int count, long rest, IdRanges out,
-      WaitDeadline deadline, Executor database, CompletableFuture<IdRanges> result) {
+  private void writeFirst(
+      String bizTag,
+      int count,
+      long rest,
+      IdRanges out,
+      WaitDeadline deadline,
+      Executor database,
+      CompletableFuture<IdRanges> result) {
     RuntimeException down = tags.backingOff(bizTag, ticker.read());
     if (down == null) {
       down = allocator.databaseKnownDown();
@@ -132,8 +149,8 @@ final class RangeReservation {
       return;
     }
     try {
-      Runnable cancelTimer = timer.schedule(
-          () -> result.completeExceptionally(deadline.timeout(bizTag)), left);
+      Runnable cancelTimer =
+          timer.schedule(() -> result.completeExceptionally(deadline.timeout(bizTag)), left);
       result.whenComplete((v, e) -> cancelTimer.run());
       database.execute(() -> takeDedicated(bizTag, count, (int) rest, out, result));
     } catch (RuntimeException e) {
@@ -146,15 +163,15 @@ final class RangeReservation {
    * buffered IDs below its range. When other callers took some of those meanwhile, the buffered
    * part is given up (a gap) and a second write brings what is missing: two dedicated ranges.
    */
-  private void takeDedicated(String bizTag, int count, int rest, IdRanges out,
-      CompletableFuture<IdRanges> result) {
+  private void takeDedicated(
+      String bizTag, int count, int rest, IdRanges out, CompletableFuture<IdRanges> result) {
     if (result.isDone()) {
       // Timed out or cancelled while queued: no write, so no gap either.
       return;
     }
     try {
-      SegmentRange range = tags.rewinds().take(bizTag, rest, true,
-          s -> store.reserveRange(bizTag, s));
+      SegmentRange range =
+          tags.rewinds().take(bizTag, rest, true, s -> store.reserveRange(bizTag, s));
       if (result.isDone()) {
         // The deadline passed during the write: its range is a gap, the buffer stays whole.
         return;
@@ -162,8 +179,9 @@ final class RangeReservation {
       long missing = count - out.size() - rest;
       if (missing > 0
           && taker.take(bizTag, missing, out, BUFFERED_SEGMENTS, range.start()) < missing) {
-        SegmentRange second = tags.rewinds().take(bizTag, (int) (count - rest), true,
-            s -> store.reserveRange(bizTag, s));
+        SegmentRange second =
+            tags.rewinds()
+                .take(bizTag, (int) (count - rest), true, s -> store.reserveRange(bizTag, s));
         tags.raiseFloor(bizTag, second.end());
         IdRanges both = new IdRanges();
         both.add(range.start(), range.end());

@@ -2,8 +2,8 @@ package io.leaf.server.engine;
 
 /**
  * What the prefetch learns of a tag: its recent rate, from the lifetimes of used-up segments, and
- * its recent load latency. Both rise at once (a burst must be fed now) and fall by halves (one
- * slow segment does not starve the next burst).
+ * its recent load latency. Both rise at once (a burst must be fed now) and fall by halves (one slow
+ * segment does not starve the next burst).
  *
  * <p>Thread-safety: guarded by the tag's stripe lock; every call holds it. Times are ticker time.
  */
@@ -13,10 +13,13 @@ final class RateEstimate {
 
   /** When the current segment became current. */
   private long currentSinceNanos;
+
   /** 0 until a segment is used up. */
   private double idsPerNano;
+
   /** 0 until a load completes. */
   private long loadNanos;
+
   /** When a call first found the current segment used up with nothing queued; NOT_DRY otherwise. */
   private long dryAtNanos = NOT_DRY;
 
@@ -40,8 +43,9 @@ final class RateEstimate {
   void installed(Segment used, long nowNanos) {
     if (used != Segment.EMPTY && used.end > used.start) {
       // Its lifetime ends when it ran dry, not when this load arrived.
-      learnRate(used.end - used.start, (dryAtNanos == NOT_DRY ? nowNanos : dryAtNanos)
-          - currentSinceNanos);
+      learnRate(
+          used.end - used.start,
+          (dryAtNanos == NOT_DRY ? nowNanos : dryAtNanos) - currentSinceNanos);
     }
     becameCurrent(nowNanos);
   }

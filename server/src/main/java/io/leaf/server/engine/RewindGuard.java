@@ -12,18 +12,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps every tag's IDs above the ones this server already took, even when the database goes
- * back in time (a restored backup, a lagging replica promoted after its primary confirmed
- * commits it never received): a range the store hands back that starts below the highest ID this
- * server took for the tag is logged as an ERROR naming the tag and both values, counted
- * ({@link EngineEvents#segmentRewound}), and only the part above is used; a range wholly below
- * is followed by one more write that moves {@code max_id} past it, so the database itself stops
- * handing out the overlap, to this server and to the others.
+ * Keeps every tag's IDs above the ones this server already took, even when the database goes back
+ * in time (a restored backup, a lagging replica promoted after its primary confirmed commits it
+ * never received): a range the store hands back that starts below the highest ID this server took
+ * for the tag is logged as an ERROR naming the tag and both values, counted ({@link
+ * EngineEvents#segmentRewound}), and only the part above is used; a range wholly below is followed
+ * by one more write that moves {@code max_id} past it, so the database itself stops handing out the
+ * overlap, to this server and to the others.
  *
- * <p>Why a read before the write decides, not the highest value at the time of the reply: a
- * write that started after another's range was recorded can only get a higher range from a
- * database that keeps its order; two writes in flight at once (a preload and a ReserveIds) may
- * come back in either order without anything having gone back.
+ * <p>Why a read before the write decides, not the highest value at the time of the reply: a write
+ * that started after another's range was recorded can only get a higher range from a database that
+ * keeps its order; two writes in flight at once (a preload and a ReserveIds) may come back in
+ * either order without anything having gone back.
  *
  * <p>Cost: one bounded cache entry per tag (the least recently written tags are forgotten first,
  * beyond {@link #CAPACITY}); two lookups per store write. Thread-safe; never called under a stripe
@@ -33,6 +33,7 @@ final class RewindGuard {
 
   /** Tags whose highest ID is remembered. */
   static final int CAPACITY = 100_000;
+
   /** Writes that move {@code max_id} past a range wholly below before the load gives up. */
   static final int MAX_JUMPS = 4;
 
@@ -41,7 +42,9 @@ final class RewindGuard {
   /** Per tag: one past the highest ID of any range this server took. */
   private final Cache<String, Long> ceilings =
       CacheBuilder.newBuilder().maximumSize(CAPACITY).build();
+
   private final Supplier<EngineEvents> events;
+
   /** Per tag (striped): writes share it; a rewound range's cut takes it alone. */
   private final Striped<ReadWriteLock> locks = Striped.readWriteLock(64);
 
@@ -57,10 +60,9 @@ final class RewindGuard {
 
   /**
    * Runs {@code write(step)} (the store's {@code nextSegment}) and returns its range, or, when the
-   * database went back in time, IDs of {@code write}'s ranges above what this server took: the
-   * part of the range above, at most as many IDs as it held ({@code exact}: exactly as many),
-   * from more writes that move {@code max_id} past what this server took while that is not
-   * enough.
+   * database went back in time, IDs of {@code write}'s ranges above what this server took: the part
+   * of the range above, at most as many IDs as it held ({@code exact}: exactly as many), from more
+   * writes that move {@code max_id} past what this server took while that is not enough.
    *
    * @param exact whether fewer IDs than the first range held will not do (ReserveIds)
    * @throws StoreUnavailableException the database is still below after {@link #MAX_JUMPS} writes
@@ -92,22 +94,42 @@ final class RewindGuard {
     }
   }
 
-  /** Under the tag's write lock: the part of {@code range} (or of more writes) above {@code before}. */
-  private SegmentRange rewound(String bizTag, long before, SegmentRange range, boolean exact,
+  /**
+   * Under the tag's write lock: the part of {@code range} (or of more writes) above {@code before}.
+   */
+  private SegmentRange rewound(
+      String bizTag,
+      long before,
+      SegmentRange range,
+      boolean exact,
       IntFunction<SegmentRange> write) {
     int want = range.step();
-    log.error("biz_tag {}: the database handed out [{}, {}) but this server already took IDs"
-        + " up to {} (issued or buffered); the database went back in time (a restored backup,"
-        + " a promoted replica that lacked commits). IDs below {} are skipped (a gap), never"
-        + " issued again", 
-        bizTag, range.start(), range.end(), before - 1, before);
+    log.error(
+        "biz_tag {}: the database handed out [{}, {}) but this server already took IDs"
+            + " up to {} (issued or buffered); the database went back in time (a restored backup,"
+            + " a promoted replica that lacked commits). IDs below {} are skipped (a gap), never"
+            + " issued again",
+        bizTag,
+        range.start(),
+        range.end(),
+        before - 1,
+        before);
     events.get().segmentRewound();
     long need = exact ? want : 1;
     for (int jump = 0; usable(range, before) < need; jump++) {
       if (jump == MAX_JUMPS) {
-        throw new StoreUnavailableException("database unavailable: biz_tag " + bizTag
-            + " is still below the IDs this server issued (max_id " + range.end() + ", issued up"
-            + " to " + (before - 1) + ") after " + MAX_JUMPS + " writes to move past them", null);
+        throw new StoreUnavailableException(
+            "database unavailable: biz_tag "
+                + bizTag
+                + " is still below the IDs this server issued (max_id "
+                + range.end()
+                + ", issued up"
+                + " to "
+                + (before - 1)
+                + ") after "
+                + MAX_JUMPS
+                + " writes to move past them",
+            null);
       }
       // Past the IDs issued here (if max_id is still below them), plus the IDs wanted.
       long needed = Math.max(before, range.end()) - range.end() + want;

@@ -35,12 +35,14 @@ final class Segment {
   final long start;
   final long end;
   final int step;
+
   /** The first ID whose issue means 10% of the segment is used: the next segment loads then. */
   final long preloadAt;
 
   // VarHandles instead of AtomicLong/AtomicBoolean fields: two fewer objects per cached segment.
   @SuppressWarnings("unused")
   private volatile long cursor;
+
   @SuppressWarnings("unused")
   private volatile boolean preloadClaimed;
 
@@ -72,8 +74,8 @@ final class Segment {
   }
 
   /**
-   * Takes up to {@code n} consecutive IDs with one {@code getAndAdd}: returns the first, or
-   * {@link #EXHAUSTED}; the range taken is {@code [first, first + min(n, end - first))}.
+   * Takes up to {@code n} consecutive IDs with one {@code getAndAdd}: returns the first, or {@link
+   * #EXHAUSTED}; the range taken is {@code [first, first + min(n, end - first))}.
    */
   long takeRange(long n) {
     long cur = (long) CURSOR.getOpaque(this);
@@ -97,9 +99,9 @@ final class Segment {
   }
 
   /**
-   * From now on nothing leaves this segment: one {@code getAndSet} of the cursor to {@code end},
-   * so every take racing with it either got its IDs before (below the value returned) or finds
-   * the segment exhausted. Returns the first ID never issued, {@code end} when there is none.
+   * From now on nothing leaves this segment: one {@code getAndSet} of the cursor to {@code end}, so
+   * every take racing with it either got its IDs before (below the value returned) or finds the
+   * segment exhausted. Returns the first ID never issued, {@code end} when there is none.
    */
   long seal() {
     long c = (long) CURSOR.getAndSet(this, end);

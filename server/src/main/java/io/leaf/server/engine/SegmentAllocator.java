@@ -12,18 +12,18 @@ import java.util.function.Predicate;
 /**
  * Issues IDs of every tag from in-memory segments, loading the next segment of a tag in the
  * background once 10% of the current one is used (Leaf-segment's double buffer), and further ahead
- * when the tag's rate and load latency call for it ({@link PrefetchPolicy}). Never blocks:
- * a call that finds no ID buffered waits on the tag's pending load without holding a thread.
+ * when the tag's rate and load latency call for it ({@link PrefetchPolicy}). Never blocks: a call
+ * that finds no ID buffered waits on the tag's pending load without holding a thread.
  *
- * <p>Cost: {@link #tryNextId} is one map lookup, one ticker read and one {@code getAndAdd}, plus
- * a last-access write at most once per millisecond; no lock, no allocation, no database. The
- * server passes a {@link CoarseTicker}, so the ticker read is a volatile load. A batch takes one
- * {@code getAndAdd} per segment it spans.
+ * <p>Cost: {@link #tryNextId} is one map lookup, one ticker read and one {@code getAndAdd}, plus a
+ * last-access write at most once per millisecond; no lock, no allocation, no database. The server
+ * passes a {@link CoarseTicker}, so the ticker read is a volatile load. A batch takes one {@code
+ * getAndAdd} per segment it spans.
  *
- * <p>When {@link #tryNextId} finds nothing, {@link #nextId} (through {@link IdTaker}) switches
- * to a loaded next segment or registers the call on the tag's pending load (starting one if none
- * is), bounded by {@link EngineConfig#maxWaiting()} and each call's {@link WaitDeadline}; the
- * load's completion resumes it on the loader thread.
+ * <p>When {@link #tryNextId} finds nothing, {@link #nextId} (through {@link IdTaker}) switches to a
+ * loaded next segment or registers the call on the tag's pending load (starting one if none is),
+ * bounded by {@link EngineConfig#maxWaiting()} and each call's {@link WaitDeadline}; the load's
+ * completion resumes it on the loader thread.
  *
  * <p>Thread-safety: safe for any number of threads. Per-tag state changes (creation, switching
  * segments, registering waiters, installing loads, eviction) take one of a fixed set of striped
@@ -45,8 +45,8 @@ public final class SegmentAllocator implements AutoCloseable {
   private final IdTaker taker;
 
   /** An engine that reports to no one ({@link EngineListeners#NONE}) on {@code threads}. */
-  public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config,
-      EngineThreads threads) {
+  public SegmentAllocator(
+      SegmentStore store, Ticker ticker, EngineConfig config, EngineThreads threads) {
     this(store, ticker, config, threads, EngineListeners.NONE);
   }
 
@@ -55,13 +55,17 @@ public final class SegmentAllocator implements AutoCloseable {
    *     #close()}
    * @param listeners told of loads and handed cached buffers for the allocator's whole life
    */
-  public SegmentAllocator(SegmentStore store, Ticker ticker, EngineConfig config,
-      EngineThreads threads, EngineListeners listeners) {
+  public SegmentAllocator(
+      SegmentStore store,
+      Ticker ticker,
+      EngineConfig config,
+      EngineThreads threads,
+      EngineListeners listeners) {
     this.gate = new DatabaseGate();
     this.ticker = ticker;
     this.timer = threads.timer();
-    this.tags = new TagTable(new MissingTags(config.missingTagTtl(), ticker), store::mayHold,
-        listeners);
+    this.tags =
+        new TagTable(new MissingTags(config.missingTagTtl(), ticker), store::mayHold, listeners);
     this.waiters = new SegmentWaiters(config.maxWaiting(), ticker, timer);
     this.loader = new SegmentLoader(store, ticker, config, tags, waiters, threads);
     this.taker = new IdTaker(ticker, tags, loader, waiters, gate);
@@ -77,9 +81,9 @@ public final class SegmentAllocator implements AutoCloseable {
   }
 
   /**
-   * The server's database check saw the database answer: after an outage, every tag that backs
-   * off after failed loads may load at once, so issuing resumes within one check of its return
-   * whatever the outage's length.
+   * The server's database check saw the database answer: after an outage, every tag that backs off
+   * after failed loads may load at once, so issuing resumes within one check of its return whatever
+   * the outage's length.
    */
   public void databaseAnswered() {
     if (gate.markUp()) {
@@ -87,7 +91,9 @@ public final class SegmentAllocator implements AutoCloseable {
     }
   }
 
-  /** Runs {@code task} on the engine's deadline timer after {@code delayNanos}; returns its cancel. */
+  /**
+   * Runs {@code task} on the engine's deadline timer after {@code delayNanos}; returns its cancel.
+   */
   public Runnable schedule(Runnable task, long delayNanos) {
     return timer.schedule(task, delayNanos);
   }
@@ -107,8 +113,8 @@ public final class SegmentAllocator implements AutoCloseable {
   }
 
   /**
-   * One ID of a tag this server holds a segment of, or {@link #NO_ID}: the tag is not cached or
-   * its current segment is used up. Lock-free and allocation-free; never waits.
+   * One ID of a tag this server holds a segment of, or {@link #NO_ID}: the tag is not cached or its
+   * current segment is used up. Lock-free and allocation-free; never waits.
    */
   public long tryNextId(String bizTag) {
     TagBuffer b = tags.get(bizTag);
@@ -136,8 +142,8 @@ public final class SegmentAllocator implements AutoCloseable {
   }
 
   /**
-   * {@code count} IDs of {@code bizTag}, spanning as many segments as needed. On failure midway
-   * the IDs already taken are lost (a gap), never issued again.
+   * {@code count} IDs of {@code bizTag}, spanning as many segments as needed. On failure midway the
+   * IDs already taken are lost (a gap), never issued again.
    */
   public CompletableFuture<IdRanges> nextIds(String bizTag, int count, WaitDeadline deadline) {
     if (count <= 0) {
@@ -147,8 +153,8 @@ public final class SegmentAllocator implements AutoCloseable {
   }
 
   /**
-   * Loads the tag's first segment if this server holds none; a tag already loaded is left as it
-   * is, so no segment is consumed.
+   * Loads the tag's first segment if this server holds none; a tag already loaded is left as it is,
+   * so no segment is consumed.
    */
   public CompletableFuture<Void> initCache(String bizTag, WaitDeadline deadline) {
     return IdRequest.loaded(taker, bizTag, deadline);
@@ -158,8 +164,8 @@ public final class SegmentAllocator implements AutoCloseable {
    * {@code count} IDs of {@code bizTag} as at most 3 ranges: what its segments hold, and the rest
    * from one dedicated store write run on {@code database} (see {@link RangeReservation}).
    */
-  public CompletableFuture<IdRanges> reserve(String bizTag, int count, WaitDeadline deadline,
-      Executor database) {
+  public CompletableFuture<IdRanges> reserve(
+      String bizTag, int count, WaitDeadline deadline, Executor database) {
     return reservations.reserve(bizTag, count, deadline, database);
   }
 
@@ -184,10 +190,10 @@ public final class SegmentAllocator implements AutoCloseable {
   }
 
   /**
-   * Keeps the dynamic step of {@code bizTag} at most {@code maxStep} from its next load on, and
-   * its loads one at a time (a formatted tag's period row: its numbers are bounded by a width,
-   * and loads side by side may finish out of order, leaving the lower segment unused).
-   * Remembered for the most recent 100,000 tags given one.
+   * Keeps the dynamic step of {@code bizTag} at most {@code maxStep} from its next load on, and its
+   * loads one at a time (a formatted tag's period row: its numbers are bounded by a width, and
+   * loads side by side may finish out of order, leaving the lower segment unused). Remembered for
+   * the most recent 100,000 tags given one.
    */
   public void limitStep(String bizTag, int maxStep) {
     tags.stepLimits().set(bizTag, maxStep);
@@ -205,8 +211,8 @@ public final class SegmentAllocator implements AutoCloseable {
 
   /**
    * The names of the tags this server holds a segment of, sorted, at most {@code max} of them (a
-   * view for operators: the cost is one pass over the map). A first load in flight or failed is
-   * not a tag held.
+   * view for operators: the cost is one pass over the map). A first load in flight or failed is not
+   * a tag held.
    */
   public List<String> cachedTags(int max) {
     return tags.heldNames(max);

@@ -39,8 +39,10 @@ final class SegmentLoader {
   static final String LOAD_QUEUE_FLAG = "--max-queued-loads";
   private static final Logger log = LoggerFactory.getLogger(SegmentLoader.class);
   private static final long WARN_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(10);
+
   /** When the next first-failure line may be logged (ticker time). */
   private final AtomicLong nextWarnNanos = new AtomicLong();
+
   private final AtomicInteger suppressedWarnings = new AtomicInteger();
 
   private final SegmentStore store;
@@ -48,16 +50,23 @@ final class SegmentLoader {
   private final EngineConfig config;
   private final StepPolicy policy;
   private final PrefetchPolicy prefetch;
+
   /** The prefetch of a step-limited tag: one load at a time, so none finishes out of order. */
   private final PrefetchPolicy oneAhead;
+
   private final TagTable tags;
   private final SegmentWaiters waiters;
   private final Executor served;
   private final Executor firstLoads;
   private volatile boolean closed;
 
-  SegmentLoader(SegmentStore store, Ticker ticker, EngineConfig config, TagTable tags,
-      SegmentWaiters waiters, EngineThreads threads) {
+  SegmentLoader(
+      SegmentStore store,
+      Ticker ticker,
+      EngineConfig config,
+      TagTable tags,
+      SegmentWaiters waiters,
+      EngineThreads threads) {
     this.store = store;
     this.ticker = ticker;
     this.config = config;
@@ -102,19 +111,24 @@ final class SegmentLoader {
         tags.removeLocked(b);
       }
       if (first) {
-        throw new LimitExceededException("too many first loads of tags this server holds no"
-            + " segment of are waiting for the database", config.firstLoadQueue(), FIRST_LOAD_FLAG);
+        throw new LimitExceededException(
+            "too many first loads of tags this server holds no"
+                + " segment of are waiting for the database",
+            config.firstLoadQueue(),
+            FIRST_LOAD_FLAG);
       }
-      throw new LimitExceededException("too many segment loads are waiting for the database",
-          config.loaderQueue(), LOAD_QUEUE_FLAG);
+      throw new LimitExceededException(
+          "too many segment loads are waiting for the database",
+          config.loaderQueue(),
+          LOAD_QUEUE_FLAG);
     }
     b.onLoadStarted(done);
   }
 
   /**
    * Starts the loads {@link PrefetchPolicy} asks for once a caller passed {@code seg}'s preload
-   * point (Leaf's 10%); at most one caller per segment gets past the claim, and none while the
-   * tag backs off.
+   * point (Leaf's 10%); at most one caller per segment gets past the claim, and none while the tag
+   * backs off.
    */
   void maybePreload(TagBuffer b, Segment seg, long now) {
     // Checked before claiming so that, while a failed preload backs off, callers neither take
@@ -158,11 +172,11 @@ final class SegmentLoader {
   }
 
   /**
-   * Starts loads while {@link PrefetchPolicy} asks for one more; each raises the segments ahead,
-   * so at most its lookahead are queued or loading. A step-limited tag (a formatted period row)
-   * has a lookahead of one: loads side by side can finish out of order, and a segment arriving
-   * below the current one is dropped, numbers a width-bounded row cannot spare. The caller holds
-   * the stripe lock.
+   * Starts loads while {@link PrefetchPolicy} asks for one more; each raises the segments ahead, so
+   * at most its lookahead are queued or loading. A step-limited tag (a formatted period row) has a
+   * lookahead of one: loads side by side can finish out of order, and a segment arriving below the
+   * current one is dropped, numbers a width-bounded row cannot spare. The caller holds the stripe
+   * lock.
    */
   private void prefetchLocked(TagBuffer b, long now, boolean pastPreloadPoint) {
     PrefetchPolicy p = tags.stepLimits().has(b.bizTag()) ? oneAhead : prefetch;
@@ -180,9 +194,9 @@ final class SegmentLoader {
   }
 
   /**
-   * Logs a tag's first failed load, at most one line per {@link #WARN_PERIOD_NANOS} server-wide:
-   * in an outage every served tag starts failing at once, and the database's state is the
-   * server's to report (one line per change), not one line per tag.
+   * Logs a tag's first failed load, at most one line per {@link #WARN_PERIOD_NANOS} server-wide: in
+   * an outage every served tag starts failing at once, and the database's state is the server's to
+   * report (one line per change), not one line per tag.
    */
   private void warnLimited(String warning) {
     long now = ticker.read();
@@ -192,8 +206,14 @@ final class SegmentLoader {
       return;
     }
     int others = suppressedWarnings.getAndSet(0);
-    log.warn(others == 0 ? warning : warning + " (and " + others + " other tags' loads started"
-        + " failing since the last such line)");
+    log.warn(
+        others == 0
+            ? warning
+            : warning
+                + " (and "
+                + others
+                + " other tags' loads started"
+                + " failing since the last such line)");
   }
 
   /**
@@ -211,7 +231,12 @@ final class SegmentLoader {
     }
   }
 
-  private void load(TagBuffer b, boolean first, int step, int epoch, long startedNanos,
+  private void load(
+      TagBuffer b,
+      boolean first,
+      int step,
+      int epoch,
+      long startedNanos,
       CompletableFuture<Void> done) {
     if (closed) {
       // Its waiters were failed by the allocator's close; the store is not asked.
@@ -235,15 +260,18 @@ final class SegmentLoader {
       long storeNanos = System.nanoTime() - storeStart;
       // An outage's failure that lands after the server's check saw the database answer again
       // (the check ended the back-offs before it) begins none: issuing resumes within one check.
-      boolean outageOver = failure instanceof StoreUnavailableException
-          && tags.answeredEpoch() != answered;
+      boolean outageOver =
+          failure instanceof StoreUnavailableException && tags.answeredEpoch() != answered;
       Outcome outcome = finishLoad(b, range, failure, outageOver, epoch, startedNanos);
       if (outcome.warning() != null) {
         warnLimited(outcome.warning());
       }
       if (outcome.dropped() != null) {
-        log.debug("segment [{}, {}) of {} arrived below the one in use; dropped",
-            outcome.dropped().start, outcome.dropped().end, b.bizTag());
+        log.debug(
+            "segment [{}, {}) of {} arrived below the one in use; dropped",
+            outcome.dropped().start,
+            outcome.dropped().end,
+            b.bizTag());
         tags.events().segmentDropped();
       }
       tags.events().segmentLoaded(first, storeNanos, failure);
@@ -257,37 +285,47 @@ final class SegmentLoader {
   }
 
   /**
-   * The calls to wake after a load, the failure they end with (null: they try again), the
-   * warning to log once the stripe lock is released (null: none) and the segment dropped because
-   * it landed below the one in use (null: none); transport threads take the same locks, so nothing
-   * slow such as a log write happens while one is held.
+   * The calls to wake after a load, the failure they end with (null: they try again), the warning
+   * to log once the stripe lock is released (null: none) and the segment dropped because it landed
+   * below the one in use (null: none); transport threads take the same locks, so nothing slow such
+   * as a log write happens while one is held.
    */
-  private record Outcome(Set<WaitingCall> woken, RuntimeException failure, String warning,
-      Segment dropped) {
+  private record Outcome(
+      Set<WaitingCall> woken, RuntimeException failure, String warning, Segment dropped) {
     Outcome(Set<WaitingCall> woken, RuntimeException failure) {
       this(woken, failure, null, null);
     }
   }
 
   /**
-   * The line to log for a failed load, or null. One line when a tag's loads start failing
-   * ({@code failures} in a row is 1); the retries that follow while the database stays down are
-   * the server's database state to report (LeafServer), not one line each.
+   * The line to log for a failed load, or null. One line when a tag's loads start failing ({@code
+   * failures} in a row is 1); the retries that follow while the database stays down are the
+   * server's database state to report (LeafServer), not one line each.
    */
   private static String warning(String bizTag, RuntimeException failure, int failures) {
     if (failure instanceof WriteConflictException) {
-      return "loading a segment of " + bizTag + " lost its write conflicts (the next request"
-          + " tries again): " + failure.getMessage();
+      return "loading a segment of "
+          + bizTag
+          + " lost its write conflicts (the next request"
+          + " tries again): "
+          + failure.getMessage();
     }
     return failure instanceof StoreUnavailableException && failures == 1
-        ? "loading a segment of " + bizTag + " failed (retrying with back-off): "
+        ? "loading a segment of "
+            + bizTag
+            + " failed (retrying with back-off): "
             + failure.getMessage()
         : null;
   }
 
   /** Applies the load's {@link LoadOutcome} under the stripe lock. */
-  private Outcome finishLoad(TagBuffer b, SegmentRange range, RuntimeException failure,
-      boolean outageOver, int epoch, long startedNanos) {
+  private Outcome finishLoad(
+      TagBuffer b,
+      SegmentRange range,
+      RuntimeException failure,
+      boolean outageOver,
+      int epoch,
+      long startedNanos) {
     Lock lock = tags.lock(b.bizTag());
     lock.lock();
     try {
@@ -306,8 +344,16 @@ final class SegmentLoader {
           // The buffer goes at once, so no name holds a buffer or an exception beyond it. What to
           // answer meanwhile (NOT_FOUND, or the failure during its back-off) is a bounded entry
           // that lives at most --missing-tag-ttl.
-          int failures = outageOver ? 0 : tags.missing().add(b.bizTag(), failure,
-              ticker.read(), config.minBackoff().toNanos(), config.maxBackoff().toNanos());
+          int failures =
+              outageOver
+                  ? 0
+                  : tags.missing()
+                      .add(
+                          b.bizTag(),
+                          failure,
+                          ticker.read(),
+                          config.minBackoff().toNanos(),
+                          config.maxBackoff().toNanos());
           if (failure instanceof TagNotFoundException) {
             tags.forgetServed(b.bizTag());
           }
@@ -315,8 +361,14 @@ final class SegmentLoader {
           return new Outcome(woken, failure, warning(b.bizTag(), failure, failures), null);
         }
         case FAILED -> {
-          int failures = outageOver ? 0 : b.onLoadFailed(failure, ticker.read(),
-              config.minBackoff().toNanos(), config.maxBackoff().toNanos());
+          int failures =
+              outageOver
+                  ? 0
+                  : b.onLoadFailed(
+                      failure,
+                      ticker.read(),
+                      config.minBackoff().toNanos(),
+                      config.maxBackoff().toNanos());
           return new Outcome(woken, failure, warning(b.bizTag(), failure, failures), null);
         }
         default -> {
@@ -329,8 +381,8 @@ final class SegmentLoader {
   }
 
   /** A load brought {@code range}: installs or queues it; returns it when dropped as a gap. */
-  private Segment install(TagBuffer b, LoadOutcome outcome, SegmentRange range, int epoch,
-      long startedNanos) {
+  private Segment install(
+      TagBuffer b, LoadOutcome outcome, SegmentRange range, int epoch, long startedNanos) {
     if (!b.isLoaded()) {
       // A failed earlier first load of this name is over.
       tags.missing().remove(b.bizTag());

@@ -12,6 +12,7 @@ import java.util.ArrayDeque;
 final class SegmentQueue {
 
   private volatile Segment first;
+
   /** Segments behind {@link #first}, ascending; null until a second one is queued. */
   private ArrayDeque<Segment> rest;
 

@@ -7,9 +7,16 @@ public final class SegmentWaitTimeoutException extends RuntimeException {
 
   public SegmentWaitTimeoutException(String bizTag, long waitedNanos, boolean callersDeadline) {
     // No stack trace: a timeout is an answer, and under an outage there are many of them.
-    super("no segment of biz_tag " + bizTag + " arrived from the database within "
-        + waitedNanos / 1_000_000 + " ms" + (callersDeadline ? "" : " (the server's --max-wait)"),
-        null, false, false);
+    super(
+        "no segment of biz_tag "
+            + bizTag
+            + " arrived from the database within "
+            + waitedNanos / 1_000_000
+            + " ms"
+            + (callersDeadline ? "" : " (the server's --max-wait)"),
+        null,
+        false,
+        false);
     this.callersDeadline = callersDeadline;
   }
 

@@ -1,8 +1,8 @@
 package io.leaf.server.engine;
 
 /**
- * The server is shutting down: neither the segment engine nor the snowflake generator issues
- * IDs any more (UNAVAILABLE; another server answers).
+ * The server is shutting down: neither the segment engine nor the snowflake generator issues IDs
+ * any more (UNAVAILABLE; another server answers).
  */
 public final class ServerClosingException extends RuntimeException {
   public ServerClosingException() {

@@ -3,11 +3,11 @@ package io.leaf.server.engine;
 import java.time.Duration;
 
 /**
- * Leaf's dynamic step: a segment should last about 15 minutes. Pure: the caller passes the time
- * the previous segment lasted.
+ * Leaf's dynamic step: a segment should last about 15 minutes. Pure: the caller passes the time the
+ * previous segment lasted.
  *
- * <p>Lasted under 15 minutes: double (not past {@code maxStep}); 15 to 30 minutes: keep;
- * 30 minutes or more: halve (not below the step stored in the database).
+ * <p>Lasted under 15 minutes: double (not past {@code maxStep}); 15 to 30 minutes: keep; 30 minutes
+ * or more: halve (not below the step stored in the database).
  */
 public record StepPolicy(int maxStep) {
 

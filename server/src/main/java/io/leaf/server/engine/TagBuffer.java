@@ -9,9 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The buffer of one tag: the segment IDs come from now, the segments loaded ahead in ascending
- * order, the loads in flight and the calls waiting on them, changed only through its event
- * methods ({@link #onLoadStarted}, {@link #onLoadFinished}, {@link #onLoaded}, {@link
- * #onLoadFailed}, {@link #onSegmentDrained}, {@link #raiseFloor}).
+ * order, the loads in flight and the calls waiting on them, changed only through its event methods
+ * ({@link #onLoadStarted}, {@link #onLoadFinished}, {@link #onLoaded}, {@link #onLoadFailed},
+ * {@link #onSegmentDrained}, {@link #raiseFloor}).
  *
  * <p>Thread-safety: the tag's stripe lock ({@link TagTable#lock}) guards every write and every
  * read, except four reads the request path makes without it: {@link #current()}, {@link
@@ -29,7 +29,8 @@ public final class TagBuffer {
 
   static {
     try {
-      LAST_ACCESS = MethodHandles.lookup().findVarHandle(TagBuffer.class, "lastAccessNanos", long.class);
+      LAST_ACCESS =
+          MethodHandles.lookup().findVarHandle(TagBuffer.class, "lastAccessNanos", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -43,21 +44,27 @@ public final class TagBuffer {
   private final SegmentQueue queue = new SegmentQueue();
 
   private volatile Segment current = Segment.EMPTY;
+
   /**
    * IDs below this were handed out by a reservation above the segments this buffer had loaded or
    * was loading; a segment below it is dropped (a gap), so the tag's IDs keep increasing here.
    */
   private long floor = Long.MIN_VALUE;
+
   private volatile boolean closed;
+
   /** Handed to the idle sweeper already. */
   private boolean announced;
+
   @SuppressWarnings("unused")
   private volatile long lastAccessNanos;
 
   /** The first load in flight (completed once its outcome is installed); null when none. */
   private CompletableFuture<Void> pending;
+
   /** At most the prefetch policy's lookahead. */
   private int loadsInFlight;
+
   /**
    * The calls waiting on {@link #pending}; null when none. Volatile because a call leaving on a
    * cancel or a timeout removes itself without the lock.
@@ -121,8 +128,8 @@ public final class TagBuffer {
 
   /**
    * {@code seen} (the segment a caller found) is used up: true when the caller should try again
-   * (another thread switched, the buffer was closed, or this call made the queued segment
-   * current), false when the tag must wait for a load.
+   * (another thread switched, the buffer was closed, or this call made the queued segment current),
+   * false when the tag must wait for a load.
    */
   boolean onSegmentDrained(Segment seen, long nowNanos) {
     if (closed || current != seen) {
@@ -152,11 +159,11 @@ public final class TagBuffer {
   }
 
   /**
-   * For the hand-back at a graceful stop, on a buffer already closed: seals every segment it
-   * holds ({@link Segment#seal}), so no ID leaves them any more, and returns the unissued run
-   * that ends at its highest segment; null when it holds none, or when a load is still in flight
-   * (it would take the IDs handed back, and this server's guard would take that for a database
-   * gone back in time: those IDs stay a gap).
+   * For the hand-back at a graceful stop, on a buffer already closed: seals every segment it holds
+   * ({@link Segment#seal}), so no ID leaves them any more, and returns the unissued run that ends
+   * at its highest segment; null when it holds none, or when a load is still in flight (it would
+   * take the IDs handed back, and this server's guard would take that for a database gone back in
+   * time: those IDs stay a gap).
    */
   UnissuedRun seal() {
     if (!closed) {
@@ -204,11 +211,15 @@ public final class TagBuffer {
     return detachWaiters();
   }
 
-  /** What the load that brought {@code range} (null: it failed) does here; see {@link LoadOutcome}. */
+  /**
+   * What the load that brought {@code range} (null: it failed) does here; see {@link LoadOutcome}.
+   */
   LoadOutcome outcomeOf(SegmentRange range) {
     Segment c = current;
-    return LoadOutcome.of(new LoadOutcome.State(closed, c != Segment.EMPTY, floor, c.end,
-        c.isExhausted(), queue.peek() != null), range);
+    return LoadOutcome.of(
+        new LoadOutcome.State(
+            closed, c != Segment.EMPTY, floor, c.end, c.isExhausted(), queue.peek() != null),
+        range);
   }
 
   /**
@@ -216,8 +227,8 @@ public final class TagBuffer {
    * LoadOutcome#BELOW_CURRENT}: ends the back-off, learns the step and latency, and installs or
    * queues the range. Returns the segment dropped as a gap, or null.
    */
-  Segment onLoaded(LoadOutcome outcome, SegmentRange range, long startedNanos, int epoch,
-      long nowNanos) {
+  Segment onLoaded(
+      LoadOutcome outcome, SegmentRange range, long startedNanos, int epoch, long nowNanos) {
     backoff.clear();
     step.onLoaded(range, startedNanos, epoch);
     rate.loadTook(nowNanos - startedNanos);
@@ -241,8 +252,8 @@ public final class TagBuffer {
    * retried by the first request after the back-off rather than by a synchronous load when the
    * current segment runs out. Returns the failures in a row.
    */
-  int onLoadFailed(RuntimeException failure, long nowNanos, long minBackoffNanos,
-      long maxBackoffNanos) {
+  int onLoadFailed(
+      RuntimeException failure, long nowNanos, long minBackoffNanos, long maxBackoffNanos) {
     backoff.onFailed(failure, nowNanos, minBackoffNanos, maxBackoffNanos);
     Segment c = current;
     if (c != Segment.EMPTY && queue.peek() == null && !c.isExhausted()) {
@@ -251,16 +262,23 @@ public final class TagBuffer {
     return backoff.failures();
   }
 
-  /** True when the prefetch policy asks for one more load now (the tag is loaded, not backing off). */
-  boolean wantsPrefetch(long nowNanos, StepPolicy steps, PrefetchPolicy prefetch,
-      boolean pastPreloadPoint) {
+  /**
+   * True when the prefetch policy asks for one more load now (the tag is loaded, not backing off).
+   */
+  boolean wantsPrefetch(
+      long nowNanos, StepPolicy steps, PrefetchPolicy prefetch, boolean pastPreloadPoint) {
     if (closed || !isLoaded() || backingOff(nowNanos)) {
       return false;
     }
     long loading = (long) loadsInFlight * step.effective(nowNanos, steps);
     long idsLeft = current.end - current.cursor() + queue.ids();
-    return prefetch.shouldLoad(idsLeft, loading, queue.size() + loadsInFlight, pastPreloadPoint,
-        rate.idsPerNano(), rate.loadNanos());
+    return prefetch.shouldLoad(
+        idsLeft,
+        loading,
+        queue.size() + loadsInFlight,
+        pastPreloadPoint,
+        rate.idsPerNano(),
+        rate.loadNanos());
   }
 
   // ---- Requests (SegmentAllocator) ----
@@ -317,8 +335,12 @@ public final class TagBuffer {
   /** What this buffer holds; the caller has checked it is loaded. */
   TagSnapshot snapshot(long nowNanos, StepPolicy policy) {
     Segment n = queue.peek();
-    return new TagSnapshot(view(current), n == null ? null : view(n),
-        step.effective(nowNanos, policy), lastAccessNanos(), step.lastLoadNanos());
+    return new TagSnapshot(
+        view(current),
+        n == null ? null : view(n),
+        step.effective(nowNanos, policy),
+        lastAccessNanos(),
+        step.lastLoadNanos());
   }
 
   private static TagSnapshot.SegmentView view(Segment s) {

@@ -8,8 +8,12 @@ package io.leaf.server.engine;
  * @param lastAccessNanos ticker time of the last request
  * @param lastLoadNanos ticker time the last segment load that succeeded started; 0 before one
  */
-public record TagSnapshot(SegmentView current, SegmentView next, int effectiveStep,
-    long lastAccessNanos, long lastLoadNanos) {
+public record TagSnapshot(
+    SegmentView current,
+    SegmentView next,
+    int effectiveStep,
+    long lastAccessNanos,
+    long lastLoadNanos) {
 
   /** A segment's bounds and the next ID it would issue. */
   public record SegmentView(long start, long end, long cursor) {}

@@ -29,16 +29,20 @@ final class TagTable {
 
   /** Package-private so tests can find two tags that share a stripe. */
   static final int STRIPES = 256;
+
   /** Names of served tags remembered after their buffers are dropped (a few MB at most). */
   static final int SERVED_CAPACITY = 100_000;
 
   private final ConcurrentHashMap<String, TagBuffer> buffers = new ConcurrentHashMap<>();
   private final Striped<Lock> locks = Striped.lock(STRIPES);
   private final MissingTags missing;
+
   /** False for a name the table cannot hold ({@code SegmentStore#mayHold}). */
   private final Predicate<String> mayExist;
+
   /** Buffers handed to the idle sweeper and not removed since: the tags held. */
   private final AtomicInteger held = new AtomicInteger();
+
   /**
    * Names of tags a segment was loaded for here, so that one dropped by the idle sweeper reloads
    * with the tags this server serves, not against the first-load budget kept for unknown names.
@@ -46,10 +50,12 @@ final class TagTable {
    */
   private final Cache<String, Boolean> served =
       CacheBuilder.newBuilder().maximumSize(SERVED_CAPACITY).build();
+
   private final Consumer<TagBuffer> onCached;
   private final EngineEvents events;
   private final RewindGuard rewinds;
   private final StepLimits stepLimits = new StepLimits();
+
   /** How many times {@link #clearBackoffs} ran: a load compares it across its write. */
   private final AtomicInteger answered = new AtomicInteger();
 
@@ -105,8 +111,8 @@ final class TagTable {
   /**
    * The open buffer of {@code bizTag}, created if there is none.
    *
-   * @throws TagNotFoundException the table cannot hold such a name, or the database lacked the
-   *     tag within the missing-tag TTL
+   * @throws TagNotFoundException the table cannot hold such a name, or the database lacked the tag
+   *     within the missing-tag TTL
    * @throws RuntimeException the tag's first load failed and its back-off has not passed
    */
   TagBuffer getOrCreate(String bizTag, long nowNanos) {
@@ -187,8 +193,8 @@ final class TagTable {
 
   /**
    * Called when {@code seen} (the segment the caller found) is exhausted: true when the caller
-   * should try again (another thread switched, the buffer was dropped, or this call switched to
-   * the loaded next segment), false when the tag must wait for a load.
+   * should try again (another thread switched, the buffer was dropped, or this call switched to the
+   * loaded next segment), false when the tag must wait for a load.
    */
   boolean switchSegment(TagBuffer b, Segment seen, long nowNanos) {
     Lock lock = locks.get(b.bizTag());
@@ -202,9 +208,9 @@ final class TagTable {
 
   /**
    * Records that IDs up to {@code end} were reserved above this tag's segments: the next segment
-   * and the rest of the current one, if they lie below {@code end}, are dropped (a gap), and a
-   * load in flight that brings a lower segment drops it too. IDs this server issues afterwards
-   * are all above the reservation.
+   * and the rest of the current one, if they lie below {@code end}, are dropped (a gap), and a load
+   * in flight that brings a lower segment drops it too. IDs this server issues afterwards are all
+   * above the reservation.
    */
   void raiseFloor(String bizTag, long end) {
     Lock lock = locks.get(bizTag);
@@ -263,8 +269,13 @@ final class TagTable {
 
   /** What the table holds for {@code bizTag}; empty while it holds no segment of it. */
   Optional<TagSnapshot> snapshot(String bizTag, long nowNanos, StepPolicy policy) {
-    return read(bizTag, b -> b.isLoaded() ? Optional.of(b.snapshot(nowNanos, policy))
-        : Optional.<TagSnapshot>empty(), Optional.empty());
+    return read(
+        bizTag,
+        b ->
+            b.isLoaded()
+                ? Optional.of(b.snapshot(nowNanos, policy))
+                : Optional.<TagSnapshot>empty(),
+        Optional.empty());
   }
 
   /** The names of the tags held (a first load in flight or failed is none), sorted, at most max. */
@@ -274,17 +285,24 @@ final class TagTable {
 
   /** The held tags {@code visible} accepts, sorted, at most {@code max}. */
   List<String> heldNames(int max, Predicate<String> visible) {
-    return all().stream().filter(TagBuffer::isLoaded).map(TagBuffer::bizTag).filter(visible)
-        .sorted().limit(max).toList();
+    return all().stream()
+        .filter(TagBuffer::isLoaded)
+        .map(TagBuffer::bizTag)
+        .filter(visible)
+        .sorted()
+        .limit(max)
+        .toList();
   }
 
   /** How many held tags {@code visible} accepts: one pass over the map. */
   int held(Predicate<String> visible) {
-    return (int) all().stream().filter(TagBuffer::isLoaded).map(TagBuffer::bizTag)
-        .filter(visible).count();
+    return (int)
+        all().stream().filter(TagBuffer::isLoaded).map(TagBuffer::bizTag).filter(visible).count();
   }
 
-  /** {@code query} of the buffer of {@code bizTag} under its stripe lock; {@code none}: no buffer. */
+  /**
+   * {@code query} of the buffer of {@code bizTag} under its stripe lock; {@code none}: no buffer.
+   */
   private <T> T read(String bizTag, Function<TagBuffer, T> query, T none) {
     Lock lock = locks.get(bizTag);
     lock.lock();

@@ -1,9 +1,9 @@
 package io.leaf.server.engine;
 
 /**
- * IDs {@code [first, end)} of a tag that its buffer held and never issued, ending at the end of
- * the highest segment it held: what a graceful stop can hand back with one conditional write
- * ({@code max_id} back to {@code first} if it still is {@code end}).
+ * IDs {@code [first, end)} of a tag that its buffer held and never issued, ending at the end of the
+ * highest segment it held: what a graceful stop can hand back with one conditional write ({@code
+ * max_id} back to {@code first} if it still is {@code end}).
  */
 public record UnissuedRun(String bizTag, long first, long end) {
 

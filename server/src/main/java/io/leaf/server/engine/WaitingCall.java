@@ -26,8 +26,10 @@ final class WaitingCall extends CompletableFuture<Void> {
 
   final TagBuffer buffer;
   private final SegmentWaiters owner;
+
   /** Cancels the deadline task; set right after registration, under the tag's stripe lock. */
   volatile Runnable cancelTimer;
+
   @SuppressWarnings("unused")
   private volatile boolean settled;
 

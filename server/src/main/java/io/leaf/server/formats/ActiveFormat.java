@@ -4,8 +4,8 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * A tag's current format as this server issues it: the stored version, its {@link
- * FormattedIds} (or why this server must refuse it), and the period it issues from now.
+ * A tag's current format as this server issues it: the stored version, its {@link FormattedIds} (or
+ * why this server must refuse it), and the period it issues from now.
  *
  * <p>Thread-safe: the period slot is replaced whole, and its flags only ever turn on.
  */
@@ -15,10 +15,13 @@ final class ActiveFormat {
   static final class Slot {
     final Period period;
     final String row;
+
     /** The row exists and its step limit is set: the engine may serve it. */
     volatile boolean ready;
+
     /** A number of this period passed the width: every later one would too. */
     volatile boolean exhausted;
+
     /** The next period's row was asked for (once per slot). */
     volatile boolean nextPrepared;
 
@@ -30,14 +33,17 @@ final class ActiveFormat {
 
   final StoredFormat stored;
   final FormatSpec spec;
+
   /** Null when {@link #refusal} is set. */
   final FormattedIds ids;
+
   /** Why this server cannot issue this format (a missing or different key); null when it can. */
   final RuntimeException refusal;
+
   private volatile Slot slot;
 
-  private ActiveFormat(StoredFormat stored, FormatSpec spec, FormattedIds ids,
-      RuntimeException refusal) {
+  private ActiveFormat(
+      StoredFormat stored, FormatSpec spec, FormattedIds ids, RuntimeException refusal) {
     this.stored = stored;
     this.spec = spec;
     this.ids = ids;
@@ -50,11 +56,11 @@ final class ActiveFormat {
    * @throws InvalidFormatException the stored row is not a valid format (edited by hand)
    */
   static ActiveFormat of(StoredFormat stored, Optional<FormatKey> key) {
-    FormatSpec spec = FormatSpec.of(stored.pattern(), Reset.valueOf(stored.reset()),
-        stored.timeZone());
+    FormatSpec spec =
+        FormatSpec.of(stored.pattern(), Reset.valueOf(stored.reset()), stored.timeZone());
     try {
-      return new ActiveFormat(stored, spec, FormattedIds.of(stored.bizTag(), spec, key,
-          stored.keyFingerprint()), null);
+      return new ActiveFormat(
+          stored, spec, FormattedIds.of(stored.bizTag(), spec, key, stored.keyFingerprint()), null);
     } catch (FormatKeyMismatchException e) {
       return new ActiveFormat(stored, spec, null, e);
     }

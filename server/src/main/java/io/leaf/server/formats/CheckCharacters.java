@@ -9,23 +9,23 @@ import org.apache.commons.validator.routines.checkdigit.VerhoeffCheckDigit;
 
 /**
  * The check-character schemes a pattern may name in {@code {check:NAME}}, each computing and
- * verifying the check over a string of decimal digits; all arithmetic is Apache Commons
- * Validator's ({@code org.apache.commons.validator.routines.checkdigit}).
+ * verifying the check over a string of decimal digits; all arithmetic is Apache Commons Validator's
+ * ({@code org.apache.commons.validator.routines.checkdigit}).
  *
  * <ul>
- *   <li>{@link #LUHN} ({@code luhn}, one digit; {@code LuhnCheckDigit}): catches every
- *       single-digit substitution and every adjacent transposition except 09 ↔ 90.
+ *   <li>{@link #LUHN} ({@code luhn}, one digit; {@code LuhnCheckDigit}): catches every single-digit
+ *       substitution and every adjacent transposition except 09 ↔ 90.
  *   <li>{@link #VERHOEFF} ({@code verhoeff}, one digit; {@code VerhoeffCheckDigit}): catches every
  *       single-digit substitution and every adjacent transposition.
  *   <li>{@link #MOD97} ({@code mod97}, two digits; ISO 7064 MOD 97-10, the IBAN's check, through
  *       {@code IBANCheckDigit}): catches every single-digit substitution and every adjacent
  *       transposition.
  * </ul>
+ *
  * Damm is not offered: Commons Validator has no Damm routine, and check arithmetic is not written
  * here by hand. Stateless and thread-safe; each call costs O(number of digits).
  */
 public enum CheckCharacters {
-
   LUHN("luhn", 1, false) {
     @Override
     String calculate(String digits) throws CheckDigitException {
@@ -101,14 +101,16 @@ public enum CheckCharacters {
       return calculate(s);
     } catch (CheckDigitException e) {
       // Only digits reach the library, which refuses nothing else; a failure is a defect here.
-      throw new IllegalStateException(patternName + " check of " + s.length() + " digits failed",
-          e);
+      throw new IllegalStateException(
+          patternName + " check of " + s.length() + " digits failed", e);
     }
   }
 
   /** Whether {@code check} is the check of {@code digits}; false for anything not all digits. */
   public boolean verify(CharSequence digits, CharSequence check) {
-    if (digits.length() == 0 || check.length() != length || !allDigits(digits)
+    if (digits.length() == 0
+        || check.length() != length
+        || !allDigits(digits)
         || !allDigits(check)) {
       return false;
     }

@@ -17,9 +17,12 @@ import java.util.List;
 final class DatedPattern {
 
   private final IdPattern pattern;
+
   /** Every part before the sequence, written. */
   private final String head;
+
   private final int width;
+
   /** The parts after the sequence: literals (dates written in) and the check. */
   private final List<Part> tail;
 

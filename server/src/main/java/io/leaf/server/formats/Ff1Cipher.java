@@ -23,6 +23,7 @@ import org.bouncycastle.crypto.util.RadixConverter;
 public final class Ff1Cipher {
 
   private static final int RADIX = 10;
+
   /**
    * Built once: it precomputes powers of 10 as BigIntegers, which cost more than the encryption
    * when made per call. Immutable after construction, so threads share it.
@@ -38,8 +39,10 @@ public final class Ff1Cipher {
       ThreadLocal.withInitial(() -> new FPEFF1Engine(new JdkAes()));
 
   private final FormatKey key;
+
   /** Made once: the engine's AES sees the same key object on every call and keeps its schedule. */
   private final KeyParameter keyParameter;
+
   private final int width;
   private final long limit;
 
@@ -49,8 +52,13 @@ public final class Ff1Cipher {
    */
   public Ff1Cipher(FormatKey key, int width) {
     if (width < IdPattern.MIN_OPAQUE_WIDTH || width > IdPattern.MAX_WIDTH) {
-      throw new IllegalArgumentException("FF1 width must be between "
-          + IdPattern.MIN_OPAQUE_WIDTH + " and " + IdPattern.MAX_WIDTH + " digits, got " + width);
+      throw new IllegalArgumentException(
+          "FF1 width must be between "
+              + IdPattern.MIN_OPAQUE_WIDTH
+              + " and "
+              + IdPattern.MAX_WIDTH
+              + " digits, got "
+              + width);
     }
     this.key = key;
     this.keyParameter = key.parameter();
@@ -77,7 +85,10 @@ public final class Ff1Cipher {
     if (t.length > 0xFFFF) {
       throw new IllegalArgumentException("tag of " + t.length + " bytes is too long for a tweak");
     }
-    return ByteBuffer.allocate(2 + t.length + p.length).putShort((short) t.length).put(t).put(p)
+    return ByteBuffer.allocate(2 + t.length + p.length)
+        .putShort((short) t.length)
+        .put(t)
+        .put(p)
         .array();
   }
 
@@ -101,8 +112,13 @@ public final class Ff1Cipher {
 
   private long run(boolean encrypt, long in, byte[] tweak) {
     if (in < 0 || in >= limit) {
-      throw new IllegalArgumentException("FF1 input must be between 0 and " + (limit - 1)
-          + " for " + width + " digits, got " + in);
+      throw new IllegalArgumentException(
+          "FF1 input must be between 0 and "
+              + (limit - 1)
+              + " for "
+              + width
+              + " digits, got "
+              + in);
     }
     byte[] digits = new byte[width];
     long v = in;

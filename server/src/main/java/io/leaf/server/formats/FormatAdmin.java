@@ -30,8 +30,8 @@ public final class FormatAdmin {
    * @param key the server's {@code --format-key-file} key, if any
    * @param changed told the tag whose format this server just stored
    */
-  public FormatAdmin(SegmentStore tags, FormatStore formats, Optional<FormatKey> key,
-      Consumer<String> changed) {
+  public FormatAdmin(
+      SegmentStore tags, FormatStore formats, Optional<FormatKey> key, Consumer<String> changed) {
     this.tags = tags;
     this.formats = formats;
     this.key = key;
@@ -48,19 +48,30 @@ public final class FormatAdmin {
    */
   public FormatSpec check(String tag, String pattern, Reset reset, String timeZone) {
     // One spelling of UTC, so the same format read back compares equal to the one given.
-    FormatSpec spec = FormatSpec.of(pattern, reset,
-        timeZone == null || timeZone.isEmpty() ? "UTC" : timeZone);
+    FormatSpec spec =
+        FormatSpec.of(pattern, reset, timeZone == null || timeZone.isEmpty() ? "UTC" : timeZone);
     FormattedIds.fingerprintToStore(spec, key);
     if (tag.indexOf('#') >= 0) {
-      throw new InvalidFormatException(pattern, -1, "tag " + Text.quote(tag) + " contains '#',"
-          + " which names a formatted tag's period rows (tag#yyyyMMdd); a tag with a format"
-          + " must not contain it");
+      throw new InvalidFormatException(
+          pattern,
+          -1,
+          "tag "
+              + Text.quote(tag)
+              + " contains '#',"
+              + " which names a formatted tag's period rows (tag#yyyyMMdd); a tag with a format"
+              + " must not contain it");
     }
     String longest = tag + "#" + "0".repeat(PeriodRows.LONGEST_SUFFIX - 1);
     if (!tags.mayHold(longest)) {
-      throw new InvalidFormatException(pattern, -1, "tag " + Text.quote(tag) + " is too long"
-          + " for a format: its period rows are named " + Text.quote(tag + "#yyyyMMdd")
-          + " and the table's biz_tag column cannot hold that");
+      throw new InvalidFormatException(
+          pattern,
+          -1,
+          "tag "
+              + Text.quote(tag)
+              + " is too long"
+              + " for a format: its period rows are named "
+              + Text.quote(tag + "#yyyyMMdd")
+              + " and the table's biz_tag column cannot hold that");
     }
     return spec;
   }
@@ -81,24 +92,33 @@ public final class FormatAdmin {
     if (!history.isEmpty()) {
       StoredFormat newest = history.get(history.size() - 1);
       if (newest.pattern().equals(spec.pattern().source())
-          && newest.reset().equals(spec.reset().name()) && newest.timeZone().equals(zone)
+          && newest.reset().equals(spec.reset().name())
+          && newest.timeZone().equals(zone)
           && newest.keyFingerprint().equals(fingerprint)) {
         return newest;
       }
       // Every earlier format, whether or not a period row exists yet: a server that read one
       // serves it until it reads this change, and may create its first row after the check.
       for (StoredFormat earlier : history) {
-        FormatSpec before = FormatSpec.of(earlier.pattern(), Reset.valueOf(earlier.reset()),
-            earlier.timeZone());
-        FormatChanges.Verdict v = FormatChanges.assess(before, earlier.keyFingerprint(), spec,
-            fingerprint);
+        FormatSpec before =
+            FormatSpec.of(earlier.pattern(), Reset.valueOf(earlier.reset()), earlier.timeZone());
+        FormatChanges.Verdict v =
+            FormatChanges.assess(before, earlier.keyFingerprint(), spec, fingerprint);
         if (!v.safe()) {
           throw new UnsafeFormatChangeException(tag, earlier, v.reason());
         }
       }
     }
-    StoredFormat stored = formats.add(new StoredFormat(tag, history.size() + 1,
-        spec.pattern().source(), spec.reset().name(), zone, fingerprint, 0));
+    StoredFormat stored =
+        formats.add(
+            new StoredFormat(
+                tag,
+                history.size() + 1,
+                spec.pattern().source(),
+                spec.reset().name(),
+                zone,
+                fingerprint,
+                0));
     changed.accept(tag);
     return stored;
   }
@@ -109,9 +129,9 @@ public final class FormatAdmin {
   }
 
   /**
-   * The current formats of those of {@code bizTags} that have one. A database that refuses
-   * Leaf the {@code leaf_format} table (a user with privileges on {@code leaf_alloc} only) holds
-   * no formats: GetTag and ListTags answer without them, and formatted calls name the refusal.
+   * The current formats of those of {@code bizTags} that have one. A database that refuses Leaf the
+   * {@code leaf_format} table (a user with privileges on {@code leaf_alloc} only) holds no formats:
+   * GetTag and ListTags answer without them, and formatted calls name the refusal.
    */
   public Map<String, StoredFormat> current(Collection<String> bizTags) {
     try {

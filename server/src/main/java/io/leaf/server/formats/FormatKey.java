@@ -8,12 +8,12 @@ import java.util.HexFormat;
 import org.bouncycastle.crypto.params.KeyParameter;
 
 /**
- * The AES key of opaque sequence fields, read from the text of {@code --format-key-file}: 32, 48
- * or 64 hex digits (AES-128, -192 or -256), surrounding whitespace ignored, e.g. made by {@code
- * openssl rand -hex 32 > format.key}. Raw binary files are refused, so a key is never guessed
- * from an ambiguous length. The key never leaves this object: {@link #toString()} and every
- * message show only the {@link #fingerprint()}, which is safe to store with a format and to show.
- * Immutable and thread-safe.
+ * The AES key of opaque sequence fields, read from the text of {@code --format-key-file}: 32, 48 or
+ * 64 hex digits (AES-128, -192 or -256), surrounding whitespace ignored, e.g. made by {@code
+ * openssl rand -hex 32 > format.key}. Raw binary files are refused, so a key is never guessed from
+ * an ambiguous length. The key never leaves this object: {@link #toString()} and every message show
+ * only the {@link #fingerprint()}, which is safe to store with a format and to show. Immutable and
+ * thread-safe.
  */
 public final class FormatKey {
 
@@ -39,14 +39,18 @@ public final class FormatKey {
     String text = new String(content, StandardCharsets.US_ASCII).strip();
     for (int i = 0; i < text.length(); i++) {
       if (Character.digit(text.charAt(i), 16) < 0) {
-        throw new IllegalArgumentException("a format key file must hold 32, 48 or 64 hex digits"
-            + " (e.g. from openssl rand -hex 32); the character at offset " + i
-            + " is not a hex digit");
+        throw new IllegalArgumentException(
+            "a format key file must hold 32, 48 or 64 hex digits"
+                + " (e.g. from openssl rand -hex 32); the character at offset "
+                + i
+                + " is not a hex digit");
       }
     }
     if (text.length() != 32 && text.length() != 48 && text.length() != 64) {
-      throw new IllegalArgumentException("a format key file must hold 32, 48 or 64 hex digits"
-          + " (an AES-128, -192 or -256 key), got " + text.length());
+      throw new IllegalArgumentException(
+          "a format key file must hold 32, 48 or 64 hex digits"
+              + " (an AES-128, -192 or -256 key), got "
+              + text.length());
     }
     return new FormatKey(HexFormat.of().parseHex(text));
   }
@@ -58,8 +62,10 @@ public final class FormatKey {
    */
   public static FormatKey ofBytes(byte[] raw) {
     if (raw.length != 16 && raw.length != 24 && raw.length != 32) {
-      throw new IllegalArgumentException("a format key must be 16, 24 or 32 bytes (AES-128, -192"
-          + " or -256), got " + raw.length);
+      throw new IllegalArgumentException(
+          "a format key must be 16, 24 or 32 bytes (AES-128, -192"
+              + " or -256), got "
+              + raw.length);
     }
     return new FormatKey(raw.clone());
   }
@@ -77,7 +83,10 @@ public final class FormatKey {
     return key.length * 8;
   }
 
-  /** A fresh key parameter (a copy of the key) for a cipher of this package; never stored outside it. */
+  /**
+   * A fresh key parameter (a copy of the key) for a cipher of this package; never stored outside
+   * it.
+   */
   KeyParameter parameter() {
     return new KeyParameter(key);
   }

@@ -8,20 +8,22 @@ import java.util.Objects;
 
 /**
  * A tag's format, validated: a pattern, a reset and the time zone of its dates and periods, such
- * that no two values of the format can be equal. A reset needs the pattern to show its whole
- * period in full: YEARLY needs {@code yyyy}, MONTHLY {@code yyyy} and {@code MM}, DAILY {@code
- * yyyy}, {@code MM} and {@code dd}. Date fields finer than the reset are fine (a MONTHLY sequence
- * may show the day).
+ * that no two values of the format can be equal. A reset needs the pattern to show its whole period
+ * in full: YEARLY needs {@code yyyy}, MONTHLY {@code yyyy} and {@code MM}, DAILY {@code yyyy},
+ * {@code MM} and {@code dd}. Date fields finer than the reset are fine (a MONTHLY sequence may show
+ * the day).
  *
  * <p>{@code yy} never counts as showing the year: a value showing {@code 26} would repeat in 2126,
- * and a value's period (the row its number came from, and the tweak of an opaque number) could
- * not be read back from it without guessing the century. Since a pattern shows the year once,
- * {@code yy} goes with a NEVER reset, where the date is decoration and the sequence alone keeps
- * values unique. Immutable.
+ * and a value's period (the row its number came from, and the tweak of an opaque number) could not
+ * be read back from it without guessing the century. Since a pattern shows the year once, {@code
+ * yy} goes with a NEVER reset, where the date is decoration and the sequence alone keeps values
+ * unique. Immutable.
  */
 public record FormatSpec(IdPattern pattern, Reset reset, ZoneId zone) {
 
-  /** @throws InvalidFormatException the pattern does not show the whole period of the reset */
+  /**
+   * @throws InvalidFormatException the pattern does not show the whole period of the reset
+   */
   public FormatSpec {
     Objects.requireNonNull(pattern, "pattern");
     Objects.requireNonNull(reset, "reset");
@@ -47,8 +49,12 @@ public record FormatSpec(IdPattern pattern, Reset reset, ZoneId zone) {
       try {
         zone = ZoneId.of(timeZone);
       } catch (DateTimeException e) {
-        throw new InvalidFormatException(pattern, -1, "time_zone " + Text.quote(timeZone)
-            + " is not a known time zone (an IANA name such as Europe/Berlin, or UTC)");
+        throw new InvalidFormatException(
+            pattern,
+            -1,
+            "time_zone "
+                + Text.quote(timeZone)
+                + " is not a known time zone (an IANA name such as Europe/Berlin, or UTC)");
       }
     }
     return new FormatSpec(parsed, reset, zone);
@@ -63,10 +69,21 @@ public record FormatSpec(IdPattern pattern, Reset reset, ZoneId zone) {
     if (!needed || pattern.shows(unit)) {
       return;
     }
-    String why = unit == DateUnit.YEAR && pattern.shows(DateUnit.YEAR_OF_CENTURY)
-        ? " ({yy} repeats every 100 years, and the numbers would repeat with it)" : "";
-    throw new InvalidFormatException(pattern.source(), -1, "a " + reset + " reset needs the"
-        + " pattern to show {" + unit.letters() + "}" + why + ", else its numbers would repeat"
-        + " in the next period");
+    String why =
+        unit == DateUnit.YEAR && pattern.shows(DateUnit.YEAR_OF_CENTURY)
+            ? " ({yy} repeats every 100 years, and the numbers would repeat with it)"
+            : "";
+    throw new InvalidFormatException(
+        pattern.source(),
+        -1,
+        "a "
+            + reset
+            + " reset needs the"
+            + " pattern to show {"
+            + unit.letters()
+            + "}"
+            + why
+            + ", else its numbers would repeat"
+            + " in the next period");
   }
 }

@@ -9,8 +9,8 @@ import java.util.Map;
  * Every format each tag has had (the {@code leaf_format} table), so the current one can be served
  * and a change checked against all earlier ones.
  *
- * <p>Implementations are thread-safe. Failures are the unchecked exceptions of this package, as
- * for {@link SegmentStore}.
+ * <p>Implementations are thread-safe. Failures are the unchecked exceptions of this package, as for
+ * {@link SegmentStore}.
  */
 public interface FormatStore {
 
@@ -24,8 +24,8 @@ public interface FormatStore {
    * Stores {@code format} as its tag's {@code version}, in one insert.
    *
    * @return the row as stored (with its update time)
-   * @throws FormatVersionTakenException another caller stored that version first: read the
-   *     history again and decide anew
+   * @throws FormatVersionTakenException another caller stored that version first: read the history
+   *     again and decide anew
    */
   StoredFormat add(StoredFormat format);
 

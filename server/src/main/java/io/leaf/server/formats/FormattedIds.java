@@ -16,10 +16,10 @@ import java.util.OptionalLong;
  * String v = ids.render(seq, now);} — the same {@code now} both times, so a value always shows the
  * date of the period its number came from. The clock is the caller's; this class reads none.
  *
- * <p>Thread-safe. A render costs a few comparisons and writing the sequence and check while
- * {@code at} stays in one day; the first call of a day in the tag's zone also converts the date
- * and writes it into the pattern ({@link DatedPattern}); an opaque
- * sequence adds one FF1 encryption ({@link Ff1Cipher}, microseconds).
+ * <p>Thread-safe. A render costs a few comparisons and writing the sequence and check while {@code
+ * at} stays in one day; the first call of a day in the tag's zone also converts the date and writes
+ * it into the pattern ({@link DatedPattern}); an opaque sequence adds one FF1 encryption ({@link
+ * Ff1Cipher}, microseconds).
  */
 public final class FormattedIds {
 
@@ -27,6 +27,7 @@ public final class FormattedIds {
   private final FormatSpec spec;
   private final SequenceField field;
   private final Ff1Cipher cipher;
+
   /** The day last rendered; racing threads may each build one, and any of them is right. */
   private volatile Day day;
 
@@ -46,19 +47,31 @@ public final class FormattedIds {
    * @throws FormatKeyMismatchException the format is opaque and the server has no key, or a key
    *     whose fingerprint differs from the stored one
    */
-  public static FormattedIds of(String tag, FormatSpec spec, Optional<FormatKey> serverKey,
-      String storedFingerprint) {
+  public static FormattedIds of(
+      String tag, FormatSpec spec, Optional<FormatKey> serverKey, String storedFingerprint) {
     Objects.requireNonNull(tag, "tag");
     if (!spec.opaque()) {
       return new FormattedIds(tag, spec, null);
     }
-    FormatKey key = serverKey.orElseThrow(() -> new FormatKeyMismatchException("tag "
-        + Text.quote(tag) + " has an opaque format (key fingerprint " + storedFingerprint
-        + ") and this server has no --format-key-file"));
+    FormatKey key =
+        serverKey.orElseThrow(
+            () ->
+                new FormatKeyMismatchException(
+                    "tag "
+                        + Text.quote(tag)
+                        + " has an opaque format (key fingerprint "
+                        + storedFingerprint
+                        + ") and this server has no --format-key-file"));
     if (!key.fingerprint().equals(storedFingerprint)) {
-      throw new FormatKeyMismatchException("tag " + Text.quote(tag) + " was formatted with the"
-          + " key of fingerprint " + storedFingerprint + ", this server's --format-key-file has "
-          + key.fingerprint() + "; two keys on one tag could repeat numbers");
+      throw new FormatKeyMismatchException(
+          "tag "
+              + Text.quote(tag)
+              + " was formatted with the"
+              + " key of fingerprint "
+              + storedFingerprint
+              + ", this server's --format-key-file has "
+              + key.fingerprint()
+              + "; two keys on one tag could repeat numbers");
     }
     return new FormattedIds(tag, spec, new Ff1Cipher(key, spec.pattern().sequence().width()));
   }
@@ -73,21 +86,25 @@ public final class FormattedIds {
     if (!spec.opaque()) {
       return "";
     }
-    return serverKey.map(FormatKey::fingerprint).orElseThrow(() -> new FormatKeyMismatchException(
-        "an opaque format needs the server's --format-key-file, and none is set"));
+    return serverKey
+        .map(FormatKey::fingerprint)
+        .orElseThrow(
+            () ->
+                new FormatKeyMismatchException(
+                    "an opaque format needs the server's --format-key-file, and none is set"));
   }
 
   /**
    * The largest dynamic step a formatted tag of {@code width} digits should use: 1% of its 10^W
-   * numbers, at least 1. The dynamic step of a formatted tag stays a small share of its width:
-   * a restart or an eviction discards at most the current and the prefetched segment, 2% of a
-   * period's numbers, so they cannot eat a day's numbers. The engine's own step limit still
-   * applies above this.
+   * numbers, at least 1. The dynamic step of a formatted tag stays a small share of its width: a
+   * restart or an eviction discards at most the current and the prefetched segment, 2% of a
+   * period's numbers, so they cannot eat a day's numbers. The engine's own step limit still applies
+   * above this.
    */
   public static long maxStep(int width) {
     if (width < 1 || width > IdPattern.MAX_WIDTH) {
-      throw new IllegalArgumentException("width must be between 1 and " + IdPattern.MAX_WIDTH
-          + ", got " + width);
+      throw new IllegalArgumentException(
+          "width must be between 1 and " + IdPattern.MAX_WIDTH + ", got " + width);
     }
     return Math.max(1, IdPattern.POW10[width] / 100);
   }
@@ -126,8 +143,8 @@ public final class FormattedIds {
   }
 
   /**
-   * {@link #render(long, Instant)} for a caller that kept the period it took the sequence from:
-   * the same value, after checking that {@code period} is {@code periodOf(at)}.
+   * {@link #render(long, Instant)} for a caller that kept the period it took the sequence from: the
+   * same value, after checking that {@code period} is {@code periodOf(at)}.
    *
    * @throws IllegalArgumentException {@code at} is outside {@code period}, or the period is of
    *     another reset or zone: the value would show a date its row does not own
@@ -135,10 +152,24 @@ public final class FormattedIds {
   public String render(long sequence, Period period, Instant at) {
     Day d = dayOf(at);
     if (!d.period.equals(period)) {
-      throw new IllegalArgumentException("tag " + Text.quote(tag) + ": instant " + at
-          + " belongs to period " + d.period.key() + " (" + spec.reset() + ", " + spec.zone()
-          + "), not to the given period " + period.key() + " (" + period.reset() + ", "
-          + period.zone() + ")");
+      throw new IllegalArgumentException(
+          "tag "
+              + Text.quote(tag)
+              + ": instant "
+              + at
+              + " belongs to period "
+              + d.period.key()
+              + " ("
+              + spec.reset()
+              + ", "
+              + spec.zone()
+              + "), not to the given period "
+              + period.key()
+              + " ("
+              + period.reset()
+              + ", "
+              + period.zone()
+              + ")");
     }
     return render(sequence, d);
   }
@@ -157,8 +188,8 @@ public final class FormattedIds {
   /**
    * The period, sequence and check validity of {@code value}.
    *
-   * @param revealOpaque whether to decrypt an opaque sequence (an admin's right); a plain
-   *     sequence is always returned, it is in the value
+   * @param revealOpaque whether to decrypt an opaque sequence (an admin's right); a plain sequence
+   *     is always returned, it is in the value
    * @throws ValueMismatchException the value does not have this format's shape
    */
   public ParsedId parse(String value, boolean revealOpaque) {
@@ -178,8 +209,8 @@ public final class FormattedIds {
     if (cipher == null) {
       sequence = OptionalLong.of(f.shownSequence());
     } else if (revealOpaque) {
-      sequence = OptionalLong.of(cipher.decrypt(f.shownSequence(),
-          Ff1Cipher.tweak(tag, periodKey)));
+      sequence =
+          OptionalLong.of(cipher.decrypt(f.shownSequence(), Ff1Cipher.tweak(tag, periodKey)));
     } else {
       sequence = OptionalLong.empty();
     }
@@ -197,9 +228,9 @@ public final class FormattedIds {
   }
 
   /**
-   * The day of the zone holding an instant, with its period: periods are whole days, so a day
-   * lies in one period and the cached date, period, tweak and dated pattern hold for every
-   * instant of it.
+   * The day of the zone holding an instant, with its period: periods are whole days, so a day lies
+   * in one period and the cached date, period, tweak and dated pattern hold for every instant of
+   * it.
    */
   private final class Day {
     final LocalDate date;
@@ -207,6 +238,7 @@ public final class FormattedIds {
     final Instant end;
     final Period period;
     final byte[] tweak;
+
     /** The pattern with this day's date written in; null when its year does not fit. */
     final DatedPattern dated;
 
@@ -222,7 +254,14 @@ public final class FormattedIds {
 
   @Override
   public String toString() {
-    return "FormattedIds[tag=" + Text.quote(tag) + ", pattern=" + Text.quote(spec.pattern()
-        .source()) + ", reset=" + spec.reset() + ", zone=" + spec.zone() + "]";
+    return "FormattedIds[tag="
+        + Text.quote(tag)
+        + ", pattern="
+        + Text.quote(spec.pattern().source())
+        + ", reset="
+        + spec.reset()
+        + ", zone="
+        + spec.zone()
+        + "]";
   }
 }

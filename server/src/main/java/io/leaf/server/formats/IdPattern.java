@@ -16,9 +16,9 @@ import java.util.Set;
  * the sequence zero-padded to exactly W digits (1-18), {@code {seq:W:opaque}} the same through FF1
  * (W at least 6, the NIST SP 800-38G domain minimum of 10^6), {@code {seq:W:base36}} and {@code
  * {seq:W:base62}} the sequence in exactly W characters of {@code 0-9A-Z} (W up to 12) or {@code
- * 0-9A-Za-z} (W up to 10) ({@link SequenceDigits}); {@code {check:NAME}} is the check of
- * every digit before it in the value ({@link CheckCharacters}), and must follow the sequence;
- * <code>{{</code> and <code>}}</code> are literal braces; every other character is literal (control
+ * 0-9A-Za-z} (W up to 10) ({@link SequenceDigits}); {@code {check:NAME}} is the check of every
+ * digit before it in the value ({@link CheckCharacters}), and must follow the sequence; <code>{{
+ * </code> and <code>}}</code> are literal braces; every other character is literal (control
  * characters refused). At most {@value #MAX_LENGTH} characters. Example: {@code
  * ORD-{yyyyMMdd}-{seq:6}{check:luhn}} renders day 2026-11-26, sequence 457 as {@code
  * ORD-20261126-0004577}.
@@ -29,8 +29,10 @@ public final class IdPattern {
 
   /** The longest pattern accepted, in characters. */
   public static final int MAX_LENGTH = 256;
+
   /** The widest sequence field: 10^18 - 1 still fits a {@code long}. */
   public static final int MAX_WIDTH = 18;
+
   /** The narrowest opaque sequence field: FF1's domain must hold at least 10^6 values. */
   public static final int MIN_OPAQUE_WIDTH = 6;
 
@@ -204,8 +206,8 @@ public final class IdPattern {
    * The value showing {@code date} and {@code shownSequence} (already encrypted when the field is
    * opaque), with its check computed.
    *
-   * @throws IllegalArgumentException the sequence is negative or wider than the field, or the
-   *     year does not fit {@code yyyy}
+   * @throws IllegalArgumentException the sequence is negative or wider than the field, or the year
+   *     does not fit {@code yyyy}
    */
   public String render(LocalDate date, long shownSequence) {
     checkShown(shownSequence);
@@ -220,12 +222,20 @@ public final class IdPattern {
     return b.toString();
   }
 
-  /** @throws IllegalArgumentException the sequence is negative or wider than the field */
+  /**
+   * @throws IllegalArgumentException the sequence is negative or wider than the field
+   */
   void checkShown(long shownSequence) {
     if (shownSequence < 0 || shownSequence > sequence.maxSequence()) {
-      throw new IllegalArgumentException("sequence must be between 0 and "
-          + sequence.maxSequence() + " for " + sequence.width() + " "
-          + SequenceDigits.name(sequence.radix()) + ", got " + shownSequence);
+      throw new IllegalArgumentException(
+          "sequence must be between 0 and "
+              + sequence.maxSequence()
+              + " for "
+              + sequence.width()
+              + " "
+              + SequenceDigits.name(sequence.radix())
+              + ", got "
+              + shownSequence);
     }
   }
 
@@ -235,11 +245,13 @@ public final class IdPattern {
     return v >= 0 && v < POW10[d.length()];
   }
 
-  /** @throws IllegalArgumentException the field cannot show the date's year */
+  /**
+   * @throws IllegalArgumentException the field cannot show the date's year
+   */
   static void appendDate(StringBuilder b, DateField d, LocalDate date) {
     if (!fits(d, date)) {
-      throw new IllegalArgumentException("year " + date.getYear() + " does not fit {"
-          + d.unit().letters() + "}");
+      throw new IllegalArgumentException(
+          "year " + date.getYear() + " does not fit {" + d.unit().letters() + "}");
     }
     appendPadded(b, d.unit().of(date), d.length());
   }

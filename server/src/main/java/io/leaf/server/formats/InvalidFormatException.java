@@ -16,8 +16,12 @@ public final class InvalidFormatException extends RuntimeException {
    *     whole is at fault (its reset or time zone)
    */
   InvalidFormatException(String pattern, int position, String problem) {
-    super("pattern " + Text.quote(pattern) + ": " + problem
-        + (position >= 0 ? " (at position " + position + ")" : ""));
+    super(
+        "pattern "
+            + Text.quote(pattern)
+            + ": "
+            + problem
+            + (position >= 0 ? " (at position " + position + ")" : ""));
     this.pattern = pattern;
     this.position = position;
   }

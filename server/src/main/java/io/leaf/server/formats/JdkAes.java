@@ -10,20 +10,22 @@ import org.bouncycastle.crypto.params.KeyParameter;
 
 /**
  * AES as a Bouncy Castle {@link BlockCipher}, each block computed by the JDK's {@code
- * AES/ECB/NoPadding}, which the JVM runs on the processor's AES instructions where it has them:
- * the same blocks as Bouncy Castle's table-based {@code AESEngine}, which made up about half of an
- * FF1 encryption's time (FF1 encrypts two or more blocks in each of its ten rounds).
+ * AES/ECB/NoPadding}, which the JVM runs on the processor's AES instructions where it has them: the
+ * same blocks as Bouncy Castle's table-based {@code AESEngine}, which made up about half of an FF1
+ * encryption's time (FF1 encrypts two or more blocks in each of its ten rounds).
  *
- * <p>{@link #init} with the key it already holds (the same bytes) keeps the key schedule it has,
- * as FF1 re-initialises its block cipher for every number. Not thread-safe: one per FF1 engine.
+ * <p>{@link #init} with the key it already holds (the same bytes) keeps the key schedule it has, as
+ * FF1 re-initialises its block cipher for every number. Not thread-safe: one per FF1 engine.
  */
 final class JdkAes implements BlockCipher {
 
   private static final int BLOCK = 16;
 
   private final Cipher cipher;
+
   /** The key the cipher was last initialised with; never copied, never shown. */
   private KeyParameter key;
+
   private boolean forEncryption;
 
   JdkAes() {
@@ -37,15 +39,18 @@ final class JdkAes implements BlockCipher {
   @Override
   public void init(boolean forEncryption, CipherParameters params) {
     if (!(params instanceof KeyParameter k)) {
-      throw new IllegalArgumentException("AES takes a KeyParameter, got "
-          + (params == null ? "null" : params.getClass().getSimpleName()));
+      throw new IllegalArgumentException(
+          "AES takes a KeyParameter, got "
+              + (params == null ? "null" : params.getClass().getSimpleName()));
     }
-    if (key != null && this.forEncryption == forEncryption
+    if (key != null
+        && this.forEncryption == forEncryption
         && (key == k || Arrays.equals(key.getKey(), k.getKey()))) {
       return;
     }
     try {
-      cipher.init(forEncryption ? Cipher.ENCRYPT_MODE : Cipher.DECRYPT_MODE,
+      cipher.init(
+          forEncryption ? Cipher.ENCRYPT_MODE : Cipher.DECRYPT_MODE,
           new SecretKeySpec(k.getKey(), "AES"));
     } catch (GeneralSecurityException e) {
       key = null;

@@ -20,8 +20,8 @@ import org.jooq.exception.DataAccessException;
 /**
  * {@link FormatStore} on the {@code leaf_format} table ({@code sql/schema.sql}, PostgreSQL's in
  * {@code sql/schema-postgresql.sql}), created when missing: a version is one insert under the
- * primary key (tag, version), so two racing changes of one tag cannot both be stored. Needs
- * SELECT and INSERT on the table once it exists.
+ * primary key (tag, version), so two racing changes of one tag cannot both be stored. Needs SELECT
+ * and INSERT on the table once it exists.
  *
  * <p>Thread-safe; each method uses one pooled connection.
  */
@@ -45,8 +45,8 @@ public final class JooqFormatStore implements FormatStore {
   }
 
   /**
-   * {@link #createSchemaIfMissing}, a refusal logged instead of thrown: IDs do not need formats,
-   * so a user without CREATE serves them, and formatted calls answer with this reason until a DBA
+   * {@link #createSchemaIfMissing}, a refusal logged instead of thrown: IDs do not need formats, so
+   * a user without CREATE serves them, and formatted calls answer with this reason until a DBA
    * creates {@code leaf_format} ({@code sql/schema.sql}).
    */
   public void createSchemaIfAllowed() {
@@ -61,11 +61,22 @@ public final class JooqFormatStore implements FormatStore {
   @Override
   public List<StoredFormat> history(String bizTag) {
     table.ensure();
-    return guard("read the formats of tag " + bizTag, () -> dsl.selectFrom(LEAF_FORMAT)
-        .where(LEAF_FORMAT.BIZ_TAG.eq(bizTag))
-        .orderBy(LEAF_FORMAT.VERSION)
-        .fetch(r -> new StoredFormat(r.getBizTag(), r.getVersion(), r.getPattern(),
-            r.getResetPeriod(), r.getTimeZone(), r.getKeyFingerprint(), r.getUpdateTime())));
+    return guard(
+        "read the formats of tag " + bizTag,
+        () ->
+            dsl.selectFrom(LEAF_FORMAT)
+                .where(LEAF_FORMAT.BIZ_TAG.eq(bizTag))
+                .orderBy(LEAF_FORMAT.VERSION)
+                .fetch(
+                    r ->
+                        new StoredFormat(
+                            r.getBizTag(),
+                            r.getVersion(),
+                            r.getPattern(),
+                            r.getResetPeriod(),
+                            r.getTimeZone(),
+                            r.getKeyFingerprint(),
+                            r.getUpdateTime())));
   }
 
   @Override
@@ -76,30 +87,52 @@ public final class JooqFormatStore implements FormatStore {
     }
     table.ensure();
     // Every version of these tags, oldest first: the last one seen of a tag is its current one.
-    guard("read the formats of " + bizTags.size() + " tags", () -> dsl.selectFrom(LEAF_FORMAT)
-        .where(LEAF_FORMAT.BIZ_TAG.in(bizTags))
-        .orderBy(LEAF_FORMAT.BIZ_TAG, LEAF_FORMAT.VERSION)
-        .fetch(r -> out.put(r.getBizTag(), new StoredFormat(r.getBizTag(), r.getVersion(),
-            r.getPattern(), r.getResetPeriod(), r.getTimeZone(), r.getKeyFingerprint(),
-            r.getUpdateTime()))));
+    guard(
+        "read the formats of " + bizTags.size() + " tags",
+        () ->
+            dsl.selectFrom(LEAF_FORMAT)
+                .where(LEAF_FORMAT.BIZ_TAG.in(bizTags))
+                .orderBy(LEAF_FORMAT.BIZ_TAG, LEAF_FORMAT.VERSION)
+                .fetch(
+                    r ->
+                        out.put(
+                            r.getBizTag(),
+                            new StoredFormat(
+                                r.getBizTag(),
+                                r.getVersion(),
+                                r.getPattern(),
+                                r.getResetPeriod(),
+                                r.getTimeZone(),
+                                r.getKeyFingerprint(),
+                                r.getUpdateTime()))));
     return out;
   }
 
   @Override
   public StoredFormat add(StoredFormat format) {
     table.ensure();
-    StoredFormat stored = new StoredFormat(format.bizTag(), format.version(), format.pattern(),
-        format.reset(), format.timeZone(), format.keyFingerprint(), clock.millis());
+    StoredFormat stored =
+        new StoredFormat(
+            format.bizTag(),
+            format.version(),
+            format.pattern(),
+            format.reset(),
+            format.timeZone(),
+            format.keyFingerprint(),
+            clock.millis());
     try {
-      guard("store the format of tag " + format.bizTag(), () -> dsl.insertInto(LEAF_FORMAT)
-          .set(LEAF_FORMAT.BIZ_TAG, stored.bizTag())
-          .set(LEAF_FORMAT.VERSION, stored.version())
-          .set(LEAF_FORMAT.PATTERN, stored.pattern())
-          .set(LEAF_FORMAT.RESET_PERIOD, stored.reset())
-          .set(LEAF_FORMAT.TIME_ZONE, stored.timeZone())
-          .set(LEAF_FORMAT.KEY_FINGERPRINT, stored.keyFingerprint())
-          .set(LEAF_FORMAT.UPDATE_TIME, stored.updateTime())
-          .execute());
+      guard(
+          "store the format of tag " + format.bizTag(),
+          () ->
+              dsl.insertInto(LEAF_FORMAT)
+                  .set(LEAF_FORMAT.BIZ_TAG, stored.bizTag())
+                  .set(LEAF_FORMAT.VERSION, stored.version())
+                  .set(LEAF_FORMAT.PATTERN, stored.pattern())
+                  .set(LEAF_FORMAT.RESET_PERIOD, stored.reset())
+                  .set(LEAF_FORMAT.TIME_ZONE, stored.timeZone())
+                  .set(LEAF_FORMAT.KEY_FINGERPRINT, stored.keyFingerprint())
+                  .set(LEAF_FORMAT.UPDATE_TIME, stored.updateTime())
+                  .execute());
     } catch (DatabaseErrors.DuplicateKey e) {
       throw new FormatVersionTakenException(format.bizTag(), format.version());
     }

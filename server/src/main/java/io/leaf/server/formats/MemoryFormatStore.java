@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A {@link FormatStore} in memory, for tests and benchmarks: the same version rule as the table
- * (a version is stored once), nothing persisted. Thread-safe.
+ * A {@link FormatStore} in memory, for tests and benchmarks: the same version rule as the table (a
+ * version is stored once), nothing persisted. Thread-safe.
  */
 public final class MemoryFormatStore implements FormatStore {
 
@@ -51,6 +51,5 @@ public final class MemoryFormatStore implements FormatStore {
   }
 
   @Override
-  public void createSchemaIfMissing() {
-  }
+  public void createSchemaIfMissing() {}
 }

@@ -7,5 +7,4 @@ import java.util.OptionalLong;
  * never resets), its sequence (empty for an opaque value that was not to be revealed), and whether
  * its check characters are right ({@code true} for a format without a check).
  */
-public record ParsedId(String periodKey, OptionalLong sequence, boolean checkValid) {
-}
+public record ParsedId(String periodKey, OptionalLong sequence, boolean checkValid) {}

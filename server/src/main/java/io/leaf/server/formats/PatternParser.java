@@ -14,8 +14,9 @@ import java.util.Set;
 /** Parses one pattern into an {@link IdPattern}; single use, not thread-safe. */
 final class PatternParser {
 
-  private static final String FIELDS = "expected date letters (yyyy, yy, MM, dd), seq:W,"
-      + " seq:W:opaque, seq:W:base36, seq:W:base62 or check:NAME";
+  private static final String FIELDS =
+      "expected date letters (yyyy, yy, MM, dd), seq:W,"
+          + " seq:W:opaque, seq:W:base36, seq:W:base62 or check:NAME";
 
   private final String pattern;
   private final List<Part> parts = new ArrayList<>();
@@ -34,8 +35,9 @@ final class PatternParser {
       throw error(-1, "a pattern must not be empty; it needs a {seq:W} field");
     }
     if (pattern.length() > IdPattern.MAX_LENGTH) {
-      throw error(-1, "a pattern has at most " + IdPattern.MAX_LENGTH + " characters, got "
-          + pattern.length());
+      throw error(
+          -1,
+          "a pattern has at most " + IdPattern.MAX_LENGTH + " characters, got " + pattern.length());
     }
     int i = 0;
     while (i < pattern.length()) {
@@ -82,8 +84,8 @@ final class PatternParser {
       sequence(body, at);
     } else if (body.startsWith("check:") || body.equals("check")) {
       check(body, at);
-    } else if (!body.isEmpty() && body.chars().allMatch(ch -> ch == 'y' || ch == 'M'
-        || ch == 'd')) {
+    } else if (!body.isEmpty()
+        && body.chars().allMatch(ch -> ch == 'y' || ch == 'M' || ch == 'd')) {
       date(body, at);
     } else {
       throw error(at, "unknown field {" + body + "}: " + FIELDS);
@@ -99,19 +101,29 @@ final class PatternParser {
         end++;
       }
       String run = body.substring(i, end);
-      DateUnit unit = switch (run) {
-        case "yyyy" -> DateUnit.YEAR;
-        case "yy" -> DateUnit.YEAR_OF_CENTURY;
-        case "MM" -> DateUnit.MONTH;
-        case "dd" -> DateUnit.DAY;
-        default -> throw error(at + 1 + i, "date letters '" + run + "': write yyyy or yy for the"
-            + " year, MM for the month, dd for the day");
-      };
-      boolean yearTwice = (unit == DateUnit.YEAR && units.contains(DateUnit.YEAR_OF_CENTURY))
-          || (unit == DateUnit.YEAR_OF_CENTURY && units.contains(DateUnit.YEAR));
+      DateUnit unit =
+          switch (run) {
+            case "yyyy" -> DateUnit.YEAR;
+            case "yy" -> DateUnit.YEAR_OF_CENTURY;
+            case "MM" -> DateUnit.MONTH;
+            case "dd" -> DateUnit.DAY;
+            default ->
+                throw error(
+                    at + 1 + i,
+                    "date letters '"
+                        + run
+                        + "': write yyyy or yy for the"
+                        + " year, MM for the month, dd for the day");
+          };
+      boolean yearTwice =
+          (unit == DateUnit.YEAR && units.contains(DateUnit.YEAR_OF_CENTURY))
+              || (unit == DateUnit.YEAR_OF_CENTURY && units.contains(DateUnit.YEAR));
       if (!units.add(unit) || yearTwice) {
-        throw error(at + 1 + i, "the " + (unit == DateUnit.MONTH ? "month"
-            : unit == DateUnit.DAY ? "day" : "year") + " is shown twice");
+        throw error(
+            at + 1 + i,
+            "the "
+                + (unit == DateUnit.MONTH ? "month" : unit == DateUnit.DAY ? "day" : "year")
+                + " is shown twice");
       }
       parts.add(new DateField(unit));
       i = end;
@@ -124,28 +136,45 @@ final class PatternParser {
     }
     String[] pieces = body.split(":", -1);
     String kind = pieces.length == 3 ? pieces[2] : "";
-    int radix = switch (kind) {
-      case "", "opaque" -> SequenceDigits.DECIMAL;
-      case "base36" -> SequenceDigits.BASE36;
-      case "base62" -> SequenceDigits.BASE62;
-      default -> -1;
-    };
+    int radix =
+        switch (kind) {
+          case "", "opaque" -> SequenceDigits.DECIMAL;
+          case "base36" -> SequenceDigits.BASE36;
+          case "base62" -> SequenceDigits.BASE62;
+          default -> -1;
+        };
     if (pieces.length < 2 || pieces.length > 3 || radix < 0) {
-      throw error(at, "sequence field {" + body + "}: write {seq:W}, {seq:W:opaque},"
-          + " {seq:W:base36} or {seq:W:base62}");
+      throw error(
+          at,
+          "sequence field {"
+              + body
+              + "}: write {seq:W}, {seq:W:opaque},"
+              + " {seq:W:base36} or {seq:W:base62}");
     }
     String w = pieces[1];
-    int width = w.length() >= 1 && w.length() <= 2 && CheckCharacters.allDigits(w)
-        ? Integer.parseInt(w) : -1;
+    int width =
+        w.length() >= 1 && w.length() <= 2 && CheckCharacters.allDigits(w)
+            ? Integer.parseInt(w)
+            : -1;
     int maxWidth = SequenceDigits.maxWidth(radix);
     if (width < 1 || width > maxWidth) {
-      throw error(at, "sequence width must be 1 to " + maxWidth + " "
-          + SequenceDigits.name(radix) + ", got " + Text.quote(w));
+      throw error(
+          at,
+          "sequence width must be 1 to "
+              + maxWidth
+              + " "
+              + SequenceDigits.name(radix)
+              + ", got "
+              + Text.quote(w));
     }
     boolean opaque = kind.equals("opaque");
     if (opaque && width < IdPattern.MIN_OPAQUE_WIDTH) {
-      throw error(at, "an opaque sequence needs a width of at least "
-          + IdPattern.MIN_OPAQUE_WIDTH + " digits (FF1's smallest domain is 10^6), got " + width);
+      throw error(
+          at,
+          "an opaque sequence needs a width of at least "
+              + IdPattern.MIN_OPAQUE_WIDTH
+              + " digits (FF1's smallest domain is 10^6), got "
+              + width);
     }
     sequenceSeen = true;
     sequenceRadix = radix;
@@ -154,8 +183,13 @@ final class PatternParser {
 
   private void check(String body, int at) {
     String name = body.length() > 6 ? body.substring(6) : "";
-    CheckCharacters scheme = CheckCharacters.forPatternName(name).orElseThrow(() -> error(at,
-        "unknown check " + Text.quote(name) + "; offered: luhn, verhoeff, mod97"));
+    CheckCharacters scheme =
+        CheckCharacters.forPatternName(name)
+            .orElseThrow(
+                () ->
+                    error(
+                        at,
+                        "unknown check " + Text.quote(name) + "; offered: luhn, verhoeff, mod97"));
     if (checkSeen) {
       throw error(at, "a second {check} field; a pattern has at most one");
     }
@@ -163,8 +197,11 @@ final class PatternParser {
       throw error(at, "the check must follow the {seq} field it protects");
     }
     if (sequenceRadix != SequenceDigits.DECIMAL) {
-      throw error(at, "a check covers decimal digits only; a {seq:W:base" + sequenceRadix
-          + "} sequence has letters it would not protect");
+      throw error(
+          at,
+          "a check covers decimal digits only; a {seq:W:base"
+              + sequenceRadix
+              + "} sequence has letters it would not protect");
     }
     checkSeen = true;
     parts.add(new CheckField(scheme));

@@ -22,8 +22,8 @@ public record Period(Reset reset, ZoneId zone, String key, Instant start, Instan
     Objects.requireNonNull(zone, "zone");
     Objects.requireNonNull(key, "key");
     if (!start.isBefore(end)) {
-      throw new IllegalArgumentException("period " + key + " must start before it ends, got "
-          + start + " .. " + end);
+      throw new IllegalArgumentException(
+          "period " + key + " must start before it ends, got " + start + " .. " + end);
     }
   }
 

@@ -19,15 +19,18 @@ import java.util.concurrent.Executor;
  * clock is far behind must not bring back a period whose row was removed (its numbers would start
  * again at 1). Such a call is refused with {@link PeriodBehindException}.
  *
- * <p>Bounded: remembers the rows known to exist for the last {@value #CAPACITY} periods asked
- * for. Thread-safe; the database work runs on the executor given.
+ * <p>Bounded: remembers the rows known to exist for the last {@value #CAPACITY} periods asked for.
+ * Thread-safe; the database work runs on the executor given.
  */
 final class PeriodRows {
 
   static final int CAPACITY = 10_000;
+
   /** What a row name adds to its tag at most: {@code #yyyyMMdd}. */
   static final int LONGEST_SUFFIX = "#yyyyMMdd".length();
+
   private static final String NEVER_KEY = "all";
+
   /** Later rows looked at when a row is missing: a day's worth of periods many times over. */
   private static final int LATER_ROWS_READ = 64;
 
@@ -47,11 +50,10 @@ final class PeriodRows {
   }
 
   /**
-   * Completes once the row of {@code period} exists: at once when known, else after a read and,
-   * if missing, an insert with {@code max_id} 1 and the tag's own step, at most {@code maxStep},
-   * on the database executor.
-   * Completes exceptionally with the store's failure, {@link PeriodBehindException}, or the
-   * executor's refusal; a failure is not remembered.
+   * Completes once the row of {@code period} exists: at once when known, else after a read and, if
+   * missing, an insert with {@code max_id} 1 and the tag's own step, at most {@code maxStep}, on
+   * the database executor. Completes exceptionally with the store's failure, {@link
+   * PeriodBehindException}, or the executor's refusal; a failure is not remembered.
    */
   CompletableFuture<Void> ensure(String tag, Period period, int maxStep) {
     String row = name(tag, period);
@@ -65,15 +67,16 @@ final class PeriodRows {
       return f;
     }
     try {
-      database.execute(() -> {
-        try {
-          create(tag, row, period, maxStep);
-          mine.complete(null);
-        } catch (RuntimeException | Error e) {
-          known.asMap().remove(row, mine);
-          mine.completeExceptionally(e);
-        }
-      });
+      database.execute(
+          () -> {
+            try {
+              create(tag, row, period, maxStep);
+              mine.complete(null);
+            } catch (RuntimeException | Error e) {
+              known.asMap().remove(row, mine);
+              mine.completeExceptionally(e);
+            }
+          });
     } catch (RuntimeException e) {
       known.asMap().remove(row, mine);
       mine.completeExceptionally(e);
@@ -99,17 +102,27 @@ final class PeriodRows {
         }
         String key = name.substring(prefix.length());
         // Keys of one reset have one length, and compare as their dates do.
-        if (key.length() == period.key().length() && key.compareTo(period.key()) > 0
+        if (key.length() == period.key().length()
+            && key.compareTo(period.key()) > 0
             && key.chars().allMatch(Character::isDigit)) {
           throw new PeriodBehindException(tag, period.key(), key);
         }
       }
     }
-    int step = store.getTag(tag).map(t -> Math.max(1, Math.min(t.step(), maxStep)))
-        .orElseThrow(() -> new TagNotFoundException(tag));
+    int step =
+        store
+            .getTag(tag)
+            .map(t -> Math.max(1, Math.min(t.step(), maxStep)))
+            .orElseThrow(() -> new TagNotFoundException(tag));
     try {
-      store.createTag(row, 1, step, "numbers of " + tag + " in period "
-          + (period.key().isEmpty() ? NEVER_KEY : period.key()));
+      store.createTag(
+          row,
+          1,
+          step,
+          "numbers of "
+              + tag
+              + " in period "
+              + (period.key().isEmpty() ? NEVER_KEY : period.key()));
     } catch (TagAlreadyExistsException raced) {
       // Another server created it first: the row exists, which is all this needs.
     }

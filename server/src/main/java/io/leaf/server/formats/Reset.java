@@ -32,8 +32,10 @@ public enum Reset {
 
   Reset(String keyPattern) {
     this.keyPattern = keyPattern;
-    this.keyFormat = keyPattern.isEmpty() ? null
-        : DateTimeFormatter.ofPattern(keyPattern).withResolverStyle(ResolverStyle.STRICT);
+    this.keyFormat =
+        keyPattern.isEmpty()
+            ? null
+            : DateTimeFormatter.ofPattern(keyPattern).withResolverStyle(ResolverStyle.STRICT);
   }
 
   /**
@@ -58,8 +60,8 @@ public enum Reset {
   public Period periodOfKey(String key, ZoneId zone) {
     if (this == NEVER) {
       if (!key.isEmpty()) {
-        throw new IllegalArgumentException("a format that never resets has the period key \"\","
-            + " got " + Text.quote(key));
+        throw new IllegalArgumentException(
+            "a format that never resets has the period key \"\"," + " got " + Text.quote(key));
       }
       return periodOf(Instant.EPOCH, zone);
     }
@@ -71,8 +73,14 @@ public enum Reset {
       String day = key + "0101".substring(key.length() - 4);
       first = LocalDate.parse(day, DAILY.keyFormat);
     } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException("period key of a " + this + " reset must be "
-          + keyPattern.replace('u', 'y') + ", got " + Text.quote(key), e);
+      throw new IllegalArgumentException(
+          "period key of a "
+              + this
+              + " reset must be "
+              + keyPattern.replace('u', 'y')
+              + ", got "
+              + Text.quote(key),
+          e);
     }
     return periodStarting(first, zone);
   }
@@ -124,7 +132,7 @@ public enum Reset {
     if (this == NEVER) {
       throw new IllegalStateException("a format that never resets has no next period");
     }
-    return periodStarting(nextFirstDay(firstDay(p.start().atZone(p.zone()).toLocalDate())),
-        p.zone());
+    return periodStarting(
+        nextFirstDay(firstDay(p.start().atZone(p.zone()).toLocalDate())), p.zone());
   }
 }

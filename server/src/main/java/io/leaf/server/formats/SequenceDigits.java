@@ -1,10 +1,10 @@
 package io.leaf.server.formats;
 
 /**
- * The digits a {@code {seq}} field writes in its radix: decimal ({@code {seq:W}}), base 36
- * ({@code {seq:W:base36}}, {@code 0-9A-Z}) or base 62 ({@code {seq:W:base62}}, {@code
- * 0-9A-Za-z}); always exactly W of them, zero-padded, so that values of one width sort in ASCII
- * order as their sequences do. Pure functions; thread-safe.
+ * The digits a {@code {seq}} field writes in its radix: decimal ({@code {seq:W}}), base 36 ({@code
+ * {seq:W:base36}}, {@code 0-9A-Z}) or base 62 ({@code {seq:W:base62}}, {@code 0-9A-Za-z}); always
+ * exactly W of them, zero-padded, so that values of one width sort in ASCII order as their
+ * sequences do. Pure functions; thread-safe.
  */
 final class SequenceDigits {
 
@@ -29,8 +29,13 @@ final class SequenceDigits {
   /** {@code radix^width - 1}: the largest sequence a field shows. */
   static long maxSequence(int radix, int width) {
     if (width < 1 || width > maxWidth(radix)) {
-      throw new IllegalArgumentException("width must be between 1 and " + maxWidth(radix)
-          + " for radix " + radix + ", got " + width);
+      throw new IllegalArgumentException(
+          "width must be between 1 and "
+              + maxWidth(radix)
+              + " for radix "
+              + radix
+              + ", got "
+              + width);
     }
     long p = 1;
     for (int i = 0; i < width; i++) {

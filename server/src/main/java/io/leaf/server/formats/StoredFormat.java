@@ -9,5 +9,11 @@ package io.leaf.server.formats;
  * @param keyFingerprint the opaque key's fingerprint; {@code ""} for a plain format
  * @param updateTime epoch milliseconds when this version was stored
  */
-public record StoredFormat(String bizTag, int version, String pattern, String reset,
-    String timeZone, String keyFingerprint, long updateTime) {}
+public record StoredFormat(
+    String bizTag,
+    int version,
+    String pattern,
+    String reset,
+    String timeZone,
+    String keyFingerprint,
+    long updateTime) {}

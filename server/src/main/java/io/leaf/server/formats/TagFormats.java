@@ -13,10 +13,10 @@ import java.util.concurrent.Executor;
 
 /**
  * The current format of each tag asked for, read from the {@link FormatStore} on the database
- * executor and read again in the background once {@link #REFRESH} old ({@link #ABSENT_REFRESH}
- * for a tag without one), so a format set on another server is served here within that time.
- * Serving an older format meanwhile is safe: a change is only stored when no value of the new
- * format can equal one of an earlier format.
+ * executor and read again in the background once {@link #REFRESH} old ({@link #ABSENT_REFRESH} for
+ * a tag without one), so a format set on another server is served here within that time. Serving an
+ * older format meanwhile is safe: a change is only stored when no value of the new format can equal
+ * one of an earlier format.
  *
  * <p>A tag with no format is looked up too: if it does not exist at all, its entry fails with
  * {@link TagNotFoundException} instead (remembered for {@link #ABSENT_REFRESH} like an absent
@@ -51,7 +51,11 @@ final class TagFormats {
   private final Cache<String, Entry> entries =
       CacheBuilder.newBuilder().maximumSize(CAPACITY).build();
 
-  TagFormats(FormatStore store, SegmentStore tags, Executor database, Ticker ticker,
+  TagFormats(
+      FormatStore store,
+      SegmentStore tags,
+      Executor database,
+      Ticker ticker,
       Optional<FormatKey> key) {
     this.store = store;
     this.tags = tags;
@@ -118,27 +122,28 @@ final class TagFormats {
   /** Reads the tag's formats into {@code into}; a refresh replaces {@code old} when it succeeds. */
   private void load(String tag, Entry into, Entry old) {
     try {
-      database.execute(() -> {
-        try {
-          Optional<ActiveFormat> loaded = current(tag, store.history(tag), old);
-          if (loaded.isEmpty() && tags.getTag(tag).isEmpty()) {
-            into.value.completeExceptionally(new TagNotFoundException(tag));
-          } else {
-            into.value.complete(loaded);
-          }
-          if (old != null) {
-            entries.asMap().replace(tag, old, into);
-          }
-        } catch (RuntimeException | Error failure) {
-          if (old == null) {
-            entries.asMap().remove(tag, into);
-          } else {
-            // Keep serving what was read before; try again at the next call.
-            old.refreshing = false;
-          }
-          into.value.completeExceptionally(failure);
-        }
-      });
+      database.execute(
+          () -> {
+            try {
+              Optional<ActiveFormat> loaded = current(tag, store.history(tag), old);
+              if (loaded.isEmpty() && tags.getTag(tag).isEmpty()) {
+                into.value.completeExceptionally(new TagNotFoundException(tag));
+              } else {
+                into.value.complete(loaded);
+              }
+              if (old != null) {
+                entries.asMap().replace(tag, old, into);
+              }
+            } catch (RuntimeException | Error failure) {
+              if (old == null) {
+                entries.asMap().remove(tag, into);
+              } else {
+                // Keep serving what was read before; try again at the next call.
+                old.refreshing = false;
+              }
+              into.value.completeExceptionally(failure);
+            }
+          });
     } catch (RuntimeException refused) {
       if (old == null) {
         entries.asMap().remove(tag, into);

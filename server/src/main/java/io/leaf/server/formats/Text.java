@@ -5,8 +5,7 @@ final class Text {
 
   private static final int MAX_SHOWN = 64;
 
-  private Text() {
-  }
+  private Text() {}
 
   /** {@code s} in double quotes, control characters and quotes escaped, cut at 64 characters. */
   static String quote(String s) {

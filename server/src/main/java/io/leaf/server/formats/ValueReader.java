@@ -23,8 +23,11 @@ final class ValueReader {
 
   ShownFields read() {
     if (value.length() != pattern.valueLength()) {
-      throw mismatch("it has " + value.length() + " characters, the format's values have "
-          + pattern.valueLength());
+      throw mismatch(
+          "it has "
+              + value.length()
+              + " characters, the format's values have "
+              + pattern.valueLength());
     }
     int year = -1;
     int yearOfCentury = -1;
@@ -48,13 +51,16 @@ final class ValueReader {
           default -> throw new IllegalStateException("unknown date unit " + d.unit());
         }
       } else if (p instanceof SequenceField s) {
-        shown = s.radix() == SequenceDigits.DECIMAL ? digits(pos, s.width(), "the sequence")
-            : radixDigits(pos, s);
+        shown =
+            s.radix() == SequenceDigits.DECIMAL
+                ? digits(pos, s.width(), "the sequence")
+                : radixDigits(pos, s);
       } else {
         CheckCharacters scheme = ((CheckField) p).scheme();
         digits(pos, scheme.length(), "the " + scheme.patternName() + " check");
-        checkValid = scheme.verify(IdPattern.digitsOf(value, pos),
-            value.substring(pos, pos + scheme.length()));
+        checkValid =
+            scheme.verify(
+                IdPattern.digitsOf(value, pos), value.substring(pos, pos + scheme.length()));
       }
       pos += p.length();
     }
@@ -67,8 +73,17 @@ final class ValueReader {
     for (int i = pos; i < pos + count; i++) {
       char c = value.charAt(i);
       if (c < '0' || c > '9') {
-        throw mismatch("expected " + count + " digits (" + what + ") at position " + pos
-            + ", found " + Text.quote(String.valueOf(c)) + " at position " + i);
+        throw mismatch(
+            "expected "
+                + count
+                + " digits ("
+                + what
+                + ") at position "
+                + pos
+                + ", found "
+                + Text.quote(String.valueOf(c))
+                + " at position "
+                + i);
       }
       v = v * 10 + (c - '0');
     }
@@ -80,9 +95,17 @@ final class ValueReader {
     for (int i = pos; i < pos + s.width(); i++) {
       int d = SequenceDigits.valueOf(value.charAt(i), s.radix());
       if (d < 0) {
-        throw mismatch("expected " + s.width() + " " + SequenceDigits.name(s.radix())
-            + " (the sequence) at position " + pos + ", found "
-            + Text.quote(String.valueOf(value.charAt(i))) + " at position " + i);
+        throw mismatch(
+            "expected "
+                + s.width()
+                + " "
+                + SequenceDigits.name(s.radix())
+                + " (the sequence) at position "
+                + pos
+                + ", found "
+                + Text.quote(String.valueOf(value.charAt(i)))
+                + " at position "
+                + i);
       }
       v = v * s.radix() + d;
     }
@@ -99,8 +122,11 @@ final class ValueReader {
     // Without the month any day 1-31 may be real; without the year, February may have 29 days.
     int maxDay = month == -1 ? 31 : Month.of(month).length(year == -1 || Year.isLeap(year));
     if (day < 1 || day > maxDay) {
-      throw mismatch("day " + day + " is not a day" + (month == -1 ? ""
-          : " of month " + month + (year == -1 ? "" : " in " + year)));
+      throw mismatch(
+          "day "
+              + day
+              + " is not a day"
+              + (month == -1 ? "" : " of month " + month + (year == -1 ? "" : " in " + year)));
     }
   }
 

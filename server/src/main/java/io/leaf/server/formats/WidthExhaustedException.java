@@ -13,9 +13,19 @@ public final class WidthExhaustedException extends RuntimeException {
 
   WidthExhaustedException(String tag, String periodKey, int width, long sequence) {
     // No stack trace: once a period is full every call in it ends here.
-    super("tag " + Text.quote(tag) + " has used every number of "
-        + (periodKey.isEmpty() ? "its format" : "period " + periodKey) + ": sequence " + sequence
-        + " needs more than the width of " + width + " digits", null, false, false);
+    super(
+        "tag "
+            + Text.quote(tag)
+            + " has used every number of "
+            + (periodKey.isEmpty() ? "its format" : "period " + periodKey)
+            + ": sequence "
+            + sequence
+            + " needs more than the width of "
+            + width
+            + " digits",
+        null,
+        false,
+        false);
     this.tag = tag;
     this.periodKey = periodKey;
     this.width = width;

@@ -57,24 +57,25 @@ final class BatchStream<C, M> {
   }
 
   /** Chunks of IDs as {@link IdBatch} messages. */
-  static final Encoding<IdRanges, IdBatch> IDS = new Encoding<>() {
-    @Override
-    public IdBatch message(IdRanges ids) {
-      IdBatch.Builder batch = IdBatch.newBuilder();
-      ids.forEach(batch::addIds);
-      return batch.build();
-    }
+  static final Encoding<IdRanges, IdBatch> IDS =
+      new Encoding<>() {
+        @Override
+        public IdBatch message(IdRanges ids) {
+          IdBatch.Builder batch = IdBatch.newBuilder();
+          ids.forEach(batch::addIds);
+          return batch.build();
+        }
 
-    @Override
-    public int items(IdRanges ids) {
-      return (int) ids.size();
-    }
+        @Override
+        public int items(IdRanges ids) {
+          return (int) ids.size();
+        }
 
-    @Override
-    public int unitsPerItem() {
-      return 1;
-    }
-  };
+        @Override
+        public int unitsPerItem() {
+          return 1;
+        }
+      };
 
   private final ServerCallStreamObserver<M> call;
   private final String what;
@@ -85,14 +86,19 @@ final class BatchStream<C, M> {
   private final Executor events;
   private final StreamMemory memory;
   private final AtomicBoolean drainQueued = new AtomicBoolean();
+
   /** IDs of memory granted for the chunk being taken or in flight; confined to events. */
   private int held;
+
   /** Receives the grant this stream waits for; null when it waits for none. */
   private IntConsumer memoryWait;
+
   // Confined to events.
   private int remaining;
+
   /** The chunk whose IDs the engine is waiting for; null when none. */
   private CompletableFuture<C> wait;
+
   private boolean ended;
 
   /**
@@ -101,8 +107,15 @@ final class BatchStream<C, M> {
    * @param onEnd runs once when the stream ends, however it ends
    * @param pump the threads that run every stream's work
    */
-  BatchStream(ServerCallStreamObserver<M> call, String what, Source<C> source,
-      Encoding<C, M> encoding, int count, int chunk, Runnable onEnd, Executor pump,
+  BatchStream(
+      ServerCallStreamObserver<M> call,
+      String what,
+      Source<C> source,
+      Encoding<C, M> encoding,
+      int count,
+      int chunk,
+      Runnable onEnd,
+      Executor pump,
       StreamMemory memory) {
     this.call = call;
     this.what = what;
@@ -120,26 +133,29 @@ final class BatchStream<C, M> {
     // With a cancel handler set, a late onNext after a cancel is dropped instead of throwing.
     call.setOnCancelHandler(() -> run(this::cancelled));
     // gRPC runs this once the call is ready and again whenever the client drains its window.
-    call.setOnReadyHandler(() -> {
-      if (drainQueued.compareAndSet(false, true)) {
-        run(() -> {
-          drainQueued.set(false);
-          drain();
+    call.setOnReadyHandler(
+        () -> {
+          if (drainQueued.compareAndSet(false, true)) {
+            run(
+                () -> {
+                  drainQueued.set(false);
+                  drain();
+                });
+          }
         });
-      }
-    });
   }
 
   private void run(Runnable event) {
     try {
-      events.execute(() -> {
-        try {
-          event.run();
-        } catch (Throwable e) {
-          // An Error (out of memory included) ends this stream too, so its slot is freed.
-          fail(e);
-        }
-      });
+      events.execute(
+          () -> {
+            try {
+              event.run();
+            } catch (Throwable e) {
+              // An Error (out of memory included) ends this stream too, so its slot is freed.
+              fail(e);
+            }
+          });
     } catch (RejectedExecutionException e) {
       // The pump refused: it runs nothing of this stream now, so ending the call from here
       // cannot overlap a task of it. Its queue holds one task per open stream and twice
@@ -183,10 +199,16 @@ final class BatchStream<C, M> {
       return;
     }
     if (grant == 0) {
-      fail(new LimitExceededException("no memory for the chunks of another batch stream within"
-          + " --max-wait: the chunks of all open streams hold the whole budget ("
-          + memory.capacityIds() + " IDs at " + StreamMemory.BYTES_PER_ID + " bytes each)",
-          memory.capacityBytes() + " bytes", StreamMemory.FLAG));
+      fail(
+          new LimitExceededException(
+              "no memory for the chunks of another batch stream within"
+                  + " --max-wait: the chunks of all open streams hold the whole budget ("
+                  + memory.capacityIds()
+                  + " IDs at "
+                  + StreamMemory.BYTES_PER_ID
+                  + " bytes each)",
+              memory.capacityBytes() + " bytes",
+              StreamMemory.FLAG));
       return;
     }
     if (take(grant)) {
@@ -195,8 +217,8 @@ final class BatchStream<C, M> {
   }
 
   /**
-   * Takes a chunk of {@code grant} IDs and sends it: true when sent inline, false when the
-   * engine's wait resumes the stream later.
+   * Takes a chunk of {@code grant} IDs and sends it: true when sent inline, false when the engine's
+   * wait resumes the stream later.
    */
   private boolean take(int grant) {
     held = grant;

@@ -9,12 +9,12 @@ import java.util.concurrent.TimeUnit;
 /**
  * Where the RPCs that must talk to the database (CreateTag, UpdateStep, GetTag, ListTags, the
  * status read of InitCache, ReserveIds' dedicated write) run: a fixed number of threads and a
- * bounded queue, never a transport thread. A call that finds the queue full is refused at once
- * with RESOURCE_EXHAUSTED; one that arrives during shutdown with UNAVAILABLE.
+ * bounded queue, never a transport thread. A call that finds the queue full is refused at once with
+ * RESOURCE_EXHAUSTED; one that arrives during shutdown with UNAVAILABLE.
  *
- * <p>Runs on the executor it is given (the server's is {@code
- * ServerThreads.databaseCalls}), whose queue must hold {@code queue} calls and refuse more with a
- * {@link RejectedExecutionException}; {@link #close} shuts it down. Thread-safe.
+ * <p>Runs on the executor it is given (the server's is {@code ServerThreads.databaseCalls}), whose
+ * queue must hold {@code queue} calls and refuse more with a {@link RejectedExecutionException};
+ * {@link #close} shuts it down. Thread-safe.
  */
 public final class DatabaseCalls implements AutoCloseable {
 
@@ -43,8 +43,8 @@ public final class DatabaseCalls implements AutoCloseable {
       if (executor.isShutdown()) {
         throw new ServerClosingException();
       }
-      throw new LimitExceededException("too many calls waiting for the database", queue,
-          QUEUE_FLAG);
+      throw new LimitExceededException(
+          "too many calls waiting for the database", queue, QUEUE_FLAG);
     }
   }
 

@@ -23,8 +23,8 @@ import java.util.concurrent.CompletableFuture;
  * like their plain counterparts, answered from {@link FormattedIssuer}, with NextIdBatch's limits
  * and flow control for the stream. {@link LeafGrpcService} hands them here.
  *
- * <p>Threading: as {@link LeafGrpcService}: nothing blocks; answers come inline, from the
- * database threads or from the engine's loads.
+ * <p>Threading: as {@link LeafGrpcService}: nothing blocks; answers come inline, from the database
+ * threads or from the engine's loads.
  */
 final class FormattedCalls {
 
@@ -42,8 +42,10 @@ final class FormattedCalls {
   void next(NextIdRequest req, StreamObserver<FormattedId> out) {
     CompletableFuture<String> next;
     try {
-      next = issuer.next(Validation.bizTag(req.getBizTag()),
-          service.waitDeadline(LeafGrpcService.callDeadline()));
+      next =
+          issuer.next(
+              Validation.bizTag(req.getBizTag()),
+              service.waitDeadline(LeafGrpcService.callDeadline()));
     } catch (RuntimeException e) {
       out.onError(StatusMapping.toStatus(e));
       return;
@@ -67,9 +69,17 @@ final class FormattedCalls {
       return;
     }
     Deadline deadline = LeafGrpcService.callDeadline();
-    new BatchStream<>((ServerCallStreamObserver<FormattedIdBatch>) out, tag,
-        n -> issuer.next(tag, n, service.waitDeadline(deadline)), new Values(), count, chunk,
-        service::streamEnded, service.pump(), service.streamMemory()).start();
+    new BatchStream<>(
+            (ServerCallStreamObserver<FormattedIdBatch>) out,
+            tag,
+            n -> issuer.next(tag, n, service.waitDeadline(deadline)),
+            new Values(),
+            count,
+            chunk,
+            service::streamEnded,
+            service.pump(),
+            service.streamMemory())
+        .start();
   }
 
   void parse(ParseFormattedIdRequest req, StreamObserver<FormattedIdParts> out) {
@@ -84,19 +94,23 @@ final class FormattedCalls {
       out.onError(StatusMapping.toStatus(e));
       return;
     }
-    LeafGrpcService.answer(out, parsed, p -> FormattedIdParts.newBuilder()
-        .setPeriod(p.periodKey())
-        .setSequence(p.sequence().orElse(-1))
-        .setCheckValid(p.checkValid())
-        .build());
+    LeafGrpcService.answer(
+        out,
+        parsed,
+        p ->
+            FormattedIdParts.newBuilder()
+                .setPeriod(p.periodKey())
+                .setSequence(p.sequence().orElse(-1))
+                .setCheckValid(p.checkValid())
+                .build());
   }
 
   /**
-   * Chunks of values as {@link FormattedIdBatch}: an item's memory is counted for the longest
-   * value until the first chunk shows the tag's (every value of a format has one length).
+   * Chunks of values as {@link FormattedIdBatch}: an item's memory is counted for the longest value
+   * until the first chunk shows the tag's (every value of a format has one length).
    */
-  private static final class Values implements BatchStream.Encoding<List<String>,
-      FormattedIdBatch> {
+  private static final class Values
+      implements BatchStream.Encoding<List<String>, FormattedIdBatch> {
 
     /** Confined to the stream's sequential executor, like the stream's own state. */
     private int units = unitsFor(LONGEST_VALUE);

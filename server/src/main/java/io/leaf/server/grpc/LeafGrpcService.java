@@ -48,10 +48,10 @@ import java.util.function.Function;
  * has none they wait on the tag's pending load without a thread, are answered from the load's
  * completion (a loader thread) or their deadline (the timer thread), and a cancel drops the wait.
  * NextIdBatch streams do their bulk work on a small pump of their own ({@link BatchStream}). The
- * RPCs that read or write the database, and ReserveIds' dedicated write, run on
- * {@link DatabaseCalls}; those of a tag's row (CreateTag, UpdateStep, GetTag, ListTags and
- * InitCache's answer) and SetFormat are handled by {@link TagAdmin}, the formatted numbers by
- * {@link FormattedCalls}, behind this one registered service.
+ * RPCs that read or write the database, and ReserveIds' dedicated write, run on {@link
+ * DatabaseCalls}; those of a tag's row (CreateTag, UpdateStep, GetTag, ListTags and InitCache's
+ * answer) and SetFormat are handled by {@link TagAdmin}, the formatted numbers by {@link
+ * FormattedCalls}, behind this one registered service.
  *
  * <p>Limits: at most {@code maxStreams} NextIdBatch streams at once; waiting calls, first loads and
  * database calls have their own bounds. Every refusal is RESOURCE_EXHAUSTED naming the limit.
@@ -68,8 +68,10 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   private final int maxStreams;
   private final DatabaseCalls database;
   private final Executor pump;
+
   /** What every NextIdBatch chunk in flight may hold together; derived from the JVM's limits. */
   private final StreamMemory streamMemory;
+
   private final AtomicInteger streams = new AtomicInteger();
 
   /**
@@ -83,8 +85,13 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
    *     per open stream ({@code maxStreams})
    * @param issuer formatted numbers
    */
-  public LeafGrpcService(SegmentAllocator allocator, TagAdmin admin, ApiConfig api,
-      DatabaseCalls database, Executor pump, FormattedIssuer issuer) {
+  public LeafGrpcService(
+      SegmentAllocator allocator,
+      TagAdmin admin,
+      ApiConfig api,
+      DatabaseCalls database,
+      Executor pump,
+      FormattedIssuer issuer) {
     this.allocator = allocator;
     this.admin = admin;
     this.formatted = new FormattedCalls(this, issuer);
@@ -93,8 +100,8 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     this.maxStreams = api.maxStreams();
     this.database = database;
     this.pump = pump;
-    this.streamMemory = StreamMemory.forThisJvm(api.maxStreamMemory(), allocator::schedule,
-        api.maxWait());
+    this.streamMemory =
+        StreamMemory.forThisJvm(api.maxStreamMemory(), allocator::schedule, api.maxWait());
   }
 
   @Override
@@ -113,13 +120,14 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     }
     CompletableFuture<Void> loaded = allocator.initCache(tag, waitDeadline(callDeadline()));
     ((ServerCallStreamObserver<TagStatus>) out).setOnCancelHandler(() -> loaded.cancel(false));
-    loaded.whenComplete((v, e) -> {
-      if (e == null) {
-        admin.loaded(tag, out);
-      } else if (!(e instanceof CancellationException)) {
-        out.onError(StatusMapping.toStatus(e));
-      }
-    });
+    loaded.whenComplete(
+        (v, e) -> {
+          if (e == null) {
+            admin.loaded(tag, out);
+          } else if (!(e instanceof CancellationException)) {
+            out.onError(StatusMapping.toStatus(e));
+          }
+        });
   }
 
   /** The fast path answers from the buffer inline; only a tag with nothing buffered goes on. */
@@ -159,9 +167,17 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
       return;
     }
     Deadline deadline = callDeadline();
-    new BatchStream<>((ServerCallStreamObserver<IdBatch>) out, tag,
-        n -> allocator.nextIds(tag, n, waitDeadline(deadline)), BatchStream.IDS, count, chunk,
-        streams::decrementAndGet, pump, streamMemory).start();
+    new BatchStream<>(
+            (ServerCallStreamObserver<IdBatch>) out,
+            tag,
+            n -> allocator.nextIds(tag, n, waitDeadline(deadline)),
+            BatchStream.IDS,
+            count,
+            chunk,
+            streams::decrementAndGet,
+            pump,
+            streamMemory)
+        .start();
   }
 
   /**
@@ -171,8 +187,10 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   boolean openStream(StreamObserver<?> out, String rpc) {
     if (streams.incrementAndGet() > maxStreams) {
       streams.decrementAndGet();
-      out.onError(StatusMapping.toStatus(new LimitExceededException(
-          "too many " + rpc + " streams open", maxStreams, STREAMS_FLAG)));
+      out.onError(
+          StatusMapping.toStatus(
+              new LimitExceededException(
+                  "too many " + rpc + " streams open", maxStreams, STREAMS_FLAG)));
       return false;
     }
     return true;
@@ -249,8 +267,8 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   }
 
   @Override
-  public void whoIssued(io.leaf.v1.WhoIssuedRequest req,
-      StreamObserver<io.leaf.v1.IssuedRange> out) {
+  public void whoIssued(
+      io.leaf.v1.WhoIssuedRequest req, StreamObserver<io.leaf.v1.IssuedRange> out) {
     admin.whoIssued(req, out);
   }
 
@@ -289,24 +307,26 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
       return allocator.deadline(maxWaitNanos, false);
     }
     long callers = Math.max(0, deadline.timeRemaining(TimeUnit.NANOSECONDS));
-    return callers < maxWaitNanos ? allocator.deadline(callers, true)
+    return callers < maxWaitNanos
+        ? allocator.deadline(callers, true)
         : allocator.deadline(maxWaitNanos, false);
   }
 
   /** Answers with {@code result} once it completes; the caller's cancel drops it instead. */
-  static <V, T> void answer(StreamObserver<T> out, CompletableFuture<V> result,
-      Function<V, T> toProto) {
+  static <V, T> void answer(
+      StreamObserver<T> out, CompletableFuture<V> result, Function<V, T> toProto) {
     if (!result.isDone()) {
       ((ServerCallStreamObserver<T>) out).setOnCancelHandler(() -> result.cancel(false));
     }
-    result.whenComplete((v, e) -> {
-      if (e == null) {
-        out.onNext(toProto.apply(v));
-        out.onCompleted();
-      } else if (!(e instanceof CancellationException)) {
-        out.onError(StatusMapping.toStatus(e));
-      }
-    });
+    result.whenComplete(
+        (v, e) -> {
+          if (e == null) {
+            out.onNext(toProto.apply(v));
+            out.onCompleted();
+          } else if (!(e instanceof CancellationException)) {
+            out.onError(StatusMapping.toStatus(e));
+          }
+        });
   }
 
   private static ReservedIds toProto(IdRanges r) {

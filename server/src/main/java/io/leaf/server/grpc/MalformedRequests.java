@@ -5,9 +5,9 @@ import com.google.protobuf.Message;
 import com.google.protobuf.UnknownFieldSet;
 import io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener;
 import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.MethodDescriptor.Marshaller;
 import io.grpc.MethodDescriptor.PrototypeMarshaller;
-import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
@@ -45,8 +45,8 @@ public final class MalformedRequests {
     for (ServerMethodDefinition<?, ?> m : service.getMethods()) {
       methods.add(lenient(m));
     }
-    ServiceDescriptor.Builder descriptor = ServiceDescriptor.newBuilder(old.getName())
-        .setSchemaDescriptor(old.getSchemaDescriptor());
+    ServiceDescriptor.Builder descriptor =
+        ServiceDescriptor.newBuilder(old.getName()).setSchemaDescriptor(old.getSchemaDescriptor());
     methods.forEach(m -> descriptor.addMethod(m.getMethodDescriptor()));
     ServerServiceDefinition.Builder out = ServerServiceDefinition.builder(descriptor.build());
     methods.forEach(out::addMethod);
@@ -60,34 +60,45 @@ public final class MalformedRequests {
         || !(proto.getMessagePrototype() instanceof Message prototype)) {
       return m;
     }
-    Marshaller<Q> lenient = new Marshaller<>() {
-      @Override
-      public InputStream stream(Q value) {
-        return strict.stream(value);
-      }
+    Marshaller<Q> lenient =
+        new Marshaller<>() {
+          @Override
+          public InputStream stream(Q value) {
+            return strict.stream(value);
+          }
 
-      @Override
-      public Q parse(InputStream body) {
-        try {
-          return strict.parse(body);
-        } catch (StatusRuntimeException e) {
-          Throwable why = e.getCause() != null ? e.getCause() : e;
-          @SuppressWarnings("unchecked")
-          Q marked = (Q) mark(prototype, "request is not a valid "
-              + prototype.getDescriptorForType().getFullName() + ": " + why.getMessage());
-          return marked;
-        }
-      }
-    };
+          @Override
+          public Q parse(InputStream body) {
+            try {
+              return strict.parse(body);
+            } catch (StatusRuntimeException e) {
+              Throwable why = e.getCause() != null ? e.getCause() : e;
+              @SuppressWarnings("unchecked")
+              Q marked =
+                  (Q)
+                      mark(
+                          prototype,
+                          "request is not a valid "
+                              + prototype.getDescriptorForType().getFullName()
+                              + ": "
+                              + why.getMessage());
+              return marked;
+            }
+          }
+        };
     return ServerMethodDefinition.create(
-        method.toBuilder(lenient, method.getResponseMarshaller()).build(), m.getServerCallHandler());
+        method.toBuilder(lenient, method.getResponseMarshaller()).build(),
+        m.getServerCallHandler());
   }
 
   static Message mark(Message prototype, String reason) {
-    UnknownFieldSet.Field field = UnknownFieldSet.Field.newBuilder()
-        .addLengthDelimited(ByteString.copyFromUtf8(reason)).build();
+    UnknownFieldSet.Field field =
+        UnknownFieldSet.Field.newBuilder()
+            .addLengthDelimited(ByteString.copyFromUtf8(reason))
+            .build();
     return prototype.toBuilder()
-        .setUnknownFields(UnknownFieldSet.newBuilder().addField(MARK, field).build()).build();
+        .setUnknownFields(UnknownFieldSet.newBuilder().addField(MARK, field).build())
+        .build();
   }
 
   /** The reason a marked request carries; null for a request that parsed. */
@@ -106,8 +117,8 @@ public final class MalformedRequests {
   /** Answers a marked request with INVALID_ARGUMENT; the handler never sees it. */
   private static final class Answer implements ServerInterceptor {
     @Override
-    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-        ServerCallHandler<Q, R> next) {
+    public <Q, R> ServerCall.Listener<Q> interceptCall(
+        ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
       ServerCall.Listener<Q> delegate = next.startCall(call, headers);
       return new SimpleForwardingServerCallListener<>(delegate) {
         private boolean answered;

@@ -11,7 +11,8 @@ final class PageTokens {
   private PageTokens() {}
 
   static String encode(String lastTag) {
-    return Base64.getUrlEncoder().withoutPadding()
+    return Base64.getUrlEncoder()
+        .withoutPadding()
         .encodeToString(("after:" + lastTag).getBytes(StandardCharsets.UTF_8));
   }
 
@@ -30,7 +31,9 @@ final class PageTokens {
     } catch (IllegalArgumentException e) {
       // falls through to the error below
     }
-    throw new InvalidArgumentException("page_token is not a token returned by ListTags, got \""
-        + (token.length() > 40 ? token.substring(0, 40) + "…" : token) + "\"");
+    throw new InvalidArgumentException(
+        "page_token is not a token returned by ListTags, got \""
+            + (token.length() > 40 ? token.substring(0, 40) + "…" : token)
+            + "\"");
   }
 }

@@ -8,7 +8,6 @@ import io.leaf.server.request.Validation;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeGenerator;
 import io.leaf.server.snowflake.SnowflakeLayout;
-import java.security.SecureRandom;
 import io.leaf.server.uuid.Uuids;
 import io.leaf.v1.DecodeSnowflakeIdRequest;
 import io.leaf.v1.DecodeUuidRequest;
@@ -25,12 +24,13 @@ import io.leaf.v1.Uuid;
 import io.leaf.v1.UuidBatch;
 import io.leaf.v1.UuidParts;
 import io.leaf.v1.WorkerStatus;
+import java.security.SecureRandom;
 
 /**
  * The gRPC face of snowflake IDs: every RPC answers inline on the transport's thread (an ID is a
  * lock and two clock reads), except NextSnowflakeIdBatch, which streams through the same {@link
- * BatchStream}, limits ({@code --max-batch}, {@code chunk_size}) and {@code --max-streams} slots
- * as NextIdBatch; the UUID RPCs are {@link UuidCalls}'.
+ * BatchStream}, limits ({@code --max-batch}, {@code chunk_size}) and {@code --max-streams} slots as
+ * NextIdBatch; the UUID RPCs are {@link UuidCalls}'.
  */
 public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeServiceImplBase {
 
@@ -38,7 +38,9 @@ public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeSe
   private final LeafGrpcService streams;
   private final UuidCalls uuids;
 
-  /** @param streams the segment service whose stream slots, pump and limits batches share */
+  /**
+   * @param streams the segment service whose stream slots, pump and limits batches share
+   */
   public SnowflakeGrpcService(Snowflake snowflake, LeafGrpcService streams) {
     this.snowflake = snowflake;
     this.streams = streams;
@@ -87,14 +89,22 @@ public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeSe
     if (!streams.openStream(out, "NextIdBatch and NextSnowflakeIdBatch")) {
       return;
     }
-    new BatchStream<>((ServerCallStreamObserver<IdBatch>) out, "snowflake IDs",
-        snowflake::nextIds, BatchStream.IDS, count, chunk, streams::streamEnded, streams.pump(),
-        streams.streamMemory()).start();
+    new BatchStream<>(
+            (ServerCallStreamObserver<IdBatch>) out,
+            "snowflake IDs",
+            snowflake::nextIds,
+            BatchStream.IDS,
+            count,
+            chunk,
+            streams::streamEnded,
+            streams.pump(),
+            streams.streamMemory())
+        .start();
   }
 
   @Override
-  public void decodeSnowflakeId(DecodeSnowflakeIdRequest req,
-      StreamObserver<SnowflakeIdParts> out) {
+  public void decodeSnowflakeId(
+      DecodeSnowflakeIdRequest req, StreamObserver<SnowflakeIdParts> out) {
     SnowflakeLayout.Parts parts;
     try {
       parts = snowflake.layout().decompose(req.getId());
@@ -103,9 +113,13 @@ public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeSe
       out.onError(StatusMapping.toStatus(new InvalidArgumentException(e.getMessage())));
       return;
     }
-    out.onNext(SnowflakeIdParts.newBuilder().setId(parts.id())
-        .setTimestampMs(parts.timestampMs()).setWorkerId(parts.workerId())
-        .setSequence(parts.sequence()).build());
+    out.onNext(
+        SnowflakeIdParts.newBuilder()
+            .setId(parts.id())
+            .setTimestampMs(parts.timestampMs())
+            .setWorkerId(parts.workerId())
+            .setSequence(parts.sequence())
+            .build());
     out.onCompleted();
   }
 
@@ -113,18 +127,19 @@ public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeSe
   public void getWorker(GetWorkerRequest req, StreamObserver<WorkerStatus> out) {
     SnowflakeGenerator g = snowflake.generator();
     SnowflakeLayout layout = snowflake.layout();
-    out.onNext(WorkerStatus.newBuilder()
-        .setWorkerId(g.leaseValid() ? g.workerId() : -1)
-        .setLeaseExpiresMs(g.leaseExpiresMs())
-        .setEpochMs(layout.epochMs())
-        .setTimestampBits(layout.timestampBits())
-        .setWorkerIdBits(layout.workerIdBits())
-        .setSequenceBits(layout.sequenceBits())
-        .setLastTimestampMs(g.lastTimestampMs())
-        .setAheadOfWallClockMs(g.aheadOfWallMs())
-        .setEndYear(layout.endYear())
-        .setIdsIssued(g.issued())
-        .build());
+    out.onNext(
+        WorkerStatus.newBuilder()
+            .setWorkerId(g.leaseValid() ? g.workerId() : -1)
+            .setLeaseExpiresMs(g.leaseExpiresMs())
+            .setEpochMs(layout.epochMs())
+            .setTimestampBits(layout.timestampBits())
+            .setWorkerIdBits(layout.workerIdBits())
+            .setSequenceBits(layout.sequenceBits())
+            .setLastTimestampMs(g.lastTimestampMs())
+            .setAheadOfWallClockMs(g.aheadOfWallMs())
+            .setEndYear(layout.endYear())
+            .setIdsIssued(g.issued())
+            .build());
     out.onCompleted();
   }
 }

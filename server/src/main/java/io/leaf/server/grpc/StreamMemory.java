@@ -11,10 +11,10 @@ import java.util.function.BiFunction;
 import java.util.function.IntConsumer;
 
 /**
- * The memory every open NextIdBatch stream's chunk in flight may hold together, counted in IDs:
- * a stream asks before it takes a chunk's IDs and gives them back once the transport took the
- * chunk (the call is ready again) or the stream ended. A stream that finds the budget short gets
- * a smaller chunk (chunk_size is a maximum), and one that finds it spent waits, without a thread,
+ * The memory every open NextIdBatch stream's chunk in flight may hold together, counted in IDs: a
+ * stream asks before it takes a chunk's IDs and gives them back once the transport took the chunk
+ * (the call is ready again) or the stream ended. A stream that finds the budget short gets a
+ * smaller chunk (chunk_size is a maximum), and one that finds it spent waits, without a thread,
  * until another stream gives some back — so unread streams can never hold more than the budget,
  * whatever their number and chunk size.
  *
@@ -27,6 +27,7 @@ final class StreamMemory {
    * twice for the transport's buffer rounding and the message built before it.
    */
   static final int BYTES_PER_ID = 20;
+
   /** A stream is not woken for less than this many IDs (unless it needs fewer). */
   static final int MIN_GRANT = 1_000;
 
@@ -56,8 +57,8 @@ final class StreamMemory {
    * The budget {@code requested} by {@value #FLAG} (0: auto) on this JVM, whose heap and direct
    * memory limit what streams may hold.
    */
-  static StreamMemory forThisJvm(long requested, BiFunction<Runnable, Long, Runnable> timer,
-      Duration maxWait) {
+  static StreamMemory forThisJvm(
+      long requested, BiFunction<Runnable, Long, Runnable> timer, Duration maxWait) {
     return new StreamMemory(budget(requested, jvmLimit()), timer, maxWait);
   }
 
@@ -81,10 +82,16 @@ final class StreamMemory {
       return jvmLimit / 4;
     }
     if (requested > jvmLimit / 2) {
-      throw new IllegalArgumentException(FLAG + " " + requested + " is more than half of the"
-          + " memory this JVM has for it (" + jvmLimit + " bytes, the smaller of the heap and the"
-          + " direct-memory limit); raise -Xmx (and -XX:MaxDirectMemorySize if set) or lower "
-          + FLAG);
+      throw new IllegalArgumentException(
+          FLAG
+              + " "
+              + requested
+              + " is more than half of the"
+              + " memory this JVM has for it ("
+              + jvmLimit
+              + " bytes, the smaller of the heap and the"
+              + " direct-memory limit); raise -Xmx (and -XX:MaxDirectMemorySize if set) or lower "
+              + FLAG);
     }
     return requested;
   }
@@ -104,8 +111,8 @@ final class StreamMemory {
 
   /**
    * Up to {@code want} IDs' worth now, or 0 when the budget is spent: then {@code later} receives
-   * the grant once there is one (on the thread of the stream that gave memory back), or 0 when
-   * none came within the wait bound (on the timer's thread).
+   * the grant once there is one (on the thread of the stream that gave memory back), or 0 when none
+   * came within the wait bound (on the timer's thread).
    *
    * @throws ServerClosingException the timer is shut down (the server is stopping)
    */
@@ -118,11 +125,14 @@ final class StreamMemory {
       }
       Runnable cancelTimer;
       try {
-        cancelTimer = timer.apply(() -> {
-          if (cancel(later)) {
-            later.accept(0);
-          }
-        }, maxWaitNanos);
+        cancelTimer =
+            timer.apply(
+                () -> {
+                  if (cancel(later)) {
+                    later.accept(0);
+                  }
+                },
+                maxWaitNanos);
       } catch (RejectedExecutionException e) {
         // No wait can be bounded any more: UNAVAILABLE, like every call of a stopping server.
         throw new ServerClosingException();

@@ -59,8 +59,17 @@ final class UuidCalls {
     if (!streams.openStream(out, "NextIdBatch, NextSnowflakeIdBatch and NextUuidBatch")) {
       return;
     }
-    new BatchStream<>((ServerCallStreamObserver<UuidBatch>) out, "UUIDs", uuids::next, VALUES,
-        count, chunk, streams::streamEnded, streams.pump(), streams.streamMemory()).start();
+    new BatchStream<>(
+            (ServerCallStreamObserver<UuidBatch>) out,
+            "UUIDs",
+            uuids::next,
+            VALUES,
+            count,
+            chunk,
+            streams::streamEnded,
+            streams.pump(),
+            streams.streamMemory())
+        .start();
   }
 
   void decodeUuid(DecodeUuidRequest req, StreamObserver<UuidParts> out) {
@@ -71,8 +80,11 @@ final class UuidCalls {
       out.onError(StatusMapping.toStatus(new InvalidArgumentException(e.getMessage())));
       return;
     }
-    out.onNext(UuidParts.newBuilder().setTimestampMs(parts.timestampMs())
-        .setWorkerId(parts.workerId()).build());
+    out.onNext(
+        UuidParts.newBuilder()
+            .setTimestampMs(parts.timestampMs())
+            .setWorkerId(parts.workerId())
+            .build());
     out.onCompleted();
   }
 

@@ -5,8 +5,8 @@ import io.leaf.server.store.StoreRejectedException;
 import java.time.Duration;
 
 /**
- * Tracks whether the database answers, as the server's periodic checks see it, and logs each
- * change of that state once.
+ * Tracks whether the database answers, as the server's periodic checks see it, and logs each change
+ * of that state once.
  *
  * <p>While the database stays down it logs at most one line per {@code repeat}, so an outage of an
  * hour logs about sixty lines, not thousands.
@@ -20,8 +20,10 @@ final class DatabaseState {
 
   private final Ticker ticker;
   private final long repeatNanos;
+
   /** Null until the first observation. */
   private Boolean up;
+
   private long downSinceNanos;
   private long lastLoggedNanos;
 
@@ -49,8 +51,9 @@ final class DatabaseState {
       if (was == null) {
         return "database reachable";
       }
-      return was ? null : "database reachable again after " + human(now - downSinceNanos)
-          + " unreachable";
+      return was
+          ? null
+          : "database reachable again after " + human(now - downSinceNanos) + " unreachable";
     }
     String reason = reason(failure);
     // A refusal (a privilege, a read-only server) answers: it is not reached, but not down.
@@ -70,8 +73,8 @@ final class DatabaseState {
 
   /** The failure's message as one bounded line (driver messages can span lines). */
   static String reason(Throwable failure) {
-    String message = failure.getMessage() == null ? failure.getClass().getSimpleName()
-        : failure.getMessage();
+    String message =
+        failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
     int newline = message.indexOf('\n');
     String line = (newline >= 0 ? message.substring(0, newline) : message).strip();
     return line.length() > MAX_REASON ? line.substring(0, MAX_REASON) + "…" : line;

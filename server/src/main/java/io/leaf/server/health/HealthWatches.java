@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>A Watch stream never ends by itself, and one left open would hold a stopping server for its
  * whole grace period.
  *
- * <p>Thread-safe. A tracked call's sends and its close are serialized on the call, since the
- * health service writes from whichever thread changes a status while shutdown closes from its own.
+ * <p>Thread-safe. A tracked call's sends and its close are serialized on the call, since the health
+ * service writes from whichever thread changes a status while shutdown closes from its own.
  */
 final class HealthWatches implements ServerInterceptor {
 
@@ -30,23 +30,28 @@ final class HealthWatches implements ServerInterceptor {
   private final int max;
   private volatile boolean closing;
 
-  /** @param max Watch streams open at once; one more is refused with RESOURCE_EXHAUSTED */
+  /**
+   * @param max Watch streams open at once; one more is refused with RESOURCE_EXHAUSTED
+   */
   HealthWatches(int max) {
     this.max = max;
   }
 
   @Override
-  public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-      ServerCallHandler<Q, R> next) {
-    if (!call.getMethodDescriptor().getFullMethodName()
+  public <Q, R> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+    if (!call.getMethodDescriptor()
+        .getFullMethodName()
         .equals(HealthGrpc.getWatchMethod().getFullMethodName())) {
       return next.startCall(call, headers);
     }
     if (count.incrementAndGet() > max) {
       count.decrementAndGet();
-      call.close(Status.RESOURCE_EXHAUSTED.withDescription("too many Health/Watch streams open"
-          + " (limit " + max + ", " + LIMIT_FLAG + ")"), new Metadata());
-      return new ServerCall.Listener<>() { };
+      call.close(
+          Status.RESOURCE_EXHAUSTED.withDescription(
+              "too many Health/Watch streams open" + " (limit " + max + ", " + LIMIT_FLAG + ")"),
+          new Metadata());
+      return new ServerCall.Listener<>() {};
     }
     SerializedCall<Q, R> tracked = new SerializedCall<>(call);
     open.add(tracked);

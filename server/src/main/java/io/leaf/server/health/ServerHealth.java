@@ -40,13 +40,18 @@ import org.slf4j.LoggerFactory;
 public final class ServerHealth {
 
   private static final Logger log = LoggerFactory.getLogger(ServerHealth.class);
+
   /** The health service name that reports whether the database answers (for alerting). */
   public static final String DATABASE = "leaf.database";
+
   /** Reported SERVING while this server holds a worker lease known valid (snowflake IDs). */
   static final String SNOWFLAKE = SnowflakeServiceGrpc.SERVICE_NAME;
+
   private static final long PERIOD_MILLIS = 2_000;
+
   /** While the database is down it is checked this often, so issuing resumes soon after. */
   private static final long DOWN_PERIOD_MILLIS = 500;
+
   /** While the database stays down, its state is logged again at most this often. */
   private static final Duration DOWN_LOG_PERIOD = Duration.ofMinutes(1);
 
@@ -60,13 +65,17 @@ public final class ServerHealth {
   private final ScheduledExecutorService monitor;
   private final Object checkLock = new Object();
   private volatile boolean schemaReady;
+
   /** The start-up checks passed: readiness is SERVING until shutdown. */
   private volatile boolean ready;
+
   private volatile boolean stopped;
+
   /** The last unusable-table reason logged (logged again only when it changes). */
   private String tableProblem;
+
   /** Told of an unusable table found after start; by default readiness stays NOT_SERVING. */
-  private volatile Consumer<UnusableTableException> unusableLater = e -> { };
+  private volatile Consumer<UnusableTableException> unusableLater = e -> {};
 
   /**
    * @param schemaInit creates the schema when missing; retried until it succeeds
@@ -75,8 +84,13 @@ public final class ServerHealth {
    * @param snowflakeLease whether snowflake IDs can be issued now (a worker lease known valid)
    * @param monitor runs the periodic checks; owned from now on (shut down by {@link #shutdown()})
    */
-  public ServerHealth(SegmentStore store, Runnable schemaInit, Ticker ticker, int maxWatches,
-      SegmentAllocator allocator, BooleanSupplier snowflakeLease,
+  public ServerHealth(
+      SegmentStore store,
+      Runnable schemaInit,
+      Ticker ticker,
+      int maxWatches,
+      SegmentAllocator allocator,
+      BooleanSupplier snowflakeLease,
       ScheduledExecutorService monitor) {
     this.allocator = allocator;
     this.monitor = monitor;
@@ -99,8 +113,9 @@ public final class ServerHealth {
   public synchronized void reportSnowflakeLease() {
     if (!stopped) {
       // After shutdown the manager is in its terminal state and ignores this anyway.
-      health.setStatus(SNOWFLAKE, snowflakeLease.getAsBoolean() ? ServingStatus.SERVING
-          : ServingStatus.NOT_SERVING);
+      health.setStatus(
+          SNOWFLAKE,
+          snowflakeLease.getAsBoolean() ? ServingStatus.SERVING : ServingStatus.NOT_SERVING);
     }
   }
 
@@ -134,15 +149,18 @@ public final class ServerHealth {
 
   private void scheduleCheck(long delayMillis) {
     try {
-      monitor.schedule(() -> {
-        try {
-          check(false);
-        } finally {
-          if (!stopped) {
-            scheduleCheck(database.isUp() ? PERIOD_MILLIS : DOWN_PERIOD_MILLIS);
-          }
-        }
-      }, delayMillis, TimeUnit.MILLISECONDS);
+      monitor.schedule(
+          () -> {
+            try {
+              check(false);
+            } finally {
+              if (!stopped) {
+                scheduleCheck(database.isUp() ? PERIOD_MILLIS : DOWN_PERIOD_MILLIS);
+              }
+            }
+          },
+          delayMillis,
+          TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
       // Shut down: no more checks.
     }
@@ -165,8 +183,8 @@ public final class ServerHealth {
   }
 
   /**
-   * Ends open Watch streams: they never end by themselves, and left open they would hold the
-   * server for its whole grace period.
+   * Ends open Watch streams: they never end by themselves, and left open they would hold the server
+   * for its whole grace period.
    */
   public void closeWatches() {
     watches.closeAll();

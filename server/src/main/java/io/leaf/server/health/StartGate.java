@@ -13,8 +13,8 @@ import java.util.concurrent.Executor;
 
 /**
  * Holds the calls that arrive before the server's start-up checks have run, and lets each go on
- * once they have: a call is never refused, nor run against a half-started server, for being
- * early; it waits within its own deadline, holding no thread.
+ * once they have: a call is never refused, nor run against a half-started server, for being early;
+ * it waits within its own deadline, holding no thread.
  */
 public final class StartGate implements ServerInterceptor {
 
@@ -45,19 +45,23 @@ public final class StartGate implements ServerInterceptor {
   }
 
   @Override
-  public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
-      ServerCallHandler<Q, A> next) {
+  public <Q, A> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
     if (isOpen()) {
       return next.startCall(call, headers);
     }
     Held<Q> held = new Held<>(Context.current());
-    open.whenComplete((ignored, failure) -> held.start(() -> {
-      if (failure == null) {
-        return next.startCall(call, headers);
-      }
-      call.close(Status.UNAVAILABLE.withDescription(failure.getMessage()), new Metadata());
-      return null;
-    }));
+    open.whenComplete(
+        (ignored, failure) ->
+            held.start(
+                () -> {
+                  if (failure == null) {
+                    return next.startCall(call, headers);
+                  }
+                  call.close(
+                      Status.UNAVAILABLE.withDescription(failure.getMessage()), new Metadata());
+                  return null;
+                }));
     return held;
   }
 
@@ -65,10 +69,12 @@ public final class StartGate implements ServerInterceptor {
   private static final class Held<Q> extends ForwardingServerCallListener<Q> {
 
     private final Context context;
-    private final Executor serial = MoreExecutors.newSequentialExecutor(
-        MoreExecutors.directExecutor());
+    private final Executor serial =
+        MoreExecutors.newSequentialExecutor(MoreExecutors.directExecutor());
+
     /** Set on the serial executor only. */
     private ServerCall.Listener<Q> handler;
+
     private boolean cancelled;
     private boolean readyMissed;
 
@@ -77,16 +83,17 @@ public final class StartGate implements ServerInterceptor {
     }
 
     void start(java.util.function.Supplier<ServerCall.Listener<Q>> starter) {
-      run(() -> {
-        if (cancelled) {
-          return; // the client gave up while held: nothing to start
-        }
-        ServerCall.Listener<Q> started = starter.get();
-        handler = started != null ? started : new ServerCall.Listener<>() { };
-        if (readyMissed) {
-          handler.onReady();
-        }
-      });
+      run(
+          () -> {
+            if (cancelled) {
+              return; // the client gave up while held: nothing to start
+            }
+            ServerCall.Listener<Q> started = starter.get();
+            handler = started != null ? started : new ServerCall.Listener<>() {};
+            if (readyMissed) {
+              handler.onReady();
+            }
+          });
     }
 
     private void run(Runnable event) {
@@ -100,50 +107,55 @@ public final class StartGate implements ServerInterceptor {
 
     @Override
     public void onMessage(Q message) {
-      run(() -> {
-        if (handler != null) {
-          handler.onMessage(message);
-        }
-      });
+      run(
+          () -> {
+            if (handler != null) {
+              handler.onMessage(message);
+            }
+          });
     }
 
     @Override
     public void onHalfClose() {
-      run(() -> {
-        if (handler != null) {
-          handler.onHalfClose();
-        }
-      });
+      run(
+          () -> {
+            if (handler != null) {
+              handler.onHalfClose();
+            }
+          });
     }
 
     @Override
     public void onCancel() {
-      run(() -> {
-        cancelled = true;
-        if (handler != null) {
-          handler.onCancel();
-        }
-      });
+      run(
+          () -> {
+            cancelled = true;
+            if (handler != null) {
+              handler.onCancel();
+            }
+          });
     }
 
     @Override
     public void onComplete() {
-      run(() -> {
-        if (handler != null) {
-          handler.onComplete();
-        }
-      });
+      run(
+          () -> {
+            if (handler != null) {
+              handler.onComplete();
+            }
+          });
     }
 
     @Override
     public void onReady() {
-      run(() -> {
-        if (handler != null) {
-          handler.onReady();
-        } else {
-          readyMissed = true;
-        }
-      });
+      run(
+          () -> {
+            if (handler != null) {
+              handler.onReady();
+            } else {
+              readyMissed = true;
+            }
+          });
     }
   }
 }

@@ -7,9 +7,9 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**
- * The token rule ({@link TokenAccess}) on HTTP: 401 when no token is sent where one is needed,
- * 403 for an unknown token, a role too low or a tag out of scope, 429 with {@code Retry-After}
- * over the token's rate.
+ * The token rule ({@link TokenAccess}) on HTTP: 401 when no token is sent where one is needed, 403
+ * for an unknown token, a role too low or a tag out of scope, 429 with {@code Retry-After} over the
+ * token's rate.
  */
 final class BearerTokens {
 
@@ -50,13 +50,19 @@ final class BearerTokens {
 
   private static void answer(HttpCall call, TokenAccess.Refusal refusal, String hint) {
     switch (refusal.kind()) {
-      case UNAUTHENTICATED -> call.fail(HttpResponseStatus.UNAUTHORIZED, "this call needs the"
-          + " header 'Authorization: Bearer <token>'" + hint, HttpHeaderNames.WWW_AUTHENTICATE,
-          "Bearer");
+      case UNAUTHENTICATED ->
+          call.fail(
+              HttpResponseStatus.UNAUTHORIZED,
+              "this call needs the" + " header 'Authorization: Bearer <token>'" + hint,
+              HttpHeaderNames.WWW_AUTHENTICATE,
+              "Bearer");
       case PERMISSION_DENIED -> call.fail(HttpResponseStatus.FORBIDDEN, refusal.reason());
-      case RESOURCE_EXHAUSTED -> call.fail(HttpResponseStatus.TOO_MANY_REQUESTS, refusal.reason(),
-          HttpHeaderNames.RETRY_AFTER, Long.toString(
-              Math.max(1, (refusal.retryAfterMillis() + 999) / 1000)));
+      case RESOURCE_EXHAUSTED ->
+          call.fail(
+              HttpResponseStatus.TOO_MANY_REQUESTS,
+              refusal.reason(),
+              HttpHeaderNames.RETRY_AFTER,
+              Long.toString(Math.max(1, (refusal.retryAfterMillis() + 999) / 1000)));
     }
   }
 }

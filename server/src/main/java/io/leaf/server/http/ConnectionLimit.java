@@ -23,7 +23,9 @@ final class ConnectionLimit extends ChannelInboundHandlerAdapter {
   private final Consumer<String> refusals;
   private final AtomicInteger open = new AtomicInteger();
 
-  /** @param refusals told the flag of the limit each time a connection is refused */
+  /**
+   * @param refusals told the flag of the limit each time a connection is refused
+   */
   ConnectionLimit(int max, Consumer<String> refusals) {
     this.max = max;
     this.refusals = refusals;
@@ -34,8 +36,10 @@ final class ConnectionLimit extends ChannelInboundHandlerAdapter {
     if (open.incrementAndGet() > max) {
       open.decrementAndGet();
       refusals.accept(HttpConfig.MAX_CONNECTIONS_FLAG);
-      RawResponses.answerAndClose(ctx, "429 Too Many Requests", "too many HTTP connections (limit "
-          + max + ", " + HttpConfig.MAX_CONNECTIONS_FLAG + ")");
+      RawResponses.answerAndClose(
+          ctx,
+          "429 Too Many Requests",
+          "too many HTTP connections (limit " + max + ", " + HttpConfig.MAX_CONNECTIONS_FLAG + ")");
       return;
     }
     ctx.channel().attr(COUNTED).set(Boolean.TRUE);

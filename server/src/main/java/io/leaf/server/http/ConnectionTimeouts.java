@@ -27,7 +27,12 @@ import java.util.concurrent.TimeUnit;
  */
 final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
 
-  private enum State { IDLE, READING, ANSWERING, WRITING }
+  private enum State {
+    IDLE,
+    READING,
+    ANSWERING,
+    WRITING
+  }
 
   private final long readNanos;
   private final long idleNanos;
@@ -99,8 +104,8 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * An answer is being written: unless it reaches the socket within the idle timeout (then
-   * {@link #answered()} or a close ends this), the connection is closed.
+   * An answer is being written: unless it reaches the socket within the idle timeout (then {@link
+   * #answered()} or a close ends this), the connection is closed.
    */
   void writing() {
     state = State.WRITING;
@@ -135,8 +140,15 @@ final class ConnectionTimeouts extends ChannelInboundHandlerAdapter {
     }
     timer = null;
     if (state == State.READING) {
-      RawResponses.answerAndClose(ctx, "408 Request Timeout", "the request did not arrive whole"
-          + " within " + readTimeout.toMillis() + " ms (" + HttpConfig.READ_TIMEOUT_FLAG + ")");
+      RawResponses.answerAndClose(
+          ctx,
+          "408 Request Timeout",
+          "the request did not arrive whole"
+              + " within "
+              + readTimeout.toMillis()
+              + " ms ("
+              + HttpConfig.READ_TIMEOUT_FLAG
+              + ")");
       writing(); // a client that does not read the 408 is closed all the same
     } else {
       ctx.close();

@@ -16,9 +16,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 
 /**
- * One decoded HTTP request and its answer, which may be given once, from any thread (an ID
- * arrives on a loader or timer thread): the first {@code respond} wins, later ones are ignored.
- * If the client leaves first, the {@link #onCancel} action runs on the connection's thread.
+ * One decoded HTTP request and its answer, which may be given once, from any thread (an ID arrives
+ * on a loader or timer thread): the first {@code respond} wins, later ones are ignored. If the
+ * client leaves first, the {@link #onCancel} action runs on the connection's thread.
  */
 public final class HttpCall {
 
@@ -33,7 +33,9 @@ public final class HttpCall {
   private final AtomicBoolean answered = new AtomicBoolean();
   private volatile Runnable onCancel;
 
-  /** @param path the request's path, as {@link RequestTarget#path} reads it */
+  /**
+   * @param path the request's path, as {@link RequestTarget#path} reads it
+   */
   HttpCall(HttpRequest request, String path, BiConsumer<HttpCall, FullHttpResponse> writer) {
     this.method = request.method().name();
     this.path = path;
@@ -49,8 +51,8 @@ public final class HttpCall {
   }
 
   /**
-   * The path without the query, still percent-encoded; from an absolute-form target its path,
-   * and bytes past ASCII read as UTF-8.
+   * The path without the query, still percent-encoded; from an absolute-form target its path, and
+   * bytes past ASCII read as UTF-8.
    */
   public String path() {
     return path;
@@ -75,9 +77,16 @@ public final class HttpCall {
   }
 
   /** {@link #respond(HttpResponseStatus, String, String)} with one more header. */
-  public void respond(HttpResponseStatus status, String contentType, String body,
-      CharSequence header, String value) {
-    respond(status, contentType, Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8)),
+  public void respond(
+      HttpResponseStatus status,
+      String contentType,
+      String body,
+      CharSequence header,
+      String value) {
+    respond(
+        status,
+        contentType,
+        Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8)),
         new Object[] {header, value});
   }
 
@@ -92,8 +101,8 @@ public final class HttpCall {
     respond(status, TEXT, Unpooled.wrappedBuffer(body), new Object[] {header, value});
   }
 
-  private void respond(HttpResponseStatus status, String contentType, ByteBuf body,
-      Object[] extraHeader) {
+  private void respond(
+      HttpResponseStatus status, String contentType, ByteBuf body, Object[] extraHeader) {
     if (!answered.compareAndSet(false, true)) {
       body.release();
       return;
@@ -118,8 +127,8 @@ public final class HttpCall {
   }
 
   /**
-   * Runs {@code action} if the client leaves before the answer (drop the work it waits for). Set
-   * it before starting the work; an action set after the client left never runs.
+   * Runs {@code action} if the client leaves before the answer (drop the work it waits for). Set it
+   * before starting the work; an action set after the client left never runs.
    */
   public void onCancel(Runnable action) {
     this.onCancel = action;

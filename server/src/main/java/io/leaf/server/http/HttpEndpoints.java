@@ -10,8 +10,8 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * The server's HTTP ports, one {@link LeafHttpServer} each: {@code --metrics-port} serves
- * {@code GET /metrics}; {@code --http-port} serves the routes it is given (the Meituan-compatible
+ * The server's HTTP ports, one {@link LeafHttpServer} each: {@code --metrics-port} serves {@code
+ * GET /metrics}; {@code --http-port} serves the routes it is given (the Meituan-compatible
  * endpoints, the monitor page and {@code /metrics}). Both keep the bounds of {@link HttpConfig}.
  */
 public final class HttpEndpoints implements AutoCloseable {
@@ -35,13 +35,24 @@ public final class HttpEndpoints implements AutoCloseable {
    * @param threads makes the ports' threads (see {@link LeafHttpServer#start})
    * @throws IllegalArgumentException a port cannot be bound; one line naming its flag
    */
-  public static HttpEndpoints start(int metricsPort, HttpConfig config, Metrics metrics,
-      HttpRoutes api, Function<String, ThreadFactory> threads) {
-    Consumer<String> refusals = metrics == null ? flag -> { } : metrics::limitRefused;
+  public static HttpEndpoints start(
+      int metricsPort,
+      HttpConfig config,
+      Metrics metrics,
+      HttpRoutes api,
+      Function<String, ThreadFactory> threads) {
+    Consumer<String> refusals = metrics == null ? flag -> {} : metrics::limitRefused;
     LeafHttpServer forMetrics = null;
     if (metricsPort > 0) {
-      forMetrics = bind("metrics", "--metrics-port", metricsPort, config, metricsRoutes(metrics),
-          threads, refusals);
+      forMetrics =
+          bind(
+              "metrics",
+              "--metrics-port",
+              metricsPort,
+              config,
+              metricsRoutes(metrics),
+              threads,
+              refusals);
     }
     LeafHttpServer forApi = null;
     if (config.enabled()) {
@@ -57,11 +68,17 @@ public final class HttpEndpoints implements AutoCloseable {
     return new HttpEndpoints(forMetrics, forApi);
   }
 
-  private static LeafHttpServer bind(String name, String flag, int port, HttpConfig config,
-      HttpRoutes routes, Function<String, ThreadFactory> threads, Consumer<String> refusals) {
+  private static LeafHttpServer bind(
+      String name,
+      String flag,
+      int port,
+      HttpConfig config,
+      HttpRoutes routes,
+      Function<String, ThreadFactory> threads,
+      Consumer<String> refusals) {
     try {
-      return LeafHttpServer.start(name, new InetSocketAddress(port), config, routes, threads,
-          refusals);
+      return LeafHttpServer.start(
+          name, new InetSocketAddress(port), config, routes, threads, refusals);
     } catch (UncheckedIOException e) {
       throw new IllegalArgumentException(flag + " " + e.getMessage(), e);
     }

@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Which handler answers which path: exact paths, then path prefixes, each for a set of methods;
- * any other path is 404 and any other method 405 (with {@code Allow}). Built before the server
- * starts and read-only after, so thread-safe.
+ * Which handler answers which path: exact paths, then path prefixes, each for a set of methods; any
+ * other path is 404 and any other method 405 (with {@code Allow}). Built before the server starts
+ * and read-only after, so thread-safe.
  */
 public final class HttpRoutes {
 
@@ -53,9 +53,13 @@ public final class HttpRoutes {
       return;
     }
     if (!entry.methods().contains(call.method())) {
-      call.fail(HttpResponseStatus.METHOD_NOT_ALLOWED, call.method() + " is not allowed here; use "
-          + String.join(" or ", entry.methods().stream().sorted().toList()),
-          HttpHeaderNames.ALLOW, String.join(", ", entry.methods().stream().sorted().toList()));
+      call.fail(
+          HttpResponseStatus.METHOD_NOT_ALLOWED,
+          call.method()
+              + " is not allowed here; use "
+              + String.join(" or ", entry.methods().stream().sorted().toList()),
+          HttpHeaderNames.ALLOW,
+          String.join(", ", entry.methods().stream().sorted().toList()));
       return;
     }
     entry.route().handle(call);

@@ -10,18 +10,18 @@ import io.netty.handler.codec.http.HttpResponseStatus;
  * The HTTP status of a failure, derived from its gRPC code in {@link StatusMapping} (the one
  * table): the reason is the gRPC description.
  *
- * <p>INVALID_ARGUMENT → 400; NOT_FOUND → 404; ALREADY_EXISTS and OUT_OF_RANGE (a tag's IDs used
- * up, a formatted tag's period past its width) → 409; RESOURCE_EXHAUSTED → 429; UNAVAILABLE and
+ * <p>INVALID_ARGUMENT → 400; NOT_FOUND → 404; ALREADY_EXISTS and OUT_OF_RANGE (a tag's IDs used up,
+ * a formatted tag's period past its width) → 409; RESOURCE_EXHAUSTED → 429; UNAVAILABLE and
  * DEADLINE_EXCEEDED (the database, the wait for a segment, shutdown, a clock behind a formatted
  * tag's period) → 503; anything else → 500, among them INTERNAL and FAILED_PRECONDITION where the
  * server cannot serve the call (the database refuses Leaf; an opaque format and this server's
  * {@code --format-key-file} differ).
  *
- * <p>Two FAILED_PRECONDITIONs are not a server fault, and say so: a formatted number of a tag
- * that has no format ({@link NoFormatException}) is 409 Conflict — the request conflicts with the
- * tag's state until an admin sets a format; WhoIssued on a server started with {@code --ledger
- * off} ({@link LedgerOffException}) is 501 Not Implemented — this server was set up without what
- * the request needs.
+ * <p>Two FAILED_PRECONDITIONs are not a server fault, and say so: a formatted number of a tag that
+ * has no format ({@link NoFormatException}) is 409 Conflict — the request conflicts with the tag's
+ * state until an admin sets a format; WhoIssued on a server started with {@code --ledger off}
+ * ({@link LedgerOffException}) is 501 Not Implemented — this server was set up without what the
+ * request needs.
  */
 final class HttpStatusMapping {
 
@@ -33,11 +33,14 @@ final class HttpStatusMapping {
   static Answer answer(Throwable t) {
     Status status = StatusMapping.status(t);
     Throwable cause = status.getCause();
-    HttpResponseStatus http = cause instanceof NoFormatException ? HttpResponseStatus.CONFLICT
-        : cause instanceof LedgerOffException ? HttpResponseStatus.NOT_IMPLEMENTED
-        : httpStatus(status.getCode());
-    return new Answer(http, status.getDescription() != null
-        ? status.getDescription() : status.getCode().name());
+    HttpResponseStatus http =
+        cause instanceof NoFormatException
+            ? HttpResponseStatus.CONFLICT
+            : cause instanceof LedgerOffException
+                ? HttpResponseStatus.NOT_IMPLEMENTED
+                : httpStatus(status.getCode());
+    return new Answer(
+        http, status.getDescription() != null ? status.getDescription() : status.getCode().name());
   }
 
   static HttpResponseStatus httpStatus(Status.Code code) {

@@ -3,6 +3,7 @@ package io.leaf.server.http;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.formats.FormattedIssuer;
+import io.leaf.server.ordering.OrderedIds;
 import io.leaf.server.request.TagNames;
 import io.leaf.server.security.TokenAccess;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -17,15 +18,15 @@ import java.util.function.Function;
 /**
  * Meituan Leaf's HTTP API: {@code /api/segment/get/{biz_tag}} and {@code /api/snowflake/get/{key}}
  * answer the ID as the whole body in {@code text/plain}, as Meituan Leaf's server does, so its
- * clients switch by changing the address; {@code /api/formatted/get/{biz_tag}} answers a tag's
- * next formatted number ({@code NextFormattedId}) the same way. Errors are HTTP statuses with a
- * one-line reason ({@link HttpStatusMapping}). Like Meituan's, any method is accepted that a
- * client may send (GET, POST).
+ * clients switch by changing the address; {@code /api/formatted/get/{biz_tag}} answers a tag's next
+ * formatted number ({@code NextFormattedId}) the same way. Errors are HTTP statuses with a one-line
+ * reason ({@link HttpStatusMapping}). Like Meituan's, any method is accepted that a client may send
+ * (GET, POST).
  *
  * <p>Non-blocking: a tag with IDs buffered is answered on the connection's thread; one without
- * waits on the tag's pending load with no thread, bounded by {@code --max-wait} and
- * {@code --max-waiting}, and is answered from the load's completion. A client that leaves drops its
- * wait. Thread-safe.
+ * waits on the tag's pending load with no thread, bounded by {@code --max-wait} and {@code
+ * --max-waiting}, and is answered from the load's completion. A client that leaves drops its wait.
+ * Thread-safe.
  */
 public final class IdEndpoints {
 
@@ -40,15 +41,24 @@ public final class IdEndpoints {
   private final FormattedIssuer formatted;
   private final TokenAccess access;
   private final Consumer<String> refusals;
+  private final OrderedIds ordered;
 
   /**
    * @param maxWait longest a call waits for a segment ({@code --max-wait})
    * @param formatted the formatted numbers of tags with a format
    * @param access the token rule: each call takes one ID of its tag (snowflake: of no tag)
    * @param refusals told the flag of each limit that refuses a call
+   * @param ordered serves a STRICT tag's IDs from its owner
    */
-  public IdEndpoints(SegmentAllocator allocator, Duration maxWait, SnowflakeIds snowflake,
-      FormattedIssuer formatted, TokenAccess access, Consumer<String> refusals) {
+  public IdEndpoints(
+      SegmentAllocator allocator,
+      Duration maxWait,
+      SnowflakeIds snowflake,
+      FormattedIssuer formatted,
+      TokenAccess access,
+      Consumer<String> refusals,
+      OrderedIds ordered) {
+    this.ordered = ordered;
     this.allocator = allocator;
     this.maxWaitNanos = maxWait.toNanos();
     this.snowflake = snowflake;
@@ -59,7 +69,8 @@ public final class IdEndpoints {
 
   /** Adds the three endpoints to {@code routes}. */
   public HttpRoutes addTo(HttpRoutes routes) {
-    return routes.prefix(SEGMENT, METHODS, this::segment)
+    return routes
+        .prefix(SEGMENT, METHODS, this::segment)
         .prefix(SNOWFLAKE, METHODS, this::snowflake)
         .prefix(FORMATTED, METHODS, this::formatted);
   }
@@ -69,12 +80,6 @@ public final class IdEndpoints {
     if (tag == null || !BearerTokens.allowed(access, call, tag, 1)) {
       return;
     }
-    // Only validated tags are ever cached, so a hit needs no validation.
-    long id = allocator.tryNextId(tag);
-    if (id != SegmentAllocator.NO_ID) {
-      answerId(call, id);
-      return;
-    }
     String problem = TagNames.problem(tag);
     if (problem != null) {
       call.fail(HttpResponseStatus.BAD_REQUEST, problem);
@@ -82,7 +87,15 @@ public final class IdEndpoints {
     }
     CompletableFuture<Long> next;
     try {
-      next = allocator.nextId(tag, allocator.deadline(maxWaitNanos, false));
+      next =
+          ordered.nextId(
+              tag,
+              () -> {
+                long id = allocator.tryNextId(tag);
+                return id != SegmentAllocator.NO_ID
+                    ? CompletableFuture.completedFuture(id)
+                    : allocator.nextId(tag, allocator.deadline(maxWaitNanos, false));
+              });
     } catch (RuntimeException e) {
       fail(call, e);
       return;
@@ -120,7 +133,9 @@ public final class IdEndpoints {
     }
     CompletableFuture<String> next;
     try {
-      next = formatted.next(tag, allocator.deadline(maxWaitNanos, false));
+      next =
+          ordered.nextFormattedId(
+              tag, () -> formatted.next(tag, allocator.deadline(maxWaitNanos, false)));
     } catch (RuntimeException e) {
       fail(call, e);
       return;
@@ -133,8 +148,13 @@ public final class IdEndpoints {
     String raw = call.path().substring(prefix.length());
     if (raw.isEmpty() || raw.indexOf('/') >= 0) {
       // Meituan's {key} is one non-empty path segment; anything else is no such path.
-      call.fail(HttpResponseStatus.NOT_FOUND, "no such path: " + HttpRoutes.shown(call.path())
-          + " (use " + prefix + "{key}, the key percent-encoded)");
+      call.fail(
+          HttpResponseStatus.NOT_FOUND,
+          "no such path: "
+              + HttpRoutes.shown(call.path())
+              + " (use "
+              + prefix
+              + "{key}, the key percent-encoded)");
       return null;
     }
     try {
@@ -149,13 +169,14 @@ public final class IdEndpoints {
     if (!next.isDone()) {
       call.onCancel(() -> next.cancel(false));
     }
-    next.whenComplete((value, e) -> {
-      if (e == null) {
-        call.respond(HttpResponseStatus.OK, HttpCall.TEXT, body.apply(value));
-      } else if (!(unwrap(e) instanceof CancellationException)) {
-        fail(call, e);
-      }
-    });
+    next.whenComplete(
+        (value, e) -> {
+          if (e == null) {
+            call.respond(HttpResponseStatus.OK, HttpCall.TEXT, body.apply(value));
+          } else if (!(unwrap(e) instanceof CancellationException)) {
+            fail(call, e);
+          }
+        });
   }
 
   private static String decimal(Long id) {

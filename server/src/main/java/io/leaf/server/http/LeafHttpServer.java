@@ -41,8 +41,8 @@ public final class LeafHttpServer implements AutoCloseable {
   private final Channel channel;
   private final ConnectionLimit limit;
 
-  private LeafHttpServer(EventLoopGroup acceptor, EventLoopGroup workers, Channel channel,
-      ConnectionLimit limit) {
+  private LeafHttpServer(
+      EventLoopGroup acceptor, EventLoopGroup workers, Channel channel, ConnectionLimit limit) {
     this.acceptor = acceptor;
     this.workers = workers;
     this.channel = channel;
@@ -53,41 +53,53 @@ public final class LeafHttpServer implements AutoCloseable {
    * Binds {@code address} and serves {@code routes}.
    *
    * @param name names the threads ({@code leaf-http-<name>-N})
-   * @param threads the factory of daemon threads named after its argument (the server's is
-   *     {@code ServerThreads.http})
+   * @param threads the factory of daemon threads named after its argument (the server's is {@code
+   *     ServerThreads.http})
    * @param refusals told the limit's flag each time a connection is refused
    * @throws UncheckedIOException the address cannot be bound; its message says why
    */
-  public static LeafHttpServer start(String name, InetSocketAddress address, HttpConfig config,
-      HttpRoutes routes, Function<String, ThreadFactory> threads, Consumer<String> refusals) {
-    EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(1,
-        threads.apply("leaf-http-" + name + "-accept"), NioIoHandler.newFactory());
-    EventLoopGroup workers = new MultiThreadIoEventLoopGroup(WORKERS,
-        threads.apply("leaf-http-" + name), NioIoHandler.newFactory());
+  public static LeafHttpServer start(
+      String name,
+      InetSocketAddress address,
+      HttpConfig config,
+      HttpRoutes routes,
+      Function<String, ThreadFactory> threads,
+      Consumer<String> refusals) {
+    EventLoopGroup acceptor =
+        new MultiThreadIoEventLoopGroup(
+            1, threads.apply("leaf-http-" + name + "-accept"), NioIoHandler.newFactory());
+    EventLoopGroup workers =
+        new MultiThreadIoEventLoopGroup(
+            WORKERS, threads.apply("leaf-http-" + name), NioIoHandler.newFactory());
     ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), refusals);
-    ServerBootstrap bootstrap = new ServerBootstrap()
-        .group(acceptor, workers)
-        .channel(NioServerSocketChannel.class)
-        // Reads are asked for by the handlers (ConnectionTimeouts, RequestHandler), which bound
-        // what a connection's input may hold: no reads the server did not ask for.
-        .childOption(ChannelOption.AUTO_READ, false)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast("limit", limit);
-            configure(ch.pipeline(), config, routes);
-          }
-        });
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(acceptor, workers)
+            .channel(NioServerSocketChannel.class)
+            // Reads are asked for by the handlers (ConnectionTimeouts, RequestHandler), which bound
+            // what a connection's input may hold: no reads the server did not ask for.
+            .childOption(ChannelOption.AUTO_READ, false)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline().addLast("limit", limit);
+                    configure(ch.pipeline(), config, routes);
+                  }
+                });
     Channel channel;
     try {
       channel = bootstrap.bind(address).syncUninterruptibly().channel();
     } catch (Exception e) {
       acceptor.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-      String reason = e.getMessage() != null && e.getMessage().contains("Address already in use")
-          ? "Address already in use" : String.valueOf(e.getMessage());
-      throw new UncheckedIOException("cannot listen on port " + address.getPort() + ": " + reason,
+      String reason =
+          e.getMessage() != null && e.getMessage().contains("Address already in use")
+              ? "Address already in use"
+              : String.valueOf(e.getMessage());
+      throw new UncheckedIOException(
+          "cannot listen on port " + address.getPort() + ": " + reason,
           e instanceof java.io.IOException io ? io : new java.io.IOException(e));
     }
     return new LeafHttpServer(acceptor, workers, channel, limit);
@@ -98,8 +110,8 @@ public final class LeafHttpServer implements AutoCloseable {
     ConnectionTimeouts timeouts =
         new ConnectionTimeouts(config.readTimeout(), config.idleTimeout());
     p.addLast("timeouts", timeouts);
-    p.addLast("codec", new HttpServerCodec(HttpConfig.MAX_LINE_BYTES,
-        HttpConfig.MAX_HEADER_BYTES, 8192));
+    p.addLast(
+        "codec", new HttpServerCodec(HttpConfig.MAX_LINE_BYTES, HttpConfig.MAX_HEADER_BYTES, 8192));
     p.addLast("refused", new RefusedRequests());
     p.addLast("aggregate", new BoundedAggregator());
     p.addLast("requests", new RequestHandler(routes, timeouts));

@@ -10,10 +10,10 @@ import java.util.function.BiConsumer;
 
 /**
  * {@code GET /api/ledger/{biz_tag}/{id}}: WhoIssued over HTTP, the record as JSON ({@code start},
- * {@code end}, {@code server}, {@code time_ms}, {@code kind}); 404 when no record holds the ID.
- * The token rule is WhoIssued's: role {@code issue} with the tag in scope, no IDs taken. The read
- * runs where the gRPC call's does (the database-call threads, with its timeout); the connection's
- * thread never waits. Thread-safe.
+ * {@code end}, {@code server}, {@code time_ms}, {@code kind}); 404 when no record holds the ID. The
+ * token rule is WhoIssued's: role {@code issue} with the tag in scope, no IDs taken. The read runs
+ * where the gRPC call's does (the database-call threads, with its timeout); the connection's thread
+ * never waits. Thread-safe.
  */
 public final class LedgerEndpoint {
 
@@ -22,9 +22,11 @@ public final class LedgerEndpoint {
   private final BiConsumer<WhoIssuedRequest, StreamObserver<IssuedRange>> whoIssued;
   private final TokenAccess access;
 
-  /** @param whoIssued the gRPC service's WhoIssued, answering on its own threads */
-  public LedgerEndpoint(BiConsumer<WhoIssuedRequest, StreamObserver<IssuedRange>> whoIssued,
-      TokenAccess access) {
+  /**
+   * @param whoIssued the gRPC service's WhoIssued, answering on its own threads
+   */
+  public LedgerEndpoint(
+      BiConsumer<WhoIssuedRequest, StreamObserver<IssuedRange>> whoIssued, TokenAccess access) {
     this.whoIssued = whoIssued;
     this.access = access;
   }
@@ -37,8 +39,13 @@ public final class LedgerEndpoint {
     String rest = call.path().substring(PATH.length());
     int slash = rest.lastIndexOf('/');
     if (slash <= 0 || rest.indexOf('/') != slash) {
-      call.fail(HttpResponseStatus.NOT_FOUND, "no such path: " + HttpRoutes.shown(call.path())
-          + " (use " + PATH + "{biz_tag}/{id}, the tag percent-encoded)");
+      call.fail(
+          HttpResponseStatus.NOT_FOUND,
+          "no such path: "
+              + HttpRoutes.shown(call.path())
+              + " (use "
+              + PATH
+              + "{biz_tag}/{id}, the tag percent-encoded)");
       return;
     }
     String tag;
@@ -47,8 +54,10 @@ public final class LedgerEndpoint {
       tag = PathTags.decode(rest.substring(0, slash));
       id = Long.parseLong(rest.substring(slash + 1));
     } catch (NumberFormatException e) {
-      call.fail(HttpResponseStatus.BAD_REQUEST, "id must be a decimal 64-bit integer, got "
-          + HttpRoutes.shown(rest.substring(slash + 1)));
+      call.fail(
+          HttpResponseStatus.BAD_REQUEST,
+          "id must be a decimal 64-bit integer, got "
+              + HttpRoutes.shown(rest.substring(slash + 1)));
       return;
     } catch (IllegalArgumentException e) {
       call.fail(HttpResponseStatus.BAD_REQUEST, e.getMessage());
@@ -57,14 +66,25 @@ public final class LedgerEndpoint {
     if (!BearerTokens.allowed(access, call, tag, 0)) {
       return;
     }
-    whoIssued.accept(WhoIssuedRequest.newBuilder().setBizTag(tag).setId(id).build(),
+    whoIssued.accept(
+        WhoIssuedRequest.newBuilder().setBizTag(tag).setId(id).build(),
         new StreamObserver<>() {
           @Override
           public void onNext(IssuedRange r) {
-            call.respond(HttpResponseStatus.OK, "application/json", "{\"start\":" + r.getStart()
-                + ",\"end\":" + r.getEnd() + ",\"server\":" + Json.string(r.getServer())
-                + ",\"time_ms\":" + r.getTimeMs() + ",\"kind\":" + Json.string(r.getKind())
-                + "}");
+            call.respond(
+                HttpResponseStatus.OK,
+                "application/json",
+                "{\"start\":"
+                    + r.getStart()
+                    + ",\"end\":"
+                    + r.getEnd()
+                    + ",\"server\":"
+                    + Json.string(r.getServer())
+                    + ",\"time_ms\":"
+                    + r.getTimeMs()
+                    + ",\"kind\":"
+                    + Json.string(r.getKind())
+                    + "}");
           }
 
           @Override

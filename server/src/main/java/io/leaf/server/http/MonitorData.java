@@ -19,12 +19,12 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
- * What the monitor page shows, read from the engine when asked: the tags this server holds (at
- * most {@value #MAX_TAGS}), their segments, effective step, IDs per second (from the cursor's move
- * since the previous look, at least a second ago), the last load; the formatted tags among them
- * (pattern, current period, numbers left in the width), with each period row ({@code tag#key}, an
- * ordinary tag to the engine) marked as the row of its formatted tag; the database's state; the
- * limits with their use and refusals; the worker lease. Read-only and without secrets.
+ * What the monitor page shows, read from the engine when asked: the tags this server holds (at most
+ * {@value #MAX_TAGS}), their segments, effective step, IDs per second (from the cursor's move since
+ * the previous look, at least a second ago), the last load; the formatted tags among them (pattern,
+ * current period, numbers left in the width), with each period row ({@code tag#key}, an ordinary
+ * tag to the engine) marked as the row of its formatted tag; the database's state; the limits with
+ * their use and refusals; the worker lease. Read-only and without secrets.
  *
  * <p>Thread-safe: {@link #snapshot} is synchronized (it keeps one rate sample per shown tag).
  */
@@ -32,6 +32,7 @@ public final class MonitorData {
 
   static final int MAX_TAGS = 500;
   private static final long RATE_WINDOW_NANOS = 1_000_000_000L;
+
   /** The key in a period row's name: yyyy, yyyyMM, yyyyMMdd, or {@code all} (never resets). */
   private static final Pattern PERIOD_KEY = Pattern.compile("all|\\d{4}|\\d{6}|\\d{8}");
 
@@ -58,9 +59,17 @@ public final class MonitorData {
    */
   record PeriodOf(String tag, String key, boolean current) {}
 
-  /** @param periodOf null for a tag that is no formatted tag's period row */
-  record TagRow(String tag, Segment current, Segment next, int effectiveStep,
-      double idsPerSecond, double lastLoadSecondsAgo, double lastAccessSecondsAgo,
+  /**
+   * @param periodOf null for a tag that is no formatted tag's period row
+   */
+  record TagRow(
+      String tag,
+      Segment current,
+      Segment next,
+      int effectiveStep,
+      double idsPerSecond,
+      double lastLoadSecondsAgo,
+      double lastAccessSecondsAgo,
       PeriodOf periodOf) {}
 
   /**
@@ -73,8 +82,13 @@ public final class MonitorData {
 
   record LimitRow(String flag, long limit, Long inUse, long refusals) {}
 
-  record Snapshot(boolean databaseUp, int cachedTags, List<TagRow> tags,
-      List<FormattedRow> formatted, List<LimitRow> limits, List<Map.Entry<String, String>> lease,
+  record Snapshot(
+      boolean databaseUp,
+      int cachedTags,
+      List<TagRow> tags,
+      List<FormattedRow> formatted,
+      List<LimitRow> limits,
+      List<Map.Entry<String, String>> lease,
       double uptimeSeconds) {}
 
   private record Sample(long start, long end, long cursor, long nanos, double rate) {}
@@ -94,8 +108,12 @@ public final class MonitorData {
    * @param formats a formatted tag's current period as this server issues it; empty for a tag
    *     without a format ({@code FormattedIssuer::view})
    */
-  public MonitorData(SegmentAllocator allocator, BooleanSupplier databaseUp, List<Limit> limits,
-      Supplier<Map<String, Long>> refusals, WorkerLeaseView lease,
+  public MonitorData(
+      SegmentAllocator allocator,
+      BooleanSupplier databaseUp,
+      List<Limit> limits,
+      Supplier<Map<String, Long>> refusals,
+      WorkerLeaseView lease,
       Function<String, Optional<PeriodView>> formats) {
     this.allocator = allocator;
     this.databaseUp = databaseUp;
@@ -126,14 +144,17 @@ public final class MonitorData {
     if (visible != null) {
       // Tags this caller does not see keep their samples for callers who do (bounded: the
       // samples of the tags shown to anyone, at most a few times MAX_TAGS).
-      samples.forEach((tag, sample) -> {
-        if (!visible.test(tag) && kept.size() < 4 * MAX_TAGS) {
-          kept.put(tag, sample);
-        }
-      });
+      samples.forEach(
+          (tag, sample) -> {
+            if (!visible.test(tag) && kept.size() < 4 * MAX_TAGS) {
+              kept.put(tag, sample);
+            }
+          });
     }
-    for (String tag : visible == null ? allocator.cachedTags(MAX_TAGS)
-        : allocator.cachedTags(MAX_TAGS, visible)) {
+    for (String tag :
+        visible == null
+            ? allocator.cachedTags(MAX_TAGS)
+            : allocator.cachedTags(MAX_TAGS, visible)) {
       Optional<TagSnapshot> snap = allocator.snapshot(tag);
       if (snap.isEmpty() || snap.get().current() == null) {
         continue;
@@ -142,22 +163,45 @@ public final class MonitorData {
       Segment current = segment(s.current());
       Sample sample = sample(samples.get(tag), current, s.next(), now);
       kept.put(tag, sample);
-      rows.add(new TagRow(tag, current, s.next() == null ? null : segment(s.next()),
-          s.effectiveStep(), sample.rate(),
-          s.lastLoadNanos() == 0 ? -1 : seconds(now - s.lastLoadNanos()),
-          seconds(now - s.lastAccessNanos()), periodOf(tag, views)));
+      rows.add(
+          new TagRow(
+              tag,
+              current,
+              s.next() == null ? null : segment(s.next()),
+              s.effectiveStep(),
+              sample.rate(),
+              s.lastLoadNanos() == 0 ? -1 : seconds(now - s.lastLoadNanos()),
+              seconds(now - s.lastAccessNanos()),
+              periodOf(tag, views)));
     }
     samples = kept;
     List<FormattedRow> formatted = new ArrayList<>();
-    views.forEach((tag, view) -> view.ifPresent(v -> formatted.add(
-        new FormattedRow(tag, v.pattern(), v.period(), v.row(), v.numbersLeft()))));
+    views.forEach(
+        (tag, view) ->
+            view.ifPresent(
+                v ->
+                    formatted.add(
+                        new FormattedRow(tag, v.pattern(), v.period(), v.row(), v.numbersLeft()))));
     Map<String, Long> refused = refusals.get();
-    List<LimitRow> limitRows = limits.stream().map(l -> new LimitRow(l.flag(), l.limit(),
-        l.inUse() == null ? null : l.inUse().getAsLong(), refused.getOrDefault(l.flag(), 0L)))
-        .toList();
+    List<LimitRow> limitRows =
+        limits.stream()
+            .map(
+                l ->
+                    new LimitRow(
+                        l.flag(),
+                        l.limit(),
+                        l.inUse() == null ? null : l.inUse().getAsLong(),
+                        refused.getOrDefault(l.flag(), 0L)))
+            .toList();
     int held = visible == null ? allocator.cachedCount() : allocator.cachedCount(visible);
-    return new Snapshot(databaseUp.getAsBoolean(), held, rows, formatted, limitRows,
-        lease.rows(), seconds(now - startNanos));
+    return new Snapshot(
+        databaseUp.getAsBoolean(),
+        held,
+        rows,
+        formatted,
+        limitRows,
+        lease.rows(),
+        seconds(now - startNanos));
   }
 
   /**
@@ -190,8 +234,8 @@ public final class MonitorData {
 
   /**
    * {@code visible} widened to the period rows of the tags it accepts: a caller who may see a
-   * formatted tag sees the rows its numbers come from. New tag names hold no {@code #}, so only
-   * the server names a row {@code tag#key}.
+   * formatted tag sees the rows its numbers come from. New tag names hold no {@code #}, so only the
+   * server names a row {@code tag#key}.
    */
   static Predicate<String> withPeriodRows(Predicate<String> visible) {
     return row -> {
@@ -212,9 +256,11 @@ public final class MonitorData {
     if (now - prev.nanos() < RATE_WINDOW_NANOS) {
       return prev;
     }
-    long issued = current.start() == prev.start() ? cursor - prev.cursor()
-        // Switched segments since: the rest of the old one plus what the new one gave.
-        : (prev.end() - prev.cursor()) + (cursor - current.start());
+    long issued =
+        current.start() == prev.start()
+            ? cursor - prev.cursor()
+            // Switched segments since: the rest of the old one plus what the new one gave.
+            : (prev.end() - prev.cursor()) + (cursor - current.start());
     double rate = Math.max(0, issued) * 1e9 / (now - prev.nanos());
     return new Sample(current.start(), current.end(), cursor, now, rate);
   }

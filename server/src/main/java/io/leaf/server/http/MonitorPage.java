@@ -14,22 +14,22 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The monitor: {@code GET /} a page rendered on the server, whose script refreshes it from
- * {@code GET /api/monitor.json} every two seconds. No external asset, no build step; works
- * offline. Every value is escaped (HTML on the server, {@code textContent} in the script), so a tag
- * named {@code <script>} is shown, never run, and a format character in it (a bidi control such
- * as U+202E) is shown as its code, never applied; the page's placeholders are filled in one pass,
- * so a value holding {@code {{tags}}} (a pattern may) stays text. The page's
- * Content-Security-Policy allows its own script and style by their hashes, nothing inline besides.
+ * The monitor: {@code GET /} a page rendered on the server, whose script refreshes it from {@code
+ * GET /api/monitor.json} every two seconds. No external asset, no build step; works offline. Every
+ * value is escaped (HTML on the server, {@code textContent} in the script), so a tag named {@code
+ * <script>} is shown, never run, and a format character in it (a bidi control such as U+202E) is
+ * shown as its code, never applied; the page's placeholders are filled in one pass, so a value
+ * holding {@code {{tags}}} (a pattern may) stays text. The page's Content-Security-Policy allows
+ * its own script and style by their hashes, nothing inline besides.
  *
- * <p>Formatted tags have a table of their own (pattern, current period, numbers left in the
- * width), and each period row in the tags table ({@code order#20261126}) names the formatted tag
- * and period it serves.
+ * <p>Formatted tags have a table of their own (pattern, current period, numbers left in the width),
+ * and each period row in the tags table ({@code order#20261126}) names the formatted tag and period
+ * it serves.
  *
- * <p>The page and its JSON list tag names, so they follow the token rule ({@link TokenAccess}):
- * a caller sees the tags its token's scope holds and their period rows (every tag for the admin
- * and client tokens, and for anyone where no token is needed), unless {@code --monitor-public}
- * opens every tag to anyone.
+ * <p>The page and its JSON list tag names, so they follow the token rule ({@link TokenAccess}): a
+ * caller sees the tags its token's scope holds and their period rows (every tag for the admin and
+ * client tokens, and for anyone where no token is needed), unless {@code --monitor-public} opens
+ * every tag to anyone.
  */
 public final class MonitorPage {
 
@@ -38,17 +38,23 @@ public final class MonitorPage {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([a-z]+)}}");
 
   /**
-   * The page may run only its own script and style (by their SHA-256 hashes), fetch only from
-   * this server, and be framed by no one.
+   * The page may run only its own script and style (by their SHA-256 hashes), fetch only from this
+   * server, and be framed by no one.
    */
-  static final String CSP = "default-src 'none'; script-src " + hash(MonitorPage.SCRIPT)
-      + "; style-src " + hash(MonitorPage.STYLE) + "; connect-src 'self'; base-uri 'none';"
-      + " form-action 'none'; frame-ancestors 'none'";
+  static final String CSP =
+      "default-src 'none'; script-src "
+          + hash(MonitorPage.SCRIPT)
+          + "; style-src "
+          + hash(MonitorPage.STYLE)
+          + "; connect-src 'self'; base-uri 'none';"
+          + " form-action 'none'; frame-ancestors 'none'";
 
   private final MonitorData data;
   private final TokenAccess access;
 
-  /** @param access the token rule the page follows; null: every tag open to anyone */
+  /**
+   * @param access the token rule the page follows; null: every tag open to anyone
+   */
   public MonitorPage(MonitorData data, TokenAccess access) {
     this.data = data;
     this.access = access;
@@ -57,20 +63,30 @@ public final class MonitorPage {
   /** Adds {@code GET /} and {@code GET /api/monitor.json}. */
   public HttpRoutes addTo(HttpRoutes routes) {
     return routes
-        .get("/", call -> {
-          MonitorData.Snapshot shown = visible(call);
-          if (shown != null) {
-            call.respond(HttpResponseStatus.OK, "text/html; charset=utf-8", html(shown),
-                "Content-Security-Policy", CSP);
-          }
-        })
-        .get(JSON_PATH, call -> {
-          MonitorData.Snapshot shown = visible(call);
-          if (shown != null) {
-            call.respond(HttpResponseStatus.OK, "application/json; charset=utf-8",
-                MonitorJson.of(shown));
-          }
-        });
+        .get(
+            "/",
+            call -> {
+              MonitorData.Snapshot shown = visible(call);
+              if (shown != null) {
+                call.respond(
+                    HttpResponseStatus.OK,
+                    "text/html; charset=utf-8",
+                    html(shown),
+                    "Content-Security-Policy",
+                    CSP);
+              }
+            })
+        .get(
+            JSON_PATH,
+            call -> {
+              MonitorData.Snapshot shown = visible(call);
+              if (shown != null) {
+                call.respond(
+                    HttpResponseStatus.OK,
+                    "application/json; charset=utf-8",
+                    MonitorJson.of(shown));
+              }
+            });
   }
 
   /** What the caller may see; null when its token was refused (the call is answered). */
@@ -78,19 +94,26 @@ public final class MonitorPage {
     if (access == null) {
       return data.snapshot();
     }
-    Caller caller = BearerTokens.admit(access, call, Role.ISSUE, "the monitor", " (a token of"
-        + " the tags to see; --monitor-public opens the monitor to anyone)");
+    Caller caller =
+        BearerTokens.admit(
+            access,
+            call,
+            Role.ISSUE,
+            "the monitor",
+            " (a token of" + " the tags to see; --monitor-public opens the monitor to anyone)");
     if (caller == null) {
       return null;
     }
-    return caller.scope().all() ? data.snapshot() : data.snapshot(MonitorData.withPeriodRows(caller::allows));
+    return caller.scope().all()
+        ? data.snapshot()
+        : data.snapshot(MonitorData.withPeriodRows(caller::allows));
   }
 
   /** A CSP source matching exactly {@code text}: {@code 'sha256-<base64>'}. */
   private static String hash(String text) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256")
-          .digest(text.getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
       return "'sha256-" + Base64.getEncoder().encodeToString(digest) + "'";
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform has SHA-256", e);
@@ -104,42 +127,72 @@ public final class MonitorPage {
   static String html(MonitorData.Snapshot s) {
     StringBuilder tags = new StringBuilder();
     for (MonitorData.TagRow t : s.tags()) {
-      tags.append("<tr><td class=\"tag\">").append(Html.escape(t.tag())).append("</td><td>")
-          .append(segmentText(t.current())).append("</td><td>").append(segmentText(t.next()))
-          .append("</td><td>").append(t.effectiveStep()).append("</td><td>")
-          .append(num(t.idsPerSecond())).append("</td><td>")
+      tags.append("<tr><td class=\"tag\">")
+          .append(Html.escape(t.tag()))
+          .append("</td><td>")
+          .append(segmentText(t.current()))
+          .append("</td><td>")
+          .append(segmentText(t.next()))
+          .append("</td><td>")
+          .append(t.effectiveStep())
+          .append("</td><td>")
+          .append(num(t.idsPerSecond()))
+          .append("</td><td>")
           .append(t.lastLoadSecondsAgo() < 0 ? "–" : num(t.lastLoadSecondsAgo()) + " s ago")
-          .append("</td><td>").append(Html.escape(periodText(t.periodOf())))
+          .append("</td><td>")
+          .append(Html.escape(periodText(t.periodOf())))
           .append("</td></tr>\n");
     }
     StringBuilder formatted = new StringBuilder();
     for (MonitorData.FormattedRow f : s.formatted()) {
-      formatted.append("<tr><td class=\"tag\">").append(Html.escape(f.tag()))
-          .append("</td><td class=\"tag\">").append(Html.escape(f.pattern())).append("</td><td>")
+      formatted
+          .append("<tr><td class=\"tag\">")
+          .append(Html.escape(f.tag()))
+          .append("</td><td class=\"tag\">")
+          .append(Html.escape(f.pattern()))
+          .append("</td><td>")
           .append(Html.escape(f.period().isEmpty() ? "never resets" : f.period()))
-          .append("</td><td>").append(f.numbersLeft() < 0 ? "–" : f.numbersLeft())
-          .append("</td><td class=\"tag\">").append(Html.escape(f.row())).append("</td></tr>\n");
+          .append("</td><td>")
+          .append(f.numbersLeft() < 0 ? "–" : f.numbersLeft())
+          .append("</td><td class=\"tag\">")
+          .append(Html.escape(f.row()))
+          .append("</td></tr>\n");
     }
     StringBuilder limits = new StringBuilder();
     for (MonitorData.LimitRow l : s.limits()) {
-      limits.append("<tr><td>").append(Html.escape(l.flag())).append("</td><td>").append(l.limit())
-          .append("</td><td>").append(l.inUse() == null ? "–" : l.inUse().toString())
-          .append("</td><td>").append(l.refusals()).append("</td></tr>\n");
+      limits
+          .append("<tr><td>")
+          .append(Html.escape(l.flag()))
+          .append("</td><td>")
+          .append(l.limit())
+          .append("</td><td>")
+          .append(l.inUse() == null ? "–" : l.inUse().toString())
+          .append("</td><td>")
+          .append(l.refusals())
+          .append("</td></tr>\n");
     }
     StringBuilder lease = new StringBuilder();
     for (Map.Entry<String, String> e : s.lease()) {
-      lease.append("<tr><td>").append(Html.escape(e.getKey())).append("</td><td>")
-          .append(Html.escape(e.getValue())).append("</td></tr>\n");
+      lease
+          .append("<tr><td>")
+          .append(Html.escape(e.getKey()))
+          .append("</td><td>")
+          .append(Html.escape(e.getValue()))
+          .append("</td></tr>\n");
     }
-    return fill(Map.of(
-        "db", s.databaseUp() ? "up" : "down",
-        "dbclass", s.databaseUp() ? "ok" : "bad",
-        "count", s.cachedTags() + (s.cachedTags() > s.tags().size()
-            ? " (first " + s.tags().size() + " shown)" : ""),
-        "tags", tags.toString(),
-        "formatted", formatted.toString(),
-        "limits", limits.toString(),
-        "lease", lease.toString()));
+    return fill(
+        Map.of(
+            "db", s.databaseUp() ? "up" : "down",
+            "dbclass", s.databaseUp() ? "ok" : "bad",
+            "count",
+                s.cachedTags()
+                    + (s.cachedTags() > s.tags().size()
+                        ? " (first " + s.tags().size() + " shown)"
+                        : ""),
+            "tags", tags.toString(),
+            "formatted", formatted.toString(),
+            "limits", limits.toString(),
+            "lease", lease.toString()));
   }
 
   /** {@link #PAGE} with each {@code {{name}}} replaced, in one pass: no value is searched. */
@@ -147,8 +200,8 @@ public final class MonitorPage {
     Matcher m = PLACEHOLDER.matcher(PAGE);
     StringBuilder out = new StringBuilder(PAGE.length() + 4096);
     while (m.find()) {
-      m.appendReplacement(out, Matcher.quoteReplacement(values.getOrDefault(m.group(1),
-          m.group())));
+      m.appendReplacement(
+          out, Matcher.quoteReplacement(values.getOrDefault(m.group(1), m.group())));
     }
     return m.appendTail(out).toString();
   }
@@ -161,7 +214,9 @@ public final class MonitorPage {
     if (p == null) {
       return "–";
     }
-    return p.tag() + ", " + (p.key().equals("all") ? "never resets" : "period " + p.key())
+    return p.tag()
+        + ", "
+        + (p.key().equals("all") ? "never resets" : "period " + p.key())
         + (p.current() ? "" : " (earlier)");
   }
 
@@ -170,12 +225,20 @@ public final class MonitorPage {
     if (s == null) {
       return "–";
     }
-    return Html.escape(Math.min(s.cursor(), s.end()) + " in [" + s.start() + ", " + s.end()
-        + ") · " + String.format(Locale.ROOT, "%.1f", s.usedPercent()) + "% used");
+    return Html.escape(
+        Math.min(s.cursor(), s.end())
+            + " in ["
+            + s.start()
+            + ", "
+            + s.end()
+            + ") · "
+            + String.format(Locale.ROOT, "%.1f", s.usedPercent())
+            + "% used");
   }
 
   /** The page's style sheet, allowed by its hash ({@link #CSP}). */
-  private static final String STYLE = """
+  private static final String STYLE =
+      """
       body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
       h1{font-size:1.4em;margin:0 0 .3em} h2{font-size:1.1em;margin:1.4em 0 .4em}
       table{border-collapse:collapse;min-width:40em} td,th{border-bottom:1px solid #ddd;
@@ -185,7 +248,8 @@ public final class MonitorPage {
       """;
 
   /** The page's script, allowed by its hash ({@link #CSP}): refreshes the tables. */
-  private static final String SCRIPT = """
+  private static final String SCRIPT =
+      """
       "use strict";
       function seg(s) {
         if (!s) return "\\u2013";
@@ -253,35 +317,42 @@ public final class MonitorPage {
       setInterval(refresh, 2000);
       """;
 
-  private static final String PAGE = """
+  private static final String PAGE =
+      """
       <!DOCTYPE html>
       <html lang="en"><head><meta charset="utf-8">
       <meta name="viewport" content="width=device-width, initial-scale=1">
       <title>Leaf monitor</title>
-      <style>""" + STYLE + """
-      </style></head><body>
-      <h1>Leaf monitor</h1>
-      <p>Database: <span id="db" class="{{dbclass}}">{{db}}</span> ·
-      tags held by this server: <span id="count">{{count}}</span> ·
-      <span id="age">rendered by the server; refreshes every 2 s</span></p>
-      <h2>Tags</h2>
-      <table><thead><tr><th>tag</th><th>current segment</th><th>next segment</th>
-      <th>effective step</th><th>IDs/s</th><th>last load</th><th>formatted tag</th></tr></thead>
-      <tbody id="tags">{{tags}}</tbody></table>
-      <h2>Formatted tags</h2>
-      <p>Each period of a formatted tag draws its numbers from a row of its own, named
-      <span class="tag">tag#period</span> (<span class="tag">tag#all</span> for a format that
-      never resets), listed above among the tags.</p>
-      <table><thead><tr><th>tag</th><th>pattern</th><th>current period</th>
-      <th>numbers left in the width (at most)</th><th>period row</th></tr></thead>
-      <tbody id="formatted">{{formatted}}</tbody></table>
-      <h2>Limits</h2>
-      <table><thead><tr><th>flag</th><th>limit</th><th>in use</th><th>refusals</th></tr></thead>
-      <tbody id="limits">{{limits}}</tbody></table>
-      <h2>Worker lease</h2>
-      <table><tbody id="lease">{{lease}}</tbody></table>
-      <script>""" + SCRIPT + """
-      </script>
-      </body></html>
-      """;
+      <style>\
+      """
+          + STYLE
+          + """
+          </style></head><body>
+          <h1>Leaf monitor</h1>
+          <p>Database: <span id="db" class="{{dbclass}}">{{db}}</span> ·
+          tags held by this server: <span id="count">{{count}}</span> ·
+          <span id="age">rendered by the server; refreshes every 2 s</span></p>
+          <h2>Tags</h2>
+          <table><thead><tr><th>tag</th><th>current segment</th><th>next segment</th>
+          <th>effective step</th><th>IDs/s</th><th>last load</th><th>formatted tag</th></tr></thead>
+          <tbody id="tags">{{tags}}</tbody></table>
+          <h2>Formatted tags</h2>
+          <p>Each period of a formatted tag draws its numbers from a row of its own, named
+          <span class="tag">tag#period</span> (<span class="tag">tag#all</span> for a format that
+          never resets), listed above among the tags.</p>
+          <table><thead><tr><th>tag</th><th>pattern</th><th>current period</th>
+          <th>numbers left in the width (at most)</th><th>period row</th></tr></thead>
+          <tbody id="formatted">{{formatted}}</tbody></table>
+          <h2>Limits</h2>
+          <table><thead><tr><th>flag</th><th>limit</th><th>in use</th><th>refusals</th></tr></thead>
+          <tbody id="limits">{{limits}}</tbody></table>
+          <h2>Worker lease</h2>
+          <table><tbody id="lease">{{lease}}</tbody></table>
+          <script>\
+          """
+          + SCRIPT
+          + """
+          </script>
+          </body></html>
+          """;
 }

@@ -7,9 +7,9 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The key in {@code /api/segment/get/{key}}: one path segment, percent-decoded as UTF-8 (so
- * {@code %E8%AE%A2%E5%8D%95} is {@code 订单} and {@code pay%2Frefund} is {@code pay/refund});
- * {@code +} stays a plus, as in any path. Malformed escapes and invalid UTF-8 are refused.
+ * The key in {@code /api/segment/get/{key}}: one path segment, percent-decoded as UTF-8 (so {@code
+ * %E8%AE%A2%E5%8D%95} is {@code 订单} and {@code pay%2Frefund} is {@code pay/refund}); {@code +}
+ * stays a plus, as in any path. Malformed escapes and invalid UTF-8 are refused.
  */
 final class PathTags {
 
@@ -45,10 +45,12 @@ final class PathTags {
       i += 2;
     }
     try {
-      return StandardCharsets.UTF_8.newDecoder()
+      return StandardCharsets.UTF_8
+          .newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
+          .decode(ByteBuffer.wrap(bytes.toByteArray()))
+          .toString();
     } catch (CharacterCodingException e) {
       throw new IllegalArgumentException("biz_tag is not valid UTF-8");
     }

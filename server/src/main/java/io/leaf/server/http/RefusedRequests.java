@@ -22,15 +22,15 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Turns a request the server will not serve into a {@link Refusal}, which the request handler
- * answers in its turn (after the requests before it) and then closes the connection: what the
- * HTTP codec could not decode (a line or headers over their bound, garbage), a version other
- * than HTTP/1.0 and 1.1 (505; the HTTP/2 preface {@code PRI *} is one), an expectation other than
- * {@code 100-continue} (417) and a declared body over {@link HttpConfig#MAX_BODY_BYTES} (413).
- * After a refusal the rest of the connection's input is dropped: the codec cannot tell where the
- * next request starts, or the client speaks something else.
+ * answers in its turn (after the requests before it) and then closes the connection: what the HTTP
+ * codec could not decode (a line or headers over their bound, garbage), a version other than
+ * HTTP/1.0 and 1.1 (505; the HTTP/2 preface {@code PRI *} is one), an expectation other than {@code
+ * 100-continue} (417) and a declared body over {@link HttpConfig#MAX_BODY_BYTES} (413). After a
+ * refusal the rest of the connection's input is dropped: the codec cannot tell where the next
+ * request starts, or the client speaks something else.
  *
- * <p>Sits right after the codec, before the aggregator (which would answer an expectation
- * itself, out of turn). Confined to the connection's event loop.
+ * <p>Sits right after the codec, before the aggregator (which would answer an expectation itself,
+ * out of turn). Confined to the connection's event loop.
  */
 final class RefusedRequests extends ChannelInboundHandlerAdapter {
 
@@ -68,10 +68,12 @@ final class RefusedRequests extends ChannelInboundHandlerAdapter {
 
   private static Refusal undecodable(Throwable cause) {
     if (cause instanceof TooLongHttpLineException) {
-      return new Refusal(HttpResponseStatus.REQUEST_URI_TOO_LONG,
+      return new Refusal(
+          HttpResponseStatus.REQUEST_URI_TOO_LONG,
           "the request line is longer than " + HttpConfig.MAX_LINE_BYTES + " bytes");
     } else if (cause instanceof TooLongHttpHeaderException) {
-      return new Refusal(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+      return new Refusal(
+          HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
           "the request headers are longer than " + HttpConfig.MAX_HEADER_BYTES + " bytes");
     } else if (cause instanceof TooLongFrameException) {
       return new Refusal(HttpResponseStatus.BAD_REQUEST, "a part of the request is too long");
@@ -83,16 +85,19 @@ final class RefusedRequests extends ChannelInboundHandlerAdapter {
   private static Refusal unserved(HttpRequest request) {
     HttpVersion v = request.protocolVersion();
     if (!v.equals(HttpVersion.HTTP_1_1) && !v.equals(HttpVersion.HTTP_1_0)) {
-      return new Refusal(HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED,
-          HttpRoutes.shown(v.text()) + " is not supported: this port speaks HTTP/1.1 and"
+      return new Refusal(
+          HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED,
+          HttpRoutes.shown(v.text())
+              + " is not supported: this port speaks HTTP/1.1 and"
               + " HTTP/1.0");
     }
     if (v.equals(HttpVersion.HTTP_1_1)) {
       // HTTP/1.0 has no expectations (RFC 9110 10.1.1): its Expect is ignored.
       for (String expect : request.headers().getAll(HttpHeaderNames.EXPECT)) {
         if (!HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect.trim())) {
-          return new Refusal(HttpResponseStatus.EXPECTATION_FAILED, "Expect: "
-              + HttpRoutes.shown(expect) + " is not supported (only 100-continue)");
+          return new Refusal(
+              HttpResponseStatus.EXPECTATION_FAILED,
+              "Expect: " + HttpRoutes.shown(expect) + " is not supported (only 100-continue)");
         }
       }
     }
@@ -107,7 +112,8 @@ final class RefusedRequests extends ChannelInboundHandlerAdapter {
 
   /** A body over {@link HttpConfig#MAX_BODY_BYTES}, declared or as it arrives. */
   static Refusal tooLarge() {
-    return new Refusal(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+    return new Refusal(
+        HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
         "the request body is larger than " + HttpConfig.MAX_BODY_BYTES + " bytes");
   }
 
@@ -115,7 +121,9 @@ final class RefusedRequests extends ChannelInboundHandlerAdapter {
   static FullHttpResponse closingResponse(HttpResponseStatus status, String reason) {
     ByteBuf body = Unpooled.copiedBuffer(reason + "\n", StandardCharsets.UTF_8);
     FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
-    response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpCall.TEXT)
+    response
+        .headers()
+        .set(HttpHeaderNames.CONTENT_TYPE, HttpCall.TEXT)
         .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes())
         .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     return response;

@@ -13,14 +13,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hands each decoded request of one connection to the routes and writes its answer, one request
- * at a time, so answers keep the order of pipelined requests. While a request is answered the
- * connection keeps reading: a client that hangs up is seen at once (its call is cancelled and
- * the wait it held dropped), and requests it pipelines wait here, at most {@value #MAX_PIPELINED}
+ * Hands each decoded request of one connection to the routes and writes its answer, one request at
+ * a time, so answers keep the order of pipelined requests. While a request is answered the
+ * connection keeps reading: a client that hangs up is seen at once (its call is cancelled and the
+ * wait it held dropped), and requests it pipelines wait here, at most {@value #MAX_PIPELINED}
  * holding at most {@value #MAX_PIPELINED_BYTES} bytes (what one read brought before). One more is
- * refused: the requests before it are answered in order, then it is answered 429 and the
- * connection closed. A {@link Refusal} from the handlers before (a malformed or unserved
- * request) is answered the same way, in its turn. After a refusal the input is dropped.
+ * refused: the requests before it are answered in order, then it is answered 429 and the connection
+ * closed. A {@link Refusal} from the handlers before (a malformed or unserved request) is answered
+ * the same way, in its turn. After a refusal the input is dropped.
  *
  * <p>Confined to the connection's event loop, except {@link HttpCall}'s answer, which may come from
  * any thread (Netty moves the write to the event loop).
@@ -30,15 +30,19 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(RequestHandler.class);
 
   static final int MAX_PIPELINED = 16;
+
   /** The most bytes (targets, headers, bodies) the waiting pipelined requests may hold. */
   static final int MAX_PIPELINED_BYTES = 64 * 1024;
 
   private final HttpRoutes routes;
   private final ConnectionTimeouts timeouts;
+
   /** Requests ({@link FullHttpRequest}) and at most one {@link Refusal}, last, in arrival order. */
   private final ArrayDeque<Object> pipelined = new ArrayDeque<>();
+
   private int pipelinedBytes;
   private HttpCall current;
+
   /** A refusal is queued or written: every later request is dropped. */
   private boolean refusing;
 
@@ -86,12 +90,16 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
     }
     request.release();
     refusing = true;
-    String bound = pipelined.size() >= MAX_PIPELINED
-        ? "more than " + MAX_PIPELINED + " requests pipelined behind the one being answered"
-        : "the requests pipelined behind the one being answered would hold more than "
-            + MAX_PIPELINED_BYTES + " bytes";
-    pipelined.add(new Refusal(HttpResponseStatus.TOO_MANY_REQUESTS, bound
-        + "; the requests before this one are answered, then the connection is closed"));
+    String bound =
+        pipelined.size() >= MAX_PIPELINED
+            ? "more than " + MAX_PIPELINED + " requests pipelined behind the one being answered"
+            : "the requests pipelined behind the one being answered would hold more than "
+                + MAX_PIPELINED_BYTES
+                + " bytes";
+    pipelined.add(
+        new Refusal(
+            HttpResponseStatus.TOO_MANY_REQUESTS,
+            bound + "; the requests before this one are answered, then the connection is closed"));
   }
 
   /** About the bytes {@code request} holds: its target, headers and body. */
@@ -104,8 +112,8 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Auto-read is off: while a request is answered, ask for more, so that a hang-up is noticed
-   * and pipelined requests are queued or refused (both bounded).
+   * Auto-read is off: while a request is answered, ask for more, so that a hang-up is noticed and
+   * pipelined requests are queued or refused (both bounded).
    */
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
@@ -140,8 +148,9 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
     } catch (RuntimeException | Error e) {
       // An Error too: unanswered, the call would hold the connection (and pipelined ones) for good.
       log.error("HTTP {} {} failed", call.method(), HttpRoutes.shown(call.path()), e);
-      call.fail(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: "
-          + e.getClass().getSimpleName() + " (details in the server log)");
+      call.fail(
+          HttpResponseStatus.INTERNAL_SERVER_ERROR,
+          "internal error: " + e.getClass().getSimpleName() + " (details in the server log)");
     } finally {
       request.release();
     }
@@ -158,26 +167,29 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     timeouts.writing();
-    ctx.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
-      if (current == call) {
-        current = null;
-      }
-      if (!f.isSuccess() || !call.keepAlive()) {
-        ctx.close();
-        return;
-      }
-      timeouts.written();
-      Object next = pipelined.poll();
-      if (next instanceof FullHttpRequest request) {
-        pipelinedBytes -= size(request);
-        handle(ctx, request);
-      } else if (next instanceof Refusal refusal) {
-        refuse(ctx, refusal);
-      } else {
-        timeouts.answered();
-        ctx.read();
-      }
-    });
+    ctx.writeAndFlush(response)
+        .addListener(
+            (ChannelFutureListener)
+                f -> {
+                  if (current == call) {
+                    current = null;
+                  }
+                  if (!f.isSuccess() || !call.keepAlive()) {
+                    ctx.close();
+                    return;
+                  }
+                  timeouts.written();
+                  Object next = pipelined.poll();
+                  if (next instanceof FullHttpRequest request) {
+                    pipelinedBytes -= size(request);
+                    handle(ctx, request);
+                  } else if (next instanceof Refusal refusal) {
+                    refuse(ctx, refusal);
+                  } else {
+                    timeouts.answered();
+                    ctx.read();
+                  }
+                });
   }
 
   private void refuse(ChannelHandlerContext ctx, Refusal refusal) {

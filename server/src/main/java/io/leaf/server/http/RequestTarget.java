@@ -6,11 +6,11 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The path of a request target as RFC 9112 (3.2) defines the forms: origin form
- * ({@code /api/…?q}) and absolute form ({@code http://host:port/api/…}, whose path is taken and
- * whose authority is ignored), without the query. Bytes past ASCII are read as UTF-8, so a path
- * holding {@code 订单} unescaped is {@code 订单}; invalid UTF-8 is refused. Any other form
- * (asterisk, authority) is returned as it is and matches no route.
+ * The path of a request target as RFC 9112 (3.2) defines the forms: origin form ({@code /api/…?q})
+ * and absolute form ({@code http://host:port/api/…}, whose path is taken and whose authority is
+ * ignored), without the query. Bytes past ASCII are read as UTF-8, so a path holding {@code 订单}
+ * unescaped is {@code 订单}; invalid UTF-8 is refused. Any other form (asterisk, authority) is
+ * returned as it is and matches no route.
  */
 final class RequestTarget {
 
@@ -52,13 +52,15 @@ final class RequestTarget {
       return latin1;
     }
     try {
-      return StandardCharsets.UTF_8.newDecoder()
+      return StandardCharsets.UTF_8
+          .newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(latin1.getBytes(StandardCharsets.ISO_8859_1))).toString();
+          .decode(ByteBuffer.wrap(latin1.getBytes(StandardCharsets.ISO_8859_1)))
+          .toString();
     } catch (CharacterCodingException e) {
-      throw new IllegalArgumentException("the request path is not valid UTF-8 (send other bytes"
-          + " %-escaped)");
+      throw new IllegalArgumentException(
+          "the request path is not valid UTF-8 (send other bytes" + " %-escaped)");
     }
   }
 }

@@ -12,8 +12,10 @@ import java.util.concurrent.CompletableFuture;
 public interface SnowflakeIds {
 
   /** Answers every call 503: this server issues no snowflake IDs. */
-  SnowflakeIds NOT_SERVED = () -> CompletableFuture.failedFuture(
-      new NotServedException("snowflake IDs are not served by this server"));
+  SnowflakeIds NOT_SERVED =
+      () ->
+          CompletableFuture.failedFuture(
+              new NotServedException("snowflake IDs are not served by this server"));
 
   /** The next ID. */
   CompletableFuture<Long> nextId();

@@ -11,8 +11,8 @@ import java.util.Map;
 public interface WorkerLeaseView {
 
   /** A server that issues no snowflake IDs holds no lease. */
-  WorkerLeaseView NONE = () -> List.of(
-      Map.entry("lease", "none: snowflake IDs are not served by this server"));
+  WorkerLeaseView NONE =
+      () -> List.of(Map.entry("lease", "none: snowflake IDs are not served by this server"));
 
   List<Map.Entry<String, String>> rows();
 }

@@ -15,15 +15,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hands the unissued rest of each tag back to the database at a graceful stop, once the engine
- * is frozen ({@code SegmentAllocator#freeze}): one conditional write per tag ({@link
- * Ledger#handBack}), run one after another on the database executor, within a time budget;
- * a tag not handed back (another server took a segment since, a reservation moved {@code
- * max_id}, a failure, no time left) keeps its gap, as after kill -9.
+ * Hands the unissued rest of each tag back to the database at a graceful stop, once the engine is
+ * frozen ({@code SegmentAllocator#freeze}): one conditional write per tag ({@link
+ * Ledger#handBack}), run one after another on the database executor, within a time budget; a tag
+ * not handed back (another server took a segment since, a reservation moved {@code max_id}, a
+ * failure, no time left) keeps its gap, as after kill -9.
  *
- * <p>Why it is safe: the runs were read after every segment was sealed, so none of their IDs
- * left this server; the write changes {@code max_id} only if it still ends the run, so no other
- * server took anything above since. Thread-safe.
+ * <p>Why it is safe: the runs were read after every segment was sealed, so none of their IDs left
+ * this server; the write changes {@code max_id} only if it still ends the run, so no other server
+ * took anything above since. Thread-safe.
  */
 public final class HandBack {
 
@@ -65,18 +65,19 @@ public final class HandBack {
     AtomicInteger failed = new AtomicInteger();
     CompletableFuture<Void> done = new CompletableFuture<>();
     try {
-      database.execute(() -> {
-        try {
-          for (UnissuedRun run : runs) {
-            if (stop.get()) {
-              return;
+      database.execute(
+          () -> {
+            try {
+              for (UnissuedRun run : runs) {
+                if (stop.get()) {
+                  return;
+                }
+                handBack(run, returned, ids, refused, failed);
+              }
+            } finally {
+              done.complete(null);
             }
-            handBack(run, returned, ids, refused, failed);
-          }
-        } finally {
-          done.complete(null);
-        }
-      });
+          });
       done.get(budget.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       stop.set(true);
@@ -87,16 +88,31 @@ public final class HandBack {
       stop.set(true);
       log.warn("the hand-back could not run: {}", e.toString());
     }
-    Result r = new Result(returned.get(), ids.get(), refused.get(), failed.get(),
-        runs.size() - returned.get() - refused.get() - failed.get());
-    log.info("handed back {} unissued IDs of {} tags; {} tags not ({} taken on since, {} failed,"
-        + " {} out of time: gaps)", r.ids(), r.returned(), runs.size() - r.returned(),
-        r.refused(), r.failed(), r.unfinished());
+    Result r =
+        new Result(
+            returned.get(),
+            ids.get(),
+            refused.get(),
+            failed.get(),
+            runs.size() - returned.get() - refused.get() - failed.get());
+    log.info(
+        "handed back {} unissued IDs of {} tags; {} tags not ({} taken on since, {} failed,"
+            + " {} out of time: gaps)",
+        r.ids(),
+        r.returned(),
+        runs.size() - r.returned(),
+        r.refused(),
+        r.failed(),
+        r.unfinished());
     return r;
   }
 
-  private void handBack(UnissuedRun run, AtomicInteger returned, AtomicLong ids,
-      AtomicInteger refused, AtomicInteger failed) {
+  private void handBack(
+      UnissuedRun run,
+      AtomicInteger returned,
+      AtomicLong ids,
+      AtomicInteger refused,
+      AtomicInteger failed) {
     try {
       if (ledger.handBack(run.bizTag(), run.first(), run.end())) {
         ids.addAndGet(run.ids());
@@ -106,8 +122,12 @@ public final class HandBack {
       }
     } catch (RuntimeException e) {
       failed.incrementAndGet();
-      log.debug("could not hand back [{}, {}) of biz_tag {}: {}", run.first(), run.end(),
-          run.bizTag(), e.getMessage());
+      log.debug(
+          "could not hand back [{}, {}) of biz_tag {}: {}",
+          run.first(),
+          run.end(),
+          run.bizTag(),
+          e.getMessage());
     }
   }
 }

@@ -19,8 +19,8 @@ public interface Ledger {
 
   /**
    * Hands {@code [firstUnissued, segmentEnd)} back: {@code max_id} goes back to {@code
-   * firstUnissued} only if it still is {@code segmentEnd}, with a {@link RangeKind#RETURNED}
-   * record in the same transaction when the ledger is on.
+   * firstUnissued} only if it still is {@code segmentEnd}, with a {@link RangeKind#RETURNED} record
+   * in the same transaction when the ledger is on.
    *
    * @return true when {@code max_id} was set back; false when another take moved it (nothing
    *     changed) or the range is empty
@@ -28,15 +28,16 @@ public interface Ledger {
   boolean handBack(String bizTag, long firstUnissued, long segmentEnd);
 
   /** No ledger and no hand-back: WhoIssued refused, nothing handed back. */
-  Ledger NONE = new Ledger() {
-    @Override
-    public Optional<IssuedRange> whoIssued(String bizTag, long id) {
-      throw new LedgerOffException();
-    }
+  Ledger NONE =
+      new Ledger() {
+        @Override
+        public Optional<IssuedRange> whoIssued(String bizTag, long id) {
+          throw new LedgerOffException();
+        }
 
-    @Override
-    public boolean handBack(String bizTag, long firstUnissued, long segmentEnd) {
-      return false;
-    }
-  };
+        @Override
+        public boolean handBack(String bizTag, long firstUnissued, long segmentEnd) {
+          return false;
+        }
+      };
 }

@@ -11,12 +11,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the ledger to {@code --ledger-retention}: every {@link #PERIOD} on a scheduler of its own
- * (never a request's thread), deletes the records older than the retention in statements of at
- * most {@link #BATCH} rows, repeated until one deletes fewer, and at most {@link #MAX_BATCHES} per
- * round so a first round on a large backlog cannot hold a connection for long.
+ * (never a request's thread), deletes the records older than the retention in statements of at most
+ * {@link #BATCH} rows, repeated until one deletes fewer, and at most {@link #MAX_BATCHES} per round
+ * so a first round on a large backlog cannot hold a connection for long.
  *
- * <p>The cutoff reads the wall clock: a clock that jumps only makes records live longer or
- * shorter, never changes an ID. Thread-safe; the scheduler's owner shuts it down.
+ * <p>The cutoff reads the wall clock: a clock that jumps only makes records live longer or shorter,
+ * never changes an ID. Thread-safe; the scheduler's owner shuts it down.
  */
 public final class LedgerRetention implements AutoCloseable {
 
@@ -28,6 +28,7 @@ public final class LedgerRetention implements AutoCloseable {
   static final int BATCH = 1_000;
   static final int MAX_BATCHES = 100;
   static final Duration PERIOD = Duration.ofMinutes(10);
+
   /** The first round waits this long after the start, away from the start's own work. */
   static final Duration FIRST_DELAY = Duration.ofMinutes(1);
 
@@ -39,8 +40,8 @@ public final class LedgerRetention implements AutoCloseable {
   private final ScheduledExecutorService scheduler;
   private volatile ScheduledFuture<?> task;
 
-  public LedgerRetention(Pruner pruner, Duration retention, InstantSource clock,
-      ScheduledExecutorService scheduler) {
+  public LedgerRetention(
+      Pruner pruner, Duration retention, InstantSource clock, ScheduledExecutorService scheduler) {
     this.pruner = pruner;
     this.retention = retention;
     this.clock = clock;
@@ -50,8 +51,9 @@ public final class LedgerRetention implements AutoCloseable {
   /** Schedules the rounds. */
   public void start() {
     try {
-      task = scheduler.scheduleWithFixedDelay(this::roundLogged, FIRST_DELAY.toMillis(),
-          PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+      task =
+          scheduler.scheduleWithFixedDelay(
+              this::roundLogged, FIRST_DELAY.toMillis(), PERIOD.toMillis(), TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
       // Shut down already: nothing to keep.
     }

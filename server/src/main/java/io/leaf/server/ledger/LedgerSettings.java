@@ -1,8 +1,8 @@
 package io.leaf.server.ledger;
 
 /**
- * Whether a store records every range it takes in {@code leaf_ledger} ({@code --ledger}), and
- * under which server identity.
+ * Whether a store records every range it takes in {@code leaf_ledger} ({@code --ledger}), and under
+ * which server identity.
  *
  * @param on false: one statement per take, nothing recorded, WhoIssued refused
  * @param server this server's identity, written with each record (at most 255 characters)

@@ -6,9 +6,9 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 
 /**
- * The name a server writes with each ledger record: {@code host:port/pid-instance}, the host
- * name, the gRPC port configured, the process ID and 6 random hex digits drawn at each start (a
- * container restarted in place keeps its host name and often its process ID 1).
+ * The name a server writes with each ledger record: {@code host:port/pid-instance}, the host name,
+ * the gRPC port configured, the process ID and 6 random hex digits drawn at each start (a container
+ * restarted in place keeps its host name and often its process ID 1).
  */
 public final class ServerIdentity {
 

@@ -4,8 +4,8 @@ import com.google.common.base.Ticker;
 import java.time.Duration;
 
 /**
- * Lets a repeating warning through at most once per period on a monotonic ticker, counting the
- * ones held back; {@link #reset()} after a success lets the next failure through at once.
+ * Lets a repeating warning through at most once per period on a monotonic ticker, counting the ones
+ * held back; {@link #reset()} after a success lets the next failure through at once.
  */
 public final class WarnLimiter {
 
@@ -24,8 +24,8 @@ public final class WarnLimiter {
   }
 
   /**
-   * Whether to log now: the number of warnings held back since the last one logged (0 or more),
-   * or -1 when this one is held back.
+   * Whether to log now: the number of warnings held back since the last one logged (0 or more), or
+   * -1 when this one is held back.
    */
   public synchronized long acquire() {
     long now = ticker.read();

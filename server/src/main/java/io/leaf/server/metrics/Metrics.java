@@ -6,6 +6,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.ordering.Ordering;
 import io.leaf.server.security.TokenMeters;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.store.IdOverflowException;
@@ -60,22 +61,31 @@ public final class Metrics implements EngineEvents, AutoCloseable {
   private final TokenCounters tokenCounters = new TokenCounters(registry);
 
   public Metrics() {
-    segmentRewinds = Counter.builder("leaf.segment.rewinds")
-        .description("ranges the database handed out below IDs this server already issued for"
-            + " the tag (a restored backup, a lagging replica promoted); the overlap was skipped")
-        .register(registry);
-    segmentWaits = Counter.builder("leaf.segment.waits")
-        .description("waits for a segment load by calls that found their tag's buffered IDs"
-            + " used up (the prefetch fell behind, or the tag was not loaded yet)")
-        .register(registry);
-    segmentDrops = Counter.builder("leaf.segment.drops")
-        .description("loaded segments dropped unused because they arrived below the segment in"
-            + " use (loads side by side finished out of order; a gap); other gaps are not counted")
-        .register(registry);
-    missingTagHits = Counter.builder("leaf.missing_tag.hits")
-        .description("calls answered NOT_FOUND without the database: from the missing-tag"
-            + " cache, or for a name the biz_tag column cannot hold")
-        .register(registry);
+    segmentRewinds =
+        Counter.builder("leaf.segment.rewinds")
+            .description(
+                "ranges the database handed out below IDs this server already issued for the tag (a"
+                    + " restored backup, a lagging replica promoted); the overlap was skipped")
+            .register(registry);
+    segmentWaits =
+        Counter.builder("leaf.segment.waits")
+            .description(
+                "waits for a segment load by calls that found their tag's buffered IDs"
+                    + " used up (the prefetch fell behind, or the tag was not loaded yet)")
+            .register(registry);
+    segmentDrops =
+        Counter.builder("leaf.segment.drops")
+            .description(
+                "loaded segments dropped unused because they arrived below the segment in use"
+                    + " (loads side by side finished out of order; a gap); other gaps are not"
+                    + " counted")
+            .register(registry);
+    missingTagHits =
+        Counter.builder("leaf.missing_tag.hits")
+            .description(
+                "calls answered NOT_FOUND without the database: from the missing-tag"
+                    + " cache, or for a name the biz_tag column cannot hold")
+            .register(registry);
     LimitRefusals.LIMITS.forEach(flag -> LimitRefusals.counter(registry, flag));
     // Loads that succeed and loads the database's outage fails: there from the start, at zero.
     for (boolean first : new boolean[] {true, false}) {
@@ -103,8 +113,12 @@ public final class Metrics implements EngineEvents, AutoCloseable {
   public ServerInterceptor[] interceptors() {
     // Every LeafService method's OK series exists from the start (at zero), so dashboards and
     // alerts find the names before the first call; other statuses appear with their first call.
-    MetricCollectingServerInterceptor calls = new MetricCollectingServerInterceptor(registry,
-        counter -> counter, timer -> timer.publishPercentileHistogram(), Status.Code.OK);
+    MetricCollectingServerInterceptor calls =
+        new MetricCollectingServerInterceptor(
+            registry,
+            counter -> counter,
+            timer -> timer.publishPercentileHistogram(),
+            Status.Code.OK);
     calls.preregisterService(LeafServiceGrpc.getServiceDescriptor());
     return new ServerInterceptor[] {new LimitRefusals(registry), calls};
   }
@@ -114,24 +128,40 @@ public final class Metrics implements EngineEvents, AutoCloseable {
    * databaseUp}); the engine's loads and missing-tag answers arrive when this registry is its
    * {@link io.leaf.server.engine.EngineListeners#events}.
    */
-  public void watchEngine(SegmentAllocator allocator, IdleTagSweeper sweeper,
-      BooleanSupplier databaseUp) {
+  public void watchEngine(
+      SegmentAllocator allocator, IdleTagSweeper sweeper, BooleanSupplier databaseUp) {
     Gauge.builder("leaf.database.up", databaseUp, up -> up.getAsBoolean() ? 1 : 0)
         .description("1 when the last database check (every 2 s) passed, else 0")
         // The supplier is often a lambda nothing else holds; a weak gauge would read NaN.
         .strongReference(true)
         .register(registry);
     Gauge.builder("leaf.tags.cached", allocator, SegmentAllocator::cachedCount)
-        .description("tags whose segments this server holds").register(registry);
+        .description("tags whose segments this server holds")
+        .register(registry);
     Gauge.builder("leaf.segment.waiting.calls", allocator, SegmentAllocator::waitingCalls)
-        .description("calls waiting for a segment load (limit --max-waiting)").register(registry);
+        .description("calls waiting for a segment load (limit --max-waiting)")
+        .register(registry);
     FunctionCounter.builder("leaf.tags.evictions", sweeper, IdleTagSweeper::evictions)
-        .description("tags evicted after --idle-ttl without a request").register(registry);
+        .description("tags evicted after --idle-ttl without a request")
+        .register(registry);
   }
 
   /** Gauges of the snowflake side: worker lease, clock rule, years the layout has left. */
   public void watchSnowflake(Snowflake snowflake) {
     SnowflakeMeters.register(registry, snowflake);
+  }
+
+  /**
+   * STRICT tags: calls forwarded to an owner ({@code leaf.ordering.forwarded}) and owner terms this
+   * server began ({@code leaf.ordering.owner.terms}).
+   */
+  public void watchOrdering(Ordering ordering) {
+    FunctionCounter.builder("leaf.ordering.forwarded", ordering, Ordering::forwardedCalls)
+        .description("calls on STRICT tags this server forwarded to their owner")
+        .register(registry);
+    FunctionCounter.builder("leaf.ordering.owner.terms", ordering, Ordering::acquisitions)
+        .description("owner leases of STRICT tags this server acquired")
+        .register(registry);
   }
 
   /** HikariCP's own pool meters ({@code hikaricp.connections.*}). */

@@ -39,8 +39,11 @@ final class TokenCounters implements TokenMeters {
 
   private Counter counter(String token, String outcome) {
     return Counter.builder(NAME)
-        .description("IDs callers asked for, by token: granted (the call may still fail for"
-            + " another reason) or refused by the token's scope or rate")
-        .tag("token", token).tag("outcome", outcome).register(registry);
+        .description(
+            "IDs callers asked for, by token: granted (the call may still fail for"
+                + " another reason) or refused by the token's scope or rate")
+        .tag("token", token)
+        .tag("outcome", outcome)
+        .register(registry);
   }
 }

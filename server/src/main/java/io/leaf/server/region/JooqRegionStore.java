@@ -18,16 +18,18 @@ import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
 /**
- * {@link RegionStore} on the {@code leaf_region} table ({@code sql/schema.sql}): whether the
- * table exists is read from the JDBC metadata, so reading needs no privilege on a database that
- * has none; {@link #claim} creates it when missing and inserts row 1 under its primary key, so of
- * two servers racing to set a fresh database up, one row wins and both read it.
+ * {@link RegionStore} on the {@code leaf_region} table ({@code sql/schema.sql}): whether the table
+ * exists is read from the JDBC metadata (on MySQL/MariaDB, which list only tables the user holds a
+ * grant on, from the SELECT's answer), and a table that cannot be read is a {@link
+ * RegionUnreadableException}; {@link #claim} creates it when missing and inserts row 1 under its
+ * primary key, so of two servers racing to set a fresh database up, one row wins and both read it.
  *
  * <p>Thread-safe; each method uses one pooled connection.
  */
 public final class JooqRegionStore implements RegionStore {
 
   private static final String TABLE = "leaf_region";
+
   /** The one row's key. */
   private static final int ROW = 1;
 
@@ -41,49 +43,73 @@ public final class JooqRegionStore implements RegionStore {
 
   @Override
   public Optional<StoredRegion> read() {
-    return guard("read " + TABLE, () -> dsl.connectionResult(c -> {
-      if (!OwnTables.exists(c.getMetaData(), TABLE)) {
-        return Optional.<StoredRegion>empty();
-      }
-      try {
-        return DSL.using(c, dsl.dialect(), dsl.settings()).selectFrom(LEAF_REGION)
-            .where(LEAF_REGION.ID.eq(ROW))
-            .fetchOptional(r -> new StoredRegion(r.getRuleName(), r.getRegion(), r.getRegions()));
-      } catch (DataAccessException e) {
-        // Connected, and the table is there: a refusal now is about this table, not the login.
-        RuntimeException failure = DatabaseErrors.toStoreException("read " + TABLE, e, 1);
-        if (failure instanceof StoreRejectedException) {
-          throw new RegionUnreadableException(failure.getMessage(), e);
-        }
-        throw failure;
-      }
-    }));
+    return guard(
+        "read " + TABLE,
+        () ->
+            dsl.connectionResult(
+                c -> {
+                  boolean listed = OwnTables.exists(c.getMetaData(), TABLE);
+                  // MySQL/MariaDB list only the tables the user holds a privilege on: ask the table
+                  // itself.
+                  if (!listed && dsl.dialect().family() != SQLDialect.MYSQL) {
+                    return Optional.<StoredRegion>empty();
+                  }
+                  try {
+                    return DSL.using(c, dsl.dialect(), dsl.settings())
+                        .selectFrom(LEAF_REGION)
+                        .where(LEAF_REGION.ID.eq(ROW))
+                        .fetchOptional(
+                            r -> new StoredRegion(r.getRuleName(), r.getRegion(), r.getRegions()));
+                  } catch (DataAccessException e) {
+                    if (!listed && "42S02".equals(e.sqlState())) {
+                      return Optional.<StoredRegion>empty();
+                    }
+                    // Connected, and the table is there: a refusal now is about this table, not the
+                    // login.
+                    RuntimeException failure =
+                        DatabaseErrors.toStoreException("read " + TABLE, e, 1);
+                    if (failure instanceof StoreRejectedException) {
+                      throw new RegionUnreadableException(failure.getMessage(), e);
+                    }
+                    throw failure;
+                  }
+                }));
   }
 
   @Override
   public StoredRegion claim(StoredRegion wanted) {
     new OwnTable(dsl, TABLE).create();
     try {
-      guard("record the region in " + TABLE, () -> dsl.insertInto(LEAF_REGION)
-          .set(LEAF_REGION.ID, ROW)
-          .set(LEAF_REGION.RULE_NAME, wanted.rule())
-          .set(LEAF_REGION.REGION, wanted.region())
-          .set(LEAF_REGION.REGIONS, wanted.regions())
-          .set(LEAF_REGION.UPDATE_TIME, clock.millis())
-          .execute());
+      guard(
+          "record the region in " + TABLE,
+          () ->
+              dsl.insertInto(LEAF_REGION)
+                  .set(LEAF_REGION.ID, ROW)
+                  .set(LEAF_REGION.RULE_NAME, wanted.rule())
+                  .set(LEAF_REGION.REGION, wanted.region())
+                  .set(LEAF_REGION.REGIONS, wanted.regions())
+                  .set(LEAF_REGION.UPDATE_TIME, clock.millis())
+                  .execute());
     } catch (DatabaseErrors.DuplicateKey raced) {
       // Another server recorded its region first: that row is the database's.
     }
-    return read().orElseThrow(() -> new UnusableTableException("table " + TABLE
-        + " holds no row after one was inserted"));
+    return read()
+        .orElseThrow(
+            () ->
+                new UnusableTableException(
+                    "table " + TABLE + " holds no row after one was inserted"));
   }
 
   @Override
   public Optional<HighestTag> highestTag() {
-    return guard("read the highest max_id of leaf_alloc", () -> dsl
-        .select(LEAF_ALLOC.BIZ_TAG, LEAF_ALLOC.MAX_ID).from(LEAF_ALLOC)
-        .orderBy(LEAF_ALLOC.MAX_ID.desc()).limit(1)
-        .fetchOptional(r -> new HighestTag(r.value1(), r.value2())));
+    return guard(
+        "read the highest max_id of leaf_alloc",
+        () ->
+            dsl.select(LEAF_ALLOC.BIZ_TAG, LEAF_ALLOC.MAX_ID)
+                .from(LEAF_ALLOC)
+                .orderBy(LEAF_ALLOC.MAX_ID.desc())
+                .limit(1)
+                .fetchOptional(r -> new HighestTag(r.value1(), r.value2())));
   }
 
   private static <T> T guard(String what, Supplier<T> work) {

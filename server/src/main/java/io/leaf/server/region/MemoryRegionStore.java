@@ -6,13 +6,17 @@ import io.leaf.server.store.TagRecord;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** {@link RegionStore} in memory, beside a {@link SegmentStore} whose rows it reports; for tests. */
+/**
+ * {@link RegionStore} in memory, beside a {@link SegmentStore} whose rows it reports; for tests.
+ */
 public final class MemoryRegionStore implements RegionStore {
 
   private final SegmentStore tags;
   private final AtomicReference<StoredRegion> row = new AtomicReference<>();
 
-  /** @param tags the rows {@link #highestTag} looks through */
+  /**
+   * @param tags the rows {@link #highestTag} looks through
+   */
   public MemoryRegionStore(SegmentStore tags) {
     this.tags = tags;
   }
@@ -47,7 +51,6 @@ public final class MemoryRegionStore implements RegionStore {
         after = t.bizTag();
       }
     } while (page.hasMore());
-    return Optional.ofNullable(highest)
-        .map(t -> new HighestTag(t.bizTag(), t.maxId()));
+    return Optional.ofNullable(highest).map(t -> new HighestTag(t.bizTag(), t.maxId()));
   }
 }

@@ -6,12 +6,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Which share of the ID space a server's database issues ({@code --region r/n}): region {@code
- * r} of {@code n} owns the segment IDs {@code [r·2^63/n', (r+1)·2^63/n' − 1)} — the region in the
- * high bits, {@code n'} the least power of two not below {@code n} — and the formatted numbers
- * {@code ≡ r + 1 (mod n')}; {@link #NONE} is a server without regions (the whole space). Its
- * database stores local values (region 0's equal the IDs, so an existing table becomes region 0
- * unchanged); {@link #toId} adds the share's base.
+ * Which share of the ID space a server's database issues ({@code --region r/n}): region {@code r}
+ * of {@code n} owns the segment IDs {@code [r·2^63/n', (r+1)·2^63/n' − 1)} — the region in the high
+ * bits, {@code n'} the least power of two not below {@code n} — and the formatted numbers {@code ≡
+ * r + 1 (mod n')}; {@link #NONE} is a server without regions (the whole space). Its database stores
+ * local values (region 0's equal the IDs, so an existing table becomes region 0 unchanged); {@link
+ * #toId} adds the share's base.
  *
  * <p>Immutable; every method is a few arithmetic operations.
  */
@@ -19,12 +19,15 @@ public final class Region implements SequenceRule {
 
   /** A server without {@code --region}: every ID, base 0. */
   public static final Region NONE = new Region(0, 0);
+
   /** The most regions {@code --region} takes: each share still holds 2^53 IDs. */
   public static final int MAX_REGIONS = 1024;
+
   private static final Pattern SYNTAX = Pattern.compile("(\\d{1,4})/(\\d{1,4})");
 
   private final int region;
   private final int regions;
+
   /** log2 of {@link #shares()}. */
   private final int shareBits;
 
@@ -37,8 +40,13 @@ public final class Region implements SequenceRule {
   /** Region {@code r} of {@code n}; IllegalArgumentException unless 0 ≤ r < n, 2 ≤ n ≤ 1024. */
   public static Region of(int r, int n) {
     if (n < 2 || n > MAX_REGIONS || r < 0 || r >= n) {
-      throw new IllegalArgumentException("--region must be r/n with 2 <= n <= " + MAX_REGIONS
-          + " and 0 <= r < n, got " + r + "/" + n);
+      throw new IllegalArgumentException(
+          "--region must be r/n with 2 <= n <= "
+              + MAX_REGIONS
+              + " and 0 <= r < n, got "
+              + r
+              + "/"
+              + n);
     }
     return new Region(r, n);
   }
@@ -55,8 +63,8 @@ public final class Region implements SequenceRule {
     }
     Matcher m = SYNTAX.matcher(t);
     if (!m.matches()) {
-      throw new IllegalArgumentException("--region must be r/n like 0/2 (region r of n), got "
-          + text);
+      throw new IllegalArgumentException(
+          "--region must be r/n like 0/2 (region r of n), got " + text);
     }
     return of(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
   }
@@ -86,8 +94,8 @@ public final class Region implements SequenceRule {
   }
 
   /**
-   * The highest {@code max_id} the database may hold: the share's last integer (IDs stay below
-   * it, as they stay below 2^63−1 without regions), in the database's local values.
+   * The highest {@code max_id} the database may hold: the share's last integer (IDs stay below it,
+   * as they stay below 2^63−1 without regions), in the database's local values.
    */
   public long maxLocalMaxId() {
     return isNone() ? Long.MAX_VALUE : (1L << (63 - shareBits)) - 1;
@@ -100,9 +108,9 @@ public final class Region implements SequenceRule {
   }
 
   /**
-   * The local value CreateTag stores for a requested {@code max_id}: a value below the share's
-   * size counts from the share's base (so {@code 1}, the default, starts every region at its
-   * first ID), a value within the share is taken as that ID; anything else is out of reach.
+   * The local value CreateTag stores for a requested {@code max_id}: a value below the share's size
+   * counts from the share's base (so {@code 1}, the default, starts every region at its first ID),
+   * a value within the share is taken as that ID; anything else is out of reach.
    *
    * @throws IllegalArgumentException {@code maxId} lies in another region's share
    */
@@ -115,9 +123,18 @@ public final class Region implements SequenceRule {
     if (maxId >= base && maxId - base <= last) {
       return maxId - base;
     }
-    throw new IllegalArgumentException("max_id must lie in region " + this + "'s share " + base
-        + " to " + (base + last) + " (or be below " + (last + 1) + ", counted from its start),"
-        + " got " + maxId);
+    throw new IllegalArgumentException(
+        "max_id must lie in region "
+            + this
+            + "'s share "
+            + base
+            + " to "
+            + (base + last)
+            + " (or be below "
+            + (last + 1)
+            + ", counted from its start),"
+            + " got "
+            + maxId);
   }
 
   /**
@@ -135,7 +152,8 @@ public final class Region implements SequenceRule {
       return local; // a row set below 1 by hand: shown as it is (the width check refuses it)
     }
     long n = shares();
-    return local - 1 > (Long.MAX_VALUE - region - 1) / n ? Long.MAX_VALUE
+    return local - 1 > (Long.MAX_VALUE - region - 1) / n
+        ? Long.MAX_VALUE
         : (local - 1) * n + region + 1;
   }
 
@@ -157,9 +175,9 @@ public final class Region implements SequenceRule {
 
   /**
    * The snowflake settings of a server of this region: worker IDs are split as IDs are (region r
-   * owns {@code [r·W/n', (r+1)·W/n')} of {@code W = 2^workerIdBits}), since each region leases
-   * them from its own database. Without {@code --worker-id-range} the range is that share; a
-   * range given must lie within it.
+   * owns {@code [r·W/n', (r+1)·W/n')} of {@code W = 2^workerIdBits}), since each region leases them
+   * from its own database. Without {@code --worker-id-range} the range is that share; a range given
+   * must lie within it.
    *
    * @throws IllegalArgumentException one line naming the flags
    */
@@ -169,8 +187,16 @@ public final class Region implements SequenceRule {
     }
     int bits = s.layout().workerIdBits();
     if (shareBits > bits) {
-      throw new IllegalArgumentException("--region " + this + " splits worker IDs in " + shares()
-          + " but --snowflake-bits leaves " + bits + " worker ID bits (" + (1 << bits) + " IDs)");
+      throw new IllegalArgumentException(
+          "--region "
+              + this
+              + " splits worker IDs in "
+              + shares()
+              + " but --snowflake-bits leaves "
+              + bits
+              + " worker ID bits ("
+              + (1 << bits)
+              + " IDs)");
     }
     int size = 1 << (bits - shareBits);
     int from = region * size;
@@ -179,8 +205,17 @@ public final class Region implements SequenceRule {
       return new SnowflakeConfig(s.layout(), from, to, s.leaseTtl());
     }
     if (s.fromId() < from || s.toId() > to) {
-      throw new IllegalArgumentException("--worker-id-range " + s.fromId() + "-" + s.toId()
-          + " must lie within region " + this + "'s worker IDs " + from + "-" + to);
+      throw new IllegalArgumentException(
+          "--worker-id-range "
+              + s.fromId()
+              + "-"
+              + s.toId()
+              + " must lie within region "
+              + this
+              + "'s worker IDs "
+              + from
+              + "-"
+              + to);
     }
     return s;
   }

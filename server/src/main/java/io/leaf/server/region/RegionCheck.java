@@ -6,11 +6,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Compares a server's {@code --region} with the region its database records, and records it in
- * a database that has none yet: a fresh one (no {@code leaf_alloc} row), or, for region 0 only,
- * a table that issued without regions (region 0's IDs are its local values, so nothing issued
- * before can come back). Every contradiction is a {@link RegionMismatchException} with a
- * one-line reason.
+ * Compares a server's {@code --region} with the region its database records, and records it in a
+ * database that has none yet: a fresh one (no {@code leaf_alloc} row), or, for region 0 only, a
+ * table that issued without regions (region 0's IDs are its local values, so nothing issued before
+ * can come back). Every contradiction is a {@link RegionMismatchException} with a one-line reason.
  *
  * <p>Stateless; each check is a few reads and at most one insert.
  */
@@ -18,6 +17,7 @@ final class RegionCheck {
 
   /** The rule this server applies, as {@code leaf_region.rule_name} records it. */
   static final String RULE = "high-bits";
+
   private static final Logger log = LoggerFactory.getLogger(RegionCheck.class);
 
   private RegionCheck() {}
@@ -32,15 +32,12 @@ final class RegionCheck {
     try {
       row = stored.read();
     } catch (RegionUnreadableException e) {
-      if (configured.isNone()) {
-        // A user granted leaf_alloc alone: such a database was not set up by a region server
-        // with this user, and a server without regions keeps working as it always did.
-        log.warn("table leaf_region cannot be read ({}); assuming the database has no region",
-            e.getMessage());
-        return;
-      }
-      throw new RegionMismatchException("--region " + configured + ": table leaf_region cannot"
-          + " be read: " + e.getMessage());
+      // Its row may name a region whose IDs this server would repeat, with or without --region.
+      throw new RegionMismatchException(
+          flag(configured)
+              + ": table leaf_region"
+              + " cannot be read (every server's user needs SELECT on it): "
+              + e.getMessage());
     }
     if (row.isPresent()) {
       compare(configured, row.get());
@@ -49,24 +46,46 @@ final class RegionCheck {
     if (configured.isNone()) {
       return;
     }
-    stored.highestTag().ifPresent(t -> {
-      if (configured.region() != 0) {
-        throw new RegionMismatchException("--region " + configured + ": leaf_alloc already holds"
-            + " IDs issued without a region (tag " + t.bizTag() + " at max_id " + t.maxId()
-            + "); only region 0 can take over such a table (docs/regions.md)");
-      }
-      if (t.maxId() > configured.maxLocalMaxId()) {
-        throw new RegionMismatchException("--region " + configured + ": tag " + t.bizTag()
-            + " has max_id " + t.maxId() + ", past region " + configured + "'s share, whose"
-            + " max_id stays at most " + configured.maxLocalMaxId());
-      }
-    });
+    stored
+        .highestTag()
+        .ifPresent(
+            t -> {
+              if (configured.region() != 0) {
+                throw new RegionMismatchException(
+                    "--region "
+                        + configured
+                        + ": leaf_alloc already holds"
+                        + " IDs issued without a region (tag "
+                        + t.bizTag()
+                        + " at max_id "
+                        + t.maxId()
+                        + "); only region 0 can take over such a table (docs/regions.md)");
+              }
+              if (t.maxId() > configured.maxLocalMaxId()) {
+                throw new RegionMismatchException(
+                    "--region "
+                        + configured
+                        + ": tag "
+                        + t.bizTag()
+                        + " has max_id "
+                        + t.maxId()
+                        + ", past region "
+                        + configured
+                        + "'s share, whose"
+                        + " max_id stays at most "
+                        + configured.maxLocalMaxId());
+              }
+            });
     StoredRegion claimed;
     try {
       claimed = stored.claim(new StoredRegion(RULE, configured.region(), configured.regions()));
     } catch (StoreRejectedException e) {
-      throw new RegionMismatchException("--region " + configured + ": cannot record the region"
-          + " in table leaf_region: " + e.getMessage());
+      throw new RegionMismatchException(
+          "--region "
+              + configured
+              + ": cannot record the region"
+              + " in table leaf_region: "
+              + e.getMessage());
     }
     compare(configured, claimed);
     log.info("region {} recorded in table leaf_region", configured);
@@ -74,7 +93,7 @@ final class RegionCheck {
 
   /**
    * Returns when the row {@code stored} holds now still matches {@code configured} (a server
-   * without {@code --region}: no row, or none it may read); records nothing.
+   * without {@code --region}: no row); records nothing.
    *
    * @throws RegionMismatchException the row changed, appeared or went away since the start check
    */
@@ -83,34 +102,58 @@ final class RegionCheck {
     try {
       row = stored.read();
     } catch (RegionUnreadableException e) {
-      if (configured.isNone()) {
-        return;
-      }
-      throw new RegionMismatchException("--region " + configured + ": table leaf_region cannot"
-          + " be read any more: " + e.getMessage());
+      throw new RegionMismatchException(
+          flag(configured)
+              + ": table leaf_region"
+              + " cannot be read (every server's user needs SELECT on it): "
+              + e.getMessage());
     }
     if (row.isPresent()) {
       compare(configured, row.get());
     } else if (!configured.isNone()) {
-      throw new RegionMismatchException("--region " + configured + ": table leaf_region no"
-          + " longer records a region (its row is gone)");
+      throw new RegionMismatchException(
+          "--region "
+              + configured
+              + ": table leaf_region no"
+              + " longer records a region (its row is gone)");
     }
+  }
+
+  private static String flag(Region configured) {
+    return configured.isNone() ? "no --region" : "--region " + configured;
   }
 
   private static void compare(Region configured, StoredRegion row) {
     String stored = row.region() + "/" + row.regions();
     if (!RULE.equals(row.rule())) {
-      throw new RegionMismatchException("table leaf_region records region " + stored + " by rule "
-          + row.rule() + ", which this server does not apply (it applies " + RULE + ")");
+      throw new RegionMismatchException(
+          "table leaf_region records region "
+              + stored
+              + " by rule "
+              + row.rule()
+              + ", which this server does not apply (it applies "
+              + RULE
+              + ")");
     }
     if (configured.isNone()) {
-      throw new RegionMismatchException("the database issues region " + stored + "'s IDs (table"
-          + " leaf_region): start this server with --region " + stored);
+      throw new RegionMismatchException(
+          "the database issues region "
+              + stored
+              + "'s IDs (table"
+              + " leaf_region): start this server with --region "
+              + stored);
     }
     if (configured.region() != row.region() || configured.regions() != row.regions()) {
-      throw new RegionMismatchException("--region " + configured + " contradicts the database's"
-          + " region " + stored + " (table leaf_region)" + (configured.regions() != row.regions()
-          ? ": every server of every region uses the same n" : ""));
+      throw new RegionMismatchException(
+          "--region "
+              + configured
+              + " contradicts the database's"
+              + " region "
+              + stored
+              + " (table leaf_region)"
+              + (configured.regions() != row.regions()
+                  ? ": every server of every region uses the same n"
+                  : ""));
     }
   }
 }

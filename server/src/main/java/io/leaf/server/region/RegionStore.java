@@ -3,8 +3,8 @@ package io.leaf.server.region;
 import java.util.Optional;
 
 /**
- * Where a database records the region it issues for: the one row of {@code leaf_region}, written
- * by the first server started with {@code --region} and read by every server at start.
+ * Where a database records the region it issues for: the one row of {@code leaf_region}, written by
+ * the first server started with {@code --region} and read by every server at start.
  *
  * <p>Implementations are thread-safe; failures are this package's exceptions.
  */

@@ -13,7 +13,9 @@ public final class RegionalLedger implements Ledger {
   private final Ledger local;
   private final RegionalSegmentStore regional;
 
-  /** @param regional the region's store over the same table; checked before each call */
+  /**
+   * @param regional the region's store over the same table; checked before each call
+   */
   public RegionalLedger(Ledger local, RegionalSegmentStore regional) {
     this.local = local;
     this.regional = regional;

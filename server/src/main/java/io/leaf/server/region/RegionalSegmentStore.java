@@ -11,15 +11,15 @@ import java.util.Optional;
 
 /**
  * The {@link SegmentStore} a server of a {@link Region} serves from: the database's local values
- * shifted into the region's share, so every way an ID leaves (NextId, NextIdBatch, ReserveIds'
- * own write, InitCache, formatted numbers' rows) and every {@code max_id} shown (GetTag,
- * ListTags, CreateTag) is an ID of the share. Nothing is issued before {@link #verify} has found
- * this server's region to be its database's: a server that could not check at start (the
- * database was down) checks on its first call that reaches the database.
+ * shifted into the region's share, so every way an ID leaves (NextId, NextIdBatch, ReserveIds' own
+ * write, InitCache, formatted numbers' rows) and every {@code max_id} shown (GetTag, ListTags,
+ * CreateTag) is an ID of the share. Nothing is issued before {@link #verify} has found this
+ * server's region to be its database's: a server that could not check at start (the database was
+ * down) checks on its first call that reaches the database.
  *
- * <p>A segment whose end would pass the share's last integer fails with {@link
- * IdOverflowException} (OUT_OF_RANGE) naming the region; nothing of it is issued. Cost: one
- * volatile read and two additions per segment, nothing per ID. Thread-safe.
+ * <p>A segment whose end would pass the share's last integer fails with {@link IdOverflowException}
+ * (OUT_OF_RANGE) naming the region; nothing of it is issued. Cost: one volatile read and two
+ * additions per segment, nothing per ID. Thread-safe.
  */
 public final class RegionalSegmentStore extends ForwardingSegmentStore {
 
@@ -43,15 +43,17 @@ public final class RegionalSegmentStore extends ForwardingSegmentStore {
   }
 
   /**
-   * What every take of {@code region}'s server checks in its own transaction ({@link
-   * TakeFence}): the {@code leaf_region} row (or its absence) and the share's end.
+   * What every take of {@code region}'s server checks in its own transaction ({@link TakeFence}):
+   * the {@code leaf_region} row (or its absence) and the share's end.
    */
   public static TakeFence fence(Region region) {
     if (region.isNone()) {
       return TakeFence.withoutRegion();
     }
-    return TakeFence.forRegion(new StoredRegion(RegionCheck.RULE, region.region(),
-        region.regions()), region.base(), region.maxLocalMaxId());
+    return TakeFence.forRegion(
+        new StoredRegion(RegionCheck.RULE, region.region(), region.regions()),
+        region.base(),
+        region.maxLocalMaxId());
   }
 
   /**
@@ -111,7 +113,8 @@ public final class RegionalSegmentStore extends ForwardingSegmentStore {
   public TagPage listTags(String afterBizTag, int limit) {
     verify();
     TagPage page = delegate().listTags(afterBizTag, limit);
-    return region.isNone() ? page
+    return region.isNone()
+        ? page
         : new TagPage(page.tags().stream().map(this::shown).toList(), page.hasMore());
   }
 
@@ -132,17 +135,27 @@ public final class RegionalSegmentStore extends ForwardingSegmentStore {
       return local;
     }
     if (local.end() > region.maxLocalMaxId()) {
-      throw new IdOverflowException("biz_tag " + bizTag + " is exhausted in region " + region
-          + ": max_id " + region.toId(local.start()) + " + step " + local.step()
-          + " would pass the region's last ID " + region.toId(region.maxLocalMaxId() - 1));
+      throw new IdOverflowException(
+          "biz_tag "
+              + bizTag
+              + " is exhausted in region "
+              + region
+              + ": max_id "
+              + region.toId(local.start())
+              + " + step "
+              + local.step()
+              + " would pass the region's last ID "
+              + region.toId(region.maxLocalMaxId() - 1));
     }
     long base = region.base();
-    return new SegmentRange(base + local.start(), base + local.end(), local.step(),
-        local.tableStep());
+    return new SegmentRange(
+        base + local.start(), base + local.end(), local.step(), local.tableStep());
   }
 
   private TagRecord shown(TagRecord r) {
-    return region.isNone() ? r : new TagRecord(r.bizTag(), region.toId(r.maxId()), r.step(),
-        r.description(), r.updateTime());
+    return region.isNone()
+        ? r
+        : new TagRecord(
+            r.bizTag(), region.toId(r.maxId()), r.step(), r.description(), r.updateTime());
   }
 }

@@ -9,9 +9,9 @@ import java.util.Optional;
  * The {@link WorkerLeaseStore} a server's snowflake side leases from: no worker ID is claimed or
  * renewed before the server's region check ({@link RegionalSegmentStore#verify}) has passed, and
  * each claim and renewal reads the database's region row again ({@link
- * RegionalSegmentStore#recheck}), so a server whose {@code --region} contradicts its database
- * never claims a worker ID there, even when the database was down at start, and one whose row
- * changed later stops renewing: its lease lapses within its TTL and it stops issuing. Thread-safe.
+ * RegionalSegmentStore#recheck}), so a server whose {@code --region} contradicts its database never
+ * claims a worker ID there, even when the database was down at start, and one whose row changed
+ * later stops renewing: its lease lapses within its TTL and it stops issuing. Thread-safe.
  */
 public final class RegionalWorkerLeaseStore implements WorkerLeaseStore {
 
@@ -35,8 +35,8 @@ public final class RegionalWorkerLeaseStore implements WorkerLeaseStore {
   }
 
   @Override
-  public Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
-      long lastTimestampMs, long storedAtLeastMs) {
+  public Optional<WorkerLease> renew(
+      int workerId, String owner, Duration ttl, long lastTimestampMs, long storedAtLeastMs) {
     region.recheck();
     return leases.renew(workerId, owner, ttl, lastTimestampMs, storedAtLeastMs);
   }

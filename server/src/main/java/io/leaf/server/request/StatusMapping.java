@@ -60,28 +60,34 @@ public final class StatusMapping {
       return se.getStatus();
     }
     Status code;
-    if (t instanceof InvalidArgumentException || t instanceof InvalidFormatException
-        || t instanceof UnsafeFormatChangeException || t instanceof ValueMismatchException
+    if (t instanceof InvalidArgumentException
+        || t instanceof InvalidFormatException
+        || t instanceof UnsafeFormatChangeException
+        || t instanceof ValueMismatchException
         || t instanceof MaxIdOutsideRegionException) {
       code = Status.INVALID_ARGUMENT;
     } else if (t instanceof InvalidPageKeyException) {
       // The key came from a page_token: name the field the caller set.
-      return Status.INVALID_ARGUMENT.withDescription("page_token is not a token ListTags returned"
-          + " for this table: " + t.getMessage());
+      return Status.INVALID_ARGUMENT.withDescription(
+          "page_token is not a token ListTags returned" + " for this table: " + t.getMessage());
     } else if (t instanceof TagNotFoundException || t instanceof NotIssuedException) {
       code = Status.NOT_FOUND;
     } else if (t instanceof TagAlreadyExistsException) {
       code = Status.ALREADY_EXISTS;
-    } else if (t instanceof IdOverflowException || t instanceof EpochExhaustedException
+    } else if (t instanceof IdOverflowException
+        || t instanceof EpochExhaustedException
         || t instanceof WidthExhaustedException) {
       code = Status.OUT_OF_RANGE;
     } else if (t instanceof InvalidTagStateException) {
       code = Status.FAILED_PRECONDITION;
-    } else if (t instanceof StoreRejectedException || t instanceof NoFormatException
+    } else if (t instanceof StoreRejectedException
+        || t instanceof NoFormatException
         || t instanceof FormatKeyMismatchException) {
       code = Status.FAILED_PRECONDITION;
-    } else if (t instanceof StoreUnavailableException || t instanceof ServerClosingException
-        || t instanceof NoWorkerLeaseException || t instanceof NotServedException
+    } else if (t instanceof StoreUnavailableException
+        || t instanceof ServerClosingException
+        || t instanceof NoWorkerLeaseException
+        || t instanceof NotServedException
         || t instanceof PeriodBehindException) {
       code = Status.UNAVAILABLE;
     } else if (t instanceof FormatVersionTakenException) {
@@ -95,13 +101,18 @@ public final class StatusMapping {
       code = Status.CANCELLED;
     } else {
       log.error("unexpected failure", t);
-      return Status.INTERNAL.withDescription("internal error: " + t.getClass().getSimpleName()
-          + " (details in the server log)");
+      return Status.INTERNAL.withDescription(
+          "internal error: " + t.getClass().getSimpleName() + " (details in the server log)");
     }
     // The cause never leaves the server; interceptors read it (metrics count refusals by limit).
     String message = t.getMessage();
-    return code.withDescription(message != null ? message
-        : code.getCode().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + " ("
-            + t.getClass().getSimpleName() + ")").withCause(t);
+    return code.withDescription(
+            message != null
+                ? message
+                : code.getCode().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+                    + " ("
+                    + t.getClass().getSimpleName()
+                    + ")")
+        .withCause(t);
   }
 }

@@ -26,16 +26,16 @@ public final class Validation {
   public static String newBizTag(String tag) {
     bizTag(tag);
     if (!TAG.matcher(tag).matches()) {
-      throw new InvalidArgumentException("biz_tag must match [A-Za-z0-9_.:-]+, got \""
-          + printable(tag) + "\"");
+      throw new InvalidArgumentException(
+          "biz_tag must match [A-Za-z0-9_.:-]+, got \"" + printable(tag) + "\"");
     }
     return tag;
   }
 
   /**
-   * Every other RPC's rule: 1–128 characters (code points, as a utf8mb4 {@code VARCHAR(128)}
-   * counts them), none a control character. Wider than {@link #newBizTag}, since a table shared
-   * with Meituan Leaf or written by hand may hold names such as {@code 订单} or {@code a b}.
+   * Every other RPC's rule: 1–128 characters (code points, as a utf8mb4 {@code VARCHAR(128)} counts
+   * them), none a control character. Wider than {@link #newBizTag}, since a table shared with
+   * Meituan Leaf or written by hand may hold names such as {@code 订单} or {@code a b}.
    */
   public static String bizTag(String tag) {
     if (tag.isEmpty()) {
@@ -43,12 +43,12 @@ public final class Validation {
     }
     int length = tag.codePointCount(0, tag.length());
     if (length > MAX_TAG_LENGTH) {
-      throw new InvalidArgumentException("biz_tag must be at most " + MAX_TAG_LENGTH
-          + " characters, got " + length);
+      throw new InvalidArgumentException(
+          "biz_tag must be at most " + MAX_TAG_LENGTH + " characters, got " + length);
     }
     if (tag.codePoints().anyMatch(Character::isISOControl)) {
-      throw new InvalidArgumentException("biz_tag must not hold control characters, got \""
-          + printable(tag) + "\"");
+      throw new InvalidArgumentException(
+          "biz_tag must not hold control characters, got \"" + printable(tag) + "\"");
     }
     return tag;
   }
@@ -72,15 +72,21 @@ public final class Validation {
       return DEFAULT_STEP;
     }
     if (step < 0 || step > MAX_STEP) {
-      throw new InvalidArgumentException("step must be between 1 and " + MAX_STEP
-          + " (0 means the default, " + DEFAULT_STEP + "), got " + step);
+      throw new InvalidArgumentException(
+          "step must be between 1 and "
+              + MAX_STEP
+              + " (0 means the default, "
+              + DEFAULT_STEP
+              + "), got "
+              + step);
     }
     return step;
   }
 
   public static int updateStep(int step) {
     if (step <= 0 || step > MAX_STEP) {
-      throw new InvalidArgumentException("step must be between 1 and " + MAX_STEP + ", got " + step);
+      throw new InvalidArgumentException(
+          "step must be between 1 and " + MAX_STEP + ", got " + step);
     }
     return step;
   }
@@ -91,8 +97,8 @@ public final class Validation {
       return DEFAULT_MAX_ID;
     }
     if (maxId < 0) {
-      throw new InvalidArgumentException("max_id must be at least 1 (0 means the default, "
-          + DEFAULT_MAX_ID + "), got " + maxId);
+      throw new InvalidArgumentException(
+          "max_id must be at least 1 (0 means the default, " + DEFAULT_MAX_ID + "), got " + maxId);
     }
     return maxId;
   }
@@ -101,16 +107,16 @@ public final class Validation {
   public static String description(String description) {
     int length = description.codePointCount(0, description.length());
     if (length > MAX_DESCRIPTION_LENGTH) {
-      throw new InvalidArgumentException("description must be at most " + MAX_DESCRIPTION_LENGTH
-          + " characters, got " + length);
+      throw new InvalidArgumentException(
+          "description must be at most " + MAX_DESCRIPTION_LENGTH + " characters, got " + length);
     }
     return description;
   }
 
   public static int count(int count, int maxBatch) {
     if (count <= 0 || count > maxBatch) {
-      throw new InvalidArgumentException("count must be between 1 and " + maxBatch
-          + " (--max-batch), got " + count);
+      throw new InvalidArgumentException(
+          "count must be between 1 and " + maxBatch + " (--max-batch), got " + count);
     }
     return count;
   }
@@ -120,8 +126,13 @@ public final class Validation {
       return DEFAULT_CHUNK;
     }
     if (chunkSize < 0 || chunkSize > MAX_CHUNK) {
-      throw new InvalidArgumentException("chunk_size must be between 1 and " + MAX_CHUNK
-          + " (0 means the default, " + DEFAULT_CHUNK + "), got " + chunkSize);
+      throw new InvalidArgumentException(
+          "chunk_size must be between 1 and "
+              + MAX_CHUNK
+              + " (0 means the default, "
+              + DEFAULT_CHUNK
+              + "), got "
+              + chunkSize);
     }
     return chunkSize;
   }
@@ -131,8 +142,13 @@ public final class Validation {
       return DEFAULT_PAGE;
     }
     if (pageSize < 0 || pageSize > MAX_PAGE) {
-      throw new InvalidArgumentException("page_size must be between 1 and " + MAX_PAGE
-          + " (0 means the default, " + DEFAULT_PAGE + "), got " + pageSize);
+      throw new InvalidArgumentException(
+          "page_size must be between 1 and "
+              + MAX_PAGE
+              + " (0 means the default, "
+              + DEFAULT_PAGE
+              + "), got "
+              + pageSize);
     }
     return pageSize;
   }
@@ -140,13 +156,16 @@ public final class Validation {
   private static String printable(String s) {
     String shown = s.length() > 40 ? s.substring(0, 40) + "…" : s;
     StringBuilder out = new StringBuilder();
-    shown.codePoints().forEach(cp -> {
-      if (Character.isISOControl(cp)) {
-        out.append(String.format("\\u%04x", cp));
-      } else {
-        out.appendCodePoint(cp);
-      }
-    });
+    shown
+        .codePoints()
+        .forEach(
+            cp -> {
+              if (Character.isISOControl(cp)) {
+                out.append(String.format("\\u%04x", cp));
+              } else {
+                out.appendCodePoint(cp);
+              }
+            });
     return out.toString();
   }
 }

@@ -25,10 +25,10 @@ import java.util.function.ToLongFunction;
 /**
  * What each LeafService and SnowflakeService RPC needs of a token: its role, the tag it names
  * (scope) and the IDs it takes (rate). ID calls need {@code issue} (formatted ones too), ReserveIds
- * {@code reserve}, CreateTag, UpdateStep and SetFormat {@code admin}. WhoIssued, like GetTag,
- * needs {@code issue} with the tag in scope. ListTags needs {@code issue}
- * and lists only the tags in scope; snowflake RPCs name no tag and need {@code issue} of any scope.
- * An RPC missing from this table needs {@code admin}, its {@code biz_tag} checked against the scope.
+ * {@code reserve}, CreateTag, UpdateStep and SetFormat {@code admin}. WhoIssued, like GetTag, needs
+ * {@code issue} with the tag in scope. ListTags needs {@code issue} and lists only the tags in
+ * scope; snowflake RPCs name no tag and need {@code issue} of any scope. An RPC missing from this
+ * table needs {@code admin}, its {@code biz_tag} checked against the scope.
  */
 final class CallRules {
 
@@ -40,8 +40,12 @@ final class CallRules {
    * @param listsTags whether its answers list tags (filtered to the caller's scope)
    * @param revealsOpaque whether it reveals opaque sequences to admins (ParseFormattedId)
    */
-  record Rule(Role role, Function<Object, String> tag, ToLongFunction<Object> ids,
-      boolean listsTags, boolean revealsOpaque) {
+  record Rule(
+      Role role,
+      Function<Object, String> tag,
+      ToLongFunction<Object> ids,
+      boolean listsTags,
+      boolean revealsOpaque) {
 
     /** Whether the first request message decides (its tag or its count). */
     boolean readsRequest() {
@@ -61,39 +65,52 @@ final class CallRules {
 
   static {
     issue(LeafServiceGrpc.getNextIdMethod(), r -> ((NextIdRequest) r).getBizTag(), r -> 1);
-    issue(LeafServiceGrpc.getNextIdBatchMethod(), r -> ((NextIdBatchRequest) r).getBizTag(),
+    issue(
+        LeafServiceGrpc.getNextIdBatchMethod(),
+        r -> ((NextIdBatchRequest) r).getBizTag(),
         r -> ((NextIdBatchRequest) r).getCount());
-    issue(LeafServiceGrpc.getNextFormattedIdMethod(), r -> ((NextIdRequest) r).getBizTag(),
-        r -> 1);
-    issue(LeafServiceGrpc.getNextFormattedIdBatchMethod(),
-        r -> ((NextIdBatchRequest) r).getBizTag(), r -> ((NextIdBatchRequest) r).getCount());
+    issue(LeafServiceGrpc.getNextFormattedIdMethod(), r -> ((NextIdRequest) r).getBizTag(), r -> 1);
+    issue(
+        LeafServiceGrpc.getNextFormattedIdBatchMethod(),
+        r -> ((NextIdBatchRequest) r).getBizTag(),
+        r -> ((NextIdBatchRequest) r).getCount());
     issue(LeafServiceGrpc.getInitCacheMethod(), r -> ((InitCacheRequest) r).getBizTag(), null);
     issue(LeafServiceGrpc.getGetTagMethod(), r -> ((GetTagRequest) r).getBizTag(), null);
     // Provenance of a tag's IDs: whoever may take them may ask who did (support, audits).
     issue(LeafServiceGrpc.getWhoIssuedMethod(), r -> ((WhoIssuedRequest) r).getBizTag(), null);
-    put(LeafServiceGrpc.getParseFormattedIdMethod(), new Rule(Role.ISSUE,
-        r -> ((ParseFormattedIdRequest) r).getBizTag(), null, false, true));
+    put(
+        LeafServiceGrpc.getParseFormattedIdMethod(),
+        new Rule(Role.ISSUE, r -> ((ParseFormattedIdRequest) r).getBizTag(), null, false, true));
     put(LeafServiceGrpc.getListTagsMethod(), new Rule(Role.ISSUE, null, null, true, false));
-    put(LeafServiceGrpc.getReserveIdsMethod(), new Rule(Role.RESERVE,
-        r -> ((ReserveIdsRequest) r).getBizTag(), r -> ((ReserveIdsRequest) r).getCount(), false,
-        false));
+    put(
+        LeafServiceGrpc.getReserveIdsMethod(),
+        new Rule(
+            Role.RESERVE,
+            r -> ((ReserveIdsRequest) r).getBizTag(),
+            r -> ((ReserveIdsRequest) r).getCount(),
+            false,
+            false));
     admin(LeafServiceGrpc.getCreateTagMethod(), r -> ((CreateTagRequest) r).getBizTag());
     admin(LeafServiceGrpc.getUpdateStepMethod(), r -> ((UpdateStepRequest) r).getBizTag());
     admin(LeafServiceGrpc.getSetFormatMethod(), r -> ((SetFormatRequest) r).getBizTag());
     issue(SnowflakeServiceGrpc.getNextSnowflakeIdMethod(), null, r -> 1);
-    issue(SnowflakeServiceGrpc.getNextSnowflakeIdBatchMethod(), null,
+    issue(
+        SnowflakeServiceGrpc.getNextSnowflakeIdBatchMethod(),
+        null,
         r -> ((NextSnowflakeIdBatchRequest) r).getCount());
     issue(SnowflakeServiceGrpc.getDecodeSnowflakeIdMethod(), null, null);
     issue(SnowflakeServiceGrpc.getGetWorkerMethod(), null, null);
     issue(SnowflakeServiceGrpc.getNextUuidMethod(), null, r -> 1);
-    issue(SnowflakeServiceGrpc.getNextUuidBatchMethod(), null,
+    issue(
+        SnowflakeServiceGrpc.getNextUuidBatchMethod(),
+        null,
         r -> ((NextUuidBatchRequest) r).getCount());
     issue(SnowflakeServiceGrpc.getDecodeUuidMethod(), null, null);
   }
 
   /** Any RPC not in the table: admin, and the scope holds its {@code biz_tag} if it has one. */
-  private static final Rule UNLISTED = new Rule(Role.ADMIN, CallRules::bizTagField, null, false,
-      false);
+  private static final Rule UNLISTED =
+      new Rule(Role.ADMIN, CallRules::bizTagField, null, false, false);
 
   private CallRules() {}
 
@@ -101,8 +118,8 @@ final class CallRules {
     return RULES.getOrDefault(method.getFullMethodName(), UNLISTED);
   }
 
-  private static void issue(MethodDescriptor<?, ?> m, Function<Object, String> tag,
-      ToLongFunction<Object> ids) {
+  private static void issue(
+      MethodDescriptor<?, ?> m, Function<Object, String> tag, ToLongFunction<Object> ids) {
     put(m, new Rule(Role.ISSUE, tag, ids, false, false));
   }
 
@@ -121,6 +138,7 @@ final class CallRules {
     }
     FieldDescriptor field = message.getDescriptorForType().findFieldByName("biz_tag");
     return field != null && field.getJavaType() == FieldDescriptor.JavaType.STRING
-        ? (String) message.getField(field) : null;
+        ? (String) message.getField(field)
+        : null;
   }
 }

@@ -9,9 +9,9 @@ import io.grpc.Context;
 public final class CallerRights {
 
   /**
-   * Whether the caller may read the sequence of an opaque formatted number (ParseFormattedId):
-   * the right of a token of role admin. True on a server without tokens, where every RPC is open; the token
-   * interceptor sets it for every ParseFormattedId call.
+   * Whether the caller may read the sequence of an opaque formatted number (ParseFormattedId): the
+   * right of a token of role admin. True on a server without tokens, where every RPC is open; the
+   * token interceptor sets it for every ParseFormattedId call.
    */
   public static final Context.Key<Boolean> MAY_REVEAL_OPAQUE =
       Context.keyWithDefault("leaf-may-reveal-opaque", Boolean.TRUE);

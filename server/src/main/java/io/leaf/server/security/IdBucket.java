@@ -15,6 +15,7 @@ public final class IdBucket {
 
   /** {@link #take}: the IDs were granted. */
   public static final long GRANTED = 0;
+
   /** {@link #take}: more IDs than the burst, which no wait ever grants. */
   public static final long NEVER = -1;
 
@@ -22,8 +23,10 @@ public final class IdBucket {
 
   private final IdRate rate;
   private final Ticker ticker;
+
   /** Nanoseconds the burst is worth: how far ahead of now the arrival time may run. */
   private final long tolerance;
+
   /** When the bucket would be full again if nothing more were taken (ticker nanoseconds). */
   private final AtomicLong arrival;
 
@@ -41,8 +44,8 @@ public final class IdBucket {
   /**
    * Takes {@code ids} IDs if the bucket holds them.
    *
-   * @return {@link #GRANTED}; else the nanoseconds until it will hold them (at least 1), or
-   *     {@link #NEVER} when {@code ids} is more than the burst
+   * @return {@link #GRANTED}; else the nanoseconds until it will hold them (at least 1), or {@link
+   *     #NEVER} when {@code ids} is more than the burst
    */
   public long take(long ids) {
     if (ids <= 0) {

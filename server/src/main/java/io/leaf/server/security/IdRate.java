@@ -1,8 +1,8 @@
 package io.leaf.server.security;
 
 /**
- * A token's rate limit in IDs: {@code perSecond} IDs a second on average, at most {@code burst}
- * at once (after a quiet spell). Written {@code 5000/s} (the burst is then one second's worth) or
+ * A token's rate limit in IDs: {@code perSecond} IDs a second on average, at most {@code burst} at
+ * once (after a quiet spell). Written {@code 5000/s} (the burst is then one second's worth) or
  * {@code 5000/s:20000}.
  *
  * @param perSecond 1 to {@value #MAX}
@@ -28,8 +28,8 @@ public record IdRate(long perSecond, long burst) {
     int slash = text.indexOf("/s");
     String after = slash < 0 ? null : text.substring(slash + 2);
     if (slash <= 0 || !(after.isEmpty() || after.startsWith(":") && after.length() > 1)) {
-      throw new IllegalArgumentException("RATE must be like 5000/s or 5000/s:20000 (IDs per"
-          + " second, then the burst)");
+      throw new IllegalArgumentException(
+          "RATE must be like 5000/s or 5000/s:20000 (IDs per" + " second, then the burst)");
     }
     long perSecond = number(text.substring(0, slash));
     long burst = after.isEmpty() ? perSecond : number(after.substring(1));
@@ -38,8 +38,8 @@ public record IdRate(long perSecond, long burst) {
 
   private static long number(String digits) {
     if (digits.length() > 10 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
-      throw new IllegalArgumentException("RATE must be like 5000/s or 5000/s:20000 with plain"
-          + " digits between 1 and " + MAX);
+      throw new IllegalArgumentException(
+          "RATE must be like 5000/s or 5000/s:20000 with plain" + " digits between 1 and " + MAX);
     }
     return Long.parseLong(digits);
   }

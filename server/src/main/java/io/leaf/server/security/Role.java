@@ -8,8 +8,7 @@ import java.util.Locale;
  */
 public enum Role {
   /**
-   * NextId, NextIdBatch, the formatted and snowflake RPCs, InitCache, GetTag, ListTags,
-   * WhoIssued.
+   * NextId, NextIdBatch, the formatted and snowflake RPCs, InitCache, GetTag, ListTags, WhoIssued.
    */
   ISSUE,
   /** ISSUE and ReserveIds. */

@@ -28,7 +28,10 @@ public final class ServerTokens implements AutoCloseable {
    * @param refresher makes the scheduler of the file's re-reads, asked only when a file is set
    * @throws IllegalArgumentException the token file cannot be used; one line naming it
    */
-  public static ServerTokens from(OpsConfig ops, Ticker ticker, TokenMeters meters,
+  public static ServerTokens from(
+      OpsConfig ops,
+      Ticker ticker,
+      TokenMeters meters,
       Supplier<? extends ScheduledExecutorService> refresher) {
     if (ops.tokensFile() == null) {
       TokenRegistry fixed = TokenRegistry.ofFlags(ops.adminToken(), ops.clientToken(), meters);
@@ -36,8 +39,8 @@ public final class ServerTokens implements AutoCloseable {
     }
     ScheduledExecutorService rereads = refresher.get();
     try {
-      TokensFile file = new TokensFile(ops.tokensFile(), ticker, meters, rereads,
-          ops.tokensRefresh());
+      TokensFile file =
+          new TokensFile(ops.tokensFile(), ticker, meters, rereads, ops.tokensRefresh());
       return new ServerTokens(new TokenAccess(file), file);
     } catch (RuntimeException e) {
       rereads.shutdownNow();

@@ -7,8 +7,8 @@ import java.util.Set;
 
 /**
  * The tags a token may use: exact names and {@code prefix*} patterns, or {@code *} for every tag,
- * as the token file's TAGS column writes them (comma-separated). Immutable; {@link #allows} costs
- * a hash lookup and one {@code startsWith} per prefix.
+ * as the token file's TAGS column writes them (comma-separated). Immutable; {@link #allows} costs a
+ * hash lookup and one {@code startsWith} per prefix.
  */
 public final class TagScope {
 
@@ -28,8 +28,8 @@ public final class TagScope {
   }
 
   /**
-   * The scope {@code text} writes: {@code *}, or comma-separated names and {@code prefix*}
-   * patterns ({@code orders,billing.*}).
+   * The scope {@code text} writes: {@code *}, or comma-separated names and {@code prefix*} patterns
+   * ({@code orders,billing.*}).
    *
    * @throws IllegalArgumentException one line saying what is wrong with it, never repeating it
    */
@@ -41,8 +41,8 @@ public final class TagScope {
     List<String> prefixes = new ArrayList<>();
     for (String part : text.split(",", -1)) {
       if (part.isEmpty()) {
-        throw new IllegalArgumentException("TAGS has an empty entry (two commas, or one at an"
-            + " end)");
+        throw new IllegalArgumentException(
+            "TAGS has an empty entry (two commas, or one at an" + " end)");
       }
       int star = part.indexOf('*');
       if (star < 0) {
@@ -50,8 +50,10 @@ public final class TagScope {
       } else if (star == part.length() - 1 && star > 0) {
         prefixes.add(part.substring(0, star));
       } else {
-        throw new IllegalArgumentException("TAGS entry " + (exact.size() + prefixes.size() + 1)
-            + " may hold '*' only at its end, after a prefix (or be '*' alone, for every tag)");
+        throw new IllegalArgumentException(
+            "TAGS entry "
+                + (exact.size() + prefixes.size() + 1)
+                + " may hold '*' only at its end, after a prefix (or be '*' alone, for every tag)");
       }
     }
     return new TagScope(false, Set.copyOf(exact), List.copyOf(prefixes), text);

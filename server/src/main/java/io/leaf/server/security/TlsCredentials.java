@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The server's TLS credentials from PEM files, re-read every {@code tlsRefresh} when a file
- * changed, so that rotated files (a renewed certificate, a re-mounted Secret) serve new
- * connections without a restart. With a client CA, every client must present a certificate that
- * chains to it (mutual TLS). Built on grpc-java's advanced TLS key and trust managers.
+ * changed, so that rotated files (a renewed certificate, a re-mounted Secret) serve new connections
+ * without a restart. With a client CA, every client must present a certificate that chains to it
+ * (mutual TLS). Built on grpc-java's advanced TLS key and trust managers.
  *
  * <p>The refresh is done here rather than by those managers' own file watching, which (in grpc-java
  * 1.68) runs at most once a minute and only when both key and certificate changed; a renewal that
@@ -58,10 +58,12 @@ public final class TlsCredentials implements AutoCloseable {
     loadIdentity();
     TlsServerCredentials.Builder builder = TlsServerCredentials.newBuilder().keyManager(keys);
     if (config.tlsClientCa() != null) {
-      trust = AdvancedTlsX509TrustManager.newBuilder()
-          // Client certificates name clients, not hosts: the chain is what is checked.
-          .setVerification(AdvancedTlsX509TrustManager.Verification.CERTIFICATE_ONLY_VERIFICATION)
-          .build();
+      trust =
+          AdvancedTlsX509TrustManager.newBuilder()
+              // Client certificates name clients, not hosts: the chain is what is checked.
+              .setVerification(
+                  AdvancedTlsX509TrustManager.Verification.CERTIFICATE_ONLY_VERIFICATION)
+              .build();
       loadTrust();
       builder.trustManager(trust).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
     } else {
@@ -86,8 +88,8 @@ public final class TlsCredentials implements AutoCloseable {
       return new TlsCredentials(config, refresher);
     } catch (GeneralSecurityException e) {
       refresher.shutdownNow();
-      throw new IllegalArgumentException("--tls-cert/--tls-key cannot be used: " + e.getMessage(),
-          e);
+      throw new IllegalArgumentException(
+          "--tls-cert/--tls-key cannot be used: " + e.getMessage(), e);
     } catch (RuntimeException e) {
       refresher.shutdownNow();
       throw e;
@@ -123,8 +125,11 @@ public final class TlsCredentials implements AutoCloseable {
     X509Certificate[] chain = certificates("--tls-cert", config.tlsCert());
     PrivateKey key = privateKey(config.tlsKey());
     if (!signsFor(key, chain[0])) {
-      throw new IllegalArgumentException("--tls-key " + config.tlsKey()
-          + " is not the key of the certificate in --tls-cert " + config.tlsCert());
+      throw new IllegalArgumentException(
+          "--tls-key "
+              + config.tlsKey()
+              + " is not the key of the certificate in --tls-cert "
+              + config.tlsCert());
     }
     keys.updateIdentityCredentials(chain, key);
     identityStamp = stamp;
@@ -136,8 +141,8 @@ public final class TlsCredentials implements AutoCloseable {
     try {
       trust.updateTrustCredentials(cas);
     } catch (IOException | GeneralSecurityException e) {
-      throw new IllegalArgumentException("--tls-client-ca " + config.tlsClientCa()
-          + " cannot be used: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "--tls-client-ca " + config.tlsClientCa() + " cannot be used: " + e.getMessage(), e);
     }
     trustStamp = stamp;
   }
@@ -175,8 +180,8 @@ public final class TlsCredentials implements AutoCloseable {
       }
       return certs;
     } catch (IOException | GeneralSecurityException e) {
-      throw new IllegalArgumentException(flag + " " + file + " holds no valid PEM certificate: "
-          + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          flag + " " + file + " holds no valid PEM certificate: " + e.getMessage(), e);
     }
   }
 
@@ -184,18 +189,19 @@ public final class TlsCredentials implements AutoCloseable {
     try (InputStream in = Files.newInputStream(file)) {
       return CertificateUtils.getPrivateKey(in);
     } catch (IOException | GeneralSecurityException | RuntimeException e) {
-      throw new IllegalArgumentException("--tls-key " + file
-          + " is not a PEM (PKCS#8) private key: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "--tls-key " + file + " is not a PEM (PKCS#8) private key: " + e.getMessage(), e);
     }
   }
 
   /** Whether {@code key} signs what the certificate's public key verifies (RSA and EC keys). */
   private static boolean signsFor(PrivateKey key, X509Certificate cert) {
-    String algorithm = switch (key.getAlgorithm()) {
-      case "RSA" -> "SHA256withRSA";
-      case "EC" -> "SHA256withECDSA";
-      default -> null;
-    };
+    String algorithm =
+        switch (key.getAlgorithm()) {
+          case "RSA" -> "SHA256withRSA";
+          case "EC" -> "SHA256withECDSA";
+          default -> null;
+        };
     if (algorithm == null) {
       // Another kind of key: the TLS handshake is the check.
       return true;

@@ -4,10 +4,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The one rule every transport applies to a call: who the caller is ({@link #admit}: the token
- * is known and its role grants the call) and whether it may take what it asks ({@link #allow}:
- * the tag is in its scope and its rate holds the IDs). gRPC ({@link TokenAuthInterceptor}) and
- * HTTP answer the refusals with their own statuses.
+ * The one rule every transport applies to a call: who the caller is ({@link #admit}: the token is
+ * known and its role grants the call) and whether it may take what it asks ({@link #allow}: the tag
+ * is in its scope and its rate holds the IDs). gRPC ({@link TokenAuthInterceptor}) and HTTP answer
+ * the refusals with their own statuses.
  *
  * <p>Reasons name the token by its name, the tag, the role needed, the limit; never a token or a
  * digest. Thread-safe: the registry is read once per call from its source, which a re-read token
@@ -43,7 +43,9 @@ public final class TokenAccess {
 
   private final Supplier<TokenRegistry> registry;
 
-  /** @param registry read once per call: the file's latest good registry, or a fixed one */
+  /**
+   * @param registry read once per call: the file's latest good registry, or a fixed one
+   */
   public TokenAccess(Supplier<TokenRegistry> registry) {
     this.registry = registry;
   }
@@ -73,17 +75,32 @@ public final class TokenAccess {
     }
     boolean bearer = TokenRegistry.isBearer(authorization);
     if (caller == null || caller == tokens.anonymous() && !caller.role().grants(needed)) {
-      return new Admission(null, bearer
-          ? refuse(Kind.PERMISSION_DENIED, "the bearer token does not grant " + action
-              + (caller == null ? ": this server knows no such token"
-                  : ", which needs a token of role " + needed.fileName()))
-          : refuse(Kind.UNAUTHENTICATED, action
-              + " needs the header 'authorization: Bearer <token>'"));
+      return new Admission(
+          null,
+          bearer
+              ? refuse(
+                  Kind.PERMISSION_DENIED,
+                  "the bearer token does not grant "
+                      + action
+                      + (caller == null
+                          ? ": this server knows no such token"
+                          : ", which needs a token of role " + needed.fileName()))
+              : refuse(
+                  Kind.UNAUTHENTICATED,
+                  action + " needs the header 'authorization: Bearer <token>'"));
     }
     if (!caller.role().grants(needed)) {
-      return new Admission(null, refuse(Kind.PERMISSION_DENIED, action + " needs a token of role "
-          + needed.fileName() + " or above; token '" + caller.name() + "' has role "
-          + caller.role().fileName()));
+      return new Admission(
+          null,
+          refuse(
+              Kind.PERMISSION_DENIED,
+              action
+                  + " needs a token of role "
+                  + needed.fileName()
+                  + " or above; token '"
+                  + caller.name()
+                  + "' has role "
+                  + caller.role().fileName()));
     }
     return new Admission(caller, null);
   }
@@ -91,15 +108,22 @@ public final class TokenAccess {
   /**
    * Whether {@code caller} may take {@code ids} IDs of {@code tag}; counts them on its meter.
    *
-   * @param tag the tag the call names; null for calls of no tag (snowflake IDs); empty is
-   *     allowed here, the API refuses it
+   * @param tag the tag the call names; null for calls of no tag (snowflake IDs); empty is allowed
+   *     here, the API refuses it
    * @return null when allowed
    */
   public Refusal allow(Caller caller, String tag, long ids) {
     if (tag != null && !tag.isEmpty() && !caller.allows(tag)) {
       caller.meter().refused(ids);
-      return refuse(Kind.PERMISSION_DENIED, "token '" + caller.name() + "' may not use tag '"
-          + shown(tag) + "' (its tags: " + caller.scope() + ")");
+      return refuse(
+          Kind.PERMISSION_DENIED,
+          "token '"
+              + caller.name()
+              + "' may not use tag '"
+              + shown(tag)
+              + "' (its tags: "
+              + caller.scope()
+              + ")");
     }
     IdBucket bucket = caller.bucket();
     if (bucket != null) {
@@ -116,15 +140,28 @@ public final class TokenAccess {
   }
 
   private static Refusal overRate(Caller caller, IdRate rate, long ids, long wait) {
-    String limit = "token '" + caller.name() + "' is limited to " + rate.perSecond()
-        + " IDs/s with a burst of " + rate.burst();
+    String limit =
+        "token '"
+            + caller.name()
+            + "' is limited to "
+            + rate.perSecond()
+            + " IDs/s with a burst of "
+            + rate.burst();
     if (wait == IdBucket.NEVER) {
-      return refuse(Kind.RESOURCE_EXHAUSTED, limit + ": no call may take more than the burst;"
-          + " this one asks for " + ids + ", ask in parts of at most " + rate.burst());
+      return refuse(
+          Kind.RESOURCE_EXHAUSTED,
+          limit
+              + ": no call may take more than the burst;"
+              + " this one asks for "
+              + ids
+              + ", ask in parts of at most "
+              + rate.burst());
     }
     Refusal hint = new Refusal(Kind.RESOURCE_EXHAUSTED, "", wait);
-    return new Refusal(Kind.RESOURCE_EXHAUSTED, limit + ": over it, retry in "
-        + hint.retryAfterMillis() + " ms", wait);
+    return new Refusal(
+        Kind.RESOURCE_EXHAUSTED,
+        limit + ": over it, retry in " + hint.retryAfterMillis() + " ms",
+        wait);
   }
 
   private static Refusal refuse(Kind kind, String reason) {

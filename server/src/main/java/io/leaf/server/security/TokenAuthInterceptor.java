@@ -33,8 +33,10 @@ public final class TokenAuthInterceptor implements ServerInterceptor {
 
   static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+
   /** The trailer of a refusal over the rate: milliseconds until a retry may succeed. */
   public static final String RETRY_AFTER_MS = "retry-after-ms";
+
   static final Metadata.Key<String> RETRY_AFTER =
       Metadata.Key.of(RETRY_AFTER_MS, Metadata.ASCII_STRING_MARSHALLER);
 
@@ -47,8 +49,9 @@ public final class TokenAuthInterceptor implements ServerInterceptor {
    * @param clientToken grants every RPC but the admin ones; null leaves those open
    */
   public TokenAuthInterceptor(String adminToken, String clientToken) {
-    this(new TokenAccess(constant(TokenRegistry.ofFlags(adminToken, clientToken,
-        TokenMeters.NONE))));
+    this(
+        new TokenAccess(
+            constant(TokenRegistry.ofFlags(adminToken, clientToken, TokenMeters.NONE))));
   }
 
   public TokenAuthInterceptor(TokenAccess access) {
@@ -60,8 +63,8 @@ public final class TokenAuthInterceptor implements ServerInterceptor {
   }
 
   @Override
-  public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
-      ServerCallHandler<Q, A> next) {
+  public <Q, A> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
     MethodDescriptor<Q, A> method = call.getMethodDescriptor();
     if (!LeafServiceGrpc.SERVICE_NAME.equals(method.getServiceName())
         && !SnowflakeServiceGrpc.SERVICE_NAME.equals(method.getServiceName())) {
@@ -72,22 +75,26 @@ public final class TokenAuthInterceptor implements ServerInterceptor {
         access.admit(headers.get(AUTHORIZATION), rule.role(), method.getBareMethodName());
     if (admission.refusal() != null) {
       refuse(call, admission.refusal());
-      return new ServerCall.Listener<>() { };
+      return new ServerCall.Listener<>() {};
     }
     Caller caller = admission.caller();
-    ServerCall<Q, A> served = rule.listsTags() && !caller.scope().all()
-        ? new ScopedListing<>(call, caller) : call;
-    Context context = rule.revealsOpaque() ? Context.current()
-        .withValue(CallerRights.MAY_REVEAL_OPAQUE, caller.role() == Role.ADMIN) : null;
+    ServerCall<Q, A> served =
+        rule.listsTags() && !caller.scope().all() ? new ScopedListing<>(call, caller) : call;
+    Context context =
+        rule.revealsOpaque()
+            ? Context.current()
+                .withValue(CallerRights.MAY_REVEAL_OPAQUE, caller.role() == Role.ADMIN)
+            : null;
     if (!rule.readsRequest()) {
       return start(served, headers, next, context);
     }
     return new FirstRequest<>(served, headers, next, context, caller, rule);
   }
 
-  private static <Q, A> ServerCall.Listener<Q> start(ServerCall<Q, A> call, Metadata headers,
-      ServerCallHandler<Q, A> next, Context context) {
-    return context == null ? next.startCall(call, headers)
+  private static <Q, A> ServerCall.Listener<Q> start(
+      ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next, Context context) {
+    return context == null
+        ? next.startCall(call, headers)
         : Contexts.interceptCall(context, call, headers, next);
   }
 
@@ -96,8 +103,10 @@ public final class TokenAuthInterceptor implements ServerInterceptor {
     if (refusal.retryAfterNanos() > 0) {
       trailers.put(RETRY_AFTER, Long.toString(refusal.retryAfterMillis()));
     }
-    call.close(Status.fromCode(Status.Code.valueOf(refusal.kind().name()))
-        .withDescription(refusal.reason()), trailers);
+    call.close(
+        Status.fromCode(Status.Code.valueOf(refusal.kind().name()))
+            .withDescription(refusal.reason()),
+        trailers);
   }
 
   /**
@@ -118,8 +127,13 @@ public final class TokenAuthInterceptor implements ServerInterceptor {
     private boolean refused;
     private boolean ready;
 
-    FirstRequest(ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next,
-        Context context, Caller caller, CallRules.Rule rule) {
+    FirstRequest(
+        ServerCall<Q, A> call,
+        Metadata headers,
+        ServerCallHandler<Q, A> next,
+        Context context,
+        Caller caller,
+        CallRules.Rule rule) {
       this.call = call;
       this.headers = headers;
       this.next = next;
@@ -205,7 +219,8 @@ public final class TokenAuthInterceptor implements ServerInterceptor {
     public void sendMessage(A message) {
       if (message instanceof ListTagsResponse page) {
         ListTagsResponse.Builder kept = page.toBuilder().clearTags();
-        page.getTagsList().stream().filter(t -> caller.allows(t.getBizTag()))
+        page.getTagsList().stream()
+            .filter(t -> caller.allows(t.getBizTag()))
             .forEach(kept::addTags);
         message = (A) kept.build();
       }

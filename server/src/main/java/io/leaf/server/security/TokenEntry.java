@@ -32,8 +32,11 @@ public record TokenEntry(String name, byte[] digest, Role role, TagScope scope, 
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof TokenEntry e && name.equals(e.name) && role == e.role
-        && java.util.Arrays.equals(digest, e.digest) && scope.toString().equals(e.scope.toString())
+    return o instanceof TokenEntry e
+        && name.equals(e.name)
+        && role == e.role
+        && java.util.Arrays.equals(digest, e.digest)
+        && scope.toString().equals(e.scope.toString())
         && java.util.Objects.equals(rate, e.rate);
   }
 

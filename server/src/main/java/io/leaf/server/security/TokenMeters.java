@@ -17,13 +17,14 @@ public interface TokenMeters {
   interface Meter {
 
     /** Counts nothing. */
-    Meter NONE = new Meter() {
-      @Override
-      public void granted(long ids) {}
+    Meter NONE =
+        new Meter() {
+          @Override
+          public void granted(long ids) {}
 
-      @Override
-      public void refused(long ids) {}
-    };
+          @Override
+          public void refused(long ids) {}
+        };
 
     /** {@code ids} IDs a call was allowed to take (the call may still fail for other reasons). */
     void granted(long ids);

@@ -19,11 +19,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The registry of {@code --tokens-file}, re-read whenever the file's content changes: read at
- * start (a file that cannot be used, or lists no token, stops the server with one line naming the
- * file, and the line and the rule where one is broken), then every refresh period; a changed file that parses replaces the registry whole, one
- * that does not is logged once as a warning (the reason and line number, never a hash) and the
- * previous registry keeps serving. Tokens whose name and rate stay keep their buckets.
+ * The registry of {@code --tokens-file}, re-read whenever the file's content changes: read at start
+ * (a file that cannot be used, or lists no token, stops the server with one line naming the file,
+ * and the line and the rule where one is broken), then every refresh period; a changed file that
+ * parses replaces the registry whole, one that does not is logged once as a warning (the reason and
+ * line number, never a hash) and the previous registry keeps serving. Tokens whose name and rate
+ * stay keep their buckets.
  *
  * <p>The file is compared by its content's digest, so a same-size rewrite within a clock tick is
  * seen too. Write it atomically (a new file renamed over the old, as a Kubernetes Secret mount
@@ -33,8 +34,10 @@ import org.slf4j.LoggerFactory;
 public final class TokensFile implements Supplier<TokenRegistry>, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(TokensFile.class);
+
   /** The largest file read: far above {@link TokenFileParser#MAX_TOKENS} lines. */
   static final long MAX_BYTES = 4L << 20;
+
   static final String FLAG = "--tokens-file";
 
   private final Path file;
@@ -42,8 +45,10 @@ public final class TokensFile implements Supplier<TokenRegistry>, AutoCloseable 
   private final TokenMeters meters;
   private final ScheduledExecutorService refresher;
   private volatile TokenRegistry current;
+
   /** The digest of the content last read, good or not: each change is reported once. */
   private byte[] seen;
+
   private final WarnLimiter warnings;
   private String lastWarning;
 
@@ -54,8 +59,12 @@ public final class TokensFile implements Supplier<TokenRegistry>, AutoCloseable 
    *     #reload} re-reads
    * @throws IllegalArgumentException {@code --tokens-file <file>: ...}, one line
    */
-  public TokensFile(Path file, Ticker ticker, TokenMeters meters,
-      ScheduledExecutorService refresher, java.time.Duration period) {
+  public TokensFile(
+      Path file,
+      Ticker ticker,
+      TokenMeters meters,
+      ScheduledExecutorService refresher,
+      java.time.Duration period) {
     this.file = file;
     this.ticker = ticker;
     this.meters = meters;
@@ -65,8 +74,12 @@ public final class TokensFile implements Supplier<TokenRegistry>, AutoCloseable 
     if (current.size() == 0) {
       // As an empty --admin-token-file is: a server whose every call would be refused is a
       // mistake to refuse at start, not a server to run.
-      throw new IllegalArgumentException(FLAG + " " + file + " lists no token, so every call"
-          + " would be refused; list at least one (NAME HASH ROLE TAGS) or leave the flag out");
+      throw new IllegalArgumentException(
+          FLAG
+              + " "
+              + file
+              + " lists no token, so every call"
+              + " would be refused; list at least one (NAME HASH ROLE TAGS) or leave the flag out");
     }
     this.seen = sha256(content);
     this.refresher = refresher;
@@ -110,8 +123,13 @@ public final class TokensFile implements Supplier<TokenRegistry>, AutoCloseable 
     } catch (IllegalArgumentException e) {
       warning = e.getMessage() + "; the previous " + current.size() + " tokens keep serving";
     } catch (RuntimeException e) {
-      warning = FLAG + " " + file + " not re-read (" + e.getClass().getSimpleName()
-          + "); the previous tokens keep serving";
+      warning =
+          FLAG
+              + " "
+              + file
+              + " not re-read ("
+              + e.getClass().getSimpleName()
+              + "); the previous tokens keep serving";
     }
     // A new reason is told at once; the same one (a file gone for good, read every
     // --tokens-refresh) at most once a minute.
@@ -127,9 +145,13 @@ public final class TokensFile implements Supplier<TokenRegistry>, AutoCloseable 
   private TokenRegistry parse(byte[] content, TokenRegistry previous) {
     String text;
     try {
-      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(content))
-          .toString();
+      text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(content))
+              .toString();
     } catch (CharacterCodingException e) {
       throw new IllegalArgumentException(FLAG + " " + file + " is not UTF-8 text");
     }
@@ -146,13 +168,13 @@ public final class TokensFile implements Supplier<TokenRegistry>, AutoCloseable 
         throw new IllegalArgumentException(FLAG + " " + file + " is not a readable file");
       }
       if (Files.size(file) > MAX_BYTES) {
-        throw new IllegalArgumentException(FLAG + " " + file + " is larger than " + MAX_BYTES
-            + " bytes");
+        throw new IllegalArgumentException(
+            FLAG + " " + file + " is larger than " + MAX_BYTES + " bytes");
       }
       return Files.readAllBytes(file);
     } catch (IOException e) {
-      throw new IllegalArgumentException(FLAG + " " + file + " cannot be read: "
-          + e.getClass().getSimpleName());
+      throw new IllegalArgumentException(
+          FLAG + " " + file + " cannot be read: " + e.getClass().getSimpleName());
     }
   }
 

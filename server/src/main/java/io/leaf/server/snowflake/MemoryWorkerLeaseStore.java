@@ -27,19 +27,19 @@ public final class MemoryWorkerLeaseStore implements WorkerLeaseStore {
   }
 
   @Override
-  public void createSchemaIfMissing() {
-  }
+  public void createSchemaIfMissing() {}
 
   @Override
-  public synchronized Optional<WorkerLease> claim(int fromId, int toId, String owner,
-      Duration ttl) {
+  public synchronized Optional<WorkerLease> claim(
+      int fromId, int toId, String owner, Duration ttl) {
     fail();
     long now = clock.millis();
     for (int id = fromId; id <= toId; id++) {
       WorkerLease row = rows.get(id);
       if (row == null || row.expiresMs() < now) {
-        WorkerLease lease = new WorkerLease(id, owner, now + ttl.toMillis(),
-            row == null ? 0 : row.lastTimestampMs());
+        WorkerLease lease =
+            new WorkerLease(
+                id, owner, now + ttl.toMillis(), row == null ? 0 : row.lastTimestampMs());
         rows.put(id, lease);
         return Optional.of(lease);
       }
@@ -48,15 +48,19 @@ public final class MemoryWorkerLeaseStore implements WorkerLeaseStore {
   }
 
   @Override
-  public synchronized Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
-      long lastTimestampMs, long storedAtLeastMs) {
+  public synchronized Optional<WorkerLease> renew(
+      int workerId, String owner, Duration ttl, long lastTimestampMs, long storedAtLeastMs) {
     fail();
     WorkerLease row = rows.get(workerId);
     if (row == null || !row.owner().equals(owner) || row.lastTimestampMs() < storedAtLeastMs) {
       return Optional.empty();
     }
-    WorkerLease renewed = new WorkerLease(workerId, owner, clock.millis() + ttl.toMillis(),
-        Math.max(row.lastTimestampMs(), lastTimestampMs));
+    WorkerLease renewed =
+        new WorkerLease(
+            workerId,
+            owner,
+            clock.millis() + ttl.toMillis(),
+            Math.max(row.lastTimestampMs(), lastTimestampMs));
     rows.put(workerId, renewed);
     return Optional.of(renewed);
   }

@@ -2,8 +2,8 @@ package io.leaf.server.snowflake;
 
 /**
  * Where the sequence of a millisecond the wall clock reached starts: a value rotating through
- * {@code 0..window-1}, one step per such millisecond, so that at low traffic {@code id % m}
- * spreads evenly for every {@code m} dividing the window (16 included) instead of always being 0.
+ * {@code 0..window-1}, one step per such millisecond, so that at low traffic {@code id % m} spreads
+ * evenly for every {@code m} dividing the window (16 included) instead of always being 0.
  */
 /*
  * Why rotating, not random: a rotation covers every residue equally after window milliseconds,

@@ -31,22 +31,30 @@ import org.slf4j.LoggerFactory;
 public final class Snowflake implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(Snowflake.class);
+
   /** Fewer years left than this and the server warns at start. */
   static final double WARN_YEARS_LEFT = 5;
+
   private static final double MS_PER_YEAR = 365.2425 * 24 * 3600 * 1000;
 
   private final SnowflakeGenerator generator;
   private final WorkerLeaseKeeper keeper;
   private final InstantSource wall;
+
   /** Runs the keeper's steps one at a time; must run one task at a time. */
   private final ScheduledExecutorService thread;
+
   /** Resumes stream chunks; apart from the keeper, whose database calls may take seconds. */
   private final ScheduledExecutorService timer;
+
   private volatile boolean closed;
+
   /** Told the lease's state after every lease step and every {@link #REPORT_EVERY_MS}. */
-  private volatile Runnable leaseReport = () -> { };
+  private volatile Runnable leaseReport = () -> {};
+
   /** How often the lease's state is reported between steps (its validity ends on its own). */
   static final long REPORT_EVERY_MS = 250;
+
   private final AtomicBoolean reportFailureLogged = new AtomicBoolean();
 
   /**
@@ -57,23 +65,39 @@ public final class Snowflake implements AutoCloseable {
    *     seconds); owned by this object from now on
    * @param chunkTimer resumes stream chunks and reports the lease; owned from now on
    */
-  public Snowflake(WorkerLeaseStore store, SnowflakeLayout layout, int fromId, int toId,
-      Duration ttl, InstantSource wall, Ticker monotonic, ScheduledExecutorService leaseScheduler,
+  public Snowflake(
+      WorkerLeaseStore store,
+      SnowflakeLayout layout,
+      int fromId,
+      int toId,
+      Duration ttl,
+      InstantSource wall,
+      Ticker monotonic,
+      ScheduledExecutorService leaseScheduler,
       ScheduledExecutorService chunkTimer) {
     this(store, layout, fromId, toId, ttl, wall, monotonic, leaseScheduler, chunkTimer, false);
   }
 
   /**
-   * @param exclusive the lease table's database is one no other process can open while this one
-   *     has it: a claimed worker ID issues at once ({@link WorkerLeaseKeeper})
+   * @param exclusive the lease table's database is one no other process can open while this one has
+   *     it: a claimed worker ID issues at once ({@link WorkerLeaseKeeper})
    */
-  public Snowflake(WorkerLeaseStore store, SnowflakeLayout layout, int fromId, int toId,
-      Duration ttl, InstantSource wall, Ticker monotonic, ScheduledExecutorService leaseScheduler,
-      ScheduledExecutorService chunkTimer, boolean exclusive) {
+  public Snowflake(
+      WorkerLeaseStore store,
+      SnowflakeLayout layout,
+      int fromId,
+      int toId,
+      Duration ttl,
+      InstantSource wall,
+      Ticker monotonic,
+      ScheduledExecutorService leaseScheduler,
+      ScheduledExecutorService chunkTimer,
+      boolean exclusive) {
     this.wall = wall;
     this.generator = new SnowflakeGenerator(layout, wall, monotonic);
-    this.keeper = new WorkerLeaseKeeper(store, generator, monotonic, fromId, toId, ttl,
-        ownerToken(), exclusive);
+    this.keeper =
+        new WorkerLeaseKeeper(
+            store, generator, monotonic, fromId, toId, ttl, ownerToken(), exclusive);
     this.thread = leaseScheduler;
     this.timer = chunkTimer;
   }
@@ -82,15 +106,18 @@ public final class Snowflake implements AutoCloseable {
   public Snowflake start() {
     double left = yearsLeft();
     if (left < WARN_YEARS_LEFT) {
-      log.warn("the snowflake layout runs out in {} ({} years left): {}; plan a move to a later"
-          + " --snowflake-epoch", generator.layout().endYear(), String.format("%.1f", left),
+      log.warn(
+          "the snowflake layout runs out in {} ({} years left): {}; plan a move to a later"
+              + " --snowflake-epoch",
+          generator.layout().endYear(),
+          String.format("%.1f", left),
           generator.layout());
     } else {
       log.info("snowflake layout {}", generator.layout());
     }
     thread.execute(this::step);
-    timer.scheduleWithFixedDelay(this::report, REPORT_EVERY_MS, REPORT_EVERY_MS,
-        TimeUnit.MILLISECONDS);
+    timer.scheduleWithFixedDelay(
+        this::report, REPORT_EVERY_MS, REPORT_EVERY_MS, TimeUnit.MILLISECONDS);
     return this;
   }
 
@@ -133,8 +160,10 @@ public final class Snowflake implements AutoCloseable {
     } catch (Throwable e) {
       // Even an Error: letting it out would end the renewals (or the periodic report) for good.
       if (reportFailureLogged.compareAndSet(false, true)) {
-        log.warn("reporting the worker lease's state failed (the lease itself is unaffected; logged"
-            + " once): {}", e.toString());
+        log.warn(
+            "reporting the worker lease's state failed (the lease itself is unaffected; logged"
+                + " once): {}",
+            e.toString());
       }
     }
   }
@@ -145,8 +174,8 @@ public final class Snowflake implements AutoCloseable {
   }
 
   /**
-   * Up to {@code max} IDs: at once when the sequence has them, else when the clock has moved on
-   * (a timer, no thread waits). Fails as {@link #nextId()} does.
+   * Up to {@code max} IDs: at once when the sequence has them, else when the clock has moved on (a
+   * timer, no thread waits). Fails as {@link #nextId()} does.
    */
   public CompletableFuture<IdRanges> nextIds(int max) {
     CompletableFuture<IdRanges> out = new CompletableFuture<>();

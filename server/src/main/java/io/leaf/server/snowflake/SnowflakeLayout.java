@@ -4,8 +4,8 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 
 /**
- * How a snowflake ID splits its value bits (63 at most): milliseconds since {@code epochMs} in
- * the high {@code timestampBits}, then the worker ID, then the sequence within the millisecond.
+ * How a snowflake ID splits its value bits (63 at most): milliseconds since {@code epochMs} in the
+ * high {@code timestampBits}, then the worker ID, then the sequence within the millisecond.
  *
  * <p>The sign bit stays 0, so every ID is a positive {@code long}; a layout of fewer bits keeps
  * every ID below {@code 2^}{@link #totalBits()} (53 bits, e.g. 41/5/7, is exact in JavaScript's
@@ -18,30 +18,47 @@ import java.time.ZoneOffset;
  *
  * @param epochMs Unix epoch milliseconds of timestamp 0
  */
-public record SnowflakeLayout(long epochMs, int timestampBits, int workerIdBits,
-    int sequenceBits) {
+public record SnowflakeLayout(long epochMs, int timestampBits, int workerIdBits, int sequenceBits) {
 
   /** Meituan Leaf's (and Twitter's) {@code twepoch}: 2010-11-04T01:42:54.657Z. */
   public static final long MEITUAN_EPOCH_MS = 1288834974657L;
+
   public static final SnowflakeLayout DEFAULT = new SnowflakeLayout(MEITUAN_EPOCH_MS, 41, 10, 12);
 
-  /** @throws IllegalArgumentException the widths do not add up to 63 or one is out of range */
+  /**
+   * @throws IllegalArgumentException the widths do not add up to 63 or one is out of range
+   */
   public SnowflakeLayout {
     if (timestampBits + workerIdBits + sequenceBits > 63) {
-      throw new IllegalArgumentException("timestamp, worker ID and sequence bits must add up to"
-          + " at most 63, got " + timestampBits + "/" + workerIdBits + "/" + sequenceBits);
+      throw new IllegalArgumentException(
+          "timestamp, worker ID and sequence bits must add up to"
+              + " at most 63, got "
+              + timestampBits
+              + "/"
+              + workerIdBits
+              + "/"
+              + sequenceBits);
     }
-    if (timestampBits < 30 || workerIdBits < 1 || workerIdBits > 20 || sequenceBits < 1
+    if (timestampBits < 30
+        || workerIdBits < 1
+        || workerIdBits > 20
+        || sequenceBits < 1
         || sequenceBits > 22) {
-      throw new IllegalArgumentException("bits must be timestamp 30 or more, worker ID 1 to 20,"
-          + " sequence 1 to 22, got " + timestampBits + "/" + workerIdBits + "/" + sequenceBits);
+      throw new IllegalArgumentException(
+          "bits must be timestamp 30 or more, worker ID 1 to 20,"
+              + " sequence 1 to 22, got "
+              + timestampBits
+              + "/"
+              + workerIdBits
+              + "/"
+              + sequenceBits);
     }
     if (epochMs < 0) {
       throw new IllegalArgumentException("epoch must not be before 1970, got " + epochMs);
     }
     if (epochMs > Long.MAX_VALUE - (1L << timestampBits)) {
-      throw new IllegalArgumentException("epoch " + epochMs + " is too late for "
-          + timestampBits + " timestamp bits");
+      throw new IllegalArgumentException(
+          "epoch " + epochMs + " is too late for " + timestampBits + " timestamp bits");
     }
   }
 
@@ -82,16 +99,21 @@ public record SnowflakeLayout(long epochMs, int timestampBits, int workerIdBits,
   public long compose(long timestampMs, int workerId, int sequence) {
     long delta = timestampMs - epochMs;
     if (delta < 0 || timestampMs > maxTimestampMs()) {
-      throw new IllegalArgumentException("timestamp " + timestampMs + " is outside the layout's "
-          + epochMs + ".." + maxTimestampMs());
+      throw new IllegalArgumentException(
+          "timestamp "
+              + timestampMs
+              + " is outside the layout's "
+              + epochMs
+              + ".."
+              + maxTimestampMs());
     }
     if (workerId < 0 || workerId > maxWorkerId()) {
-      throw new IllegalArgumentException("worker ID must be between 0 and " + maxWorkerId()
-          + ", got " + workerId);
+      throw new IllegalArgumentException(
+          "worker ID must be between 0 and " + maxWorkerId() + ", got " + workerId);
     }
     if (sequence < 0 || sequence > maxSequence()) {
-      throw new IllegalArgumentException("sequence must be between 0 and " + maxSequence()
-          + ", got " + sequence);
+      throw new IllegalArgumentException(
+          "sequence must be between 0 and " + maxSequence() + ", got " + sequence);
     }
     return (delta << (workerIdBits + sequenceBits)) | ((long) workerId << sequenceBits) | sequence;
   }
@@ -102,8 +124,13 @@ public record SnowflakeLayout(long epochMs, int timestampBits, int workerIdBits,
       throw new IllegalArgumentException("id must not be negative, got " + id);
     }
     if (totalBits() < 63 && id >>> totalBits() != 0) {
-      throw new IllegalArgumentException("id must be below 2^" + totalBits() + " in this "
-          + totalBits() + "-bit layout, got " + id);
+      throw new IllegalArgumentException(
+          "id must be below 2^"
+              + totalBits()
+              + " in this "
+              + totalBits()
+              + "-bit layout, got "
+              + id);
     }
     int sequence = (int) (id & maxSequence());
     int workerId = (int) ((id >>> sequenceBits) & maxWorkerId());
@@ -116,9 +143,19 @@ public record SnowflakeLayout(long epochMs, int timestampBits, int workerIdBits,
 
   @Override
   public String toString() {
-    return timestampBits + "/" + workerIdBits + "/" + sequenceBits + " bits from epoch "
-        + Instant.ofEpochMilli(epochMs) + " (runs out in " + endYear() + "; "
-        + idsPerMillisecond() + " IDs/ms per worker" + (javascriptSafe()
-            ? "; every ID exact in JavaScript" : "") + ")";
+    return timestampBits
+        + "/"
+        + workerIdBits
+        + "/"
+        + sequenceBits
+        + " bits from epoch "
+        + Instant.ofEpochMilli(epochMs)
+        + " (runs out in "
+        + endYear()
+        + "; "
+        + idsPerMillisecond()
+        + " IDs/ms per worker"
+        + (javascriptSafe() ? "; every ID exact in JavaScript" : "")
+        + ")";
   }
 }

@@ -14,35 +14,35 @@ import org.slf4j.LoggerFactory;
  * server can be issuing with the same worker ID.
  *
  * <p>It claims a free worker ID in the range, lets the generator issue with it only once any
- * earlier holder has certainly stopped, renews it every third of the TTL, and releases it on
- * {@link #release()}.
+ * earlier holder has certainly stopped, renews it every third of the TTL, and releases it on {@link
+ * #release()}.
  *
  * <p>Each step is one call of {@link #step()}, which returns when to call it next; the owner
  * ({@link Snowflake}) runs it on a thread of its own, tests call it with a fake clock.
  *
  * <p>The fence: a renewal sent at monotonic time {@code t} and acknowledged lets the generator
  * issue until {@code t + ttl - margin}; the database judges the lease from its own clock when it
- * ran the statement, which is later than {@code t}, so the server always stops before the
- * database could give the worker ID to another server. The margin (a fifth of the TTL) covers the
- * two clocks' rates differing. Before the first ID of a claimed worker the keeper stores a
- * ceiling (see {@link SnowflakeGenerator}), so a claim alone never lets the server issue.
+ * ran the statement, which is later than {@code t}, so the server always stops before the database
+ * could give the worker ID to another server. The margin (a fifth of the TTL) covers the two
+ * clocks' rates differing. Before the first ID of a claimed worker the keeper stores a ceiling (see
+ * {@link SnowflakeGenerator}), so a claim alone never lets the server issue.
  *
  * <p>The rewind rule: the lease table may lose or rewind a row (a restored backup, a promoted
- * lagging replica, an operator's DELETE) while another server still holds the worker ID, so no
- * row is trusted to prove the worker free. A claim is held back ("quarantined") for the TTL plus
- * {@link SnowflakeGenerator#MAX_BORROW_MS} by the monotonic clock: any earlier holder's own fence
- * has ended by then (its last renewal came before the claim). Its IDs start above the stored
- * timestamp and above the database's time at the claim plus the same span, which is above any
- * timestamp an earlier holder could have reached while its clock was within a fifth of the TTL of
- * the database's. A holder renews only a row that still holds at least the ceiling it stored; a
- * row deleted, zeroed or rewound under it ends its lease at its next renewal. A renewal that
- * succeeds only after the holder's own fence lapsed counts as a new claim (the row may have been
- * put back to this holder's own old copy after another server claimed it).
+ * lagging replica, an operator's DELETE) while another server still holds the worker ID, so no row
+ * is trusted to prove the worker free. A claim is held back ("quarantined") for the TTL plus {@link
+ * SnowflakeGenerator#MAX_BORROW_MS} by the monotonic clock: any earlier holder's own fence has
+ * ended by then (its last renewal came before the claim). Its IDs start above the stored timestamp
+ * and above the database's time at the claim plus the same span, which is above any timestamp an
+ * earlier holder could have reached while its clock was within a fifth of the TTL of the
+ * database's. A holder renews only a row that still holds at least the ceiling it stored; a row
+ * deleted, zeroed or rewound under it ends its lease at its next renewal. A renewal that succeeds
+ * only after the holder's own fence lapsed counts as a new claim (the row may have been put back to
+ * this holder's own old copy after another server claimed it).
  *
- * <p>An exclusive database (an embedded H2 that no other process can open while this one has
- * it) has no other holder to wait out: the only earlier holders were processes that had the
- * database before this one, and they are gone. There a claim starts issuing at once, above the
- * stored ceiling, which every holder stores before issuing.
+ * <p>An exclusive database (an embedded H2 that no other process can open while this one has it)
+ * has no other holder to wait out: the only earlier holders were processes that had the database
+ * before this one, and they are gone. There a claim starts issuing at once, above the stored
+ * ceiling, which every holder stores before issuing.
  *
  * <p>A stored timestamp beyond the layout's end (a clock glitch) cannot be the time of any ID
  * issued, so it is discarded at claim time with a warning and {@link #discardedFloors()} counts it.
@@ -66,33 +66,55 @@ public final class WorkerLeaseKeeper {
   private final long retryNanos;
   private final long validNanos;
   private final long quarantineNanos;
+
   /** No other server can hold a worker ID of this database: no quarantine. */
   private final boolean exclusive;
+
   private WorkerLease lease;
+
   /** The ceiling stored for the held lease (epoch millis): what a renewal must still find. */
   private long storedMs;
+
   /** While quarantined: the first timestamp IDs may have, and when issuing may start. */
   private long pendingFloorMs;
+
   private long pendingUntilNanos;
-  /** When the last renewal (or claim) the database acknowledged was sent, by the monotonic clock. */
+
+  /**
+   * When the last renewal (or claim) the database acknowledged was sent, by the monotonic clock.
+   */
   private long ackSentNanos;
+
   private boolean active;
   private boolean released;
   private boolean warnedExhausted;
   private final WarnLimiter failureWarnings;
   private volatile long discardedFloors;
 
-  public WorkerLeaseKeeper(WorkerLeaseStore store, SnowflakeGenerator generator, Ticker monotonic,
-      int fromId, int toId, Duration ttl, String owner) {
+  public WorkerLeaseKeeper(
+      WorkerLeaseStore store,
+      SnowflakeGenerator generator,
+      Ticker monotonic,
+      int fromId,
+      int toId,
+      Duration ttl,
+      String owner) {
     this(store, generator, monotonic, fromId, toId, ttl, owner, false);
   }
 
   /**
-   * @param exclusive no other process can reach the lease table while this one runs (an
-   *     exclusive embedded database): claims issue at once, without a quarantine
+   * @param exclusive no other process can reach the lease table while this one runs (an exclusive
+   *     embedded database): claims issue at once, without a quarantine
    */
-  public WorkerLeaseKeeper(WorkerLeaseStore store, SnowflakeGenerator generator, Ticker monotonic,
-      int fromId, int toId, Duration ttl, String owner, boolean exclusive) {
+  public WorkerLeaseKeeper(
+      WorkerLeaseStore store,
+      SnowflakeGenerator generator,
+      Ticker monotonic,
+      int fromId,
+      int toId,
+      Duration ttl,
+      String owner,
+      boolean exclusive) {
     this.exclusive = exclusive;
     this.store = store;
     this.generator = generator;
@@ -130,15 +152,22 @@ public final class WorkerLeaseKeeper {
     } catch (RuntimeException e) {
       if (lease == null) {
         // A refusal that lasts (grants, a read-only database) is told as it is.
-        generator.refuseWith(e instanceof StoreRejectedException ? e
-            : new NoWorkerLeaseException("no worker lease: the lease table cannot be used now ("
-                + e.getMessage() + "); the server keeps trying"));
+        generator.refuseWith(
+            e instanceof StoreRejectedException
+                ? e
+                : new NoWorkerLeaseException(
+                    "no worker lease: the lease table cannot be used now ("
+                        + e.getMessage()
+                        + "); the server keeps trying"));
       }
       // Retried every second or so through an outage: one line a minute says it all.
       long skipped = failureWarnings.acquire();
       if (skipped >= 0) {
-        log.warn("worker lease {} failed: {}{}", lease == null ? "claim" : "renewal of worker ID "
-            + lease.workerId(), e.getMessage(), WarnLimiter.heldBack(skipped));
+        log.warn(
+            "worker lease {} failed: {}{}",
+            lease == null ? "claim" : "renewal of worker ID " + lease.workerId(),
+            e.getMessage(),
+            WarnLimiter.heldBack(skipped));
       }
       return retryNanos;
     }
@@ -148,12 +177,21 @@ public final class WorkerLeaseKeeper {
     Optional<WorkerLease> claimed = store.claim(fromId, toId, owner, ttl);
     if (claimed.isEmpty()) {
       int size = toId - fromId + 1;
-      generator.refuseWith(new LimitExceededException("no free worker ID in " + fromId + "-"
-          + toId + ": every one is leased by another server; the server keeps trying", size,
-          RANGE_FLAG));
+      generator.refuseWith(
+          new LimitExceededException(
+              "no free worker ID in "
+                  + fromId
+                  + "-"
+                  + toId
+                  + ": every one is leased by another server; the server keeps trying",
+              size,
+              RANGE_FLAG));
       if (!warnedExhausted) {
-        log.warn("no free worker ID in {}-{} ({}): snowflake IDs are refused until one is free",
-            fromId, toId, RANGE_FLAG);
+        log.warn(
+            "no free worker ID in {}-{} ({}): snowflake IDs are refused until one is free",
+            fromId,
+            toId,
+            RANGE_FLAG);
         warnedExhausted = true;
       }
       return retryNanos;
@@ -163,19 +201,24 @@ public final class WorkerLeaseKeeper {
     long stored = got.lastTimestampMs();
     if (stored > generator.layout().maxTimestampMs()) {
       discardedFloors++;
-      log.warn("worker ID {}: the stored timestamp {} is beyond the layout's end ({}); no ID can"
-          + " have that time, so it is discarded (metric leaf_snowflake_discarded_floors_total)",
-          got.workerId(), stored, generator.layout().maxTimestampMs());
+      log.warn(
+          "worker ID {}: the stored timestamp {} is beyond the layout's end ({}); no ID can have"
+              + " that time, so it is discarded (metric leaf_snowflake_discarded_floors_total)",
+          got.workerId(),
+          stored,
+          generator.layout().maxTimestampMs());
       stored = 0;
     }
     // The claim's own expiry is the database's time at the claim plus the TTL; on an exclusive
     // database no holder can be running, and what the last one stored is above all it issued.
-    long floor = exclusive ? stored + 1
-        : Math.max(stored + 1, got.expiresMs() + SnowflakeGenerator.MAX_BORROW_MS);
+    long floor =
+        exclusive
+            ? stored + 1
+            : Math.max(stored + 1, got.expiresMs() + SnowflakeGenerator.MAX_BORROW_MS);
     long ceiling = floor + quarantine(ttl).toMillis() + SnowflakeGenerator.MAX_BORROW_MS;
     long sent = monotonic.read();
-    Optional<WorkerLease> confirmed = store.renew(got.workerId(), owner, ttl, ceiling,
-        got.lastTimestampMs());
+    Optional<WorkerLease> confirmed =
+        store.renew(got.workerId(), owner, ttl, ceiling, got.lastTimestampMs());
     long now = monotonic.read();
     if (confirmed.isEmpty()) {
       return retryNanos;
@@ -187,16 +230,38 @@ public final class WorkerLeaseKeeper {
     pendingUntilNanos = now + quarantineNanos;
     active = false;
     if (exclusive) {
-      log.info("worker ID {} claimed (range {}-{}, {} {}) on a database no other process can"
-          + " open: no earlier holder to wait out", lease.workerId(), fromId, toId, TTL_FLAG, ttl);
+      log.info(
+          "worker ID {} claimed (range {}-{}, {} {}) on a database no other process can"
+              + " open: no earlier holder to wait out",
+          lease.workerId(),
+          fromId,
+          toId,
+          TTL_FLAG,
+          ttl);
       return awaitQuarantine();
     }
-    generator.refuseWith(new NoWorkerLeaseException("worker ID " + lease.workerId()
-        + " is claimed; its IDs start " + quarantine(ttl).toMillis() + " ms after the claim ("
-        + TTL_FLAG + " " + ttl + " plus " + SnowflakeGenerator.MAX_BORROW_MS
-        + " ms), once any earlier holder has certainly stopped"));
-    log.info("worker ID {} claimed (range {}-{}, {} {}); IDs start in {} ms above {}",
-        lease.workerId(), fromId, toId, TTL_FLAG, ttl, quarantine(ttl).toMillis(), floor - 1);
+    generator.refuseWith(
+        new NoWorkerLeaseException(
+            "worker ID "
+                + lease.workerId()
+                + " is claimed; its IDs start "
+                + quarantine(ttl).toMillis()
+                + " ms after the claim ("
+                + TTL_FLAG
+                + " "
+                + ttl
+                + " plus "
+                + SnowflakeGenerator.MAX_BORROW_MS
+                + " ms), once any earlier holder has certainly stopped"));
+    log.info(
+        "worker ID {} claimed (range {}-{}, {} {}); IDs start in {} ms above {}",
+        lease.workerId(),
+        fromId,
+        toId,
+        TTL_FLAG,
+        ttl,
+        quarantine(ttl).toMillis(),
+        floor - 1);
     return Math.min(renewEveryNanos, quarantineNanos);
   }
 
@@ -215,14 +280,23 @@ public final class WorkerLeaseKeeper {
       return Math.max(0, Math.min(renewEveryNanos, left));
     }
     long reference = generator.prepare(pendingFloorMs);
-    long ceiling = Math.max(storedMs, Math.max(pendingFloorMs, reference) + ttl.toMillis()
-        + SnowflakeGenerator.MAX_BORROW_MS);
+    long ceiling =
+        Math.max(
+            storedMs,
+            Math.max(pendingFloorMs, reference)
+                + ttl.toMillis()
+                + SnowflakeGenerator.MAX_BORROW_MS);
     if (!renewStored(ceiling, sent)) {
       return 0;
     }
     active = true;
-    generator.activate(lease.workerId(), pendingFloorMs, ceiling, sent + validNanos,
-        lease.expiresMs(), fenceMessage(lease.workerId()));
+    generator.activate(
+        lease.workerId(),
+        pendingFloorMs,
+        ceiling,
+        sent + validNanos,
+        lease.expiresMs(),
+        fenceMessage(lease.workerId()));
     log.info("worker ID {} leased; IDs start above {}", lease.workerId(), pendingFloorMs - 1);
     return renewEveryNanos;
   }
@@ -230,8 +304,9 @@ public final class WorkerLeaseKeeper {
   private long renew() {
     long sent = monotonic.read();
     boolean lapsed = lapsed(sent);
-    long ceiling = Math.max(storedMs, generator.referenceMs() + ttl.toMillis()
-        + SnowflakeGenerator.MAX_BORROW_MS);
+    long ceiling =
+        Math.max(
+            storedMs, generator.referenceMs() + ttl.toMillis() + SnowflakeGenerator.MAX_BORROW_MS);
     if (!renewStored(ceiling, sent)) {
       return 0;
     }
@@ -247,10 +322,10 @@ public final class WorkerLeaseKeeper {
    * holds what it stored; else the lease is given up at once.
    */
   /**
-   * Whether a fence's length passed since the last acknowledged renewal was sent: the database
-   * may have judged the lease ended, another server claimed it, and the row been put back since
-   * (a restored backup holding this server's own row), so a renewal that succeeds now proves
-   * nothing about the time between.
+   * Whether a fence's length passed since the last acknowledged renewal was sent: the database may
+   * have judged the lease ended, another server claimed it, and the row been put back since (a
+   * restored backup holding this server's own row), so a renewal that succeeds now proves nothing
+   * about the time between.
    */
   private boolean lapsed(long sentNanos) {
     return sentNanos - (ackSentNanos + validNanos) >= 0;
@@ -261,15 +336,20 @@ public final class WorkerLeaseKeeper {
    * passed again, and then only above the database's time now plus the quarantine.
    */
   private long requarantine() {
-    generator.revoke(new NoWorkerLeaseException("the lease of worker ID " + lease.workerId()
-        + " lapsed before it was renewed; its IDs start again " + quarantine(ttl).toMillis()
-        + " ms after the renewal, once any other holder has certainly stopped"));
+    generator.revoke(
+        new NoWorkerLeaseException(
+            "the lease of worker ID "
+                + lease.workerId()
+                + " lapsed before it was renewed; its IDs start again "
+                + quarantine(ttl).toMillis()
+                + " ms after the renewal, once any other holder has certainly stopped"));
     active = false;
-    pendingFloorMs = Math.max(pendingFloorMs, lease.expiresMs()
-        + SnowflakeGenerator.MAX_BORROW_MS);
+    pendingFloorMs = Math.max(pendingFloorMs, lease.expiresMs() + SnowflakeGenerator.MAX_BORROW_MS);
     pendingUntilNanos = monotonic.read() + quarantineNanos;
-    log.warn("worker ID {}: renewed only after its lease lapsed; held back {} ms as a new claim",
-        lease.workerId(), quarantine(ttl).toMillis());
+    log.warn(
+        "worker ID {}: renewed only after its lease lapsed; held back {} ms as a new claim",
+        lease.workerId(),
+        quarantine(ttl).toMillis());
     return Math.min(renewEveryNanos, quarantineNanos);
   }
 
@@ -279,10 +359,16 @@ public final class WorkerLeaseKeeper {
       int lost = lease.workerId();
       lease = null;
       active = false;
-      generator.revoke(new NoWorkerLeaseException("the lease of worker ID " + lost + " was"
-          + " taken by another server or its row changed; claiming another"));
-      log.warn("worker ID {} is no longer this server's (another server claimed it, or its row in"
-          + " the lease table was deleted or moved back); claiming another", lost);
+      generator.revoke(
+          new NoWorkerLeaseException(
+              "the lease of worker ID "
+                  + lost
+                  + " was"
+                  + " taken by another server or its row changed; claiming another"));
+      log.warn(
+          "worker ID {} is no longer this server's (another server claimed it, or its row in"
+              + " the lease table was deleted or moved back); claiming another",
+          lost);
       return false;
     }
     lease = renewed.get();
@@ -292,8 +378,14 @@ public final class WorkerLeaseKeeper {
   }
 
   private String fenceMessage(int workerId) {
-    return "the lease of worker ID " + workerId + " is not confirmed by the database within "
-        + Duration.ofNanos(validNanos).toMillis() + " ms (" + TTL_FLAG + " " + ttl
+    return "the lease of worker ID "
+        + workerId
+        + " is not confirmed by the database within "
+        + Duration.ofNanos(validNanos).toMillis()
+        + " ms ("
+        + TTL_FLAG
+        + " "
+        + ttl
         + " less a margin); the server stops issuing until it renews or claims a lease";
   }
 
@@ -316,8 +408,11 @@ public final class WorkerLeaseKeeper {
         store.release(lease.workerId(), owner, last);
         log.info("worker ID {} released (last timestamp {})", lease.workerId(), last);
       } catch (RuntimeException e) {
-        log.warn("worker ID {} could not be released ({}); it is free again once its lease runs"
-            + " out", lease.workerId(), e.getMessage());
+        log.warn(
+            "worker ID {} could not be released ({}); it is free again once its lease runs"
+                + " out",
+            lease.workerId(),
+            e.getMessage());
       }
       lease = null;
     }

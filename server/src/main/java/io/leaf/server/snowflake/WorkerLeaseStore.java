@@ -10,8 +10,8 @@ import java.util.Optional;
  * at most one server holds a worker ID at a time, and whether a lease has ended is judged by the
  * database's clock alone, never by comparing servers' clocks.
  *
- * <p>Implementations are thread-safe; every method is a few short statements and may block on
- * the database, so callers run them on a thread of their own, never a request's.
+ * <p>Implementations are thread-safe; every method is a few short statements and may block on the
+ * database, so callers run them on a thread of their own, never a request's.
  */
 public interface WorkerLeaseStore {
 
@@ -35,16 +35,16 @@ public interface WorkerLeaseStore {
 
   /**
    * Extends {@code owner}'s lease on {@code workerId} to the database's now plus {@code ttl} and
-   * records {@code lastTimestampMs} (never lowering what is stored), only while the row still
-   * holds at least {@code storedAtLeastMs}: a row deleted, zeroed or moved back since the holder
-   * last wrote it is not renewed.
+   * records {@code lastTimestampMs} (never lowering what is stored), only while the row still holds
+   * at least {@code storedAtLeastMs}: a row deleted, zeroed or moved back since the holder last
+   * wrote it is not renewed.
    *
    * @return the renewed lease; empty when the worker ID is no longer {@code owner}'s or its row
    *     went back below {@code storedAtLeastMs}
    * @throws StoreUnavailableException the database cannot be reached now
    */
-  Optional<WorkerLease> renew(int workerId, String owner, Duration ttl, long lastTimestampMs,
-      long storedAtLeastMs);
+  Optional<WorkerLease> renew(
+      int workerId, String owner, Duration ttl, long lastTimestampMs, long storedAtLeastMs);
 
   /**
    * Ends {@code owner}'s lease now and records {@code lastTimestampMs}, the exact timestamp of the

@@ -49,7 +49,9 @@ record BizTagColumn(String type, boolean asciiOnly, int maxLength) {
 
   /** For the start log: {@code biz_tag VARCHAR(128) ascii}. */
   String describe() {
-    return "biz_tag " + type + (maxLength == UNBOUNDED ? "" : "(" + maxLength + ")")
+    return "biz_tag "
+        + type
+        + (maxLength == UNBOUNDED ? "" : "(" + maxLength + ")")
         + (asciiOnly ? " ascii" : "");
   }
 }

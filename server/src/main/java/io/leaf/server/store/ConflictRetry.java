@@ -6,16 +6,16 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * Runs a database write again when it lost a write conflict: a deadlock, a lock-wait timeout, or
- * a Galera certification failure ("brute-force abort"), which all roll the statement back and
- * leave nothing committed. Other failures pass through at once.
+ * Runs a database write again when it lost a write conflict: a deadlock, a lock-wait timeout, or a
+ * Galera certification failure ("brute-force abort"), which all roll the statement back and leave
+ * nothing committed. Other failures pass through at once.
  *
  * <p>The first retry is immediate (a conflict on a hot row usually clears as soon as the winning
- * write commits); later ones wait a random delay in {@code [d, 2d)}, {@code d} doubling from
- * {@code baseDelay} up to {@code maxDelay}, so servers that collided do not collide again in step.
- * The default allows twelve tries over at most about a second: several servers writing one hot
- * row through different Galera nodes lose many certifications in a row, and a segment load runs
- * in the background while the buffered segment still serves.
+ * write commits); later ones wait a random delay in {@code [d, 2d)}, {@code d} doubling from {@code
+ * baseDelay} up to {@code maxDelay}, so servers that collided do not collide again in step. The
+ * default allows twelve tries over at most about a second: several servers writing one hot row
+ * through different Galera nodes lose many certifications in a row, and a segment load runs in the
+ * background while the buffered segment still serves.
  *
  * <p>Thread-safe; the delays sleep on the calling thread, which is always a bounded database
  * executor's, never a request's.
@@ -27,9 +27,13 @@ final class ConflictRetry {
     void sleepNanos(long nanos) throws InterruptedException;
   }
 
-  static final ConflictRetry DEFAULT = new ConflictRetry(12, Duration.ofMillis(1),
-      Duration.ofMillis(64), nanos -> Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000)),
-      () -> ThreadLocalRandom.current().nextLong(Long.MAX_VALUE));
+  static final ConflictRetry DEFAULT =
+      new ConflictRetry(
+          12,
+          Duration.ofMillis(1),
+          Duration.ofMillis(64),
+          nanos -> Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000)),
+          () -> ThreadLocalRandom.current().nextLong(Long.MAX_VALUE));
 
   private final int attempts;
   private final long baseDelayNanos;
@@ -46,9 +50,11 @@ final class ConflictRetry {
     this(attempts, baseDelay, Duration.ofNanos(Long.MAX_VALUE), sleeper, random);
   }
 
-  /** @param maxDelay {@code d} stops doubling here (a delay is below {@code 2 * maxDelay}) */
-  ConflictRetry(int attempts, Duration baseDelay, Duration maxDelay, Sleeper sleeper,
-      LongSupplier random) {
+  /**
+   * @param maxDelay {@code d} stops doubling here (a delay is below {@code 2 * maxDelay})
+   */
+  ConflictRetry(
+      int attempts, Duration baseDelay, Duration maxDelay, Sleeper sleeper, LongSupplier random) {
     if (attempts < 1) {
       throw new IllegalArgumentException("attempts must be at least 1: " + attempts);
     }
@@ -95,8 +101,8 @@ final class ConflictRetry {
   }
 
   /**
-   * True when {@code t} is a write conflict that rolled the write back (see
-   * {@link DatabaseErrors}).
+   * True when {@code t} is a write conflict that rolled the write back (see {@link
+   * DatabaseErrors}).
    */
   static boolean isConflict(Throwable t) {
     return DatabaseErrors.classify(t) == DatabaseErrors.Kind.CONFLICT;

@@ -22,12 +22,12 @@ public final class DataSources {
   private static final String POSTGRESQL = "jdbc:postgresql:";
   private static final String H2 = "jdbc:h2:";
   private static final String H2_MEM = "jdbc:h2:mem:";
+
   /** The database of a {@code jdbc:mysql://hosts/database?options} URL (group 1). */
   private static final Pattern MYSQL_DATABASE =
       Pattern.compile("^jdbc:mysql(?::[a-z]+)?://[^/]*/?([^?]*)");
 
-  private static final Pattern URL_PASSWORD =
-      Pattern.compile("(?i)((?:[?&;]|^)password=)[^&;]*");
+  private static final Pattern URL_PASSWORD = Pattern.compile("(?i)((?:[?&;]|^)password=)[^&;]*");
   private static final Pattern URL_USER_INFO = Pattern.compile("(//[^/@:]*:)[^/@]*@");
 
   private DataSources() {}
@@ -74,10 +74,10 @@ public final class DataSources {
 
   /**
    * Closes {@code pool} after the server's last statement. An H2 database this process opened
-   * closes with its last connection, so with the pool; one kept in a file whose URL sets a
-   * {@code DB_CLOSE_DELAY} would outlive it, and with {@code DB_CLOSE_ON_EXIT=FALSE} nothing else
-   * would close it cleanly before the process exits, so it is shut down first ({@code
-   * SHUTDOWN}). A failure is the caller's to log; the pool is closed in any case.
+   * closes with its last connection, so with the pool; one kept in a file whose URL sets a {@code
+   * DB_CLOSE_DELAY} would outlive it, and with {@code DB_CLOSE_ON_EXIT=FALSE} nothing else would
+   * close it cleanly before the process exits, so it is shut down first ({@code SHUTDOWN}). A
+   * failure is the caller's to log; the pool is closed in any case.
    */
   public static void close(HikariDataSource pool, String url) throws java.sql.SQLException {
     try {
@@ -94,23 +94,23 @@ public final class DataSources {
   }
 
   /**
-   * The URL to connect with. An H2 URL gets what Leaf's SQL and guarantees need, each only when
-   * the URL does not set it itself:
+   * The URL to connect with. An H2 URL gets what Leaf's SQL and guarantees need, each only when the
+   * URL does not set it itself:
    *
    * <ul>
    *   <li>{@code MODE=MySQL}: the DDL and {@code LAST_INSERT_ID(expr)} exist only in H2's MySQL
    *       mode.
-   *   <li>{@code WRITE_DELAY=0}: H2 otherwise writes commits to its file up to half a second
-   *       later, and a segment whose {@code max_id} bump dies with a killed process would be
-   *       handed out again after a restart.
-   *   <li>{@code DB_CLOSE_DELAY=-1} for {@code jdbc:h2:mem:name}: an in-memory database is
-   *       dropped when its last connection closes, which a pool may do at any time (and the next
-   *       connection would start from an empty table); with it the database lives as long as the
-   *       process.
+   *   <li>{@code WRITE_DELAY=0}: H2 otherwise writes commits to its file up to half a second later,
+   *       and a segment whose {@code max_id} bump dies with a killed process would be handed out
+   *       again after a restart.
+   *   <li>{@code DB_CLOSE_DELAY=-1} for {@code jdbc:h2:mem:name}: an in-memory database is dropped
+   *       when its last connection closes, which a pool may do at any time (and the next connection
+   *       would start from an empty table); with it the database lives as long as the process.
    *   <li>{@code DB_CLOSE_ON_EXIT=FALSE} for a database this process opens itself: H2 would
    *       otherwise close it in a JVM shutdown hook of its own, racing the server's, and the
-   *       graceful stop's hand-back and worker-ID release would find it closed. The server
-   *       closes it instead, after them ({@link #close}).
+   *       graceful stop's hand-back and worker-ID release would find it closed. The server closes
+   *       it instead, after them ({@link #close}). Not with {@code AUTO_SERVER} on, which H2 does
+   *       not allow together with it.
    * </ul>
    */
   static String connectionUrl(String url) {
@@ -127,18 +127,22 @@ public final class DataSources {
     if (url.startsWith(H2_MEM) && setting(url, "DB_CLOSE_DELAY") == null) {
       with.append(";DB_CLOSE_DELAY=-1");
     }
-    if (H2Url.embedded(url) && setting(url, "DB_CLOSE_ON_EXIT") == null) {
+    // H2 refuses the two together ("Feature not supported"): with AUTO_SERVER on, H2's own hook
+    // closes the database, so a graceful stop's hand-back may find it closed (a gap, no repeat).
+    if (H2Url.embedded(url)
+        && setting(url, "DB_CLOSE_ON_EXIT") == null
+        && !H2Url.on(setting(url, "AUTO_SERVER"))) {
       with.append(";DB_CLOSE_ON_EXIT=FALSE");
     }
     return with.toString();
   }
 
   /**
-   * Why Leaf cannot use {@code url}, or empty when it can: only {@code jdbc:mysql:},
-   * {@code jdbc:postgresql:} and {@code jdbc:h2:} URLs; a MySQL URL that names its database; an H2 URL in H2's MySQL mode (or with no MODE, which Leaf adds); an
-   * in-memory H2 database with a name (an unnamed one is private to each connection, so every
-   * pooled connection would see its own empty table). The reason reads after the URL's name,
-   * e.g. {@code "--db-url " + reason}.
+   * Why Leaf cannot use {@code url}, or empty when it can: only {@code jdbc:mysql:}, {@code
+   * jdbc:postgresql:} and {@code jdbc:h2:} URLs; a MySQL URL that names its database; an H2 URL in
+   * H2's MySQL mode (or with no MODE, which Leaf adds); an in-memory H2 database with a name (an
+   * unnamed one is private to each connection, so every pooled connection would see its own empty
+   * table). The reason reads after the URL's name, e.g. {@code "--db-url " + reason}.
    */
   public static Optional<String> urlProblem(String url) {
     if (!url.startsWith(MYSQL) && !url.startsWith(H2) && !url.startsWith(POSTGRESQL)) {
@@ -146,17 +150,28 @@ public final class DataSources {
     }
     Matcher mysql = MYSQL_DATABASE.matcher(url);
     if (mysql.find() && mysql.group(1).isBlank()) {
-      return Optional.of("names no database (statements would fail with \"No database"
-          + " selected\"), e.g. jdbc:mysql://127.0.0.1:3306/leaf; got " + redact(url));
+      return Optional.of(
+          "names no database (statements would fail with \"No database"
+              + " selected\"), e.g. jdbc:mysql://127.0.0.1:3306/leaf; got "
+              + redact(url));
     }
     if (url.startsWith(H2_MEM) && url.substring(H2_MEM.length()).split(";", 2)[0].isBlank()) {
-      return Optional.of(H2_MEM + " needs a database name (without one every pooled connection"
-          + " opens its own empty database), e.g. " + H2_MEM + "leaf; got " + redact(url));
+      return Optional.of(
+          H2_MEM
+              + " needs a database name (without one every pooled connection"
+              + " opens its own empty database), e.g. "
+              + H2_MEM
+              + "leaf; got "
+              + redact(url));
     }
     String mode = url.startsWith(H2) ? setting(url, "MODE") : null;
     if (mode != null && !mode.equalsIgnoreCase("MySQL") && !mode.equalsIgnoreCase("MariaDB")) {
-      return Optional.of("sets MODE=" + mode + ", but Leaf's SQL needs H2's MySQL mode (leave"
-          + " MODE out or set MODE=MySQL); got " + redact(url));
+      return Optional.of(
+          "sets MODE="
+              + mode
+              + ", but Leaf's SQL needs H2's MySQL mode (leave"
+              + " MODE out or set MODE=MySQL); got "
+              + redact(url));
     }
     return Optional.empty();
   }
@@ -174,9 +189,11 @@ public final class DataSources {
    * @throws IllegalArgumentException with {@link #urlProblem}'s reason
    */
   public static SQLDialect dialectOf(String url) {
-    urlProblem(url).ifPresent(problem -> {
-      throw new IllegalArgumentException("unusable database URL: " + problem);
-    });
+    urlProblem(url)
+        .ifPresent(
+            problem -> {
+              throw new IllegalArgumentException("unusable database URL: " + problem);
+            });
     if (url.startsWith(POSTGRESQL)) {
       return SQLDialect.POSTGRES;
     }

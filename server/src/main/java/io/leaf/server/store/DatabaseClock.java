@@ -16,11 +16,11 @@ public final class DatabaseClock {
   public static Field<Long> nowMillis(SQLDialect dialect) {
     return switch (dialect.family()) {
       // UNIX_TIMESTAMP of a TIMESTAMP(3) keeps the milliseconds as decimals.
-      case MYSQL, MARIADB -> DSL.field("CAST(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000 AS SIGNED)",
-          Long.class);
+      case MYSQL, MARIADB ->
+          DSL.field("CAST(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000 AS SIGNED)", Long.class);
       // The SQL standard's form (H2, PostgreSQL): CURRENT_TIMESTAMP is WITH TIME ZONE there.
-      default -> DSL.field("CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000 AS BIGINT)",
-          Long.class);
+      default ->
+          DSL.field("CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000 AS BIGINT)", Long.class);
     };
   }
 }

@@ -6,9 +6,9 @@ import java.util.Set;
 import org.postgresql.util.PSQLException;
 
 /**
- * The one table from database errors to what they mean for Leaf, decided by the SQLState class
- * and the vendor code of every {@link SQLException} in the cause chain (outermost first; the
- * first that is not {@link Kind#TRANSIENT} decides).
+ * The one table from database errors to what they mean for Leaf, decided by the SQLState class and
+ * the vendor code of every {@link SQLException} in the cause chain (outermost first; the first that
+ * is not {@link Kind#TRANSIENT} decides).
  *
  * <table>
  *   <caption>Database errors by kind</caption>
@@ -32,8 +32,8 @@ import org.postgresql.util.PSQLException;
  *       or timed out</td></tr>
  * </table>
  *
- * <p>PostgreSQL's errors carry no vendor code, only a SQLState, and some states mean something
- * else there than on MySQL, so an error from the PostgreSQL driver is read with its own table:
+ * <p>PostgreSQL's errors carry no vendor code, only a SQLState, and some states mean something else
+ * there than on MySQL, so an error from the PostgreSQL driver is read with its own table:
  *
  * <table>
  *   <caption>PostgreSQL errors by kind</caption>
@@ -70,47 +70,56 @@ public final class DatabaseErrors {
 
   /** MySQL/MariaDB ER_LOCK_DEADLOCK: a deadlock or a Galera certification conflict. */
   static final int ER_LOCK_DEADLOCK = 1213;
+
   /** MySQL/MariaDB ER_LOCK_WAIT_TIMEOUT. */
   static final int ER_LOCK_WAIT_TIMEOUT = 1205;
+
   /** SQL:2003 "serialization failure": how Connector/J and H2 report a deadlock. */
   static final String SERIALIZATION_FAILURE = "40001";
 
   /** Vendor codes that decide on their own, whatever their SQLState says. */
-  private static final Map<Integer, Kind> VENDOR_CODES = Map.ofEntries(
-      Map.entry(ER_LOCK_DEADLOCK, Kind.CONFLICT),
-      Map.entry(ER_LOCK_WAIT_TIMEOUT, Kind.CONFLICT),
-      Map.entry(1062, Kind.DUPLICATE_KEY),      // ER_DUP_ENTRY
-      Map.entry(1586, Kind.DUPLICATE_KEY),      // ER_DUP_ENTRY_WITH_KEY_NAME
-      Map.entry(1203, Kind.TRANSIENT),          // ER_TOO_MANY_USER_CONNECTIONS (42000)
-      Map.entry(1226, Kind.TRANSIENT),          // ER_USER_LIMIT_REACHED (42000)
-      Map.entry(1290, Kind.REFUSED),            // ER_OPTION_PREVENTS_STATEMENT: --read-only
-      Map.entry(1836, Kind.REFUSED),            // ER_READ_ONLY_MODE
-      Map.entry(1036, Kind.REFUSED),            // ER_OPEN_AS_READONLY: table is read only
-      Map.entry(1364, Kind.REFUSED),            // ER_NO_DEFAULT_FOR_FIELD
-      Map.entry(1366, Kind.REFUSED),            // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
-      Map.entry(1267, Kind.REFUSED),            // ER_CANT_AGGREGATE_2COLLATIONS
-      Map.entry(1270, Kind.REFUSED),            // ER_CANT_AGGREGATE_3COLLATIONS
-      Map.entry(1271, Kind.REFUSED),            // ER_CANT_AGGREGATE_NCOLLATIONS
-      Map.entry(90097, Kind.REFUSED),           // H2 DATABASE_IS_READ_ONLY
-      Map.entry(90096, Kind.REFUSED));          // H2 NOT_ENOUGH_RIGHTS_FOR_1
+  private static final Map<Integer, Kind> VENDOR_CODES =
+      Map.ofEntries(
+          Map.entry(ER_LOCK_DEADLOCK, Kind.CONFLICT),
+          Map.entry(ER_LOCK_WAIT_TIMEOUT, Kind.CONFLICT),
+          Map.entry(1062, Kind.DUPLICATE_KEY), // ER_DUP_ENTRY
+          Map.entry(1586, Kind.DUPLICATE_KEY), // ER_DUP_ENTRY_WITH_KEY_NAME
+          Map.entry(1203, Kind.TRANSIENT), // ER_TOO_MANY_USER_CONNECTIONS (42000)
+          Map.entry(1226, Kind.TRANSIENT), // ER_USER_LIMIT_REACHED (42000)
+          Map.entry(1290, Kind.REFUSED), // ER_OPTION_PREVENTS_STATEMENT: --read-only
+          Map.entry(1836, Kind.REFUSED), // ER_READ_ONLY_MODE
+          Map.entry(1036, Kind.REFUSED), // ER_OPEN_AS_READONLY: table is read only
+          Map.entry(1364, Kind.REFUSED), // ER_NO_DEFAULT_FOR_FIELD
+          Map.entry(1366, Kind.REFUSED), // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
+          Map.entry(1267, Kind.REFUSED), // ER_CANT_AGGREGATE_2COLLATIONS
+          Map.entry(1270, Kind.REFUSED), // ER_CANT_AGGREGATE_3COLLATIONS
+          Map.entry(1271, Kind.REFUSED), // ER_CANT_AGGREGATE_NCOLLATIONS
+          Map.entry(90097, Kind.REFUSED), // H2 DATABASE_IS_READ_ONLY
+          Map.entry(90096, Kind.REFUSED)); // H2 NOT_ENOUGH_RIGHTS_FOR_1
 
   /** SQLState classes (the first two characters) that are refusals. */
-  private static final Set<String> REFUSED_CLASSES = Set.of("28", "42", "22", "23", "25", "0A",
-      "44");
+  private static final Set<String> REFUSED_CLASSES =
+      Set.of("28", "42", "22", "23", "25", "0A", "44");
 
   private DatabaseErrors() {}
 
   /** PostgreSQL's SQLStates that decide on their own, whatever their class. */
-  private static final Map<String, Kind> POSTGRES_STATES = Map.of(
-      SERIALIZATION_FAILURE, Kind.CONFLICT,
-      "40P01", Kind.CONFLICT,                   // deadlock_detected
-      "55P03", Kind.CONFLICT,                   // lock_not_available
-      "23505", Kind.DUPLICATE_KEY,              // unique_violation
-      "25006", Kind.TRANSIENT);                 // read_only_sql_transaction: not the primary
+  private static final Map<String, Kind> POSTGRES_STATES =
+      Map.of(
+          SERIALIZATION_FAILURE,
+          Kind.CONFLICT,
+          "40P01",
+          Kind.CONFLICT, // deadlock_detected
+          "55P03",
+          Kind.CONFLICT, // lock_not_available
+          "23505",
+          Kind.DUPLICATE_KEY, // unique_violation
+          "25006",
+          Kind.TRANSIENT); // read_only_sql_transaction: not the primary
 
   /** PostgreSQL SQLState classes that are refusals. */
-  private static final Set<String> POSTGRES_REFUSED_CLASSES = Set.of("28", "42", "22", "23",
-      "0A", "44", "3D", "3F");
+  private static final Set<String> POSTGRES_REFUSED_CLASSES =
+      Set.of("28", "42", "22", "23", "0A", "44", "3D", "3F");
 
   /** PostgreSQL's insufficient_privilege. */
   static final String POSTGRES_PERMISSION_DENIED = "42501";
@@ -119,8 +128,10 @@ public final class DatabaseErrors {
   public static Kind classify(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
       if (c instanceof SQLException sql) {
-        Kind kind = isPostgres(sql) ? classifyPostgres(sql.getSQLState())
-            : classify(sql.getSQLState(), sql.getErrorCode());
+        Kind kind =
+            isPostgres(sql)
+                ? classifyPostgres(sql.getSQLState())
+                : classify(sql.getSQLState(), sql.getErrorCode());
         if (kind != Kind.TRANSIENT) {
           return kind;
         }
@@ -142,7 +153,8 @@ public final class DatabaseErrors {
     if (byState != null) {
       return byState;
     }
-    return POSTGRES_REFUSED_CLASSES.contains(sqlState.substring(0, 2)) ? Kind.REFUSED
+    return POSTGRES_REFUSED_CLASSES.contains(sqlState.substring(0, 2))
+        ? Kind.REFUSED
         : Kind.TRANSIENT;
   }
 
@@ -165,9 +177,9 @@ public final class DatabaseErrors {
 
   /**
    * The exception a store method throws for {@code e}: {@link StoreUnavailableException} for a
-   * conflict that outlived its retries or a transient failure, {@link StoreRejectedException} for
-   * a refusal, {@link DuplicateKey} for the caller to name the tag. Each message says what could
-   * not be done and the database's own reason.
+   * conflict that outlived its retries or a transient failure, {@link StoreRejectedException} for a
+   * refusal, {@link DuplicateKey} for the caller to name the tag. Each message says what could not
+   * be done and the database's own reason.
    *
    * @param what what was being done, e.g. {@code "create tag order"}
    * @param attempts how many times a conflicting write was tried
@@ -178,38 +190,49 @@ public final class DatabaseErrors {
 
   /**
    * As {@link #toStoreException(String, Throwable, int)}; {@code privileges} (e.g. {@code "UPDATE
-   * and SELECT"}), when not null, is added to a PostgreSQL "permission denied", whose message
-   * names the table but not the privilege the statement lacked.
+   * and SELECT"}), when not null, is added to a PostgreSQL "permission denied", whose message names
+   * the table but not the privilege the statement lacked.
    */
-  public static RuntimeException toStoreException(String what, String privileges, Throwable e,
-      int attempts) {
+  public static RuntimeException toStoreException(
+      String what, String privileges, Throwable e, int attempts) {
     Throwable root = rootCause(e);
-    String reason = root.getMessage() != null ? root.getMessage()
-        : root.getClass().getSimpleName() + " (no message)";
+    String reason =
+        root.getMessage() != null
+            ? root.getMessage()
+            : root.getClass().getSimpleName() + " (no message)";
     if (privileges != null && isPostgresPermissionDenied(e)) {
       reason += " (to " + what + " Leaf needs the " + privileges + " privileges on leaf_alloc)";
     }
     String flags = loginFlags(e);
     if (flags != null) {
-      return new LoginRefusedException("the database refused Leaf's login: " + reason
-          + " (check " + flags + ")");
+      return new LoginRefusedException(
+          "the database refused Leaf's login: " + reason + " (check " + flags + ")");
     }
     return switch (classify(e)) {
       case DUPLICATE_KEY -> new DuplicateKey(e);
-      case CONFLICT -> new WriteConflictException("could not " + what + ": write conflict"
-          + " on leaf_alloc persisted after " + attempts + " attempts: " + reason, e);
-      case REFUSED -> new StoreRejectedException(
-          "the database refused to " + what + ": " + reason, e);
-      case TRANSIENT -> new StoreUnavailableException(
-          "database unavailable: could not " + what + ": " + reason, e);
+      case CONFLICT ->
+          new WriteConflictException(
+              "could not "
+                  + what
+                  + ": write conflict"
+                  + " on leaf_alloc persisted after "
+                  + attempts
+                  + " attempts: "
+                  + reason,
+              e);
+      case REFUSED ->
+          new StoreRejectedException("the database refused to " + what + ": " + reason, e);
+      case TRANSIENT ->
+          new StoreUnavailableException(
+              "database unavailable: could not " + what + ": " + reason, e);
     };
   }
 
   /**
    * The flags to fix when {@code t} is a refused login or an unknown database, else null:
-   * MySQL/MariaDB 1045 and 1698 (access denied), 1044 (no access to the database), 1049
-   * (unknown database); PostgreSQL 28000 and 28P01 (authentication, no such role), 3D000 (no
-   * such database); H2 28000 (wrong user or password), 90146 (no such database).
+   * MySQL/MariaDB 1045 and 1698 (access denied), 1044 (no access to the database), 1049 (unknown
+   * database); PostgreSQL 28000 and 28P01 (authentication, no such role), 3D000 (no such database);
+   * H2 28000 (wrong user or password), 90146 (no such database).
    */
   static String loginFlags(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
@@ -243,7 +266,8 @@ public final class DatabaseErrors {
 
   private static boolean isPostgresPermissionDenied(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (c instanceof SQLException sql && isPostgres(sql)
+      if (c instanceof SQLException sql
+          && isPostgres(sql)
           && POSTGRES_PERMISSION_DENIED.equals(sql.getSQLState())) {
         return true;
       }

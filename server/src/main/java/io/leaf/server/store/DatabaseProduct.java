@@ -8,9 +8,9 @@ import java.util.regex.Pattern;
 import org.jooq.SQLDialect;
 
 /**
- * The database server behind a connection, as its JDBC metadata describes it, and the jOOQ
- * dialect to use with it. MySQL and MariaDB share the {@code jdbc:mysql:} URL and driver, so only
- * the server tells them apart: MariaDB names itself in its version string.
+ * The database server behind a connection, as its JDBC metadata describes it, and the jOOQ dialect
+ * to use with it. MySQL and MariaDB share the {@code jdbc:mysql:} URL and driver, so only the
+ * server tells them apart: MariaDB names itself in its version string.
  *
  * <p>mysql-connector-j reports MariaDB 10.x as version 5.5 (MariaDB starts its handshake version
  * with {@code 5.5.5-} for old clients), which made jOOQ warn of a "Version mismatch" at every
@@ -29,21 +29,31 @@ record DatabaseProduct(SQLDialect dialect, String name, String version, int majo
   private static final String MARIADB_HANDSHAKE_PREFIX = "5.5.5-";
   private static final Pattern MAJOR_MINOR = Pattern.compile("^(\\d+)\\.(\\d+)");
 
-  /** @param fromUrl the dialect the URL implies ({@link DataSources#dialectOf}) */
+  /**
+   * @param fromUrl the dialect the URL implies ({@link DataSources#dialectOf})
+   */
   static DatabaseProduct of(DatabaseMetaData md, SQLDialect fromUrl) throws SQLException {
     String version = md.getDatabaseProductVersion();
     if (fromUrl.family() == SQLDialect.POSTGRES) {
-      return new DatabaseProduct(SQLDialect.POSTGRES, "PostgreSQL", version,
-          md.getDatabaseMajorVersion(), md.getDatabaseMinorVersion());
-    }
-    if (fromUrl.family() == SQLDialect.H2) {
-      return new DatabaseProduct(SQLDialect.H2, "H2", version, md.getDatabaseMajorVersion(),
+      return new DatabaseProduct(
+          SQLDialect.POSTGRES,
+          "PostgreSQL",
+          version,
+          md.getDatabaseMajorVersion(),
           md.getDatabaseMinorVersion());
     }
-    boolean mariaDb = (md.getDatabaseProductName() + " " + version).toLowerCase(Locale.ROOT)
-        .contains("mariadb");
+    if (fromUrl.family() == SQLDialect.H2) {
+      return new DatabaseProduct(
+          SQLDialect.H2, "H2", version, md.getDatabaseMajorVersion(), md.getDatabaseMinorVersion());
+    }
+    boolean mariaDb =
+        (md.getDatabaseProductName() + " " + version).toLowerCase(Locale.ROOT).contains("mariadb");
     if (!mariaDb) {
-      return new DatabaseProduct(SQLDialect.MYSQL, "MySQL", version, md.getDatabaseMajorVersion(),
+      return new DatabaseProduct(
+          SQLDialect.MYSQL,
+          "MySQL",
+          version,
+          md.getDatabaseMajorVersion(),
           md.getDatabaseMinorVersion());
     }
     if (version.startsWith(MARIADB_HANDSHAKE_PREFIX)) {
@@ -51,7 +61,11 @@ record DatabaseProduct(SQLDialect dialect, String name, String version, int majo
     }
     Matcher m = MAJOR_MINOR.matcher(version);
     return m.find()
-        ? new DatabaseProduct(SQLDialect.MARIADB, "MariaDB", version, Integer.parseInt(m.group(1)),
+        ? new DatabaseProduct(
+            SQLDialect.MARIADB,
+            "MariaDB",
+            version,
+            Integer.parseInt(m.group(1)),
             Integer.parseInt(m.group(2)))
         : new DatabaseProduct(SQLDialect.MARIADB, "MariaDB", version, 0, 0);
   }

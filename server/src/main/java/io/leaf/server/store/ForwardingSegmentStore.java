@@ -7,8 +7,8 @@ import java.util.Optional;
  * calls it changes (a delayed or failing segment load, say).
  *
  * <p>{@link #reserveRange} is not forwarded: it comes to this store's {@link #nextSegment}, so a
- * decorator of segment loads sees ReserveIds' writes too (and the ledger records them as
- * segments); a decorator that keeps the kind overrides it.
+ * decorator of segment loads sees ReserveIds' writes too (and the ledger records them as segments);
+ * a decorator that keeps the kind overrides it.
  *
  * <p>Thread-safe when the store it forwards to is.
  */

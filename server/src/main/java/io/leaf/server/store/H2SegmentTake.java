@@ -7,8 +7,8 @@ import org.jooq.Query;
 import org.jooq.impl.DSL;
 
 /**
- * The take on H2: it runs in this process, so the session's {@code LAST_INSERT_ID()} is read
- * after the UPDATE on the same connection; no other server can answer in between.
+ * The take on H2: it runs in this process, so the session's {@code LAST_INSERT_ID()} is read after
+ * the UPDATE on the same connection; no other server can answer in between.
  */
 final class H2SegmentTake extends LastInsertIdTake {
 
@@ -17,7 +17,7 @@ final class H2SegmentTake extends LastInsertIdTake {
     if (update.execute() == 0) {
       return OptionalLong.empty();
     }
-    return OptionalLong.of(db.select(DSL.function("LAST_INSERT_ID", Long.class)).fetchSingle()
-        .value1());
+    return OptionalLong.of(
+        db.select(DSL.function("LAST_INSERT_ID", Long.class)).fetchSingle().value1());
   }
 }

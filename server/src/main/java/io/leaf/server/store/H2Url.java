@@ -3,9 +3,9 @@ package io.leaf.server.store;
 import java.util.Locale;
 
 /**
- * What an H2 JDBC URL says about its database: where it lives (in this process's memory, in a
- * file this process opens, or behind an H2 server), whether another process can open it at the
- * same time, and the settings Leaf adds to it.
+ * What an H2 JDBC URL says about its database: where it lives (in this process's memory, in a file
+ * this process opens, or behind an H2 server), whether another process can open it at the same
+ * time, and the settings Leaf adds to it.
  */
 public final class H2Url {
 
@@ -30,22 +30,29 @@ public final class H2Url {
 
   /** An embedded H2 database kept in a file (not in memory). */
   public static boolean embeddedFile(String url) {
-    return embedded(url) && !url.startsWith(MEM);
+    return embedded(url) && !url.toLowerCase(Locale.ROOT).startsWith(MEM);
   }
 
   /**
-   * Whether no other process can open the database while this one has it: an embedded database
-   * without {@code AUTO_SERVER=TRUE} (which lets other processes in through this one) and
-   * without {@code FILE_LOCK=NO} (which lets them open the file beside it). A database behind an
-   * H2 server ({@code jdbc:h2:tcp:}, {@code jdbc:h2:ssl:}) can always be shared.
+   * Whether no other server can open the database while this one has it: an embedded file database
+   * without {@code AUTO_SERVER} on (which lets other processes in through this one) and without
+   * {@code FILE_LOCK=NO} (which lets them open the file beside it). An in-memory database is shared
+   * by every server of its JVM, and one behind an H2 server ({@code jdbc:h2:tcp:}, {@code
+   * jdbc:h2:ssl:}) by every process.
    */
   public static boolean exclusive(String url) {
-    if (!embedded(url)) {
+    if (!embeddedFile(url)) {
       return false;
     }
-    String autoServer = setting(url, "AUTO_SERVER");
     String fileLock = setting(url, "FILE_LOCK");
-    return !"TRUE".equalsIgnoreCase(autoServer) && !"NO".equalsIgnoreCase(fileLock);
+    return !on(setting(url, "AUTO_SERVER"))
+        && !(fileLock != null && fileLock.equalsIgnoreCase("NO"));
+  }
+
+  /** A boolean setting as H2 reads it: {@code true}, {@code yes} or {@code 1}, any case. */
+  static boolean on(String value) {
+    return value != null
+        && (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("yes") || value.equals("1"));
   }
 
   /** The value of {@code ;NAME=value} in an H2 URL (names are case-insensitive), or null. */

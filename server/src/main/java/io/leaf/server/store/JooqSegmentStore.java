@@ -44,11 +44,13 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
 
   /** On the URL's dialect: opens the store and answers pings until it is open. */
   private final DSLContext dsl;
+
   private final DataSource dataSource;
   private final InstantSource clock;
   private final ConflictRetry retry;
   private final LedgerSettings ledger;
   private final TakeFence fence;
+
   /** What {@link #open()} found; null until the store has been opened once. */
   private volatile Opened opened;
 
@@ -60,31 +62,42 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
     this(dataSource, dialect, clock, LedgerSettings.OFF);
   }
 
-  public JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
-      LedgerSettings ledger) {
+  public JooqSegmentStore(
+      DataSource dataSource, SQLDialect dialect, InstantSource clock, LedgerSettings ledger) {
     this(dataSource, dialect, clock, ConflictRetry.DEFAULT, ledger);
   }
 
-  JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
-      ConflictRetry retry) {
+  JooqSegmentStore(
+      DataSource dataSource, SQLDialect dialect, InstantSource clock, ConflictRetry retry) {
     this(dataSource, dialect, clock, retry, LedgerSettings.OFF);
   }
 
-  JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
-      ConflictRetry retry, LedgerSettings ledger) {
+  JooqSegmentStore(
+      DataSource dataSource,
+      SQLDialect dialect,
+      InstantSource clock,
+      ConflictRetry retry,
+      LedgerSettings ledger) {
     this(dataSource, dialect, clock, retry, ledger, TakeFence.UNCHECKED);
   }
 
-  /**
-   * The server's store: every take checks {@code fence} in its own transaction before COMMIT.
-   */
-  public JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
-      LedgerSettings ledger, TakeFence fence) {
+  /** The server's store: every take checks {@code fence} in its own transaction before COMMIT. */
+  public JooqSegmentStore(
+      DataSource dataSource,
+      SQLDialect dialect,
+      InstantSource clock,
+      LedgerSettings ledger,
+      TakeFence fence) {
     this(dataSource, dialect, clock, ConflictRetry.DEFAULT, ledger, fence);
   }
 
-  JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock,
-      ConflictRetry retry, LedgerSettings ledger, TakeFence fence) {
+  JooqSegmentStore(
+      DataSource dataSource,
+      SQLDialect dialect,
+      InstantSource clock,
+      ConflictRetry retry,
+      LedgerSettings ledger,
+      TakeFence fence) {
     this.fence = fence;
     this.dsl = OwnTables.dsl(dataSource, dialect);
     this.dataSource = dataSource;
@@ -101,15 +114,15 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
    * Opens the store: creates {@code leaf_alloc} ({@code sql/schema.sql}) when the database has no
    * such table, leaving an existing one alone, and reads the table's shape. Idempotent; the server
    * calls it at start until it succeeds, and any other method opens the store first if needed.
-   * Whether the table exists is read from the JDBC metadata, so a user without the CREATE
-   * privilege can run a server on a table a DBA created (a {@code CREATE TABLE IF NOT EXISTS} is
-   * refused to such a user even when the table exists).
+   * Whether the table exists is read from the JDBC metadata, so a user without the CREATE privilege
+   * can run a server on a table a DBA created (a {@code CREATE TABLE IF NOT EXISTS} is refused to
+   * such a user even when the table exists).
    *
-   * With the ledger on, {@code leaf_ledger} is created the same way when missing, and this user
+   * <p>With the ledger on, {@code leaf_ledger} is created the same way when missing, and this user
    * must be able to write it.
    *
-   * @throws UnusableTableException the table exists but Leaf cannot use it, or the ledger is on
-   *     and {@code leaf_ledger} cannot be created or written
+   * @throws UnusableTableException the table exists but Leaf cannot use it, or the ledger is on and
+   *     {@code leaf_ledger} cannot be created or written
    */
   public void createSchemaIfMissing() {
     Opened o = open();
@@ -138,26 +151,40 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
   }
 
   private Opened open() {
-    return guard("open leaf_alloc", () -> dsl.connectionResult(c -> {
-      DatabaseMetaData md = c.getMetaData();
-      DatabaseProduct product = DatabaseProduct.of(md, dsl.dialect());
-      SQLDialect dialect = product.dialect();
-      Optional<LeafAllocTable> table = LeafAllocTable.read(md, dialect);
-      if (table.isEmpty()) {
-        LeafAllocTable.create(DSL.using(c, dialect, dsl.settings()), product);
-        table = LeafAllocTable.read(md, dialect);
-      }
-      LeafAllocTable found = table.orElseThrow(() -> new UnusableTableException(
-          "table leaf_alloc was created but the database's metadata does not show it"));
-      log.info("leaf_alloc on {}: {}", product, found.describe());
-      if (!product.dialectSupportsVersion()) {
-        // jOOQ's own warning is off (logback.xml): it reads MariaDB 10 as 5.5 through Connector/J.
-        log.warn("jOOQ {} does not list {} {} among the versions its dialect supports",
-            Constants.VERSION, product.name(), product.version());
-      }
-      return new Opened(DSL.using(dsl.configuration().connectionProvider(), dialect,
-          dsl.settings()), found, SegmentTake.of(product, dataSource));
-    }));
+    return guard(
+        "open leaf_alloc",
+        () ->
+            dsl.connectionResult(
+                c -> {
+                  DatabaseMetaData md = c.getMetaData();
+                  DatabaseProduct product = DatabaseProduct.of(md, dsl.dialect());
+                  SQLDialect dialect = product.dialect();
+                  Optional<LeafAllocTable> table = LeafAllocTable.read(md, dialect);
+                  if (table.isEmpty()) {
+                    LeafAllocTable.create(DSL.using(c, dialect, dsl.settings()), product);
+                    table = LeafAllocTable.read(md, dialect);
+                  }
+                  LeafAllocTable found =
+                      table.orElseThrow(
+                          () ->
+                              new UnusableTableException(
+                                  "table leaf_alloc was created but the database's metadata does"
+                                      + " not show it"));
+                  log.info("leaf_alloc on {}: {}", product, found.describe());
+                  if (!product.dialectSupportsVersion()) {
+                    // jOOQ's own warning is off (logback.xml): it reads MariaDB 10 as 5.5 through
+                    // Connector/J.
+                    log.warn(
+                        "jOOQ {} does not list {} {} among the versions its dialect supports",
+                        Constants.VERSION,
+                        product.name(),
+                        product.version());
+                  }
+                  return new Opened(
+                      DSL.using(dsl.configuration().connectionProvider(), dialect, dsl.settings()),
+                      found,
+                      SegmentTake.of(product, dataSource));
+                }));
   }
 
   /** The dialect statements use: the URL's until the store is open, then the server's. */
@@ -171,18 +198,27 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
     Opened o = opened();
     long now = clock.millis();
     try {
-      return guard("create tag " + bizTag, "INSERT and SELECT", () -> retry.run(() -> o.dsl().transactionResult(cfg -> {
-        DSLContext tx = cfg.dsl();
-        tx.insertInto(LEAF_ALLOC)
-            .set(LEAF_ALLOC.BIZ_TAG, bizTag)
-            .set(LEAF_ALLOC.MAX_ID, maxId)
-            .set(LEAF_ALLOC.STEP, step)
-            .set(LEAF_ALLOC.DESCRIPTION, description)
-            .set(LEAF_ALLOC.UPDATE_TIME, o.table().updateTimeAt(now))
-            .execute();
-        // Read back in the same transaction: update_time as the database stored it.
-        return read(tx, o.table(), bizTag).orElseThrow();
-      })));
+      return guard(
+          "create tag " + bizTag,
+          "INSERT and SELECT",
+          () ->
+              retry.run(
+                  () ->
+                      o.dsl()
+                          .transactionResult(
+                              cfg -> {
+                                DSLContext tx = cfg.dsl();
+                                tx.insertInto(LEAF_ALLOC)
+                                    .set(LEAF_ALLOC.BIZ_TAG, bizTag)
+                                    .set(LEAF_ALLOC.MAX_ID, maxId)
+                                    .set(LEAF_ALLOC.STEP, step)
+                                    .set(LEAF_ALLOC.DESCRIPTION, description)
+                                    .set(LEAF_ALLOC.UPDATE_TIME, o.table().updateTimeAt(now))
+                                    .execute();
+                                // Read back in the same transaction: update_time as the database
+                                // stored it.
+                                return read(tx, o.table(), bizTag).orElseThrow();
+                              })));
     } catch (DatabaseErrors.DuplicateKey e) {
       throw new TagAlreadyExistsException(bizTag);
     }
@@ -191,8 +227,8 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
   /**
    * {@inheritDoc}
    *
-   * <p>Judged by the {@code biz_tag} column read when the store opened ({@link BizTagColumn});
-   * true until then.
+   * <p>Judged by the {@code biz_tag} column read when the store opened ({@link BizTagColumn}); true
+   * until then.
    */
   @Override
   public boolean mayHold(String bizTag) {
@@ -204,7 +240,9 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
   public Optional<TagRecord> getTag(String bizTag) {
     Opened o = opened();
     try {
-      return byName(o, bizTag,
+      return byName(
+          o,
+          bizTag,
           () -> guard("read tag " + bizTag, "SELECT", () -> read(o.dsl(), o.table(), bizTag)));
     } catch (TagNotFoundException e) {
       return Optional.empty();
@@ -212,8 +250,8 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
   }
 
   /**
-   * Runs {@code work}, a statement that finds {@code bizTag}'s row. None runs for a name the
-   * column cannot hold, and a name the database cannot compare with the column's character set
+   * Runs {@code work}, a statement that finds {@code bizTag}'s row. None runs for a name the column
+   * cannot hold, and a name the database cannot compare with the column's character set
    * (MySQL/MariaDB's "Illegal mix of collations", say on a latin1 table) is no row's name either:
    * both are {@link TagNotFoundException}.
    */
@@ -239,18 +277,33 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
   public TagRecord updateStep(String bizTag, int step) {
     Opened o = opened();
     long now = clock.millis();
-    return byName(o, bizTag, () -> guard("update step of " + bizTag, "UPDATE and SELECT", () -> retry.run(() -> o.dsl().transactionResult(cfg -> {
-      DSLContext tx = cfg.dsl();
-      int updated = tx.update(LEAF_ALLOC)
-          .set(LEAF_ALLOC.STEP, step)
-          .set(LEAF_ALLOC.UPDATE_TIME, o.table().updateTimeAt(now))
-          .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
-          .execute();
-      if (updated == 0) {
-        throw new TagNotFoundException(bizTag);
-      }
-      return read(tx, o.table(), bizTag).orElseThrow();
-    }))));
+    return byName(
+        o,
+        bizTag,
+        () ->
+            guard(
+                "update step of " + bizTag,
+                "UPDATE and SELECT",
+                () ->
+                    retry.run(
+                        () ->
+                            o.dsl()
+                                .transactionResult(
+                                    cfg -> {
+                                      DSLContext tx = cfg.dsl();
+                                      int updated =
+                                          tx.update(LEAF_ALLOC)
+                                              .set(LEAF_ALLOC.STEP, step)
+                                              .set(
+                                                  LEAF_ALLOC.UPDATE_TIME,
+                                                  o.table().updateTimeAt(now))
+                                              .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
+                                              .execute();
+                                      if (updated == 0) {
+                                        throw new TagNotFoundException(bizTag);
+                                      }
+                                      return read(tx, o.table(), bizTag).orElseThrow();
+                                    }))));
   }
 
   @Override
@@ -262,15 +315,26 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
     Condition after = afterBizTag == null ? DSL.noCondition() : LEAF_ALLOC.BIZ_TAG.gt(afterBizTag);
     List<TagRecord> rows;
     try {
-      rows = guard("list tags", "SELECT", () -> o.table().select(o.dsl())
-          .where(after)
-          .orderBy(LEAF_ALLOC.BIZ_TAG)
-          .limit(limit + 1)
-          .fetch(o.table()::toTag));
+      rows =
+          guard(
+              "list tags",
+              "SELECT",
+              () ->
+                  o.table()
+                      .select(o.dsl())
+                      .where(after)
+                      .orderBy(LEAF_ALLOC.BIZ_TAG)
+                      .limit(limit + 1)
+                      .fetch(o.table()::toTag));
     } catch (StoreRejectedException e) {
       if (afterBizTag != null && DatabaseErrors.isCollationMix(e)) {
-        throw new InvalidPageKeyException("page key \"" + afterBizTag + "\" cannot be a biz_tag"
-            + " of this leaf_alloc: " + e.getCause().getMessage(), e);
+        throw new InvalidPageKeyException(
+            "page key \""
+                + afterBizTag
+                + "\" cannot be a biz_tag"
+                + " of this leaf_alloc: "
+                + e.getCause().getMessage(),
+            e);
       }
       throw e;
     }
@@ -282,8 +346,8 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
    * {@inheritDoc}
    *
    * <p>The range comes from the one autocommit statement of the product's {@link SegmentTake},
-   * whose own reply carries the new {@code max_id}. Write conflicts are retried
-   * ({@link ConflictRetry}).
+   * whose own reply carries the new {@code max_id}. Write conflicts are retried ({@link
+   * ConflictRetry}).
    */
   @Override
   public SegmentRange nextSegment(String bizTag, int step) {
@@ -305,29 +369,60 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
     }
     Opened o = opened();
     try {
-      return byName(o, bizTag, () -> guard("take a segment of " + bizTag, "UPDATE and SELECT",
-          () -> retry.run(() -> o.dsl().connectionResult(c -> {
-            DSLContext db = DSL.using(c, o.dsl().dialect(), o.dsl().settings());
-            if (!ledger.on() && !fence.checks()) {
-              if (!c.getAutoCommit()) {
-                c.setAutoCommit(true);
-              }
-              return o.take().take(c, db, o.table(), bizTag, step, clock.millis());
-            }
-            long now = clock.millis();
-            return o.take().takeRecorded(c, db, o.table(), bizTag, step, now, range -> {
-              fence.check(c, db, bizTag, range);
-              if (ledger.on()) {
-                JooqLedger.insert(db, bizTag, range.start(), range.end(), kind, ledger.server(),
-                    now);
-              }
-            });
-          }))));
+      return byName(
+          o,
+          bizTag,
+          () ->
+              guard(
+                  "take a segment of " + bizTag,
+                  "UPDATE and SELECT",
+                  () ->
+                      retry.run(
+                          () ->
+                              o.dsl()
+                                  .connectionResult(
+                                      c -> {
+                                        DSLContext db =
+                                            DSL.using(c, o.dsl().dialect(), o.dsl().settings());
+                                        if (!ledger.on() && !fence.checks()) {
+                                          if (!c.getAutoCommit()) {
+                                            c.setAutoCommit(true);
+                                          }
+                                          return o.take()
+                                              .take(c, db, o.table(), bizTag, step, clock.millis());
+                                        }
+                                        long now = clock.millis();
+                                        return o.take()
+                                            .takeRecorded(
+                                                c,
+                                                db,
+                                                o.table(),
+                                                bizTag,
+                                                step,
+                                                now,
+                                                range -> {
+                                                  fence.check(c, db, bizTag, range);
+                                                  if (ledger.on()) {
+                                                    JooqLedger.insert(
+                                                        db,
+                                                        bizTag,
+                                                        range.start(),
+                                                        range.end(),
+                                                        kind,
+                                                        ledger.server(),
+                                                        now);
+                                                  }
+                                                });
+                                      }))));
     } catch (DatabaseErrors.DuplicateKey e) {
       // The primary key found the range recorded already: the row went back (a restore).
-      throw new StoreRejectedException("the range of biz_tag " + bizTag + " that leaf_alloc's"
-          + " max_id gives is recorded in leaf_ledger already: max_id went back (a restored"
-          + " backup?); nothing was taken. Move max_id past the recorded ranges", e.getCause());
+      throw new StoreRejectedException(
+          "the range of biz_tag "
+              + bizTag
+              + " that leaf_alloc's"
+              + " max_id gives is recorded in leaf_ledger already: max_id went back (a restored"
+              + " backup?); nothing was taken. Move max_id past the recorded ranges",
+          e.getCause());
     }
   }
 
@@ -345,7 +440,9 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
     if (!o.table().bizTag().mayHold(bizTag)) {
       return Optional.empty();
     }
-    return guard("read leaf_ledger for " + bizTag, "SELECT on leaf_ledger",
+    return guard(
+        "read leaf_ledger for " + bizTag,
+        "SELECT on leaf_ledger",
         () -> JooqLedger.holding(o.dsl(), bizTag, id));
   }
 
@@ -360,26 +457,38 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
     }
     Opened o = opened();
     long now = clock.millis();
-    return byName(o, bizTag, () -> guard("hand back the rest of " + bizTag, "UPDATE",
-        () -> o.dsl().transactionResult(cfg -> {
-          DSLContext tx = cfg.dsl();
-          if (!o.table().setBack(tx, bizTag, firstUnissued, segmentEnd, now)) {
-            return false;
-          }
-          if (ledger.on()) {
-            JooqLedger.recordReturned(tx, bizTag, firstUnissued, segmentEnd, ledger.server(), now);
-          }
-          return true;
-        })));
+    return byName(
+        o,
+        bizTag,
+        () ->
+            guard(
+                "hand back the rest of " + bizTag,
+                "UPDATE",
+                () ->
+                    o.dsl()
+                        .transactionResult(
+                            cfg -> {
+                              DSLContext tx = cfg.dsl();
+                              if (!o.table().setBack(tx, bizTag, firstUnissued, segmentEnd, now)) {
+                                return false;
+                              }
+                              if (ledger.on()) {
+                                JooqLedger.recordReturned(
+                                    tx, bizTag, firstUnissued, segmentEnd, ledger.server(), now);
+                              }
+                              return true;
+                            })));
   }
 
   /**
-   * Deletes at most {@code limit} ledger records older than {@code cutoffMillis} in one
-   * statement; returns how many went.
+   * Deletes at most {@code limit} ledger records older than {@code cutoffMillis} in one statement;
+   * returns how many went.
    */
   public int deleteLedgerBefore(long cutoffMillis, int limit) {
     Opened o = opened();
-    return guard("delete old leaf_ledger records", "DELETE on leaf_ledger",
+    return guard(
+        "delete old leaf_ledger records",
+        "DELETE on leaf_ledger",
         () -> JooqLedger.deleteBefore(o.dsl(), cutoffMillis, limit));
   }
 
@@ -390,9 +499,9 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
   }
 
   /**
-   * Runs {@code work}, turning database failures into this package's exceptions
-   * ({@link DatabaseErrors#toStoreException}). Our own exceptions thrown inside a transaction pass
-   * through unchanged (jOOQ rolls back and rethrows).
+   * Runs {@code work}, turning database failures into this package's exceptions ({@link
+   * DatabaseErrors#toStoreException}). Our own exceptions thrown inside a transaction pass through
+   * unchanged (jOOQ rolls back and rethrows).
    */
   private <T> T guard(String what, Supplier<T> work) {
     return guard(what, null, work);

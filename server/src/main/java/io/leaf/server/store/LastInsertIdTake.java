@@ -21,30 +21,41 @@ import org.jooq.impl.DSL;
 abstract class LastInsertIdTake implements SegmentTake {
 
   @Override
-  public final SegmentRange take(Connection connection, DSLContext db, LeafAllocTable table,
-      String bizTag, int step, long nowMillis) throws SQLException {
+  public final SegmentRange take(
+      Connection connection,
+      DSLContext db,
+      LeafAllocTable table,
+      String bizTag,
+      int step,
+      long nowMillis)
+      throws SQLException {
     // The row's step: the amount to add when the caller asks for the table step, and the floor
     // of the dynamic step either way. Read before the UPDATE and only ever added as a value, so
     // an UpdateStep racing with this take changes the next segment, never this one's bounds.
-    Record2<Long, Integer> row = db.select(LEAF_ALLOC.MAX_ID, LEAF_ALLOC.STEP).from(LEAF_ALLOC)
-        .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
-        .fetchOne();
+    Record2<Long, Integer> row =
+        db.select(LEAF_ALLOC.MAX_ID, LEAF_ALLOC.STEP)
+            .from(LEAF_ALLOC)
+            .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
+            .fetchOne();
     if (row == null) {
       throw new TagNotFoundException(bizTag);
     }
     int added = SegmentTake.stepToAdd(bizTag, row.value1(), row.value2(), step);
     int tableStep = row.value2();
     // The guard on max_id keeps the addition inside BIGINT: nothing is taken, nothing wraps.
-    Query update = db.update(LEAF_ALLOC)
-        .set(LEAF_ALLOC.MAX_ID, lastInsertId(LEAF_ALLOC.MAX_ID.plus(DSL.val((long) added))))
-        .set(LEAF_ALLOC.UPDATE_TIME, table.updateTimeAt(nowMillis))
-        .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
-        .and(LEAF_ALLOC.MAX_ID.le(DSL.val(Long.MAX_VALUE - added)));
+    Query update =
+        db.update(LEAF_ALLOC)
+            .set(LEAF_ALLOC.MAX_ID, lastInsertId(LEAF_ALLOC.MAX_ID.plus(DSL.val((long) added))))
+            .set(LEAF_ALLOC.UPDATE_TIME, table.updateTimeAt(nowMillis))
+            .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
+            .and(LEAF_ALLOC.MAX_ID.le(DSL.val(Long.MAX_VALUE - added)));
     OptionalLong maxId = execute(connection, db, update);
     if (maxId.isEmpty()) {
-      Long current = db.select(LEAF_ALLOC.MAX_ID).from(LEAF_ALLOC)
-          .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
-          .fetchOne(LEAF_ALLOC.MAX_ID);
+      Long current =
+          db.select(LEAF_ALLOC.MAX_ID)
+              .from(LEAF_ALLOC)
+              .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
+              .fetchOne(LEAF_ALLOC.MAX_ID);
       if (current == null) {
         throw new TagNotFoundException(bizTag);
       }

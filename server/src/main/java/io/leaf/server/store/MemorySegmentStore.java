@@ -40,11 +40,13 @@ public final class MemorySegmentStore implements SegmentStore, Ledger {
   }
 
   private final ConcurrentNavigableMap<String, Row> rows = new ConcurrentSkipListMap<>();
+
   /** One ledger record of a tag. */
   private record Entry(String bizTag, IssuedRange range) {}
 
   private final InstantSource clock;
   private final LedgerSettings ledger;
+
   /** The ledger's records; guarded by itself. */
   private final List<Entry> records = new ArrayList<>();
 
@@ -52,12 +54,16 @@ public final class MemorySegmentStore implements SegmentStore, Ledger {
     this(InstantSource.system());
   }
 
-  /** @param clock stamps {@code update_time} as the database's transactions do */
+  /**
+   * @param clock stamps {@code update_time} as the database's transactions do
+   */
   public MemorySegmentStore(InstantSource clock) {
     this(clock, LedgerSettings.OFF);
   }
 
-  /** @param ledger whether takes are recorded (in memory), as {@link JooqSegmentStore} does */
+  /**
+   * @param ledger whether takes are recorded (in memory), as {@link JooqSegmentStore} does
+   */
   public MemorySegmentStore(InstantSource clock, LedgerSettings ledger) {
     this.clock = clock;
     this.ledger = ledger;
@@ -176,13 +182,17 @@ public final class MemorySegmentStore implements SegmentStore, Ledger {
             if (e.range().kind() == RangeKind.RETURNED) {
               end = Math.max(end, e.range().end());
               it.remove();
-            } else if (e.range().kind() == RangeKind.SEGMENT && e.range().end() <= segmentEnd
+            } else if (e.range().kind() == RangeKind.SEGMENT
+                && e.range().end() <= segmentEnd
                 && e.range().server().equals(ledger.server())) {
               it.remove();
             }
           }
-          records.add(new Entry(bizTag, new IssuedRange(firstUnissued, end, ledger.server(),
-              r.updateTime, RangeKind.RETURNED)));
+          records.add(
+              new Entry(
+                  bizTag,
+                  new IssuedRange(
+                      firstUnissued, end, ledger.server(), r.updateTime, RangeKind.RETURNED)));
         }
       }
       return true;

@@ -11,8 +11,8 @@ import org.jooq.DSLContext;
 import org.jooq.Query;
 
 /**
- * The take on MySQL and MariaDB (Galera too): the new {@code max_id} comes back in the UPDATE's
- * own reply (MySQL's OK packet holds the value {@code LAST_INSERT_ID(expr)} set, JDBC's generated
+ * The take on MySQL and MariaDB (Galera too): the new {@code max_id} comes back in the UPDATE's own
+ * reply (MySQL's OK packet holds the value {@code LAST_INSERT_ID(expr)} set, JDBC's generated
  * keys), never from a later query that a multi-host driver could send to another server.
  */
 final class MySqlSegmentTake extends LastInsertIdTake {
@@ -31,8 +31,10 @@ final class MySqlSegmentTake extends LastInsertIdTake {
       try (ResultSet keys = ps.getGeneratedKeys()) {
         if (!keys.next() || keys.getLong(1) <= 0) {
           // The write is in doubt, not the server broken: UNAVAILABLE, as SegmentTake says.
-          throw new StoreUnavailableException("the segment UPDATE committed but its reply"
-              + " carried no LAST_INSERT_ID value; the range is dropped (a gap)", null);
+          throw new StoreUnavailableException(
+              "the segment UPDATE committed but its reply"
+                  + " carried no LAST_INSERT_ID value; the range is dropped (a gap)",
+              null);
         }
         return OptionalLong.of(keys.getLong(1));
       }

@@ -37,12 +37,13 @@ public final class OwnTable {
    */
   public void create() {
     try {
-      dsl.connectionResult(c -> {
-        if (OwnTables.createIfMissing(c, dsl, name)) {
-          log.info("created table {}", name);
-        }
-        return null;
-      });
+      dsl.connectionResult(
+          c -> {
+            if (OwnTables.createIfMissing(c, dsl, name)) {
+              log.info("created table {}", name);
+            }
+            return null;
+          });
     } catch (DataAccessException e) {
       throw DatabaseErrors.toStoreException("open " + name, e, 1);
     }

@@ -14,8 +14,9 @@ import org.jooq.impl.DSL;
 
 /**
  * Leaf's own tables beside {@code leaf_alloc} ({@code leaf_worker}, {@code leaf_format}, {@code
- * leaf_region}, {@code leaf_ledger}): whether one exists, read from the JDBC metadata (so a user without CREATE can
- * use a table a DBA made), and its creation from the schema file of the database's product.
+ * leaf_region}, {@code leaf_ledger}): whether one exists, read from the JDBC metadata (so a user
+ * without CREATE can use a table a DBA made), and its creation from the schema file of the
+ * database's product.
  */
 public final class OwnTables {
 
@@ -23,22 +24,29 @@ public final class OwnTables {
 
   /**
    * The statements' context every Leaf store uses: unquoted names (the DDL creates unquoted
-   * identifiers, which H2 folds to upper case and MySQL keeps as written), no schema, no
-   * statement logging.
+   * identifiers, which H2 folds to upper case and MySQL keeps as written), no schema, no statement
+   * logging.
    */
   public static DSLContext dsl(DataSource dataSource, SQLDialect dialect) {
-    return DSL.using(dataSource, dialect, new Settings()
-        .withRenderQuotedNames(RenderQuotedNames.NEVER)
-        .withRenderSchema(false)
-        .withExecuteLogging(false));
+    return DSL.using(
+        dataSource,
+        dialect,
+        new Settings()
+            .withRenderQuotedNames(RenderQuotedNames.NEVER)
+            .withRenderSchema(false)
+            .withExecuteLogging(false));
   }
 
   /** Whether {@code table} exists in the connection's catalog and schema. */
   public static boolean exists(DatabaseMetaData md, String table) throws SQLException {
     String name = md.storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT) : table;
     Connection c = md.getConnection();
-    try (ResultSet rs = md.getTables(c.getCatalog(), c.getSchema(),
-        name.replace("_", md.getSearchStringEscape() + "_"), null)) {
+    try (ResultSet rs =
+        md.getTables(
+            c.getCatalog(),
+            c.getSchema(),
+            name.replace("_", md.getSearchStringEscape() + "_"),
+            null)) {
       while (rs.next()) {
         if (rs.getString("TABLE_NAME").equals(name)) {
           return true;
@@ -62,8 +70,8 @@ public final class OwnTables {
       return false;
     }
     DatabaseProduct product = DatabaseProduct.of(md, settingsOf.dialect());
-    String statement = product.isPostgres()
-        ? statementOf("/sql/schema-postgresql.sql", table) : null;
+    String statement =
+        product.isPostgres() ? statementOf("/sql/schema-postgresql.sql", table) : null;
     if (statement == null) {
       statement = statementOf("/sql/schema.sql", table);
     }
@@ -72,21 +80,21 @@ public final class OwnTables {
     }
     DSLContext db = DSL.using(c, product.dialect(), settingsOf.settings());
     db.execute(statement);
-    for (String index : indexesOf(product.isPostgres()
-        ? "/sql/schema-postgresql.sql" : "/sql/schema.sql", table)) {
+    for (String index :
+        indexesOf(product.isPostgres() ? "/sql/schema-postgresql.sql" : "/sql/schema.sql", table)) {
       createIndex(db, index);
     }
     if (!exists(md, table)) {
-      throw new UnusableTableException("table " + table + " was created but the database's"
-          + " metadata does not show it");
+      throw new UnusableTableException(
+          "table " + table + " was created but the database's" + " metadata does not show it");
     }
     return true;
   }
 
   /**
    * Runs {@code statement}, a {@code CREATE INDEX name ON table (…)}, on {@code db}; a failure is
-   * ignored when the index exists afterwards (a server starting beside this one made it: MySQL
-   * has no {@code CREATE INDEX IF NOT EXISTS}).
+   * ignored when the index exists afterwards (a server starting beside this one made it: MySQL has
+   * no {@code CREATE INDEX IF NOT EXISTS}).
    */
   public static void createIndex(DSLContext db, String statement) {
     try {
@@ -95,18 +103,21 @@ public final class OwnTables {
       String[] words = statement.split("\\s+");
       String index = words[2];
       String table = words[4];
-      boolean exists = db.connectionResult(c -> {
-        DatabaseMetaData md = c.getMetaData();
-        String t = md.storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT) : table;
-        try (ResultSet rs = md.getIndexInfo(c.getCatalog(), c.getSchema(), t, false, true)) {
-          while (rs.next()) {
-            if (index.equalsIgnoreCase(rs.getString("INDEX_NAME"))) {
-              return true;
-            }
-          }
-        }
-        return false;
-      });
+      boolean exists =
+          db.connectionResult(
+              c -> {
+                DatabaseMetaData md = c.getMetaData();
+                String t = md.storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT) : table;
+                try (ResultSet rs =
+                    md.getIndexInfo(c.getCatalog(), c.getSchema(), t, false, true)) {
+                  while (rs.next()) {
+                    if (index.equalsIgnoreCase(rs.getString("INDEX_NAME"))) {
+                      return true;
+                    }
+                  }
+                }
+                return false;
+              });
       if (!exists) {
         throw e;
       }

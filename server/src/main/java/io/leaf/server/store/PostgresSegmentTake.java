@@ -20,23 +20,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Takes one segment on PostgreSQL with a single autocommit statement, {@code UPDATE leaf_alloc
- * SET max_id = max_id + s … WHERE biz_tag = ? RETURNING max_id, step}: the reply that carries the
- * new {@code max_id} is the reply of the statement that committed it, so no second statement can
- * fail, be re-run or reach another host between the write and the range.
+ * Takes one segment on PostgreSQL with a single autocommit statement, {@code UPDATE leaf_alloc SET
+ * max_id = max_id + s … WHERE biz_tag = ? RETURNING max_id, step}: the reply that carries the new
+ * {@code max_id} is the reply of the statement that committed it, so no second statement can fail,
+ * be re-run or reach another host between the write and the range.
  *
  * <p>pgjdbc returns from an autocommit statement only after the server's ReadyForQuery, that is
  * after the commit. One case still returns a row for a commit that is not safe: when the wait for
  * the synchronous standby is cancelled ({@code pg_cancel_backend}, a client's cancel request),
  * PostgreSQL keeps the local commit and reports success with only a WARNING ("canceling wait for
- * synchronous replication … The transaction has already committed locally, but might not have
- * been replicated to the standby"). A failover can then lose that commit and hand the same range to
+ * synchronous replication … The transaction has already committed locally, but might not have been
+ * replicated to the standby"). A failover can then lose that commit and hand the same range to
  * another server. So a take whose statement or connection carries any warning is never used: the
  * range becomes a gap and the caller sees the database as unavailable for this load.
  *
- * <p>A standby (or a demoted primary) that answers is evicted from the pool: that connection
- * never takes writes, while a new one on a multi-host URL with {@code targetServerType=primary}
- * finds the primary. Stateless besides the pool; called with a connection the caller owns.
+ * <p>A standby (or a demoted primary) that answers is evicted from the pool: that connection never
+ * takes writes, while a new one on a multi-host URL with {@code targetServerType=primary} finds the
+ * primary. Stateless besides the pool; called with a connection the caller owns.
  */
 final class PostgresSegmentTake implements SegmentTake {
 
@@ -53,8 +53,14 @@ final class PostgresSegmentTake implements SegmentTake {
 
   /** {@inheritDoc} A commit that came back with a warning is unavailable (a gap). */
   @Override
-  public SegmentRange take(Connection connection, DSLContext db, LeafAllocTable table,
-      String bizTag, int step, long nowMillis) throws SQLException {
+  public SegmentRange take(
+      Connection connection,
+      DSLContext db,
+      LeafAllocTable table,
+      String bizTag,
+      int step,
+      long nowMillis)
+      throws SQLException {
     try {
       return takeOnce(connection, db, table, bizTag, step, nowMillis);
     } catch (SQLException e) {
@@ -67,8 +73,8 @@ final class PostgresSegmentTake implements SegmentTake {
   }
 
   /**
-   * {@inheritDoc} The synchronous-replication warning of a transaction comes with its COMMIT:
-   * one there makes the range a gap, as it does on an autocommit take.
+   * {@inheritDoc} The synchronous-replication warning of a transaction comes with its COMMIT: one
+   * there makes the range a gap, as it does on an autocommit take.
    */
   @Override
   public void committed(Connection connection, String bizTag, SegmentRange range)
@@ -80,28 +86,42 @@ final class PostgresSegmentTake implements SegmentTake {
   }
 
   /** A range whose commit carried {@code warning}: logged, and never used (a gap). */
-  private static StoreUnavailableException unsafeCommit(String bizTag, long start, long end,
-      SQLWarning warning) {
-    String message = "the segment [" + start + ", " + end + ") of biz_tag " + bizTag
-        + " committed with a warning, so it may not have reached the synchronous standby and a"
-        + " failover could hand it out again; it is not used (a gap): " + warning.getMessage();
+  private static StoreUnavailableException unsafeCommit(
+      String bizTag, long start, long end, SQLWarning warning) {
+    String message =
+        "the segment ["
+            + start
+            + ", "
+            + end
+            + ") of biz_tag "
+            + bizTag
+            + " committed with a warning, so it may not have reached the synchronous standby and a"
+            + " failover could hand it out again; it is not used (a gap): "
+            + warning.getMessage();
     log.warn(message);
     return new StoreUnavailableException("database unavailable: " + message, warning);
   }
 
-  private static SegmentRange takeOnce(Connection connection, DSLContext db, LeafAllocTable table,
-      String bizTag, int step, long nowMillis) throws SQLException {
+  private static SegmentRange takeOnce(
+      Connection connection,
+      DSLContext db,
+      LeafAllocTable table,
+      String bizTag,
+      int step,
+      long nowMillis)
+      throws SQLException {
     boolean tableStep = step == SegmentStore.TABLE_STEP;
     Field<Long> added = tableStep ? LEAF_ALLOC.STEP.cast(Long.class) : DSL.val((long) step);
     Condition usable = tableStep ? LEAF_ALLOC.STEP.gt(0) : LEAF_ALLOC.STEP.isNotNull();
     // The guard on max_id keeps the addition inside BIGINT: nothing is taken, nothing wraps.
-    Query update = db.update(LEAF_ALLOC)
-        .set(LEAF_ALLOC.MAX_ID, LEAF_ALLOC.MAX_ID.plus(added))
-        .set(LEAF_ALLOC.UPDATE_TIME, table.updateTimeAt(nowMillis))
-        .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
-        .and(usable)
-        .and(LEAF_ALLOC.MAX_ID.le(DSL.inline(Long.MAX_VALUE).minus(added)))
-        .returningResult(LEAF_ALLOC.MAX_ID, LEAF_ALLOC.STEP);
+    Query update =
+        db.update(LEAF_ALLOC)
+            .set(LEAF_ALLOC.MAX_ID, LEAF_ALLOC.MAX_ID.plus(added))
+            .set(LEAF_ALLOC.UPDATE_TIME, table.updateTimeAt(nowMillis))
+            .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
+            .and(usable)
+            .and(LEAF_ALLOC.MAX_ID.le(DSL.inline(Long.MAX_VALUE).minus(added)))
+            .returningResult(LEAF_ALLOC.MAX_ID, LEAF_ALLOC.STEP);
     connection.clearWarnings();
     try (PreparedStatement ps = connection.prepareStatement(update.getSQL())) {
       List<Object> binds = update.getBindValues();
@@ -120,8 +140,7 @@ final class PostgresSegmentTake implements SegmentTake {
         throw whyNothingTaken(db, bizTag, step);
       }
       int taken = tableStep ? rowStep : step;
-      SQLWarning warning = ps.getWarnings() != null ? ps.getWarnings()
-          : connection.getWarnings();
+      SQLWarning warning = ps.getWarnings() != null ? ps.getWarnings() : connection.getWarnings();
       if (warning != null) {
         throw unsafeCommit(bizTag, end - taken, end, warning);
       }
@@ -131,9 +150,11 @@ final class PostgresSegmentTake implements SegmentTake {
 
   /** Why the UPDATE matched no row, read after it (it took nothing). */
   private static RuntimeException whyNothingTaken(DSLContext db, String bizTag, int step) {
-    Record2<Long, Integer> row = db.select(LEAF_ALLOC.MAX_ID, LEAF_ALLOC.STEP).from(LEAF_ALLOC)
-        .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
-        .fetchOne();
+    Record2<Long, Integer> row =
+        db.select(LEAF_ALLOC.MAX_ID, LEAF_ALLOC.STEP)
+            .from(LEAF_ALLOC)
+            .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
+            .fetchOne();
     if (row == null) {
       return new TagNotFoundException(bizTag);
     }
@@ -142,7 +163,10 @@ final class PostgresSegmentTake implements SegmentTake {
       return new IdOverflowException(bizTag, row.value1(), added);
     }
     // The row changed between the UPDATE and this read (an UpdateStep, a hand edit).
-    return new StoreUnavailableException("database unavailable: the row of biz_tag " + bizTag
-        + " changed while a segment was taken; nothing was taken, try again", null);
+    return new StoreUnavailableException(
+        "database unavailable: the row of biz_tag "
+            + bizTag
+            + " changed while a segment was taken; nothing was taken, try again",
+        null);
   }
 }

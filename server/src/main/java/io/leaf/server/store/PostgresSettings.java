@@ -3,20 +3,20 @@ package io.leaf.server.store;
 import com.zaxxer.hikari.HikariConfig;
 
 /**
- * The PostgreSQL JDBC driver's (pgjdbc's) connection properties Leaf sets for a
- * {@code jdbc:postgresql:} URL. Each is a default: a property the URL sets itself wins, as pgjdbc
- * reads URL parameters over the properties it is given.
+ * The PostgreSQL JDBC driver's (pgjdbc's) connection properties Leaf sets for a {@code
+ * jdbc:postgresql:} URL. Each is a default: a property the URL sets itself wins, as pgjdbc reads
+ * URL parameters over the properties it is given.
  *
  * <ul>
  *   <li>{@code connectTimeout=3}, {@code socketTimeout=10} (seconds): an unreachable host or a
- *       reply that never comes is an outage within seconds, as with MySQL, not a thread stuck on
- *       a socket. A segment UPDATE whose reply timed out is never used (its IDs are a gap).
+ *       reply that never comes is an outage within seconds, as with MySQL, not a thread stuck on a
+ *       socket. A segment UPDATE whose reply timed out is never used (its IDs are a gap).
  *   <li>{@code hostRecheckSeconds=2}: on a multi-host URL ({@code jdbc:postgresql://h1,h2,h3/leaf
  *       ?targetServerType=primary}) pgjdbc remembers for this long that a host was down or a
- *       standby, and tries the others first; its default of 10 seconds made the new primary after
- *       a failover wait behind stale entries. The remembered state is only an ordering hint (when
- *       no host qualifies pgjdbc tries them all), so a short window costs a few connection
- *       attempts, never correctness.
+ *       standby, and tries the others first; its default of 10 seconds made the new primary after a
+ *       failover wait behind stale entries. The remembered state is only an ordering hint (when no
+ *       host qualifies pgjdbc tries them all), so a short window costs a few connection attempts,
+ *       never correctness.
  *   <li>{@code ApplicationName=leaf-server}: the name {@code pg_stat_activity} shows.
  * </ul>
  */

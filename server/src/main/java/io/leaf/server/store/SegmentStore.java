@@ -5,10 +5,10 @@ import java.util.Optional;
 /**
  * Persistent allocation state of every tag: the {@code leaf_alloc} table.
  *
- * <p>Implementations are thread-safe. Failures surface as the unchecked exceptions of this
- * package: {@link TagNotFoundException}, {@link TagAlreadyExistsException},
- * {@link IdOverflowException}, {@link StoreUnavailableException} (an outage: a later call may
- * succeed), {@link StoreRejectedException} (the database refuses until someone changes it).
+ * <p>Implementations are thread-safe. Failures surface as the unchecked exceptions of this package:
+ * {@link TagNotFoundException}, {@link TagAlreadyExistsException}, {@link IdOverflowException},
+ * {@link StoreUnavailableException} (an outage: a later call may succeed), {@link
+ * StoreRejectedException} (the database refuses until someone changes it).
  */
 public interface SegmentStore {
 
@@ -23,28 +23,30 @@ public interface SegmentStore {
   /** Sets the row's step; {@link TagNotFoundException} when the tag does not exist. */
   TagRecord updateStep(String bizTag, int step);
 
-  /** Tags with {@code biz_tag} greater than {@code afterBizTag} (null: from the first), in order. */
+  /**
+   * Tags with {@code biz_tag} greater than {@code afterBizTag} (null: from the first), in order.
+   */
   TagPage listTags(String afterBizTag, int limit);
 
   /**
    * Takes the next segment of {@code bizTag}: {@code max_id += step} in one atomic write that
-   * committed before this returns; the segment is {@code [max_id - step, max_id)} with the
-   * {@code max_id} that very write produced (never a value read afterwards, which another server
-   * may have moved on).
+   * committed before this returns; the segment is {@code [max_id - step, max_id)} with the {@code
+   * max_id} that very write produced (never a value read afterwards, which another server may have
+   * moved on).
    *
    * @param step the step to add, or {@link #TABLE_STEP} for the row's own step
    * @throws TagNotFoundException the tag does not exist
    * @throws IdOverflowException {@code max_id + step} would pass {@link Long#MAX_VALUE}
    * @throws InvalidTagStateException the row's own step is not positive
-   * @throws StoreUnavailableException the database cannot be reached, failed, or kept losing
-   *     write conflicts
+   * @throws StoreUnavailableException the database cannot be reached, failed, or kept losing write
+   *     conflicts
    * @throws StoreRejectedException the database refuses the write (a privilege, read-only)
    */
   SegmentRange nextSegment(String bizTag, int step);
 
   /**
-   * ReserveIds' dedicated write: {@code count} IDs as {@link #nextSegment} takes them, recorded
-   * (by the ledger) as a reservation rather than a segment.
+   * ReserveIds' dedicated write: {@code count} IDs as {@link #nextSegment} takes them, recorded (by
+   * the ledger) as a reservation rather than a segment.
    */
   default SegmentRange reserveRange(String bizTag, int count) {
     return nextSegment(bizTag, count);
@@ -52,8 +54,8 @@ public interface SegmentStore {
 
   /**
    * False when no row of the table can be named {@code bizTag} (its {@code biz_tag} column's
-   * character set or length rules the name out), so the tag cannot exist and no query is needed
-   * to say so; true when it may exist, or the table is not known yet. Cheap: no I/O.
+   * character set or length rules the name out), so the tag cannot exist and no query is needed to
+   * say so; true when it may exist, or the table is not known yet. Cheap: no I/O.
    */
   default boolean mayHold(String bizTag) {
     return true;

@@ -8,9 +8,9 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 
 /**
- * Loads the classes the first database check needs (jOOQ's query model and renderer, the
- * generated tables, the JDBC driver) without touching any database, so that a thread of its own
- * can do it while the server parses its flags, sets up logging and binds its port.
+ * Loads the classes the first database check needs (jOOQ's query model and renderer, the generated
+ * tables, the JDBC driver) without touching any database, so that a thread of its own can do it
+ * while the server parses its flags, sets up logging and binds its port.
  */
 public final class StoreWarmUp {
 
@@ -28,11 +28,17 @@ public final class StoreWarmUp {
     try {
       SQLDialect dialect = DataSources.dialectOf(url);
       DSLContext dsl = DSL.using(dialect);
-      dsl.select(LEAF_ALLOC.BIZ_TAG, LEAF_ALLOC.MAX_ID, LEAF_ALLOC.STEP).from(LEAF_ALLOC)
-          .where(LEAF_ALLOC.BIZ_TAG.eq("")).getSQL();
-      dsl.update(LEAF_ALLOC).set(LEAF_ALLOC.MAX_ID, LEAF_ALLOC.MAX_ID.plus(1))
-          .where(LEAF_ALLOC.BIZ_TAG.eq("")).getSQL();
-      dsl.insertInto(LEAF_LEDGER).set(LEAF_LEDGER.BIZ_TAG, "").set(LEAF_LEDGER.START_ID, 0L)
+      dsl.select(LEAF_ALLOC.BIZ_TAG, LEAF_ALLOC.MAX_ID, LEAF_ALLOC.STEP)
+          .from(LEAF_ALLOC)
+          .where(LEAF_ALLOC.BIZ_TAG.eq(""))
+          .getSQL();
+      dsl.update(LEAF_ALLOC)
+          .set(LEAF_ALLOC.MAX_ID, LEAF_ALLOC.MAX_ID.plus(1))
+          .where(LEAF_ALLOC.BIZ_TAG.eq(""))
+          .getSQL();
+      dsl.insertInto(LEAF_LEDGER)
+          .set(LEAF_LEDGER.BIZ_TAG, "")
+          .set(LEAF_LEDGER.START_ID, 0L)
           .getSQL();
       dsl.selectOne().getSQL();
       Class.forName(driver(url));

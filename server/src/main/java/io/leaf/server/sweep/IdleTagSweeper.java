@@ -12,21 +12,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Evicts the cached segments of every tag that has had no request for the idle TTL, at no cost
- * to the request path beyond the last-access write the engine already makes.
+ * Evicts the cached segments of every tag that has had no request for the idle TTL, at no cost to
+ * the request path beyond the last-access write the engine already makes.
  *
  * <p>The allocator hands each buffer to this sweeper once, when it stays after its first load,
  * through a lock-free {@link SweepIntake} (tags the database lacks never arrive, so a flood of
- * unknown names costs the sweeper nothing); each sweep moves it into a {@link
- * TimingWheel}. The first check comes one tick later, so a buffer that is already gone is dropped
- * quickly; after that a buffer is due at its last access plus the TTL. When it is due, its last
- * access is read again: a tag used since then is re-scheduled for the rest of its TTL, an idle
- * one is handed to {@link SegmentAllocator#evict}, which drops only that very buffer and closes
- * it, so a request that raced onto it retries on a fresh one. Its unused IDs are a gap, never
- * issued again.
+ * unknown names costs the sweeper nothing); each sweep moves it into a {@link TimingWheel}. The
+ * first check comes one tick later, so a buffer that is already gone is dropped quickly; after that
+ * a buffer is due at its last access plus the TTL. When it is due, its last access is read again: a
+ * tag used since then is re-scheduled for the rest of its TTL, an idle one is handed to {@link
+ * SegmentAllocator#evict}, which drops only that very buffer and closes it, so a request that raced
+ * onto it retries on a fresh one. Its unused IDs are a gap, never issued again.
  *
- * <p>Cost: one wheel entry per cached tag; per tick O(1) plus O(1) per tag due, and a tag in use
- * is due about once per TTL. Eviction is at least the TTL and at most TTL plus one tick (plus
+ * <p>Cost: one wheel entry per cached tag; per tick O(1) plus O(1) per tag due, and a tag in use is
+ * due about once per TTL. Eviction is at least the TTL and at most TTL plus one tick (plus
  * scheduling delay) after the last request.
  *
  * <p>Thread-safety: {@link #runOnce} is synchronized, so the sweeps {@link #start()} schedules on
@@ -37,8 +36,10 @@ import org.slf4j.LoggerFactory;
 public final class IdleTagSweeper implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(IdleTagSweeper.class);
+
   /** Bounds the wheel's memory for a TTL of many ticks; longer TTLs use the circle counters. */
   static final int MAX_SLOTS = 1 << 16;
+
   /** About 73 years: effectively never, and keeps every deadline within the wheel's range. */
   private static final long MAX_TTL_NANOS = Long.MAX_VALUE / 4;
 
@@ -53,16 +54,20 @@ public final class IdleTagSweeper implements AutoCloseable {
   private volatile ScheduledFuture<?> sweeps;
 
   /**
-   * Creates a stopped sweeper of the buffers {@code allocator} hands to {@code intake} (its
-   * {@link io.leaf.server.engine.EngineListeners#onCached}): those queued so far and from now on
-   * are scheduled by the first {@link #runOnce}.
+   * Creates a stopped sweeper of the buffers {@code allocator} hands to {@code intake} (its {@link
+   * io.leaf.server.engine.EngineListeners#onCached}): those queued so far and from now on are
+   * scheduled by the first {@link #runOnce}.
    *
    * @param scheduler runs the sweeps once {@link #start()}ed; owned from now on (shut down by
    *     {@link #close()})
    * @throws IllegalArgumentException if {@code idleTtl} or {@code tick} is not positive
    */
-  public IdleTagSweeper(SegmentAllocator allocator, SweepIntake intake, Duration idleTtl,
-      Duration tick, ScheduledExecutorService scheduler) {
+  public IdleTagSweeper(
+      SegmentAllocator allocator,
+      SweepIntake intake,
+      Duration idleTtl,
+      Duration tick,
+      ScheduledExecutorService scheduler) {
     if (idleTtl.isNegative() || idleTtl.isZero()) {
       throw new IllegalArgumentException("idleTtl must be positive: " + idleTtl);
     }
@@ -93,8 +98,8 @@ public final class IdleTagSweeper implements AutoCloseable {
   }
 
   /**
-   * Schedules the buffers created since the last call, then advances the wheel to {@code
-   * nowNanos}, re-checking every tag that is due and evicting the idle ones.
+   * Schedules the buffers created since the last call, then advances the wheel to {@code nowNanos},
+   * re-checking every tag that is due and evicting the idle ones.
    *
    * @param nowNanos the current time of the allocator's ticker
    * @return the number of tags evicted by this call
@@ -104,11 +109,13 @@ public final class IdleTagSweeper implements AutoCloseable {
       wheel.schedule(b, nowNanos + tickNanos);
     }
     int[] evicted = {0};
-    wheel.advance(nowNanos, b -> {
-      if (expire(b, nowNanos)) {
-        evicted[0]++;
-      }
-    });
+    wheel.advance(
+        nowNanos,
+        b -> {
+          if (expire(b, nowNanos)) {
+            evicted[0]++;
+          }
+        });
     return evicted[0];
   }
 
@@ -159,7 +166,9 @@ public final class IdleTagSweeper implements AutoCloseable {
       return false;
     }
     evictions.incrementAndGet();
-    log.debug("evicted idle tag {} after {} ms without a request", b.bizTag(),
+    log.debug(
+        "evicted idle tag {} after {} ms without a request",
+        b.bizTag(),
         TimeUnit.NANOSECONDS.toMillis(nowNanos - last));
     return true;
   }

@@ -12,8 +12,8 @@ import java.util.function.Consumer;
  * <p>It is made before the engine (as its {@link EngineListeners#onCached}) so the sweeper, made
  * after, finds every buffer from the first.
  *
- * <p>Cost: one lock-free enqueue per buffer that stays after its first load, safe under the
- * tag's stripe lock. Thread-safety: any number of threads may add; one sweeper drains.
+ * <p>Cost: one lock-free enqueue per buffer that stays after its first load, safe under the tag's
+ * stripe lock. Thread-safety: any number of threads may add; one sweeper drains.
  */
 public final class SweepIntake implements Consumer<TagBuffer> {
 

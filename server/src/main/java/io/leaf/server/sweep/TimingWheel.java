@@ -6,34 +6,34 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * A hashed timing wheel that can schedule, move and remove a key in O(1) time and fire
- * expirations in amortized O(1) time per key, plus O(1) per elapsed tick.
+ * A hashed timing wheel that can schedule, move and remove a key in O(1) time and fire expirations
+ * in amortized O(1) time per key, plus O(1) per elapsed tick.
  *
- * <p>This class is not thread-safe. It is meant to be owned by one thread, typically a sweeper
- * that calls {@link #advance} periodically and applies schedule and remove requests handed to it
- * by other threads; callers that share an instance must synchronize externally.
+ * <p>This class is not thread-safe. It is meant to be owned by one thread, typically a sweeper that
+ * calls {@link #advance} periodically and applies schedule and remove requests handed to it by
+ * other threads; callers that share an instance must synchronize externally.
  *
- * <p>Time is in nanoseconds from an arbitrary origin, as returned by {@link System#nanoTime()},
- * and is always supplied by the caller: the wheel never reads a clock, so its behaviour depends
- * only on the values it is given. Only differences between times are used, so the values may
- * wrap past {@link Long#MAX_VALUE} like {@code nanoTime} does, provided every deadline and every
- * time passed to {@link #advance} lies within 2<sup>63</sup>-1 ns of {@code startNanos}.
+ * <p>Time is in nanoseconds from an arbitrary origin, as returned by {@link System#nanoTime()}, and
+ * is always supplied by the caller: the wheel never reads a clock, so its behaviour depends only on
+ * the values it is given. Only differences between times are used, so the values may wrap past
+ * {@link Long#MAX_VALUE} like {@code nanoTime} does, provided every deadline and every time passed
+ * to {@link #advance} lies within 2<sup>63</sup>-1 ns of {@code startNanos}.
  *
- * <p>Time is cut into ticks of {@link #tickNanos()} starting at {@code startNanos}, and tick
- * {@code n} maps to slot {@code n % slotCount()}. A key fires at the first tick boundary at or
- * after its deadline and never earlier; expirations are only detected on tick boundaries, so a
- * key fires up to one tick after its deadline, plus however late {@code advance} is called. A
- * key due more than one turn of the wheel ahead waits in its slot with its circle, the number of
- * turns still to go, which is decremented each time the slot is visited. Such a key is looked at
- * once per turn, so size the wheel ({@code tickNanos * slots}) to cover the common delays.
+ * <p>Time is cut into ticks of {@link #tickNanos()} starting at {@code startNanos}, and tick {@code
+ * n} maps to slot {@code n % slotCount()}. A key fires at the first tick boundary at or after its
+ * deadline and never earlier; expirations are only detected on tick boundaries, so a key fires up
+ * to one tick after its deadline, plus however late {@code advance} is called. A key due more than
+ * one turn of the wheel ahead waits in its slot with its circle, the number of turns still to go,
+ * which is decremented each time the slot is visited. Such a key is looked at once per turn, so
+ * size the wheel ({@code tickNanos * slots}) to cover the common delays.
  *
  * <p>Keys are handed to the callback of {@link #advance} one at a time, already removed from the
- * wheel, so the callback may schedule or remove any key, including the one it was given. A key
- * that is removed or moved from a callback before its own turn comes does not fire in that tick.
- * A key scheduled from a callback is placed as if the wheel stood at the tick being processed: it
- * never fires in that same tick, but if its new deadline falls within the window being advanced it
- * fires later in the same call to {@code advance}, exactly as it would have had the wheel been
- * advanced one tick at a time.
+ * wheel, so the callback may schedule or remove any key, including the one it was given. A key that
+ * is removed or moved from a callback before its own turn comes does not fire in that tick. A key
+ * scheduled from a callback is placed as if the wheel stood at the tick being processed: it never
+ * fires in that same tick, but if its new deadline falls within the window being advanced it fires
+ * later in the same call to {@code advance}, exactly as it would have had the wheel been advanced
+ * one tick at a time.
  *
  * @param <K> the type of the keys; keys are compared with {@code equals} and {@code hashCode}
  */
@@ -42,14 +42,16 @@ public final class TimingWheel<K> {
   private final long tickNanos;
   private final long startNanos;
   private final Node<K>[] wheel;
+
   /**
    * Keys found due in the current tick that have not been handed to the callback yet. Keeping them
-   * in a list of their own, and in the index, lets a callback cancel or move them in O(1), and
-   * lets a callback that throws leave them in place for the next {@code advance}.
+   * in a list of their own, and in the index, lets a callback cancel or move them in O(1), and lets
+   * a callback that throws leave them in place for the next {@code advance}.
    */
   private final Node<K> expiring = Node.sentinel();
 
   private final Map<K, Node<K>> index = new HashMap<>();
+
   /** Ticks processed since {@code startNanos}: every boundary up to this one has been handled. */
   private long currentTick;
 
@@ -82,8 +84,8 @@ public final class TimingWheel<K> {
 
   /**
    * Schedules {@code key} to fire at {@code deadlineNanos}, or moves it there if it is already
-   * scheduled, whether earlier or later. A deadline at or before the current tick fires on the
-   * next {@link #advance} that passes a tick boundary. Amortized O(1).
+   * scheduled, whether earlier or later. A deadline at or before the current tick fires on the next
+   * {@link #advance} that passes a tick boundary. Amortized O(1).
    *
    * @throws NullPointerException if {@code key} is null
    */
@@ -234,6 +236,7 @@ public final class TimingWheel<K> {
     final K key;
     Node<K> prev;
     Node<K> next;
+
     /** Visits of the node's slot that must pass before the key is due. */
     long circle;
 

@@ -3,8 +3,8 @@ package io.leaf.server.uuid;
 import java.util.UUID;
 
 /**
- * A UUID's 128 bits as a ULID: 26 characters of Crockford base32, most significant first (the
- * first character holds the top 3 bits), upper case; parsed back case-insensitively.
+ * A UUID's 128 bits as a ULID: 26 characters of Crockford base32, most significant first (the first
+ * character holds the top 3 bits), upper case; parsed back case-insensitively.
  */
 public final class Ulid {
 
@@ -40,12 +40,12 @@ public final class Ulid {
     for (int i = 0; i < LENGTH; i++) {
       int v = value(ulid.charAt(i));
       if (v < 0) {
-        throw new IllegalArgumentException("not a Crockford base32 character at " + i + ": '"
-            + ulid.charAt(i) + "'");
+        throw new IllegalArgumentException(
+            "not a Crockford base32 character at " + i + ": '" + ulid.charAt(i) + "'");
       }
       if (i == 0 && v > 7) {
-        throw new IllegalArgumentException("a ULID starts with 0-7 (128 bits), got '"
-            + ulid.charAt(0) + "'");
+        throw new IllegalArgumentException(
+            "a ULID starts with 0-7 (128 bits), got '" + ulid.charAt(0) + "'");
       }
       hi = (hi << 5) | (lo >>> 59);
       lo = (lo << 5) | v;

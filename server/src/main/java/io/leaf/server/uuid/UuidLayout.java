@@ -5,9 +5,9 @@ import java.util.UUID;
 
 /**
  * Where a snowflake ID's parts go in an RFC 9562 version 7 UUID: the Unix-millisecond timestamp in
- * {@code unix_ts_ms}, the sequence as a counter at the top of {@code rand_a} (spilling into
- * {@code rand_b} past 12 bits), the worker ID in fixed bits of {@code rand_b} right after it, and
- * random bits in the rest. Immutable.
+ * {@code unix_ts_ms}, the sequence as a counter at the top of {@code rand_a} (spilling into {@code
+ * rand_b} past 12 bits), the worker ID in fixed bits of {@code rand_b} right after it, and random
+ * bits in the rest. Immutable.
  */
 /*
  * RFC 9562 section 6.2, method 1 (a fixed-length dedicated counter): the counter is the snowflake
@@ -27,8 +27,10 @@ public final class UuidLayout {
   private static final long MAX_TIMESTAMP_MS = (1L << 48) - 1;
 
   private final SnowflakeLayout layout;
+
   /** Sequence bits that do not fit in rand_a, kept at the top of rand_b. */
   private final int spill;
+
   /** The position of the worker ID's lowest bit in rand_b. */
   private final int workerShift;
 
@@ -45,17 +47,18 @@ public final class UuidLayout {
   public UUID compose(long id, long r1, long r2) {
     SnowflakeLayout.Parts parts = layout.decompose(id);
     if (parts.timestampMs() > MAX_TIMESTAMP_MS) {
-      throw new IllegalArgumentException("timestamp " + parts.timestampMs()
-          + " does not fit in 48 bits");
+      throw new IllegalArgumentException(
+          "timestamp " + parts.timestampMs() + " does not fit in 48 bits");
     }
     long seq = parts.sequence();
     int s = layout.sequenceBits();
-    long randA = s <= RAND_A_BITS
-        ? seq << (RAND_A_BITS - s) | (r1 & ((1L << (RAND_A_BITS - s)) - 1))
-        : seq >>> spill;
+    long randA =
+        s <= RAND_A_BITS
+            ? seq << (RAND_A_BITS - s) | (r1 & ((1L << (RAND_A_BITS - s)) - 1))
+            : seq >>> spill;
     long counterLow = spill == 0 ? 0 : (seq & ((1L << spill) - 1)) << (RAND_B_BITS - spill);
-    long randB = counterLow | ((long) parts.workerId() << workerShift)
-        | (r2 & ((1L << workerShift) - 1));
+    long randB =
+        counterLow | ((long) parts.workerId() << workerShift) | (r2 & ((1L << workerShift) - 1));
     long msb = parts.timestampMs() << 16 | 0x7000L | randA;
     long lsb = Long.MIN_VALUE | randB;
     return new UUID(msb, lsb);
@@ -68,8 +71,13 @@ public final class UuidLayout {
    */
   public Parts decode(UUID uuid) {
     if (uuid.version() != 7 || uuid.variant() != 2) {
-      throw new IllegalArgumentException("not a version 7 UUID of variant 10 (RFC 9562): "
-          + uuid + " is version " + uuid.version() + ", variant " + uuid.variant());
+      throw new IllegalArgumentException(
+          "not a version 7 UUID of variant 10 (RFC 9562): "
+              + uuid
+              + " is version "
+              + uuid.version()
+              + ", variant "
+              + uuid.variant());
     }
     long lsb = uuid.getLeastSignificantBits() & ((1L << RAND_B_BITS) - 1);
     int worker = (int) ((lsb >>> workerShift) & layout.maxWorkerId());

@@ -28,8 +28,10 @@ public final class Uuids {
   private final Snowflake snowflake;
   private final UuidLayout layout;
   private final SecureRandom random;
+
   /** Random longs not handed out yet, from {@code next} on; guarded by {@code this}. */
   private final long[] pool = new long[POOL_LONGS];
+
   private int next = POOL_LONGS;
   private static final int POOL_LONGS = 512;
 
@@ -92,8 +94,8 @@ public final class Uuids {
     } else if (value.length() == 26) {
       uuid = Ulid.decode(value);
     } else {
-      throw new IllegalArgumentException("a UUID has 36 characters (8-4-4-4-12) or 26 (ULID), got "
-          + value.length());
+      throw new IllegalArgumentException(
+          "a UUID has 36 characters (8-4-4-4-12) or 26 (ULID), got " + value.length());
     }
     return layout.decode(uuid);
   }

@@ -50,11 +50,12 @@ class LeafClientTest {
     db.close();
   }
 
-  private static <T extends LeafException> T assertLeafError(Class<T> type, Status.Code code,
-      String descriptionPart, Executable call) {
+  private static <T extends LeafException> T assertLeafError(
+      Class<T> type, Status.Code code, String descriptionPart, Executable call) {
     T e = assertThrows(type, call);
     assertEquals(code, e.code(), "code of: " + e.getMessage());
-    assertTrue(e.description().contains(descriptionPart),
+    assertTrue(
+        e.description().contains(descriptionPart),
         "description should contain '" + descriptionPart + "': " + e.description());
     return e;
   }
@@ -120,37 +121,64 @@ class LeafClientTest {
 
   @Test
   void missingTag_tagNotFoundOnEveryMethod() {
-    assertLeafError(TagNotFoundException.class, Status.Code.NOT_FOUND, "ghost",
-        () -> client.nextId("ghost"));
-    assertLeafError(TagNotFoundException.class, Status.Code.NOT_FOUND, "ghost",
+    assertLeafError(
+        TagNotFoundException.class, Status.Code.NOT_FOUND, "ghost", () -> client.nextId("ghost"));
+    assertLeafError(
+        TagNotFoundException.class,
+        Status.Code.NOT_FOUND,
+        "ghost",
         () -> client.nextIds("ghost", 5));
-    assertLeafError(TagNotFoundException.class, Status.Code.NOT_FOUND, "ghost",
+    assertLeafError(
+        TagNotFoundException.class,
+        Status.Code.NOT_FOUND,
+        "ghost",
         () -> client.updateStep("ghost", 5));
-    assertLeafError(TagNotFoundException.class, Status.Code.NOT_FOUND, "ghost",
+    assertLeafError(
+        TagNotFoundException.class,
+        Status.Code.NOT_FOUND,
+        "ghost",
         () -> client.initCache("ghost"));
-    assertLeafError(TagNotFoundException.class, Status.Code.NOT_FOUND, "ghost",
-        () -> client.getTag("ghost"));
+    assertLeafError(
+        TagNotFoundException.class, Status.Code.NOT_FOUND, "ghost", () -> client.getTag("ghost"));
   }
 
   @Test
   void createTag_existing_tagAlreadyExists() {
     client.createTag("twice", 0, 0, null);
-    assertLeafError(TagAlreadyExistsException.class, Status.Code.ALREADY_EXISTS, "twice",
+    assertLeafError(
+        TagAlreadyExistsException.class,
+        Status.Code.ALREADY_EXISTS,
+        "twice",
         () -> client.createTag("twice", 0, 0, null));
   }
 
   @Test
   void badArguments_invalidArgumentNamingField() {
-    assertLeafError(InvalidArgumentException.class, Status.Code.INVALID_ARGUMENT, "biz_tag",
+    assertLeafError(
+        InvalidArgumentException.class,
+        Status.Code.INVALID_ARGUMENT,
+        "biz_tag",
         () -> client.createTag("no spaces", 0, 0, null));
-    assertLeafError(InvalidArgumentException.class, Status.Code.INVALID_ARGUMENT, "-5",
+    assertLeafError(
+        InvalidArgumentException.class,
+        Status.Code.INVALID_ARGUMENT,
+        "-5",
         () -> client.createTag("order", 0, -5, null));
     client.createTag("order", 0, 0, null);
-    assertLeafError(InvalidArgumentException.class, Status.Code.INVALID_ARGUMENT, "count",
+    assertLeafError(
+        InvalidArgumentException.class,
+        Status.Code.INVALID_ARGUMENT,
+        "count",
         () -> client.nextIds("order", 0));
-    assertLeafError(InvalidArgumentException.class, Status.Code.INVALID_ARGUMENT, "200000",
+    assertLeafError(
+        InvalidArgumentException.class,
+        Status.Code.INVALID_ARGUMENT,
+        "200000",
         () -> client.nextIds("order", 200_000));
-    assertLeafError(InvalidArgumentException.class, Status.Code.INVALID_ARGUMENT, "step",
+    assertLeafError(
+        InvalidArgumentException.class,
+        Status.Code.INVALID_ARGUMENT,
+        "step",
         () -> client.updateStep("order", 0));
   }
 
@@ -160,15 +188,18 @@ class LeafClientTest {
     for (int i = 0; i < 10; i++) {
       assertTrue(client.nextId("edge") > 0, "the last full segment is issued");
     }
-    assertLeafError(OutOfRangeException.class, Status.Code.OUT_OF_RANGE, "edge",
-        () -> client.nextId("edge"));
+    assertLeafError(
+        OutOfRangeException.class, Status.Code.OUT_OF_RANGE, "edge", () -> client.nextId("edge"));
   }
 
   @Test
   void nextId_databaseDown_leafUnavailable() {
     client.createTag("down", 0, 10, null);
     store.failLoads();
-    assertLeafError(LeafUnavailableException.class, Status.Code.UNAVAILABLE, "database",
+    assertLeafError(
+        LeafUnavailableException.class,
+        Status.Code.UNAVAILABLE,
+        "database",
         () -> client.nextId("down"));
   }
 
@@ -176,8 +207,8 @@ class LeafClientTest {
   void nextId_loadSlowerThanDeadline_deadlineExceeded() {
     client.createTag("slow", 0, 10, null);
     store.blockLoads();
-    try (LeafClient impatient = LeafClient.forChannel(leaf.channel)
-        .deadline(Duration.ofMillis(300)).build()) {
+    try (LeafClient impatient =
+        LeafClient.forChannel(leaf.channel).deadline(Duration.ofMillis(300)).build()) {
       assertThrows(LeafDeadlineExceededException.class, () -> impatient.nextId("slow"));
     } finally {
       store.release();

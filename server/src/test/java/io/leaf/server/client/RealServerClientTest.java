@@ -7,8 +7,8 @@ import io.leaf.client.CachedIdGenerator;
 import io.leaf.client.LeafClient;
 import io.leaf.client.LeafUnavailableException;
 import io.leaf.server.LeafServer;
-import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ServerWiring;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.IdChecks;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,8 +37,15 @@ class RealServerClientTest {
   @BeforeEach
   void setUp() throws Exception {
     Path dir = Files.createTempDirectory("leaf-client-");
-    ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--db-url",
-        "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL"}, env -> null);
+    ServerConfig config =
+        ServerConfig.parse(
+            new String[] {
+              "--port",
+              "0",
+              "--db-url",
+              "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL"
+            },
+            env -> null);
     server = ServerWiring.production(config).start();
     target = "127.0.0.1:" + server.port();
   }
@@ -54,20 +61,22 @@ class RealServerClientTest {
     // Generous deadlines: on a loaded machine a block of a million IDs can take seconds.
     try (LeafClient client = LeafClient.forTarget(target).deadline(Duration.ofMinutes(1)).build()) {
       client.createTag("load", 0, 1_000, "stress");
-      CachedIdGenerator generator = CachedIdGenerator.builder(client, "load")
-          .maxWait(Duration.ofSeconds(30)).build();
+      CachedIdGenerator generator =
+          CachedIdGenerator.builder(client, "load").maxWait(Duration.ofSeconds(30)).build();
       ExecutorService pool = Executors.newFixedThreadPool(THREADS);
       long[][] perThread = new long[THREADS][];
       try {
         List<Future<long[]>> runs = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
-          runs.add(pool.submit(() -> {
-            long[] ids = new long[PER_THREAD];
-            for (int i = 0; i < PER_THREAD; i++) {
-              ids[i] = generator.next();
-            }
-            return ids;
-          }));
+          runs.add(
+              pool.submit(
+                  () -> {
+                    long[] ids = new long[PER_THREAD];
+                    for (int i = 0; i < PER_THREAD; i++) {
+                      ids[i] = generator.next();
+                    }
+                    return ids;
+                  }));
         }
         for (int t = 0; t < THREADS; t++) {
           perThread[t] = runs.get(t).get(5, TimeUnit.MINUTES);
@@ -78,9 +87,10 @@ class RealServerClientTest {
         generator.close();
       }
       IdChecks.assertAllDistinct(perThread);
-      System.out.printf("[leaf-client] %d x %d next(): all unique; %d calls waited, %d blocks"
-          + " fetched, last block size %d%n", THREADS, PER_THREAD, generator.waits(),
-          generator.refills(), generator.blockSize());
+      System.out.printf(
+          "[leaf-client] %d x %d next(): all unique; %d calls waited, %d blocks"
+              + " fetched, last block size %d%n",
+          THREADS, PER_THREAD, generator.waits(), generator.refills(), generator.blockSize());
     }
   }
 
@@ -96,9 +106,15 @@ class RealServerClientTest {
 
   @Test
   void useTls_plaintextServer_leafUnavailable() {
-    try (LeafClient client = LeafClient.forTarget(target).useTls().maxAttempts(1)
-        .deadline(Duration.ofSeconds(5)).build()) {
-      assertThrows(LeafUnavailableException.class, () -> client.nextId("tcp"),
+    try (LeafClient client =
+        LeafClient.forTarget(target)
+            .useTls()
+            .maxAttempts(1)
+            .deadline(Duration.ofSeconds(5))
+            .build()) {
+      assertThrows(
+          LeafUnavailableException.class,
+          () -> client.nextId("tcp"),
           "a TLS handshake with a plaintext server fails as UNAVAILABLE");
     }
   }

@@ -18,11 +18,14 @@ import org.junit.jupiter.api.Test;
 class ConfigurationDocsTest {
 
   private static final Path CONFIGURATION = DocsLinksTest.ROOT.resolve("docs/configuration.md");
-  /** {@code  --port  $LEAF_PORT  TCP port … (default 50051)}. */
+
+  /** {@code --port $LEAF_PORT TCP port … (default 50051)}. */
   private static final Pattern HELP_LINE =
       Pattern.compile("^\\s+--(\\S+)\\s+\\$(\\S+)\\s.*\\(default (.*)\\)$");
+
   /** {@code Essentials:}, a heading of {@code --help}. */
   private static final Pattern HELP_HEADING = Pattern.compile("^[A-Z][A-Za-z ]+:$");
+
   /** {@code | `--port` | `LEAF_PORT` | `50051` | meaning |}. */
   private static final Pattern DOC_ROW =
       Pattern.compile("^\\|\\s*`--([a-z0-9-]+)`\\s*\\|\\s*`(LEAF_[A-Z0-9_]+)`\\s*\\|([^|]*)\\|");
@@ -40,8 +43,8 @@ class ConfigurationDocsTest {
     for (String line : Files.readAllLines(CONFIGURATION)) {
       Matcher m = DOC_ROW.matcher(line);
       if (m.find()) {
-        String previous = docs.put(m.group(1),
-            m.group(2) + " default " + m.group(3).trim().replace("`", ""));
+        String previous =
+            docs.put(m.group(1), m.group(2) + " default " + m.group(3).trim().replace("`", ""));
         assertEquals(null, previous, "--" + m.group(1) + " has two rows in " + CONFIGURATION);
       }
     }
@@ -71,7 +74,9 @@ class ConfigurationDocsTest {
         group = line.substring(3).trim();
       }
     }
-    assertEquals(String.join("\n", docs), String.join("\n", help),
+    assertEquals(
+        String.join("\n", docs),
+        String.join("\n", help),
         "--help lists each flag under its section of " + CONFIGURATION + ", in the same order");
   }
 }

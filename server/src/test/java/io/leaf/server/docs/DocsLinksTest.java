@@ -33,8 +33,13 @@ class DocsLinksTest {
   @Test
   void readme_lineCount_atMost200() throws IOException {
     long lines = Files.readAllLines(README).size();
-    assertTrue(lines <= README_MAX_LINES, "README.md has " + lines + " lines; keep it to "
-        + README_MAX_LINES + " and move the rest to a docs/ page");
+    assertTrue(
+        lines <= README_MAX_LINES,
+        "README.md has "
+            + lines
+            + " lines; keep it to "
+            + README_MAX_LINES
+            + " and move the rest to a docs/ page");
   }
 
   @Test
@@ -67,7 +72,8 @@ class DocsLinksTest {
         Path target = path.isEmpty() ? file : file.getParent().resolve(path).normalize();
         if (!Files.exists(target)) {
           broken.add(file.getFileName() + ": " + link + " (no such file)");
-        } else if (hash >= 0 && target.toString().endsWith(".md")
+        } else if (hash >= 0
+            && target.toString().endsWith(".md")
             && !anchors(target).contains(link.substring(hash + 1))) {
           broken.add(file.getFileName() + ": " + link + " (no such heading)");
         }
@@ -78,7 +84,8 @@ class DocsLinksTest {
 
   @Test
   void anchor_headingWithCodeAndPunctuation_githubSlug() {
-    assertEquals("leafv1snowflakeservice-time-ordered-ids-no-tag",
+    assertEquals(
+        "leafv1snowflakeservice-time-ordered-ids-no-tag",
         slug("`leaf.v1.SnowflakeService`: time-ordered IDs, no tag"));
   }
 
@@ -103,7 +110,9 @@ class DocsLinksTest {
 
   /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */
   static String slug(String heading) {
-    return heading.strip().toLowerCase(Locale.ROOT)
+    return heading
+        .strip()
+        .toLowerCase(Locale.ROOT)
         .replaceAll("[^\\p{L}\\p{N}_\\- ]", "")
         .replace(' ', '-');
   }

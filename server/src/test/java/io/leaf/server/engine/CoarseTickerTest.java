@@ -72,8 +72,9 @@ class CoarseTickerTest {
   @Test
   void constructor_nonPositiveResolution_rejectedNamingValue() {
     ManualScheduler updater = new ManualScheduler(new FakeTicker());
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new CoarseTicker(Duration.ZERO, updater));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> new CoarseTicker(Duration.ZERO, updater));
     assertEquals("resolution must be positive: PT0S", e.getMessage());
     assertEquals(0, updater.pending(), "nothing scheduled");
   }

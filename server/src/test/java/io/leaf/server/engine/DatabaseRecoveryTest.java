@@ -1,6 +1,5 @@
 package io.leaf.server.engine;
 
-import io.leaf.server.testing.Poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -15,6 +14,7 @@ import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.ManualTimer;
+import io.leaf.server.testing.Poll;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -26,9 +26,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What the server's database check tells the engine: while it sees the database down, loads fail
- * at once; once it sees the database answer, every tag backing off loads at once, however long
- * the outage grew its back-off.
+ * What the server's database check tells the engine: while it sees the database down, loads fail at
+ * once; once it sees the database answer, every tag backing off loads at once, however long the
+ * outage grew its back-off.
  */
 @Timeout(60)
 class DatabaseRecoveryTest {
@@ -76,7 +76,9 @@ class DatabaseRecoveryTest {
     }
     assertTrue(lastIssued < 40, "the tag ran dry during the outage: " + lastIssued);
     store.heal();
-    assertInstanceOf(StoreUnavailableException.class, failure(next("t")),
+    assertInstanceOf(
+        StoreUnavailableException.class,
+        failure(next("t")),
         "without the check, the tag still backs off");
 
     allocator.databaseAnswered(); // unchanged: nothing was known down
@@ -93,28 +95,36 @@ class DatabaseRecoveryTest {
     AtomicBoolean outage = new AtomicBoolean(true);
     AtomicReference<SegmentAllocator> engine = new AtomicReference<>();
     // A load begun in the outage fails just after the server's check saw the database answer.
-    SegmentStore lateFailure = new ForwardingSegmentStore(memory) {
-      @Override
-      public SegmentRange nextSegment(String bizTag, int step) {
-        if (outage.getAndSet(false)) {
-          engine.get().databaseAnswered();
-          throw new StoreUnavailableException("database unavailable: connection reset", null);
-        }
-        return super.nextSegment(bizTag, step);
-      }
-    };
-    EngineThreadsFixture own = new EngineThreadsFixture(EngineConfig.DEFAULTS,
-        new ManualTimer(ticker));
+    SegmentStore lateFailure =
+        new ForwardingSegmentStore(memory) {
+          @Override
+          public SegmentRange nextSegment(String bizTag, int step) {
+            if (outage.getAndSet(false)) {
+              engine.get().databaseAnswered();
+              throw new StoreUnavailableException("database unavailable: connection reset", null);
+            }
+            return super.nextSegment(bizTag, step);
+          }
+        };
+    EngineThreadsFixture own =
+        new EngineThreadsFixture(EngineConfig.DEFAULTS, new ManualTimer(ticker));
     engine.set(new SegmentAllocator(lateFailure, ticker, EngineConfig.DEFAULTS, own.threads()));
     try {
       engine.get().databaseDown("connection refused");
-      CompletableFuture<Long> during = engine.get().nextId("dry",
-          engine.get().deadline(WAIT, false));
+      CompletableFuture<Long> during =
+          engine.get().nextId("dry", engine.get().deadline(WAIT, false));
       assertInstanceOf(StoreUnavailableException.class, failure(during), "known down");
       // The engine's clock stands still: only the end of the back-off lets the tag load again.
       // A failed call (ExecutionException) is retried; the last one is thrown after 10 s.
-      long first = Poll.retry(() -> engine.get().nextId("dry", engine.get().deadline(WAIT, false))
-          .get(10, TimeUnit.SECONDS), e -> e instanceof ExecutionException, Duration.ofSeconds(10));
+      long first =
+          Poll.retry(
+              () ->
+                  engine
+                      .get()
+                      .nextId("dry", engine.get().deadline(WAIT, false))
+                      .get(10, TimeUnit.SECONDS),
+              e -> e instanceof ExecutionException,
+              Duration.ofSeconds(10));
       assertEquals(1, first, "the tag loads once the database answers, without a back-off");
     } finally {
       engine.get().close();
@@ -144,10 +154,14 @@ class DatabaseRecoveryTest {
     memory.createTag("r", 1, 100, null);
     assertEquals(1, next("r").get(10, TimeUnit.SECONDS));
     allocator.databaseDown("connection refused");
-    CompletableFuture<IdRanges> r = allocator.reserve("r", 500, allocator.deadline(WAIT, true),
-        task -> {
-          throw new AssertionError("no dedicated write while the database is known down");
-        });
+    CompletableFuture<IdRanges> r =
+        allocator.reserve(
+            "r",
+            500,
+            allocator.deadline(WAIT, true),
+            task -> {
+              throw new AssertionError("no dedicated write while the database is known down");
+            });
     assertInstanceOf(StoreUnavailableException.class, failure(r));
     assertEquals(2, next("r").get(10, TimeUnit.SECONDS), "the buffer is whole");
   }

@@ -25,6 +25,7 @@ class EngineEventsTest {
   /** Records every event as a short string. */
   private static final class Recording implements EngineEvents {
     final List<String> events = new CopyOnWriteArrayList<>();
+
     /** Kept apart: a wait is reported while its load may already be running. */
     final AtomicInteger waits = new AtomicInteger();
 
@@ -35,8 +36,9 @@ class EngineEventsTest {
 
     @Override
     public void segmentLoaded(boolean first, long nanos, RuntimeException failure) {
-      events.add((first ? "first " : "served ")
-          + (failure == null ? "loaded" : failure.getClass().getSimpleName()));
+      events.add(
+          (first ? "first " : "served ")
+              + (failure == null ? "loaded" : failure.getClass().getSimpleName()));
     }
 
     @Override
@@ -54,8 +56,13 @@ class EngineEventsTest {
     ManualExecutor loads = new ManualExecutor();
     try (EngineThreadsFixture threads =
             EngineThreadsFixture.manual(loads, new ManualTimer(ticker));
-        SegmentAllocator allocator = new SegmentAllocator(store, ticker,
-            EngineConfig.DEFAULTS, threads.threads(), EngineListeners.NONE.withEvents(recording))) {
+        SegmentAllocator allocator =
+            new SegmentAllocator(
+                store,
+                ticker,
+                EngineConfig.DEFAULTS,
+                threads.threads(),
+                EngineListeners.NONE.withEvents(recording))) {
       WaitDeadline deadline = allocator.deadline(TimeUnit.SECONDS.toNanos(5), false);
       CompletableFuture<Long> first = allocator.nextId("t", deadline);
       assertEquals(1, loads.runAll(), "the first call started the first load");
@@ -67,7 +74,9 @@ class EngineEventsTest {
       }
       assertEquals(1, loads.runAll(), "the buffered IDs started one preload");
       assertEquals(1, before, "only the first load before the buffered IDs: " + recording.events);
-      assertEquals(List.of("first loaded", "served loaded"), recording.events,
+      assertEquals(
+          List.of("first loaded", "served loaded"),
+          recording.events,
           "the first load, then the preload of a served tag");
       assertEquals(1, recording.waits.get(), "the first call waited; the buffered ones did not");
     }
@@ -77,16 +86,25 @@ class EngineEventsTest {
   void unknownTag_secondCall_missingHitReported() {
     Recording recording = new Recording();
     try (EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
-        SegmentAllocator allocator = new SegmentAllocator(new MemorySegmentStore(),
-            new FakeTicker(), EngineConfig.DEFAULTS.withMissingTagTtl(Duration.ofMinutes(1)),
-            threads.threads(), EngineListeners.NONE.withEvents(recording))) {
+        SegmentAllocator allocator =
+            new SegmentAllocator(
+                new MemorySegmentStore(),
+                new FakeTicker(),
+                EngineConfig.DEFAULTS.withMissingTagTtl(Duration.ofMinutes(1)),
+                threads.threads(),
+                EngineListeners.NONE.withEvents(recording))) {
       for (int i = 0; i < 2; i++) {
         WaitDeadline deadline = allocator.deadline(TimeUnit.SECONDS.toNanos(5), false);
-        CompletionException e = assertThrows(CompletionException.class,
-            () -> allocator.nextId("ghost", deadline).join(), "unknown tag");
+        CompletionException e =
+            assertThrows(
+                CompletionException.class,
+                () -> allocator.nextId("ghost", deadline).join(),
+                "unknown tag");
         assertTrue(e.getCause() instanceof TagNotFoundException, e.toString());
       }
-      assertEquals(List.of("first TagNotFoundException", "missing hit"), recording.events,
+      assertEquals(
+          List.of("first TagNotFoundException", "missing hit"),
+          recording.events,
           "one load finds no tag, the next call is answered from memory");
     }
   }

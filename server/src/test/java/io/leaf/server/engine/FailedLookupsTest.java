@@ -22,9 +22,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A tag whose first load failed holds no buffer, reaches no idle sweeper and is remembered only
- * for its back-off, at most {@code --missing-tag-ttl}, with no exception object; names the
- * store says the table cannot hold are NOT_FOUND without a load.
+ * A tag whose first load failed holds no buffer, reaches no idle sweeper and is remembered only for
+ * its back-off, at most {@code --missing-tag-ttl}, with no exception object; names the store says
+ * the table cannot hold are NOT_FOUND without a load.
  */
 class FailedLookupsTest {
 
@@ -40,9 +40,15 @@ class FailedLookupsTest {
 
   @BeforeEach
   void setUp() {
-    allocator = new SegmentAllocator(store, ticker, EngineConfig.DEFAULTS
-        .withBackoff(Duration.ofMillis(100), Duration.ofSeconds(5)).withMissingTagTtl(TTL),
-        threads.threads(), EngineListeners.NONE.withOnCached(handedToSweeper::add));
+    allocator =
+        new SegmentAllocator(
+            store,
+            ticker,
+            EngineConfig.DEFAULTS
+                .withBackoff(Duration.ofMillis(100), Duration.ofSeconds(5))
+                .withMissingTagTtl(TTL),
+            threads.threads(),
+            EngineListeners.NONE.withOnCached(handedToSweeper::add));
   }
 
   @AfterEach
@@ -56,18 +62,21 @@ class FailedLookupsTest {
   void firstLoadRefused_manyNames_noBufferHeldAndNoneReachesTheSweeper() {
     memory.createTag("known", 1, 10, null);
     assertEquals(1, Blocking.nextId(allocator, "known", WAIT));
-    StoreRejectedException refusal = new StoreRejectedException("the database refused to take a"
-        + " segment: Illegal mix of collations", null);
+    StoreRejectedException refusal =
+        new StoreRejectedException(
+            "the database refused to take a" + " segment: Illegal mix of collations", null);
     store.failLoadsWith(refusal);
     for (int i = 0; i < 50; i++) {
       String name = "name-" + i;
-      StoreRejectedException e = assertThrows(StoreRejectedException.class,
-          () -> Blocking.nextId(allocator, name, WAIT));
+      StoreRejectedException e =
+          assertThrows(StoreRejectedException.class, () -> Blocking.nextId(allocator, name, WAIT));
       assertTrue(e.getMessage().contains("Illegal mix of collations"), e.getMessage());
     }
     assertEquals(List.of("known"), allocator.cachedTags(100), "failed lookups hold no buffer");
     assertEquals(1, allocator.cachedCount(), "tags held counts the known tag only");
-    assertEquals(List.of("known"), handedToSweeper.stream().map(TagBuffer::bizTag).toList(),
+    assertEquals(
+        List.of("known"),
+        handedToSweeper.stream().map(TagBuffer::bizTag).toList(),
         "no failed lookup waits out --idle-ttl in the sweeper");
   }
 
@@ -75,10 +84,10 @@ class FailedLookupsTest {
   void firstLoadRefused_answeredFromMemoryDuringBackoffWithAFreshException() {
     StoreRejectedException refusal = new StoreRejectedException("refused: no privilege", null);
     store.failLoadsWith(refusal);
-    StoreRejectedException first = assertThrows(StoreRejectedException.class,
-        () -> Blocking.nextId(allocator, "t", WAIT));
-    StoreRejectedException again = assertThrows(StoreRejectedException.class,
-        () -> Blocking.nextId(allocator, "t", WAIT));
+    StoreRejectedException first =
+        assertThrows(StoreRejectedException.class, () -> Blocking.nextId(allocator, "t", WAIT));
+    StoreRejectedException again =
+        assertThrows(StoreRejectedException.class, () -> Blocking.nextId(allocator, "t", WAIT));
     assertEquals(1, store.attempts(), "answered from memory during the back-off");
     assertEquals(refusal.getMessage(), again.getMessage());
     assertNotSame(first, again, "no exception object is kept for the name");
@@ -98,12 +107,14 @@ class FailedLookupsTest {
     }
     assertEquals(6, store.attempts(), "one load per back-off");
     assertThrows(RuntimeException.class, () -> Blocking.nextId(allocator, "t", WAIT));
-    RuntimeException fast = assertThrows(RuntimeException.class,
-        () -> Blocking.nextId(allocator, "t", WAIT));
+    RuntimeException fast =
+        assertThrows(RuntimeException.class, () -> Blocking.nextId(allocator, "t", WAIT));
     assertEquals(7, store.attempts());
-    assertTrue(fast.getMessage().contains("next database attempt in 1000 ms"),
+    assertTrue(
+        fast.getMessage().contains("next database attempt in 1000 ms"),
         "the back-off of a tag never loaded is capped at half of --missing-tag-ttl, not at"
-            + " --max-backoff's 5 s: " + fast.getMessage());
+            + " --max-backoff's 5 s: "
+            + fast.getMessage());
     ticker.advance(TTL);
     store.heal();
     memory.createTag("t", 1, 10, null);
@@ -112,17 +123,22 @@ class FailedLookupsTest {
 
   @Test
   void nameTheTableCannotHold_notFoundWithoutALoad() {
-    SegmentAllocator narrow = new SegmentAllocator(new ForwardingSegmentStore(store) {
-      @Override
-      public boolean mayHold(String bizTag) {
-        return bizTag.chars().allMatch(c -> c < 0x80);
-      }
-    }, ticker, EngineConfig.DEFAULTS, threads.threads());
+    SegmentAllocator narrow =
+        new SegmentAllocator(
+            new ForwardingSegmentStore(store) {
+              @Override
+              public boolean mayHold(String bizTag) {
+                return bizTag.chars().allMatch(c -> c < 0x80);
+              }
+            },
+            ticker,
+            EngineConfig.DEFAULTS,
+            threads.threads());
     try {
       for (int i = 0; i < 1000; i++) {
         String name = "订单" + i;
-        TagNotFoundException e = assertThrows(TagNotFoundException.class,
-            () -> Blocking.nextId(narrow, name, WAIT));
+        TagNotFoundException e =
+            assertThrows(TagNotFoundException.class, () -> Blocking.nextId(narrow, name, WAIT));
         assertTrue(e.getMessage().contains("biz_tag not found: " + name), e.getMessage());
       }
       assertEquals(0, store.attempts(), "no load");

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 class LoadOutcomeTest {
 
   private static final long NO_FLOOR = Long.MIN_VALUE;
+
   /** A buffer that never loaded: {@link Segment#EMPTY} is current. */
   private static final State FIRST = new State(false, false, NO_FLOOR, 0, true, false);
 
@@ -39,42 +40,60 @@ class LoadOutcomeTest {
   @Test
   void of_failedLoad_firstFailedOnlyWithoutSegment() {
     assertEquals(LoadOutcome.FIRST_FAILED, LoadOutcome.of(FIRST, null), "never loaded");
-    assertEquals(LoadOutcome.FAILED, LoadOutcome.of(loaded(true, false, NO_FLOOR), null),
-        "loaded, used up");
-    assertEquals(LoadOutcome.FAILED, LoadOutcome.of(loaded(false, true, NO_FLOOR), null),
+    assertEquals(
+        LoadOutcome.FAILED, LoadOutcome.of(loaded(true, false, NO_FLOOR), null), "loaded, used up");
+    assertEquals(
+        LoadOutcome.FAILED,
+        LoadOutcome.of(loaded(false, true, NO_FLOOR), null),
         "loaded, IDs left");
   }
 
   @Test
   void of_rangeBelowFloor_droppedEvenWhenCurrentIsUsedUp() {
-    assertEquals(LoadOutcome.BELOW_FLOOR, LoadOutcome.of(loaded(true, false, 301), range(201)),
+    assertEquals(
+        LoadOutcome.BELOW_FLOOR,
+        LoadOutcome.of(loaded(true, false, 301), range(201)),
         "[201, 301) lies below IDs reserved up to 301");
     State firstWithFloor = new State(false, false, 301, 0, true, false);
-    assertEquals(LoadOutcome.FIRST_BELOW_FLOOR, LoadOutcome.of(firstWithFloor, range(201)),
+    assertEquals(
+        LoadOutcome.FIRST_BELOW_FLOOR,
+        LoadOutcome.of(firstWithFloor, range(201)),
         "a buffer that never loaded goes with it");
   }
 
   @Test
   void of_rangeStartingAtFloor_isUsed() {
-    assertEquals(LoadOutcome.INSTALL, LoadOutcome.of(loaded(true, false, 301), range(301)),
+    assertEquals(
+        LoadOutcome.INSTALL,
+        LoadOutcome.of(loaded(true, false, 301), range(301)),
         "the floor is exclusive: ID 301 was not reserved");
   }
 
   @Test
   void of_rangeBelowCurrentEnd_belowCurrent() {
-    assertEquals(LoadOutcome.BELOW_CURRENT, LoadOutcome.of(loaded(true, false, NO_FLOOR),
-        range(1)), "a load that finished after a higher one was put in use");
-    assertEquals(LoadOutcome.BELOW_CURRENT, LoadOutcome.of(loaded(false, true, NO_FLOOR),
-        range(100)), "overlapping the current segment by one ID");
+    assertEquals(
+        LoadOutcome.BELOW_CURRENT,
+        LoadOutcome.of(loaded(true, false, NO_FLOOR), range(1)),
+        "a load that finished after a higher one was put in use");
+    assertEquals(
+        LoadOutcome.BELOW_CURRENT,
+        LoadOutcome.of(loaded(false, true, NO_FLOOR), range(100)),
+        "overlapping the current segment by one ID");
   }
 
   @Test
   void of_rangeAboveCurrent_installsOnlyWhenUsedUpWithNothingQueued() {
-    assertEquals(LoadOutcome.INSTALL, LoadOutcome.of(loaded(true, false, NO_FLOOR), range(101)),
+    assertEquals(
+        LoadOutcome.INSTALL,
+        LoadOutcome.of(loaded(true, false, NO_FLOOR), range(101)),
         "used up, nothing queued");
-    assertEquals(LoadOutcome.QUEUE, LoadOutcome.of(loaded(false, false, NO_FLOOR), range(101)),
+    assertEquals(
+        LoadOutcome.QUEUE,
+        LoadOutcome.of(loaded(false, false, NO_FLOOR), range(101)),
         "IDs left in the current segment");
-    assertEquals(LoadOutcome.QUEUE, LoadOutcome.of(loaded(true, true, NO_FLOOR), range(201)),
+    assertEquals(
+        LoadOutcome.QUEUE,
+        LoadOutcome.of(loaded(true, true, NO_FLOOR), range(201)),
         "used up, but a segment is queued: the next request switches to it");
   }
 }

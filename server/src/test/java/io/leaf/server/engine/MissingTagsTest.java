@@ -33,7 +33,8 @@ class MissingTagsTest {
     for (int i = 0; i < flood; i++) {
       missing.add("ghost-" + i, new TagNotFoundException("ghost-" + i), ticker.read(), MIN, MAX);
     }
-    assertTrue(missing.size() <= MissingTags.CAPACITY,
+    assertTrue(
+        missing.size() <= MissingTags.CAPACITY,
         "at most " + MissingTags.CAPACITY + " names remembered: " + missing.size());
     assertTrue(missing.contains("ghost-" + (flood - 1)), "the newest name is remembered");
     assertFalse(missing.contains("ghost-0"), "the oldest went first");
@@ -60,10 +61,16 @@ class MissingTagsTest {
     ticker.advance(Duration.ofNanos(MIN));
     assertNull(missing.answer("t", ticker.read()), "loaded again once the back-off passed");
 
-    missing.add("u", new StoreUnavailableException("database unavailable: refused", null),
-        ticker.read(), MIN, MAX);
-    assertEquals("database unavailable: refused (biz_tag u has no buffered IDs; next database"
-        + " attempt in 100 ms)", missing.answer("u", ticker.read()).getMessage());
+    missing.add(
+        "u",
+        new StoreUnavailableException("database unavailable: refused", null),
+        ticker.read(),
+        MIN,
+        MAX);
+    assertEquals(
+        "database unavailable: refused (biz_tag u has no buffered IDs; next database"
+            + " attempt in 100 ms)",
+        missing.answer("u", ticker.read()).getMessage());
     missing.add("s", new InvalidTagStateException("NULL step"), ticker.read(), MIN, MAX);
     assertInstanceOf(InvalidTagStateException.class, missing.answer("s", ticker.read()));
     missing.add("o", new IdOverflowException("o", Long.MAX_VALUE, 10), ticker.read(), MIN, MAX);
@@ -72,19 +79,22 @@ class MissingTagsTest {
 
   @Test
   void add_writeConflict_notRemembered() {
-    assertEquals(0, missing.add("c", new WriteConflictException("conflict", null), ticker.read(),
-        MIN, MAX));
+    assertEquals(
+        0, missing.add("c", new WriteConflictException("conflict", null), ticker.read(), MIN, MAX));
     assertNull(missing.answer("c", ticker.read()));
   }
 
   @Test
   void add_unknownFailure_answeredAsInternalForItsBackoffWithBoundedMessage() {
-    assertEquals(1, missing.add("x", new IllegalStateException("bug " + "y".repeat(10_000)),
-        ticker.read(), MIN, MAX));
+    assertEquals(
+        1,
+        missing.add(
+            "x", new IllegalStateException("bug " + "y".repeat(10_000)), ticker.read(), MIN, MAX));
     RuntimeException answer = missing.answer("x", ticker.read());
     assertTrue(answer instanceof IllegalStateException, "INTERNAL, as the failure was: " + answer);
     assertTrue(answer.getMessage().startsWith("bug "), answer.getMessage());
-    assertTrue(answer.getMessage().length() <= MissingTags.MAX_MESSAGE_CHARS + 1,
+    assertTrue(
+        answer.getMessage().length() <= MissingTags.MAX_MESSAGE_CHARS + 1,
         "the message kept per name is bounded: " + answer.getMessage().length());
     ticker.advance(Duration.ofNanos(MIN));
     assertNull(missing.answer("x", ticker.read()), "after its back-off the next call loads");

@@ -86,8 +86,16 @@ class RangeReservationTest {
     for (int i = 0; i < r.rangeCount(); i++) {
       assertTrue(r.from(i) < r.to(i), "range " + i + " not empty");
       if (i > 0) {
-        assertTrue(r.to(i - 1) < r.from(i), "range " + i + " starts after range " + (i - 1)
-            + " ends with a gap: " + r.to(i - 1) + " vs " + r.from(i));
+        assertTrue(
+            r.to(i - 1) < r.from(i),
+            "range "
+                + i
+                + " starts after range "
+                + (i - 1)
+                + " ends with a gap: "
+                + r.to(i - 1)
+                + " vs "
+                + r.from(i));
       }
     }
   }
@@ -129,8 +137,9 @@ class RangeReservationTest {
     // segment directly, and is merged with it.
     assertEquals(1, got.from(0), "starts at the current segment");
     assertTrue(got.to(0) >= 101, "the whole current segment first, got " + got.to(0));
-    assertTrue(store.requestedSteps().contains(150), "one write of exactly the rest (150), got "
-        + store.requestedSteps());
+    assertTrue(
+        store.requestedSteps().contains(150),
+        "one write of exactly the rest (150), got " + store.requestedSteps());
   }
 
   @Test
@@ -145,8 +154,9 @@ class RangeReservationTest {
     assertWellFormed(got, 1_000);
     assertEquals(51, got.from(0), "the rest of the current segment first");
     assertTrue(got.to(0) >= 201, "the next segment follows the current one, got " + got.to(0));
-    assertTrue(store.requestedSteps().contains(850), "one write of 1000 - 50 - 100, got "
-        + store.requestedSteps());
+    assertTrue(
+        store.requestedSteps().contains(850),
+        "one write of 1000 - 50 - 100, got " + store.requestedSteps());
   }
 
   @Test
@@ -187,8 +197,12 @@ class RangeReservationTest {
     assertEquals(351, reservedEnd, "the dedicated range ends the reservation");
 
     long next = nextId("t");
-    assertTrue(next >= reservedEnd, "a later NextId is above the reserved IDs, got " + next
-        + " after a reservation ending at " + reservedEnd);
+    assertTrue(
+        next >= reservedEnd,
+        "a later NextId is above the reserved IDs, got "
+            + next
+            + " after a reservation ending at "
+            + reservedEnd);
   }
 
   @Test
@@ -214,7 +228,9 @@ class RangeReservationTest {
     CompletableFuture<IdRanges> r = reserve("top", 200);
     runQueued();
     assertInstanceOf(IdOverflowException.class, failureOf(r), "past 2^63-1");
-    assertEquals(Long.MAX_VALUE - 50, memory.getTag("top").orElseThrow().maxId(),
+    assertEquals(
+        Long.MAX_VALUE - 50,
+        memory.getTag("top").orElseThrow().maxId(),
         "max_id where the first segment left it: nothing taken past 2^63-1");
   }
 
@@ -222,8 +238,8 @@ class RangeReservationTest {
   void reserve_unknownTag_tagNotFoundWithoutDedicatedWrite() throws Exception {
     CompletableFuture<IdRanges> r = reserve("missing", 10);
     loads.runAll();
-    Throwable e = assertThrows(ExecutionException.class, () -> r.get(0, TimeUnit.SECONDS))
-        .getCause();
+    Throwable e =
+        assertThrows(ExecutionException.class, () -> r.get(0, TimeUnit.SECONDS)).getCause();
     assertInstanceOf(TagNotFoundException.class, e, "unknown tag");
     assertTrue(queued.isEmpty(), "no dedicated write for a tag the database lacks");
   }
@@ -232,11 +248,15 @@ class RangeReservationTest {
   void reserve_databaseExecutorFull_limitExceeded() throws Exception {
     memory.createTag("t", 1, 100, null);
     load("t");
-    CompletableFuture<IdRanges> r = allocator.reserve("t", 500, allocator.deadline(WAIT, true),
-        task -> {
-          throw new LimitExceededException("too many calls waiting for the database", 1,
-              "--max-queued-db-calls");
-        });
+    CompletableFuture<IdRanges> r =
+        allocator.reserve(
+            "t",
+            500,
+            allocator.deadline(WAIT, true),
+            task -> {
+              throw new LimitExceededException(
+                  "too many calls waiting for the database", 1, "--max-queued-db-calls");
+            });
     Throwable e = failureOf(r);
     assertInstanceOf(LimitExceededException.class, e, "refused at once");
     assertTrue(e.getMessage().contains("--max-queued-db-calls"), "names the flag: " + e);
@@ -254,8 +274,9 @@ class RangeReservationTest {
     assertInstanceOf(SegmentWaitTimeoutException.class, e, "the caller's deadline");
     assertTrue(((SegmentWaitTimeoutException) e).callersDeadline(), "DEADLINE_EXCEEDED");
     runQueued();
-    assertFalse(store.requestedSteps().contains(400), "no write after the deadline, got "
-        + store.requestedSteps());
+    assertFalse(
+        store.requestedSteps().contains(400),
+        "no write after the deadline, got " + store.requestedSteps());
   }
 
   @Test
@@ -267,9 +288,11 @@ class RangeReservationTest {
     assertTrue(r.cancel(false), "cancelled");
     assertEquals(0, timer.pending(), "the deadline task is gone");
     runQueued();
-    assertFalse(store.requestedSteps().contains(400), "no write after a cancel, got "
-        + store.requestedSteps());
+    assertFalse(
+        store.requestedSteps().contains(400),
+        "no write after a cancel, got " + store.requestedSteps());
   }
+
   @Test
   void reserve_databaseDownBeyondTheBuffer_failsAndLeavesTheBufferToNextId() throws Exception {
     memory.createTag("t", 1, 1000, null);
@@ -280,7 +303,9 @@ class RangeReservationTest {
     runQueued();
     assertInstanceOf(StoreUnavailableException.class, failureOf(r), "the write failed");
     for (long expected = 2; expected <= 900; expected++) {
-      assertEquals(expected, allocator.nextId("t", allocator.deadline(WAIT, false)).get(),
+      assertEquals(
+          expected,
+          allocator.nextId("t", allocator.deadline(WAIT, false)).get(),
           "NextId goes on through the buffered segment after the failed ReserveIds");
     }
     assertEquals(1, loads.runAll(), "the preload, which fails too");
@@ -311,8 +336,9 @@ class RangeReservationTest {
     runQueued();
     IdRanges ranges = r.get(10, TimeUnit.SECONDS);
     assertWellFormed(ranges, 150);
-    assertTrue(ranges.from(0) > 100, "both dedicated writes lie above the drained segment: "
-        + ranges.from(0));
+    assertTrue(
+        ranges.from(0) > 100,
+        "both dedicated writes lie above the drained segment: " + ranges.from(0));
     IdChecks.assertAllDistinct(others, ranges.toArray());
   }
 }

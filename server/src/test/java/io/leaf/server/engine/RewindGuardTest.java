@@ -26,12 +26,15 @@ import org.junit.jupiter.api.Test;
 class RewindGuardTest {
 
   private final AtomicInteger rewinds = new AtomicInteger();
-  private final RewindGuard guard = new RewindGuard(() -> new EngineEvents() {
-    @Override
-    public void segmentRewound() {
-      rewinds.incrementAndGet();
-    }
-  });
+  private final RewindGuard guard =
+      new RewindGuard(
+          () ->
+              new EngineEvents() {
+                @Override
+                public void segmentRewound() {
+                  rewinds.incrementAndGet();
+                }
+              });
 
   /** A store write that answers the scripted ranges in order and records the steps asked. */
   private static final class Script implements IntFunction<SegmentRange> {
@@ -80,7 +83,9 @@ class RewindGuardTest {
 
     SegmentRange got = guard.take("t", 0, false, db);
 
-    assertEquals(List.of(0, 900), db.steps,
+    assertEquals(
+        List.of(0, 900),
+        db.steps,
         "the table step, then past 1000 plus the 100 IDs wanted, in one write");
     assertEquals(range(1001, 1101), got, "as many IDs as a segment held, all above 1000");
     assertEquals(1, rewinds.get());
@@ -101,10 +106,15 @@ class RewindGuardTest {
   void take_twoWritesInFlightAnsweredOutOfOrder_noRewind() {
     // A preload and a ReserveIds write at once: the reservation's higher range is recorded
     // before the preload's lower one returns. Neither went back in time.
-    SegmentRange preload = guard.take("t", 0, false, step -> {
-      guard.take("t", 500, true, new Script(range(201, 701)));
-      return range(101, 201);
-    });
+    SegmentRange preload =
+        guard.take(
+            "t",
+            0,
+            false,
+            step -> {
+              guard.take("t", 500, true, new Script(range(201, 701)));
+              return range(101, 201);
+            });
 
     assertEquals(range(101, 201), preload, "taken before the reservation: used as it is");
     assertEquals(0, rewinds.get());
@@ -114,14 +124,14 @@ class RewindGuardTest {
   @Test
   void take_stillBelowAfterEveryJump_unavailableNamingBothValues() {
     guard.take("t", 0, false, new Script(range(1, 10_001)));
-    Script db = new Script(range(1, 101), range(1, 101), range(1, 101), range(1, 101),
-        range(1, 101));
+    Script db =
+        new Script(range(1, 101), range(1, 101), range(1, 101), range(1, 101), range(1, 101));
 
-    StoreUnavailableException e = assertThrows(StoreUnavailableException.class,
-        () -> guard.take("t", 0, false, db));
+    StoreUnavailableException e =
+        assertThrows(StoreUnavailableException.class, () -> guard.take("t", 0, false, db));
 
-    assertTrue(e.getMessage().contains("biz_tag t") && e.getMessage().contains("10000"),
-        e.getMessage());
+    assertTrue(
+        e.getMessage().contains("biz_tag t") && e.getMessage().contains("10000"), e.getMessage());
     assertEquals(1 + RewindGuard.MAX_JUMPS, db.steps.size(), "bounded: " + db.steps);
   }
 
@@ -152,14 +162,17 @@ class RewindGuardTest {
     backup.createTag("order", 1, 100, null);
     RestorableStore store = new RestorableStore(live);
     EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
-    EngineListeners counting = EngineListeners.NONE.withEvents(new EngineEvents() {
-      @Override
-      public void segmentRewound() {
-        rewinds.incrementAndGet();
-      }
-    });
-    SegmentAllocator allocator = new SegmentAllocator(store, new FakeTicker(),
-        EngineConfig.DEFAULTS, threads.threads(), counting);
+    EngineListeners counting =
+        EngineListeners.NONE.withEvents(
+            new EngineEvents() {
+              @Override
+              public void segmentRewound() {
+                rewinds.incrementAndGet();
+              }
+            });
+    SegmentAllocator allocator =
+        new SegmentAllocator(
+            store, new FakeTicker(), EngineConfig.DEFAULTS, threads.threads(), counting);
     long wait = TimeUnit.SECONDS.toNanos(10);
     try {
       Set<Long> issued = new HashSet<>();
@@ -177,8 +190,9 @@ class RewindGuardTest {
       for (long id : Blocking.nextIds(allocator, "order", 500, wait).toArray()) {
         assertTrue(issued.add(id), "ID " + id + " of a batch issued twice");
       }
-      IdRanges reserved = Blocking.join(allocator.reserve("order", 300,
-          allocator.deadline(wait, true), Runnable::run), wait);
+      IdRanges reserved =
+          Blocking.join(
+              allocator.reserve("order", 300, allocator.deadline(wait, true), Runnable::run), wait);
       for (long id : reserved.toArray()) {
         assertTrue(issued.add(id), "reserved ID " + id + " issued before");
       }

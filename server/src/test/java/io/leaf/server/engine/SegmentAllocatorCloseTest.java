@@ -17,9 +17,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link SegmentAllocator#close()} on threads it was handed: waiting calls fail at once, and a
- * load its maker's executor still runs afterwards never reaches the store. The loads here queue
- * until the test runs them, so no thread or sleep is involved.
+ * {@link SegmentAllocator#close()} on threads it was handed: waiting calls fail at once, and a load
+ * its maker's executor still runs afterwards never reaches the store. The loads here queue until
+ * the test runs them, so no thread or sleep is involved.
  */
 class SegmentAllocatorCloseTest {
 
@@ -30,9 +30,12 @@ class SegmentAllocatorCloseTest {
   private final ControllableStore store = new ControllableStore(memory);
   private final List<Runnable> firstLoads = new ArrayList<>();
   private final List<Runnable> loads = new ArrayList<>();
-  private final SegmentAllocator allocator = new SegmentAllocator(store, ticker,
-      EngineConfig.DEFAULTS, new EngineThreads(loads::add, firstLoads::add,
-          new ManualTimer(ticker)));
+  private final SegmentAllocator allocator =
+      new SegmentAllocator(
+          store,
+          ticker,
+          EngineConfig.DEFAULTS,
+          new EngineThreads(loads::add, firstLoads::add, new ManualTimer(ticker)));
 
   @Test
   void close_firstLoadQueued_callFailsClosingAndTheLoadNeverAsksTheStore() {
@@ -42,8 +45,8 @@ class SegmentAllocatorCloseTest {
     assertEquals(1, firstLoads.size(), "one first load handed to the executor");
 
     allocator.close();
-    ExecutionException e = assertThrows(ExecutionException.class,
-        () -> call.get(0, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> call.get(0, TimeUnit.SECONDS));
     firstLoads.forEach(Runnable::run);
 
     assertTrue(e.getCause() instanceof ServerClosingException, e.toString());
@@ -58,8 +61,8 @@ class SegmentAllocatorCloseTest {
 
     CompletableFuture<Long> call = allocator.nextId("t", allocator.deadline(WAIT, false));
 
-    ExecutionException e = assertThrows(ExecutionException.class,
-        () -> call.get(0, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> call.get(0, TimeUnit.SECONDS));
     assertTrue(e.getCause() instanceof ServerClosingException, e.toString());
     assertTrue(firstLoads.isEmpty() && loads.isEmpty(), "no load handed to the executors");
   }

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Many threads on one tag with a small step, so segments switch and load all the time: every ID
- * is issued once, comes from a segment the store handed out, and each thread sees its IDs rise.
+ * Many threads on one tag with a small step, so segments switch and load all the time: every ID is
+ * issued once, comes from a segment the store handed out, and each thread sees its IDs rise.
  */
 class SegmentAllocatorConcurrencyTest {
 
@@ -57,12 +57,14 @@ class SegmentAllocatorConcurrencyTest {
     List<Future<long[]>> futures = new ArrayList<>();
     for (int t = 0; t < THREADS; t++) {
       int thread = t;
-      futures.add(pool.submit(() -> {
-        long[] out = new long[PER_THREAD];
-        start.await();
-        worker.run(thread, out);
-        return out;
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                long[] out = new long[PER_THREAD];
+                start.await();
+                worker.run(thread, out);
+                return out;
+              }));
     }
     long[][] all = new long[THREADS][];
     for (int t = 0; t < THREADS; t++) {
@@ -93,47 +95,57 @@ class SegmentAllocatorConcurrencyTest {
   @Test
   void nextId_16ThreadsOneTagStep100_uniqueIncreasingAndFromServedSegments() throws Exception {
     // A cap equal to the step keeps every segment at 100 IDs: the most switches and loads.
-    allocator = new SegmentAllocator(store, new FakeTicker(), EngineConfig.DEFAULTS.withMaxStep(100),
-        threads.threads());
+    allocator =
+        new SegmentAllocator(
+            store, new FakeTicker(), EngineConfig.DEFAULTS.withMaxStep(100), threads.threads());
     memory.createTag("hot", 1, 100, null);
-    long[][] ids = runThreads((thread, out) -> {
-      for (int i = 0; i < out.length; i++) {
-        out[i] = Blocking.nextId(allocator, "hot", WAIT);
-      }
-    });
+    long[][] ids =
+        runThreads(
+            (thread, out) -> {
+              for (int i = 0; i < out.length; i++) {
+                out[i] = Blocking.nextId(allocator, "hot", WAIT);
+              }
+            });
     assertUniqueIncreasingAndServed(ids);
     int loads = store.loads();
-    System.out.println("[leaf-tests] 16 threads x 100000 NextId, step 100: " + loads + " segment loads");
-    assertTrue(loads >= THREADS * PER_THREAD / 100,
+    System.out.println(
+        "[leaf-tests] 16 threads x 100000 NextId, step 100: " + loads + " segment loads");
+    assertTrue(
+        loads >= THREADS * PER_THREAD / 100,
         "1.6 million IDs need at least 16000 segments of 100: " + loads);
   }
 
   @Test
   void nextIdAndBatches_16ThreadsOneTag_uniqueIncreasingAndFromServedSegments() throws Exception {
     // The step doubles from 100 up to 1000, so batches of up to 1500 span several segments.
-    allocator = new SegmentAllocator(store, new FakeTicker(),
-        EngineConfig.DEFAULTS.withMaxStep(1_000), threads.threads());
+    allocator =
+        new SegmentAllocator(
+            store, new FakeTicker(), EngineConfig.DEFAULTS.withMaxStep(1_000), threads.threads());
     memory.createTag("mixed", 1, 100, null);
-    long[][] ids = runThreads((thread, out) -> {
-      SplittableRandom random = new SplittableRandom(thread);
-      int n = 0;
-      while (n < out.length) {
-        if (random.nextInt(4) == 0) {
-          out[n++] = Blocking.nextId(allocator, "mixed", WAIT);
-          continue;
-        }
-        int count = Math.min(out.length - n, 1 + random.nextInt(1_500));
-        IdRanges batch = Blocking.nextIds(allocator, "mixed", count, WAIT);
-        assertEquals(count, batch.size(), "a batch has exactly the IDs asked for");
-        for (int r = 0; r < batch.rangeCount(); r++) {
-          for (long id = batch.from(r); id < batch.to(r); id++) {
-            out[n++] = id;
-          }
-        }
-      }
-    });
+    long[][] ids =
+        runThreads(
+            (thread, out) -> {
+              SplittableRandom random = new SplittableRandom(thread);
+              int n = 0;
+              while (n < out.length) {
+                if (random.nextInt(4) == 0) {
+                  out[n++] = Blocking.nextId(allocator, "mixed", WAIT);
+                  continue;
+                }
+                int count = Math.min(out.length - n, 1 + random.nextInt(1_500));
+                IdRanges batch = Blocking.nextIds(allocator, "mixed", count, WAIT);
+                assertEquals(count, batch.size(), "a batch has exactly the IDs asked for");
+                for (int r = 0; r < batch.rangeCount(); r++) {
+                  for (long id = batch.from(r); id < batch.to(r); id++) {
+                    out[n++] = id;
+                  }
+                }
+              }
+            });
     assertUniqueIncreasingAndServed(ids);
-    System.out.println("[leaf-tests] 16 threads x 100000 mixed NextId/NextIdBatch: "
-        + store.loads() + " segment loads");
+    System.out.println(
+        "[leaf-tests] 16 threads x 100000 mixed NextId/NextIdBatch: "
+            + store.loads()
+            + " segment loads");
   }
 }

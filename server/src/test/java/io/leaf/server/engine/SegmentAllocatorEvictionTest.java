@@ -81,12 +81,16 @@ class SegmentAllocatorEvictionTest {
     long id = waiter.get(10, TimeUnit.SECONDS);
 
     assertFalse(evicted.isLoaded(), "the evicted buffer never installs the segment it loaded");
-    assertEquals(List.of(new SegmentRange(1, 101, 100, 100), new SegmentRange(101, 201, 100, 100)),
-        store.served(), "one segment dropped with the evicted buffer, one for the fresh buffer");
+    assertEquals(
+        List.of(new SegmentRange(1, 101, 100, 100), new SegmentRange(101, 201, 100, 100)),
+        store.served(),
+        "one segment dropped with the evicted buffer, one for the fresh buffer");
     assertEquals(101, id, "the waiter got its ID from the fresh buffer's segment");
     TagBuffer fresh = allocator.cached("a").orElseThrow();
     assertNotSame(evicted, fresh, "a fresh buffer");
-    assertEquals(101, allocator.snapshot("a").orElseThrow().current().start(),
+    assertEquals(
+        101,
+        allocator.snapshot("a").orElseThrow().current().start(),
         "the fresh buffer holds only its own segment");
   }
 }

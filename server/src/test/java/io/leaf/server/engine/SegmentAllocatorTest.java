@@ -74,12 +74,13 @@ class SegmentAllocatorTest {
     return allocator(s, config, EngineListeners.NONE);
   }
 
-  private SegmentAllocator allocator(SegmentStore s, EngineConfig config,
-      EngineListeners listeners) {
+  private SegmentAllocator allocator(
+      SegmentStore s, EngineConfig config, EngineListeners listeners) {
     EngineThreadsFixture t = new EngineThreadsFixture(config);
     threads.add(t);
-    SegmentAllocator a = new SegmentAllocator(s, ticker,
-        config.withBackoff(MIN_BACKOFF, MAX_BACKOFF), t.threads(), listeners);
+    SegmentAllocator a =
+        new SegmentAllocator(
+            s, ticker, config.withBackoff(MIN_BACKOFF, MAX_BACKOFF), t.threads(), listeners);
     allocators.add(a);
     return a;
   }
@@ -128,9 +129,9 @@ class SegmentAllocatorTest {
   }
 
   /**
-   * Lets {@code lasted} pass on the clock, then uses IDs up to the current segment's preload
-   * point, which starts exactly one load, and on to the first ID of the segment that load brings.
-   * Expects no segment loaded ahead and the preload point not yet passed (step of 10 or more).
+   * Lets {@code lasted} pass on the clock, then uses IDs up to the current segment's preload point,
+   * which starts exactly one load, and on to the first ID of the segment that load brings. Expects
+   * no segment loaded ahead and the preload point not yet passed (step of 10 or more).
    */
   private void nextLoadAfter(String tag, Duration lasted) {
     ticker.advance(lasted);
@@ -156,7 +157,8 @@ class SegmentAllocatorTest {
   @Test
   void nextId_tenPercentUsed_startsOnePreloadThenSwitchesWithoutWaiting() throws Exception {
     TagBuffer b = tagJustBelowPreload("t");
-    assertEquals(new TagSnapshot.SegmentView(1, 101, 11), snapshot("t").current(), "IDs 1..10 used");
+    assertEquals(
+        new TagSnapshot.SegmentView(1, 101, 11), snapshot("t").current(), "IDs 1..10 used");
     assertNull(b.pendingLoad(), "IDs 1..10 are below 10% of [1, 101): no preload yet");
     store.blockLoads();
     assertEquals(11, nextId("t"));
@@ -167,13 +169,15 @@ class SegmentAllocatorTest {
     CyclicBarrier start = new CyclicBarrier(8);
     List<Future<?>> racers = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
-      racers.add(callers.submit(() -> {
-        start.await();
-        for (int i = 0; i < 10; i++) {
-          nextId("t");
-        }
-        return null;
-      }));
+      racers.add(
+          callers.submit(
+              () -> {
+                start.await();
+                for (int i = 0; i < 10; i++) {
+                  nextId("t");
+                }
+                return null;
+              }));
     }
     for (Future<?> f : racers) {
       f.get(10, TimeUnit.SECONDS);
@@ -215,8 +219,10 @@ class SegmentAllocatorTest {
   void nextId_loadOutlastsTimeout_waitTimeoutThenSameLoadServes() {
     memory.createTag("slow", 1, 100, null);
     store.blockLoads();
-    SegmentWaitTimeoutException e = assertThrows(SegmentWaitTimeoutException.class,
-        () -> Blocking.nextId(allocator, "slow", TimeUnit.MILLISECONDS.toNanos(50)));
+    SegmentWaitTimeoutException e =
+        assertThrows(
+            SegmentWaitTimeoutException.class,
+            () -> Blocking.nextId(allocator, "slow", TimeUnit.MILLISECONDS.toNanos(50)));
     assertTrue(e.getMessage().contains("slow") && e.getMessage().contains("50 ms"), e.getMessage());
     store.release();
     assertEquals(1, nextId("slow"), "the load still in flight serves the next caller");
@@ -228,7 +234,8 @@ class SegmentAllocatorTest {
     memory.createTag("t", 1, 100, null);
     store.blockLoads();
     assertThrows(SegmentWaitTimeoutException.class, () -> Blocking.nextId(allocator, "t", 0));
-    assertTrue(store.awaitLoadEntered(10_000), "the load started although the caller could not wait");
+    assertTrue(
+        store.awaitLoadEntered(10_000), "the load started although the caller could not wait");
     store.release();
     assertEquals(1, nextId("t"));
   }
@@ -248,13 +255,18 @@ class SegmentAllocatorTest {
   void nextId_storeFailing_failsFastWhileBackingOffThenHeals() {
     memory.createTag("t", 1, 10, null);
     store.failLoads();
-    StoreUnavailableException first = assertThrows(StoreUnavailableException.class, () -> nextId("t"));
+    StoreUnavailableException first =
+        assertThrows(StoreUnavailableException.class, () -> nextId("t"));
     assertTrue(first.getMessage().contains("database"), first.getMessage());
     assertEquals(1, store.attempts());
 
-    StoreUnavailableException fast = assertThrows(StoreUnavailableException.class, () -> nextId("t"));
-    assertTrue(fast.getMessage().contains("database") && fast.getMessage().contains("biz_tag t")
-        && fast.getMessage().contains("next database attempt in 100 ms"), fast.getMessage());
+    StoreUnavailableException fast =
+        assertThrows(StoreUnavailableException.class, () -> nextId("t"));
+    assertTrue(
+        fast.getMessage().contains("database")
+            && fast.getMessage().contains("biz_tag t")
+            && fast.getMessage().contains("next database attempt in 100 ms"),
+        fast.getMessage());
     ticker.advance(Duration.ofMillis(99));
     assertThrows(StoreUnavailableException.class, () -> nextId("t"));
     assertEquals(1, store.attempts(), "no load while backing off");
@@ -274,8 +286,10 @@ class SegmentAllocatorTest {
       assertThrows(StoreUnavailableException.class, () -> nextId("t"));
     }
     assertEquals(8, store.attempts());
-    StoreUnavailableException capped = assertThrows(StoreUnavailableException.class, () -> nextId("t"));
-    assertTrue(capped.getMessage().contains("next database attempt in 1000 ms"),
+    StoreUnavailableException capped =
+        assertThrows(StoreUnavailableException.class, () -> nextId("t"));
+    assertTrue(
+        capped.getMessage().contains("next database attempt in 1000 ms"),
         "back-off capped at the maximum: " + capped.getMessage());
 
     store.heal();
@@ -302,7 +316,9 @@ class SegmentAllocatorTest {
     assertTrue(store.awaitLoadEntered(10_000), "the retry reached the store");
     store.release();
     awaitLoad(b);
-    assertEquals(new TagSnapshot.SegmentView(101, 201, 101), snapshot("t").next(),
+    assertEquals(
+        new TagSnapshot.SegmentView(101, 201, 101),
+        snapshot("t").next(),
         "the next segment is ready before the current one runs out");
   }
 
@@ -315,9 +331,13 @@ class SegmentAllocatorTest {
     awaitLoad(buffer("t"));
     assertEquals(2, store.attempts(), "the preload at ID 3 failed");
     take("t", 17);
-    StoreUnavailableException e = assertThrows(StoreUnavailableException.class, () -> nextId("t"),
-        "IDs 4..20 were still served; then the tag is dry");
-    assertTrue(e.getMessage().contains("next database attempt in"), "failed fast: " + e.getMessage());
+    StoreUnavailableException e =
+        assertThrows(
+            StoreUnavailableException.class,
+            () -> nextId("t"),
+            "IDs 4..20 were still served; then the tag is dry");
+    assertTrue(
+        e.getMessage().contains("next database attempt in"), "failed fast: " + e.getMessage());
     assertEquals(2, store.attempts(), "the dry tag waits out the back-off");
   }
 
@@ -325,17 +345,22 @@ class SegmentAllocatorTest {
   void nextId_nearLongMax_issuesUpToMaxMinusOneThenOverflow() {
     memory.createTag("edge", Long.MAX_VALUE - 20, 10, null);
     List<Long> got = new ArrayList<>();
-    IdOverflowException e = assertThrows(IdOverflowException.class, () -> {
-      for (int i = 0; i < 100; i++) {
-        got.add(nextId("edge"));
-      }
-    });
+    IdOverflowException e =
+        assertThrows(
+            IdOverflowException.class,
+            () -> {
+              for (int i = 0; i < 100; i++) {
+                got.add(nextId("edge"));
+              }
+            });
     assertTrue(e.getMessage().contains("edge"), e.getMessage());
     assertEquals(20, got.size(), "two segments of 10: " + got);
     for (int i = 0; i < got.size(); i++) {
       assertEquals(Long.MAX_VALUE - 20 + i, got.get(i), "ID " + i);
     }
-    assertThrows(IdOverflowException.class, () -> Blocking.nextIds(allocator, "edge", 5, WAIT),
+    assertThrows(
+        IdOverflowException.class,
+        () -> Blocking.nextIds(allocator, "edge", 5, WAIT),
         "still out of range, nothing wrapped");
   }
 
@@ -361,9 +386,13 @@ class SegmentAllocatorTest {
     store.blockLoadsOf("a");
     Future<Long> first = callers.submit(() -> Blocking.nextId(striped, "a", WAIT));
     assertTrue(store.awaitLoadEntered(10_000), "the load of a is in the store");
-    assertEquals(2, callers.submit(() -> Blocking.nextId(striped, cachedTag, WAIT)).get(10, TimeUnit.SECONDS),
+    assertEquals(
+        2,
+        callers.submit(() -> Blocking.nextId(striped, cachedTag, WAIT)).get(10, TimeUnit.SECONDS),
         "a cached tag on a's stripe is served while a loads");
-    assertEquals(1, callers.submit(() -> Blocking.nextId(striped, coldTag, WAIT)).get(10, TimeUnit.SECONDS),
+    assertEquals(
+        1,
+        callers.submit(() -> Blocking.nextId(striped, coldTag, WAIT)).get(10, TimeUnit.SECONDS),
         "the first load of another tag on a's stripe completes while a loads");
     assertFalse(first.isDone(), "a is still loading");
     store.release();
@@ -383,28 +412,37 @@ class SegmentAllocatorTest {
     nextLoadAfter("t", Duration.ofMinutes(40));
     nextLoadAfter("t", Duration.ofMinutes(45));
     nextLoadAfter("t", Duration.ofMinutes(45));
-    assertEquals(List.of(0, 0, 200, 200, 400, 200, 100, 100), store.requestedSteps(),
+    assertEquals(
+        List.of(0, 0, 200, 200, 400, 200, 100, 100),
+        store.requestedSteps(),
         "two loads at the table step, then <15m doubles, 15-30m keeps, >=30m halves to the floor");
-    assertEquals(List.of(100, 100, 200, 200, 400, 200, 100, 100),
-        store.served().stream().map(SegmentRange::step).toList(), "segment sizes");
+    assertEquals(
+        List.of(100, 100, 200, 200, 400, 200, 100, 100),
+        store.served().stream().map(SegmentRange::step).toList(),
+        "segment sizes");
   }
 
   @Test
   void dynamicStep_grownStepWouldPassLongMax_fallsBackToTableStep() {
     memory.createTag("top", Long.MAX_VALUE - 350, 100, null);
     List<Long> got = new ArrayList<>();
-    assertThrows(IdOverflowException.class, () -> {
-      for (int i = 0; i < 1_000; i++) {
-        got.add(nextId("top"));
-      }
-    });
+    assertThrows(
+        IdOverflowException.class,
+        () -> {
+          for (int i = 0; i < 1_000; i++) {
+            got.add(nextId("top"));
+          }
+        });
     assertEquals(300, got.size(), "three segments of the table step fit below 2^63-1");
     for (int i = 0; i < got.size(); i++) {
       assertEquals(Long.MAX_VALUE - 350 + i, got.get(i), "ID " + i);
     }
-    assertTrue(store.requestedSteps().contains(200),
+    assertTrue(
+        store.requestedSteps().contains(200),
         "the doubled step was tried first: " + store.requestedSteps());
-    assertEquals(List.of(100, 100, 100), store.served().stream().map(SegmentRange::step).toList(),
+    assertEquals(
+        List.of(100, 100, 100),
+        store.served().stream().map(SegmentRange::step).toList(),
         "every segment served at the table step");
   }
 
@@ -431,7 +469,9 @@ class SegmentAllocatorTest {
     assertEquals(30, snapshot("t").effectiveStep(), "shown as the next load's step");
     nextLoadAfter("t", Duration.ofMinutes(1));
     nextLoadAfter("t", Duration.ofMinutes(1));
-    assertEquals(List.of(0, 0, 200, 0, 60), store.requestedSteps(),
+    assertEquals(
+        List.of(0, 0, 200, 0, 60),
+        store.requestedSteps(),
         "the load right after UpdateStep takes the new row step, then doubling resumes from it");
     assertEquals(30, store.served().get(3).step(), "the new step was used");
   }
@@ -460,7 +500,9 @@ class SegmentAllocatorTest {
 
     nextLoadAfter("t", Duration.ofMinutes(1));
     nextLoadAfter("t", Duration.ofMinutes(1));
-    assertEquals(List.of(0, 0, 200, 400, 0, 60), store.requestedSteps(),
+    assertEquals(
+        List.of(0, 0, 200, 400, 0, 60),
+        store.requestedSteps(),
         "the load in flight kept its step; the next one took the new row step");
     assertEquals(30, store.served().get(4).step());
   }
@@ -480,9 +522,12 @@ class SegmentAllocatorTest {
     TagSnapshot s = snapshot("t");
     assertEquals(new TagSnapshot.SegmentView(1, 101, 12), s.current());
     assertEquals(new TagSnapshot.SegmentView(101, 201, 101), s.next());
-    assertEquals(200, s.effectiveStep(),
+    assertEquals(
+        200,
+        s.effectiveStep(),
         "the third load doubles: the second segment has lasted 5 minutes so far");
-    assertEquals(lastRequest, s.lastAccessNanos(), "last access is the last request, not the snapshot");
+    assertEquals(
+        lastRequest, s.lastAccessNanos(), "last access is the last request, not the snapshot");
   }
 
   @Test
@@ -498,14 +543,15 @@ class SegmentAllocatorTest {
     awaitLoad(old);
     assertEquals(0, old.queued(), "the segment that arrived after eviction is not installed");
     assertEquals(201, nextId("t"), "a fresh buffer loads a fresh segment: [101, 201) is a gap");
-    assertTrue(allocator.cached("t").isPresent() && allocator.cached("t").get() != old, "new buffer");
+    assertTrue(
+        allocator.cached("t").isPresent() && allocator.cached("t").get() != old, "new buffer");
   }
 
   @Test
   void onCached_newBuffer_listenerCalledOncePerBuffer() {
     List<TagBuffer> seen = new ArrayList<>();
-    allocator = allocator(store, EngineConfig.DEFAULTS,
-        EngineListeners.NONE.withOnCached(seen::add));
+    allocator =
+        allocator(store, EngineConfig.DEFAULTS, EngineListeners.NONE.withOnCached(seen::add));
     memory.createTag("t", 1, 100, null);
     ids("t", 3);
     assertEquals(1, seen.size(), "one buffer");

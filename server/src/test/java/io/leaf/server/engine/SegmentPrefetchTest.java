@@ -48,22 +48,23 @@ class SegmentPrefetchTest {
   private final AtomicInteger finished = new AtomicInteger();
   private final AtomicInteger waitEvents = new AtomicInteger();
   private final AtomicInteger dropEvents = new AtomicInteger();
-  private final EngineEvents events = new EngineEvents() {
-    @Override
-    public void segmentLoaded(boolean first, long nanos, RuntimeException failure) {
-      finished.incrementAndGet();
-    }
+  private final EngineEvents events =
+      new EngineEvents() {
+        @Override
+        public void segmentLoaded(boolean first, long nanos, RuntimeException failure) {
+          finished.incrementAndGet();
+        }
 
-    @Override
-    public void segmentWaited() {
-      waitEvents.incrementAndGet();
-    }
+        @Override
+        public void segmentWaited() {
+          waitEvents.incrementAndGet();
+        }
 
-    @Override
-    public void segmentDropped() {
-      dropEvents.incrementAndGet();
-    }
-  };
+        @Override
+        public void segmentDropped() {
+          dropEvents.incrementAndGet();
+        }
+      };
   private SegmentAllocator allocator;
 
   @AfterEach
@@ -103,10 +104,14 @@ class SegmentPrefetchTest {
   private void start() {
     memory.createTag(TAG, 1, STEP, "");
     // max step = the table step, so every segment holds 100 IDs however fast they go.
-    allocator = new SegmentAllocator(memory, ticker, EngineConfig.DEFAULTS.withMaxStep(STEP),
-        // No thread: the test's loader, and deadlines that never fire (the calls wait 60 s).
-        new EngineThreads(loads, loads, new ManualTimer(ticker)),
-        EngineListeners.NONE.withEvents(events));
+    allocator =
+        new SegmentAllocator(
+            memory,
+            ticker,
+            EngineConfig.DEFAULTS.withMaxStep(STEP),
+            // No thread: the test's loader, and deadlines that never fire (the calls wait 60 s).
+            new EngineThreads(loads, loads, new ManualTimer(ticker)),
+            EngineListeners.NONE.withEvents(events));
   }
 
   /** Moves the ticker, then runs the loads that are due (each installed when this returns). */
@@ -148,13 +153,15 @@ class SegmentPrefetchTest {
         waitsAfterWarmUp[0]++;
       }
     }
-    assertEquals(0, waitsAfterWarmUp[0], "calls that waited after the first 1,000 (of all: "
-        + waits[0] + ")");
+    assertEquals(
+        0,
+        waitsAfterWarmUp[0],
+        "calls that waited after the first 1,000 (of all: " + waits[0] + ")");
     assertEquals(waits[0], waitEvents.get(), "each wait reported once (leaf_segment_waits_total)");
     assertTrue(waits[0] > 0, "the first calls, before the rate was known, waited");
     IdChecks.assertIncreasing(ids.stream().mapToLong(Long::longValue).toArray(), "one caller");
-    assertTrue(ahead() <= PrefetchPolicy.DEFAULT_MAX_AHEAD, "lookahead within its bound: "
-        + ahead());
+    assertTrue(
+        ahead() <= PrefetchPolicy.DEFAULT_MAX_AHEAD, "lookahead within its bound: " + ahead());
   }
 
   @Test
@@ -180,9 +187,11 @@ class SegmentPrefetchTest {
       maxLoading = Math.max(maxLoading, loads.waiting());
     }
     assertTrue(maxBurst > 1, "the burst grows the lookahead past one segment: " + maxBurst);
-    assertTrue(maxBurst <= PrefetchPolicy.DEFAULT_MAX_AHEAD,
+    assertTrue(
+        maxBurst <= PrefetchPolicy.DEFAULT_MAX_AHEAD,
         "never past the bound of " + PrefetchPolicy.DEFAULT_MAX_AHEAD + ": " + maxBurst);
-    assertTrue(maxLoading <= PrefetchPolicy.DEFAULT_MAX_AHEAD,
+    assertTrue(
+        maxLoading <= PrefetchPolicy.DEFAULT_MAX_AHEAD,
         "loads side by side within the bound: " + maxLoading);
     long[] all = ids.stream().mapToLong(Long::longValue).toArray();
     IdChecks.assertIncreasing(all, "one caller through the burst");
@@ -205,10 +214,11 @@ class SegmentPrefetchTest {
     for (int i = 0; i < 100; i++) {
       tick(Duration.ofSeconds(10));
     }
-    assertEquals(started, loads.waiting() + finished.get(),
+    assertEquals(
+        started,
+        loads.waiting() + finished.get(),
         "an idle tag starts no load (loads begun before and after 1,000 s of rest)");
-    assertTrue(ahead() <= PrefetchPolicy.DEFAULT_MAX_AHEAD, "what it holds is bounded: "
-        + ahead());
+    assertTrue(ahead() <= PrefetchPolicy.DEFAULT_MAX_AHEAD, "what it holds is bounded: " + ahead());
   }
 
   @Tag("slow")
@@ -217,38 +227,47 @@ class SegmentPrefetchTest {
     // Real time here: loads finish after a random 0-2 ms, so a later load often lands first.
     SplittableRandom random = new SplittableRandom(20);
     Queue<SegmentRange> handedOut = new ConcurrentLinkedQueue<>();
-    ForwardingSegmentStore shuffling = new ForwardingSegmentStore(memory) {
-      @Override
-      public SegmentRange nextSegment(String bizTag, int step) {
-        SegmentRange r = super.nextSegment(bizTag, step);
-        handedOut.add(r);
-        long pause;
-        synchronized (random) {
-          pause = random.nextLong(2_000_000);
-        }
-        LockSupport.parkNanos(pause);
-        return r;
-      }
-    };
+    ForwardingSegmentStore shuffling =
+        new ForwardingSegmentStore(memory) {
+          @Override
+          public SegmentRange nextSegment(String bizTag, int step) {
+            SegmentRange r = super.nextSegment(bizTag, step);
+            handedOut.add(r);
+            long pause;
+            synchronized (random) {
+              pause = random.nextLong(2_000_000);
+            }
+            LockSupport.parkNanos(pause);
+            return r;
+          }
+        };
     memory.createTag(TAG, 1, 10, "");
     EngineThreadsFixture loaders = new EngineThreadsFixture(EngineConfig.DEFAULTS);
-    allocator = new SegmentAllocator(shuffling, com.google.common.base.Ticker.systemTicker(),
-        EngineConfig.DEFAULTS.withMaxStep(10), loaders.threads(),
-        EngineListeners.NONE.withEvents(events));
+    allocator =
+        new SegmentAllocator(
+            shuffling,
+            com.google.common.base.Ticker.systemTicker(),
+            EngineConfig.DEFAULTS.withMaxStep(10),
+            loaders.threads(),
+            EngineListeners.NONE.withEvents(events));
     int threads = 8;
     int perThread = 20_000;
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       List<Future<long[]>> futures = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        futures.add(pool.submit(() -> {
-          long[] out = new long[perThread];
-          for (int i = 0; i < perThread; i++) {
-            out[i] = allocator.nextId(TAG, allocator.deadline(WAIT, false))
-                .get(60, TimeUnit.SECONDS);
-          }
-          return out;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  long[] out = new long[perThread];
+                  for (int i = 0; i < perThread; i++) {
+                    out[i] =
+                        allocator
+                            .nextId(TAG, allocator.deadline(WAIT, false))
+                            .get(60, TimeUnit.SECONDS);
+                  }
+                  return out;
+                }));
       }
       long[][] all = new long[threads][];
       for (int t = 0; t < threads; t++) {
@@ -267,13 +286,19 @@ class SegmentPrefetchTest {
       }
       long inUse = allocator.snapshot(TAG).orElseThrow().current().start();
       Arrays.sort(issued);
-      long unusedBelow = handedOut.stream().filter(r -> r.end() <= inUse)
-          .filter(r -> {
-            int at = Arrays.binarySearch(issued, r.start());
-            int from = at >= 0 ? at : -at - 1;
-            return from == issued.length || issued[from] >= r.end();
-          }).count();
-      assertEquals(unusedBelow, dropEvents.get(),
+      long unusedBelow =
+          handedOut.stream()
+              .filter(r -> r.end() <= inUse)
+              .filter(
+                  r -> {
+                    int at = Arrays.binarySearch(issued, r.start());
+                    int from = at >= 0 ? at : -at - 1;
+                    return from == issued.length || issued[from] >= r.end();
+                  })
+              .count();
+      assertEquals(
+          unusedBelow,
+          dropEvents.get(),
           "each segment that landed below the one in use reported once (leaf_segment_drops_total)");
       assertTrue(dropEvents.get() > 0, "loads finishing out of order dropped some segments");
     } finally {

@@ -62,9 +62,9 @@ class SegmentTest {
   }
 
   /**
-   * Racing callers of a segment at the very top of the range push the cursor past
-   * Long.MAX_VALUE; it wraps to negative values, which must read as exhausted and never be added
-   * to (a negative {@code end - cursor} would move it back over issued IDs).
+   * Racing callers of a segment at the very top of the range push the cursor past Long.MAX_VALUE;
+   * it wraps to negative values, which must read as exhausted and never be added to (a negative
+   * {@code end - cursor} would move it back over issued IDs).
    */
   @Test
   void takeAndTakeRange_racingAtLongMax_eachIdOnceAndNoneOutside() throws Exception {
@@ -79,28 +79,30 @@ class SegmentTest {
         List<Future<long[]>> results = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
           int thread = t;
-          results.add(pool.submit(() -> {
-            long[] got = new long[(int) size * 2];
-            int n = 0;
-            start.await();
-            for (int i = 0; i < 200; i++) {
-              if (thread % 2 == 0) {
-                long id = s.take();
-                if (id != Segment.EXHAUSTED) {
-                  got[n++] = id;
-                }
-              } else {
-                long first = s.takeRange(size / 4 + i % 7);
-                if (first != Segment.EXHAUSTED) {
-                  long end = first + Math.min(size / 4 + i % 7, s.end - first);
-                  for (long id = first; id < end; id++) {
-                    got[n++] = id;
-                  }
-                }
-              }
-            }
-            return Arrays.copyOf(got, n);
-          }));
+          results.add(
+              pool.submit(
+                  () -> {
+                    long[] got = new long[(int) size * 2];
+                    int n = 0;
+                    start.await();
+                    for (int i = 0; i < 200; i++) {
+                      if (thread % 2 == 0) {
+                        long id = s.take();
+                        if (id != Segment.EXHAUSTED) {
+                          got[n++] = id;
+                        }
+                      } else {
+                        long first = s.takeRange(size / 4 + i % 7);
+                        if (first != Segment.EXHAUSTED) {
+                          long end = first + Math.min(size / 4 + i % 7, s.end - first);
+                          for (long id = first; id < end; id++) {
+                            got[n++] = id;
+                          }
+                        }
+                      }
+                    }
+                    return Arrays.copyOf(got, n);
+                  }));
         }
         long[] all = new long[0];
         for (Future<long[]> f : results) {

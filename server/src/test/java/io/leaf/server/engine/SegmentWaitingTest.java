@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Calls that find no ID buffered, on a fake clock and a manual deadline timer: they wait on the
- * tag's pending load without a thread, are answered by its completion, time out by the timer,
- * leave on a cancel, and are bounded; unknown tags are remembered and kept to their own budget.
+ * tag's pending load without a thread, are answered by its completion, time out by the timer, leave
+ * on a cancel, and are bounded; unknown tags are remembered and kept to their own budget.
  */
 // A handler that parked a thread would hang here instead of failing: bound every test.
 @Timeout(60)
@@ -116,7 +116,8 @@ class SegmentWaitingTest {
       ids[i] = waiting.get(i).get(10, TimeUnit.SECONDS);
     }
     for (long id : IdChecks.assertAllDistinct(ids)) {
-      assertTrue(store.served().stream().anyMatch(r -> r.start() <= id && id < r.end()),
+      assertTrue(
+          store.served().stream().anyMatch(r -> r.start() <= id && id < r.end()),
           "ID " + id + " from a segment the store served: " + store.served());
     }
     assertTrue(store.loads() >= 4, "95 IDs needed several loads of small segments");
@@ -129,17 +130,18 @@ class SegmentWaitingTest {
   void nextId_callersDeadlinePasses_timerFailsItAsCallersDeadline() {
     memory.createTag("slow", 1, 100, null);
     store.blockLoads();
-    CompletableFuture<Long> f = allocator.nextId("slow",
-        allocator.deadline(TimeUnit.MILLISECONDS.toNanos(300), true));
+    CompletableFuture<Long> f =
+        allocator.nextId("slow", allocator.deadline(TimeUnit.MILLISECONDS.toNanos(300), true));
     ticker.advance(Duration.ofMillis(299));
     assertEquals(0, timer.fireDue(), "not due yet");
     assertFalse(f.isDone());
     ticker.advance(Duration.ofMillis(1));
     assertEquals(1, timer.fireDue());
-    SegmentWaitTimeoutException e = assertInstanceOf(SegmentWaitTimeoutException.class,
-        failureOf(f));
+    SegmentWaitTimeoutException e =
+        assertInstanceOf(SegmentWaitTimeoutException.class, failureOf(f));
     assertTrue(e.callersDeadline(), "the caller's deadline (DEADLINE_EXCEEDED)");
-    assertTrue(e.getMessage().contains("slow") && e.getMessage().contains("300 ms"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("slow") && e.getMessage().contains("300 ms"), e.getMessage());
     assertEquals(0, allocator.waitingCalls(), "its slot is free");
 
     store.release();
@@ -150,12 +152,12 @@ class SegmentWaitingTest {
   void nextId_serverCapPasses_timerFailsItAsServerCap() {
     memory.createTag("slow", 1, 100, null);
     store.blockLoads();
-    CompletableFuture<Long> f = allocator.nextId("slow",
-        allocator.deadline(TimeUnit.SECONDS.toNanos(5), false));
+    CompletableFuture<Long> f =
+        allocator.nextId("slow", allocator.deadline(TimeUnit.SECONDS.toNanos(5), false));
     ticker.advance(Duration.ofSeconds(5));
     timer.fireDue();
-    SegmentWaitTimeoutException e = assertInstanceOf(SegmentWaitTimeoutException.class,
-        failureOf(f));
+    SegmentWaitTimeoutException e =
+        assertInstanceOf(SegmentWaitTimeoutException.class, failureOf(f));
     assertFalse(e.callersDeadline(), "the server's --max-wait cap (UNAVAILABLE)");
   }
 
@@ -168,8 +170,8 @@ class SegmentWaitingTest {
     store.blockLoads();
     CompletableFuture<Long> first = nextId("t");
     CompletableFuture<Long> second = nextId("t");
-    LimitExceededException e = assertInstanceOf(LimitExceededException.class,
-        failureOf(nextId("t")));
+    LimitExceededException e =
+        assertInstanceOf(LimitExceededException.class, failureOf(nextId("t")));
     assertEquals("too many calls waiting for segments (limit 2, --max-waiting)", e.getMessage());
 
     assertTrue(first.cancel(false), "cancelled while waiting");
@@ -179,8 +181,11 @@ class SegmentWaitingTest {
     assertFalse(third.isDone(), "the freed slot is taken by a new call");
 
     store.release();
-    assertEquals(List.of(1L, 2L), List.of(second.get(10, TimeUnit.SECONDS),
-        third.get(10, TimeUnit.SECONDS)).stream().sorted().toList(),
+    assertEquals(
+        List.of(1L, 2L),
+        List.of(second.get(10, TimeUnit.SECONDS), third.get(10, TimeUnit.SECONDS)).stream()
+            .sorted()
+            .toList(),
         "the cancelled call took no ID");
   }
 
@@ -201,8 +206,9 @@ class SegmentWaitingTest {
   @Test
   void nextId_loadLostItsWriteConflicts_nextCallLoadsAgainWithoutBackoff() throws Exception {
     memory.createTag("t", 1, 10, null);
-    store.failLoadsWith(new io.leaf.server.store.WriteConflictException(
-        "write conflict on leaf_alloc persisted after 12 attempts", null));
+    store.failLoadsWith(
+        new io.leaf.server.store.WriteConflictException(
+            "write conflict on leaf_alloc persisted after 12 attempts", null));
     assertThrows(StoreUnavailableException.class, () -> Blocking.nextId(allocator, "t", WAIT));
     store.heal();
     // No ticker advance: an outage would make this call fail at once for the back-off.
@@ -222,7 +228,8 @@ class SegmentWaitingTest {
       store.failLoads();
       for (int i = 0; i < 50; i++) {
         memory.createTag("t" + i, 1, 10, null);
-        assertThrows(StoreUnavailableException.class,
+        assertThrows(
+            StoreUnavailableException.class,
             () -> Blocking.nextId(allocator, "t" + logged.list.size(), WAIT));
       }
       assertEquals(1, logged.list.size(), "one line for the first tag: " + logged.list);
@@ -231,8 +238,8 @@ class SegmentWaitingTest {
       assertThrows(StoreUnavailableException.class, () -> Blocking.nextId(allocator, "late", WAIT));
       assertEquals(2, logged.list.size(), "the next line once ten seconds passed");
       String second = logged.list.get(1).getFormattedMessage();
-      assertTrue(second.contains("late") && second.contains("other tags' loads started failing"),
-          second);
+      assertTrue(
+          second.contains("late") && second.contains("other tags' loads started failing"), second);
     } finally {
       loaderLog.detachAppender(logged);
     }
@@ -243,8 +250,8 @@ class SegmentWaitingTest {
   @Test
   void nextId_missingTag_queriedOncePerTtl() {
     for (int i = 0; i < 5; i++) {
-      TagNotFoundException e = assertThrows(TagNotFoundException.class,
-          () -> Blocking.nextId(allocator, "ghost", WAIT));
+      TagNotFoundException e =
+          assertThrows(TagNotFoundException.class, () -> Blocking.nextId(allocator, "ghost", WAIT));
       assertTrue(e.getMessage().contains("biz_tag not found: ghost"), e.getMessage());
     }
     assertEquals(1, store.attempts(), "one database round trip for five calls");
@@ -262,7 +269,9 @@ class SegmentWaitingTest {
   void tagCreated_missingTag_servedAtOnce() {
     assertThrows(TagNotFoundException.class, () -> Blocking.nextId(allocator, "late", WAIT));
     memory.createTag("late", 1, 10, null);
-    assertThrows(TagNotFoundException.class, () -> Blocking.nextId(allocator, "late", WAIT),
+    assertThrows(
+        TagNotFoundException.class,
+        () -> Blocking.nextId(allocator, "late", WAIT),
         "created behind this server's back: remembered missing until the TTL");
     allocator.tagCreated("late");
     assertEquals(1, Blocking.nextId(allocator, "late", WAIT), "created through this server");
@@ -278,10 +287,12 @@ class SegmentWaitingTest {
     CompletableFuture<Long> a = nextId("a");
     assertTrue(store.awaitLoadEntered(10_000), "a's first load runs");
     CompletableFuture<Long> b = nextId("b");
-    LimitExceededException e = assertInstanceOf(LimitExceededException.class,
-        failureOf(nextId("c")));
-    assertEquals("too many first loads of tags this server holds no segment of are waiting for the"
-        + " database (limit 1, --max-queued-first-loads)", e.getMessage());
+    LimitExceededException e =
+        assertInstanceOf(LimitExceededException.class, failureOf(nextId("c")));
+    assertEquals(
+        "too many first loads of tags this server holds no segment of are waiting for the"
+            + " database (limit 1, --max-queued-first-loads)",
+        e.getMessage());
     assertFalse(allocator.cached("c").isPresent(), "the refused tag holds no buffer");
     store.release();
     assertEquals(1, a.get(10, TimeUnit.SECONDS));
@@ -301,9 +312,12 @@ class SegmentWaitingTest {
     CompletableFuture<Long> x = nextId("x");
     assertTrue(store.awaitLoadEntered(10_000), "x's first load holds the one first-load thread");
     CompletableFuture<Long> y = nextId("y");
-    assertInstanceOf(LimitExceededException.class, failureOf(nextId("z")), "first-load budget full");
+    assertInstanceOf(
+        LimitExceededException.class, failureOf(nextId("z")), "first-load budget full");
 
-    assertEquals(11, Blocking.nextId(allocator, "served", WAIT),
+    assertEquals(
+        11,
+        Blocking.nextId(allocator, "served", WAIT),
         "the evicted tag reloads on the served loaders, after the gap its dropped segment left");
     store.release();
     assertEquals(1, x.get(10, TimeUnit.SECONDS));
@@ -322,10 +336,11 @@ class SegmentWaitingTest {
     CompletableFuture<Long> a = nextId("a");
     assertTrue(store.awaitLoadEntered(10_000), "a's load runs");
     CompletableFuture<Long> b = nextId("b");
-    LimitExceededException e = assertInstanceOf(LimitExceededException.class,
-        failureOf(nextId("c")));
-    assertEquals("too many segment loads are waiting for the database (limit 1,"
-        + " --max-queued-loads)", e.getMessage());
+    LimitExceededException e =
+        assertInstanceOf(LimitExceededException.class, failureOf(nextId("c")));
+    assertEquals(
+        "too many segment loads are waiting for the database (limit 1," + " --max-queued-loads)",
+        e.getMessage());
     assertFalse(allocator.cached("c").isPresent(), "the refused tag holds no empty buffer");
     store.release();
     assertEquals(11, a.get(10, TimeUnit.SECONDS));
@@ -335,8 +350,10 @@ class SegmentWaitingTest {
   @Test
   void freshUnknownTagFlood_liveTagLoadsUnaffected() throws Exception {
     List<TagBuffer> handedToSweeper = new CopyOnWriteArrayList<>();
-    allocator = allocator(EngineConfig.DEFAULTS.withMaxStep(10).withFirstLoads(2, 20),
-        EngineListeners.NONE.withOnCached(handedToSweeper::add));
+    allocator =
+        allocator(
+            EngineConfig.DEFAULTS.withMaxStep(10).withFirstLoads(2, 20),
+            EngineListeners.NONE.withOnCached(handedToSweeper::add));
     memory.createTag("live", 1, 10, null);
     assertEquals(1, Blocking.nextId(allocator, "live", WAIT));
     store.blockLoadsExcept("live");
@@ -345,9 +362,12 @@ class SegmentWaitingTest {
     for (int i = 0; i < 1_000; i++) {
       flood.add(nextId("fresh-" + i));
     }
-    long refused = flood.stream().filter(f -> f.isDone()
-        && failureOf(f) instanceof LimitExceededException).count();
-    assertEquals(1_000 - 22, refused, "beyond 2 running and 20 queued first loads, refused at once");
+    long refused =
+        flood.stream()
+            .filter(f -> f.isDone() && failureOf(f) instanceof LimitExceededException)
+            .count();
+    assertEquals(
+        1_000 - 22, refused, "beyond 2 running and 20 queued first loads, refused at once");
 
     int loadsBefore = store.loads();
     long[] live = new long[500];
@@ -355,7 +375,8 @@ class SegmentWaitingTest {
       live[i] = Blocking.nextId(allocator, "live", WAIT);
     }
     IdChecks.assertIncreasing(live, "the live tag");
-    assertTrue(store.loads() - loadsBefore >= 49,
+    assertTrue(
+        store.loads() - loadsBefore >= 49,
         "the live tag loaded its 50 segments of 10 meanwhile: " + (store.loads() - loadsBefore));
 
     store.release();
@@ -365,10 +386,13 @@ class SegmentWaitingTest {
         f.handle((v, t) -> t).get(10, TimeUnit.SECONDS);
         failure = failureOf(f);
       }
-      assertTrue(failure instanceof TagNotFoundException || failure instanceof LimitExceededException,
+      assertTrue(
+          failure instanceof TagNotFoundException || failure instanceof LimitExceededException,
           "an unknown tag is NOT_FOUND or RESOURCE_EXHAUSTED, never an outage: " + failure);
     }
-    assertEquals(List.of("live"), handedToSweeper.stream().map(TagBuffer::bizTag).toList(),
+    assertEquals(
+        List.of("live"),
+        handedToSweeper.stream().map(TagBuffer::bizTag).toList(),
         "no unknown tag reaches the idle sweeper");
     assertEquals(1, allocator.cachedCount(), "and none is held");
   }

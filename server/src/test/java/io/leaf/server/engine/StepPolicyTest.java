@@ -68,7 +68,8 @@ class StepPolicyTest {
 
   @Test
   void constructor_maxStepBelowOne_rejectedNamingValue() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new StepPolicy(0));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> new StepPolicy(0));
     assertTrue(e.getMessage().contains("maxStep") && e.getMessage().contains("0"), e.getMessage());
   }
 }

@@ -12,7 +12,8 @@ class TagBufferTest {
   void touch_withinResolution_keepsStoredTime() {
     TagBuffer b = new TagBuffer("t", START);
     b.touch(START + TagBuffer.TOUCH_RESOLUTION_NANOS - 1);
-    assertEquals(START, b.lastAccessNanos(), "a touch less than the resolution later writes nothing");
+    assertEquals(
+        START, b.lastAccessNanos(), "a touch less than the resolution later writes nothing");
   }
 
   @Test

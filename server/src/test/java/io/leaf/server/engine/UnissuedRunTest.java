@@ -24,21 +24,21 @@ class UnissuedRunTest {
 
   @Test
   void of_untouchedNextContiguous_currentRestThroughTheNext() {
-    assertEquals(new UnissuedRun("t", 40, 201),
-        of(new long[] {1, 101, 40}, new long[] {101, 201, 101}));
+    assertEquals(
+        new UnissuedRun("t", 40, 201), of(new long[] {1, 101, 40}, new long[] {101, 201, 101}));
   }
 
   @Test
   void of_nextNotContiguous_onlyTheNext() {
     // Another server took [101, 151) between the two loads.
-    assertEquals(new UnissuedRun("t", 151, 251),
-        of(new long[] {1, 101, 40}, new long[] {151, 251, 151}));
+    assertEquals(
+        new UnissuedRun("t", 151, 251), of(new long[] {1, 101, 40}, new long[] {151, 251, 151}));
   }
 
   @Test
   void of_nextPartlyTakenByAReservation_fromWhereTheReservationStopped() {
-    assertEquals(new UnissuedRun("t", 130, 201),
-        of(new long[] {1, 101, 101}, new long[] {101, 201, 130}));
+    assertEquals(
+        new UnissuedRun("t", 130, 201), of(new long[] {1, 101, 101}, new long[] {101, 201, 130}));
   }
 
   @Test

@@ -38,7 +38,9 @@ class CheckCharactersTest {
     for (String digits : SAMPLE) {
       String check = CheckCharacters.MOD97.compute(digits);
       assertEquals(2, check.length(), "two digits for " + digits);
-      assertEquals(BigInteger.ONE, new BigInteger(digits + check).mod(BigInteger.valueOf(97)),
+      assertEquals(
+          BigInteger.ONE,
+          new BigInteger(digits + check).mod(BigInteger.valueOf(97)),
           "ISO 7064 MOD 97-10: the number with its check is 1 mod 97, for " + digits);
     }
   }
@@ -82,13 +84,16 @@ class CheckCharactersTest {
           if (accepts(scheme, swapped)) {
             missed++;
             boolean nineZero = (a == '0' && b == '9') || (a == '9' && b == '0');
-            assertTrue(!scheme.catchesAdjacentTranspositions() && nineZero,
+            assertTrue(
+                !scheme.catchesAdjacentTranspositions() && nineZero,
                 scheme + " missed " + whole + " -> " + swapped);
           }
         }
       }
       assertTrue(tried > 10_000, scheme + " tried " + tried + " transpositions");
-      assertEquals(scheme.catchesAdjacentTranspositions(), missed == 0,
+      assertEquals(
+          scheme.catchesAdjacentTranspositions(),
+          missed == 0,
           scheme + " missed " + missed + " of " + tried);
     }
   }
@@ -98,9 +103,11 @@ class CheckCharactersTest {
     String digits = "1209";
     String whole = digits + CheckCharacters.LUHN.compute(digits);
     String swapped = "1290" + whole.substring(4);
-    assertTrue(CheckCharacters.LUHN.verify(swapped.substring(0, 4), swapped.substring(4)),
+    assertTrue(
+        CheckCharacters.LUHN.verify(swapped.substring(0, 4), swapped.substring(4)),
         "Luhn cannot tell 09 from 90: " + whole + " vs " + swapped);
-    assertFalse(CheckCharacters.VERHOEFF.verify("1290", CheckCharacters.VERHOEFF.compute("1209")),
+    assertFalse(
+        CheckCharacters.VERHOEFF.verify("1290", CheckCharacters.VERHOEFF.compute("1209")),
         "Verhoeff can");
   }
 
@@ -112,7 +119,9 @@ class CheckCharactersTest {
       assertFalse(scheme.verify("123", "x".repeat(scheme.length())), scheme + " letter check");
       assertFalse(scheme.verify("123", "0".repeat(scheme.length() + 1)), scheme + " too long");
     }
-    assertEquals(CheckCharacters.MOD97, CheckCharacters.forPatternName("mod97").orElseThrow(),
+    assertEquals(
+        CheckCharacters.MOD97,
+        CheckCharacters.forPatternName("mod97").orElseThrow(),
         "pattern name");
     assertTrue(CheckCharacters.forPatternName("damm").isEmpty(), "Damm is not offered");
   }

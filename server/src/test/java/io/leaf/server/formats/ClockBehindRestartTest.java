@@ -19,9 +19,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A server whose wall clock goes back an hour, from after midnight to before it — restarted
- * with the clock behind, or stepped back while running — issues no value it issued before: the
- * earlier day's row hands out numbers it never handed out, and the day after continues in its row.
+ * A server whose wall clock goes back an hour, from after midnight to before it — restarted with
+ * the clock behind, or stepped back while running — issues no value it issued before: the earlier
+ * day's row hands out numbers it never handed out, and the day after continues in its row.
  */
 class ClockBehindRestartTest {
 
@@ -35,16 +35,16 @@ class ClockBehindRestartTest {
     List<String> first = new ArrayList<>();
     List<String> second = new ArrayList<>();
     try (TestDatabase db = kind.open()) {
-      try (FormattedServer s = FormattedServer.start(db, new FakeWallClock(BEFORE_MIDNIGHT),
-          null)) {
+      try (FormattedServer s =
+          FormattedServer.start(db, new FakeWallClock(BEFORE_MIDNIGHT), null)) {
         s.createTag("late", 10, format("L{yyyyMMdd}{seq:6}", Reset.DAILY, ""));
         issue(s, first);
         s.clock.advance(HOUR);
         issue(s, first);
       }
       // Started again with the clock back before midnight, then across it once more.
-      try (FormattedServer s = FormattedServer.start(db, new FakeWallClock(BEFORE_MIDNIGHT),
-          null)) {
+      try (FormattedServer s =
+          FormattedServer.start(db, new FakeWallClock(BEFORE_MIDNIGHT), null)) {
         issue(s, second);
         s.clock.advance(HOUR);
         issue(s, second);
@@ -90,17 +90,30 @@ class ClockBehindRestartTest {
         repeats++;
       }
     }
-    System.err.println("[leaf-tests] " + what + " with the clock an hour behind: "
-        + (first.size() + second.size()) + " values, " + repeats + " repeats");
+    System.err.println(
+        "[leaf-tests] "
+            + what
+            + " with the clock an hour behind: "
+            + (first.size() + second.size())
+            + " values, "
+            + repeats
+            + " repeats");
     assertEquals(0, repeats);
     assertEquals(first.size() + second.size(), all.size());
     for (String day : List.of("L20261126", "L20261127")) {
-      long highestBefore = first.stream().filter(v -> v.startsWith(day))
-          .mapToLong(v -> Long.parseLong(v.substring(9))).max().orElseThrow();
-      long lowestAfter = second.stream().filter(v -> v.startsWith(day))
-          .mapToLong(v -> Long.parseLong(v.substring(9))).min().orElseThrow();
-      assertTrue(lowestAfter > highestBefore, day + ": " + lowestAfter + " after "
-          + highestBefore);
+      long highestBefore =
+          first.stream()
+              .filter(v -> v.startsWith(day))
+              .mapToLong(v -> Long.parseLong(v.substring(9)))
+              .max()
+              .orElseThrow();
+      long lowestAfter =
+          second.stream()
+              .filter(v -> v.startsWith(day))
+              .mapToLong(v -> Long.parseLong(v.substring(9)))
+              .min()
+              .orElseThrow();
+      assertTrue(lowestAfter > highestBefore, day + ": " + lowestAfter + " after " + highestBefore);
     }
   }
 }

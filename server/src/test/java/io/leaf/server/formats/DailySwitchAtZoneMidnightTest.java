@@ -27,9 +27,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A DAILY format in Europe/Berlin switches rows at the zone's midnight, also on the 23-hour and
- * the 25-hour day of 2026's DST changes: every value shows the zone's date of the instant it was
- * issued at, and its sequence was handed out by that date's row, which starts again at 1.
+ * A DAILY format in Europe/Berlin switches rows at the zone's midnight, also on the 23-hour and the
+ * 25-hour day of 2026's DST changes: every value shows the zone's date of the instant it was issued
+ * at, and its sequence was handed out by that date's row, which starts again at 1.
  */
 class DailySwitchAtZoneMidnightTest {
 
@@ -55,12 +55,13 @@ class DailySwitchAtZoneMidnightTest {
     Instant end = day.plusDays(1).atStartOfDay(BERLIN).toInstant();
     assertEquals(length, Duration.between(start, end), "the day of the DST change");
     List<Instant> instants = new ArrayList<>();
-    for (Instant t = start.minus(Duration.ofHours(3)); t.isBefore(end.plus(Duration.ofHours(3)));
+    for (Instant t = start.minus(Duration.ofHours(3));
+        t.isBefore(end.plus(Duration.ofHours(3)));
         t = t.plus(Duration.ofMinutes(7))) {
       instants.add(t);
     }
-    for (Instant boundary : List.of(start, end, start.plus(Duration.ofHours(2)),
-        start.plus(Duration.ofHours(3)))) {
+    for (Instant boundary :
+        List.of(start, end, start.plus(Duration.ofHours(2)), start.plus(Duration.ofHours(3)))) {
       for (long ms : new long[] {-90_000, -1, 0, 1}) {
         instants.add(boundary.plusMillis(ms));
       }
@@ -84,22 +85,36 @@ class DailySwitchAtZoneMidnightTest {
           assertTrue(m.matches(), v);
           assertEquals(expected, m.group(1), v + " issued at " + t);
           long seq = Long.parseLong(m.group(2));
-          assertTrue(log.handedOut("berlin#" + m.group(1), seq),
+          assertTrue(
+              log.handedOut("berlin#" + m.group(1), seq),
               v + ": its sequence came from row berlin#" + m.group(1));
-          assertTrue(byDate.computeIfAbsent(m.group(1), k -> new TreeSet<>()).add(seq),
-              "repeated " + v);
+          assertTrue(
+              byDate.computeIfAbsent(m.group(1), k -> new TreeSet<>()).add(seq), "repeated " + v);
           issued++;
         }
       }
-      assertEquals(List.of(KEY.format(day.minusDays(1)), KEY.format(day),
-          KEY.format(day.plusDays(1))), List.copyOf(byDate.keySet()));
+      assertEquals(
+          List.of(KEY.format(day.minusDays(1)), KEY.format(day), KEY.format(day.plusDays(1))),
+          List.copyOf(byDate.keySet()));
       // One server issuing in turn: each day's row gave 1, 2, 3, ... and nothing else.
-      byDate.forEach((date, seqs) -> assertEquals(
-          LongStream.rangeClosed(1, seqs.size()).boxed().toList(), List.copyOf(seqs), date));
-      System.err.println("[leaf-tests] DAILY Europe/Berlin around " + day + " on " + kind + ": "
-          + issued + " values at " + instants.size() + " instants, per day "
-          + byDate.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue().size()).toList()
-          + ", 0 repeats");
+      byDate.forEach(
+          (date, seqs) ->
+              assertEquals(
+                  LongStream.rangeClosed(1, seqs.size()).boxed().toList(),
+                  List.copyOf(seqs),
+                  date));
+      System.err.println(
+          "[leaf-tests] DAILY Europe/Berlin around "
+              + day
+              + " on "
+              + kind
+              + ": "
+              + issued
+              + " values at "
+              + instants.size()
+              + " instants, per day "
+              + byDate.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue().size()).toList()
+              + ", 0 repeats");
     }
   }
 }

@@ -59,15 +59,18 @@ class Ff1CipherTest {
         digits[d] = (byte) (rest % 10);
         rest /= 10;
       }
-      reference.init(encrypt, new FPEParameters(new KeyParameter(HexFormat.of().parseHex(hex)),
-          decimal, tweak, false));
+      reference.init(
+          encrypt,
+          new FPEParameters(new KeyParameter(HexFormat.of().parseHex(hex)), decimal, tweak, false));
       reference.processBlock(digits, 0, width, digits, 0);
       long expected = 0;
       for (byte d : digits) {
         expected = expected * 10 + d;
       }
       Ff1Cipher cipher = new Ff1Cipher(key(hex), width);
-      assertEquals(expected, encrypt ? cipher.encrypt(v, tweak) : cipher.decrypt(v, tweak),
+      assertEquals(
+          expected,
+          encrypt ? cipher.encrypt(v, tweak) : cipher.decrypt(v, tweak),
           (encrypt ? "encrypt " : "decrypt ") + v + ", width " + width + ", step " + i);
     }
   }
@@ -92,8 +95,8 @@ class Ff1CipherTest {
       }
     }
     assertEquals(1_000_000, seen.cardinality(), "every six-digit number is hit once");
-    assertTrue(fixedPoints < 20, "a random permutation has about one fixed point, got "
-        + fixedPoints);
+    assertTrue(
+        fixedPoints < 20, "a random permutation has about one fixed point, got " + fixedPoints);
     for (int x = 0; x < image.length; x += 997) {
       assertEquals(x, cipher.decrypt(image[x], tweak), "decrypt inverts encrypt at " + x);
     }
@@ -125,7 +128,9 @@ class Ff1CipherTest {
       if (wrong.decrypt(c, tweak) == v) {
         same++;
       }
-      assertNotEquals(c, right.encrypt(v, Ff1Cipher.tweak("orders", "20261127")),
+      assertNotEquals(
+          c,
+          right.encrypt(v, Ff1Cipher.tweak("orders", "20261127")),
           "the next day's tweak hides the same sequence, at " + v);
     }
     assertTrue(same <= 1, "a wrong key decodes " + same + " of 1000 numbers right");
@@ -133,10 +138,13 @@ class Ff1CipherTest {
 
   @Test
   void tweak_tagAndPeriod_lengthPrefixedSoPairsNeverCollide() {
-    assertArrayEquals(concat(new byte[] {0, 2}, "ab2026".getBytes(StandardCharsets.UTF_8)),
-        Ff1Cipher.tweak("ab", "2026"), "2-byte tag length, tag, period");
-    assertFalse(java.util.Arrays.equals(Ff1Cipher.tweak("ab2", "026"), Ff1Cipher.tweak("ab",
-        "2026")), "moving a character from tag to period changes the tweak");
+    assertArrayEquals(
+        concat(new byte[] {0, 2}, "ab2026".getBytes(StandardCharsets.UTF_8)),
+        Ff1Cipher.tweak("ab", "2026"),
+        "2-byte tag length, tag, period");
+    assertFalse(
+        java.util.Arrays.equals(Ff1Cipher.tweak("ab2", "026"), Ff1Cipher.tweak("ab", "2026")),
+        "moving a character from tag to period changes the tweak");
     long c = new Ff1Cipher(key(AES128), 6).encrypt(1, Ff1Cipher.tweak("订单".repeat(64), ""));
     assertTrue(c >= 0 && c < 1_000_000, "a 384-byte tag still makes a usable tweak");
   }
@@ -147,8 +155,8 @@ class Ff1CipherTest {
     assertThrows(IllegalArgumentException.class, () -> new Ff1Cipher(k, 5), "below 10^6");
     assertThrows(IllegalArgumentException.class, () -> new Ff1Cipher(k, 19), "past a long");
     Ff1Cipher cipher = new Ff1Cipher(k, 6);
-    assertThrows(IllegalArgumentException.class, () -> cipher.encrypt(1_000_000, NO_TWEAK),
-        "seven digits");
+    assertThrows(
+        IllegalArgumentException.class, () -> cipher.encrypt(1_000_000, NO_TWEAK), "seven digits");
     assertThrows(IllegalArgumentException.class, () -> cipher.decrypt(-1, NO_TWEAK), "negative");
   }
 

@@ -24,8 +24,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A format change never lets two servers repeat a value, even before the tag's first number: a
- * server that read the earlier format keeps serving it until it reads the change, and may issue
- * its first numbers after the change was checked.
+ * server that read the earlier format keeps serving it until it reads the change, and may issue its
+ * first numbers after the change was checked.
  */
 class FormatChangeRaceTest {
 
@@ -41,16 +41,20 @@ class FormatChangeRaceTest {
       IdFormat monthly = format("{yyyyMMdd}{seq:4}", Reset.MONTHLY, "");
       a.createTag("race", 10, monthly);
       // B reads the tag's format (a parse, or a first call still on its way to the database).
-      b.leaf.blocking.parseFormattedId(ParseFormattedIdRequest.newBuilder().setBizTag("race")
-          .setValue("202611260001").build());
+      b.leaf.blocking.parseFormattedId(
+          ParseFormattedIdRequest.newBuilder().setBizTag("race").setValue("202611260001").build());
       boolean changed;
       try {
-        a.leaf.blocking.setFormat(SetFormatRequest.newBuilder().setBizTag("race")
-            .setFormat(format("{yyyyMMdd}{seq:4}", Reset.DAILY, "")).build());
+        a.leaf.blocking.setFormat(
+            SetFormatRequest.newBuilder()
+                .setBizTag("race")
+                .setFormat(format("{yyyyMMdd}{seq:4}", Reset.DAILY, ""))
+                .build());
         changed = true;
       } catch (StatusRuntimeException refused) {
         assertEquals(Status.Code.INVALID_ARGUMENT, refused.getStatus().getCode());
-        assertTrue(refused.getStatus().getDescription().contains("reset"),
+        assertTrue(
+            refused.getStatus().getDescription().contains("reset"),
             refused.getStatus().getDescription());
         changed = false;
       }

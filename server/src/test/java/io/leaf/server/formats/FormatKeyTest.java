@@ -20,25 +20,39 @@ class FormatKeyTest {
   void fromFileContent_hexWithNewline_readsTheKey() {
     FormatKey k = FormatKey.fromFileContent((HEX + "\n").getBytes(StandardCharsets.US_ASCII));
     assertEquals(256, k.bits(), "64 hex digits");
-    assertEquals(FormatKey.ofBytes(HexFormat.of().parseHex(HEX)).fingerprint(), k.fingerprint(),
+    assertEquals(
+        FormatKey.ofBytes(HexFormat.of().parseHex(HEX)).fingerprint(),
+        k.fingerprint(),
         "same key as its raw bytes");
-    assertEquals(128, FormatKey.fromFileContent(HEX.substring(0, 32).toUpperCase()
-        .getBytes(StandardCharsets.US_ASCII)).bits(), "32 upper-case hex digits");
+    assertEquals(
+        128,
+        FormatKey.fromFileContent(
+                HEX.substring(0, 32).toUpperCase().getBytes(StandardCharsets.US_ASCII))
+            .bits(),
+        "32 upper-case hex digits");
   }
 
   @Test
   void fromFileContent_badContent_refusedWithoutShowingTheKey() {
-    IllegalArgumentException shortKey = assertThrows(IllegalArgumentException.class,
-        () -> FormatKey.fromFileContent(HEX.substring(0, 31).getBytes(StandardCharsets.US_ASCII)));
+    IllegalArgumentException shortKey =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                FormatKey.fromFileContent(
+                    HEX.substring(0, 31).getBytes(StandardCharsets.US_ASCII)));
     assertTrue(shortKey.getMessage().contains("got 31"), shortKey.getMessage());
     String badChar = HEX.substring(0, 10) + "g" + HEX.substring(11);
-    IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
-        () -> FormatKey.fromFileContent(badChar.getBytes(StandardCharsets.US_ASCII)));
+    IllegalArgumentException bad =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> FormatKey.fromFileContent(badChar.getBytes(StandardCharsets.US_ASCII)));
     assertTrue(bad.getMessage().contains("offset 10"), bad.getMessage());
     assertFalse(bad.getMessage().contains(HEX.substring(0, 10)), "no key digits in the message");
     byte[] raw = new byte[32];
     raw[0] = (byte) 0xFF;
-    assertThrows(IllegalArgumentException.class, () -> FormatKey.fromFileContent(raw),
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> FormatKey.fromFileContent(raw),
         "raw binary keys are refused");
     assertThrows(IllegalArgumentException.class, () -> FormatKey.ofBytes(new byte[20]), "20 bytes");
   }
@@ -50,11 +64,15 @@ class FormatKeyTest {
     assertTrue(k.fingerprint().matches("[0-9a-f]{16}"), k.fingerprint());
     String plainHash = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(raw));
     assertFalse(plainHash.startsWith(k.fingerprint()), "not the bare hash of the key");
-    assertNotEquals(k.fingerprint(), FormatKey.ofBytes(HexFormat.of().parseHex(HEX.substring(0,
-        32))).fingerprint(), "another key, another fingerprint");
+    assertNotEquals(
+        k.fingerprint(),
+        FormatKey.ofBytes(HexFormat.of().parseHex(HEX.substring(0, 32))).fingerprint(),
+        "another key, another fingerprint");
     long before = new Ff1Cipher(k, 6).encrypt(1, new byte[0]);
     raw[0] ^= 1;
-    assertEquals(before, new Ff1Cipher(k, 6).encrypt(1, new byte[0]),
+    assertEquals(
+        before,
+        new Ff1Cipher(k, 6).encrypt(1, new byte[0]),
         "the key was copied: changing the caller's array changes nothing");
   }
 

@@ -13,8 +13,8 @@ class FormatSpecTest {
 
   @Test
   void of_resetFinerThanDateFields_refused() {
-    assertRefused("ORD-{yyyyMM}-{seq:6}", Reset.DAILY,
-        "DAILY reset needs the pattern to show {dd}");
+    assertRefused(
+        "ORD-{yyyyMM}-{seq:6}", Reset.DAILY, "DAILY reset needs the pattern to show {dd}");
     assertRefused("ORD-{MMdd}-{seq:6}", Reset.DAILY, "needs the pattern to show {yyyy}");
     assertRefused("ORD-{yyyy}-{seq:6}", Reset.MONTHLY, "show {MM}");
     assertRefused("ORD-{seq:6}", Reset.YEARLY, "show {yyyy}");
@@ -26,28 +26,38 @@ class FormatSpecTest {
   void of_dateFieldsFinerThanReset_accepted() {
     assertDoesNotThrow(() -> FormatSpec.of("{yyyyMMdd}{seq:6}", Reset.MONTHLY, "UTC"), "day shown");
     assertDoesNotThrow(() -> FormatSpec.of("{yyyyMMdd}{seq:6}", Reset.YEARLY, "UTC"), "monthly");
-    assertDoesNotThrow(() -> FormatSpec.of("{yyMMdd}{seq:9}", Reset.NEVER, "UTC"),
+    assertDoesNotThrow(
+        () -> FormatSpec.of("{yyMMdd}{seq:9}", Reset.NEVER, "UTC"),
         "yy is decoration when nothing resets");
-    assertDoesNotThrow(() -> FormatSpec.of("{dd}{yyyy}{MM}{seq:6}", Reset.DAILY, "UTC"),
-        "any order");
+    assertDoesNotThrow(
+        () -> FormatSpec.of("{dd}{yyyy}{MM}{seq:6}", Reset.DAILY, "UTC"), "any order");
   }
 
   @Test
   void of_timeZone_defaultsToUtcAndRefusesUnknownNames() {
     assertEquals(ZoneOffset.UTC, FormatSpec.of("{seq:6}", Reset.NEVER, "").zone(), "empty");
-    assertEquals(ZoneId.of("Asia/Shanghai"),
-        FormatSpec.of("{seq:6}", Reset.NEVER, "Asia/Shanghai").zone(), "an IANA name");
-    InvalidFormatException e = assertThrows(InvalidFormatException.class,
-        () -> FormatSpec.of("{seq:6}", Reset.NEVER, "Mars/Olympus"), "unknown zone");
-    assertTrue(e.getMessage().contains("time_zone \"Mars/Olympus\" is not a known time zone"),
+    assertEquals(
+        ZoneId.of("Asia/Shanghai"),
+        FormatSpec.of("{seq:6}", Reset.NEVER, "Asia/Shanghai").zone(),
+        "an IANA name");
+    InvalidFormatException e =
+        assertThrows(
+            InvalidFormatException.class,
+            () -> FormatSpec.of("{seq:6}", Reset.NEVER, "Mars/Olympus"),
+            "unknown zone");
+    assertTrue(
+        e.getMessage().contains("time_zone \"Mars/Olympus\" is not a known time zone"),
         e.getMessage());
   }
 
   private static void assertRefused(String pattern, Reset reset, String fragment) {
-    InvalidFormatException e = assertThrows(InvalidFormatException.class,
-        () -> FormatSpec.of(pattern, reset, "UTC"), pattern + " " + reset);
-    assertTrue(e.getMessage().contains(fragment), "expected '" + fragment + "' in: "
-        + e.getMessage());
+    InvalidFormatException e =
+        assertThrows(
+            InvalidFormatException.class,
+            () -> FormatSpec.of(pattern, reset, "UTC"),
+            pattern + " " + reset);
+    assertTrue(
+        e.getMessage().contains(fragment), "expected '" + fragment + "' in: " + e.getMessage());
     assertTrue(e.getMessage().contains(pattern), "names the pattern: " + e.getMessage());
     assertEquals(-1, e.position(), "the format as a whole");
   }

@@ -43,8 +43,13 @@ class FormattedIdServiceTest {
   private InProcessLeaf leaf;
 
   private InProcessLeaf start(String... flags) throws Exception {
-    leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS,
-        s -> s.formats(formats).wallClock(wall), flags);
+    leaf =
+        new InProcessLeaf(
+            store,
+            Ticker.systemTicker(),
+            EngineConfig.DEFAULTS,
+            s -> s.formats(formats).wallClock(wall),
+            flags);
     return leaf;
   }
 
@@ -60,15 +65,20 @@ class FormattedIdServiceTest {
   }
 
   private String next(String tag) {
-    return leaf.blocking.nextFormattedId(NextIdRequest.newBuilder().setBizTag(tag).build())
+    return leaf.blocking
+        .nextFormattedId(NextIdRequest.newBuilder().setBizTag(tag).build())
         .getValue();
   }
 
   @Test
   void dailyNumbers_showTheirDay_andStartAgainAtMidnightInTheTagsZone() throws Exception {
     start();
-    Tag t = leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("order")
-        .setFormat(format("ORD-{yyyyMMdd}-{seq:6}", Reset.DAILY, "Asia/Shanghai")).build());
+    Tag t =
+        leaf.blocking.createTag(
+            CreateTagRequest.newBuilder()
+                .setBizTag("order")
+                .setFormat(format("ORD-{yyyyMMdd}-{seq:6}", Reset.DAILY, "Asia/Shanghai"))
+                .build());
     assertEquals("ORD-{yyyyMMdd}-{seq:6}", t.getFormat().getPattern());
     assertEquals("ORD-20261126-000001", next("order"));
     assertEquals("ORD-20261126-000002", next("order"));
@@ -84,10 +94,18 @@ class FormattedIdServiceTest {
   @Test
   void periodRows_startWithTheTagsStep_cappedAtOnePercentOfTheWidth() throws Exception {
     start();
-    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("small").setStep(50)
-        .setFormat(format("{seq:6}", Reset.NEVER, "")).build());
-    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("big").setStep(500_000)
-        .setFormat(format("{seq:6}", Reset.NEVER, "")).build());
+    leaf.blocking.createTag(
+        CreateTagRequest.newBuilder()
+            .setBizTag("small")
+            .setStep(50)
+            .setFormat(format("{seq:6}", Reset.NEVER, ""))
+            .build());
+    leaf.blocking.createTag(
+        CreateTagRequest.newBuilder()
+            .setBizTag("big")
+            .setStep(500_000)
+            .setFormat(format("{seq:6}", Reset.NEVER, ""))
+            .build());
     next("small");
     next("big");
     assertEquals(50, store.getTag("small#all").orElseThrow().step());
@@ -97,34 +115,44 @@ class FormattedIdServiceTest {
   @Test
   void nextPeriodsRow_isPreparedBeforeTheBoundary() throws Exception {
     start();
-    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("inv")
-        .setFormat(format("{yyyyMMdd}{seq:5}", Reset.DAILY, "")).build());
+    leaf.blocking.createTag(
+        CreateTagRequest.newBuilder()
+            .setBizTag("inv")
+            .setFormat(format("{yyyyMMdd}{seq:5}", Reset.DAILY, ""))
+            .build());
     wall.set(Instant.parse("2026-11-26T23:59:00Z").toEpochMilli());
     next("inv");
-    assertTrue(io.leaf.server.testing.Poll.until(
-        () -> leaf.allocator.snapshot("inv#20261127").isPresent(), Duration.ofSeconds(5)));
+    assertTrue(
+        io.leaf.server.testing.Poll.until(
+            () -> leaf.allocator.snapshot("inv#20261127").isPresent(), Duration.ofSeconds(5)));
     assertTrue(store.getTag("inv#20261127").isPresent());
   }
 
   @Test
   void aClockBehindALaterPeriod_createsNoEarlierRow() throws Exception {
     start();
-    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("late")
-        .setFormat(format("{yyyyMMdd}{seq:5}", Reset.DAILY, "")).build());
+    leaf.blocking.createTag(
+        CreateTagRequest.newBuilder()
+            .setBizTag("late")
+            .setFormat(format("{yyyyMMdd}{seq:5}", Reset.DAILY, ""))
+            .build());
     next("late");
     wall.advance(Duration.ofDays(-3));
     StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> next("late"));
     assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode());
-    assertTrue(e.getStatus().getDescription().contains("clock is behind"),
-        e.getStatus().getDescription());
+    assertTrue(
+        e.getStatus().getDescription().contains("clock is behind"), e.getStatus().getDescription());
     assertFalse(store.getTag("late#20261123").isPresent());
   }
 
   @Test
   void widthExhausted_isOutOfRange_namingTagPeriodAndWidth_neverALongerValue() throws Exception {
     start();
-    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("tiny")
-        .setFormat(format("T{seq:1}", Reset.NEVER, "")).build());
+    leaf.blocking.createTag(
+        CreateTagRequest.newBuilder()
+            .setBizTag("tiny")
+            .setFormat(format("T{seq:1}", Reset.NEVER, ""))
+            .build());
     // Segments of one number each (1% of a 1-digit width, at least 1), loaded one at a time:
     // all 9 values, then OUT_OF_RANGE.
     Set<String> seen = new HashSet<>();
@@ -140,8 +168,9 @@ class FormattedIdServiceTest {
     assertEquals(Status.Code.OUT_OF_RANGE, e.getStatus().getCode());
     String m = e.getStatus().getDescription();
     assertTrue(m.contains("\"tiny\"") && m.contains("width of 1"), m);
-    assertEquals(Status.Code.OUT_OF_RANGE, assertThrows(StatusRuntimeException.class,
-        () -> next("tiny")).getStatus().getCode());
+    assertEquals(
+        Status.Code.OUT_OF_RANGE,
+        assertThrows(StatusRuntimeException.class, () -> next("tiny")).getStatus().getCode());
     assertEquals(9, seen.size(), seen.toString());
     assertTrue(seen.stream().allMatch(v -> v.length() == 2), seen.toString());
   }
@@ -149,13 +178,22 @@ class FormattedIdServiceTest {
   @Test
   void batchAndUnary_shareTheSequence_noRepeats() throws Exception {
     start();
-    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("mix").setStep(7)
-        .setFormat(format("M{seq:8}{check:luhn}", Reset.NEVER, "")).build());
+    leaf.blocking.createTag(
+        CreateTagRequest.newBuilder()
+            .setBizTag("mix")
+            .setStep(7)
+            .setFormat(format("M{seq:8}{check:luhn}", Reset.NEVER, ""))
+            .build());
     Set<String> seen = new HashSet<>();
     for (int round = 0; round < 20; round++) {
       assertTrue(seen.add(next("mix")));
-      Iterator<FormattedIdBatch> it = leaf.blocking.nextFormattedIdBatch(NextIdBatchRequest
-          .newBuilder().setBizTag("mix").setCount(250).setChunkSize(100).build());
+      Iterator<FormattedIdBatch> it =
+          leaf.blocking.nextFormattedIdBatch(
+              NextIdBatchRequest.newBuilder()
+                  .setBizTag("mix")
+                  .setCount(250)
+                  .setChunkSize(100)
+                  .build());
       int got = 0;
       while (it.hasNext()) {
         for (String v : it.next().getValuesList()) {
@@ -166,8 +204,9 @@ class FormattedIdServiceTest {
       assertEquals(250, got);
     }
     assertEquals(20 * 251, seen.size());
-    FormattedIdParts p = leaf.blocking.parseFormattedId(ParseFormattedIdRequest.newBuilder()
-        .setBizTag("mix").setValue(next("mix")).build());
+    FormattedIdParts p =
+        leaf.blocking.parseFormattedId(
+            ParseFormattedIdRequest.newBuilder().setBizTag("mix").setValue(next("mix")).build());
     assertTrue(p.getCheckValid());
     assertTrue(p.getSequence() > 5000);
   }
@@ -179,40 +218,73 @@ class FormattedIdServiceTest {
     StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> next("plain"));
     assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
     assertTrue(e.getStatus().getDescription().contains("plain"));
-    StatusRuntimeException missing = assertThrows(StatusRuntimeException.class,
-        () -> leaf.blocking.setFormat(SetFormatRequest.newBuilder().setBizTag("nope")
-            .setFormat(format("{seq:4}", Reset.NEVER, "")).build()));
+    StatusRuntimeException missing =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                leaf.blocking.setFormat(
+                    SetFormatRequest.newBuilder()
+                        .setBizTag("nope")
+                        .setFormat(format("{seq:4}", Reset.NEVER, ""))
+                        .build()));
     assertEquals(Status.Code.NOT_FOUND, missing.getStatus().getCode());
   }
 
   @Test
   void formatChange_afterNumbers_unsafeRefused_newPrefixAccepted() throws Exception {
     start();
-    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("chg")
-        .setFormat(format("A-{seq:6}", Reset.NEVER, "")).build());
+    leaf.blocking.createTag(
+        CreateTagRequest.newBuilder()
+            .setBizTag("chg")
+            .setFormat(format("A-{seq:6}", Reset.NEVER, ""))
+            .build());
     // Before any number, any format may replace it.
-    leaf.blocking.setFormat(SetFormatRequest.newBuilder().setBizTag("chg")
-        .setFormat(format("ORD-{seq:6}", Reset.NEVER, "")).build());
+    leaf.blocking.setFormat(
+        SetFormatRequest.newBuilder()
+            .setBizTag("chg")
+            .setFormat(format("ORD-{seq:6}", Reset.NEVER, ""))
+            .build());
     assertEquals("ORD-000001", next("chg"));
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-        () -> leaf.blocking.setFormat(SetFormatRequest.newBuilder().setBizTag("chg")
-            .setFormat(format("ORD-{yy}{seq:4}", Reset.NEVER, "")).build()));
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                leaf.blocking.setFormat(
+                    SetFormatRequest.newBuilder()
+                        .setBizTag("chg")
+                        .setFormat(format("ORD-{yy}{seq:4}", Reset.NEVER, ""))
+                        .build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
     assertTrue(e.getStatus().getDescription().contains("width"), e.getStatus().getDescription());
-    Tag t = leaf.blocking.setFormat(SetFormatRequest.newBuilder().setBizTag("chg")
-        .setFormat(format("SO-{seq:6}", Reset.NEVER, "")).build());
+    Tag t =
+        leaf.blocking.setFormat(
+            SetFormatRequest.newBuilder()
+                .setBizTag("chg")
+                .setFormat(format("SO-{seq:6}", Reset.NEVER, ""))
+                .build());
     assertEquals("SO-{seq:6}", t.getFormat().getPattern());
     assertEquals("SO-000002", next("chg"));
-    assertEquals("SO-{seq:6}", leaf.blocking.getTag(GetTagRequest.newBuilder().setBizTag("chg")
-        .build()).getTag().getFormat().getPattern());
+    assertEquals(
+        "SO-{seq:6}",
+        leaf.blocking
+            .getTag(GetTagRequest.newBuilder().setBizTag("chg").build())
+            .getTag()
+            .getFormat()
+            .getPattern());
   }
 
   @Test
   void invalidFormat_refusedAtCreate_andNothingCreated() throws Exception {
     start();
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-        () -> leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("bad")
-            .setFormat(format("{yyyyMM}-{seq:6}", Reset.DAILY, "")).build()));
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                leaf.blocking.createTag(
+                    CreateTagRequest.newBuilder()
+                        .setBizTag("bad")
+                        .setFormat(format("{yyyyMM}-{seq:6}", Reset.DAILY, ""))
+                        .build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
     assertFalse(store.getTag("bad").isPresent());
   }
@@ -220,12 +292,21 @@ class FormattedIdServiceTest {
   @Test
   void aPeriodRowsName_cannotCarryAFormat() throws Exception {
     start();
-    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("o")
-        .setFormat(format("{yyyyMMdd}{seq:4}", Reset.DAILY, "")).build());
+    leaf.blocking.createTag(
+        CreateTagRequest.newBuilder()
+            .setBizTag("o")
+            .setFormat(format("{yyyyMMdd}{seq:4}", Reset.DAILY, ""))
+            .build());
     next("o");
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-        () -> leaf.blocking.setFormat(SetFormatRequest.newBuilder().setBizTag("o#20261126")
-            .setFormat(format("{seq:4}", Reset.NEVER, "")).build()));
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                leaf.blocking.setFormat(
+                    SetFormatRequest.newBuilder()
+                        .setBizTag("o#20261126")
+                        .setFormat(format("{seq:4}", Reset.NEVER, ""))
+                        .build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
     assertTrue(e.getStatus().getDescription().contains("'#'"), e.getStatus().getDescription());
   }
@@ -233,9 +314,15 @@ class FormattedIdServiceTest {
   @Test
   void opaque_withoutAKey_refusedAtSet() throws Exception {
     start();
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-        () -> leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("op")
-            .setFormat(format("{seq:8:opaque}", Reset.NEVER, "")).build()));
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                leaf.blocking.createTag(
+                    CreateTagRequest.newBuilder()
+                        .setBizTag("op")
+                        .setFormat(format("{seq:8:opaque}", Reset.NEVER, ""))
+                        .build()));
     assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
     assertTrue(e.getStatus().getDescription().contains("--format-key-file"));
   }
@@ -243,19 +330,25 @@ class FormattedIdServiceTest {
   @Test
   void manyCallers_zeroRepeats() throws Exception {
     start();
-    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("par").setStep(3)
-        .setFormat(format("P{yyyyMMdd}{seq:7}", Reset.DAILY, "")).build());
+    leaf.blocking.createTag(
+        CreateTagRequest.newBuilder()
+            .setBizTag("par")
+            .setStep(3)
+            .setFormat(format("P{yyyyMMdd}{seq:7}", Reset.DAILY, ""))
+            .build());
     List<Thread> threads = new ArrayList<>();
     Set<String> all = java.util.concurrent.ConcurrentHashMap.newKeySet();
     java.util.concurrent.atomic.AtomicInteger dup = new java.util.concurrent.atomic.AtomicInteger();
     for (int i = 0; i < 8; i++) {
-      Thread th = new Thread(() -> {
-        for (int k = 0; k < 2_000; k++) {
-          if (!all.add(next("par"))) {
-            dup.incrementAndGet();
-          }
-        }
-      });
+      Thread th =
+          new Thread(
+              () -> {
+                for (int k = 0; k < 2_000; k++) {
+                  if (!all.add(next("par"))) {
+                    dup.incrementAndGet();
+                  }
+                }
+              });
       threads.add(th);
       th.start();
     }

@@ -29,9 +29,13 @@ class IdPatternTest {
   @Test
   void render_dateRunsAndShortYear_eachFieldZeroPadded() {
     assertEquals("2611-0000457", IdPattern.parse("{yyMM}-{seq:7}").render(DAY, 457), "yyMM");
-    assertEquals("2026/11/26#000000000000000001",
-        IdPattern.parse("{yyyy}/{MM}/{dd}#{seq:18}").render(DAY, 1), "separate fields, width 18");
-    assertEquals("0305-7", IdPattern.parse("{MMdd}-{seq:1}").render(LocalDate.of(2027, 3, 5), 7),
+    assertEquals(
+        "2026/11/26#000000000000000001",
+        IdPattern.parse("{yyyy}/{MM}/{dd}#{seq:18}").render(DAY, 1),
+        "separate fields, width 18");
+    assertEquals(
+        "0305-7",
+        IdPattern.parse("{MMdd}-{seq:1}").render(LocalDate.of(2027, 3, 5), 7),
         "month and day padded");
     assertEquals("9", IdPattern.parse("{seq:1}").render(DAY, 9), "a bare sequence");
   }
@@ -40,8 +44,10 @@ class IdPatternTest {
   void render_doubledBraces_areLiteralBraces() {
     IdPattern p = IdPattern.parse("{{{seq:3}}}-}}{{");
     assertEquals("{042}-}{", p.render(DAY, 42), "{{ and }} are braces, even around a field");
-    assertEquals(List.of(new Literal("{"), new SequenceField(3, false), new Literal("}-}{")),
-        p.parts(), "the parts");
+    assertEquals(
+        List.of(new Literal("{"), new SequenceField(3, false), new Literal("}-}{")),
+        p.parts(),
+        "the parts");
   }
 
   @Test
@@ -59,7 +65,9 @@ class IdPatternTest {
     assertFalse(p.shows(DateUnit.DAY) || p.shows(DateUnit.YEAR_OF_CENTURY), "no day, no yy");
     assertTrue(p.sequence().opaque(), "opaque");
     assertEquals(1 + 6 + 8 + 2, p.valueLength(), "mod97 adds two digits");
-    assertEquals(IdPattern.parse("X{yyyy}{MM}{seq:8:opaque}{check:mod97}"), p,
+    assertEquals(
+        IdPattern.parse("X{yyyy}{MM}{seq:8:opaque}{check:mod97}"),
+        p,
         "one run of date letters equals the same fields written apart");
   }
 
@@ -93,8 +101,9 @@ class IdPatternTest {
     IdPattern p = IdPattern.parse("ORD-{yyyyMMdd}-{seq:6}{check:luhn}");
     ShownFields f = p.match("orders", "ORD-20261126-0004577");
     assertEquals(new ShownFields(2026, -1, 11, 26, 457, true), f, "fields of the example");
-    assertFalse(p.match("orders", "ORD-20261126-0004578").checkValid(), "a wrong check is read,"
-        + " not refused");
+    assertFalse(
+        p.match("orders", "ORD-20261126-0004578").checkValid(),
+        "a wrong check is read," + " not refused");
   }
 
   @Test
@@ -107,27 +116,30 @@ class IdPatternTest {
     assertMismatch(p, "ORD-20261326-000457", "month 13 is not a month");
     assertMismatch(p, "ORD-20260230-000457", "day 30 is not a day of month 2 in 2026");
     assertMismatch(p, "ORD-20250229-000457", "day 29 is not a day of month 2 in 2025");
-    assertEquals(29, IdPattern.parse("{MMdd}{seq:2}").match("t", "022901").day(),
+    assertEquals(
+        29,
+        IdPattern.parse("{MMdd}{seq:2}").match("t", "022901").day(),
         "without the year, February 29 may exist");
     assertMismatch(IdPattern.parse("{seq:2}{check:mod97}"), "121x", "(the mod97 check)");
   }
 
   private static void assertError(String pattern, int position, String fragment) {
-    InvalidFormatException e = assertThrows(InvalidFormatException.class,
-        () -> IdPattern.parse(pattern), pattern);
+    InvalidFormatException e =
+        assertThrows(InvalidFormatException.class, () -> IdPattern.parse(pattern), pattern);
     assertEquals(position, e.position(), "position of: " + e.getMessage());
-    assertTrue(e.getMessage().contains(fragment), "expected '" + fragment + "' in: "
-        + e.getMessage());
+    assertTrue(
+        e.getMessage().contains(fragment), "expected '" + fragment + "' in: " + e.getMessage());
     assertTrue(e.getMessage().startsWith("pattern \""), "names the pattern: " + e.getMessage());
     assertEquals(pattern, e.pattern(), "carries the pattern");
   }
 
   private static void assertMismatch(IdPattern p, String value, String fragment) {
-    ValueMismatchException e = assertThrows(ValueMismatchException.class,
-        () -> p.match("orders", value), value);
-    assertTrue(e.getMessage().contains(fragment), "expected '" + fragment + "' in: "
-        + e.getMessage());
-    assertTrue(e.getMessage().contains("\"orders\"") && e.getMessage().contains(value),
+    ValueMismatchException e =
+        assertThrows(ValueMismatchException.class, () -> p.match("orders", value), value);
+    assertTrue(
+        e.getMessage().contains(fragment), "expected '" + fragment + "' in: " + e.getMessage());
+    assertTrue(
+        e.getMessage().contains("\"orders\"") && e.getMessage().contains(value),
         "names the tag and the value: " + e.getMessage());
   }
 }

@@ -59,8 +59,8 @@ class JooqFormatStoreTest {
     String wide = head + "é".repeat(256 - head.length());
     store.add(v("order", 3, "C-{yyyyMMdd}-{seq:6}"));
     clock.advance(java.time.Duration.ofSeconds(1));
-    StoredFormat first = store.add(new StoredFormat("order", 1, wide, "MONTHLY", "+08:00",
-        "ab".repeat(32), 0));
+    StoredFormat first =
+        store.add(new StoredFormat("order", 1, wide, "MONTHLY", "+08:00", "ab".repeat(32), 0));
     store.add(v("order", 2, "B-{yyyyMMdd}-{seq:6}"));
     store.add(v("order-x", 1, "X{seq:4}"));
     List<StoredFormat> h = store.history("order");
@@ -77,11 +77,11 @@ class JooqFormatStoreTest {
   void add_versionTaken_isFormatVersionTaken_andKeepsTheFirst(DatabaseKind kind) {
     JooqFormatStore store = open(kind);
     store.add(v("order", 1, "A{seq:6}"));
-    FormatVersionTakenException e = assertThrows(FormatVersionTakenException.class,
-        () -> store.add(v("order", 1, "B{seq:6}")));
+    FormatVersionTakenException e =
+        assertThrows(FormatVersionTakenException.class, () -> store.add(v("order", 1, "B{seq:6}")));
     assertTrue(e.getMessage().contains("version 1"), e.getMessage());
-    assertEquals(List.of("A{seq:6}"),
-        store.history("order").stream().map(StoredFormat::pattern).toList());
+    assertEquals(
+        List.of("A{seq:6}"), store.history("order").stream().map(StoredFormat::pattern).toList());
   }
 
   @ParameterizedTest(name = "{0}")
@@ -95,15 +95,16 @@ class JooqFormatStoreTest {
       List<Future<Boolean>> won = new ArrayList<>();
       for (int i = 0; i < racers; i++) {
         String pattern = "R" + i + "{seq:6}";
-        Callable<Boolean> race = () -> {
-          start.await();
-          try {
-            store.add(v("race", 1, pattern));
-            return true;
-          } catch (FormatVersionTakenException lost) {
-            return false;
-          }
-        };
+        Callable<Boolean> race =
+            () -> {
+              start.await();
+              try {
+                store.add(v("race", 1, pattern));
+                return true;
+              } catch (FormatVersionTakenException lost) {
+                return false;
+              }
+            };
         won.add(pool.submit(race));
       }
       int winners = 0;

@@ -48,10 +48,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Three packaged servers on one database whose wall clocks (libfaketime, one offset for all)
- * pass midnight in Asia/Shanghai under load; one is killed with -9 just before midnight and
- * started again after it, another just after: no value repeats, and each shows its server's
- * date at the call.
+ * Three packaged servers on one database whose wall clocks (libfaketime, one offset for all) pass
+ * midnight in Asia/Shanghai under load; one is killed with -9 just before midnight and started
+ * again after it, another just after: no value repeats, and each shows its server's date at the
+ * call.
  */
 @Tag("slow")
 class KillAcrossMidnightTest {
@@ -62,15 +62,18 @@ class KillAcrossMidnightTest {
   private static final Pattern VALUE = Pattern.compile("K-(\\d{8})-(\\d{7})");
   private static final ZoneId ZONE = ZoneId.of("Asia/Shanghai");
   private static final DateTimeFormatter KEY = DateTimeFormatter.BASIC_ISO_DATE;
+
   /** 2026-11-27 00:00 in Shanghai. */
   private static final Instant MIDNIGHT = Instant.parse("2026-11-26T16:00:00Z");
+
   /** Real time from the test's start to the children's midnight: their start fits before it. */
   private static final Duration LEAD = Duration.ofSeconds(50);
+
   private static final int SERVERS = 3;
 
   /**
-   * What the callers got, as numbers ({@code yyyyMMdd * 10^7 + sequence}, so millions fit), and
-   * the values that did not show their server's date at the call.
+   * What the callers got, as numbers ({@code yyyyMMdd * 10^7 + sequence}, so millions fit), and the
+   * values that did not show their server's date at the call.
    */
   private static final class Collected {
     private final List<long[]> parts = new ArrayList<>();
@@ -95,15 +98,33 @@ class KillAcrossMidnightTest {
     Node(TestDatabase db, long offsetSeconds) throws Exception {
       // The JVM needs its monotonic clock real; without the monotonic fix off it starts
       // several times slower.
-      process = ServerProcess.start(Map.of("LD_PRELOAD", LIBFAKETIME.toString(),
-              "FAKETIME", (offsetSeconds >= 0 ? "+" : "") + offsetSeconds,
-              "FAKETIME_DONT_FAKE_MONOTONIC", "1", "FAKETIME_FORCE_MONOTONIC_FIX", "0",
-              "NO_FAKE_STAT", "1"),
-          "--port", "0", "--db-url", db.url, "--db-user", db.user, "--db-password",
-          db.password, "--db-pool-size", "3");
+      process =
+          ServerProcess.start(
+              Map.of(
+                  "LD_PRELOAD",
+                  LIBFAKETIME.toString(),
+                  "FAKETIME",
+                  (offsetSeconds >= 0 ? "+" : "") + offsetSeconds,
+                  "FAKETIME_DONT_FAKE_MONOTONIC",
+                  "1",
+                  "FAKETIME_FORCE_MONOTONIC_FIX",
+                  "0",
+                  "NO_FAKE_STAT",
+                  "1"),
+              "--port",
+              "0",
+              "--db-url",
+              db.url,
+              "--db-user",
+              db.user,
+              "--db-password",
+              db.password,
+              "--db-pool-size",
+              "3");
       Matcher m = LISTENING.matcher("");
       try {
-        assertTrue(process.awaitLine("Leaf listening", 60, TimeUnit.SECONDS),
+        assertTrue(
+            process.awaitLine("Leaf listening", 60, TimeUnit.SECONDS),
             "the server started:\n" + process.output());
         m = LISTENING.matcher(process.output());
         assertTrue(m.find(), process.output());
@@ -111,8 +132,10 @@ class KillAcrossMidnightTest {
         process.close();
         throw e;
       }
-      channel = ManagedChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(1)))
-          .usePlaintext().build();
+      channel =
+          ManagedChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(1)))
+              .usePlaintext()
+              .build();
     }
 
     void kill() throws InterruptedException {
@@ -124,13 +147,17 @@ class KillAcrossMidnightTest {
   // The production databases: H2's file store is crossed at midnight in-process by
   // SkewedClocksAcrossMidnightTest and ClockBehindRestartTest; three more JVMs cost CI a minute.
   @ParameterizedTest(name = "{0}")
-  @EnumSource(value = DatabaseKind.class, names = {"MARIADB", "POSTGRES"})
+  @EnumSource(
+      value = DatabaseKind.class,
+      names = {"MARIADB", "POSTGRES"})
   @Timeout(300)
   void killedAcrossMidnight_noRepeats_eachValueOfItsServersDate(DatabaseKind kind)
       throws Exception {
     if (!Files.exists(LIBFAKETIME)) {
-      System.err.println("[leaf-tests] SKIPPED kill across midnight: no " + LIBFAKETIME
-          + " (apt-get install faketime)");
+      System.err.println(
+          "[leaf-tests] SKIPPED kill across midnight: no "
+              + LIBFAKETIME
+              + " (apt-get install faketime)");
       Assumptions.abort("no libfaketime");
     }
     // H2: the processes share one file in H2's mixed mode.
@@ -148,24 +175,33 @@ class KillAcrossMidnightTest {
         for (int s = 0; s < SERVERS; s++) {
           nodes.add(new AtomicReference<>(new Node(db, offset)));
         }
-        LeafServiceGrpc.newBlockingStub(nodes.get(0).get().channel).createTag(CreateTagRequest
-            .newBuilder().setBizTag("k").setStep(20).setFormat(FormattedServer.format(
-                "K-{yyyyMMdd}-{seq:7}", Reset.DAILY, ZONE.getId())).build());
+        LeafServiceGrpc.newBlockingStub(nodes.get(0).get().channel)
+            .createTag(
+                CreateTagRequest.newBuilder()
+                    .setBizTag("k")
+                    .setStep(20)
+                    .setFormat(
+                        FormattedServer.format("K-{yyyyMMdd}-{seq:7}", Reset.DAILY, ZONE.getId()))
+                    .build());
         List<Future<?>> callers = new ArrayList<>();
         for (int c = 0; c < SERVERS * 3; c++) {
           int server = c % SERVERS;
           AtomicReference<Node> node = nodes.get(server);
           boolean batch = c >= SERVERS * 2;
-          callers.add(pool.submit(() -> {
-            got.add(call(node, server, batch, stop, fakeOffsetMs, got));
-            return null;
-          }));
+          callers.add(
+              pool.submit(
+                  () -> {
+                    got.add(call(node, server, batch, stop, fakeOffsetMs, got));
+                    return null;
+                  }));
         }
         long fakeMidnight = MIDNIGHT.toEpochMilli();
         long beforeKill = fakeMidnight - 6_000 - fakeOffsetMs;
-        assertTrue(System.currentTimeMillis() < beforeKill,
-            "the servers started before their midnight: " + (beforeKill
-                - System.currentTimeMillis()) + " ms to spare");
+        assertTrue(
+            System.currentTimeMillis() < beforeKill,
+            "the servers started before their midnight: "
+                + (beforeKill - System.currentTimeMillis())
+                + " ms to spare");
         Thread.sleep(beforeKill - System.currentTimeMillis());
         // Killed 6 s before midnight; its successor starts after it.
         restart(nodes.get(0), db, offset);
@@ -176,14 +212,21 @@ class KillAcrossMidnightTest {
         for (int s = 0; s < SERVERS; s++) {
           from[s] = served.get(s);
         }
-        assertTrue(Poll.until(() -> IntStream.range(0, SERVERS)
-            .allMatch(s -> served.get(s) >= from[s] + 1_000), Duration.ofSeconds(60)),
-            () -> "every server, the restarted ones too, serves after the kills: " + served
-                + ", last failures " + got.lastFailure + IntStream.range(0, SERVERS)
-                    .filter(s -> served.get(s) < from[s] + 1_000)
-                    .mapToObj(s -> "\nserver " + s + "'s output:\n"
-                        + tail(nodes.get(s).get().process))
-                    .collect(java.util.stream.Collectors.joining()));
+        assertTrue(
+            Poll.until(
+                () -> IntStream.range(0, SERVERS).allMatch(s -> served.get(s) >= from[s] + 1_000),
+                Duration.ofSeconds(60)),
+            () ->
+                "every server, the restarted ones too, serves after the kills: "
+                    + served
+                    + ", last failures "
+                    + got.lastFailure
+                    + IntStream.range(0, SERVERS)
+                        .filter(s -> served.get(s) < from[s] + 1_000)
+                        .mapToObj(
+                            s ->
+                                "\nserver " + s + "'s output:\n" + tail(nodes.get(s).get().process))
+                        .collect(java.util.stream.Collectors.joining()));
         stop.set(true);
         for (Future<?> f : callers) {
           f.get(1, TimeUnit.MINUTES);
@@ -215,9 +258,20 @@ class KillAcrossMidnightTest {
       }
       perDate.merge(all[i] / 10_000_000L, 1, Integer::sum);
     }
-    System.err.println("[leaf-tests] three servers across midnight, two killed with -9, on "
-        + kind + ": " + all.length + " values in " + millis + " ms, " + repeats
-        + " repeats, per date " + perDate + ", " + got.wrongDate.size() + " of another date");
+    System.err.println(
+        "[leaf-tests] three servers across midnight, two killed with -9, on "
+            + kind
+            + ": "
+            + all.length
+            + " values in "
+            + millis
+            + " ms, "
+            + repeats
+            + " repeats, per date "
+            + perDate
+            + ", "
+            + got.wrongDate.size()
+            + " of another date");
     assertEquals(0, repeats);
     assertEquals(List.of(), List.copyOf(got.wrongDate));
     assertEquals(Set.of(20261126L, 20261127L), perDate.keySet());
@@ -236,32 +290,47 @@ class KillAcrossMidnightTest {
    * Calls its server until stopped, following it across restarts (failures skipped); checks each
    * value's date against the children's clock before and after the call, a second either side.
    */
-  private static long[] call(AtomicReference<Node> node, int server, boolean batch,
-      AtomicBoolean stop, long offsetMs, Collected got) throws InterruptedException {
+  private static long[] call(
+      AtomicReference<Node> node,
+      int server,
+      boolean batch,
+      AtomicBoolean stop,
+      long offsetMs,
+      Collected got)
+      throws InterruptedException {
     long[] codes = new long[1 << 14];
     int n = 0;
     while (!stop.get()) {
       try {
-        LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(node.get().channel)
-            .withDeadlineAfter(2, TimeUnit.SECONDS);
+        LeafServiceBlockingStub stub =
+            LeafServiceGrpc.newBlockingStub(node.get().channel)
+                .withDeadlineAfter(2, TimeUnit.SECONDS);
         long before = System.currentTimeMillis() + offsetMs;
         List<String> values = new ArrayList<>();
         if (batch) {
-          stub.nextFormattedIdBatch(NextIdBatchRequest.newBuilder().setBizTag("k").setCount(10)
-              .build()).forEachRemaining(b -> values.addAll(b.getValuesList()));
+          stub.nextFormattedIdBatch(
+                  NextIdBatchRequest.newBuilder().setBizTag("k").setCount(10).build())
+              .forEachRemaining(b -> values.addAll(b.getValuesList()));
         } else {
-          values.add(stub.nextFormattedId(NextIdRequest.newBuilder().setBizTag("k").build())
-              .getValue());
+          values.add(
+              stub.nextFormattedId(NextIdRequest.newBuilder().setBizTag("k").build()).getValue());
         }
         long after = System.currentTimeMillis() + offsetMs;
         for (String v : values) {
           Matcher m = VALUE.matcher(v);
           assertTrue(m.matches(), v);
           String date = m.group(1);
-          if (!date.equals(date(before - 1_000)) && !date.equals(date(after + 1_000))
+          if (!date.equals(date(before - 1_000))
+              && !date.equals(date(after + 1_000))
               && got.wrongDate.size() < 10) {
-            got.wrongDate.add(v + " from server " + server + " between "
-                + Instant.ofEpochMilli(before) + " and " + Instant.ofEpochMilli(after));
+            got.wrongDate.add(
+                v
+                    + " from server "
+                    + server
+                    + " between "
+                    + Instant.ofEpochMilli(before)
+                    + " and "
+                    + Instant.ofEpochMilli(after));
           }
           if (n == codes.length) {
             codes = Arrays.copyOf(codes, n * 2);

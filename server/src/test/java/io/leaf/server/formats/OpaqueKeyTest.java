@@ -46,11 +46,9 @@ class OpaqueKeyTest {
   private static final String ADMIN = "admin-7d1e0c";
   private static final String CLIENT = "client-52ab9f";
   private static final long NOW = Instant.parse("2026-11-26T10:00:00Z").toEpochMilli();
-  private static final IdFormat OPAQUE =
-      format("OP-{yyyyMMdd}-{seq:6:opaque}", Reset.DAILY, "");
+  private static final IdFormat OPAQUE = format("OP-{yyyyMMdd}-{seq:6:opaque}", Reset.DAILY, "");
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private Path keyFile(String name) throws Exception {
     byte[] key = new byte[32];
@@ -70,20 +68,29 @@ class OpaqueKeyTest {
     String[] tokens = {"--admin-token", ADMIN, "--client-token", CLIENT};
     SegmentLog log = new SegmentLog();
     try (TestDatabase db = kind.open();
-        FormattedServer a = FormattedServer.start(db, new FakeWallClock(NOW), log,
-            with(tokens, "--format-key-file", key));
-        FormattedServer a2 = FormattedServer.start(db, new FakeWallClock(NOW), log,
-            with(tokens, "--format-key-file", key));
-        FormattedServer other = FormattedServer.start(db, new FakeWallClock(NOW), log,
-            with(tokens, "--format-key-file", keyFile("other.hex").toString()));
+        FormattedServer a =
+            FormattedServer.start(
+                db, new FakeWallClock(NOW), log, with(tokens, "--format-key-file", key));
+        FormattedServer a2 =
+            FormattedServer.start(
+                db, new FakeWallClock(NOW), log, with(tokens, "--format-key-file", key));
+        FormattedServer other =
+            FormattedServer.start(
+                db,
+                new FakeWallClock(NOW),
+                log,
+                with(tokens, "--format-key-file", keyFile("other.hex").toString()));
         FormattedServer none = FormattedServer.start(db, new FakeWallClock(NOW), log, tokens)) {
-      as(a, ADMIN).createTag(CreateTagRequest.newBuilder().setBizTag("op").setStep(50)
-          .setFormat(OPAQUE).build());
+      as(a, ADMIN)
+          .createTag(
+              CreateTagRequest.newBuilder().setBizTag("op").setStep(50).setFormat(OPAQUE).build());
       List<String> values = new ArrayList<>();
       for (int i = 0; i < 1_500; i++) {
         for (FormattedServer s : List.of(a, a2)) {
-          values.add(as(s, CLIENT).nextFormattedId(NextIdRequest.newBuilder().setBizTag("op")
-              .build()).getValue());
+          values.add(
+              as(s, CLIENT)
+                  .nextFormattedId(NextIdRequest.newBuilder().setBizTag("op").build())
+                  .getValue());
         }
       }
       assertEquals(values.size(), new HashSet<>(values).size(), "no repeats");
@@ -96,8 +103,8 @@ class OpaqueKeyTest {
 
       Set<Long> sequences = new HashSet<>();
       for (String v : values) {
-        ParseFormattedIdRequest parse = ParseFormattedIdRequest.newBuilder().setBizTag("op")
-            .setValue(v).build();
+        ParseFormattedIdRequest parse =
+            ParseFormattedIdRequest.newBuilder().setBizTag("op").setValue(v).build();
         FormattedIdParts admin = as(a2, ADMIN).parseFormattedId(parse);
         assertEquals("20261126", admin.getPeriod());
         assertTrue(log.handedOut("op#20261126", admin.getSequence()), v + " -> " + admin);
@@ -108,19 +115,32 @@ class OpaqueKeyTest {
       }
 
       for (FormattedServer refusing : List.of(other, none)) {
-        ParseFormattedIdRequest parse = ParseFormattedIdRequest.newBuilder().setBizTag("op")
-            .setValue(values.get(0)).build();
-        assertRefused(() -> as(refusing, CLIENT).nextFormattedId(NextIdRequest.newBuilder()
-            .setBizTag("op").build()), Status.Code.FAILED_PRECONDITION);
-        assertRefused(() -> refusing.batch("op", 3), Status.Code.UNAUTHENTICATED);
-        assertRefused(() -> as(refusing, ADMIN).parseFormattedId(parse),
+        ParseFormattedIdRequest parse =
+            ParseFormattedIdRequest.newBuilder().setBizTag("op").setValue(values.get(0)).build();
+        assertRefused(
+            () ->
+                as(refusing, CLIENT)
+                    .nextFormattedId(NextIdRequest.newBuilder().setBizTag("op").build()),
             Status.Code.FAILED_PRECONDITION);
+        assertRefused(() -> refusing.batch("op", 3), Status.Code.UNAUTHENTICATED);
+        assertRefused(
+            () -> as(refusing, ADMIN).parseFormattedId(parse), Status.Code.FAILED_PRECONDITION);
       }
       // Nor can the server with another key take the tag over by setting the format again.
-      assertRefused(() -> as(other, ADMIN).setFormat(SetFormatRequest.newBuilder()
-          .setBizTag("op").setFormat(OPAQUE).build()), Status.Code.INVALID_ARGUMENT);
-      System.err.println("[leaf-tests] opaque on two servers with one key on " + kind + ": "
-          + values.size() + " values, 0 repeats, " + ascending + " ascending steps");
+      assertRefused(
+          () ->
+              as(other, ADMIN)
+                  .setFormat(
+                      SetFormatRequest.newBuilder().setBizTag("op").setFormat(OPAQUE).build()),
+          Status.Code.INVALID_ARGUMENT);
+      System.err.println(
+          "[leaf-tests] opaque on two servers with one key on "
+              + kind
+              + ": "
+              + values.size()
+              + " values, 0 repeats, "
+              + ascending
+              + " ascending steps");
     }
   }
 

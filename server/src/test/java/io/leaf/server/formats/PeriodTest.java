@@ -28,7 +28,9 @@ class PeriodTest {
     assertEquals(midnight, before.end(), "the day ends at the zone's midnight");
     assertEquals(midnight, after.start(), "the next starts there");
     assertEquals(after, before.next().orElseThrow(), "next() is the following day");
-    assertEquals("20261126", Reset.DAILY.periodOf(midnight, ZoneOffset.UTC).key(),
+    assertEquals(
+        "20261126",
+        Reset.DAILY.periodOf(midnight, ZoneOffset.UTC).key(),
         "in UTC the same instant is still the 26th");
   }
 
@@ -54,10 +56,14 @@ class PeriodTest {
     assertEquals(Duration.ofHours(23), Duration.between(spring.start(), spring.end()), "23 h");
     Period autumn = Reset.DAILY.periodOf(Instant.parse("2026-10-25T12:00:00Z"), BERLIN);
     assertEquals(Duration.ofHours(25), Duration.between(autumn.start(), autumn.end()), "25 h");
-    assertEquals("20261025", Reset.DAILY.periodOf(Instant.parse("2026-10-25T00:30:00Z"), BERLIN)
-        .key(), "02:30 CEST, before the repeated hour");
-    assertEquals("20261025", Reset.DAILY.periodOf(Instant.parse("2026-10-25T01:30:00Z"), BERLIN)
-        .key(), "02:30 CET, the repeated hour");
+    assertEquals(
+        "20261025",
+        Reset.DAILY.periodOf(Instant.parse("2026-10-25T00:30:00Z"), BERLIN).key(),
+        "02:30 CEST, before the repeated hour");
+    assertEquals(
+        "20261025",
+        Reset.DAILY.periodOf(Instant.parse("2026-10-25T01:30:00Z"), BERLIN).key(),
+        "02:30 CET, the repeated hour");
   }
 
   @Test
@@ -80,11 +86,17 @@ class PeriodTest {
       assertTrue(p.contains(at), r + " period holds its instant");
       assertFalse(p.contains(p.end()), r + " end is exclusive");
     }
-    assertThrows(IllegalArgumentException.class, () -> Reset.DAILY.periodOfKey("20261131",
-        BERLIN), "November 31st");
-    assertThrows(IllegalArgumentException.class, () -> Reset.MONTHLY.periodOfKey("20261126",
-        BERLIN), "a daily key for a monthly reset");
-    assertThrows(IllegalArgumentException.class, () -> Reset.NEVER.periodOfKey("2026", BERLIN),
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> Reset.DAILY.periodOfKey("20261131", BERLIN),
+        "November 31st");
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> Reset.MONTHLY.periodOfKey("20261126", BERLIN),
+        "a daily key for a monthly reset");
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> Reset.NEVER.periodOfKey("2026", BERLIN),
         "NEVER has only the empty key");
   }
 

@@ -46,16 +46,20 @@ class RadixSequenceTest {
   @Test
   void render_pastTheWidth_refused() {
     IdPattern b36 = IdPattern.parse("{seq:2:base36}");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> b36.render(DAY, 36 * 36));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> b36.render(DAY, 36 * 36));
     assertTrue(e.getMessage().contains("base-36"), e.getMessage());
   }
 
   @Test
   void match_randomValues_roundTripAndAsciiOrderIsNumericOrder() {
     Random random = new Random(11);
-    for (String p : List.of("X{yyyyMMdd}{seq:12:base36}", "{seq:10:base62}-Z",
-        "{seq:5:base62}", "{seq:1:base36}")) {
+    for (String p :
+        List.of(
+            "X{yyyyMMdd}{seq:12:base36}",
+            "{seq:10:base62}-Z",
+            "{seq:5:base62}",
+            "{seq:1:base36}")) {
       IdPattern pattern = IdPattern.parse(p);
       long max = pattern.sequence().maxSequence();
       for (int i = 0; i < 5_000; i++) {
@@ -65,7 +69,9 @@ class RadixSequenceTest {
         String vb = pattern.render(DAY, b);
         assertEquals(pattern.valueLength(), va.length(), p + ": fixed width");
         assertEquals(a, pattern.match("t", va).shownSequence(), p + ": parsed back " + va);
-        assertEquals(Long.signum(Long.compare(a, b)), Integer.signum(va.compareTo(vb)),
+        assertEquals(
+            Long.signum(Long.compare(a, b)),
+            Integer.signum(va.compareTo(vb)),
             p + ": " + va + " vs " + vb + " sort as " + a + " vs " + b);
       }
     }
@@ -74,38 +80,37 @@ class RadixSequenceTest {
   @Test
   void match_characterOutsideTheRadix_mismatch() {
     IdPattern b36 = IdPattern.parse("{seq:3:base36}");
-    ValueMismatchException e = assertThrows(ValueMismatchException.class,
-        () -> b36.match("t", "0a1"));
+    ValueMismatchException e =
+        assertThrows(ValueMismatchException.class, () -> b36.match("t", "0a1"));
     assertTrue(e.getMessage().contains("base-36 digits"), e.getMessage());
-    assertThrows(ValueMismatchException.class, () -> IdPattern.parse("{seq:3:base62}")
-        .match("t", "0-1"));
+    assertThrows(
+        ValueMismatchException.class, () -> IdPattern.parse("{seq:3:base62}").match("t", "0-1"));
   }
 
   @Test
   void parse_widthsAndChecks_refusedWhereTheyCannotHold() {
     IdPattern.parse("{seq:12:base36}");
     IdPattern.parse("{seq:10:base62}");
-    InvalidFormatException wide = assertThrows(InvalidFormatException.class,
-        () -> IdPattern.parse("{seq:13:base36}"));
+    InvalidFormatException wide =
+        assertThrows(InvalidFormatException.class, () -> IdPattern.parse("{seq:13:base36}"));
     assertTrue(wide.getMessage().contains("1 to 12"), wide.getMessage());
     assertThrows(InvalidFormatException.class, () -> IdPattern.parse("{seq:11:base62}"));
     assertThrows(InvalidFormatException.class, () -> IdPattern.parse("{seq:4:base16}"));
-    InvalidFormatException check = assertThrows(InvalidFormatException.class,
-        () -> IdPattern.parse("{seq:6:base36}{check:luhn}"));
+    InvalidFormatException check =
+        assertThrows(
+            InvalidFormatException.class, () -> IdPattern.parse("{seq:6:base36}{check:luhn}"));
     assertTrue(check.getMessage().contains("decimal digits only"), check.getMessage());
   }
 
   @Test
   void assess_radixChanges_refusedUnlessValuesDisjoint() {
-    FormatChanges.Verdict v = FormatChanges.assess(plain("{seq:6}"),
-        "", plain("{seq:6:base36}"), "");
+    FormatChanges.Verdict v =
+        FormatChanges.assess(plain("{seq:6}"), "", plain("{seq:6:base36}"), "");
     assertFalse(v.safe(), "000123 is a value of both: " + v.reason());
     assertTrue(v.reason().contains("radix"), v.reason());
-    v = FormatChanges.assess(plain("{seq:4:base36}"), "",
-        plain("A{seq:3}"), "");
+    v = FormatChanges.assess(plain("{seq:4:base36}"), "", plain("A{seq:3}"), "");
     assertFalse(v.safe(), "A001 is a base-36 value too: " + v.reason());
-    v = FormatChanges.assess(plain("{seq:4:base62}"), "",
-        plain("-{seq:3:base62}"), "");
+    v = FormatChanges.assess(plain("{seq:4:base62}"), "", plain("-{seq:3:base62}"), "");
     assertTrue(v.safe(), "'-' is no base-62 digit: " + v.reason());
   }
 
@@ -130,12 +135,14 @@ class RadixSequenceTest {
       }
       Set<String> distinct = new HashSet<>(values);
       assertEquals(values.size(), distinct.size(), "no repeats: " + values);
-      assertTrue(values.size() >= 30 && values.size() <= 35, "the first sequence is 1, and the"
-          + " last segments may be cut short: " + values);
+      assertTrue(
+          values.size() >= 30 && values.size() <= 35,
+          "the first sequence is 1, and the" + " last segments may be cut short: " + values);
       assertTrue(values.stream().allMatch(v -> v.matches("S[0-9A-Z]")), values.toString());
       assertEquals(Status.Code.OUT_OF_RANGE, end.getStatus().getCode(), end.toString());
-      FormattedIdParts parts = s.leaf.blocking.parseFormattedId(ParseFormattedIdRequest
-          .newBuilder().setBizTag("short").setValue("SZ").build());
+      FormattedIdParts parts =
+          s.leaf.blocking.parseFormattedId(
+              ParseFormattedIdRequest.newBuilder().setBizTag("short").setValue("SZ").build());
       assertEquals(35, parts.getSequence(), "Z is 35");
     }
   }

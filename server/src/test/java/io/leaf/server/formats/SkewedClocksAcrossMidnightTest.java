@@ -33,9 +33,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Two servers on one database whose wall clocks differ by 2 s issue concurrently while midnight
- * (Asia/Shanghai) passes: no value repeats, every value shows the date of its server's clock at
- * the call, and its sequence was handed out by that date's row; for 2 s the two servers issue
- * from different days at once.
+ * (Asia/Shanghai) passes: no value repeats, every value shows the date of its server's clock at the
+ * call, and its sequence was handed out by that date's row; for 2 s the two servers issue from
+ * different days at once.
  */
 @Tag("slow")
 class SkewedClocksAcrossMidnightTest {
@@ -43,8 +43,10 @@ class SkewedClocksAcrossMidnightTest {
   private static final ZoneId ZONE = ZoneId.of("Asia/Shanghai");
   private static final DateTimeFormatter KEY = DateTimeFormatter.BASIC_ISO_DATE;
   private static final Pattern VALUE = Pattern.compile("SO-(\\d{8})-(\\d{7})");
+
   /** 2026-11-26 23:58:00 in Shanghai: before the next day's row is prepared. */
   private static final long FROM = Instant.parse("2026-11-26T15:58:00Z").toEpochMilli();
+
   private static final long MIDNIGHT = Instant.parse("2026-11-26T16:00:00Z").toEpochMilli();
   private static final long SKEW_MS = 2_000;
   private static final long SPAN_MS = 150_000;
@@ -67,19 +69,20 @@ class SkewedClocksAcrossMidnightTest {
       Matcher m = VALUE.matcher(value);
       String date = m.matches() ? m.group(1) : "";
       if (!date.equals(before) && !date.equals(after)) {
-        broken.add(value + " from server " + server + " whose clock showed " + before + ".."
-            + after);
+        broken.add(
+            value + " from server " + server + " whose clock showed " + before + ".." + after);
       } else if (!log.handedOut("so#" + date, Long.parseLong(m.group(2)))) {
         broken.add(value + ": its sequence was not handed out by row so#" + date);
       }
       if (n == codes.length) {
         codes = Arrays.copyOf(codes, 2 * n);
       }
-      codes[n++] = date.isEmpty() ? -1 : Long.parseLong(date) * 10_000_000L
-          + Long.parseLong(m.group(2));
+      codes[n++] =
+          date.isEmpty() ? -1 : Long.parseLong(date) * 10_000_000L + Long.parseLong(m.group(2));
       perServerAndDate.merge(server + "@" + date, 1, Integer::sum);
       long sinceMidnight = at - MIDNIGHT;
-      if (server == 0 ? sinceMidnight >= -SKEW_MS && sinceMidnight < 0
+      if (server == 0
+          ? sinceMidnight >= -SKEW_MS && sinceMidnight < 0
           : sinceMidnight >= 0 && sinceMidnight < SKEW_MS) {
         apart++;
       }
@@ -94,8 +97,7 @@ class SkewedClocksAcrossMidnightTest {
     ExecutorService pool = Executors.newFixedThreadPool(2 * CALLERS_PER_SERVER);
     try (TestDatabase db = kind.open();
         FormattedServer behind = FormattedServer.start(db, new FakeWallClock(FROM), log);
-        FormattedServer ahead = FormattedServer.start(db, new FakeWallClock(FROM + SKEW_MS),
-            log)) {
+        FormattedServer ahead = FormattedServer.start(db, new FakeWallClock(FROM + SKEW_MS), log)) {
       behind.createTag("so", 20, format("SO-{yyyyMMdd}-{seq:7}", Reset.DAILY, ZONE.getId()));
       List<FormattedServer> servers = List.of(behind, ahead);
       AtomicBoolean stop = new AtomicBoolean();
@@ -105,17 +107,20 @@ class SkewedClocksAcrossMidnightTest {
         int s = c % 2;
         boolean batches = c >= 2 * CALLERS_PER_SERVER - 2;
         FormattedServer server = servers.get(s);
-        callers.add(pool.submit(() -> {
-          Tally t = new Tally();
-          while (!stop.get()) {
-            long at = server.clock.millis();
-            String before = date(at);
-            List<String> values = batches ? server.batch("so", 7) : List.of(server.next("so"));
-            String after = date(server.clock.millis());
-            values.forEach(v -> t.add(s, v, at, before, after, log));
-          }
-          return t;
-        }));
+        callers.add(
+            pool.submit(
+                () -> {
+                  Tally t = new Tally();
+                  while (!stop.get()) {
+                    long at = server.clock.millis();
+                    String before = date(at);
+                    List<String> values =
+                        batches ? server.batch("so", 7) : List.of(server.next("so"));
+                    String after = date(server.clock.millis());
+                    values.forEach(v -> t.add(s, v, at, before, after, log));
+                  }
+                  return t;
+                }));
       }
       // Both clocks move on together, the skew constant, until both are well past midnight.
       for (long t = 0; t < SPAN_MS; t += TICK_MS) {
@@ -141,13 +146,25 @@ class SkewedClocksAcrossMidnightTest {
       for (int i = 1; i < all.length; i++) {
         repeats += all[i] == all[i - 1] ? 1 : 0;
       }
-      System.err.println("[leaf-tests] two servers 2 s apart across midnight on " + kind + ": "
-          + all.length + " values in " + millis + " ms, " + repeats + " repeats, per"
-          + " server@date " + perServerAndDate + ", " + apart
-          + " while the servers' dates differed");
+      System.err.println(
+          "[leaf-tests] two servers 2 s apart across midnight on "
+              + kind
+              + ": "
+              + all.length
+              + " values in "
+              + millis
+              + " ms, "
+              + repeats
+              + " repeats, per"
+              + " server@date "
+              + perServerAndDate
+              + ", "
+              + apart
+              + " while the servers' dates differed");
       assertEquals(List.of(), broken.subList(0, Math.min(10, broken.size())));
       assertEquals(0, repeats);
-      assertEquals(Set.of("0@20261126", "0@20261127", "1@20261126", "1@20261127"),
+      assertEquals(
+          Set.of("0@20261126", "0@20261127", "1@20261126", "1@20261127"),
           perServerAndDate.keySet());
       assertTrue(apart > 0, "values issued while one server was past midnight and one not");
     } finally {

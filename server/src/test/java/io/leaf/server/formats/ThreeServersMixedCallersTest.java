@@ -26,8 +26,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Three servers on one database, each loaded at once by NextFormattedId callers and a
- * NextFormattedIdBatch caller on one format: no value is issued twice, every value has the
- * format's length and a valid check digit.
+ * NextFormattedIdBatch caller on one format: no value is issued twice, every value has the format's
+ * length and a valid check digit.
  */
 @Tag("slow")
 class ThreeServersMixedCallersTest {
@@ -56,13 +56,16 @@ class ThreeServersMixedCallersTest {
     }
   }
 
-  private static void run(TestDatabase db, List<FormattedServer> servers, ExecutorService pool,
-      int callers) throws Exception {
+  private static void run(
+      TestDatabase db, List<FormattedServer> servers, ExecutorService pool, int callers)
+      throws Exception {
     for (int s = 0; s < SERVERS; s++) {
       servers.add(FormattedServer.start(db, new FakeWallClock(NOW), null));
     }
-    servers.get(0).createTag("inv", 50,
-        format("INV-{yyyy}-{seq:9}{check:luhn}", Reset.YEARLY, "Europe/Paris"));
+    servers
+        .get(0)
+        .createTag(
+            "inv", 50, format("INV-{yyyy}-{seq:9}{check:luhn}", Reset.YEARLY, "Europe/Paris"));
     CyclicBarrier start = new CyclicBarrier(callers);
     List<Future<List<String>>> results = new ArrayList<>();
     long began = System.nanoTime();
@@ -70,20 +73,22 @@ class ThreeServersMixedCallersTest {
       FormattedServer server = servers.get(c % SERVERS);
       boolean batch = c >= SERVERS * UNARY_CALLERS;
       int seed = c;
-      results.add(pool.submit(() -> {
-        List<String> got = new ArrayList<>();
-        start.await();
-        if (batch) {
-          for (int b = 0; b < BATCHES; b++) {
-            got.addAll(server.batch("inv", 1 + (b * 97 + seed * 31) % 500));
-          }
-        } else {
-          for (int i = 0; i < UNARY_CALLS; i++) {
-            got.add(server.next("inv"));
-          }
-        }
-        return got;
-      }));
+      results.add(
+          pool.submit(
+              () -> {
+                List<String> got = new ArrayList<>();
+                start.await();
+                if (batch) {
+                  for (int b = 0; b < BATCHES; b++) {
+                    got.addAll(server.batch("inv", 1 + (b * 97 + seed * 31) % 500));
+                  }
+                } else {
+                  for (int i = 0; i < UNARY_CALLS; i++) {
+                    got.add(server.next("inv"));
+                  }
+                }
+                return got;
+              }));
     }
     List<String> all = new ArrayList<>();
     for (Future<List<String>> f : results) {
@@ -92,15 +97,31 @@ class ThreeServersMixedCallersTest {
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
     Set<String> distinct = new HashSet<>(all);
     int repeats = all.size() - distinct.size();
-    System.err.println("[leaf-tests] three servers, unary and batch callers, on "
-        + db.url.split(":")[1] + ": " + all.size() + " values in " + millis + " ms, " + repeats + " repeats");
+    System.err.println(
+        "[leaf-tests] three servers, unary and batch callers, on "
+            + db.url.split(":")[1]
+            + ": "
+            + all.size()
+            + " values in "
+            + millis
+            + " ms, "
+            + repeats
+            + " repeats");
     assertEquals(0, repeats);
-    assertTrue(all.stream().allMatch(v -> v.length() == 19 && v.startsWith("INV-2026-")),
-        "shape");
+    assertTrue(all.stream().allMatch(v -> v.length() == 19 && v.startsWith("INV-2026-")), "shape");
     for (int i = 0; i < all.size(); i += 997) {
-      assertTrue(servers.get(i % SERVERS).leaf.blocking.parseFormattedId(
-          ParseFormattedIdRequest.newBuilder().setBizTag("inv").setValue(all.get(i)).build())
-          .getCheckValid(), all.get(i));
+      assertTrue(
+          servers
+              .get(i % SERVERS)
+              .leaf
+              .blocking
+              .parseFormattedId(
+                  ParseFormattedIdRequest.newBuilder()
+                      .setBizTag("inv")
+                      .setValue(all.get(i))
+                      .build())
+              .getCheckValid(),
+          all.get(i));
     }
   }
 }

@@ -48,9 +48,16 @@ class WidthEdgeBatchTest {
         calls++;
         List<String> got = new ArrayList<>();
         // 99 numbers in batches of 7 (chunks of 3): the 15th batch crosses the width.
-        Iterator<FormattedIdBatch> it = s.leaf.blocking.withDeadlineAfter(30, TimeUnit.SECONDS)
-            .nextFormattedIdBatch(NextIdBatchRequest.newBuilder().setBizTag("edge").setCount(7)
-                .setChunkSize(3).build());
+        Iterator<FormattedIdBatch> it =
+            s.leaf
+                .blocking
+                .withDeadlineAfter(30, TimeUnit.SECONDS)
+                .nextFormattedIdBatch(
+                    NextIdBatchRequest.newBuilder()
+                        .setBizTag("edge")
+                        .setCount(7)
+                        .setChunkSize(3)
+                        .build());
         try {
           it.forEachRemaining(b -> got.addAll(b.getValuesList()));
         } catch (StatusRuntimeException e) {
@@ -62,16 +69,23 @@ class WidthEdgeBatchTest {
         values.addAll(got);
       }
       Set<String> distinct = new HashSet<>(values);
-      System.err.println("[leaf-tests] batches across width 2 on " + kind + ": " + values.size()
-          + " values in " + calls + " calls, the crossing one sent " + crossing);
+      System.err.println(
+          "[leaf-tests] batches across width 2 on "
+              + kind
+              + ": "
+              + values.size()
+              + " values in "
+              + calls
+              + " calls, the crossing one sent "
+              + crossing);
       assertNotNull(end, "the width ends the batches");
       assertEquals(Status.Code.OUT_OF_RANGE, end.getCode(), end.toString());
       assertEquals(values.size(), distinct.size(), "no repeats: " + values);
       assertEquals(99, distinct.size(), "every number of the width: " + values);
       assertTrue(values.stream().allMatch(v -> v.matches("E\\d{2}")), values.toString());
       assertEquals(99 % 7, crossing, "the crossing stream's numbers before its end");
-      StatusRuntimeException next = assertThrows(
-          StatusRuntimeException.class, () -> s.batch("edge", 7));
+      StatusRuntimeException next =
+          assertThrows(StatusRuntimeException.class, () -> s.batch("edge", 7));
       assertEquals(Status.Code.OUT_OF_RANGE, next.getStatus().getCode(), "refused after");
     }
   }

@@ -27,9 +27,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A day's numbers of a two-digit sequence run out under unary and batch callers on two servers
- * sharing a database: every caller then gets OUT_OF_RANGE naming the tag, the period and the
- * width; no value is longer than the format or repeated; the next day starts again. A period
- * issues nearly all its numbers before that: a single caller every one of them.
+ * sharing a database: every caller then gets OUT_OF_RANGE naming the tag, the period and the width;
+ * no value is longer than the format or repeated; the next day starts again. A period issues nearly
+ * all its numbers before that: a single caller every one of them.
  */
 class WidthOverflowTest {
 
@@ -51,27 +51,36 @@ class WidthOverflowTest {
       for (int c = 0; c < CALLERS; c++) {
         FormattedServer s = c % 2 == 0 ? a : b;
         boolean batches = c >= 2;
-        callers.add(pool.submit(() -> {
-          // Until refused twice in a row: the refusal stays once the width is passed.
-          for (int refused = 0; refused < 2; ) {
-            try {
-              values.addAll(batches ? s.batch("wide", 3) : List.of(s.next("wide")));
-              refused = 0;
-            } catch (StatusRuntimeException e) {
-              refusals.add(e.getStatus());
-              refused++;
-            }
-          }
-          return null;
-        }));
+        callers.add(
+            pool.submit(
+                () -> {
+                  // Until refused twice in a row: the refusal stays once the width is passed.
+                  for (int refused = 0; refused < 2; ) {
+                    try {
+                      values.addAll(batches ? s.batch("wide", 3) : List.of(s.next("wide")));
+                      refused = 0;
+                    } catch (StatusRuntimeException e) {
+                      refusals.add(e.getStatus());
+                      refused++;
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : callers) {
         f.get(2, TimeUnit.MINUTES);
       }
       Set<String> distinct = new HashSet<>(values);
-      System.err.println("[leaf-tests] width 2 exhausted on " + kind + ": " + values.size()
-          + " values, " + (values.size() - distinct.size()) + " repeats, " + refusals.size()
-          + " refusals");
+      System.err.println(
+          "[leaf-tests] width 2 exhausted on "
+              + kind
+              + ": "
+              + values.size()
+              + " values, "
+              + (values.size() - distinct.size())
+              + " repeats, "
+              + refusals.size()
+              + " refusals");
       assertEquals(values.size(), distinct.size(), "no repeats");
       assertTrue(values.stream().allMatch(v -> v.matches("W20261126\\d{2}")), values.toString());
       // A batch that crosses the width sends its numbers, then fails: batch() drops those (at most
@@ -80,8 +89,7 @@ class WidthOverflowTest {
       for (Status s : refusals) {
         assertEquals(Status.Code.OUT_OF_RANGE, s.getCode(), s.toString());
         String m = s.getDescription();
-        assertTrue(m.contains("\"wide\"") && m.contains("20261126") && m.contains("width of 2"),
-            m);
+        assertTrue(m.contains("\"wide\"") && m.contains("20261126") && m.contains("width of 2"), m);
       }
       a.clock.advance(Duration.ofDays(1));
       assertEquals("W2026112701", a.next("wide"));
@@ -108,8 +116,17 @@ class WidthOverflowTest {
           }
         }
         long numbers = (long) Math.pow(10, width) - 1;
-        System.err.println("[leaf-tests] one caller, width " + width + " on " + kind + ": "
-            + values.size() + " of " + numbers + " numbers, then " + end.getStatus().getCode());
+        System.err.println(
+            "[leaf-tests] one caller, width "
+                + width
+                + " on "
+                + kind
+                + ": "
+                + values.size()
+                + " of "
+                + numbers
+                + " numbers, then "
+                + end.getStatus().getCode());
         assertEquals(Status.Code.OUT_OF_RANGE, end.getStatus().getCode());
         // Loads that finish out of order must not leave numbers of the period unused.
         assertEquals(numbers, values.size(), "width " + width);

@@ -42,30 +42,41 @@ class ApiConcurrencyTest {
       CyclicBarrier go = new CyclicBarrier(UNARY_THREADS + STREAM_THREADS);
       List<Future<long[]>> results = new ArrayList<>();
       for (int t = 0; t < UNARY_THREADS; t++) {
-        results.add(pool.submit(() -> {
-          long[] ids = new long[CALLS];
-          go.await();
-          for (int i = 0; i < CALLS; i++) {
-            ids[i] = leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("hot").build())
-                .getId();
-          }
-          IdChecks.assertIncreasing(ids, "a unary caller");
-          return ids;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  long[] ids = new long[CALLS];
+                  go.await();
+                  for (int i = 0; i < CALLS; i++) {
+                    ids[i] =
+                        leaf.blocking
+                            .nextId(NextIdRequest.newBuilder().setBizTag("hot").build())
+                            .getId();
+                  }
+                  IdChecks.assertIncreasing(ids, "a unary caller");
+                  return ids;
+                }));
       }
       for (int t = 0; t < STREAM_THREADS; t++) {
-        results.add(pool.submit(() -> {
-          List<Long> ids = new ArrayList<>();
-          go.await();
-          for (int s = 0; s < STREAMS; s++) {
-            leaf.blocking.nextIdBatch(NextIdBatchRequest.newBuilder().setBizTag("hot")
-                .setCount(95).setChunkSize(20).build())
-                .forEachRemaining(b -> ids.addAll(b.getIdsList()));
-          }
-          long[] out = ids.stream().mapToLong(Long::longValue).toArray();
-          IdChecks.assertIncreasing(out, "a stream caller");
-          return out;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  List<Long> ids = new ArrayList<>();
+                  go.await();
+                  for (int s = 0; s < STREAMS; s++) {
+                    leaf.blocking
+                        .nextIdBatch(
+                            NextIdBatchRequest.newBuilder()
+                                .setBizTag("hot")
+                                .setCount(95)
+                                .setChunkSize(20)
+                                .build())
+                        .forEachRemaining(b -> ids.addAll(b.getIdsList()));
+                  }
+                  long[] out = ids.stream().mapToLong(Long::longValue).toArray();
+                  IdChecks.assertIncreasing(out, "a stream caller");
+                  return out;
+                }));
       }
       long[][] all = new long[results.size()][];
       for (int i = 0; i < all.length; i++) {
@@ -92,38 +103,54 @@ class ApiConcurrencyTest {
       List<Future<long[]>> results = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int kind = t % 3;
-        results.add(pool.submit(() -> {
-          List<Long> ids = new ArrayList<>();
-          go.await();
-          for (int i = 0; i < rounds; i++) {
-            if (kind == 0) {
-              ids.add(leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("mix").build())
-                  .getId());
-            } else if (kind == 1) {
-              leaf.blocking.nextIdBatch(NextIdBatchRequest.newBuilder().setBizTag("mix")
-                  .setCount(1 + i % 25).setChunkSize(7).build())
-                  .forEachRemaining(b -> ids.addAll(b.getIdsList()));
-            } else {
-              // Counts around the step: some fit the buffer, most need a dedicated write.
-              int count = 1 + (i * 7) % 40;
-              ReservedIds r = leaf.blocking.reserveIds(ReserveIdsRequest.newBuilder()
-                  .setBizTag("mix").setCount(count).build());
-              assertTrue(r.getRangesCount() <= 3, "at most 3 ranges: " + r);
-              long before = ids.size();
-              for (int k = 1; k < r.getRangesCount(); k++) {
-                assertTrue(r.getRanges(k - 1).getEnd() < r.getRanges(k).getStart(),
-                    "ascending, disjoint ranges: " + r);
-              }
-              r.getRangesList().forEach(x -> {
-                for (long id = x.getStart(); id < x.getEnd(); id++) {
-                  ids.add(id);
-                }
-              });
-              assertEquals(count, ids.size() - before, "exact count in " + r);
-            }
-          }
-          return ids.stream().mapToLong(Long::longValue).toArray();
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  List<Long> ids = new ArrayList<>();
+                  go.await();
+                  for (int i = 0; i < rounds; i++) {
+                    if (kind == 0) {
+                      ids.add(
+                          leaf.blocking
+                              .nextId(NextIdRequest.newBuilder().setBizTag("mix").build())
+                              .getId());
+                    } else if (kind == 1) {
+                      leaf.blocking
+                          .nextIdBatch(
+                              NextIdBatchRequest.newBuilder()
+                                  .setBizTag("mix")
+                                  .setCount(1 + i % 25)
+                                  .setChunkSize(7)
+                                  .build())
+                          .forEachRemaining(b -> ids.addAll(b.getIdsList()));
+                    } else {
+                      // Counts around the step: some fit the buffer, most need a dedicated write.
+                      int count = 1 + (i * 7) % 40;
+                      ReservedIds r =
+                          leaf.blocking.reserveIds(
+                              ReserveIdsRequest.newBuilder()
+                                  .setBizTag("mix")
+                                  .setCount(count)
+                                  .build());
+                      assertTrue(r.getRangesCount() <= 3, "at most 3 ranges: " + r);
+                      long before = ids.size();
+                      for (int k = 1; k < r.getRangesCount(); k++) {
+                        assertTrue(
+                            r.getRanges(k - 1).getEnd() < r.getRanges(k).getStart(),
+                            "ascending, disjoint ranges: " + r);
+                      }
+                      r.getRangesList()
+                          .forEach(
+                              x -> {
+                                for (long id = x.getStart(); id < x.getEnd(); id++) {
+                                  ids.add(id);
+                                }
+                              });
+                      assertEquals(count, ids.size() - before, "exact count in " + r);
+                    }
+                  }
+                  return ids.stream().mapToLong(Long::longValue).toArray();
+                }));
       }
       long[][] all = new long[threads][];
       long expected = 0;

@@ -53,8 +53,12 @@ class ApiLimitsTest {
   }
 
   private void start(String... flags) throws Exception {
-    leaf = new InProcessLeaf(store, com.google.common.base.Ticker.systemTicker(),
-        EngineConfig.DEFAULTS.withBackoff(BACKOFF, BACKOFF), flags);
+    leaf =
+        new InProcessLeaf(
+            store,
+            com.google.common.base.Ticker.systemTicker(),
+            EngineConfig.DEFAULTS.withBackoff(BACKOFF, BACKOFF),
+            flags);
   }
 
   private static NextIdRequest nextIdOf(String tag) {
@@ -79,7 +83,8 @@ class ApiLimitsTest {
     public void onCompleted() {}
 
     Status status() throws Exception {
-      return value.handle((v, t) -> t == null ? Status.OK : Status.fromThrowable(t))
+      return value
+          .handle((v, t) -> t == null ? Status.OK : Status.fromThrowable(t))
           .get(10, TimeUnit.SECONDS);
     }
   }
@@ -115,7 +120,8 @@ class ApiLimitsTest {
     for (int i = 0; i < 200; i++) {
       calls.add(nextIdAsync("t"));
     }
-    // Each call's handler ran on this thread (direct executor): had one parked, we would not be here.
+    // Each call's handler ran on this thread (direct executor): had one parked, we would not be
+    // here.
     assertEquals(200, leaf.allocator.waitingCalls(), "all 200 wait on the one load");
     store.release();
     long[] ids = new long[calls.size()];
@@ -135,8 +141,8 @@ class ApiLimitsTest {
     Outcome<NextIdResponse> first = new Outcome<>();
     cancellable.run(() -> leaf.async.nextId(nextIdOf("t"), first));
     Outcome<NextIdResponse> second = nextIdAsync("t");
-    assertExhausted(nextIdAsync("t").status(),
-        "too many calls waiting for segments (limit 2, --max-waiting)");
+    assertExhausted(
+        nextIdAsync("t").status(), "too many calls waiting for segments (limit 2, --max-waiting)");
 
     cancellable.cancel(null);
     assertEquals(Status.Code.CANCELLED, first.status().getCode());
@@ -144,8 +150,14 @@ class ApiLimitsTest {
     Outcome<NextIdResponse> third = nextIdAsync("t");
     assertFalse(third.value.isDone(), "the freed slot takes a new call");
     store.release();
-    assertEquals(List.of(1L, 2L), List.of(second.value.get(10, TimeUnit.SECONDS).getId(),
-        third.value.get(10, TimeUnit.SECONDS).getId()).stream().sorted().toList());
+    assertEquals(
+        List.of(1L, 2L),
+        List.of(
+                second.value.get(10, TimeUnit.SECONDS).getId(),
+                third.value.get(10, TimeUnit.SECONDS).getId())
+            .stream()
+            .sorted()
+            .toList());
   }
 
   @Test
@@ -155,12 +167,16 @@ class ApiLimitsTest {
     Outcome<NextIdResponse> a = nextIdAsync("ghost-a");
     assertTrue(store.awaitLoadEntered(10_000), "the first load of ghost-a runs");
     Outcome<NextIdResponse> b = nextIdAsync("ghost-b");
-    assertExhausted(nextIdAsync("ghost-c").status(), "too many first loads of tags this server"
-        + " holds no segment of are waiting for the database (limit 1, --max-queued-first-loads)");
+    assertExhausted(
+        nextIdAsync("ghost-c").status(),
+        "too many first loads of tags this server holds no segment of are waiting for the database"
+            + " (limit 1, --max-queued-first-loads)");
     store.release();
     assertEquals(Status.Code.NOT_FOUND, a.status().getCode());
     assertEquals(Status.Code.NOT_FOUND, b.status().getCode());
-    assertEquals(Status.Code.NOT_FOUND, nextIdAsync("ghost-a").status().getCode(),
+    assertEquals(
+        Status.Code.NOT_FOUND,
+        nextIdAsync("ghost-a").status().getCode(),
         "remembered missing: answered without the budget");
   }
 
@@ -176,9 +192,12 @@ class ApiLimitsTest {
     leaf.async.getTag(GetTagRequest.newBuilder().setBizTag("t").build(), queued);
     Outcome<TagStatus> refused = new Outcome<>();
     leaf.async.getTag(GetTagRequest.newBuilder().setBizTag("t").build(), refused);
-    assertExhausted(refused.status(),
+    assertExhausted(
+        refused.status(),
         "too many calls waiting for the database (limit 1, --max-queued-db-calls)");
-    assertEquals(1, leaf.blocking.nextId(nextIdOf("t")).getId(),
+    assertEquals(
+        1,
+        leaf.blocking.nextId(nextIdOf("t")).getId(),
         "NextId does not queue behind the database calls");
     store.release();
     assertEquals(Status.Code.OK, running.status().getCode());
@@ -194,7 +213,8 @@ class ApiLimitsTest {
     assertTrue(open.firstBatch.get(10, TimeUnit.SECONDS) > 0, "the first stream sends");
     ManualBatchReader second = new ManualBatchReader(1);
     leaf.async.nextIdBatch(batchOf("t", 10, 10), second);
-    assertExhausted(second.closed.get(10, TimeUnit.SECONDS),
+    assertExhausted(
+        second.closed.get(10, TimeUnit.SECONDS),
         "too many NextIdBatch streams open (limit 1, --max-streams)");
 
     open.cancel("done reading");
@@ -211,11 +231,14 @@ class ApiLimitsTest {
     memory.createTag("t", 1, 1_000_000, null);
     ManualBatchReader holder = new ManualBatchReader(1);
     leaf.async.nextIdBatch(batchOf("t", 1_000_000, 100_000), holder);
-    assertEquals(52_428, holder.firstBatch.get(10, TimeUnit.SECONDS),
+    assertEquals(
+        52_428,
+        holder.firstBatch.get(10, TimeUnit.SECONDS),
         "a short budget gives a smaller chunk, which the unread stream then holds");
     ManualBatchReader starved = new ManualBatchReader(10);
     leaf.async.nextIdBatch(batchOf("t", 10, 10), starved);
-    assertExhausted(starved.closed.get(10, TimeUnit.SECONDS),
+    assertExhausted(
+        starved.closed.get(10, TimeUnit.SECONDS),
         "no memory for the chunks of another batch stream within --max-wait: the chunks of all"
             + " open streams hold the whole budget (52428 IDs at 20 bytes each) (limit 1048560"
             + " bytes, --max-stream-memory)");
@@ -223,7 +246,9 @@ class ApiLimitsTest {
     holder.cancel("done reading");
     ManualBatchReader after = new ManualBatchReader(10);
     leaf.async.nextIdBatch(batchOf("t", 10, 10), after);
-    assertEquals(Status.Code.OK, after.closed.get(10, TimeUnit.SECONDS).getCode(),
+    assertEquals(
+        Status.Code.OK,
+        after.closed.get(10, TimeUnit.SECONDS).getCode(),
         "the cancel gave the budget back");
   }
 
@@ -242,7 +267,8 @@ class ApiLimitsTest {
     long[] ids = reader.ids.stream().mapToLong(Long::longValue).toArray();
     assertEquals(250, ids.length);
     IdChecks.assertIncreasing(ids, "one stream");
-    assertTrue(reader.sizes.stream().allMatch(n -> n <= 30), "chunks of at most 30: " + reader.sizes);
+    assertTrue(
+        reader.sizes.stream().allMatch(n -> n <= 30), "chunks of at most 30: " + reader.sizes);
   }
 
   @Test
@@ -254,17 +280,18 @@ class ApiLimitsTest {
     leaf.async.nextIdBatch(batchOf("t", 10, 10), reader);
     assertTrue(store.awaitLoadEntered(10_000), "the stream waits on the first load");
     await(() -> leaf.allocator.waitingCalls() == 1, "the stream registered its wait");
-    assertExhausted(nextIdAsync("t").status(),
-        "too many calls waiting for segments (limit 1, --max-waiting)");
+    assertExhausted(
+        nextIdAsync("t").status(), "too many calls waiting for segments (limit 1, --max-waiting)");
 
     reader.cancel("reader gave up");
     assertEquals(Status.Code.CANCELLED, reader.closed.get(10, TimeUnit.SECONDS).getCode());
-    await(() -> leaf.allocator.waitingCalls() == 0 && leaf.server.service().openStreams() == 0,
+    await(
+        () -> leaf.allocator.waitingCalls() == 0 && leaf.server.service().openStreams() == 0,
         "the cancel frees the waiting slot and the stream slot");
     Outcome<NextIdResponse> after = nextIdAsync("t");
     store.release();
-    assertEquals(1, after.value.get(10, TimeUnit.SECONDS).getId(),
-        "the cancelled stream took no ID");
+    assertEquals(
+        1, after.value.get(10, TimeUnit.SECONDS).getId(), "the cancelled stream took no ID");
   }
 
   @Test
@@ -277,12 +304,16 @@ class ApiLimitsTest {
     Status s = reader.closed.get(10, TimeUnit.SECONDS);
     assertEquals(Status.Code.UNAVAILABLE, s.getCode(), "the server's cap: " + s);
     assertTrue(s.getDescription().contains("within 200 ms"), s.toString());
-    await(() -> leaf.server.service().openStreams() == 0 && leaf.allocator.waitingCalls() == 0,
+    await(
+        () -> leaf.server.service().openStreams() == 0 && leaf.allocator.waitingCalls() == 0,
         "stream and waiting slots freed");
   }
 
   private static NextIdBatchRequest batchOf(String tag, int count, int chunk) {
-    return NextIdBatchRequest.newBuilder().setBizTag(tag).setCount(count).setChunkSize(chunk)
+    return NextIdBatchRequest.newBuilder()
+        .setBizTag(tag)
+        .setCount(count)
+        .setChunkSize(chunk)
         .build();
   }
 }

@@ -31,23 +31,34 @@ class ConnectionAgeTest {
 
   @Test
   @Timeout(120)
-  void maxConnectionAge_busyClient_reconnectsWithoutFailedCall(@TempDir Path dir)
-      throws Exception {
+  void maxConnectionAge_busyClient_reconnectsWithoutFailedCall(@TempDir Path dir) throws Exception {
     AtomicInteger connections = new AtomicInteger();
-    NettyServerBuilder netty = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addTransportFilter(new ServerTransportFilter() {
-          @Override
-          public Attributes transportReady(Attributes attributes) {
-            connections.incrementAndGet();
-            return attributes;
-          }
-        });
-    ServerConfig config = ServerConfig.parse(new String[] {"--port", "0", "--db-url",
-        "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL", "--max-connection-age", "1s",
-        "--max-connection-age-grace", "1s"}, env -> null);
+    NettyServerBuilder netty =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addTransportFilter(
+                new ServerTransportFilter() {
+                  @Override
+                  public Attributes transportReady(Attributes attributes) {
+                    connections.incrementAndGet();
+                    return attributes;
+                  }
+                });
+    ServerConfig config =
+        ServerConfig.parse(
+            new String[] {
+              "--port",
+              "0",
+              "--db-url",
+              "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL",
+              "--max-connection-age",
+              "1s",
+              "--max-connection-age-grace",
+              "1s"
+            },
+            env -> null);
     LeafServer server = ServerWiring.production(config, netty, UnaryOperator.identity()).start();
-    ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", server.port())
-        .usePlaintext().build();
+    ManagedChannel channel =
+        ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
     List<String> failures = new ArrayList<>();
     int calls = 0;
     try {
@@ -60,8 +71,10 @@ class ConnectionAgeTest {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
       while (connections.get() < 3 && System.nanoTime() - deadline < 0) {
         try {
-          long id = leaf.withDeadlineAfter(10, TimeUnit.SECONDS)
-              .nextId(NextIdRequest.newBuilder().setBizTag("aged").build()).getId();
+          long id =
+              leaf.withDeadlineAfter(10, TimeUnit.SECONDS)
+                  .nextId(NextIdRequest.newBuilder().setBizTag("aged").build())
+                  .getId();
           assertTrue(id > previous, "IDs increase: " + id + " after " + previous);
           previous = id;
         } catch (StatusRuntimeException e) {
@@ -73,8 +86,11 @@ class ConnectionAgeTest {
       channel.shutdownNow();
       server.stop();
     }
-    assertTrue(connections.get() >= 3, "the server closed the client's connection for its age"
-        + " and the client opened new ones; connections: " + connections.get());
+    assertTrue(
+        connections.get() >= 3,
+        "the server closed the client's connection for its age"
+            + " and the client opened new ones; connections: "
+            + connections.get());
     assertEquals(List.of(), failures, "no call of " + calls + " failed across the reconnects");
   }
 }

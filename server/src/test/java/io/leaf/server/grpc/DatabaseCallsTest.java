@@ -20,15 +20,16 @@ class DatabaseCallsTest {
     CountDownLatch running = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     try {
-      calls.execute(() -> {
-        running.countDown();
-        awaitQuietly(release);
-      });
-      org.junit.jupiter.api.Assertions.assertTrue(running.await(10, TimeUnit.SECONDS),
-          "the one thread is busy");
-      calls.execute(() -> { });
-      LimitExceededException e = assertThrows(LimitExceededException.class,
-          () -> calls.execute(() -> { }));
+      calls.execute(
+          () -> {
+            running.countDown();
+            awaitQuietly(release);
+          });
+      org.junit.jupiter.api.Assertions.assertTrue(
+          running.await(10, TimeUnit.SECONDS), "the one thread is busy");
+      calls.execute(() -> {});
+      LimitExceededException e =
+          assertThrows(LimitExceededException.class, () -> calls.execute(() -> {}));
       assertEquals(Status.Code.RESOURCE_EXHAUSTED, StatusMapping.status(e).getCode());
       assertEquals(DatabaseCalls.QUEUE_FLAG, e.flag());
     } finally {
@@ -41,9 +42,11 @@ class DatabaseCallsTest {
   void execute_afterClose_unavailableNotResourceExhausted() {
     DatabaseCalls calls = new DatabaseCalls(ServerThreads.databaseCalls(1, 1), 1);
     calls.close();
-    ServerClosingException e = assertThrows(ServerClosingException.class,
-        () -> calls.execute(() -> { }));
-    assertEquals(Status.Code.UNAVAILABLE, StatusMapping.status(e).getCode(),
+    ServerClosingException e =
+        assertThrows(ServerClosingException.class, () -> calls.execute(() -> {}));
+    assertEquals(
+        Status.Code.UNAVAILABLE,
+        StatusMapping.status(e).getCode(),
         "a call arriving during shutdown is told to retry elsewhere");
   }
 

@@ -27,7 +27,6 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -63,8 +62,8 @@ class LeafServiceApiTest {
   }
 
   private Tag create(String tag, long maxId, int step) {
-    return leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag(tag).setMaxId(maxId)
-        .setStep(step).build());
+    return leaf.blocking.createTag(
+        CreateTagRequest.newBuilder().setBizTag(tag).setMaxId(maxId).setStep(step).build());
   }
 
   private long nextId(String tag) {
@@ -73,8 +72,13 @@ class LeafServiceApiTest {
 
   private List<Long> batch(String tag, int count, int chunk) {
     List<Long> ids = new ArrayList<>();
-    Iterator<IdBatch> it = leaf.blocking.nextIdBatch(NextIdBatchRequest.newBuilder().setBizTag(tag)
-        .setCount(count).setChunkSize(chunk).build());
+    Iterator<IdBatch> it =
+        leaf.blocking.nextIdBatch(
+            NextIdBatchRequest.newBuilder()
+                .setBizTag(tag)
+                .setCount(count)
+                .setChunkSize(chunk)
+                .build());
     it.forEachRemaining(b -> ids.addAll(b.getIdsList()));
     return ids;
   }
@@ -83,7 +87,8 @@ class LeafServiceApiTest {
     StatusRuntimeException e = assertThrows(StatusRuntimeException.class, call);
     assertEquals(code, e.getStatus().getCode(), "status of: " + e.getStatus());
     String description = String.valueOf(e.getStatus().getDescription());
-    assertTrue(description.contains(messagePart),
+    assertTrue(
+        description.contains(messagePart),
         "message should contain '" + messagePart + "': " + description);
   }
 
@@ -91,8 +96,9 @@ class LeafServiceApiTest {
 
   @Test
   void createTag_defaults_maxIdOneStep200() {
-    Tag t = leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("orders")
-        .setDescription("order ids").build());
+    Tag t =
+        leaf.blocking.createTag(
+            CreateTagRequest.newBuilder().setBizTag("orders").setDescription("order ids").build());
     assertEquals("orders", t.getBizTag());
     assertEquals(1, t.getMaxId());
     assertEquals(200, t.getStep());
@@ -120,11 +126,13 @@ class LeafServiceApiTest {
   @Test
   void initCache_twice_consumesOneSegmentOnly() {
     create("warm", 1, 100);
-    TagStatus first = leaf.blocking.initCache(InitCacheRequest.newBuilder().setBizTag("warm").build());
+    TagStatus first =
+        leaf.blocking.initCache(InitCacheRequest.newBuilder().setBizTag("warm").build());
     assertTrue(first.getCached(), "cached after InitCache");
     assertEquals(1, first.getCurrent().getStart());
     assertEquals(101, first.getCurrent().getEnd());
-    TagStatus second = leaf.blocking.initCache(InitCacheRequest.newBuilder().setBizTag("warm").build());
+    TagStatus second =
+        leaf.blocking.initCache(InitCacheRequest.newBuilder().setBizTag("warm").build());
     assertEquals(101, second.getTag().getMaxId(), "no second segment taken");
     assertEquals(1, store.loads());
     assertEquals(1, nextId("warm"));
@@ -135,11 +143,18 @@ class LeafServiceApiTest {
     create("bulk", 1, 100);
     List<Integer> sizes = new ArrayList<>();
     List<Long> ids = new ArrayList<>();
-    leaf.blocking.nextIdBatch(NextIdBatchRequest.newBuilder().setBizTag("bulk").setCount(2_500)
-        .setChunkSize(300).build()).forEachRemaining(b -> {
-          sizes.add(b.getIdsCount());
-          ids.addAll(b.getIdsList());
-        });
+    leaf.blocking
+        .nextIdBatch(
+            NextIdBatchRequest.newBuilder()
+                .setBizTag("bulk")
+                .setCount(2_500)
+                .setChunkSize(300)
+                .build())
+        .forEachRemaining(
+            b -> {
+              sizes.add(b.getIdsCount());
+              ids.addAll(b.getIdsList());
+            });
     assertEquals(2_500, ids.size());
     assertEquals(2_500, new HashSet<>(ids).size(), "unique");
     assertTrue(sizes.stream().allMatch(s -> s <= 300), "chunks at most 300: " + sizes);
@@ -153,8 +168,9 @@ class LeafServiceApiTest {
   void nextIdBatch_defaultChunk_isTenThousand() {
     create("chunky", 1, 1000);
     List<Integer> sizes = new ArrayList<>();
-    leaf.blocking.nextIdBatch(NextIdBatchRequest.newBuilder().setBizTag("chunky").setCount(25_000)
-        .build()).forEachRemaining(b -> sizes.add(b.getIdsCount()));
+    leaf.blocking
+        .nextIdBatch(NextIdBatchRequest.newBuilder().setBizTag("chunky").setCount(25_000).build())
+        .forEachRemaining(b -> sizes.add(b.getIdsCount()));
     assertEquals(List.of(10_000, 10_000, 5_000), sizes);
   }
 
@@ -162,13 +178,15 @@ class LeafServiceApiTest {
   void updateStep_cachedTag_nextLoadUsesNewStep() {
     create("grow", 1, 10);
     nextId("grow");
-    Tag updated = leaf.blocking.updateStep(UpdateStepRequest.newBuilder().setBizTag("grow")
-        .setStep(5_000).build());
+    Tag updated =
+        leaf.blocking.updateStep(
+            UpdateStepRequest.newBuilder().setBizTag("grow").setStep(5_000).build());
     assertEquals(5_000, updated.getStep());
     for (int i = 0; i < 30; i++) {
       nextId("grow");
     }
-    assertTrue(store.served().stream().anyMatch(r -> r.step() == 5_000),
+    assertTrue(
+        store.served().stream().anyMatch(r -> r.step() == 5_000),
         "a load used the new step: " + store.served());
   }
 
@@ -181,7 +199,8 @@ class LeafServiceApiTest {
     assertEquals(1, s.getCurrent().getStart());
     assertEquals(2, s.getCurrent().getCursor());
     assertEquals(100, s.getEffectiveStep());
-    assertTrue(Math.abs(System.currentTimeMillis() - s.getLastAccessTime()) < 60_000,
+    assertTrue(
+        Math.abs(System.currentTimeMillis() - s.getLastAccessTime()) < 60_000,
         "last access is recent: " + s.getLastAccessTime());
   }
 
@@ -203,8 +222,9 @@ class LeafServiceApiTest {
     String token = "";
     int pages = 0;
     do {
-      ListTagsResponse r = leaf.blocking.listTags(ListTagsRequest.newBuilder().setPageSize(3)
-          .setPageToken(token).build());
+      ListTagsResponse r =
+          leaf.blocking.listTags(
+              ListTagsRequest.newBuilder().setPageSize(3).setPageToken(token).build());
       r.getTagsList().forEach(t -> seen.add(t.getBizTag()));
       token = r.getNextPageToken();
       pages++;
@@ -218,11 +238,17 @@ class LeafServiceApiTest {
   @Test
   void bizTag_invalid_invalidArgumentNamingField() {
     assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag must not be empty", () -> nextId(""));
-    assertStatus(Status.Code.INVALID_ARGUMENT, "at most 128 characters, got 129",
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT,
+        "at most 128 characters, got 129",
         () -> nextId("a".repeat(129)));
-    assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag must not hold control characters, got \"a\\u0009b\"",
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT,
+        "biz_tag must not hold control characters, got \"a\\u0009b\"",
         () -> nextId("a\tb"));
-    assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag must match [A-Za-z0-9_.:-]+, got \"x/y\"",
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT,
+        "biz_tag must match [A-Za-z0-9_.:-]+, got \"x/y\"",
         () -> create("x/y", 1, 1));
     assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag", () -> create("a b", 1, 1));
     assertStatus(Status.Code.INVALID_ARGUMENT, "biz_tag", () -> batch("", 1, 1));
@@ -233,97 +259,153 @@ class LeafServiceApiTest {
     // 128 code points of a character outside the BMP is 256 UTF-16 chars: still within the rule.
     String wide = "\uD83C\uDF3F".repeat(128);
     assertStatus(Status.Code.NOT_FOUND, "a b", () -> nextId("a b"));
-    assertStatus(Status.Code.NOT_FOUND, "", () -> leaf.blocking.getTag(
-        GetTagRequest.newBuilder().setBizTag("ü").build()));
+    assertStatus(
+        Status.Code.NOT_FOUND,
+        "",
+        () -> leaf.blocking.getTag(GetTagRequest.newBuilder().setBizTag("ü").build()));
     assertStatus(Status.Code.NOT_FOUND, "", () -> nextId(wide));
-    assertStatus(Status.Code.INVALID_ARGUMENT, "at most 128 characters, got 129",
-        () -> nextId(wide + "x"));
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT, "at most 128 characters, got 129", () -> nextId(wide + "x"));
   }
 
   @Test
   void step_outOfRange_invalidArgument() {
-    assertStatus(Status.Code.INVALID_ARGUMENT, "step must be between 1 and 1000000000", () -> create("s", 1, -5));
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT,
+        "step must be between 1 and 1000000000",
+        () -> create("s", 1, -5));
     assertStatus(Status.Code.INVALID_ARGUMENT, "got -5", () -> create("s", 1, -5));
-    assertStatus(Status.Code.INVALID_ARGUMENT, "got 1000000001", () -> create("s", 1, 1_000_000_001));
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT, "got 1000000001", () -> create("s", 1, 1_000_000_001));
     create("s", 1, 10);
-    assertStatus(Status.Code.INVALID_ARGUMENT, "step must be between 1 and 1000000000, got 0",
-        () -> leaf.blocking.updateStep(UpdateStepRequest.newBuilder().setBizTag("s").setStep(0).build()));
-    assertStatus(Status.Code.INVALID_ARGUMENT, "got 2000000000",
-        () -> leaf.blocking.updateStep(UpdateStepRequest.newBuilder().setBizTag("s").setStep(2_000_000_000).build()));
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT,
+        "step must be between 1 and 1000000000, got 0",
+        () ->
+            leaf.blocking.updateStep(
+                UpdateStepRequest.newBuilder().setBizTag("s").setStep(0).build()));
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT,
+        "got 2000000000",
+        () ->
+            leaf.blocking.updateStep(
+                UpdateStepRequest.newBuilder().setBizTag("s").setStep(2_000_000_000).build()));
   }
 
   @Test
   void maxId_negative_invalidArgument() {
-    assertStatus(Status.Code.INVALID_ARGUMENT, "max_id must be at least 1", () -> create("m", -1, 10));
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT, "max_id must be at least 1", () -> create("m", -1, 10));
   }
 
   @Test
   void description_tooLong_invalidArgument() {
-    assertStatus(Status.Code.INVALID_ARGUMENT, "description must be at most 256 characters, got 257",
-        () -> leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("d")
-            .setDescription("x".repeat(257)).build()));
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT,
+        "description must be at most 256 characters, got 257",
+        () ->
+            leaf.blocking.createTag(
+                CreateTagRequest.newBuilder()
+                    .setBizTag("d")
+                    .setDescription("x".repeat(257))
+                    .build()));
   }
 
   @Test
   void description_256EmojiCodePoints_acceptedAndStoredWhole() {
     String emoji = "\uD83D\uDE00".repeat(256); // 256 code points, 512 UTF-16 units
-    Tag created = leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("emoji")
-        .setDescription(emoji).build());
+    Tag created =
+        leaf.blocking.createTag(
+            CreateTagRequest.newBuilder().setBizTag("emoji").setDescription(emoji).build());
     assertEquals(emoji, created.getDescription());
-    assertStatus(Status.Code.INVALID_ARGUMENT, "description must be at most 256 characters, got 257",
-        () -> leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("emoji2")
-            .setDescription(emoji + "x").build()));
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT,
+        "description must be at most 256 characters, got 257",
+        () ->
+            leaf.blocking.createTag(
+                CreateTagRequest.newBuilder()
+                    .setBizTag("emoji2")
+                    .setDescription(emoji + "x")
+                    .build()));
   }
 
   @Test
   void countAndChunk_outOfRange_invalidArgument() {
     create("c", 1, 10);
-    assertStatus(Status.Code.INVALID_ARGUMENT, "count must be between 1 and 1000000 (--max-batch), got 0", () -> batch("c", 0, 10));
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT,
+        "count must be between 1 and 1000000 (--max-batch), got 0",
+        () -> batch("c", 0, 10));
     assertStatus(Status.Code.INVALID_ARGUMENT, "got 1000001", () -> batch("c", 1_000_001, 10));
-    assertStatus(Status.Code.INVALID_ARGUMENT, "chunk_size must be between 1 and 100000", () -> batch("c", 10, -1));
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT,
+        "chunk_size must be between 1 and 100000",
+        () -> batch("c", 10, -1));
     assertStatus(Status.Code.INVALID_ARGUMENT, "got 100001", () -> batch("c", 10, 100_001));
   }
 
   @Test
   void pageToken_garbage_invalidArgument() {
-    assertStatus(Status.Code.INVALID_ARGUMENT, "page_token", () -> leaf.blocking.listTags(
-        ListTagsRequest.newBuilder().setPageToken("not-a-token!").build()));
-    String crafted = java.util.Base64.getUrlEncoder().withoutPadding()
-        .encodeToString("after:\u0001".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    assertStatus(Status.Code.INVALID_ARGUMENT, "page_token is not a token returned by ListTags",
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT,
+        "page_token",
+        () ->
+            leaf.blocking.listTags(
+                ListTagsRequest.newBuilder().setPageToken("not-a-token!").build()));
+    String crafted =
+        java.util.Base64.getUrlEncoder()
+            .withoutPadding()
+            .encodeToString("after:\u0001".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT,
+        "page_token is not a token returned by ListTags",
         () -> leaf.blocking.listTags(ListTagsRequest.newBuilder().setPageToken(crafted).build()));
-    assertStatus(Status.Code.INVALID_ARGUMENT, "page_size", () -> leaf.blocking.listTags(
-        ListTagsRequest.newBuilder().setPageSize(5000).build()));
+    assertStatus(
+        Status.Code.INVALID_ARGUMENT,
+        "page_size",
+        () -> leaf.blocking.listTags(ListTagsRequest.newBuilder().setPageSize(5000).build()));
   }
 
   @Test
   void missingTag_notFoundOnEveryRpc() {
     assertStatus(Status.Code.NOT_FOUND, "biz_tag not found: ghost", () -> nextId("ghost"));
     assertStatus(Status.Code.NOT_FOUND, "ghost", () -> batch("ghost", 10, 5));
-    assertStatus(Status.Code.NOT_FOUND, "ghost", () -> leaf.blocking.initCache(
-        InitCacheRequest.newBuilder().setBizTag("ghost").build()));
-    assertStatus(Status.Code.NOT_FOUND, "ghost", () -> leaf.blocking.updateStep(
-        UpdateStepRequest.newBuilder().setBizTag("ghost").setStep(5).build()));
-    assertStatus(Status.Code.NOT_FOUND, "ghost", () -> leaf.blocking.getTag(
-        GetTagRequest.newBuilder().setBizTag("ghost").build()));
+    assertStatus(
+        Status.Code.NOT_FOUND,
+        "ghost",
+        () -> leaf.blocking.initCache(InitCacheRequest.newBuilder().setBizTag("ghost").build()));
+    assertStatus(
+        Status.Code.NOT_FOUND,
+        "ghost",
+        () ->
+            leaf.blocking.updateStep(
+                UpdateStepRequest.newBuilder().setBizTag("ghost").setStep(5).build()));
+    assertStatus(
+        Status.Code.NOT_FOUND,
+        "ghost",
+        () -> leaf.blocking.getTag(GetTagRequest.newBuilder().setBizTag("ghost").build()));
     assertEquals(0, leaf.allocator.cachedCount(), "a missing tag holds no memory");
   }
 
   @Test
   void createTag_existing_alreadyExists() {
     create("twice", 1, 10);
-    assertStatus(Status.Code.ALREADY_EXISTS, "biz_tag already exists: twice", () -> create("twice", 1, 10));
+    assertStatus(
+        Status.Code.ALREADY_EXISTS, "biz_tag already exists: twice", () -> create("twice", 1, 10));
   }
 
   @Test
   void nextId_segmentWouldPassLongMax_outOfRangeAndNothingWraps() {
     create("edge", Long.MAX_VALUE - 15, 10);
     List<Long> ids = new ArrayList<>();
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> {
-      for (int i = 0; i < 100; i++) {
-        ids.add(nextId("edge"));
-      }
-    });
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () -> {
+              for (int i = 0; i < 100; i++) {
+                ids.add(nextId("edge"));
+              }
+            });
     assertEquals(Status.Code.OUT_OF_RANGE, e.getStatus().getCode(), e.getStatus().toString());
     assertEquals(10, ids.size(), "one full segment issued, then refused: " + ids);
     assertTrue(ids.stream().allMatch(id -> id > 0), "nothing wrapped: " + ids);
@@ -367,7 +449,8 @@ class LeafServiceApiTest {
     store.failLoadsWith(new NullPointerException("secret detail"));
     StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> nextId("boom"));
     assertEquals(Status.Code.INTERNAL, e.getStatus().getCode());
-    assertFalse(String.valueOf(e.getStatus().getDescription()).contains("secret"),
+    assertFalse(
+        String.valueOf(e.getStatus().getDescription()).contains("secret"),
         "details stay in the server log: " + e.getStatus());
   }
 

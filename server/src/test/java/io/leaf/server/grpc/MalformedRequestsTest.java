@@ -33,25 +33,27 @@ import org.slf4j.LoggerFactory;
 /** Request bodies that do not parse are the caller's mistake: INVALID_ARGUMENT, nothing logged. */
 class MalformedRequestsTest {
 
-  private static final MethodDescriptor.Marshaller<byte[]> RAW = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
+  private static final MethodDescriptor.Marshaller<byte[]> RAW =
+      new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+          return new ByteArrayInputStream(value);
+        }
 
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
+        @Override
+        public byte[] parse(InputStream stream) {
+          try {
+            return stream.readAllBytes();
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }
+      };
 
   private InProcessLeaf leaf;
   private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
   private final Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+
   /** grpc-java logs through java.util.logging, not SLF4J. */
   private JulCapture jul;
 
@@ -71,16 +73,23 @@ class MalformedRequestsTest {
   }
 
   private void assertNothingLogged() {
-    assertTrue(logged.list.stream().noneMatch(e -> e.getLevel().isGreaterOrEqual(Level.WARN)),
+    assertTrue(
+        logged.list.stream().noneMatch(e -> e.getLevel().isGreaterOrEqual(Level.WARN)),
         "nothing logged: " + logged.list);
     assertEquals(List.of(), jul.records(), "nothing logged by grpc-java");
   }
 
   private Status call(MethodDescriptor<?, ?> method, byte[] body) {
     MethodDescriptor<byte[], byte[]> raw = method.toBuilder(RAW, RAW).build();
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-        () -> ClientCalls.blockingUnaryCall(leaf.channel, raw,
-            CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), body));
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                ClientCalls.blockingUnaryCall(
+                    leaf.channel,
+                    raw,
+                    CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS),
+                    body));
     return e.getStatus();
   }
 
@@ -89,7 +98,8 @@ class MalformedRequestsTest {
     // field 1 (biz_tag), length 2, bytes C3 28: not UTF-8
     Status s = call(LeafServiceGrpc.getNextIdMethod(), new byte[] {0x0A, 0x02, (byte) 0xC3, 0x28});
     assertEquals(Status.Code.INVALID_ARGUMENT, s.getCode(), s.toString());
-    assertTrue(s.getDescription().startsWith("request is not a valid leaf.v1.NextIdRequest:"),
+    assertTrue(
+        s.getDescription().startsWith("request is not a valid leaf.v1.NextIdRequest:"),
         s.getDescription());
     assertTrue(s.getDescription().contains("UTF-8"), s.getDescription());
     assertNothingLogged();
@@ -100,7 +110,8 @@ class MalformedRequestsTest {
     // field 1, length 10, but only 2 bytes follow
     Status s = call(LeafServiceGrpc.getCreateTagMethod(), new byte[] {0x0A, 0x0A, 0x61, 0x62});
     assertEquals(Status.Code.INVALID_ARGUMENT, s.getCode(), s.toString());
-    assertTrue(s.getDescription().startsWith("request is not a valid leaf.v1.CreateTagRequest:"),
+    assertTrue(
+        s.getDescription().startsWith("request is not a valid leaf.v1.CreateTagRequest:"),
         s.getDescription());
   }
 
@@ -108,7 +119,7 @@ class MalformedRequestsTest {
   void nextId_wellFormedAfterMalformed_servedAsUsual() {
     call(LeafServiceGrpc.getNextIdMethod(), new byte[] {(byte) 0xFF, (byte) 0xFF});
     leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("ok").build());
-    assertEquals(1, leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("ok").build())
-        .getId());
+    assertEquals(
+        1, leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("ok").build()).getId());
   }
 }

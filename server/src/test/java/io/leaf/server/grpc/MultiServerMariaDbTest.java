@@ -32,8 +32,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Three Leaf servers, each with its own engine and connection pool, on one MariaDB database:
- * the row lock alone keeps their segments and dedicated ranges, and so their IDs, disjoint.
+ * Three Leaf servers, each with its own engine and connection pool, on one MariaDB database: the
+ * row lock alone keeps their segments and dedicated ranges, and so their IDs, disjoint.
  */
 @Tag("slow")
 class MultiServerMariaDbTest {
@@ -68,8 +68,9 @@ class MultiServerMariaDbTest {
         throws Exception;
   }
 
-  private static long[] nextIds(LeafServiceGrpc.LeafServiceBlockingStub stub, int client,
-      CyclicBarrier start) throws Exception {
+  private static long[] nextIds(
+      LeafServiceGrpc.LeafServiceBlockingStub stub, int client, CyclicBarrier start)
+      throws Exception {
     NextIdRequest request = NextIdRequest.newBuilder().setBizTag("shared").build();
     long[] ids = new long[PER_CLIENT];
     start.await();
@@ -81,8 +82,9 @@ class MultiServerMariaDbTest {
   }
 
   /** Every other client reserves ranges of 1 to 500 IDs: most need a dedicated write. */
-  private static long[] mixed(LeafServiceGrpc.LeafServiceBlockingStub stub, int client,
-      CyclicBarrier start) throws Exception {
+  private static long[] mixed(
+      LeafServiceGrpc.LeafServiceBlockingStub stub, int client, CyclicBarrier start)
+      throws Exception {
     if (client % 2 == 0) {
       return nextIds(stub, client, start);
     }
@@ -91,8 +93,10 @@ class MultiServerMariaDbTest {
     start.await();
     for (int i = 0; n < PER_CLIENT; i++) {
       int count = Math.min(PER_CLIENT - n, 1 + (i * 37) % 500);
-      ReservedIds r = stub.withDeadlineAfter(30, TimeUnit.SECONDS).reserveIds(
-          ReserveIdsRequest.newBuilder().setBizTag("shared").setCount(count).build());
+      ReservedIds r =
+          stub.withDeadlineAfter(30, TimeUnit.SECONDS)
+              .reserveIds(
+                  ReserveIdsRequest.newBuilder().setBizTag("shared").setCount(count).build());
       long before = n;
       for (IdRange range : r.getRangesList()) {
         for (long id = range.getStart(); id < range.getEnd(); id++) {
@@ -114,35 +118,46 @@ class MultiServerMariaDbTest {
         JooqSegmentStore store = db.store(4);
         // A low cap keeps segments small (50 doubling to 200 IDs): about 1,500 loads from three
         // servers racing on one row, while each commit's flush keeps the test within a minute.
-        LeafServer server = TestServer.on(
-                NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)))
-            .flags("--max-wait", "30s").store(store, store::createSchemaIfMissing)
-            .engine(EngineConfig.DEFAULTS.withMaxStep(200).withLoaderThreads(4)).start();
+        LeafServer server =
+            TestServer.on(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)))
+                .flags("--max-wait", "30s")
+                .store(store, store::createSchemaIfMissing)
+                .engine(EngineConfig.DEFAULTS.withMaxStep(200).withLoaderThreads(4))
+                .start();
         servers.add(server);
-        channels.add(ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext()
-            .build());
+        channels.add(
+            ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build());
       }
-      LeafServiceGrpc.newBlockingStub(channels.get(0)).createTag(CreateTagRequest.newBuilder()
-          .setBizTag("shared").setStep(50).build());
+      LeafServiceGrpc.newBlockingStub(channels.get(0))
+          .createTag(CreateTagRequest.newBuilder().setBizTag("shared").setStep(50).build());
 
       CyclicBarrier start = new CyclicBarrier(SERVERS * CLIENTS_PER_SERVER);
       List<Future<long[]>> results = new ArrayList<>();
       for (int c = 0; c < SERVERS * CLIENTS_PER_SERVER; c++) {
         ManagedChannel channel = channels.get(c % SERVERS);
         int client = c;
-        results.add(clients.submit(
-            () -> work.take(LeafServiceGrpc.newBlockingStub(channel), client, start)));
+        results.add(
+            clients.submit(
+                () -> work.take(LeafServiceGrpc.newBlockingStub(channel), client, start)));
       }
       long[][] perClient = new long[results.size()][];
       for (int c = 0; c < results.size(); c++) {
         perClient[c] = results.get(c).get(5, TimeUnit.MINUTES);
       }
       long[] all = IdChecks.assertAllDistinct(perClient);
-      long maxId = LeafServiceGrpc.newBlockingStub(channels.get(1))
-          .getTag(GetTagRequest.newBuilder().setBizTag("shared").build()).getTag().getMaxId();
-      assertTrue(all[0] >= 1 && all[all.length - 1] < maxId,
-          "all IDs inside what the table handed out: [" + all[0] + ", " + all[all.length - 1]
-              + "] vs max_id " + maxId);
+      long maxId =
+          LeafServiceGrpc.newBlockingStub(channels.get(1))
+              .getTag(GetTagRequest.newBuilder().setBizTag("shared").build())
+              .getTag()
+              .getMaxId();
+      assertTrue(
+          all[0] >= 1 && all[all.length - 1] < maxId,
+          "all IDs inside what the table handed out: ["
+              + all[0]
+              + ", "
+              + all[all.length - 1]
+              + "] vs max_id "
+              + maxId);
     } finally {
       clients.shutdownNow();
       channels.forEach(ManagedChannel::shutdownNow);

@@ -48,8 +48,17 @@ class ReserveIdsApiTest {
   void setUp() throws Exception {
     db = newDatabase();
     store = new ControllableStore(db.store(4));
-    leaf = new InProcessLeaf(store, "--max-batch", "1000000", "--max-wait", "5s",
-        "--db-call-threads", "1", "--max-queued-db-calls", "1");
+    leaf =
+        new InProcessLeaf(
+            store,
+            "--max-batch",
+            "1000000",
+            "--max-wait",
+            "5s",
+            "--db-call-threads",
+            "1",
+            "--max-queued-db-calls",
+            "1");
   }
 
   @AfterEach
@@ -64,8 +73,8 @@ class ReserveIdsApiTest {
   }
 
   private void create(String tag, long maxId, int step) {
-    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag(tag).setMaxId(maxId)
-        .setStep(step).build());
+    leaf.blocking.createTag(
+        CreateTagRequest.newBuilder().setBizTag(tag).setMaxId(maxId).setStep(step).build());
   }
 
   private ReservedIds reserve(String tag, int count) {
@@ -78,34 +87,39 @@ class ReserveIdsApiTest {
 
   private static long[] ids(ReservedIds r) {
     return r.getRangesList().stream()
-        .flatMapToLong(x -> LongStream.range(x.getStart(), x.getEnd())).toArray();
+        .flatMapToLong(x -> LongStream.range(x.getStart(), x.getEnd()))
+        .toArray();
   }
 
   private static void assertStatus(Status.Code code, String messagePart, Executable call) {
     StatusRuntimeException e = assertThrows(StatusRuntimeException.class, call);
     assertEquals(code, e.getStatus().getCode(), "status of: " + e.getStatus());
     String description = String.valueOf(e.getStatus().getDescription());
-    assertTrue(description.contains(messagePart),
+    assertTrue(
+        description.contains(messagePart),
         "message should contain '" + messagePart + "': " + description);
   }
 
   private CompletableFuture<ReservedIds> reserveAsync(String tag, int count) {
     CompletableFuture<ReservedIds> f = new CompletableFuture<>();
-    leaf.async.withDeadlineAfter(30, TimeUnit.SECONDS).reserveIds(request(tag, count),
-        new StreamObserver<>() {
-          @Override
-          public void onNext(ReservedIds value) {
-            f.complete(value);
-          }
+    leaf.async
+        .withDeadlineAfter(30, TimeUnit.SECONDS)
+        .reserveIds(
+            request(tag, count),
+            new StreamObserver<>() {
+              @Override
+              public void onNext(ReservedIds value) {
+                f.complete(value);
+              }
 
-          @Override
-          public void onError(Throwable t) {
-            f.completeExceptionally(t);
-          }
+              @Override
+              public void onError(Throwable t) {
+                f.completeExceptionally(t);
+              }
 
-          @Override
-          public void onCompleted() {}
-        });
+              @Override
+              public void onCompleted() {}
+            });
     return f;
   }
 
@@ -117,18 +131,19 @@ class ReserveIdsApiTest {
     assertTrue(big.getRangesCount() <= 3, "at most 3 ranges: " + big);
     long end = 0;
     for (IdRange r : big.getRangesList()) {
-      assertTrue(r.getStart() < r.getEnd() && r.getStart() > end - 1, "ascending, disjoint: "
-          + big);
+      assertTrue(
+          r.getStart() < r.getEnd() && r.getStart() > end - 1, "ascending, disjoint: " + big);
       end = r.getEnd();
     }
     long[] second = ids(big);
     assertEquals(100_000, second.length, "exact count");
-    assertTrue(store.requestedSteps().stream().anyMatch(step -> step > 100),
+    assertTrue(
+        store.requestedSteps().stream().anyMatch(step -> step > 100),
         "the rest came from one dedicated write, got " + store.requestedSteps());
-    long maxId = leaf.blocking.getTag(GetTagRequest.newBuilder().setBizTag("t").build())
-        .getTag().getMaxId();
-    assertTrue(end <= maxId, "every range inside what the table handed out: " + end + " vs "
-        + maxId);
+    long maxId =
+        leaf.blocking.getTag(GetTagRequest.newBuilder().setBizTag("t").build()).getTag().getMaxId();
+    assertTrue(
+        end <= maxId, "every range inside what the table handed out: " + end + " vs " + maxId);
     long next = leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("t").build()).getId();
     IdChecks.assertAllDistinct(first, second, new long[] {next});
   }
@@ -151,8 +166,11 @@ class ReserveIdsApiTest {
   void reserveIds_restWouldPassLongMax_outOfRangeAndNothingIssuedPastIt() {
     create("top", Long.MAX_VALUE - 150, 100);
     assertStatus(Status.Code.OUT_OF_RANGE, "top", () -> reserve("top", 200));
-    long maxId = leaf.blocking.getTag(GetTagRequest.newBuilder().setBizTag("top").build())
-        .getTag().getMaxId();
+    long maxId =
+        leaf.blocking
+            .getTag(GetTagRequest.newBuilder().setBizTag("top").build())
+            .getTag()
+            .getMaxId();
     assertEquals(Long.MAX_VALUE - 50, maxId, "max_id where the one segment left it");
   }
 
@@ -180,15 +198,17 @@ class ReserveIdsApiTest {
       } catch (ExecutionException e) {
         StatusRuntimeException status = (StatusRuntimeException) e.getCause();
         assertEquals(Status.Code.RESOURCE_EXHAUSTED, status.getStatus().getCode(), e.toString());
-        assertTrue(status.getStatus().getDescription().contains("--max-queued-db-calls"),
+        assertTrue(
+            status.getStatus().getDescription().contains("--max-queued-db-calls"),
             "names the flag: " + status.getStatus());
         refused++;
       }
     }
     // 3 when the first write was running before the second call came; 4 when it still sat in
     // the one queue slot then.
-    assertTrue(refused == 3 || refused == 4, "1 running + at most 1 queued, the rest refused: "
-        + refused + " refused");
+    assertTrue(
+        refused == 3 || refused == 4,
+        "1 running + at most 1 queued, the rest refused: " + refused + " refused");
   }
 
   @Test
@@ -200,7 +220,10 @@ class ReserveIdsApiTest {
     create("t", 1, 100);
     leaf.blocking.initCache(InitCacheRequest.newBuilder().setBizTag("t").build());
     store.blockLoads();
-    assertStatus(Status.Code.UNAVAILABLE, "--max-wait", () -> leaf.blocking
-        .withDeadlineAfter(30, TimeUnit.SECONDS).reserveIds(request("t", 1_000)));
+    assertStatus(
+        Status.Code.UNAVAILABLE,
+        "--max-wait",
+        () ->
+            leaf.blocking.withDeadlineAfter(30, TimeUnit.SECONDS).reserveIds(request("t", 1_000)));
   }
 }

@@ -37,8 +37,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The segment engine seen through gRPC (in-process transport): a database outage episode,
- * NextIdBatch under client flow control and cancellation, overflow in a batch, and GetTag's view
- * of the double buffer. The error table itself is in {@link LeafServiceApiTest}.
+ * NextIdBatch under client flow control and cancellation, overflow in a batch, and GetTag's view of
+ * the double buffer. The error table itself is in {@link LeafServiceApiTest}.
  */
 class SegmentEngineApiTest {
 
@@ -49,8 +49,15 @@ class SegmentEngineApiTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    leaf = new InProcessLeaf(store, ticker, EngineConfig.DEFAULTS.withBackoff(Duration.ofMillis(100),
-        Duration.ofSeconds(1)), "--max-batch", "10000000", "--max-wait", "10s");
+    leaf =
+        new InProcessLeaf(
+            store,
+            ticker,
+            EngineConfig.DEFAULTS.withBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)),
+            "--max-batch",
+            "10000000",
+            "--max-wait",
+            "10s");
   }
 
   @AfterEach
@@ -60,8 +67,8 @@ class SegmentEngineApiTest {
   }
 
   private void create(String tag, long maxId, int step) {
-    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag(tag).setMaxId(maxId)
-        .setStep(step).build());
+    leaf.blocking.createTag(
+        CreateTagRequest.newBuilder().setBizTag(tag).setMaxId(maxId).setStep(step).build());
   }
 
   private long nextId(String tag) {
@@ -73,7 +80,11 @@ class SegmentEngineApiTest {
   }
 
   private static NextIdBatchRequest batchRequest(String tag, int count, int chunk) {
-    return NextIdBatchRequest.newBuilder().setBizTag(tag).setCount(count).setChunkSize(chunk).build();
+    return NextIdBatchRequest.newBuilder()
+        .setBizTag(tag)
+        .setCount(count)
+        .setChunkSize(chunk)
+        .build();
   }
 
   private static void assertIncreasing(List<Long> ids, String what) {
@@ -104,8 +115,10 @@ class SegmentEngineApiTest {
       }
     }
     assertTrue(dryError != null, "the dry tag fails once its buffer is used up");
-    assertEquals(Status.Code.UNAVAILABLE, dryError.getStatus().getCode(), dryError.getStatus().toString());
-    assertTrue(String.valueOf(dryError.getStatus().getDescription()).contains("database"),
+    assertEquals(
+        Status.Code.UNAVAILABLE, dryError.getStatus().getCode(), dryError.getStatus().toString());
+    assertTrue(
+        String.valueOf(dryError.getStatus().getDescription()).contains("database"),
         "the message names the database: " + dryError.getStatus());
     assertEquals(100, dry.size(), "every buffered ID of [1, 101) was served during the outage");
 
@@ -137,14 +150,19 @@ class SegmentEngineApiTest {
     int count = 20_000;
     int chunk = 100;
     List<String> aheadViolations = new ArrayList<>();
-    ManualBatchReader reader = new ManualBatchReader(1, (r, call) -> {
-      // Nothing more is requested yet, so the server may not have taken more than it sent.
-      long taken = leaf.allocator.snapshot("slow").map(st -> st.current().cursor() - 1).orElse(0L);
-      if (taken > r.ids.size() && aheadViolations.isEmpty()) {
-        aheadViolations.add("server took " + taken + " IDs with " + r.ids.size() + " received");
-      }
-      call.request(1);
-    });
+    ManualBatchReader reader =
+        new ManualBatchReader(
+            1,
+            (r, call) -> {
+              // Nothing more is requested yet, so the server may not have taken more than it sent.
+              long taken =
+                  leaf.allocator.snapshot("slow").map(st -> st.current().cursor() - 1).orElse(0L);
+              if (taken > r.ids.size() && aheadViolations.isEmpty()) {
+                aheadViolations.add(
+                    "server took " + taken + " IDs with " + r.ids.size() + " received");
+              }
+              call.request(1);
+            });
     leaf.async.nextIdBatch(batchRequest("slow", count, chunk), reader);
     Status closed = reader.closed.get(60, TimeUnit.SECONDS);
     assertEquals(Status.Code.OK, closed.getCode(), "the stream ended with " + closed);
@@ -160,29 +178,34 @@ class SegmentEngineApiTest {
   void nextIdBatch_clientCancelsMidStream_serverStopsAndLaterIdsAreFresh() throws Exception {
     memory.createTag("cancel", 1, 1_000, null);
     CountDownLatch serverSawCancel = new CountDownLatch(1);
-    ServerInterceptor watch = new ServerInterceptor() {
-      @Override
-      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-          ServerCallHandler<Q, R> next) {
-        return new ForwardingServerCallListener.SimpleForwardingServerCallListener<Q>(
-            next.startCall(call, headers)) {
+    ServerInterceptor watch =
+        new ServerInterceptor() {
           @Override
-          public void onCancel() {
-            super.onCancel();
-            serverSawCancel.countDown();
+          public <Q, R> ServerCall.Listener<Q> interceptCall(
+              ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+            return new ForwardingServerCallListener.SimpleForwardingServerCallListener<Q>(
+                next.startCall(call, headers)) {
+              @Override
+              public void onCancel() {
+                super.onCancel();
+                serverSawCancel.countDown();
+              }
+            };
           }
         };
-      }
-    };
-    try (InProcessLeaf watched = new InProcessLeaf(store, ticker, EngineConfig.DEFAULTS,
-        List.of(watch), "--max-batch", "10000000")) {
+    try (InProcessLeaf watched =
+        new InProcessLeaf(
+            store, ticker, EngineConfig.DEFAULTS, List.of(watch), "--max-batch", "10000000")) {
       int count = 10_000_000;
       int chunk = 1_000;
-      ManualBatchReader reader = new ManualBatchReader(2, (r, call) -> {
-        if (r.ids.size() >= 2 * chunk) {
-          call.cancel("client gave up", null);
-        }
-      });
+      ManualBatchReader reader =
+          new ManualBatchReader(
+              2,
+              (r, call) -> {
+                if (r.ids.size() >= 2 * chunk) {
+                  call.cancel("client gave up", null);
+                }
+              });
       watched.async.nextIdBatch(batchRequest("cancel", count, chunk), reader);
       Status closed = reader.closed.get(30, TimeUnit.SECONDS);
       assertEquals(Status.Code.CANCELLED, closed.getCode(), "the stream ended with " + closed);
@@ -191,10 +214,11 @@ class SegmentEngineApiTest {
 
       TagSnapshot after = watched.allocator.snapshot("cancel").orElseThrow();
       long taken = after.current().cursor() - 1;
-      assertTrue(taken <= 3L * chunk,
+      assertTrue(
+          taken <= 3L * chunk,
           "the server took " + taken + " of the " + count + " IDs asked for, not the rest");
-      long next = watched.blocking.nextId(NextIdRequest.newBuilder().setBizTag("cancel").build())
-          .getId();
+      long next =
+          watched.blocking.nextId(NextIdRequest.newBuilder().setBizTag("cancel").build()).getId();
       assertEquals(after.current().cursor(), next, "the cursor did not move after the cancel");
       assertTrue(next > received.get(received.size() - 1), "later IDs are fresh and larger");
     }
@@ -204,14 +228,20 @@ class SegmentEngineApiTest {
   void nextIdBatch_spansIntoLongMax_outOfRangeAndNothingWraps() {
     create("edge", Long.MAX_VALUE - 25, 10);
     List<Long> ids = new ArrayList<>();
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-        () -> leaf.blocking.nextIdBatch(batchRequest("edge", 100, 7))
-            .forEachRemaining(b -> ids.addAll(b.getIdsList())));
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                leaf.blocking
+                    .nextIdBatch(batchRequest("edge", 100, 7))
+                    .forEachRemaining(b -> ids.addAll(b.getIdsList())));
     assertEquals(Status.Code.OUT_OF_RANGE, e.getStatus().getCode(), e.getStatus().toString());
-    assertTrue(String.valueOf(e.getStatus().getDescription()).contains("edge"), e.getStatus().toString());
+    assertTrue(
+        String.valueOf(e.getStatus().getDescription()).contains("edge"), e.getStatus().toString());
     assertFalse(ids.isEmpty(), "the chunks before the top were streamed");
     assertIncreasing(ids, "IDs before the error");
-    assertTrue(ids.get(0) == Long.MAX_VALUE - 25 && ids.get(ids.size() - 1) < Long.MAX_VALUE - 5,
+    assertTrue(
+        ids.get(0) == Long.MAX_VALUE - 25 && ids.get(ids.size() - 1) < Long.MAX_VALUE - 5,
         "all within the two segments below 2^63-1, none wrapped: " + ids);
   }
 
@@ -228,8 +258,11 @@ class SegmentEngineApiTest {
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
       s = getTag("look");
     }
-    assertEquals(Segment.newBuilder().setStart(1).setEnd(101).setCursor(12).build(), s.getCurrent());
-    assertEquals(Segment.newBuilder().setStart(101).setEnd(201).setCursor(101).build(), s.getNext(),
+    assertEquals(
+        Segment.newBuilder().setStart(1).setEnd(101).setCursor(12).build(), s.getCurrent());
+    assertEquals(
+        Segment.newBuilder().setStart(101).setEnd(201).setCursor(101).build(),
+        s.getNext(),
         "the preloaded segment");
     assertEquals(200, s.getEffectiveStep(), "the third load doubles the step");
 
@@ -238,7 +271,8 @@ class SegmentEngineApiTest {
     TagStatus later = getTag("look");
     long after = System.currentTimeMillis();
     long lastAccess = later.getLastAccessTime();
-    assertTrue(lastAccess >= before - 300_000 && lastAccess <= after - 300_000,
+    assertTrue(
+        lastAccess >= before - 300_000 && lastAccess <= after - 300_000,
         "last access 5 minutes ago by the server's ticker: " + lastAccess + " vs " + before);
   }
 }

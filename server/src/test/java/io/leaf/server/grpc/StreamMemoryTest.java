@@ -19,52 +19,64 @@ class StreamMemoryTest {
 
   /** Timers the test fires by hand. */
   private final List<Runnable> timers = new ArrayList<>();
-  private final StreamMemory memory = new StreamMemory((long) IDS * StreamMemory.BYTES_PER_ID,
-      (task, nanos) -> {
-        timers.add(task);
-        return () -> timers.remove(task);
-      }, Duration.ofSeconds(5));
+
+  private final StreamMemory memory =
+      new StreamMemory(
+          (long) IDS * StreamMemory.BYTES_PER_ID,
+          (task, nanos) -> {
+            timers.add(task);
+            return () -> timers.remove(task);
+          },
+          Duration.ofSeconds(5));
 
   @Test
   void budget_autoIsAQuarterAndMoreThanHalfIsRefusedNamingTheFlag() {
     assertEquals(64L << 20, StreamMemory.budget(0, 256L << 20), "auto: a quarter");
     assertEquals(128L << 20, StreamMemory.budget(128L << 20, 256L << 20), "half is allowed");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> StreamMemory.budget((128L << 20) + 1, 256L << 20));
-    assertTrue(e.getMessage().startsWith("--max-stream-memory 134217729 is more than half"),
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> StreamMemory.budget((128L << 20) + 1, 256L << 20));
+    assertTrue(
+        e.getMessage().startsWith("--max-stream-memory 134217729 is more than half"),
         e.getMessage());
     assertTrue(e.getMessage().contains("-Xmx"), e.getMessage());
   }
 
   @Test
   void acquire_budgetSpentAndTimerShutDown_unavailableAndNothingRegistered() {
-    StreamMemory stopping = new StreamMemory((long) IDS * StreamMemory.BYTES_PER_ID,
-        (task, nanos) -> {
-          throw new RejectedExecutionException("timer shut down");
-        }, Duration.ofSeconds(5));
-    assertEquals(IDS, stopping.acquire(IDS, g -> { }));
-    assertThrows(ServerClosingException.class,
-        () -> stopping.acquire(1_000, g -> { }), "UNAVAILABLE, not an INTERNAL error");
+    StreamMemory stopping =
+        new StreamMemory(
+            (long) IDS * StreamMemory.BYTES_PER_ID,
+            (task, nanos) -> {
+              throw new RejectedExecutionException("timer shut down");
+            },
+            Duration.ofSeconds(5));
+    assertEquals(IDS, stopping.acquire(IDS, g -> {}));
+    assertThrows(
+        ServerClosingException.class,
+        () -> stopping.acquire(1_000, g -> {}),
+        "UNAVAILABLE, not an INTERNAL error");
     stopping.release(IDS);
     assertEquals(0, stopping.usedIds(), "no waiter was left behind to be granted");
   }
 
   @Test
   void acquire_withinBudget_grantsWhatIsAsked() {
-    assertEquals(4_000, memory.acquire(4_000, g -> { }));
+    assertEquals(4_000, memory.acquire(4_000, g -> {}));
     assertEquals(4_000, memory.usedIds());
   }
 
   @Test
   void acquire_budgetShort_grantsTheRestAsASmallerChunk() {
-    memory.acquire(8_500, g -> { });
-    assertEquals(1_500, memory.acquire(100_000, g -> { }), "a smaller chunk rather than a wait");
+    memory.acquire(8_500, g -> {});
+    assertEquals(1_500, memory.acquire(100_000, g -> {}), "a smaller chunk rather than a wait");
     assertEquals(IDS, memory.usedIds(), "never past the budget");
   }
 
   @Test
   void acquire_budgetSpent_waitsAndIsGrantedInOrderOnRelease() {
-    assertEquals(IDS, memory.acquire(IDS, g -> { }));
+    assertEquals(IDS, memory.acquire(IDS, g -> {}));
     List<String> woken = new ArrayList<>();
     assertEquals(0, memory.acquire(6_000, g -> woken.add("first " + g)));
     assertEquals(0, memory.acquire(6_000, g -> woken.add("second " + g)));
@@ -80,7 +92,7 @@ class StreamMemoryTest {
 
   @Test
   void cancel_waitingStream_neverGranted() {
-    memory.acquire(IDS, g -> { });
+    memory.acquire(IDS, g -> {});
     List<Integer> woken = new ArrayList<>();
     IntConsumer later = woken::add;
     assertEquals(0, memory.acquire(5_000, later));
@@ -94,7 +106,7 @@ class StreamMemoryTest {
 
   @Test
   void acquire_noGrantWithinTheBound_refusedWithZeroAndDropped() {
-    memory.acquire(IDS, g -> { });
+    memory.acquire(IDS, g -> {});
     List<Integer> woken = new ArrayList<>();
     assertEquals(0, memory.acquire(5_000, woken::add));
     assertEquals(1, timers.size(), "one timer per waiter");
@@ -107,8 +119,8 @@ class StreamMemoryTest {
 
   @Test
   void cancel_firstInLine_nextWaiterGrantedAtOnce() {
-    memory.acquire(IDS - 500, g -> { });
-    IntConsumer big = g -> { };
+    memory.acquire(IDS - 500, g -> {});
+    IntConsumer big = g -> {};
     List<Integer> small = new ArrayList<>();
     assertEquals(0, memory.acquire(5_000, big), "500 free is below the minimal grant");
     assertEquals(0, memory.acquire(10, small::add), "10 would fit, but no overtaking the queue");

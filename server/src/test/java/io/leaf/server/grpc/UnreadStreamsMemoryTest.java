@@ -1,6 +1,5 @@
 package io.leaf.server.grpc;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,14 +10,13 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.leaf.server.testing.Poll;
+import io.leaf.server.testing.Ports;
 import io.leaf.server.testing.ServerProcess;
-import io.leaf.server.testing.SnowflakeServers;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
-import io.leaf.server.testing.Ports;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -52,27 +50,42 @@ class UnreadStreamsMemoryTest {
   private static final Pattern PORT = Pattern.compile("Leaf listening on port (\\d+)");
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   @Timeout(300)
   void unreadMaxChunkStreams_smallHeap_noOutOfMemoryAndAllSlotsFreeAfterCancel() throws Exception {
     int httpPort = Ports.free();
-    try (ServerProcess server = ServerProcess.start(List.of("-Xmx256m"), Map.of(), "--port", "0",
-        "--db-url", "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL", "--max-wait", "60s",
-        "--http-port", Integer.toString(httpPort))) {
+    try (ServerProcess server =
+        ServerProcess.start(
+            List.of("-Xmx256m"),
+            Map.of(),
+            "--port",
+            "0",
+            "--db-url",
+            "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL",
+            "--max-wait",
+            "60s",
+            "--http-port",
+            Integer.toString(httpPort))) {
       assertTrue(server.awaitLine("Leaf listening", 60, TimeUnit.SECONDS), server.output());
       Matcher m = PORT.matcher(server.output());
       assertTrue(m.find());
-      ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1",
-          Integer.parseInt(m.group(1))).usePlaintext().flowControlWindow(65_535).build();
+      ManagedChannel channel =
+          NettyChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(1)))
+              .usePlaintext()
+              .flowControlWindow(65_535)
+              .build();
       try {
-        LeafServiceGrpc.LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(channel)
-            .withDeadlineAfter(60, TimeUnit.SECONDS);
+        LeafServiceGrpc.LeafServiceBlockingStub stub =
+            LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
         // IDs near 2^62 take 9 bytes each on the wire.
-        stub.createTag(CreateTagRequest.newBuilder().setBizTag("wide").setMaxId(1L << 62)
-            .setStep(1_000_000).build());
+        stub.createTag(
+            CreateTagRequest.newBuilder()
+                .setBizTag("wide")
+                .setMaxId(1L << 62)
+                .setStep(1_000_000)
+                .build());
         long rssPeak = 0;
         for (int round = 1; round <= ROUNDS; round++) {
           Queue<Status> closed = new ConcurrentLinkedQueue<>();
@@ -83,56 +96,79 @@ class UnreadStreamsMemoryTest {
           // The server sends what the budget lets it, and nobody reads: wait until it holds all
           // it can, its stream memory in use the same for half a second.
           long[] last = {-1, 0};
-          assertTrue(Poll.until(() -> {
-            long used = inUse(httpPort, "--max-stream-memory");
-            if (used <= 0 || used != last[0]) {
-              last[0] = used;
-              last[1] = System.nanoTime();
-              return false;
-            }
-            return System.nanoTime() - last[1] > TimeUnit.MILLISECONDS.toNanos(500);
-          }, Duration.ofSeconds(60)), "round " + round + ": the streams filled their memory");
+          assertTrue(
+              Poll.until(
+                  () -> {
+                    long used = inUse(httpPort, "--max-stream-memory");
+                    if (used <= 0 || used != last[0]) {
+                      last[0] = used;
+                      last[1] = System.nanoTime();
+                      return false;
+                    }
+                    return System.nanoTime() - last[1] > TimeUnit.MILLISECONDS.toNanos(500);
+                  },
+                  Duration.ofSeconds(60)),
+              "round " + round + ": the streams filled their memory");
           rssPeak = Math.max(rssPeak, rssKb(server.pid()));
           assertTrue(closed.isEmpty(), "round " + round + ": streams ended early: " + closed);
           Queue<Status> extra = new ConcurrentLinkedQueue<>();
           openUnread(channel, extra);
           Poll.until(() -> !extra.isEmpty(), Duration.ofSeconds(30));
           Status refused = extra.peek();
-          assertTrue(refused != null && refused.getCode() == Status.Code.RESOURCE_EXHAUSTED
-              && refused.getDescription().contains("--max-streams"),
+          assertTrue(
+              refused != null
+                  && refused.getCode() == Status.Code.RESOURCE_EXHAUSTED
+                  && refused.getDescription().contains("--max-streams"),
               "round " + round + ": stream " + (STREAMS + 1) + " is refused: " + refused);
           calls.forEach(c -> c.cancel("done", null));
           // A unary call on the same server still answers while and after the streams end.
           assertTrue(stub.nextId(NextIdRequest.newBuilder().setBizTag("wide").build()).getId() > 0);
-          assertTrue(Poll.until(() -> inUse(httpPort, "--max-streams") == 0
-              && inUse(httpPort, "--max-stream-memory") == 0, Duration.ofSeconds(30)),
+          assertTrue(
+              Poll.until(
+                  () ->
+                      inUse(httpPort, "--max-streams") == 0
+                          && inUse(httpPort, "--max-stream-memory") == 0,
+                  Duration.ofSeconds(30)),
               "round " + round + ": every stream slot and its memory free after the cancel");
         }
         String log = server.output();
         assertFalse(log.contains("OutOfMemoryError"), "the server ran out of memory:\n" + log);
-        System.out.println("[leaf-tests] " + STREAMS + " unread streams of 100,000-ID chunks at"
-            + " -Xmx256m, " + ROUNDS + " rounds: peak RSS " + rssPeak / 1024 + " MB");
+        System.out.println(
+            "[leaf-tests] "
+                + STREAMS
+                + " unread streams of 100,000-ID chunks at"
+                + " -Xmx256m, "
+                + ROUNDS
+                + " rounds: peak RSS "
+                + rssPeak / 1024
+                + " MB");
       } finally {
         channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
       }
     }
   }
 
-  private static ClientCall<NextIdBatchRequest, IdBatch> openUnread(ManagedChannel channel,
-      Queue<Status> closed) {
+  private static ClientCall<NextIdBatchRequest, IdBatch> openUnread(
+      ManagedChannel channel, Queue<Status> closed) {
     ClientCall<NextIdBatchRequest, IdBatch> call =
         channel.newCall(LeafServiceGrpc.getNextIdBatchMethod(), CallOptions.DEFAULT);
-    call.start(new ClientCall.Listener<>() {
-      @Override
-      public void onClose(Status status, Metadata trailers) {
-        if (status.getCode() != Status.Code.CANCELLED) {
-          closed.add(status);
-        }
-      }
-    }, new Metadata());
+    call.start(
+        new ClientCall.Listener<>() {
+          @Override
+          public void onClose(Status status, Metadata trailers) {
+            if (status.getCode() != Status.Code.CANCELLED) {
+              closed.add(status);
+            }
+          }
+        },
+        new Metadata());
     // Never call.request(n): the client reads nothing.
-    call.sendMessage(NextIdBatchRequest.newBuilder().setBizTag("wide").setCount(10_000_000)
-        .setChunkSize(100_000).build());
+    call.sendMessage(
+        NextIdBatchRequest.newBuilder()
+            .setBizTag("wide")
+            .setCount(10_000_000)
+            .setChunkSize(100_000)
+            .build());
     call.halfClose();
     return call;
   }
@@ -140,11 +176,17 @@ class UnreadStreamsMemoryTest {
   /** What the monitor JSON reports in use for {@code flag}; -1 when it cannot be read. */
   private static long inUse(int httpPort, String flag) {
     try {
-      String json = HTTP.send(HttpRequest.newBuilder(
-          URI.create("http://127.0.0.1:" + httpPort + "/api/monitor.json")).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
-      Matcher m = Pattern.compile("\\{\"flag\":\"" + Pattern.quote(flag)
-          + "\",\"limit\":\\d+,\"inUse\":(\\d+)").matcher(json);
+      String json =
+          HTTP.send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + httpPort + "/api/monitor.json"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      Matcher m =
+          Pattern.compile(
+                  "\\{\"flag\":\"" + Pattern.quote(flag) + "\",\"limit\":\\d+,\"inUse\":(\\d+)")
+              .matcher(json);
       return m.find() ? Long.parseLong(m.group(1)) : -1;
     } catch (Exception e) {
       return -1;

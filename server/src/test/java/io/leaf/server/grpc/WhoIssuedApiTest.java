@@ -41,8 +41,9 @@ class WhoIssuedApiTest {
     store.createTag("t", 1, 100, null);
     leaf = new InProcessLeaf(store);
     long id = leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("t").build()).getId();
-    ReservedIds reserved = leaf.blocking.reserveIds(ReserveIdsRequest.newBuilder()
-        .setBizTag("t").setCount(1000).build());
+    ReservedIds reserved =
+        leaf.blocking.reserveIds(
+            ReserveIdsRequest.newBuilder().setBizTag("t").setCount(1000).build());
 
     IssuedRange r = leaf.blocking.whoIssued(ask("t", id));
     assertEquals(1, r.getStart());
@@ -60,10 +61,11 @@ class WhoIssuedApiTest {
     store.createTag("t", 1, 100, null);
     leaf = new InProcessLeaf(store);
 
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-        () -> leaf.blocking.whoIssued(ask("t", 5)));
+    StatusRuntimeException e =
+        assertThrows(StatusRuntimeException.class, () -> leaf.blocking.whoIssued(ask("t", 5)));
     assertEquals(Status.Code.NOT_FOUND, e.getStatus().getCode());
-    assertTrue(e.getStatus().getDescription().contains("ID 5 of biz_tag t"),
+    assertTrue(
+        e.getStatus().getDescription().contains("ID 5 of biz_tag t"),
         e.getStatus().getDescription());
   }
 
@@ -73,19 +75,19 @@ class WhoIssuedApiTest {
     store.createTag("t", 1, 100, null);
     leaf = new InProcessLeaf(store);
 
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-        () -> leaf.blocking.whoIssued(ask("t", 5)));
+    StatusRuntimeException e =
+        assertThrows(StatusRuntimeException.class, () -> leaf.blocking.whoIssued(ask("t", 5)));
     assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
-    assertTrue(e.getStatus().getDescription().contains("--ledger off"),
-        e.getStatus().getDescription());
+    assertTrue(
+        e.getStatus().getDescription().contains("--ledger off"), e.getStatus().getDescription());
   }
 
   @Test
   void whoIssued_emptyTag_invalidArgument() throws Exception {
-    leaf = new InProcessLeaf(new MemorySegmentStore(InstantSource.system(),
-        LedgerSettings.on("me")));
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-        () -> leaf.blocking.whoIssued(ask("", 5)));
+    leaf =
+        new InProcessLeaf(new MemorySegmentStore(InstantSource.system(), LedgerSettings.on("me")));
+    StatusRuntimeException e =
+        assertThrows(StatusRuntimeException.class, () -> leaf.blocking.whoIssued(ask("", 5)));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
   }
 }

@@ -58,20 +58,27 @@ class DatabaseStateTest {
   @Test
   void observe_databaseRefuses_saysRefusingNotUnreachable() {
     state.observe(null);
-    assertEquals("database refusing Leaf: the database refused to take a segment of t:"
-        + " UPDATE command denied", state.observe(new io.leaf.server.store.StoreRejectedException(
-            "the database refused to take a segment of t: UPDATE command denied", null)));
+    assertEquals(
+        "database refusing Leaf: the database refused to take a segment of t:"
+            + " UPDATE command denied",
+        state.observe(
+            new io.leaf.server.store.StoreRejectedException(
+                "the database refused to take a segment of t: UPDATE command denied", null)));
     assertFalse(state.isUp());
   }
 
   @Test
   void reason_multiLineDriverMessage_firstLineOnly() {
-    RuntimeException e = new RuntimeException("SQL [select 1]; Communications link failure\n\n"
-        + "The last packet sent successfully to the server was 0 milliseconds ago.",
-        new SQLException("x"));
+    RuntimeException e =
+        new RuntimeException(
+            "SQL [select 1]; Communications link failure\n\n"
+                + "The last packet sent successfully to the server was 0 milliseconds ago.",
+            new SQLException("x"));
     assertEquals("SQL [select 1]; Communications link failure", DatabaseState.reason(e));
     String longLine = "x".repeat(1000);
-    assertEquals(DatabaseState.MAX_REASON + 1,
-        DatabaseState.reason(new RuntimeException(longLine)).length(), "capped with an ellipsis");
+    assertEquals(
+        DatabaseState.MAX_REASON + 1,
+        DatabaseState.reason(new RuntimeException(longLine)).length(),
+        "capped with an ellipsis");
   }
 }

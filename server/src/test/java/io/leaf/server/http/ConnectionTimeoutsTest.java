@@ -13,8 +13,7 @@ class ConnectionTimeoutsTest {
 
   private static final Duration IDLE = Duration.ofSeconds(60);
 
-  private final ConnectionTimeouts timeouts =
-      new ConnectionTimeouts(Duration.ofSeconds(10), IDLE);
+  private final ConnectionTimeouts timeouts = new ConnectionTimeouts(Duration.ofSeconds(10), IDLE);
   private final EmbeddedChannel channel = channel();
 
   private EmbeddedChannel channel() {

@@ -1,6 +1,5 @@
 package io.leaf.server.http;
 
-import io.leaf.server.testing.Poll;
 import static io.leaf.server.http.HttpPortClient.assertStatus;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,11 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.common.base.Ticker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.formats.MemoryFormatStore;
-import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.formats.StoredFormat;
+import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.Ports;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -45,8 +44,13 @@ class FormattedIdEndpointTest {
     http = new HttpPortClient(port);
     List<String> all = new ArrayList<>(List.of("--http-port", String.valueOf(port)));
     all.addAll(List.of(flags));
-    leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS,
-        s -> s.formats(formats).wallClock(wall), all.toArray(String[]::new));
+    leaf =
+        new InProcessLeaf(
+            store,
+            Ticker.systemTicker(),
+            EngineConfig.DEFAULTS,
+            s -> s.formats(formats).wallClock(wall),
+            all.toArray(String[]::new));
   }
 
   @AfterEach
@@ -70,16 +74,19 @@ class FormattedIdEndpointTest {
     HttpResponse<String> first = http.get(PATH + "order");
     assertEquals(200, first.statusCode(), first.body());
     assertEquals("ORD-20261126-000001", first.body(), "the value and nothing else");
-    assertTrue(first.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
+    assertTrue(
+        first.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
         "text/plain");
-    assertEquals("no-store", first.headers().firstValue("Cache-Control").orElse(""),
-        "never cached");
+    assertEquals(
+        "no-store", first.headers().firstValue("Cache-Control").orElse(""), "never cached");
     assertEquals("ORD-20261126-000002", http.get(PATH + "order").body(), "the next value");
-    HttpResponse<String> post = http.send(http.request(PATH + "order")
-        .POST(HttpRequest.BodyPublishers.noBody()).build());
+    HttpResponse<String> post =
+        http.send(http.request(PATH + "order").POST(HttpRequest.BodyPublishers.noBody()).build());
     assertEquals("ORD-20261126-000003", post.body(), "POST too, as on the segment path");
     wall.advance(Duration.ofDays(1));
-    assertEquals("ORD-20261127-000001", http.get(PATH + "order").body(),
+    assertEquals(
+        "ORD-20261127-000001",
+        http.get(PATH + "order").body(),
         "the next day's period starts again");
   }
 
@@ -89,10 +96,11 @@ class FormattedIdEndpointTest {
     memory.createTag("plain", 1, 100, null);
     HttpResponse<String> r = http.get(PATH + "plain");
     assertStatus(409, "has no format", r, "a tag without a format");
-    assertTrue(r.body().contains("\"plain\"") && r.body().contains("SetFormat"),
+    assertTrue(
+        r.body().contains("\"plain\"") && r.body().contains("SetFormat"),
         "names the tag and what to do: " + r.body());
-    assertEquals("1", http.get(IdEndpoints.SEGMENT + "plain").body(),
-        "its plain IDs are untouched");
+    assertEquals(
+        "1", http.get(IdEndpoints.SEGMENT + "plain").body(), "its plain IDs are untouched");
   }
 
   @Test
@@ -142,7 +150,8 @@ class FormattedIdEndpointTest {
     formatted("late", "{yyyyMMdd}{seq:5}", "DAILY", "");
     assertEquals("2026112600001", http.get(PATH + "late").body());
     wall.advance(Duration.ofDays(-3));
-    assertStatus(503, "clock is behind", http.get(PATH + "late"), "a period before an existing one");
+    assertStatus(
+        503, "clock is behind", http.get(PATH + "late"), "a period before an existing one");
   }
 
   @Test
@@ -167,14 +176,20 @@ class FormattedIdEndpointTest {
     formatted("guarded", "G{seq:4}", "NEVER", "");
     HttpResponse<String> missing = http.get(PATH + "guarded");
     assertStatus(401, "Authorization: Bearer", missing, "no token");
-    assertEquals("Bearer", missing.headers().firstValue("WWW-Authenticate").orElse(""),
+    assertEquals(
+        "Bearer",
+        missing.headers().firstValue("WWW-Authenticate").orElse(""),
         "401 says which scheme");
     HttpResponse<String> wrong = http.get(PATH + "guarded", "Bearer nope");
     assertStatus(403, "does not grant", wrong, "a wrong token");
     assertFalse(wrong.body().contains("secret"), "no token in the answer");
-    assertStatus(401, "Authorization", http.get(PATH + "nobody"),
+    assertStatus(
+        401,
+        "Authorization",
+        http.get(PATH + "nobody"),
         "the token comes before the tag is looked up");
-    assertEquals("G0001", http.get(PATH + "guarded", "Bearer client-secret").body(), "client token");
+    assertEquals(
+        "G0001", http.get(PATH + "guarded", "Bearer client-secret").body(), "client token");
     assertEquals("G0002", http.get(PATH + "guarded", "Bearer admin-secret").body(), "admin token");
   }
 
@@ -188,8 +203,11 @@ class FormattedIdEndpointTest {
       raw.send("GET " + PATH + "hang HTTP/1.1\r\nHost: x\r\n\r\n");
       assertTrue(awaitWaitingCalls(1), "the call waits for the period row's load");
     }
-    assertTrue(awaitWaitingCalls(0), "the client hung up: its wait slot is freed, "
-        + leaf.allocator.waitingCalls() + " still waiting");
+    assertTrue(
+        awaitWaitingCalls(0),
+        "the client hung up: its wait slot is freed, "
+            + leaf.allocator.waitingCalls()
+            + " still waiting");
     store.release();
     assertEquals("H000001", http.get(PATH + "hang").body(), "the tag serves on afterwards");
   }

@@ -1,11 +1,8 @@
 package io.leaf.server.http;
 
-import io.leaf.server.testing.Ports;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,14 +13,16 @@ import java.util.concurrent.CompletableFuture;
 /** An HTTP/1.1 client of one test server's {@code --http-port}, and the one-line reason check. */
 final class HttpPortClient {
 
-  private final HttpClient client = HttpClient.newBuilder()
-      .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(20)).build();
+  private final HttpClient client =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(20))
+          .build();
   private final int port;
 
   HttpPortClient(int port) {
     this.port = port;
   }
-
 
   int port() {
     return port;
@@ -53,8 +52,8 @@ final class HttpPortClient {
   /** {@code r} has {@code status} and a one-line body naming {@code reasonPart}. */
   static void assertStatus(int status, String reasonPart, HttpResponse<String> r, String what) {
     assertEquals(status, r.statusCode(), what + ": " + r.body());
-    assertTrue(r.body().contains(reasonPart), what + " names the cause (" + reasonPart + "): "
-        + r.body());
+    assertTrue(
+        r.body().contains(reasonPart), what + " names the cause (" + reasonPart + "): " + r.body());
     assertEquals(1, r.body().split("\n").length, what + " is one line: " + r.body());
   }
 }

@@ -40,19 +40,32 @@ class HttpProtocolTest {
 
   @BeforeEach
   void start() {
-    HttpRoutes routes = new HttpRoutes()
-        .get("/fast", call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "fast"))
-        .prefix("/post", Set.of("POST"),
-            call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "posted"))
-        // Answered by the test: a call that waits, as one waiting for a segment load does.
-        .get("/held", held::add)
-        .get("/error", call -> {
-          throw new AssertionError("a route that fails with an Error");
-        })
-        .prefix("/echo/", Set.of("GET"),
-            call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, call.path()));
-    server = LeafHttpServer.start("test", new InetSocketAddress(InetAddress.getLoopbackAddress(),
-        0), HttpConfig.DEFAULTS, routes, ServerThreads::http, flag -> { });
+    HttpRoutes routes =
+        new HttpRoutes()
+            .get("/fast", call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "fast"))
+            .prefix(
+                "/post",
+                Set.of("POST"),
+                call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "posted"))
+            // Answered by the test: a call that waits, as one waiting for a segment load does.
+            .get("/held", held::add)
+            .get(
+                "/error",
+                call -> {
+                  throw new AssertionError("a route that fails with an Error");
+                })
+            .prefix(
+                "/echo/",
+                Set.of("GET"),
+                call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, call.path()));
+    server =
+        LeafHttpServer.start(
+            "test",
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            HttpConfig.DEFAULTS,
+            routes,
+            ServerThreads::http,
+            flag -> {});
   }
 
   @AfterEach
@@ -78,13 +91,13 @@ class HttpProtocolTest {
     return r;
   }
 
-  private static void assertRefused(int status, String reasonPart, RawHttpClient.Response r,
-      String what) {
+  private static void assertRefused(
+      int status, String reasonPart, RawHttpClient.Response r, String what) {
     assertEquals(status, r.status(), what + ": " + r);
     assertTrue(r.head().startsWith("HTTP/1.1 " + status + " "), what + " in HTTP/1.1: " + r);
-    assertTrue(r.body().contains(reasonPart), what + " names the cause (" + reasonPart + "): "
-        + r);
-    assertTrue(r.body().endsWith("\n") && r.body().indexOf('\n') == r.body().length() - 1,
+    assertTrue(r.body().contains(reasonPart), what + " names the cause (" + reasonPart + "): " + r);
+    assertTrue(
+        r.body().endsWith("\n") && r.body().indexOf('\n') == r.body().length() - 1,
         what + " is one line: " + r);
   }
 
@@ -99,7 +112,8 @@ class HttpProtocolTest {
       assertTrue(c.closedByServer(), version + ": closed after the 505");
     }
     assertEquals("fast", once("GET /fast HTTP/1.0\r\n\r\n").body(), "HTTP/1.0 is spoken");
-    assertTrue(once("GET /fast HTTP/1.0\r\n\r\n").head().startsWith("HTTP/1.0 200"),
+    assertTrue(
+        once("GET /fast HTTP/1.0\r\n\r\n").head().startsWith("HTTP/1.0 200"),
         "and answered in 1.0");
   }
 
@@ -115,15 +129,19 @@ class HttpProtocolTest {
 
   @Test
   void unsupportedExpectation_417WithReason() throws Exception {
-    RawHttpClient.Response r = once("POST /post HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n"
-        + "Content-Length: 1\r\n\r\nx");
+    RawHttpClient.Response r =
+        once("POST /post HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n" + "Content-Length: 1\r\n\r\nx");
     assertRefused(417, "Expect", r, "Expect: foo");
   }
 
   @Test
   void continueExpectedWithBodyOverBound_413WithReason() throws Exception {
-    RawHttpClient.Response r = once("POST /post HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
-        + "Content-Length: " + (HttpConfig.MAX_BODY_BYTES + 1) + "\r\n\r\n");
+    RawHttpClient.Response r =
+        once(
+            "POST /post HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+                + "Content-Length: "
+                + (HttpConfig.MAX_BODY_BYTES + 1)
+                + "\r\n\r\n");
     assertRefused(413, String.valueOf(HttpConfig.MAX_BODY_BYTES), r, "an oversized 100-continue");
   }
 
@@ -138,28 +156,39 @@ class HttpProtocolTest {
 
   @Test
   void bodyOverBound_413WithReason() throws Exception {
-    RawHttpClient.Response r = once("POST /post HTTP/1.1\r\nHost: x\r\nContent-Length: "
-        + (HttpConfig.MAX_BODY_BYTES + 1) + "\r\n\r\n");
+    RawHttpClient.Response r =
+        once(
+            "POST /post HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                + (HttpConfig.MAX_BODY_BYTES + 1)
+                + "\r\n\r\n");
     assertRefused(413, String.valueOf(HttpConfig.MAX_BODY_BYTES), r, "a body over the bound");
   }
 
   @Test
   void absoluteFormTarget_pathTakenFromTheUri() throws Exception {
-    assertEquals("fast", once("GET http://example.com/fast HTTP/1.1\r\nHost: example.com\r\n\r\n")
-        .body(), "absolute form");
-    assertEquals("fast", once("GET HTTP://example.com:8080/fast?x=1 HTTP/1.1\r\nHost: x\r\n\r\n")
-        .body(), "scheme in capitals, a port and a query");
-    assertEquals("/echo/a", once("GET https://h/echo/a HTTP/1.1\r\nHost: h\r\n\r\n").body(),
-        "https too");
-    assertEquals(404, once("GET http://h HTTP/1.1\r\nHost: h\r\n\r\n").status(),
-        "no path is the path /");
+    assertEquals(
+        "fast",
+        once("GET http://example.com/fast HTTP/1.1\r\nHost: example.com\r\n\r\n").body(),
+        "absolute form");
+    assertEquals(
+        "fast",
+        once("GET HTTP://example.com:8080/fast?x=1 HTTP/1.1\r\nHost: x\r\n\r\n").body(),
+        "scheme in capitals, a port and a query");
+    assertEquals(
+        "/echo/a", once("GET https://h/echo/a HTTP/1.1\r\nHost: h\r\n\r\n").body(), "https too");
+    assertEquals(
+        404, once("GET http://h HTTP/1.1\r\nHost: h\r\n\r\n").status(), "no path is the path /");
   }
 
   @Test
   void rawUtf8InPath_decodedAsUtf8() throws Exception {
-    assertEquals("/echo/订单", once("GET /echo/订单 HTTP/1.1\r\nHost: x\r\n\r\n").body(),
+    assertEquals(
+        "/echo/订单",
+        once("GET /echo/订单 HTTP/1.1\r\nHost: x\r\n\r\n").body(),
         "raw UTF-8 in the path");
-    assertEquals("/echo/订单", once("GET http://x/echo/订单 HTTP/1.1\r\nHost: x\r\n\r\n").body(),
+    assertEquals(
+        "/echo/订单",
+        once("GET http://x/echo/订单 HTTP/1.1\r\nHost: x\r\n\r\n").body(),
         "and in an absolute-form target");
   }
 
@@ -207,18 +236,25 @@ class HttpProtocolTest {
     // In memory, so that every byte is read before the first answer, whatever the socket does.
     BlockingQueue<HttpCall> calls = new LinkedBlockingQueue<>();
     HttpRoutes routes = new HttpRoutes().prefix("/", Set.of("GET", "POST"), calls::add);
-    EmbeddedChannel ch = new EmbeddedChannel(new ChannelInitializer<EmbeddedChannel>() {
-      @Override
-      protected void initChannel(EmbeddedChannel c) {
-        LeafHttpServer.configure(c.pipeline(), HttpConfig.DEFAULTS, routes);
-      }
-    });
+    EmbeddedChannel ch =
+        new EmbeddedChannel(
+            new ChannelInitializer<EmbeddedChannel>() {
+              @Override
+              protected void initChannel(EmbeddedChannel c) {
+                LeafHttpServer.configure(c.pipeline(), HttpConfig.DEFAULTS, routes);
+              }
+            });
     String body = "b".repeat(8000);
     int fit = RequestHandler.MAX_PIPELINED_BYTES / (body.length() + 100);
     StringBuilder requests = new StringBuilder("GET /first HTTP/1.1\r\nHost: x\r\n\r\n");
     for (int i = 0; i < fit + 1; i++) {
-      requests.append("POST /").append(i).append(" HTTP/1.1\r\nHost: x\r\nContent-Length: ")
-          .append(body.length()).append("\r\n\r\n").append(body);
+      requests
+          .append("POST /")
+          .append(i)
+          .append(" HTTP/1.1\r\nHost: x\r\nContent-Length: ")
+          .append(body.length())
+          .append("\r\n\r\n")
+          .append(body);
     }
     ch.writeInbound(Unpooled.copiedBuffer(requests, StandardCharsets.US_ASCII));
     List<String> answered = new ArrayList<>();

@@ -37,12 +37,12 @@ class HttpStatusMappingTest {
 
   @Test
   void answer_failureWithoutMessage_reasonNamesTheKindNeverNull() {
-    HttpStatusMapping.Answer a = HttpStatusMapping.answer(new StoreUnavailableException(null,
-        null));
+    HttpStatusMapping.Answer a =
+        HttpStatusMapping.answer(new StoreUnavailableException(null, null));
     assertEquals(503, a.status().code());
     assertEquals("unavailable (StoreUnavailableException)", a.reason(), "never \"null\"");
-    HttpStatusMapping.Answer bare = HttpStatusMapping.answer(
-        new io.grpc.StatusRuntimeException(io.grpc.Status.UNAVAILABLE));
+    HttpStatusMapping.Answer bare =
+        HttpStatusMapping.answer(new io.grpc.StatusRuntimeException(io.grpc.Status.UNAVAILABLE));
     assertEquals("UNAVAILABLE", bare.reason(), "a status without a description names its code");
   }
 
@@ -83,18 +83,24 @@ class HttpStatusMappingTest {
     NoFormatException e = new NoFormatException("plain");
     assertAnswer(409, e.getMessage(), e);
     assertAnswer(409, e.getMessage(), new CompletionException(e));
-    assertEquals(Status.Code.FAILED_PRECONDITION,
-        io.leaf.server.request.StatusMapping.status(e).getCode(), "gRPC keeps its code");
-    assertAnswer(500, "other", new io.grpc.StatusRuntimeException(
-        Status.FAILED_PRECONDITION.withDescription("other")));
+    assertEquals(
+        Status.Code.FAILED_PRECONDITION,
+        io.leaf.server.request.StatusMapping.status(e).getCode(),
+        "gRPC keeps its code");
+    assertAnswer(
+        500,
+        "other",
+        new io.grpc.StatusRuntimeException(Status.FAILED_PRECONDITION.withDescription("other")));
   }
 
   @Test
   void answer_whoIssuedWithTheLedgerOff_501NotTheServersFault() {
     LedgerOffException e = new LedgerOffException();
     assertAnswer(501, e.getMessage(), e);
-    assertEquals(Status.Code.FAILED_PRECONDITION,
-        io.leaf.server.request.StatusMapping.status(e).getCode(), "gRPC keeps its code");
+    assertEquals(
+        Status.Code.FAILED_PRECONDITION,
+        io.leaf.server.request.StatusMapping.status(e).getCode(),
+        "gRPC keeps its code");
   }
 
   @Test
@@ -105,27 +111,32 @@ class HttpStatusMappingTest {
 
   @Test
   void answer_unexpected_500WithoutDetails() {
-    assertAnswer(500, "internal error: IllegalStateException (details in the server log)",
+    assertAnswer(
+        500,
+        "internal error: IllegalStateException (details in the server log)",
         new IllegalStateException("secret detail"));
   }
 
   @Test
   void answer_completionException_unwrapped() {
-    assertAnswer(404, new TagNotFoundException("t").getMessage(),
+    assertAnswer(
+        404,
+        new TagNotFoundException("t").getMessage(),
         new CompletionException(new TagNotFoundException("t")));
   }
 
   @Test
   void httpStatus_everyGrpcCode_documentedStatus() {
     for (Status.Code code : Status.Code.values()) {
-      int expected = switch (code) {
-        case INVALID_ARGUMENT -> 400;
-        case NOT_FOUND -> 404;
-        case ALREADY_EXISTS, OUT_OF_RANGE -> 409;
-        case RESOURCE_EXHAUSTED -> 429;
-        case UNAVAILABLE, DEADLINE_EXCEEDED -> 503;
-        default -> 500;
-      };
+      int expected =
+          switch (code) {
+            case INVALID_ARGUMENT -> 400;
+            case NOT_FOUND -> 404;
+            case ALREADY_EXISTS, OUT_OF_RANGE -> 409;
+            case RESOURCE_EXHAUSTED -> 429;
+            case UNAVAILABLE, DEADLINE_EXCEEDED -> 503;
+            default -> 500;
+          };
       assertEquals(expected, HttpStatusMapping.httpStatus(code).code(), "HTTP status of " + code);
     }
   }

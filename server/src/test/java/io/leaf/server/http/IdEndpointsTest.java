@@ -1,7 +1,5 @@
 package io.leaf.server.http;
 
-import java.time.Duration;
-import io.leaf.server.testing.Poll;
 import static io.leaf.server.http.HttpPortClient.assertStatus;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,11 +10,13 @@ import io.leaf.server.request.TagNames;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.Ports;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -55,11 +55,15 @@ class IdEndpointsTest {
     HttpResponse<String> first = http.get("/api/segment/get/order");
     assertEquals(200, first.statusCode(), "an existing tag: " + first.body());
     assertEquals("1", first.body(), "the body is the ID and nothing else, as Meituan Leaf's");
-    assertTrue(first.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
+    assertTrue(
+        first.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
         "text/plain");
     assertEquals("2", http.get("/api/segment/get/order").body(), "the next ID");
-    HttpResponse<String> post = http.send(http.request("/api/segment/get/order")
-        .POST(HttpRequest.BodyPublishers.noBody()).build());
+    HttpResponse<String> post =
+        http.send(
+            http.request("/api/segment/get/order")
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build());
     assertEquals("3", post.body(), "POST works too, as with Meituan's @RequestMapping");
   }
 
@@ -100,8 +104,9 @@ class IdEndpointsTest {
     assertStatus(400, "UTF-8", http.get("/api/segment/get/%C3%28"), "invalid UTF-8");
     assertStatus(404, "no such path", http.get("/api/segment/get/"), "no key");
     assertStatus(404, "no such path", http.get("/api/segment/get/a/b"), "two segments");
-    HttpResponse<String> put = http.send(http.request("/api/segment/get/x")
-        .PUT(HttpRequest.BodyPublishers.noBody()).build());
+    HttpResponse<String> put =
+        http.send(
+            http.request("/api/segment/get/x").PUT(HttpRequest.BodyPublishers.noBody()).build());
     assertEquals(405, put.statusCode(), "PUT: " + put.body());
   }
 
@@ -115,13 +120,16 @@ class IdEndpointsTest {
 
   @Test
   void segment_meituanTagsPercentEncoded_served() throws Exception {
-    assumeTrue(TagNames.problem("订单") == null,
+    assumeTrue(
+        TagNames.problem("订单") == null,
         "SKIPPED: the tag rule of this build refuses tags outside [A-Za-z0-9_.:-]");
     start();
     for (String tag : List.of("订单", "a b", "pay/refund")) {
       memory.createTag(tag, 1, 100, null);
-      HttpResponse<String> r = http.get("/api/segment/get/"
-          + URLEncoder.encode(tag, StandardCharsets.UTF_8).replace("+", "%20"));
+      HttpResponse<String> r =
+          http.get(
+              "/api/segment/get/"
+                  + URLEncoder.encode(tag, StandardCharsets.UTF_8).replace("+", "%20"));
       assertEquals(200, r.statusCode(), tag + ": " + r.body());
       assertEquals("1", r.body(), tag + "'s first ID");
     }
@@ -133,15 +141,19 @@ class IdEndpointsTest {
     memory.createTag("guarded", 1, 100, null);
     HttpResponse<String> missing = http.get("/api/segment/get/guarded");
     assertStatus(401, "Authorization: Bearer", missing, "no token");
-    assertEquals("Bearer", missing.headers().firstValue("WWW-Authenticate").orElse(""),
+    assertEquals(
+        "Bearer",
+        missing.headers().firstValue("WWW-Authenticate").orElse(""),
         "401 says which scheme");
     HttpResponse<String> wrong = http.get("/api/segment/get/guarded", "Bearer nope");
     assertStatus(403, "does not grant", wrong, "a wrong token");
     assertFalse(wrong.body().contains("secret"), "no token in the answer");
-    assertEquals("1", http.get("/api/segment/get/guarded", "Bearer client-secret").body(),
+    assertEquals(
+        "1",
+        http.get("/api/segment/get/guarded", "Bearer client-secret").body(),
         "the client token");
-    assertEquals("2", http.get("/api/segment/get/guarded", "Bearer admin-secret").body(),
-        "the admin token");
+    assertEquals(
+        "2", http.get("/api/segment/get/guarded", "Bearer admin-secret").body(), "the admin token");
     assertStatus(401, "Authorization", http.get("/api/snowflake/get/x"), "snowflake needs it too");
   }
 
@@ -149,7 +161,8 @@ class IdEndpointsTest {
   void segment_adminTokenOnly_idCallsOpen() throws Exception {
     start("--admin-token", "admin-secret");
     memory.createTag("open", 1, 100, null);
-    assertEquals("1", http.get("/api/segment/get/open").body(), "no client token: ID calls are open");
+    assertEquals(
+        "1", http.get("/api/segment/get/open").body(), "no client token: ID calls are open");
   }
 
   @Test
@@ -157,10 +170,11 @@ class IdEndpointsTest {
     start("--max-waiting", "1");
     memory.createTag("t", 1, 100, null);
     store.blockLoads();
-    CompletableFuture<HttpResponse<String>> waiting = http.sendAsync(
-        http.request("/api/segment/get/t").build());
+    CompletableFuture<HttpResponse<String>> waiting =
+        http.sendAsync(http.request("/api/segment/get/t").build());
     Poll.until(() -> leaf.allocator.waitingCalls() >= 1, Duration.ofSeconds(20));
-    assertStatus(429, "--max-waiting", http.get("/api/segment/get/t"), "one call over --max-waiting");
+    assertStatus(
+        429, "--max-waiting", http.get("/api/segment/get/t"), "one call over --max-waiting");
     store.release();
     assertEquals("1", waiting.get(30, TimeUnit.SECONDS).body(), "the waiting call is answered");
   }
@@ -188,8 +202,11 @@ class IdEndpointsTest {
       raw.send("GET /api/segment/get/t HTTP/1.1\r\nHost: x\r\n\r\n");
       assertTrue(awaitWaitingCalls(1), "the call waits for the load");
     }
-    assertTrue(awaitWaitingCalls(0), "the client hung up: its wait slot is freed, "
-        + leaf.allocator.waitingCalls() + " still waiting");
+    assertTrue(
+        awaitWaitingCalls(0),
+        "the client hung up: its wait slot is freed, "
+            + leaf.allocator.waitingCalls()
+            + " still waiting");
   }
 
   @Test
@@ -211,7 +228,9 @@ class IdEndpointsTest {
         assertEquals(String.valueOf(i), r.body(), "in order");
       }
       RawHttpClient.Response refused = raw.read();
-      assertEquals(429, refused == null ? -1 : refused.status(),
+      assertEquals(
+          429,
+          refused == null ? -1 : refused.status(),
           "the one over the bound is refused with a status: " + refused);
       assertTrue(raw.closedByServer(), "then closed");
     }
@@ -219,7 +238,8 @@ class IdEndpointsTest {
 
   @Test
   void segment_rawUtf8Tag_servedOr404NamingIt() throws Exception {
-    assumeTrue(TagNames.problem("订单") == null,
+    assumeTrue(
+        TagNames.problem("订单") == null,
         "SKIPPED: the tag rule of this build refuses tags outside [A-Za-z0-9_.:-]");
     start();
     memory.createTag("订单", 1, 100, null);
@@ -231,9 +251,45 @@ class IdEndpointsTest {
       r = raw.read();
       assertEquals(404, r.status(), "an unknown one: " + r);
       assertTrue(r.body().contains("订单x"), "named as sent: " + r);
-      raw.send(new byte[] {'G', 'E', 'T', ' ', '/', 'a', 'p', 'i', '/', 's', 'e', 'g', 'm', 'e',
-          'n', 't', '/', 'g', 'e', 't', '/', (byte) 0xE8, (byte) 0xAE, ' ', 'H', 'T', 'T', 'P', '/',
-          '1', '.', '1', '\r', '\n', '\r', '\n'});
+      raw.send(
+          new byte[] {
+            'G',
+            'E',
+            'T',
+            ' ',
+            '/',
+            'a',
+            'p',
+            'i',
+            '/',
+            's',
+            'e',
+            'g',
+            'm',
+            'e',
+            'n',
+            't',
+            '/',
+            'g',
+            'e',
+            't',
+            '/',
+            (byte) 0xE8,
+            (byte) 0xAE,
+            ' ',
+            'H',
+            'T',
+            'T',
+            'P',
+            '/',
+            '1',
+            '.',
+            '1',
+            '\r',
+            '\n',
+            '\r',
+            '\n'
+          });
       r = raw.read();
       assertEquals(400, r.status(), "a truncated UTF-8 sequence: " + r);
       assertTrue(r.body().contains("UTF-8"), "says so: " + r);
@@ -244,13 +300,17 @@ class IdEndpointsTest {
   void snowflake_idsAsTheWholeBody_increasing() throws Exception {
     start("--worker-lease-ttl", "1s"); // a claim is held back for the TTL plus 1 s
     // The worker lease is claimed in the background at start: 503 until then.
-    HttpResponse<String> first = Poll.retry(() -> {
-      HttpResponse<String> got = http.get("/api/snowflake/get/anything");
-      if (got.statusCode() == 503) {
-        throw new IllegalStateException("still 503: " + got.body());
-      }
-      return got;
-    }, e -> e instanceof IllegalStateException, Duration.ofSeconds(20));
+    HttpResponse<String> first =
+        Poll.retry(
+            () -> {
+              HttpResponse<String> got = http.get("/api/snowflake/get/anything");
+              if (got.statusCode() == 503) {
+                throw new IllegalStateException("still 503: " + got.body());
+              }
+              return got;
+            },
+            e -> e instanceof IllegalStateException,
+            Duration.ofSeconds(20));
     assertEquals(200, first.statusCode(), first.body());
     long a = Long.parseLong(first.body());
     long b = Long.parseLong(http.get("/api/snowflake/get/other").body());

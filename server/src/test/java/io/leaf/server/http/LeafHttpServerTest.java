@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 class LeafHttpServerTest {
 
   private static final String HALF_REQUEST = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+
   /** An answer of 1 MiB: the most pipelined ones hold far more than any socket buffer does. */
   private static final byte[] LARGE = new byte[1 << 20];
 
@@ -37,16 +38,27 @@ class LeafHttpServerTest {
   private LeafHttpServer server;
 
   private LeafHttpServer start(HttpConfig config) {
-    HttpRoutes routes = new HttpRoutes()
-        .get("/metrics", call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "scraped"))
-        .get("/fast", call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "fast"))
-        .get("/large", call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, LARGE))
-        // Answered from another thread, later: as an ID that waited for a segment is.
-        .get("/slow", call -> later.schedule(
-            () -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "slow"), 200,
-            TimeUnit.MILLISECONDS));
-    server = LeafHttpServer.start("test", new InetSocketAddress(InetAddress.getLoopbackAddress(),
-        0), config, routes, ServerThreads::http, refusals::add);
+    HttpRoutes routes =
+        new HttpRoutes()
+            .get("/metrics", call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "scraped"))
+            .get("/fast", call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "fast"))
+            .get("/large", call -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, LARGE))
+            // Answered from another thread, later: as an ID that waited for a segment is.
+            .get(
+                "/slow",
+                call ->
+                    later.schedule(
+                        () -> call.respond(HttpResponseStatus.OK, HttpCall.TEXT, "slow"),
+                        200,
+                        TimeUnit.MILLISECONDS));
+    server =
+        LeafHttpServer.start(
+            "test",
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            config,
+            routes,
+            ServerThreads::http,
+            refusals::add);
     return server;
   }
 
@@ -68,10 +80,15 @@ class LeafHttpServerTest {
   }
 
   private HttpResponse<String> get(String path) throws Exception {
-    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(20)).build().send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
-            .timeout(Duration.ofSeconds(20)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(20))
+        .build()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                .timeout(Duration.ofSeconds(20))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 
   @Test
@@ -141,8 +158,9 @@ class LeafHttpServerTest {
     RawHttpClient.Response refused = third.read();
     assertNotNull(refused, "the refused connection is answered");
     assertEquals(429, refused.status(), "one connection over the limit: " + refused);
-    assertTrue(refused.body().contains("limit 2") && refused.body().contains(
-        "--http-max-connections"), "names the limit and its flag: " + refused);
+    assertTrue(
+        refused.body().contains("limit 2") && refused.body().contains("--http-max-connections"),
+        "names the limit and its flag: " + refused);
     assertTrue(third.closedByServer(), "and closed");
     assertEquals(List.of("--http-max-connections"), refusals, "the refusal is counted once");
 
@@ -152,27 +170,28 @@ class LeafHttpServerTest {
   }
 
   @Test
-  void clientsPipelineAndNeverRead_slotsFreedAfterIdleTimeout_newClientServed()
-      throws Exception {
+  void clientsPipelineAndNeverRead_slotsFreedAfterIdleTimeout_newClientServed() throws Exception {
     start(new HttpConfig(0, 2, Duration.ofSeconds(10), Duration.ofSeconds(1)));
     // As many requests as a connection takes (one answered, the rest queued): 17 MiB of answers
     // against a receive buffer of a few KiB that is never read.
-    String requests = "GET /large HTTP/1.1\r\nHost: x\r\n\r\n"
-        .repeat(RequestHandler.MAX_PIPELINED + 1);
+    String requests =
+        "GET /large HTTP/1.1\r\nHost: x\r\n\r\n".repeat(RequestHandler.MAX_PIPELINED + 1);
     for (int i = 0; i < 2; i++) {
       RawHttpClient stalled = new RawHttpClient(server.port(), 20_000, 1024);
       open.add(stalled);
       stalled.send(requests);
     }
-    assertTrue(Poll.until(() -> server.openConnections() == 2, Duration.ofSeconds(20)),
+    assertTrue(
+        Poll.until(() -> server.openConnections() == 2, Duration.ofSeconds(20)),
         "both clients hold a slot");
 
-    assertTrue(Poll.until(() -> server.openConnections() == 0, Duration.ofSeconds(20)),
+    assertTrue(
+        Poll.until(() -> server.openConnections() == 0, Duration.ofSeconds(20)),
         "an answer not written within --http-idle-timeout closes its connection; open: "
             + server.openConnections());
     HttpResponse<String> served = get("/fast");
-    assertEquals(200, served.statusCode(), "a new client is served in a freed slot: "
-        + served.body());
+    assertEquals(
+        200, served.statusCode(), "a new client is served in a freed slot: " + served.body());
     assertEquals(List.of(), refusals, "no connection was refused");
   }
 
@@ -193,17 +212,23 @@ class LeafHttpServerTest {
   void badRequests_answeredWithTheirStatus() throws Exception {
     start(HttpConfig.DEFAULTS);
     assertEquals(404, get("/nothing").statusCode(), "unknown path");
-    HttpResponse<String> post = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .build().send(HttpRequest.newBuilder(
-        URI.create("http://127.0.0.1:" + server.port() + "/metrics"))
-        .POST(HttpRequest.BodyPublishers.ofString("x")).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> post =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .build()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/metrics"))
+                    .POST(HttpRequest.BodyPublishers.ofString("x"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     assertEquals(405, post.statusCode(), "POST /metrics");
     assertEquals("GET", post.headers().firstValue("Allow").orElse(""), "Allow names GET");
 
     RawHttpClient big = raw();
-    big.send("GET /fast HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(HttpConfig.MAX_HEADER_BYTES)
-        + "\r\n\r\n");
+    big.send(
+        "GET /fast HTTP/1.1\r\nHost: x\r\nX-Big: "
+            + "a".repeat(HttpConfig.MAX_HEADER_BYTES)
+            + "\r\n\r\n");
     assertEquals(431, big.read().status(), "headers over the bound");
 
     RawHttpClient longLine = raw();
@@ -211,8 +236,10 @@ class LeafHttpServerTest {
     assertEquals(414, longLine.read().status(), "request line over the bound");
 
     RawHttpClient body = raw();
-    body.send("POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: "
-        + (HttpConfig.MAX_BODY_BYTES + 1) + "\r\n\r\n");
+    body.send(
+        "POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: "
+            + (HttpConfig.MAX_BODY_BYTES + 1)
+            + "\r\n\r\n");
     assertEquals(413, body.read().status(), "a body over the bound");
 
     RawHttpClient garbage = raw();

@@ -21,8 +21,11 @@ class LedgerEndpointTest {
 
   private final MemorySegmentStore memory =
       new MemorySegmentStore(InstantSource.system(), LedgerSettings.on("host:1/2-abcdef"));
-  private final HttpClient client = HttpClient.newBuilder()
-      .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(20)).build();
+  private final HttpClient client =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(20))
+          .build();
   private InProcessLeaf leaf;
   private int port;
 
@@ -43,8 +46,9 @@ class LedgerEndpointTest {
   }
 
   private HttpResponse<String> get(String path, String... headers) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-        .timeout(Duration.ofSeconds(30));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(30));
     if (headers.length > 0) {
       b.headers(headers);
     }
@@ -59,8 +63,12 @@ class LedgerEndpointTest {
 
     HttpResponse<String> r = get("/api/ledger/order/" + id);
     assertEquals(200, r.statusCode(), r.body());
-    assertTrue(r.body().matches("\\{\"start\":1,\"end\":101,\"server\":\"host:1/2-abcdef\","
-        + "\"time_ms\":\\d+,\"kind\":\"segment\"}"), r.body());
+    assertTrue(
+        r.body()
+            .matches(
+                "\\{\"start\":1,\"end\":101,\"server\":\"host:1/2-abcdef\","
+                    + "\"time_ms\":\\d+,\"kind\":\"segment\"}"),
+        r.body());
   }
 
   @Test

@@ -10,11 +10,11 @@ import io.leaf.server.formats.MemoryFormatStore;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.server.testing.Ports;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdFormat;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.Reset;
-import io.leaf.server.testing.Ports;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -42,61 +42,88 @@ class MonitorFormattedTagsTest {
   }
 
   private static MonitorData.TagRow row(String tag, MonitorData.PeriodOf periodOf) {
-    return new MonitorData.TagRow(tag, new MonitorData.Segment(1, 101, 4), null, 100, 0, 1, 0,
-        periodOf);
+    return new MonitorData.TagRow(
+        tag, new MonitorData.Segment(1, 101, 4), null, 100, 0, 1, 0, periodOf);
   }
 
-  private static MonitorData.Snapshot snapshot(List<MonitorData.TagRow> tags,
-      List<MonitorData.FormattedRow> formatted) {
+  private static MonitorData.Snapshot snapshot(
+      List<MonitorData.TagRow> tags, List<MonitorData.FormattedRow> formatted) {
     return new MonitorData.Snapshot(true, tags.size(), tags, formatted, List.of(), List.of(), 1);
   }
 
   @Test
   void html_formattedTagAndItsRows_shownAndMarked() {
-    String html = MonitorPage.html(snapshot(List.of(
-        row("order#20261125", new MonitorData.PeriodOf("order", "20261125", false)),
-        row("order#20261126", new MonitorData.PeriodOf("order", "20261126", true)),
-        row("plain", null),
-        row("seq#all", new MonitorData.PeriodOf("seq", "all", true))), List.of(
-        new MonitorData.FormattedRow("order", "ORD-{yyyyMMdd}-{seq:6}", "20261126",
-            "order#20261126", 999_996),
-        new MonitorData.FormattedRow("seq", "S{seq:4}", "", "seq#all", -1))));
-    assertTrue(html.contains("<tr><td class=\"tag\">order</td><td class=\"tag\">"
-        + "ORD-{yyyyMMdd}-{seq:6}</td><td>20261126</td><td>999996</td>"
-        + "<td class=\"tag\">order#20261126</td></tr>"), "pattern, period, numbers left: " + html);
-    assertTrue(html.contains("<td>never resets</td><td>–</td>"),
+    String html =
+        MonitorPage.html(
+            snapshot(
+                List.of(
+                    row("order#20261125", new MonitorData.PeriodOf("order", "20261125", false)),
+                    row("order#20261126", new MonitorData.PeriodOf("order", "20261126", true)),
+                    row("plain", null),
+                    row("seq#all", new MonitorData.PeriodOf("seq", "all", true))),
+                List.of(
+                    new MonitorData.FormattedRow(
+                        "order", "ORD-{yyyyMMdd}-{seq:6}", "20261126", "order#20261126", 999_996),
+                    new MonitorData.FormattedRow("seq", "S{seq:4}", "", "seq#all", -1))));
+    assertTrue(
+        html.contains(
+            "<tr><td class=\"tag\">order</td><td class=\"tag\">"
+                + "ORD-{yyyyMMdd}-{seq:6}</td><td>20261126</td><td>999996</td>"
+                + "<td class=\"tag\">order#20261126</td></tr>"),
+        "pattern, period, numbers left: " + html);
+    assertTrue(
+        html.contains("<td>never resets</td><td>–</td>"),
         "a format that never resets, numbers left unknown");
     assertTrue(html.contains("<td>order, period 20261126</td></tr>"), "the current row marked");
-    assertTrue(html.contains("<td>order, period 20261125 (earlier)</td></tr>"),
+    assertTrue(
+        html.contains("<td>order, period 20261125 (earlier)</td></tr>"),
         "an earlier period's row marked");
     assertTrue(html.contains("<td>seq, never resets</td></tr>"), "the row of a never-reset format");
-    assertTrue(Pattern.compile("<td class=\"tag\">plain</td>.*<td>–</td></tr>").matcher(html)
-        .find(), "a plain tag is no period row");
+    assertTrue(
+        Pattern.compile("<td class=\"tag\">plain</td>.*<td>–</td></tr>").matcher(html).find(),
+        "a plain tag is no period row");
   }
 
   @Test
   void html_patternHoldingMarkupOrAPlaceholder_staysText() {
-    String html = MonitorPage.html(snapshot(List.of(row("t", null)), List.of(
-        new MonitorData.FormattedRow("x", "<b>{{tags}}</b>{seq:4}", "", "x#all", 5))));
+    String html =
+        MonitorPage.html(
+            snapshot(
+                List.of(row("t", null)),
+                List.of(
+                    new MonitorData.FormattedRow("x", "<b>{{tags}}</b>{seq:4}", "", "x#all", 5))));
     assertTrue(html.contains("&lt;b&gt;{{tags}}&lt;/b&gt;{seq:4}"), "shown as written");
-    assertEquals(1, html.split("<td class=\"tag\">t</td>", -1).length - 1,
+    assertEquals(
+        1,
+        html.split("<td class=\"tag\">t</td>", -1).length - 1,
         "the tags table is not pasted into the pattern");
-    assertFalse(Pattern.compile("<[^>]*\\s(style|on[a-z]+)=").matcher(html).find(),
+    assertFalse(
+        Pattern.compile("<[^>]*\\s(style|on[a-z]+)=").matcher(html).find(),
         "no inline style or handler, which the CSP would block");
   }
 
   @Test
   void json_formattedTagsAndPeriodRows() {
-    String json = MonitorJson.of(snapshot(List.of(
-        row("order#20261126", new MonitorData.PeriodOf("order", "20261126", true)),
-        row("plain", null)), List.of(new MonitorData.FormattedRow("order", "<O>{seq:6}",
-        "20261126", "order#20261126", 42))));
-    assertTrue(json.contains("\"periodOf\":{\"tag\":\"order\",\"key\":\"20261126\","
-        + "\"current\":true}"), json);
+    String json =
+        MonitorJson.of(
+            snapshot(
+                List.of(
+                    row("order#20261126", new MonitorData.PeriodOf("order", "20261126", true)),
+                    row("plain", null)),
+                List.of(
+                    new MonitorData.FormattedRow(
+                        "order", "<O>{seq:6}", "20261126", "order#20261126", 42))));
+    assertTrue(
+        json.contains(
+            "\"periodOf\":{\"tag\":\"order\",\"key\":\"20261126\"," + "\"current\":true}"),
+        json);
     assertTrue(json.contains("\"tag\":\"plain\"") && json.contains("\"periodOf\":null"), json);
-    assertTrue(json.contains("\"formatted\":[{\"tag\":\"order\",\"pattern\":"
-        + "\"\\u003cO\\u003e{seq:6}\",\"period\":\"20261126\",\"row\":\"order#20261126\","
-        + "\"numbersLeft\":42}]"), json);
+    assertTrue(
+        json.contains(
+            "\"formatted\":[{\"tag\":\"order\",\"pattern\":"
+                + "\"\\u003cO\\u003e{seq:6}\",\"period\":\"20261126\",\"row\":\"order#20261126\","
+                + "\"numbersLeft\":42}]"),
+        json);
   }
 
   @Test
@@ -104,12 +131,23 @@ class MonitorFormattedTagsTest {
     int port = Ports.free();
     FakeWallClock wall = new FakeWallClock(Instant.parse("2026-11-26T10:00:00Z").toEpochMilli());
     MemorySegmentStore store = new MemorySegmentStore();
-    leaf = new InProcessLeaf(store, Ticker.systemTicker(),
-        EngineConfig.DEFAULTS, s -> s.formats(new MemoryFormatStore()).wallClock(wall),
-        "--http-port", String.valueOf(port));
-    leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("order")
-        .setFormat(IdFormat.newBuilder().setPattern("ORD-{yyyyMMdd}-{seq:6}")
-            .setReset(Reset.DAILY).setTimeZone("UTC")).build());
+    leaf =
+        new InProcessLeaf(
+            store,
+            Ticker.systemTicker(),
+            EngineConfig.DEFAULTS,
+            s -> s.formats(new MemoryFormatStore()).wallClock(wall),
+            "--http-port",
+            String.valueOf(port));
+    leaf.blocking.createTag(
+        CreateTagRequest.newBuilder()
+            .setBizTag("order")
+            .setFormat(
+                IdFormat.newBuilder()
+                    .setPattern("ORD-{yyyyMMdd}-{seq:6}")
+                    .setReset(Reset.DAILY)
+                    .setTimeZone("UTC"))
+            .build());
     for (int i = 0; i < 3; i++) {
       leaf.blocking.nextFormattedId(NextIdRequest.newBuilder().setBizTag("order").build());
     }
@@ -117,11 +155,14 @@ class MonitorFormattedTagsTest {
     store.createTag("order#notes", 1, 100, null);
     leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("order#notes").build());
     String page = get(port, "/");
-    assertTrue(Pattern.compile("<td class=\"tag\">order#notes</td>.*<td>–</td></tr>")
-        .matcher(page).find(), "no period row: " + page);
-    assertTrue(page.contains("<td class=\"tag\">order</td><td class=\"tag\">"
-        + "ORD-{yyyyMMdd}-{seq:6}</td><td>20261126</td><td>999996</td>"
-        + "<td class=\"tag\">order#20261126</td>"),
+    assertTrue(
+        Pattern.compile("<td class=\"tag\">order#notes</td>.*<td>–</td></tr>").matcher(page).find(),
+        "no period row: " + page);
+    assertTrue(
+        page.contains(
+            "<td class=\"tag\">order</td><td class=\"tag\">"
+                + "ORD-{yyyyMMdd}-{seq:6}</td><td>20261126</td><td>999996</td>"
+                + "<td class=\"tag\">order#20261126</td>"),
         "the pattern, the period and 10^6 - 4 numbers left after three: " + page);
     assertTrue(page.contains("<td>order, period 20261126</td>"), "the period row marked");
     String json = get(port, MonitorPage.JSON_PATH);
@@ -131,17 +172,28 @@ class MonitorFormattedTagsTest {
     wall.advance(Duration.ofDays(1));
     leaf.blocking.nextFormattedId(NextIdRequest.newBuilder().setBizTag("order").build());
     page = get(port, "/");
-    assertTrue(page.contains("<td>20261127</td><td>999998</td>"), "the new period, one number taken: " + page);
-    assertTrue(page.contains("<td>order, period 20261126 (earlier)</td>"),
+    assertTrue(
+        page.contains("<td>20261127</td><td>999998</td>"),
+        "the new period, one number taken: " + page);
+    assertTrue(
+        page.contains("<td>order, period 20261126 (earlier)</td>"),
         "yesterday's row, still held, marked as earlier: " + page);
-    assertEquals(1, page.split("<td class=\"tag\">order</td>", -1).length - 1,
+    assertEquals(
+        1,
+        page.split("<td class=\"tag\">order</td>", -1).length - 1,
         "one formatted tag, however many of its rows are held");
   }
 
   private static String get(int port, String path) throws Exception {
-    HttpResponse<String> r = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
-        .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-            .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .build()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(30))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode(), path + ": " + r.body());
     return r.body();
   }

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.InProcessLeaf;
-import io.leaf.v1.NextIdRequest;
 import io.leaf.server.testing.Ports;
+import io.leaf.v1.NextIdRequest;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -38,21 +38,29 @@ class MonitorPageTest {
   }
 
   private static MonitorData.Snapshot snapshotWith(String tag) {
-    return new MonitorData.Snapshot(false, 1, List.of(new MonitorData.TagRow(tag,
-        new MonitorData.Segment(1, 201, 51), null, 200, 12.5, 3.25, 0.5, null)), List.of(),
+    return new MonitorData.Snapshot(
+        false,
+        1,
+        List.of(
+            new MonitorData.TagRow(
+                tag, new MonitorData.Segment(1, 201, 51), null, 200, 12.5, 3.25, 0.5, null)),
+        List.of(),
         List.of(new MonitorData.LimitRow("--max-waiting", 10000, 3L, 7)),
-        List.of(Map.entry("lease", EVIL)), 10);
+        List.of(Map.entry("lease", EVIL)),
+        10);
   }
 
   @Test
   void html_tagAndLeaseWithMarkup_escapedAndInert() {
     String html = MonitorPage.html(snapshotWith(EVIL));
     assertFalse(html.contains("<script>alert(1)"), "no markup from data reaches the page");
-    assertTrue(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;"),
+    assertTrue(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;"),
         "the tag is shown as text");
     assertTrue(html.contains("51 in [1, 201) · 25.0% used"), "the segment and how full");
     assertTrue(html.contains(">down<"), "the database state");
-    assertTrue(html.contains("<td>--max-waiting</td><td>10000</td><td>3</td><td>7</td>"),
+    assertTrue(
+        html.contains("<td>--max-waiting</td><td>10000</td><td>3</td><td>7</td>"),
         "a limit, its use and its refusals");
   }
 
@@ -82,12 +90,15 @@ class MonitorPageTest {
     assertTrue(csp.contains("default-src 'none'"), csp);
     String script = between(html, "<script>", "</script>");
     String style = between(html, "<style>", "</style>");
-    assertTrue(csp.contains("script-src 'sha256-" + sha256(script) + "'"),
+    assertTrue(
+        csp.contains("script-src 'sha256-" + sha256(script) + "'"),
         "the page's script, by its hash: " + csp);
-    assertTrue(csp.contains("style-src 'sha256-" + sha256(style) + "'"),
+    assertTrue(
+        csp.contains("style-src 'sha256-" + sha256(style) + "'"),
         "the page's style, by its hash: " + csp);
     assertEquals(1, html.split("<script", -1).length - 1, "one script element");
-    assertFalse(Pattern.compile("<[^>]*\\s(style|on[a-z]+)=").matcher(html).find(),
+    assertFalse(
+        Pattern.compile("<[^>]*\\s(style|on[a-z]+)=").matcher(html).find(),
         "no inline style or handler attribute, which a hash cannot allow");
   }
 
@@ -97,18 +108,23 @@ class MonitorPageTest {
   }
 
   private static String sha256(String text) throws Exception {
-    return Base64.getEncoder().encodeToString(
-        MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    return Base64.getEncoder()
+        .encodeToString(
+            MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
   }
 
   @Test
   void json_tagWithMarkup_escapedForScriptAndJson() {
     String json = MonitorJson.of(snapshotWith(EVIL));
     assertFalse(json.contains("<"), "no raw < in the JSON: " + json);
-    assertTrue(json.contains("\"tag\":\"\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\\\"'"
-        + "\\u0026\""), "escaped tag: " + json);
-    assertTrue(json.contains("\"current\":{\"start\":1,\"end\":201,\"cursor\":51,"
-        + "\"usedPercent\":25.00}"), json);
+    assertTrue(
+        json.contains(
+            "\"tag\":\"\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\\\"'" + "\\u0026\""),
+        "escaped tag: " + json);
+    assertTrue(
+        json.contains(
+            "\"current\":{\"start\":1,\"end\":201,\"cursor\":51," + "\"usedPercent\":25.00}"),
+        json);
     assertTrue(json.contains("\"databaseUp\":false"), json);
   }
 
@@ -122,26 +138,44 @@ class MonitorPageTest {
       leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("shown").build());
     }
     HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    HttpResponse<String> page = client.send(HttpRequest.newBuilder(
-        URI.create("http://127.0.0.1:" + port + "/")).timeout(Duration.ofSeconds(30)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> page =
+        client.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+                .timeout(Duration.ofSeconds(30))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertEquals(200, page.statusCode(), page.body());
-    assertTrue(page.headers().firstValue("Content-Type").orElse("").startsWith("text/html"),
-        "HTML");
-    assertTrue(page.headers().firstValue("Content-Security-Policy").orElse("")
-        .contains("default-src 'none'"), "a strict CSP");
+    assertTrue(
+        page.headers().firstValue("Content-Type").orElse("").startsWith("text/html"), "HTML");
+    assertTrue(
+        page.headers()
+            .firstValue("Content-Security-Policy")
+            .orElse("")
+            .contains("default-src 'none'"),
+        "a strict CSP");
     assertTrue(page.body().contains("<td class=\"tag\">shown</td>"), "the served tag");
     assertTrue(page.body().contains("6 in [1, 101)"), "the cursor after five IDs: " + page.body());
-    HttpResponse<String> json = client.send(HttpRequest.newBuilder(
-        URI.create("http://127.0.0.1:" + port + MonitorPage.JSON_PATH))
-        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> json =
+        client.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + MonitorPage.JSON_PATH))
+                .timeout(Duration.ofSeconds(30))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertEquals(200, json.statusCode(), json.body());
-    assertTrue(json.body().contains("\"tag\":\"shown\",\"current\":{\"start\":1,\"end\":101,"
-        + "\"cursor\":6"), json.body());
-    assertTrue(json.body().contains("\"flag\":\"--max-waiting\",\"limit\":10000,\"inUse\":0"),
+    assertTrue(
+        json.body()
+            .contains("\"tag\":\"shown\",\"current\":{\"start\":1,\"end\":101," + "\"cursor\":6"),
         json.body());
-    assertTrue(json.body().contains("\"flag\":\"--max-stream-memory\",\"limit\":"
-        + leaf.server.service().streamMemoryBytes() + ",\"inUse\":0"), json.body());
+    assertTrue(
+        json.body().contains("\"flag\":\"--max-waiting\",\"limit\":10000,\"inUse\":0"),
+        json.body());
+    assertTrue(
+        json.body()
+            .contains(
+                "\"flag\":\"--max-stream-memory\",\"limit\":"
+                    + leaf.server.service().streamMemoryBytes()
+                    + ",\"inUse\":0"),
+        json.body());
   }
 
   private int startLeaf(MemorySegmentStore store, String... flags) throws Exception {
@@ -154,12 +188,15 @@ class MonitorPageTest {
 
   private static HttpResponse<String> get(int port, String path, String authorization)
       throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(
-        URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30));
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(30));
     if (authorization != null) {
       request.header("Authorization", authorization);
     }
-    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .build()
         .send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
@@ -173,12 +210,14 @@ class MonitorPageTest {
       HttpResponse<String> anyone = get(port, path, null);
       assertEquals(401, anyone.statusCode(), path + " without a token: " + anyone.body());
       assertFalse(anyone.body().contains("secret-tag"), "no tag name: " + anyone.body());
-      assertTrue(anyone.body().contains("--monitor-public"), "says how to open it: "
-          + anyone.body());
+      assertTrue(
+          anyone.body().contains("--monitor-public"), "says how to open it: " + anyone.body());
       assertEquals(403, get(port, path, "Bearer wrong").statusCode(), path + ", a wrong token");
-      assertTrue(get(port, path, "Bearer client-secret").body().contains("secret-tag"),
+      assertTrue(
+          get(port, path, "Bearer client-secret").body().contains("secret-tag"),
           path + " with the client token");
-      assertTrue(get(port, path, "Bearer admin-secret").body().contains("secret-tag"),
+      assertTrue(
+          get(port, path, "Bearer admin-secret").body().contains("secret-tag"),
           path + " with the admin token");
     }
   }
@@ -187,10 +226,18 @@ class MonitorPageTest {
   void monitor_clientTokenSetButMonitorPublic_open() throws Exception {
     MemorySegmentStore store = new MemorySegmentStore();
     store.createTag("public-tag", 1, 100, null);
-    int port = startLeaf(store, "--admin-token", "admin-secret", "--client-token", "client-secret",
-        "--monitor-public", "true");
+    int port =
+        startLeaf(
+            store,
+            "--admin-token",
+            "admin-secret",
+            "--client-token",
+            "client-secret",
+            "--monitor-public",
+            "true");
     leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("public-tag").build());
-    assertTrue(get(port, MonitorPage.JSON_PATH, null).body().contains("public-tag"),
+    assertTrue(
+        get(port, MonitorPage.JSON_PATH, null).body().contains("public-tag"),
         "--monitor-public: the JSON is open");
     assertEquals(200, get(port, "/", null).statusCode(), "and the page");
   }

@@ -3,8 +3,8 @@ package io.leaf.server.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leaf.server.testing.ServerProcess;
 import io.leaf.server.testing.Ports;
+import io.leaf.server.testing.ServerProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,16 +32,18 @@ class MonitoringFilesTest {
   static final Path RULES = Path.of("..", "k8s", "monitoring", "leaf-alerts.rules.yml");
 
   /**
-   * Names the files use that no server of this build exports yet (none today). Each is left out
-   * of the check; once the server exports one, this test fails until it is removed from here (so
-   * it is checked from then on).
+   * Names the files use that no server of this build exports yet (none today). Each is left out of
+   * the check; once the server exports one, this test fails until it is removed from here (so it is
+   * checked from then on).
    */
   static final Set<String> NOT_YET_EXPORTED = Set.of();
 
   private static final Pattern METRIC =
       Pattern.compile("\\b(?:leaf|grpc|hikaricp|jvm|process|system)_[A-Za-z0-9_]+");
-  private static final Pattern DASHBOARD_EXPR = Pattern.compile("\"expr\":\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
-  private static final Pattern RULE_EXPR = Pattern.compile("^\\s*expr:\\s*(.+)$", Pattern.MULTILINE);
+  private static final Pattern DASHBOARD_EXPR =
+      Pattern.compile("\"expr\":\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
+  private static final Pattern RULE_EXPR =
+      Pattern.compile("^\\s*expr:\\s*(.+)$", Pattern.MULTILINE);
 
   @Test
   void dashboardAndRules_everyMetricName_inAFreshServersScrape(@TempDir Path data)
@@ -55,15 +57,18 @@ class MonitoringFilesTest {
     Set<String> missing = new TreeSet<>();
     for (String name : used) {
       if (NOT_YET_EXPORTED.contains(name)) {
-        assertTrue(!exported.contains(name), name + " is exported now: remove it from"
-            + " NOT_YET_EXPORTED so that it is checked");
+        assertTrue(
+            !exported.contains(name),
+            name + " is exported now: remove it from" + " NOT_YET_EXPORTED so that it is checked");
         System.out.println("SKIPPED metric name check of " + name + " (not exported yet)");
       } else if (!exported.contains(name)) {
         missing.add(name);
       }
     }
-    assertEquals(Set.of(), missing, "names the dashboard or the rules use that a fresh server"
-        + " does not export");
+    assertEquals(
+        Set.of(),
+        missing,
+        "names the dashboard or the rules use that a fresh server" + " does not export");
   }
 
   private static Set<String> names(String text, Pattern expr) {
@@ -91,18 +96,28 @@ class MonitoringFilesTest {
   private static String scrapeFreshServer(Path data) throws Exception {
     int grpc = Ports.free();
     int metrics = Ports.free();
-    try (ServerProcess server = ServerProcess.start("--port", String.valueOf(grpc),
-        "--metrics-port", String.valueOf(metrics),
-        "--db-url", "jdbc:h2:file:" + data.resolve("leaf") + ";MODE=MySQL")) {
-      assertTrue(server.awaitLine("Leaf listening", 120, TimeUnit.SECONDS),
+    try (ServerProcess server =
+        ServerProcess.start(
+            "--port",
+            String.valueOf(grpc),
+            "--metrics-port",
+            String.valueOf(metrics),
+            "--db-url",
+            "jdbc:h2:file:" + data.resolve("leaf") + ";MODE=MySQL")) {
+      assertTrue(
+          server.awaitLine("Leaf listening", 120, TimeUnit.SECONDS),
           "the server starts:\n" + server.output());
-      HttpResponse<String> r = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-          .build().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metrics
-              + "/metrics")).timeout(Duration.ofSeconds(30)).build(),
-              HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          HttpClient.newBuilder()
+              .version(HttpClient.Version.HTTP_1_1)
+              .build()
+              .send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metrics + "/metrics"))
+                      .timeout(Duration.ofSeconds(30))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
       assertEquals(200, r.statusCode(), "GET /metrics");
       return r.body();
     }
   }
-
 }

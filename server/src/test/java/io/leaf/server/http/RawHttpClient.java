@@ -29,8 +29,8 @@ final class RawHttpClient implements AutoCloseable {
   }
 
   /**
-   * A client whose socket receives into about {@code receiveBufferBytes} (0: the system's
-   * default), set before it connects so that the window it offers the server stays that small.
+   * A client whose socket receives into about {@code receiveBufferBytes} (0: the system's default),
+   * set before it connects so that the window it offers the server stays that small.
    */
   RawHttpClient(int port, int readTimeoutMillis, int receiveBufferBytes) throws IOException {
     socket = new Socket();

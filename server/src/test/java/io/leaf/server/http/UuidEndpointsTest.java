@@ -42,27 +42,46 @@ class UuidEndpointsTest {
     int port = Ports.free();
     http = new HttpPortClient(port);
     // A claim is held back for the TTL plus 1 s; 3 s renews with margin on a loaded machine.
-    leaf = new InProcessLeaf(new MemorySegmentStore(), "--http-port", String.valueOf(port),
-        "--worker-lease-ttl", "3s", "--worker-id-range", "33-33", "--max-batch", "100000");
-    stub = SnowflakeServiceGrpc.newBlockingStub(leaf.channel)
-        .withInterceptors(new io.grpc.ClientInterceptor() {
-          @Override
-          public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(
-              io.grpc.MethodDescriptor<Q, R> method, io.grpc.CallOptions options,
-              io.grpc.Channel next) {
-            // Every call bounded: a hang fails the test instead of the build.
-            return next.newCall(method, options.getDeadline() != null ? options
-                : options.withDeadlineAfter(60, TimeUnit.SECONDS));
-          }
-        });
-    assertTrue(Poll.until(() -> {
-      try {
-        stub.nextUuid(NextUuidRequest.getDefaultInstance());
-        return true;
-      } catch (StatusRuntimeException e) {
-        return false;
-      }
-    }, Duration.ofSeconds(20)), "a worker lease within 20 s");
+    leaf =
+        new InProcessLeaf(
+            new MemorySegmentStore(),
+            "--http-port",
+            String.valueOf(port),
+            "--worker-lease-ttl",
+            "3s",
+            "--worker-id-range",
+            "33-33",
+            "--max-batch",
+            "100000");
+    stub =
+        SnowflakeServiceGrpc.newBlockingStub(leaf.channel)
+            .withInterceptors(
+                new io.grpc.ClientInterceptor() {
+                  @Override
+                  public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(
+                      io.grpc.MethodDescriptor<Q, R> method,
+                      io.grpc.CallOptions options,
+                      io.grpc.Channel next) {
+                    // Every call bounded: a hang fails the test instead of the build.
+                    return next.newCall(
+                        method,
+                        options.getDeadline() != null
+                            ? options
+                            : options.withDeadlineAfter(60, TimeUnit.SECONDS));
+                  }
+                });
+    assertTrue(
+        Poll.until(
+            () -> {
+              try {
+                stub.nextUuid(NextUuidRequest.getDefaultInstance());
+                return true;
+              } catch (StatusRuntimeException e) {
+                return false;
+              }
+            },
+            Duration.ofSeconds(20)),
+        "a worker lease within 20 s");
   }
 
   @AfterEach
@@ -79,28 +98,37 @@ class UuidEndpointsTest {
     assertEquals(2, uuid.variant(), "variant");
     assertEquals(26, u.getUlid().length(), "ULID length");
     assertEquals(uuid, io.leaf.server.uuid.Ulid.decode(u.getUlid()), "ULID: the same bits");
-    UuidParts parts = stub.decodeUuid(DecodeUuidRequest.newBuilder().setValue(u.getValue())
-        .build());
+    UuidParts parts =
+        stub.decodeUuid(DecodeUuidRequest.newBuilder().setValue(u.getValue()).build());
     assertEquals(33, parts.getWorkerId(), "the leased worker ID");
     long now = System.currentTimeMillis();
-    assertTrue(Math.abs(now - parts.getTimestampMs()) < 10_000, "timestamp near now: "
-        + parts.getTimestampMs());
-    assertEquals(parts, stub.decodeUuid(DecodeUuidRequest.newBuilder().setValue(u.getUlid())
-        .build()), "the ULID decodes the same");
+    assertTrue(
+        Math.abs(now - parts.getTimestampMs()) < 10_000,
+        "timestamp near now: " + parts.getTimestampMs());
+    assertEquals(
+        parts,
+        stub.decodeUuid(DecodeUuidRequest.newBuilder().setValue(u.getUlid()).build()),
+        "the ULID decodes the same");
   }
 
   @Test
   void decodeUuid_version4_invalidArgument() {
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> stub.decodeUuid(
-        DecodeUuidRequest.newBuilder().setValue(UUID.randomUUID().toString()).build()));
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                stub.decodeUuid(
+                    DecodeUuidRequest.newBuilder().setValue(UUID.randomUUID().toString()).build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), e.toString());
   }
 
   @Test
   void nextUuidBatch_fiftyThousand_strictlyIncreasingAndAboveUnaryOnes() {
     String before = stub.nextUuid(NextUuidRequest.getDefaultInstance()).getValue();
-    Iterator<UuidBatch> chunks = stub.withDeadlineAfter(60, TimeUnit.SECONDS).nextUuidBatch(NextUuidBatchRequest.newBuilder()
-        .setCount(50_000).setChunkSize(7_000).build());
+    Iterator<UuidBatch> chunks =
+        stub.withDeadlineAfter(60, TimeUnit.SECONDS)
+            .nextUuidBatch(
+                NextUuidBatchRequest.newBuilder().setCount(50_000).setChunkSize(7_000).build());
     List<String> all = new ArrayList<>();
     while (chunks.hasNext()) {
       UuidBatch chunk = chunks.next();
@@ -113,15 +141,19 @@ class UuidEndpointsTest {
       assertTrue(last.compareTo(v) < 0, "strictly increasing: " + last + " then " + v);
       last = v;
     }
-    assertTrue(last.compareTo(stub.nextUuid(NextUuidRequest.getDefaultInstance()).getValue()) < 0,
+    assertTrue(
+        last.compareTo(stub.nextUuid(NextUuidRequest.getDefaultInstance()).getValue()) < 0,
         "a later unary UUID is above the stream's");
   }
 
   @Test
   void nextUuidBatch_overMaxBatch_invalidArgument() {
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-        () -> stub.nextUuidBatch(NextUuidBatchRequest.newBuilder().setCount(100_001).build())
-            .hasNext());
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                stub.nextUuidBatch(NextUuidBatchRequest.newBuilder().setCount(100_001).build())
+                    .hasNext());
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), e.toString());
   }
 
@@ -132,8 +164,8 @@ class UuidEndpointsTest {
     for (int i = 0; i < 100; i++) {
       HttpResponse<String> r = http.get("/api/uuid/get");
       assertEquals(200, r.statusCode(), r.body());
-      assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"),
-          "text/plain");
+      assertTrue(
+          r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"), "text/plain");
       UUID uuid = UUID.fromString(r.body());
       assertEquals(uuid.toString(), r.body(), "canonical lower case, nothing else");
       assertEquals(7, uuid.version(), "version 7");

@@ -1,6 +1,5 @@
 package io.leaf.server.ledger;
 
-import io.leaf.server.testing.Poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -15,6 +14,7 @@ import io.leaf.server.engine.UnissuedRun;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.EngineThreadsFixture;
+import io.leaf.server.testing.Poll;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -32,8 +32,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The hand-back at a graceful stop on the real engine over the in-memory store: what a frozen
- * engine held unissued goes back with one conditional write, never an ID a caller got or
- * reserved, and a load or reservation that moved {@code max_id} meanwhile makes it a gap.
+ * engine held unissued goes back with one conditional write, never an ID a caller got or reserved,
+ * and a load or reservation that moved {@code max_id} meanwhile makes it a gap.
  */
 @Timeout(60)
 class HandBackTest {
@@ -51,8 +51,9 @@ class HandBackTest {
   private SegmentAllocator engine() {
     EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
     fixtures.add(threads);
-    SegmentAllocator a = new SegmentAllocator(store, Ticker.systemTicker(), EngineConfig.DEFAULTS,
-        threads.threads());
+    SegmentAllocator a =
+        new SegmentAllocator(
+            store, Ticker.systemTicker(), EngineConfig.DEFAULTS, threads.threads());
     engines.add(a);
     return a;
   }
@@ -102,8 +103,10 @@ class HandBackTest {
   void stop_idsReservedFromTheBuffer_neverHandedBack() throws Exception {
     memory.createTag("t", 1, 1000, null);
     next(allocator, "t");
-    IdRanges reserved = allocator.reserve("t", 20, allocator.deadline(WAIT, true), Runnable::run)
-        .get(10, TimeUnit.SECONDS);
+    IdRanges reserved =
+        allocator
+            .reserve("t", 20, allocator.deadline(WAIT, true), Runnable::run)
+            .get(10, TimeUnit.SECONDS);
     long lastReserved = reserved.to(reserved.rangeCount() - 1) - 1;
     quiet();
     List<UnissuedRun> runs = freeze(allocator);
@@ -131,8 +134,10 @@ class HandBackTest {
   void stop_ownReservationThenMoreIds_onlyTheRestAboveHandedBack() throws Exception {
     memory.createTag("t", 1, 1000, null);
     next(allocator, "t");
-    IdRanges reserved = allocator.reserve("t", 1500, allocator.deadline(WAIT, true),
-        Runnable::run).get(10, TimeUnit.SECONDS);
+    IdRanges reserved =
+        allocator
+            .reserve("t", 1500, allocator.deadline(WAIT, true), Runnable::run)
+            .get(10, TimeUnit.SECONDS);
     long lastReserved = reserved.to(reserved.rangeCount() - 1) - 1;
     quiet();
     long after = next(allocator, "t");
@@ -143,8 +148,10 @@ class HandBackTest {
     assertEquals(after + 1, runs.get(0).first());
     handBack.run(runs, Duration.ofSeconds(5));
     assertEquals(after + 1, next(engine(), "t"));
-    assertEquals(RangeKind.RESERVE,
-        memory.whoIssued("t", lastReserved).orElseThrow().kind(), "the reservation stays");
+    assertEquals(
+        RangeKind.RESERVE,
+        memory.whoIssued("t", lastReserved).orElseThrow().kind(),
+        "the reservation stays");
   }
 
   @Test
@@ -162,19 +169,22 @@ class HandBackTest {
   }
 
   @Test
-  void stop_aLoadStillInFlight_tagNotHandedBack_theLoadsRangeAndTheRestStayAGap()
-      throws Exception {
+  void stop_aLoadStillInFlight_tagNotHandedBack_theLoadsRangeAndTheRestStayAGap() throws Exception {
     List<UnissuedRun> runs = freezeWithAPreloadHeld();
 
-    assertEquals(0, handBack.run(runs, Duration.ofSeconds(5)).returned(),
+    assertEquals(
+        0,
+        handBack.run(runs, Duration.ofSeconds(5)).returned(),
         "a tag whose load is in flight is not handed back");
     assertEquals(101, maxId("t"), "max_id untouched by the stop");
     store.release();
     awaitLoads(2);
     long moved = maxId("t");
     assertEquals(201, moved, "the late load took the next segment, above every ID issued");
-    ExecutionException e = assertThrows(ExecutionException.class,
-        () -> allocator.nextId("t", allocator.deadline(WAIT, false)).get(10, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () -> allocator.nextId("t", allocator.deadline(WAIT, false)).get(10, TimeUnit.SECONDS));
     assertInstanceOf(ServerClosingException.class, e.getCause());
     assertEquals(moved, next(engine(), "t"), "the late load's range went unused: a gap");
   }
@@ -193,7 +203,8 @@ class HandBackTest {
   }
 
   private void awaitLoads(int want) throws InterruptedException {
-    assertTrue(Poll.until(() -> store.loads() >= want, Duration.ofSeconds(10)),
+    assertTrue(
+        Poll.until(() -> store.loads() >= want, Duration.ofSeconds(10)),
         "loads " + store.loads() + ", expected " + want);
   }
 
@@ -214,20 +225,22 @@ class HandBackTest {
     ExecutorService pool = Executors.newFixedThreadPool(callers);
     List<Future<List<Long>>> got = new ArrayList<>();
     for (int c = 0; c < callers; c++) {
-      got.add(pool.submit(() -> {
-        List<Long> ids = new ArrayList<>();
-        while (true) {
-          long id = allocator.tryNextId("hot");
-          if (id == SegmentAllocator.NO_ID) {
-            try {
-              id = next(allocator, "hot");
-            } catch (ExecutionException | RuntimeException e) {
-              return ids;
-            }
-          }
-          ids.add(id);
-        }
-      }));
+      got.add(
+          pool.submit(
+              () -> {
+                List<Long> ids = new ArrayList<>();
+                while (true) {
+                  long id = allocator.tryNextId("hot");
+                  if (id == SegmentAllocator.NO_ID) {
+                    try {
+                      id = next(allocator, "hot");
+                    } catch (ExecutionException | RuntimeException e) {
+                      return ids;
+                    }
+                  }
+                  ids.add(id);
+                }
+              }));
     }
     Thread.sleep(200); // deliberate: the callers take IDs for a while before the freeze
     List<UnissuedRun> runs = freeze(allocator);
@@ -259,8 +272,10 @@ class HandBackTest {
     List<Runnable> never = new ArrayList<>();
     HandBack stuck = new HandBack(memory, never::add);
 
-    HandBack.Result r = stuck.run(List.of(new UnissuedRun("a", 50, 101),
-        new UnissuedRun("b", 50, 101)), Duration.ofMillis(50));
+    HandBack.Result r =
+        stuck.run(
+            List.of(new UnissuedRun("a", 50, 101), new UnissuedRun("b", 50, 101)),
+            Duration.ofMillis(50));
     assertEquals(2, r.unfinished());
     never.forEach(Runnable::run);
     assertEquals(101, maxId("a"), "a run after the budget is not written");

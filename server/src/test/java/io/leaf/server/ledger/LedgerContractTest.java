@@ -74,8 +74,8 @@ abstract class LedgerContractTest {
     SegmentRange r = store.nextSegment("t", SegmentStore.TABLE_STEP);
 
     IssuedRange found = store.whoIssued("t", 50).orElseThrow();
-    assertEquals(new IssuedRange(r.start(), r.end(), A.server(), clock.millis(),
-        RangeKind.SEGMENT), found);
+    assertEquals(
+        new IssuedRange(r.start(), r.end(), A.server(), clock.millis(), RangeKind.SEGMENT), found);
     assertEquals(found, store.whoIssued("t", r.start()).orElseThrow());
     assertEquals(found, store.whoIssued("t", r.end() - 1).orElseThrow());
   }
@@ -117,11 +117,13 @@ abstract class LedgerContractTest {
   void nextSegment_ledgerInsertFails_nothingTakenMaxIdUnchanged() throws Exception {
     store.createTag("t", 1, 100, null);
     // A record where the next range starts: the primary key refuses the take's record.
-    sql("INSERT INTO leaf_ledger (biz_tag, start_id, end_id, kind, server, time_ms)"
-        + " VALUES ('t', 1, 101, 'segment', 'earlier', 1)");
+    sql(
+        "INSERT INTO leaf_ledger (biz_tag, start_id, end_id, kind, server, time_ms)"
+            + " VALUES ('t', 1, 101, 'segment', 'earlier', 1)");
 
-    StoreRejectedException e = assertThrows(StoreRejectedException.class,
-        () -> store.nextSegment("t", SegmentStore.TABLE_STEP));
+    StoreRejectedException e =
+        assertThrows(
+            StoreRejectedException.class, () -> store.nextSegment("t", SegmentStore.TABLE_STEP));
     assertTrue(e.getMessage().contains("leaf_ledger"), e.getMessage());
     assertEquals(1, store.getTag("t").orElseThrow().maxId(), "the take was rolled back");
     assertEquals("earlier", store.whoIssued("t", 5).orElseThrow().server());
@@ -144,11 +146,13 @@ abstract class LedgerContractTest {
 
     assertTrue(store.handBack("t", 51, r.end()));
     assertEquals(51, store.getTag("t").orElseThrow().maxId());
-    assertEquals(RangeKind.SEGMENT, store.whoIssued("t", 50).orElseThrow().kind(),
+    assertEquals(
+        RangeKind.SEGMENT,
+        store.whoIssued("t", 50).orElseThrow().kind(),
         "IDs issued before stay the segment's");
     IssuedRange returned = store.whoIssued("t", 51).orElseThrow();
-    assertEquals(new IssuedRange(51, 101, A.server(), clock.millis(), RangeKind.RETURNED),
-        returned);
+    assertEquals(
+        new IssuedRange(51, 101, A.server(), clock.millis(), RangeKind.RETURNED), returned);
 
     JooqSegmentStore other = db.store(2, B, clock);
     SegmentRange next = other.nextSegment("t", 100);
@@ -170,8 +174,10 @@ abstract class LedgerContractTest {
     assertEquals(1, again.start());
     assertTrue(store.handBack("t", 1, again.end()), "handed back twice from the same ID");
     IssuedRange returned = store.whoIssued("t", 150).orElseThrow();
-    assertEquals(new IssuedRange(1, 201, A.server(), clock.millis(), RangeKind.RETURNED),
-        returned, "the earlier, longer hand-back is kept whole");
+    assertEquals(
+        new IssuedRange(1, 201, A.server(), clock.millis(), RangeKind.RETURNED),
+        returned,
+        "the earlier, longer hand-back is kept whole");
   }
 
   @Test
@@ -180,8 +186,8 @@ abstract class LedgerContractTest {
     JooqSegmentStore b = db.store(2, B, clock);
     JooqSegmentStore c = db.store(2, c3, clock);
     store.createTag("t", 1, 100, null);
-    b.nextSegment("t", SegmentStore.TABLE_STEP);                     // [1, 101): b's current
-    store.nextSegment("t", SegmentStore.TABLE_STEP);                 // [101, 201): 101..150 issued
+    b.nextSegment("t", SegmentStore.TABLE_STEP); // [1, 101): b's current
+    store.nextSegment("t", SegmentStore.TABLE_STEP); // [101, 201): 101..150 issued
     assertEquals(201, b.nextSegment("t", SegmentStore.TABLE_STEP).start()); // b's, untouched
 
     assertTrue(b.handBack("t", 201, 301), "b stops first: its prefetched segment");
@@ -195,8 +201,10 @@ abstract class LedgerContractTest {
       assertEquals(c3.server(), who.server(), id + ": " + who);
     }
     IssuedRange above = c.whoIssued("t", 280).orElseThrow();
-    assertEquals(new IssuedRange(151, 301, A.server(), clock.millis(), RangeKind.RETURNED),
-        above, "both hand-backs in one record: 280 was handed back and never taken since");
+    assertEquals(
+        new IssuedRange(151, 301, A.server(), clock.millis(), RangeKind.RETURNED),
+        above,
+        "both hand-backs in one record: 280 was handed back and never taken since");
     assertEquals(RangeKind.SEGMENT, c.whoIssued("t", 120).orElseThrow().kind(), "a's issued IDs");
   }
 
@@ -236,24 +244,27 @@ abstract class LedgerContractTest {
   void handBack_thenLedgerOffServerIssues_thoseIdsNotFoundTheRestStillReturned() {
     JooqSegmentStore off = db.store(2, LedgerSettings.OFF, clock);
     store.createTag("t", 1, 100, null);
-    store.nextSegment("t", SegmentStore.TABLE_STEP);                   // [1, 101): 1..5 issued
+    store.nextSegment("t", SegmentStore.TABLE_STEP); // [1, 101): 1..5 issued
     assertTrue(store.handBack("t", 6, 101));
     SegmentRange taken = off.nextSegment("t", 10);
     assertEquals(6, taken.start(), "issued without a record");
     assertEquals(16, taken.end());
 
     for (long id = 6; id < 16; id++) {
-      assertTrue(store.whoIssued("t", id).isEmpty(),
+      assertTrue(
+          store.whoIssued("t", id).isEmpty(),
           id + " may have been issued since the hand-back: " + store.whoIssued("t", id));
     }
-    assertEquals(RangeKind.RETURNED, store.whoIssued("t", 16).orElseThrow().kind(),
-        "not taken since");
+    assertEquals(
+        RangeKind.RETURNED, store.whoIssued("t", 16).orElseThrow().kind(), "not taken since");
     assertEquals(RangeKind.SEGMENT, store.whoIssued("t", 5).orElseThrow().kind());
 
     // The ledger-off server hands back what it did not issue: [11, 16) was never issued.
     assertTrue(off.handBack("t", 11, 16));
     assertTrue(store.whoIssued("t", 10).isEmpty(), "issued by the ledger-off server");
-    assertEquals(RangeKind.RETURNED, store.whoIssued("t", 12).orElseThrow().kind(),
+    assertEquals(
+        RangeKind.RETURNED,
+        store.whoIssued("t", 12).orElseThrow().kind(),
         "handed back by both, issued by neither");
 
     // A recorded take answers for its IDs again; above it the first hand-back still holds.
@@ -263,7 +274,7 @@ abstract class LedgerContractTest {
     assertTrue(store.whoIssued("t", 8).isEmpty(), "still unknown");
     assertEquals(RangeKind.RETURNED, store.whoIssued("t", 70).orElseThrow().kind());
     // And a ledger-off take past it leaves the hand-back answering nothing there.
-    off.nextSegment("t", 50);                                         // [61, 111)
+    off.nextSegment("t", 50); // [61, 111)
     assertTrue(store.whoIssued("t", 70).isEmpty(), "taken without a record since");
     assertEquals(B.server(), store.whoIssued("t", 60).orElseThrow().server());
   }
@@ -271,8 +282,9 @@ abstract class LedgerContractTest {
   @Test
   void regions_ledgerHoldsLocalValues_whoIssuedAndHandBackSpeakIds() {
     Region region = Region.of(2, 4);
-    RegionalSegmentStore regional = new RegionalSegmentStore(store, region,
-        new JooqRegionStore(db.pool(1), store.dialect(), clock));
+    RegionalSegmentStore regional =
+        new RegionalSegmentStore(
+            store, region, new JooqRegionStore(db.pool(1), store.dialect(), clock));
     regional.createTag("t", region.base() + 1, 100, null);
     RegionalLedger ledger = new RegionalLedger(store, regional);
     SegmentRange r = regional.nextSegment("t", SegmentStore.TABLE_STEP);
@@ -294,9 +306,11 @@ abstract class LedgerContractTest {
     store.createTag("t", 1, 10, null);
     long old = clock.millis() - Duration.ofDays(31).toMillis();
     try (Connection c = DriverManager.getConnection(db.url, db.user, db.password);
-        PreparedStatement ps = c.prepareStatement("INSERT INTO leaf_ledger"
-            + " (biz_tag, start_id, end_id, kind, server, time_ms) VALUES ('old', ?, ?,"
-            + " 'segment', 'x', ?)")) {
+        PreparedStatement ps =
+            c.prepareStatement(
+                "INSERT INTO leaf_ledger"
+                    + " (biz_tag, start_id, end_id, kind, server, time_ms) VALUES ('old', ?, ?,"
+                    + " 'segment', 'x', ?)")) {
       for (int i = 0; i < 2_500; i++) {
         ps.setLong(1, i * 10L);
         ps.setLong(2, i * 10L + 10);
@@ -307,11 +321,16 @@ abstract class LedgerContractTest {
     }
     SegmentRange recent = store.nextSegment("t", SegmentStore.TABLE_STEP);
     List<Integer> statements = Collections.synchronizedList(new ArrayList<>());
-    LedgerRetention retention = new LedgerRetention((cutoff, limit) -> {
-      int deleted = store.deleteLedgerBefore(cutoff, limit);
-      statements.add(deleted);
-      return deleted;
-    }, Duration.ofDays(30), clock, new ScheduledThreadPoolExecutor(1));
+    LedgerRetention retention =
+        new LedgerRetention(
+            (cutoff, limit) -> {
+              int deleted = store.deleteLedgerBefore(cutoff, limit);
+              statements.add(deleted);
+              return deleted;
+            },
+            Duration.ofDays(30),
+            clock,
+            new ScheduledThreadPoolExecutor(1));
 
     assertEquals(2_500, retention.round());
     assertEquals(List.of(1_000, 1_000, 500), statements, "batches of at most 1,000 rows");
@@ -333,14 +352,18 @@ abstract class LedgerContractTest {
     AtomicInteger n = new AtomicInteger();
     for (int t = 0; t < threads; t++) {
       JooqSegmentStore s = t % 2 == 0 ? store : other;
-      futures.add(pool.submit(() -> {
-        List<SegmentRange> mine = new ArrayList<>();
-        for (int i = 0; i < perThread; i++) {
-          mine.add(n.incrementAndGet() % 3 == 0 ? s.reserveRange("hot", 13)
-              : s.nextSegment("hot", SegmentStore.TABLE_STEP));
-        }
-        return mine;
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                List<SegmentRange> mine = new ArrayList<>();
+                for (int i = 0; i < perThread; i++) {
+                  mine.add(
+                      n.incrementAndGet() % 3 == 0
+                          ? s.reserveRange("hot", 13)
+                          : s.nextSegment("hot", SegmentStore.TABLE_STEP));
+                }
+                return mine;
+              }));
     }
     TreeMap<Long, SegmentRange> byStart = new TreeMap<>();
     for (Future<List<SegmentRange>> f : futures) {

@@ -19,11 +19,15 @@ class LedgerRetentionTest {
 
   private LedgerRetention retention(int... answers) {
     int[] next = {0};
-    return new LedgerRetention((cutoff, limit) -> {
-      cutoffs.add(cutoff);
-      limits.add(limit);
-      return next[0] < answers.length ? answers[next[0]++] : 0;
-    }, Duration.ofDays(30), clock, new java.util.concurrent.ScheduledThreadPoolExecutor(1));
+    return new LedgerRetention(
+        (cutoff, limit) -> {
+          cutoffs.add(cutoff);
+          limits.add(limit);
+          return next[0] < answers.length ? answers[next[0]++] : 0;
+        },
+        Duration.ofDays(30),
+        clock,
+        new java.util.concurrent.ScheduledThreadPoolExecutor(1));
   }
 
   @Test

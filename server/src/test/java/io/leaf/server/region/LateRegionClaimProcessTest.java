@@ -32,9 +32,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Server processes on MariaDB whose region changes under them: a server without {@code --region}
- * stops issuing once another server claims the database for region 1/2, and a server whose
- * {@code --region} contradicts a database that was down at its start never issues a snowflake ID
- * and exits 2 once the database answers.
+ * stops issuing once another server claims the database for region 1/2, and a server whose {@code
+ * --region} contradicts a database that was down at its start never issues a snowflake ID and exits
+ * 2 once the database answers.
  */
 @Tag("slow")
 class LateRegionClaimProcessTest {
@@ -43,14 +43,14 @@ class LateRegionClaimProcessTest {
 
   @Test
   @Timeout(240)
-  void nextId_regionClaimedAfterServerWithoutRegionStarted_noIdOutsideTheShare()
-      throws Exception {
+  void nextId_regionClaimedAfterServerWithoutRegionStarted_noIdOutsideTheShare() throws Exception {
     try (TestDatabase db = TestDatabases.mariaDb()) {
       ServerNode plain = new ServerNode(db);
       ServerNode claimer = new ServerNode(db, "--region", "1/2");
       try {
-        claimer.stub(30).createTag(CreateTagRequest.newBuilder().setBizTag("order").setStep(10)
-            .build());
+        claimer
+            .stub(30)
+            .createTag(CreateTagRequest.newBuilder().setBizTag("order").setStep(10).build());
         Region share = Region.of(1, 2);
         long first = share.base();
         long last = share.toId(share.maxLocalMaxId() - 1);
@@ -59,23 +59,31 @@ class LateRegionClaimProcessTest {
         String reason = "";
         for (int i = 0; i < 200; i++) {
           try {
-            long id = plain.stub(30).nextId(NextIdRequest.newBuilder().setBizTag("order").build())
-                .getId();
+            long id =
+                plain
+                    .stub(30)
+                    .nextId(NextIdRequest.newBuilder().setBizTag("order").build())
+                    .getId();
             if (id < first || id > last) {
               outside++;
             }
           } catch (StatusRuntimeException e) {
-            assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode(),
+            assertEquals(
+                Status.Code.FAILED_PRECONDITION,
+                e.getStatus().getCode(),
                 "the refusal: " + e.getStatus());
             refused++;
             reason = e.getStatus().getDescription();
           }
-          long id = claimer.stub(30).nextId(NextIdRequest.newBuilder().setBizTag("order").build())
-              .getId();
+          long id =
+              claimer
+                  .stub(30)
+                  .nextId(NextIdRequest.newBuilder().setBizTag("order").build())
+                  .getId();
           assertTrue(id >= first && id <= last, "region 1/2's server issues its share: " + id);
         }
-        assertEquals(0, outside, "IDs the server without --region issued outside region 1/2's"
-            + " share");
+        assertEquals(
+            0, outside, "IDs the server without --region issued outside region 1/2's" + " share");
         assertEquals(200, refused, "every NextId of the server without --region is refused");
         assertTrue(reason.contains("leaf_region") && reason.contains("--region 1/2"), reason);
       } finally {
@@ -90,26 +98,43 @@ class LateRegionClaimProcessTest {
   void nextSnowflakeId_contradictingRegionWhileDatabaseDownAtStart_noneIssuedAndExit2()
       throws Exception {
     try (TestDatabase db = TestDatabases.mariaDb();
-        TcpProxy proxy = new TcpProxy("127.0.0.1", "127.0.0.1",
-            URI.create(db.url.substring("jdbc:".length())).getPort())) {
+        TcpProxy proxy =
+            new TcpProxy(
+                "127.0.0.1",
+                "127.0.0.1",
+                URI.create(db.url.substring("jdbc:".length())).getPort())) {
       new JooqRegionStore(db.pool(1), DataSources.dialectOf(db.url), InstantSource.system())
           .claim(new StoredRegion("high-bits", 0, 2));
       proxy.start();
       proxy.stop();
       URI direct = URI.create(db.url.substring("jdbc:".length()));
-      String viaProxy = db.url.replace(direct.getHost() + ":" + direct.getPort(),
-          "127.0.0.1:" + proxy.port());
-      ServerProcess server = ServerProcess.start("--port", "0", "--db-url", viaProxy,
-          "--db-user", db.user, "--db-password", db.password, "--db-pool-size", "2",
-          "--region", "1/2");
+      String viaProxy =
+          db.url.replace(direct.getHost() + ":" + direct.getPort(), "127.0.0.1:" + proxy.port());
+      ServerProcess server =
+          ServerProcess.start(
+              "--port",
+              "0",
+              "--db-url",
+              viaProxy,
+              "--db-user",
+              db.user,
+              "--db-password",
+              db.password,
+              "--db-pool-size",
+              "2",
+              "--region",
+              "1/2");
       ManagedChannel channel = null;
       try {
-        assertTrue(server.awaitLine("Leaf listening", 90, TimeUnit.SECONDS),
+        assertTrue(
+            server.awaitLine("Leaf listening", 90, TimeUnit.SECONDS),
             "the server listens with its database down:\n" + server.output());
         Matcher m = LISTENING.matcher(server.output());
         assertTrue(m.find(), server.output());
-        channel = ManagedChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(1)))
-            .usePlaintext().build();
+        channel =
+            ManagedChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(1)))
+                .usePlaintext()
+                .build();
         SnowflakeServiceGrpc.SnowflakeServiceBlockingStub stub =
             SnowflakeServiceGrpc.newBlockingStub(channel);
         AtomicInteger issued = new AtomicInteger();
@@ -127,9 +152,10 @@ class LateRegionClaimProcessTest {
         }
         assertNotNull(exit, "the server exits once the region check fails:\n" + server.output());
         assertEquals(2, exit, "exit code:\n" + server.output());
-        assertEquals(0, issued.get(), "snowflake IDs issued before the region check; codes "
-            + codes);
-        assertTrue(server.output().contains("--region 1/2 contradicts the database's region 0/2"),
+        assertEquals(
+            0, issued.get(), "snowflake IDs issued before the region check; codes " + codes);
+        assertTrue(
+            server.output().contains("--region 1/2 contradicts the database's region 0/2"),
             server.output());
       } finally {
         if (channel != null) {
@@ -140,8 +166,10 @@ class LateRegionClaimProcessTest {
     }
   }
 
-  private static void call(SnowflakeServiceGrpc.SnowflakeServiceBlockingStub stub,
-      AtomicInteger issued, List<Status.Code> codes) {
+  private static void call(
+      SnowflakeServiceGrpc.SnowflakeServiceBlockingStub stub,
+      AtomicInteger issued,
+      List<Status.Code> codes) {
     try {
       stub.withDeadlineAfter(2, TimeUnit.SECONDS)
           .nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance());

@@ -19,8 +19,8 @@ import java.util.function.Predicate;
  * answered it, so a test can tell when they moved to another region's server and back.
  *
  * <p>The answering server is known by a {@link #marker} interceptor on each target's channel: a
- * blocking call starts its attempt on the calling thread, and the attempt that started last on
- * that thread is the one whose answer the call returned.
+ * blocking call starts its attempt on the calling thread, and the attempt that started last on that
+ * thread is the one whose answer the call returned.
  */
 final class RegionCallers {
 
@@ -32,6 +32,7 @@ final class RegionCallers {
   }
 
   private static final ThreadLocal<Integer> ANSWERED = ThreadLocal.withInitial(() -> -1);
+
   /** Pause between a caller's calls, so that servers and callers share two cores. */
   private static final long PAUSE_MS = 5;
 
@@ -53,8 +54,8 @@ final class RegionCallers {
   static ClientInterceptor marker(int server) {
     return new ClientInterceptor() {
       @Override
-      public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method,
-          CallOptions options, Channel next) {
+      public <Q, R> ClientCall<Q, R> interceptCall(
+          MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
         ANSWERED.set(server);
         return next.newCall(method, options);
       }
@@ -75,11 +76,12 @@ final class RegionCallers {
     for (int round = 0; !stopping; round++) {
       ANSWERED.set(-1);
       try {
-        long[] ids = switch (round % 3) {
-          case 0 -> new long[] {client.nextId(tag)};
-          case 1 -> client.nextIds(tag, 20);
-          default -> flatten(client.reserveIds(tag, 100));
-        };
+        long[] ids =
+            switch (round % 3) {
+              case 0 -> new long[] {client.nextId(tag)};
+              case 1 -> client.nextIds(tag, 20);
+              default -> flatten(client.reserveIds(tag, 100));
+            };
         calls.add(new Call(home, ANSWERED.get(), System.nanoTime(), ids, null));
       } catch (RuntimeException e) {
         calls.add(new Call(home, -1, System.nanoTime(), new long[0], e.toString()));
@@ -115,7 +117,8 @@ final class RegionCallers {
   static Call firstAfter(Iterable<Call> calls, long since, Predicate<Call> which) {
     Call first = null;
     for (Call c : calls) {
-      if (c.endNanos - since > 0 && which.test(c)
+      if (c.endNanos - since > 0
+          && which.test(c)
           && (first == null || c.endNanos - first.endNanos < 0)) {
         first = c;
       }

@@ -32,21 +32,25 @@ class RegionConfigTest {
 
   @Test
   void workerIdRangeOutsideTheShare_refusedAtStart_fromFlagOrVariable() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> parse(Map.of(), "--region", "0/2", "--worker-id-range", "500-600"));
-    assertEquals("--worker-id-range 500-600 must lie within region 0/2's worker IDs 0-511",
-        e.getMessage());
-    assertThrows(IllegalArgumentException.class,
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> parse(Map.of(), "--region", "0/2", "--worker-id-range", "500-600"));
+    assertEquals(
+        "--worker-id-range 500-600 must lie within region 0/2's worker IDs 0-511", e.getMessage());
+    assertThrows(
+        IllegalArgumentException.class,
         () -> parse(Map.of("LEAF_WORKER_ID_RANGE", "0-1023"), "--region", "1/2"));
-    assertEquals(520, parse(Map.of(), "--region", "1/2", "--worker-id-range", "520-530")
-        .snowflake().fromId());
+    assertEquals(
+        520,
+        parse(Map.of(), "--region", "1/2", "--worker-id-range", "520-530").snowflake().fromId());
   }
 
   @Test
   void malformedRegion_refusedNamingFlag() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> parse(Map.of(), "--region", "2/2"));
-    assertEquals("--region must be r/n with 2 <= n <= 1024 and 0 <= r < n, got 2/2",
-        e.getMessage());
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> parse(Map.of(), "--region", "2/2"));
+    assertEquals(
+        "--region must be r/n with 2 <= n <= 1024 and 0 <= r < n, got 2/2", e.getMessage());
   }
 }

@@ -18,8 +18,8 @@ class RegionTest {
     assertTrue(Region.parse("").isNone());
     assertEquals(Region.of(1, 3), Region.parse(" 1/3 "));
     for (String bad : new String[] {"1", "3/3", "0/1", "-1/2", "0/1025", "a/b", "1/2/3"}) {
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> Region.parse(bad), bad);
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> Region.parse(bad), bad);
       assertTrue(e.getMessage().startsWith("--region must be r/n"), e.getMessage());
     }
   }
@@ -33,8 +33,10 @@ class RegionTest {
     long end = -1;
     for (int i = 0; i < 4; i++) {
       Region ri = Region.of(i, 4);
-      assertEquals(end + 1 == 0 ? 0 : end + 1, ri.base(), "share " + i + " starts where "
-          + (i - 1) + " ends");
+      assertEquals(
+          end + 1 == 0 ? 0 : end + 1,
+          ri.base(),
+          "share " + i + " starts where " + (i - 1) + " ends");
       end = ri.base() + ri.maxLocalMaxId(); // the share's last integer, never an ID
     }
     assertEquals(Long.MAX_VALUE, end, "the top share ends at 2^63-1");
@@ -51,10 +53,9 @@ class RegionTest {
     assertEquals(1000, r.toLocal(1000));
     assertEquals(Long.MAX_VALUE - base, r.toLocal(Long.MAX_VALUE));
     Region three = Region.of(2, 4);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> three.toLocal((1L << 61) + 5));
-    assertTrue(e.getMessage().startsWith("max_id must lie in region 2/4's share"),
-        e.getMessage());
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> three.toLocal((1L << 61) + 5));
+    assertTrue(e.getMessage().startsWith("max_id must lie in region 2/4's share"), e.getMessage());
     assertEquals(77, Region.NONE.toLocal(77));
   }
 
@@ -75,9 +76,13 @@ class RegionTest {
       }
     }
     assertEquals(42, Region.NONE.sequence(42));
-    assertEquals(Long.MAX_VALUE - 4, r2.sequence(r2.base() + r2.maxLocalMaxId()),
+    assertEquals(
+        Long.MAX_VALUE - 4,
+        r2.sequence(r2.base() + r2.maxLocalMaxId()),
         "the share's last integer still has a sequence");
-    assertEquals(Long.MAX_VALUE, r0.sequence(Long.MAX_VALUE),
+    assertEquals(
+        Long.MAX_VALUE,
+        r0.sequence(Long.MAX_VALUE),
         "a row set past the share by hand saturates (past any width)");
   }
 
@@ -101,22 +106,23 @@ class RegionTest {
 
   @Test
   void snowflake_defaultRangeIsTheShare_givenRangeMustLieWithin() {
-    SnowflakeConfig all = SnowflakeConfig.parse("0-1023", Duration.ofSeconds(30), "1288834974657",
-        "41/10/12");
+    SnowflakeConfig all =
+        SnowflakeConfig.parse("0-1023", Duration.ofSeconds(30), "1288834974657", "41/10/12");
     SnowflakeConfig share = Region.of(1, 3).snowflake(all, false);
     assertEquals(256, share.fromId());
     assertEquals(511, share.toId());
-    SnowflakeConfig part = SnowflakeConfig.parse("300-400", Duration.ofSeconds(30),
-        "1288834974657", "41/10/12");
+    SnowflakeConfig part =
+        SnowflakeConfig.parse("300-400", Duration.ofSeconds(30), "1288834974657", "41/10/12");
     assertEquals(part, Region.of(1, 3).snowflake(part, true));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> Region.of(0, 2).snowflake(all, true));
-    assertEquals("--worker-id-range 0-1023 must lie within region 0/2's worker IDs 0-511",
-        e.getMessage());
-    SnowflakeConfig fewBits = SnowflakeConfig.parse("0-3", Duration.ofSeconds(30),
-        "1288834974657", "41/2/12");
-    e = assertThrows(IllegalArgumentException.class,
-        () -> Region.of(4, 5).snowflake(fewBits, false));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Region.of(0, 2).snowflake(all, true));
+    assertEquals(
+        "--worker-id-range 0-1023 must lie within region 0/2's worker IDs 0-511", e.getMessage());
+    SnowflakeConfig fewBits =
+        SnowflakeConfig.parse("0-3", Duration.ofSeconds(30), "1288834974657", "41/2/12");
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> Region.of(4, 5).snowflake(fewBits, false));
     assertTrue(e.getMessage().startsWith("--region 4/5 splits worker IDs in 8"), e.getMessage());
     assertEquals(all, Region.NONE.snowflake(all, true));
   }

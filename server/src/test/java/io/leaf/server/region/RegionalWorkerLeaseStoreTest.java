@@ -23,25 +23,32 @@ class RegionalWorkerLeaseStoreTest {
   @Test
   void claim_regionContradictsDatabase_refusedAndNothingLeased() {
     regions.claim(new StoredRegion("high-bits", 0, 2));
-    RegionalWorkerLeaseStore store = new RegionalWorkerLeaseStore(leases,
-        new RegionalSegmentStore(tags, Region.of(1, 2), regions));
+    RegionalWorkerLeaseStore store =
+        new RegionalWorkerLeaseStore(
+            leases, new RegionalSegmentStore(tags, Region.of(1, 2), regions));
 
-    assertThrows(RegionMismatchException.class, () -> store.claim(512, 1023, "a", TTL),
+    assertThrows(
+        RegionMismatchException.class,
+        () -> store.claim(512, 1023, "a", TTL),
         "no worker ID before the region check passed");
-    assertEquals(512, leases.claim(512, 1023, "b", TTL).orElseThrow().workerId(),
+    assertEquals(
+        512,
+        leases.claim(512, 1023, "b", TTL).orElseThrow().workerId(),
         "the refused claim leased nothing");
   }
 
   @Test
   void renew_regionClaimedAfterServerWithoutRegionLeased_refused() {
-    RegionalWorkerLeaseStore store = new RegionalWorkerLeaseStore(leases,
-        new RegionalSegmentStore(tags, Region.NONE, regions));
+    RegionalWorkerLeaseStore store =
+        new RegionalWorkerLeaseStore(leases, new RegionalSegmentStore(tags, Region.NONE, regions));
     WorkerLease lease = store.claim(0, 1023, "a", TTL).orElseThrow();
     regions.claim(new StoredRegion("high-bits", 1, 2));
 
-    RegionMismatchException e = assertThrows(RegionMismatchException.class,
-        () -> store.renew(lease.workerId(), "a", TTL, 0, 0),
-        "the lease is not renewed once the database records a region");
+    RegionMismatchException e =
+        assertThrows(
+            RegionMismatchException.class,
+            () -> store.renew(lease.workerId(), "a", TTL, 0, 0),
+            "the lease is not renewed once the database records a region");
     assertTrue(e.getMessage().contains("--region 1/2"), e.getMessage());
   }
 
@@ -52,7 +59,9 @@ class RegionalWorkerLeaseStoreTest {
     WorkerLease lease = store.claim(512, 1023, "a", TTL).orElseThrow();
     regions.delete();
 
-    assertThrows(RegionMismatchException.class,
-        () -> store.renew(lease.workerId(), "a", TTL, 0, 0), "a deleted row stops renewals");
+    assertThrows(
+        RegionMismatchException.class,
+        () -> store.renew(lease.workerId(), "a", TTL, 0, 0),
+        "a deleted row stops renewals");
   }
 }

@@ -16,7 +16,8 @@ class StatusMappingTest {
 
   @Test
   void waitTimeout_callersDeadline_deadlineExceeded() {
-    assertEquals(Status.Code.DEADLINE_EXCEEDED,
+    assertEquals(
+        Status.Code.DEADLINE_EXCEEDED,
         StatusMapping.status(new SegmentWaitTimeoutException("t", 1_000_000, true)).getCode());
   }
 
@@ -24,8 +25,10 @@ class StatusMappingTest {
   void waitTimeout_serverCap_unavailable() {
     Status s = StatusMapping.status(new SegmentWaitTimeoutException("t", 5_000_000_000L, false));
     assertEquals(Status.Code.UNAVAILABLE, s.getCode());
-    assertEquals("no segment of biz_tag t arrived from the database within 5000 ms"
-        + " (the server's --max-wait)", s.getDescription());
+    assertEquals(
+        "no segment of biz_tag t arrived from the database within 5000 ms"
+            + " (the server's --max-wait)",
+        s.getDescription());
   }
 
   @Test
@@ -37,23 +40,28 @@ class StatusMappingTest {
 
   @Test
   void completionException_mapsItsCause() {
-    assertEquals(Status.Code.NOT_FOUND, StatusMapping.status(
-        new CompletionException(new TagNotFoundException("ghost"))).getCode());
+    assertEquals(
+        Status.Code.NOT_FOUND,
+        StatusMapping.status(new CompletionException(new TagNotFoundException("ghost"))).getCode());
   }
 
   @Test
   void invalidPageKey_invalidArgumentNamingPageToken() {
-    Status s = StatusMapping.status(new io.leaf.server.store.InvalidPageKeyException(
-        "page key \"\u00e9\" cannot be a biz_tag of this leaf_alloc: Illegal mix of collations",
-        null));
+    Status s =
+        StatusMapping.status(
+            new io.leaf.server.store.InvalidPageKeyException(
+                "page key \"\u00e9\" cannot be a biz_tag of this leaf_alloc: Illegal mix of"
+                    + " collations",
+                null));
     assertEquals(Status.Code.INVALID_ARGUMENT, s.getCode());
-    assertTrue(s.getDescription().startsWith("page_token is not a token ListTags returned"),
+    assertTrue(
+        s.getDescription().startsWith("page_token is not a token ListTags returned"),
         s.getDescription());
   }
 
   @Test
   void cancellation_cancelledNotUnknown() {
-    assertEquals(Status.Code.CANCELLED,
-        StatusMapping.status(new CancellationException()).getCode());
+    assertEquals(
+        Status.Code.CANCELLED, StatusMapping.status(new CancellationException()).getCode());
   }
 }

@@ -71,8 +71,10 @@ class ScatteredIdsTest {
     for (int i = 0; i < 3; i++) {
       assertEquals(ScatteredIds.scatter(batch.getIds(i)), scattered.getIds(i), "ID " + i);
     }
-    assertEquals(1L << 62, ScatteredIds.scatter(NextIdResponse.newBuilder().setId(1).build())
-        .getId(), "unary");
+    assertEquals(
+        1L << 62,
+        ScatteredIds.scatter(NextIdResponse.newBuilder().setId(1).build()).getId(),
+        "unary");
   }
 
   @Test

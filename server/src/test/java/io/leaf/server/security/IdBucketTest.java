@@ -70,13 +70,15 @@ class IdBucketTest {
     AtomicLong granted = new AtomicLong();
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < 4; t++) {
-      Thread thread = new Thread(() -> {
-        for (int i = 0; i < 10_000; i++) {
-          if (bucket.take(1) == IdBucket.GRANTED) {
-            granted.incrementAndGet();
-          }
-        }
-      });
+      Thread thread =
+          new Thread(
+              () -> {
+                for (int i = 0; i < 10_000; i++) {
+                  if (bucket.take(1) == IdBucket.GRANTED) {
+                    granted.incrementAndGet();
+                  }
+                }
+              });
       thread.start();
       threads.add(thread);
     }

@@ -50,18 +50,27 @@ class TokenAuthTest {
   }
 
   private InProcessLeaf start(String adminToken, String clientToken) throws Exception {
-    String[] flags = clientToken == null ? new String[] {"--admin-token", adminToken}
-        : new String[] {"--admin-token", adminToken, "--client-token", clientToken};
+    String[] flags =
+        clientToken == null
+            ? new String[] {"--admin-token", adminToken}
+            : new String[] {"--admin-token", adminToken, "--client-token", clientToken};
     OpsConfig ops = ServerConfig.parse(flags, env -> null).ops();
     MemorySegmentStore store = new MemorySegmentStore();
     store.createTag("known", 1, 100, "");
-    leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS,
-        List.of(new TokenAuthInterceptor(ops.adminToken(), ops.clientToken())), flags);
+    leaf =
+        new InProcessLeaf(
+            store,
+            Ticker.systemTicker(),
+            EngineConfig.DEFAULTS,
+            List.of(new TokenAuthInterceptor(ops.adminToken(), ops.clientToken())),
+            flags);
     return leaf;
   }
 
   private LeafServiceBlockingStub as(String token) {
-    return token == null ? leaf.blocking : leaf.blocking.withCallCredentials(new BearerToken(token));
+    return token == null
+        ? leaf.blocking
+        : leaf.blocking.withCallCredentials(new BearerToken(token));
   }
 
   private static void create(LeafServiceBlockingStub stub) {
@@ -92,8 +101,11 @@ class TokenAuthTest {
   @Test
   void updateStep_clientToken_permissionDenied() throws Exception {
     start(ADMIN, CLIENT);
-    assertStatus(Status.Code.PERMISSION_DENIED, () -> as(CLIENT).updateStep(
-        UpdateStepRequest.newBuilder().setBizTag("known").setStep(5).build()),
+    assertStatus(
+        Status.Code.PERMISSION_DENIED,
+        () ->
+            as(CLIENT)
+                .updateStep(UpdateStepRequest.newBuilder().setBizTag("known").setStep(5).build()),
         "the client token does not grant admin RPCs");
   }
 
@@ -101,8 +113,12 @@ class TokenAuthTest {
   void createTagAndUpdateStep_adminToken_succeed() throws Exception {
     start(ADMIN, null);
     create(as(ADMIN));
-    assertEquals(7, as(ADMIN).updateStep(UpdateStepRequest.newBuilder().setBizTag("new.tag")
-        .setStep(7).build()).getStep(), "UpdateStep with the admin token");
+    assertEquals(
+        7,
+        as(ADMIN)
+            .updateStep(UpdateStepRequest.newBuilder().setBizTag("new.tag").setStep(7).build())
+            .getStep(),
+        "UpdateStep with the admin token");
   }
 
   @Test
@@ -110,8 +126,13 @@ class TokenAuthTest {
     start(ADMIN, null);
     io.grpc.Metadata headers = new io.grpc.Metadata();
     headers.put(TokenAuthInterceptor.AUTHORIZATION, "Basic " + ADMIN);
-    assertStatus(Status.Code.UNAUTHENTICATED, () -> create(leaf.blocking.withInterceptors(
-        io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(headers))), "Basic is no bearer");
+    assertStatus(
+        Status.Code.UNAUTHENTICATED,
+        () ->
+            create(
+                leaf.blocking.withInterceptors(
+                    io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(headers))),
+        "Basic is no bearer");
   }
 
   @Test
@@ -143,8 +164,12 @@ class TokenAuthTest {
   @Test
   void health_clientTokenSet_staysOpen() throws Exception {
     start(ADMIN, CLIENT);
-    assertEquals("SERVING", HealthGrpc.newBlockingStub(leaf.channel)
-        .check(HealthCheckRequest.getDefaultInstance()).getStatus().name(),
+    assertEquals(
+        "SERVING",
+        HealthGrpc.newBlockingStub(leaf.channel)
+            .check(HealthCheckRequest.getDefaultInstance())
+            .getStatus()
+            .name(),
         "health needs no token");
   }
 
@@ -170,20 +195,25 @@ class TokenAuthTest {
     }
     assertFalse(captured.list.isEmpty(), "the server logged its start and stop");
     for (ILoggingEvent event : captured.list) {
-      String line = event.getFormattedMessage() + (event.getThrowableProxy() == null ? ""
-          : ThrowableProxyUtil.asString(event.getThrowableProxy()));
+      String line =
+          event.getFormattedMessage()
+              + (event.getThrowableProxy() == null
+                  ? ""
+                  : ThrowableProxyUtil.asString(event.getThrowableProxy()));
       assertFalse(line.contains(ADMIN) || line.contains(CLIENT), "a token in the log: " + line);
     }
-    assertTrue(captured.list.stream().anyMatch(e -> e.getFormattedMessage()
-        .contains("admin-token=set client-token=set")), "the start line says the tokens are set");
+    assertTrue(
+        captured.list.stream()
+            .anyMatch(e -> e.getFormattedMessage().contains("admin-token=set client-token=set")),
+        "the start line says the tokens are set");
   }
 
   @Test
   void parse_tokenFile_readsTrimmedAndHidesItInToString(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("admin-token");
     Files.writeString(file, ADMIN + "\n");
-    ServerConfig config = ServerConfig.parse(new String[] {"--admin-token-file", file.toString()},
-        env -> null);
+    ServerConfig config =
+        ServerConfig.parse(new String[] {"--admin-token-file", file.toString()}, env -> null);
     assertEquals(ADMIN, config.ops().adminToken(), "the file's token without its newline");
     assertFalse(config.toString().contains(ADMIN), config.toString());
     assertFalse(config.ops().toString().contains(ADMIN), config.ops().toString());
@@ -192,21 +222,27 @@ class TokenAuthTest {
   @Test
   void parse_tokenFromEnvironment_isUsed() {
     Function<String, String> env = name -> name.equals("LEAF_ADMIN_TOKEN") ? ADMIN : null;
-    assertEquals(ADMIN, ServerConfig.parse(new String[0], env).ops().adminToken(),
-        "LEAF_ADMIN_TOKEN");
+    assertEquals(
+        ADMIN, ServerConfig.parse(new String[0], env).ops().adminToken(), "LEAF_ADMIN_TOKEN");
   }
 
   @Test
   void parse_badToken_messageDoesNotRepeatIt() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ServerConfig.parse(new String[] {"--admin-token", "has space-" + ADMIN}, env -> null));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                ServerConfig.parse(
+                    new String[] {"--admin-token", "has space-" + ADMIN}, env -> null));
     assertFalse(e.getMessage().contains(ADMIN), e.getMessage());
   }
 
   @Test
   void parse_clientTokenWithoutAdminToken_rejected() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ServerConfig.parse(new String[] {"--client-token", CLIENT}, env -> null));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> ServerConfig.parse(new String[] {"--client-token", CLIENT}, env -> null));
     assertEquals("--client-token needs --admin-token", e.getMessage());
   }
 }

@@ -15,6 +15,7 @@ class TokenFileParserTest {
   /** The SHA-256 of "orders-secret" (printf %s orders-secret | sha256sum). */
   static final String ORDERS_HASH =
       "sha256:" + java.util.HexFormat.of().formatHex(sha256("orders-secret"));
+
   private static final String OTHER_HASH = "sha256:" + "ab".repeat(32);
 
   static byte[] sha256(String token) {
@@ -32,12 +33,15 @@ class TokenFileParserTest {
 
   @Test
   void parse_commentsBlankLinesTabsAndEveryColumn_read() {
-    List<TokenEntry> tokens = TokenFileParser.parse("""
-        # who may use what
-        orders  %s reserve orders,orders.*   5000/s:20000   # the orders team
+    List<TokenEntry> tokens =
+        TokenFileParser.parse(
+            """
+            # who may use what
+            orders  %s reserve orders,orders.*   5000/s:20000   # the orders team
 
-        \tops\t%s\tadmin\t*
-        """.formatted(ORDERS_HASH, OTHER_HASH));
+            \tops\t%s\tadmin\t*
+            """
+                .formatted(ORDERS_HASH, OTHER_HASH));
     assertEquals(2, tokens.size());
     TokenEntry orders = tokens.get(0);
     assertEquals("orders", orders.name());
@@ -68,46 +72,69 @@ class TokenFileParserTest {
 
   @Test
   void parse_eachBrokenRule_namedWithItsLine() {
-    assertEquals("line 1: expected NAME HASH ROLE TAGS [RATE], got 3 fields",
+    assertEquals(
+        "line 1: expected NAME HASH ROLE TAGS [RATE], got 3 fields",
         refused("a " + OTHER_HASH + " issue").getMessage());
-    assertTrue(refused("bad/name " + OTHER_HASH + " issue *").getMessage()
-        .startsWith("line 1: NAME (the first column) must be"));
-    assertEquals("line 1: ROLE of a must be issue, reserve or admin",
+    assertTrue(
+        refused("bad/name " + OTHER_HASH + " issue *")
+            .getMessage()
+            .startsWith("line 1: NAME (the first column) must be"));
+    assertEquals(
+        "line 1: ROLE of a must be issue, reserve or admin",
         refused("a " + OTHER_HASH + " root *").getMessage());
-    assertEquals("line 1: TAGS has an empty entry (two commas, or one at an end) (a)",
+    assertEquals(
+        "line 1: TAGS has an empty entry (two commas, or one at an end) (a)",
         refused("a " + OTHER_HASH + " issue a,,b").getMessage());
-    assertTrue(refused("a " + OTHER_HASH + " issue x,*orders").getMessage()
-        .contains("TAGS entry 2 may hold '*' only at its end"));
-    assertTrue(refused("a " + OTHER_HASH + " issue or*ders").getMessage()
-        .contains("'*' only at its end"));
-    assertTrue(refused("a " + OTHER_HASH + " issue * 5000").getMessage()
-        .contains("RATE must be like 5000/s or 5000/s:20000"));
-    assertTrue(refused("a " + OTHER_HASH + " issue * 0/s").getMessage()
-        .contains("between 1 and 1000000000"));
-    assertTrue(refused("a " + OTHER_HASH + " issue * 5/s:-1").getMessage()
-        .contains("plain digits"));
+    assertTrue(
+        refused("a " + OTHER_HASH + " issue x,*orders")
+            .getMessage()
+            .contains("TAGS entry 2 may hold '*' only at its end"));
+    assertTrue(
+        refused("a " + OTHER_HASH + " issue or*ders").getMessage().contains("'*' only at its end"));
+    assertTrue(
+        refused("a " + OTHER_HASH + " issue * 5000")
+            .getMessage()
+            .contains("RATE must be like 5000/s or 5000/s:20000"));
+    assertTrue(
+        refused("a " + OTHER_HASH + " issue * 0/s")
+            .getMessage()
+            .contains("between 1 and 1000000000"));
+    assertTrue(
+        refused("a " + OTHER_HASH + " issue * 5/s:-1").getMessage().contains("plain digits"));
   }
 
   @Test
   void parse_secretInAnyColumn_neverEchoed() {
     String secret = "s3cr3t-t0ken-pasted";
-    for (String text : List.of(OTHER_HASH + " " + secret + " issue *",
-        secret + "/x " + OTHER_HASH + " issue *", "a " + OTHER_HASH + " " + secret + " *",
-        "a " + OTHER_HASH + " issue " + secret + "*x", "a " + OTHER_HASH + " issue * " + secret,
-        "a " + OTHER_HASH + " issue * 5/s:" + secret)) {
+    for (String text :
+        List.of(
+            OTHER_HASH + " " + secret + " issue *",
+            secret + "/x " + OTHER_HASH + " issue *",
+            "a " + OTHER_HASH + " " + secret + " *",
+            "a " + OTHER_HASH + " issue " + secret + "*x",
+            "a " + OTHER_HASH + " issue * " + secret,
+            "a " + OTHER_HASH + " issue * 5/s:" + secret)) {
       String message = refused(text).getMessage();
-      assertFalse(message.contains(secret) || message.contains(OTHER_HASH.substring(7, 30)),
+      assertFalse(
+          message.contains(secret) || message.contains(OTHER_HASH.substring(7, 30)),
           text + " -> " + message);
     }
   }
 
   @Test
   void parse_sameNameOrSameHashTwice_refusedNamingBoth() {
-    assertEquals("line 3: NAME a is already on line 1", refused("a " + OTHER_HASH + " issue *\n\n"
-        + "a " + ORDERS_HASH + " issue *").getMessage());
-    assertEquals("line 2: b has the same HASH as a (one token, one line)",
-        refused("a " + OTHER_HASH + " issue *\nb " + OTHER_HASH.toUpperCase()
-            .replace("SHA256", "sha256") + " admin *").getMessage());
+    assertEquals(
+        "line 3: NAME a is already on line 1",
+        refused("a " + OTHER_HASH + " issue *\n\n" + "a " + ORDERS_HASH + " issue *").getMessage());
+    assertEquals(
+        "line 2: b has the same HASH as a (one token, one line)",
+        refused(
+                "a "
+                    + OTHER_HASH
+                    + " issue *\nb "
+                    + OTHER_HASH.toUpperCase().replace("SHA256", "sha256")
+                    + " admin *")
+            .getMessage());
   }
 
   @Test

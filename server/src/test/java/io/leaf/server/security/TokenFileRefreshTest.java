@@ -29,8 +29,7 @@ import org.slf4j.LoggerFactory;
 /** The token file at start and while running, as the server's configuration sets it up. */
 class TokenFileRefreshTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private ServerConfig config(Path file, String... more) {
     String[] flags = new String[more.length + 4];
@@ -51,12 +50,23 @@ class TokenFileRefreshTest {
     for (String content : new String[] {"", "\n\n", "# only a comment\n   \n"}) {
       Path file = dir.resolve("empty-tokens");
       Files.writeString(file, content);
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> ServerTokens.from(config(file).ops(), Ticker.systemTicker(), TokenMeters.NONE,
-              ServerThreads::tokensRefresh).close(),
-          "a file of no token would refuse every call: " + content.replace("\n", "\\n"));
-      assertEquals("--tokens-file " + file + " lists no token, so every call would be refused;"
-          + " list at least one (NAME HASH ROLE TAGS) or leave the flag out", e.getMessage());
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class,
+              () ->
+                  ServerTokens.from(
+                          config(file).ops(),
+                          Ticker.systemTicker(),
+                          TokenMeters.NONE,
+                          ServerThreads::tokensRefresh)
+                      .close(),
+              "a file of no token would refuse every call: " + content.replace("\n", "\\n"));
+      assertEquals(
+          "--tokens-file "
+              + file
+              + " lists no token, so every call would be refused;"
+              + " list at least one (NAME HASH ROLE TAGS) or leave the flag out",
+          e.getMessage());
     }
   }
 
@@ -68,28 +78,38 @@ class TokenFileRefreshTest {
     ListAppender<ILoggingEvent> captured = new ListAppender<>();
     captured.start();
     logger.addAppender(captured);
-    try (ServerTokens tokens = ServerTokens.from(config(file).ops(), Ticker.systemTicker(),
-        TokenMeters.NONE, ServerThreads::tokensRefresh)) {
+    try (ServerTokens tokens =
+        ServerTokens.from(
+            config(file).ops(),
+            Ticker.systemTicker(),
+            TokenMeters.NONE,
+            ServerThreads::tokensRefresh)) {
       assertTrue(admitted(tokens, "first"));
       Files.writeString(file, line("second", "issue", "*", null));
-      assertTrue(Poll.until(() -> admitted(tokens, "second"), Duration.ofSeconds(10)),
+      assertTrue(
+          Poll.until(() -> admitted(tokens, "second"), Duration.ofSeconds(10)),
           "the changed file is read again while running");
       assertFalse(admitted(tokens, "first"), "a token taken out of the file is refused");
 
       String broken = line("third", "issue", "*", null).replace("sha256:", "sha1:");
       Files.writeString(file, broken);
-      assertTrue(Poll.until(() -> captured.list.stream().anyMatch(e -> e.getLevel() == Level.WARN),
-          Duration.ofSeconds(10)), "the broken file is reported");
+      assertTrue(
+          Poll.until(
+              () -> captured.list.stream().anyMatch(e -> e.getLevel() == Level.WARN),
+              Duration.ofSeconds(10)),
+          "the broken file is reported");
       assertTrue(admitted(tokens, "second"), "the previous tokens keep serving");
       assertFalse(admitted(tokens, "third"));
-      ILoggingEvent warning = captured.list.stream().filter(e -> e.getLevel() == Level.WARN)
-          .findFirst().orElseThrow();
+      ILoggingEvent warning =
+          captured.list.stream().filter(e -> e.getLevel() == Level.WARN).findFirst().orElseThrow();
       String message = warning.getFormattedMessage();
       assertTrue(message.contains("line 1: HASH of third"), message);
       assertFalse(message.contains(hash(secret("third")).substring(7)), "no hash: " + message);
       assertFalse(message.contains(secret("third")), message);
       Thread.sleep(200); // deliberate: time for a second (wrong) warning to appear
-      assertEquals(1, captured.list.stream().filter(e -> e.getLevel() == Level.WARN).count(),
+      assertEquals(
+          1,
+          captured.list.stream().filter(e -> e.getLevel() == Level.WARN).count(),
           "one warning per change, not one per read");
     } finally {
       logger.detachAppender(captured);
@@ -100,43 +120,52 @@ class TokenFileRefreshTest {
   void start_invalidFile_oneLineNamingFileAndLine() throws Exception {
     Path file = dir.resolve("tokens");
     Files.writeString(file, line("a", "issue", "*", null) + line("b", "owner", "*", null));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ServerWiring.production(config(file)));
-    assertEquals("--tokens-file " + file + " line 2: ROLE of b must be issue, reserve or admin",
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> ServerWiring.production(config(file)));
+    assertEquals(
+        "--tokens-file " + file + " line 2: ROLE of b must be issue, reserve or admin",
         e.getMessage());
-    IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
-        () -> ServerWiring.production(config(dir.resolve("none"))));
-    assertEquals("--tokens-file " + dir.resolve("none") + " is not a readable file",
-        missing.getMessage());
+    IllegalArgumentException missing =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> ServerWiring.production(config(dir.resolve("none"))));
+    assertEquals(
+        "--tokens-file " + dir.resolve("none") + " is not a readable file", missing.getMessage());
   }
 
   @Test
   void parse_tokensFileWithAdminToken_refusedAtStart() throws Exception {
     Path file = dir.resolve("tokens");
     Files.writeString(file, line("a", "admin", "*", null));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> config(file, "--admin-token", "x-secret"));
-    assertTrue(e.getMessage().startsWith("--tokens-file replaces --admin-token and"
-        + " --client-token"), e.getMessage());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> config(file, "--admin-token", "x-secret"));
+    assertTrue(
+        e.getMessage().startsWith("--tokens-file replaces --admin-token and" + " --client-token"),
+        e.getMessage());
   }
 
   @Test
   void flags_twoTokens_theSpecialCase() {
-    TokenAccess access = new TokenAccess(() -> TokenRegistry.ofFlags("admin-x", "client-x",
-        TokenMeters.NONE));
+    TokenAccess access =
+        new TokenAccess(() -> TokenRegistry.ofFlags("admin-x", "client-x", TokenMeters.NONE));
     Caller admin = access.admit("Bearer admin-x", Role.ADMIN, "CreateTag").caller();
     assertNotNull(admin);
     assertTrue(admin.scope().all());
     Caller client = access.admit("Bearer client-x", Role.RESERVE, "ReserveIds").caller();
     assertEquals(TokenRegistry.CLIENT_TOKEN, client.name());
     assertNull(client.bucket(), "no rate");
-    assertEquals(TokenAccess.Kind.PERMISSION_DENIED,
+    assertEquals(
+        TokenAccess.Kind.PERMISSION_DENIED,
         access.admit("Bearer client-x", Role.ADMIN, "CreateTag").refusal().kind());
-    assertEquals(TokenAccess.Kind.UNAUTHENTICATED,
+    assertEquals(
+        TokenAccess.Kind.UNAUTHENTICATED,
         access.admit(null, Role.ISSUE, "NextId").refusal().kind());
-    TokenAccess open = new TokenAccess(() -> TokenRegistry.ofFlags("admin-x", null,
-        TokenMeters.NONE));
-    assertEquals(Role.RESERVE, open.admit(null, Role.RESERVE, "ReserveIds").caller().role(),
+    TokenAccess open =
+        new TokenAccess(() -> TokenRegistry.ofFlags("admin-x", null, TokenMeters.NONE));
+    assertEquals(
+        Role.RESERVE,
+        open.admit(null, Role.RESERVE, "ReserveIds").caller().role(),
         "without a client token, ID calls are open");
   }
 }

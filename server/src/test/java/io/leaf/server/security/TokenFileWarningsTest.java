@@ -21,8 +21,7 @@ import org.slf4j.LoggerFactory;
 /** A token file that stays unreadable is reported at most once a minute, not every re-read. */
 class TokenFileWarningsTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void refresh_fileGoneFiveMinutes_warnsOnceAMinute() throws Exception {
@@ -42,11 +41,16 @@ class TokenFileWarningsTest {
         ticker.advance(Duration.ofSeconds(1));
         reads += scheduler.runDue();
       }
-      List<String> warnings = captured.list.stream().filter(e -> e.getLevel() == Level.WARN)
-          .map(ILoggingEvent::getFormattedMessage).toList();
+      List<String> warnings =
+          captured.list.stream()
+              .filter(e -> e.getLevel() == Level.WARN)
+              .map(ILoggingEvent::getFormattedMessage)
+              .toList();
       assertEquals(30, reads, "re-read every 10 s");
-      assertEquals(5, warnings.size(), "one warning a minute over five minutes of " + reads
-          + " failed re-reads: " + warnings);
+      assertEquals(
+          5,
+          warnings.size(),
+          "one warning a minute over five minutes of " + reads + " failed re-reads: " + warnings);
       assertTrue(warnings.get(0).contains("is not a readable file"), warnings.get(0));
     } finally {
       logger.detachAppender(captured);

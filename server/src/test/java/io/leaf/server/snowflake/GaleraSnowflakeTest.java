@@ -9,8 +9,8 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ServerWiring;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.GaleraCluster;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.IdBatch;
@@ -46,20 +46,31 @@ class GaleraSnowflakeTest {
       List<ManagedChannel> channels = new ArrayList<>();
       try {
         for (int node = 1; node <= GaleraCluster.NODES; node++) {
-          ServerConfig config = ServerConfig.parse(new String[] {"--db-url",
-              cluster.nodeUrl(node, db.name), "--db-user", GaleraCluster.USER,
-              "--db-password=" + GaleraCluster.PASSWORD, "--worker-id-range", "7-8",
-              "--worker-lease-ttl", "5s"}, env -> null);
+          ServerConfig config =
+              ServerConfig.parse(
+                  new String[] {
+                    "--db-url",
+                    cluster.nodeUrl(node, db.name),
+                    "--db-user",
+                    GaleraCluster.USER,
+                    "--db-password=" + GaleraCluster.PASSWORD,
+                    "--worker-id-range",
+                    "7-8",
+                    "--worker-lease-ttl",
+                    "5s"
+                  },
+                  env -> null);
           String name = InProcessServerBuilder.generateName();
-          servers.add(ServerWiring.production(config, InProcessServerBuilder.forName(name),
-              UnaryOperator.identity()));
+          servers.add(
+              ServerWiring.production(
+                  config, InProcessServerBuilder.forName(name), UnaryOperator.identity()));
           channels.add(InProcessChannelBuilder.forName(name).build());
         }
         for (LeafServer s : servers) {
           s.start();
         }
-        List<SnowflakeServiceGrpc.SnowflakeServiceBlockingStub> stubs = channels.stream()
-            .map(SnowflakeServiceGrpc::newBlockingStub).toList();
+        List<SnowflakeServiceGrpc.SnowflakeServiceBlockingStub> stubs =
+            channels.stream().map(SnowflakeServiceGrpc::newBlockingStub).toList();
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         Set<Integer> workers = new HashSet<>();
         while (System.nanoTime() < end) {
@@ -86,29 +97,35 @@ class GaleraSnowflakeTest {
         for (var stub : stubs) {
           for (int t = 0; t < 3; t++) {
             boolean stream = t == 0;
-            Thread thread = new Thread(() -> {
-              long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-              while (System.nanoTime() < until) {
-                try {
-                  if (stream) {
-                    var it = stub.nextSnowflakeIdBatch(NextSnowflakeIdBatchRequest.newBuilder()
-                        .setCount(20_000).build());
-                    while (it.hasNext()) {
-                      IdBatch b = it.next();
-                      ids.addAll(b.getIdsList());
-                    }
-                  } else {
-                    ids.add(stub.nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance())
-                        .getId());
-                  }
-                } catch (StatusRuntimeException e) {
-                  refusals.add(e.getStatus().getCode());
-                  if (e.getStatus().getCode() != Status.Code.RESOURCE_EXHAUSTED) {
-                    throw e;
-                  }
-                }
-              }
-            });
+            Thread thread =
+                new Thread(
+                    () -> {
+                      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+                      while (System.nanoTime() < until) {
+                        try {
+                          if (stream) {
+                            var it =
+                                stub.nextSnowflakeIdBatch(
+                                    NextSnowflakeIdBatchRequest.newBuilder()
+                                        .setCount(20_000)
+                                        .build());
+                            while (it.hasNext()) {
+                              IdBatch b = it.next();
+                              ids.addAll(b.getIdsList());
+                            }
+                          } else {
+                            ids.add(
+                                stub.nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance())
+                                    .getId());
+                          }
+                        } catch (StatusRuntimeException e) {
+                          refusals.add(e.getStatus().getCode());
+                          if (e.getStatus().getCode() != Status.Code.RESOURCE_EXHAUSTED) {
+                            throw e;
+                          }
+                        }
+                      }
+                    });
             thread.start();
             threads.add(thread);
           }
@@ -123,12 +140,14 @@ class GaleraSnowflakeTest {
             duplicates++;
           }
         }
-        System.out.printf("[snowflake] Galera: workers %s, %d IDs from three servers on three"
-            + " nodes, %d refused (the server without a worker), %d duplicates%n", workers,
-            ids.size(), refusals.size(), duplicates);
+        System.out.printf(
+            "[snowflake] Galera: workers %s, %d IDs from three servers on three"
+                + " nodes, %d refused (the server without a worker), %d duplicates%n",
+            workers, ids.size(), refusals.size(), duplicates);
         assertEquals(0, duplicates, "no ID twice");
         assertTrue(ids.size() > 1000, "served: " + ids.size());
-        assertTrue(refusals.stream().allMatch(c -> c == Status.Code.RESOURCE_EXHAUSTED),
+        assertTrue(
+            refusals.stream().allMatch(c -> c == Status.Code.RESOURCE_EXHAUSTED),
             "only the server without a worker ID refuses: " + refusals);
       } finally {
         channels.forEach(ManagedChannel::shutdownNow);

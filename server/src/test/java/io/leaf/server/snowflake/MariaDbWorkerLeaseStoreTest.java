@@ -28,17 +28,22 @@ class MariaDbWorkerLeaseStoreTest extends WorkerLeaseStoreContractTest {
         Statement s = c.createStatement()) {
       s.execute("CREATE USER '" + user + "'@'%' IDENTIFIED BY '" + password + "'");
       try {
-        s.execute("GRANT SELECT, INSERT, UPDATE ON " + db.name + ".leaf_worker TO '" + user
-            + "'@'%'");
+        s.execute(
+            "GRANT SELECT, INSERT, UPDATE ON " + db.name + ".leaf_worker TO '" + user + "'@'%'");
         try (var pool = io.leaf.server.store.DataSources.create(db.url, user, password, 2)) {
-          JooqWorkerLeaseStore limited = new JooqWorkerLeaseStore(pool,
-              DataSources.dialectOf(db.url), InstantSource.system());
+          JooqWorkerLeaseStore limited =
+              new JooqWorkerLeaseStore(pool, DataSources.dialectOf(db.url), InstantSource.system());
           limited.createSchemaIfMissing();
           WorkerLease lease = limited.claim(0, 3, "limited", Duration.ofSeconds(30)).orElseThrow();
           limited.renew(lease.workerId(), "limited", Duration.ofSeconds(30), 5, 0);
           limited.release(lease.workerId(), "limited", 5);
-          assertEquals(5, limited.claim(lease.workerId(), lease.workerId(), "again",
-              Duration.ofSeconds(30)).orElseThrow().lastTimestampMs(), "released and reclaimed");
+          assertEquals(
+              5,
+              limited
+                  .claim(lease.workerId(), lease.workerId(), "again", Duration.ofSeconds(30))
+                  .orElseThrow()
+                  .lastTimestampMs(),
+              "released and reclaimed");
         }
       } finally {
         s.execute("DROP USER IF EXISTS '" + user + "'@'%'");

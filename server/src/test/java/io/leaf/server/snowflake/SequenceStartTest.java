@@ -28,8 +28,13 @@ class SequenceStartTest {
   private final SnowflakeGenerator generator = new SnowflakeGenerator(LAYOUT, wall, ticker);
 
   private void lease(int worker) {
-    generator.activate(worker, generator.prepare(0), NOW + Duration.ofDays(1).toMillis(),
-        ticker.read() + Duration.ofDays(1).toNanos(), NOW + 60_000, "fenced");
+    generator.activate(
+        worker,
+        generator.prepare(0),
+        NOW + Duration.ofDays(1).toMillis(),
+        ticker.read() + Duration.ofDays(1).toNanos(),
+        NOW + 60_000,
+        "fenced");
   }
 
   @Test
@@ -44,9 +49,18 @@ class SequenceStartTest {
     }
     double expected = n / 16.0;
     for (int s = 0; s < 16; s++) {
-      assertTrue(Math.abs(shards[s] - expected) <= 0.25 * expected,
-          "shard " + s + " got " + shards[s] + " of " + n + " IDs; expected " + expected
-              + " ± 25 %: " + java.util.Arrays.toString(shards));
+      assertTrue(
+          Math.abs(shards[s] - expected) <= 0.25 * expected,
+          "shard "
+              + s
+              + " got "
+              + shards[s]
+              + " of "
+              + n
+              + " IDs; expected "
+              + expected
+              + " ± 25 %: "
+              + java.util.Arrays.toString(shards));
     }
   }
 
@@ -62,8 +76,9 @@ class SequenceStartTest {
       ids.forEach(id -> shards[(int) (id % 16)]++);
     }
     for (int s = 0; s < 16; s++) {
-      assertTrue(shards[s] >= 15 && shards[s] <= 25, "shard " + s + " got " + shards[s]
-          + " of 320: " + java.util.Arrays.toString(shards));
+      assertTrue(
+          shards[s] >= 15 && shards[s] <= 25,
+          "shard " + s + " got " + shards[s] + " of 320: " + java.util.Arrays.toString(shards));
     }
   }
 
@@ -84,7 +99,9 @@ class SequenceStartTest {
     assertEquals(LAYOUT.maxSequence(), LAYOUT.decompose(last).sequence(), "ran to the maximum");
     long borrowed = generator.next();
     SnowflakeLayout.Parts parts = LAYOUT.decompose(borrowed);
-    assertEquals(LAYOUT.decompose(first).timestampMs() + 1, parts.timestampMs(),
+    assertEquals(
+        LAYOUT.decompose(first).timestampMs() + 1,
+        parts.timestampMs(),
         "a full sequence borrows the next millisecond, never wraps below its start");
     assertEquals(0, parts.sequence(), "a borrowed millisecond starts at 0");
   }
@@ -108,34 +125,38 @@ class SequenceStartTest {
       List<Future<?>> jobs = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         boolean batches = t % 2 == 0;
-        jobs.add(pool.submit(() -> {
-          go.await();
-          for (int i = 0; i < 20_000; i++) {
-            if (i % 50 == 0) {
-              // The clock moves while others issue: new milliseconds start at spread values.
-              wall.advance(Duration.ofMillis(1));
-              ticker.advance(Duration.ofMillis(1));
-            }
-            if (batches && i % 10 == 0) {
-              IdRanges ids = new IdRanges();
-              generator.take(7, ids);
-              ids.forEach(id -> {
-                if (seen.putIfAbsent(id, Boolean.TRUE) != null) {
-                  duplicates.incrementAndGet();
-                }
-              });
-            } else {
-              try {
-                if (seen.putIfAbsent(generator.next(), Boolean.TRUE) != null) {
-                  duplicates.incrementAndGet();
-                }
-              } catch (io.leaf.server.engine.LimitExceededException e) {
-                // Borrowed too far ahead of the fake clock: no ID, no duplicate.
-              }
-            }
-          }
-          return null;
-        }));
+        jobs.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  for (int i = 0; i < 20_000; i++) {
+                    if (i % 50 == 0) {
+                      // The clock moves while others issue: new milliseconds start at spread
+                      // values.
+                      wall.advance(Duration.ofMillis(1));
+                      ticker.advance(Duration.ofMillis(1));
+                    }
+                    if (batches && i % 10 == 0) {
+                      IdRanges ids = new IdRanges();
+                      generator.take(7, ids);
+                      ids.forEach(
+                          id -> {
+                            if (seen.putIfAbsent(id, Boolean.TRUE) != null) {
+                              duplicates.incrementAndGet();
+                            }
+                          });
+                    } else {
+                      try {
+                        if (seen.putIfAbsent(generator.next(), Boolean.TRUE) != null) {
+                          duplicates.incrementAndGet();
+                        }
+                      } catch (io.leaf.server.engine.LimitExceededException e) {
+                        // Borrowed too far ahead of the fake clock: no ID, no duplicate.
+                      }
+                    }
+                  }
+                  return null;
+                }));
       }
       go.countDown();
       for (Future<?> job : jobs) {

@@ -75,21 +75,29 @@ class SnowflakeClockStepTest {
   private void stepBackUnderLoad(Supplier<TestDatabase> database) throws Exception {
     SteppedClock wall = new SteppedClock();
     try (TestDatabase db = database.get()) {
-      ServerConfig config = ServerConfig.parse(new String[] {"--worker-lease-ttl", "5s"},
-          env -> null);
-      JooqWorkerLeaseStore leases = new JooqWorkerLeaseStore(db.pool(2),
-          DataSources.dialectOf(db.url), wall);
-      Snowflake snowflake = new Snowflake(leases, config.snowflake().layout(), 0, 1023,
-          config.snowflake().leaseTtl(), wall, Ticker.systemTicker(),
-          Executors.newSingleThreadScheduledExecutor(),
-          Executors.newSingleThreadScheduledExecutor());
+      ServerConfig config =
+          ServerConfig.parse(new String[] {"--worker-lease-ttl", "5s"}, env -> null);
+      JooqWorkerLeaseStore leases =
+          new JooqWorkerLeaseStore(db.pool(2), DataSources.dialectOf(db.url), wall);
+      Snowflake snowflake =
+          new Snowflake(
+              leases,
+              config.snowflake().layout(),
+              0,
+              1023,
+              config.snowflake().leaseTtl(),
+              wall,
+              Ticker.systemTicker(),
+              Executors.newSingleThreadScheduledExecutor(),
+              Executors.newSingleThreadScheduledExecutor());
       String name = InProcessServerBuilder.generateName();
-      LeafServer server = TestServer.inProcess(name).flags("--worker-lease-ttl", "5s")
-          .snowflake(snowflake).start();
+      LeafServer server =
+          TestServer.inProcess(name).flags("--worker-lease-ttl", "5s").snowflake(snowflake).start();
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
       try {
         var stub = SnowflakeServiceGrpc.newBlockingStub(channel);
-        Poll.until(() -> stub.getWorker(GetWorkerRequest.getDefaultInstance()).getWorkerId() >= 0,
+        Poll.until(
+            () -> stub.getWorker(GetWorkerRequest.getDefaultInstance()).getWorkerId() >= 0,
             Duration.ofSeconds(15));
         ConcurrentLinkedQueue<Long> ids = new ConcurrentLinkedQueue<>();
         AtomicInteger failures = new AtomicInteger();
@@ -99,56 +107,68 @@ class SnowflakeClockStepTest {
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 5; t++) {
           boolean streams = t == 0;
-          Thread thread = new Thread(() -> {
-            while (!stop.get()) {
-              try {
-                if (streams) {
-                  var it = stub.nextSnowflakeIdBatch(NextSnowflakeIdBatchRequest.newBuilder()
-                      .setCount(50_000).build());
-                  while (it.hasNext()) {
-                    IdBatch b = it.next();
-                    ids.addAll(b.getIdsList());
-                  }
-                } else {
-                  ids.add(stub.nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance())
-                      .getId());
-                }
-                if (stepped.get()) {
-                  afterStep.incrementAndGet();
-                }
-              } catch (StatusRuntimeException e) {
-                failures.incrementAndGet();
-              }
-            }
-          });
+          Thread thread =
+              new Thread(
+                  () -> {
+                    while (!stop.get()) {
+                      try {
+                        if (streams) {
+                          var it =
+                              stub.nextSnowflakeIdBatch(
+                                  NextSnowflakeIdBatchRequest.newBuilder()
+                                      .setCount(50_000)
+                                      .build());
+                          while (it.hasNext()) {
+                            IdBatch b = it.next();
+                            ids.addAll(b.getIdsList());
+                          }
+                        } else {
+                          ids.add(
+                              stub.nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance())
+                                  .getId());
+                        }
+                        if (stepped.get()) {
+                          afterStep.incrementAndGet();
+                        }
+                      } catch (StatusRuntimeException e) {
+                        failures.incrementAndGet();
+                      }
+                    }
+                  });
           thread.start();
           threads.add(thread);
         }
-        assertTrue(Poll.until(() -> ids.size() >= 5_000, Duration.ofSeconds(60)),
+        assertTrue(
+            Poll.until(() -> ids.size() >= 5_000, Duration.ofSeconds(60)),
             "serving before the step: " + ids.size());
-        long expiresBefore = stub.getWorker(GetWorkerRequest.getDefaultInstance())
-            .getLeaseExpiresMs();
+        long expiresBefore =
+            stub.getWorker(GetWorkerRequest.getDefaultInstance()).getLeaseExpiresMs();
         wall.offsetMs.addAndGet(-Duration.ofSeconds(30).toMillis());
         stepped.set(true);
         // Calls after the step, and two renewals of the lease after it (the lease table reads the
         // stepped clock too): each renewal reports a new expiry.
-        assertTrue(Poll.until(() -> afterStep.get() > 500, Duration.ofSeconds(60)),
+        assertTrue(
+            Poll.until(() -> afterStep.get() > 500, Duration.ofSeconds(60)),
             "calls after the step: " + afterStep.get());
         long[] expiry = {expiresBefore, 0};
-        assertTrue(Poll.until(() -> {
-          long now = stub.getWorker(GetWorkerRequest.getDefaultInstance()).getLeaseExpiresMs();
-          if (now != expiry[0]) {
-            expiry[0] = now;
-            expiry[1]++;
-          }
-          return expiry[1] >= 2;
-        }, Duration.ofSeconds(30)), "the lease renewed twice after the step");
+        assertTrue(
+            Poll.until(
+                () -> {
+                  long now =
+                      stub.getWorker(GetWorkerRequest.getDefaultInstance()).getLeaseExpiresMs();
+                  if (now != expiry[0]) {
+                    expiry[0] = now;
+                    expiry[1]++;
+                  }
+                  return expiry[1] >= 2;
+                },
+                Duration.ofSeconds(30)),
+            "the lease renewed twice after the step");
         stop.set(true);
         for (Thread t : threads) {
           t.join(30_000);
         }
-        long ahead = stub.getWorker(GetWorkerRequest.getDefaultInstance())
-            .getAheadOfWallClockMs();
+        long ahead = stub.getWorker(GetWorkerRequest.getDefaultInstance()).getAheadOfWallClockMs();
         Set<Long> seen = new HashSet<>();
         int duplicates = 0;
         for (long id : ids) {
@@ -156,10 +176,15 @@ class SnowflakeClockStepTest {
             duplicates++;
           }
         }
-        System.out.printf("[snowflake] wall clock stepped back 30 s under load (%s): %d IDs,"
-            + " %d calls after the step, %d failed calls, %d duplicates, ID time %d ms ahead%n",
-            db.name == null ? "H2" : "MariaDB", ids.size(), afterStep.get(), failures.get(),
-            duplicates, ahead);
+        System.out.printf(
+            "[snowflake] wall clock stepped back 30 s under load (%s): %d IDs,"
+                + " %d calls after the step, %d failed calls, %d duplicates, ID time %d ms ahead%n",
+            db.name == null ? "H2" : "MariaDB",
+            ids.size(),
+            afterStep.get(),
+            failures.get(),
+            duplicates,
+            ahead);
         assertEquals(0, duplicates, "no ID twice");
         assertEquals(0, failures.get(), "no call failed");
         assertTrue(afterStep.get() > 100, "kept answering after the step: " + afterStep.get());

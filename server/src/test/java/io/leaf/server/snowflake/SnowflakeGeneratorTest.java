@@ -26,26 +26,40 @@ class SnowflakeGeneratorTest {
 
   /** A lease on {@code worker} valid for a minute of the monotonic clock, covering a day. */
   private void lease(int worker) {
-    generator.activate(worker, generator.prepare(0), NOW + Duration.ofDays(1).toMillis(),
-        ticker.read() + Duration.ofMinutes(1).toNanos(), NOW + 60_000, "fenced");
+    generator.activate(
+        worker,
+        generator.prepare(0),
+        NOW + Duration.ofDays(1).toMillis(),
+        ticker.read() + Duration.ofMinutes(1).toNanos(),
+        NOW + 60_000,
+        "fenced");
   }
 
   @Test
   void nextAndTake_readEachClockOncePerCall() {
     AtomicInteger wallReads = new AtomicInteger();
     AtomicInteger tickerReads = new AtomicInteger();
-    SnowflakeGenerator counted = new SnowflakeGenerator(LAYOUT, () -> {
-      wallReads.incrementAndGet();
-      return wall.instant();
-    }, new Ticker() {
-      @Override
-      public long read() {
-        tickerReads.incrementAndGet();
-        return ticker.read();
-      }
-    });
-    counted.activate(3, counted.prepare(0), NOW + Duration.ofDays(1).toMillis(),
-        ticker.read() + Duration.ofMinutes(1).toNanos(), NOW + 60_000, "fenced");
+    SnowflakeGenerator counted =
+        new SnowflakeGenerator(
+            LAYOUT,
+            () -> {
+              wallReads.incrementAndGet();
+              return wall.instant();
+            },
+            new Ticker() {
+              @Override
+              public long read() {
+                tickerReads.incrementAndGet();
+                return ticker.read();
+              }
+            });
+    counted.activate(
+        3,
+        counted.prepare(0),
+        NOW + Duration.ofDays(1).toMillis(),
+        ticker.read() + Duration.ofMinutes(1).toNanos(),
+        NOW + 60_000,
+        "fenced");
     wallReads.set(0);
     tickerReads.set(0);
     counted.next();
@@ -67,7 +81,9 @@ class SnowflakeGeneratorTest {
     lease(7);
     long id = generator.next();
     assertEquals(new SnowflakeLayout.Parts(id, NOW, 7, 0), LAYOUT.decompose(id), "first ID");
-    assertEquals(new SnowflakeLayout.Parts(id + 1, NOW, 7, 1), LAYOUT.decompose(generator.next()),
+    assertEquals(
+        new SnowflakeLayout.Parts(id + 1, NOW, 7, 1),
+        LAYOUT.decompose(generator.next()),
         "second ID in the same millisecond");
   }
 
@@ -80,7 +96,9 @@ class SnowflakeGeneratorTest {
     }
     assertEquals(NOW, LAYOUT.decompose(last).timestampMs(), "4096 IDs fit one millisecond");
     long next = generator.next();
-    assertEquals(new SnowflakeLayout.Parts(next, NOW + 1, 1, 0), LAYOUT.decompose(next),
+    assertEquals(
+        new SnowflakeLayout.Parts(next, NOW + 1, 1, 0),
+        LAYOUT.decompose(next),
         "the 4097th borrows the next millisecond while the clock stands still");
     assertEquals(1, generator.aheadOfWallMs(), "one millisecond ahead of the wall clock");
   }
@@ -104,7 +122,8 @@ class SnowflakeGeneratorTest {
       ticker.advance(Duration.ofMillis(1));
     }
     long ahead = generator.aheadOfWallMs();
-    assertTrue(ahead > 29_000 && ahead <= 30_000,
+    assertTrue(
+        ahead > 29_000 && ahead <= 30_000,
         "ID time runs ahead by the step, less what the wall clock has caught up: " + ahead);
     // The wall clock catches up with the IDs' time at its own pace; the IDs then follow it.
     wall.advance(Duration.ofSeconds(31));
@@ -127,7 +146,9 @@ class SnowflakeGeneratorTest {
         refused = e;
       }
     }
-    assertEquals((SnowflakeGenerator.MAX_BORROW_MS + 1) * 4096, issued,
+    assertEquals(
+        (SnowflakeGenerator.MAX_BORROW_MS + 1) * 4096,
+        issued,
         "the current millisecond and " + SnowflakeGenerator.MAX_BORROW_MS + " borrowed ones");
     assertTrue(refused.getMessage().contains("--snowflake-bits"), refused.getMessage());
     ticker.advance(Duration.ofMillis(5));
@@ -139,7 +160,9 @@ class SnowflakeGeneratorTest {
     lease(5);
     IdRanges ids = new IdRanges();
     int taken = generator.take(1_000_000, ids);
-    assertEquals((SnowflakeGenerator.STREAM_BORROW_MS + 1) * 4096, taken,
+    assertEquals(
+        (SnowflakeGenerator.STREAM_BORROW_MS + 1) * 4096,
+        taken,
         "streams borrow " + SnowflakeGenerator.STREAM_BORROW_MS + " ms");
     assertEquals(SnowflakeGenerator.STREAM_BORROW_MS + 1, ids.rangeCount(), "a range per ms");
     assertEquals(0, generator.take(10, new IdRanges()), "none until time moves on");
@@ -151,21 +174,31 @@ class SnowflakeGeneratorTest {
 
   @Test
   void next_pastFence_refusesUntilRenewed() {
-    generator.activate(2, generator.prepare(0), NOW + 100_000,
-        ticker.read() + Duration.ofSeconds(8).toNanos(), NOW + 10_000, "lease of worker 2 fenced");
+    generator.activate(
+        2,
+        generator.prepare(0),
+        NOW + 100_000,
+        ticker.read() + Duration.ofSeconds(8).toNanos(),
+        NOW + 10_000,
+        "lease of worker 2 fenced");
     generator.next();
     ticker.advance(Duration.ofSeconds(8));
     NoWorkerLeaseException e = assertThrows(NoWorkerLeaseException.class, generator::next);
     assertEquals("lease of worker 2 fenced", e.getMessage(), "the fence's reason");
-    generator.renewed(2, NOW + 100_000, ticker.read() + Duration.ofSeconds(8).toNanos(),
-        NOW + 20_000);
+    generator.renewed(
+        2, NOW + 100_000, ticker.read() + Duration.ofSeconds(8).toNanos(), NOW + 20_000);
     generator.next();
   }
 
   @Test
   void next_pastCeiling_refuses() {
-    generator.activate(2, generator.prepare(0), NOW + 10,
-        ticker.read() + Duration.ofMinutes(1).toNanos(), NOW + 10_000, "fenced");
+    generator.activate(
+        2,
+        generator.prepare(0),
+        NOW + 10,
+        ticker.read() + Duration.ofMinutes(1).toNanos(),
+        NOW + 10_000,
+        "fenced");
     generator.next();
     wall.advance(Duration.ofMillis(11));
     ticker.advance(Duration.ofMillis(11));
@@ -176,8 +209,13 @@ class SnowflakeGeneratorTest {
   @Test
   void activate_floorAboveWallClock_startsAboveFloorAndKeepsAnswering() {
     long floor = NOW + Duration.ofHours(1).toMillis();
-    generator.activate(4, floor, generator.prepare(floor) + 60_000,
-        ticker.read() + Duration.ofMinutes(1).toNanos(), NOW, "fenced");
+    generator.activate(
+        4,
+        floor,
+        generator.prepare(floor) + 60_000,
+        ticker.read() + Duration.ofMinutes(1).toNanos(),
+        NOW,
+        "fenced");
     long id = generator.next();
     assertEquals(floor, LAYOUT.decompose(id).timestampMs(), "the claim's floor, not the clock");
     for (int i = 0; i < 100_000; i++) {
@@ -190,8 +228,13 @@ class SnowflakeGeneratorTest {
   void next_layoutRunsOut_outOfRange() {
     SnowflakeLayout tiny = new SnowflakeLayout(NOW - (1L << 30) + 5, 30, 20, 13);
     SnowflakeGenerator g = new SnowflakeGenerator(tiny, wall, ticker);
-    g.activate(0, g.prepare(0), Long.MAX_VALUE, ticker.read() + Duration.ofMinutes(1).toNanos(),
-        NOW, "fenced");
+    g.activate(
+        0,
+        g.prepare(0),
+        Long.MAX_VALUE,
+        ticker.read() + Duration.ofMinutes(1).toNanos(),
+        NOW,
+        "fenced");
     g.next();
     wall.advance(Duration.ofMillis(10));
     ticker.advance(Duration.ofMillis(10));

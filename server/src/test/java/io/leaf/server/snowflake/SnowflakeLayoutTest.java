@@ -23,8 +23,8 @@ class SnowflakeLayoutTest {
 
   @Test
   void constructor_bitsAddingToMoreThan63_throws() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new SnowflakeLayout(0, 41, 10, 13));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> new SnowflakeLayout(0, 41, 10, 13));
     assertTrue(e.getMessage().contains("at most 63"), e.getMessage());
   }
 
@@ -54,8 +54,11 @@ class SnowflakeLayoutTest {
         SnowflakeLayout layout = new SnowflakeLayout(SnowflakeLayout.MEITUAN_EPOCH_MS, t, w, s);
         layouts++;
         long span = layout.maxTimestampMs() - layout.epochMs();
-        long[] times = {layout.epochMs(), layout.maxTimestampMs(),
-            layout.epochMs() + (long) (random.nextDouble() * span)};
+        long[] times = {
+          layout.epochMs(),
+          layout.maxTimestampMs(),
+          layout.epochMs() + (long) (random.nextDouble() * span)
+        };
         int[] workers = {0, layout.maxWorkerId(), random.nextInt(layout.maxWorkerId() + 1)};
         int[] sequences = {0, layout.maxSequence(), random.nextInt(layout.maxSequence() + 1)};
         for (long ts : times) {
@@ -63,13 +66,17 @@ class SnowflakeLayoutTest {
             for (int seq : sequences) {
               long id = layout.compose(ts, worker, seq);
               assertTrue(id >= 0, "IDs are positive: " + layout + " " + id);
-              assertEquals(new SnowflakeLayout.Parts(id, ts, worker, seq), layout.decompose(id),
+              assertEquals(
+                  new SnowflakeLayout.Parts(id, ts, worker, seq),
+                  layout.decompose(id),
                   "round trip in " + layout);
             }
           }
         }
-        assertEquals(Long.MAX_VALUE, layout.compose(layout.maxTimestampMs(),
-            layout.maxWorkerId(), layout.maxSequence()), "the largest parts fill 63 bits");
+        assertEquals(
+            Long.MAX_VALUE,
+            layout.compose(layout.maxTimestampMs(), layout.maxWorkerId(), layout.maxSequence()),
+            "the largest parts fill 63 bits");
       }
     }
     assertTrue(layouts > 200, "all layouts covered: " + layouts);

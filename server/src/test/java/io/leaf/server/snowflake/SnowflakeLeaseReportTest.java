@@ -23,6 +23,7 @@ class SnowflakeLeaseReportTest {
 
   /** TTL 1.5 s: renewed every 500 ms, fenced 1.2 s after the last acknowledged renewal. */
   private static final Duration TTL = Duration.ofMillis(1_500);
+
   private final ManualSnowflakeClocks clocks = new ManualSnowflakeClocks(1_750_000_000_000L);
   private final FakeWallClock wall = clocks.wall;
   private final FakeTicker ticker = clocks.ticker;
@@ -31,18 +32,19 @@ class SnowflakeLeaseReportTest {
   private final ManualScheduler timer = clocks.timer;
 
   private Snowflake snowflake() {
-    return new Snowflake(leases, SnowflakeLayout.DEFAULT, 0, 0, TTL, wall, ticker, leaseSteps,
-        timer);
+    return new Snowflake(
+        leases, SnowflakeLayout.DEFAULT, 0, 0, TTL, wall, ticker, leaseSteps, timer);
   }
 
   @Test
   void reportLeaseTo_reportThatThrows_renewalsGoOnAndReportsKeepComing() {
     AtomicInteger reports = new AtomicInteger();
     try (Snowflake snowflake = snowflake()) {
-      snowflake.reportLeaseTo(() -> {
-        reports.incrementAndGet();
-        throw new IllegalStateException("call already cancelled");
-      });
+      snowflake.reportLeaseTo(
+          () -> {
+            reports.incrementAndGet();
+            throw new IllegalStateException("call already cancelled");
+          });
       snowflake.start();
       // Issuing starts after the claim's quarantine (the TTL plus 1 s).
       clocks.elapse(WorkerLeaseKeeper.quarantine(TTL).plusMillis(100), true);
@@ -52,13 +54,18 @@ class SnowflakeLeaseReportTest {
       // Four renewals take the lease past its first fence.
       clocks.elapse(Duration.ofMillis(2_100), true);
       int renewed = leases.renewals.get() - atStart;
-      assertTrue(renewed >= 4, "renewals go on although every report throws: " + renewed
-          + " renewals");
+      assertTrue(
+          renewed >= 4, "renewals go on although every report throws: " + renewed + " renewals");
       // Each lease step renews once and reports once: what the renewals do not account for came
       // from the timer, which reports every 250 ms (2,100 ms: 8 times).
       int fromTimer = reports.get() - reportsAtStart - renewed;
-      assertTrue(fromTimer >= (int) (2_100 / Snowflake.REPORT_EVERY_MS), "timer reports keep"
-          + " coming every " + Snowflake.REPORT_EVERY_MS + " ms: " + fromTimer);
+      assertTrue(
+          fromTimer >= (int) (2_100 / Snowflake.REPORT_EVERY_MS),
+          "timer reports keep"
+              + " coming every "
+              + Snowflake.REPORT_EVERY_MS
+              + " ms: "
+              + fromTimer);
       assertTrue(snowflake.generator().leaseValid(), "renewed past the first fence");
       assertEquals(0, snowflake.generator().workerId());
     }
@@ -102,8 +109,8 @@ class SnowflakeLeaseReportTest {
     }
 
     @Override
-    public Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
-        long lastTimestampMs, long storedAtLeastMs) {
+    public Optional<WorkerLease> renew(
+        int workerId, String owner, Duration ttl, long lastTimestampMs, long storedAtLeastMs) {
       renewals.incrementAndGet();
       return delegate.renew(workerId, owner, ttl, lastTimestampMs, storedAtLeastMs);
     }

@@ -16,19 +16,33 @@ class SnowflakeMetricsTest {
     FakeWallClock wall = new FakeWallClock(1_750_000_000_000L);
     FakeTicker ticker = new FakeTicker();
     try (Metrics metrics = new Metrics();
-        Snowflake snowflake = new Snowflake(new MemoryWorkerLeaseStore(wall),
-            SnowflakeLayout.DEFAULT, 0, 3, Duration.ofSeconds(30), wall, ticker,
-            new ManualScheduler(ticker), new ManualScheduler(ticker))) {
+        Snowflake snowflake =
+            new Snowflake(
+                new MemoryWorkerLeaseStore(wall),
+                SnowflakeLayout.DEFAULT,
+                0,
+                3,
+                Duration.ofSeconds(30),
+                wall,
+                ticker,
+                new ManualScheduler(ticker),
+                new ManualScheduler(ticker))) {
       metrics.watchSnowflake(snowflake);
       String text = metrics.scrape();
-      for (String name : new String[] {"leaf_snowflake_epoch_years_left",
-          "leaf_snowflake_ahead_of_wall_clock_ms", "leaf_snowflake_worker_id",
-          "leaf_snowflake_lease_valid", "leaf_snowflake_borrow_refusals_total",
-          "leaf_snowflake_discarded_floors_total",
-          "leaf_snowflake_ids_issued_total"}) {
+      for (String name :
+          new String[] {
+            "leaf_snowflake_epoch_years_left",
+            "leaf_snowflake_ahead_of_wall_clock_ms",
+            "leaf_snowflake_worker_id",
+            "leaf_snowflake_lease_valid",
+            "leaf_snowflake_borrow_refusals_total",
+            "leaf_snowflake_discarded_floors_total",
+            "leaf_snowflake_ids_issued_total"
+          }) {
         assertTrue(text.contains(name), name + " in\n" + text);
       }
-      assertTrue(snowflake.yearsLeft() > 50 && snowflake.yearsLeft() < 56,
+      assertTrue(
+          snowflake.yearsLeft() > 50 && snowflake.yearsLeft() < 56,
           "2025 to 2080: " + snowflake.yearsLeft());
     }
   }

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Timeout;
 class SnowflakeProcessTest {
 
   private static final String[] FLAGS = {"--worker-id-range", "5-5", "--worker-lease-ttl", "3s"};
+
   /** IDs a load receives before the test moves on: it is serving, under load. */
   private static final int SERVED = 500;
 
@@ -42,10 +43,9 @@ class SnowflakeProcessTest {
       long pausedAt = System.nanoTime();
       int beforePause = loadA.ids.size();
       SnowflakeServers.Server b = servers.start(Map.of(), FLAGS);
-      assertTrue(b.awaitWorker(5, 30), "b takes worker 5 once a's lease ran out\n"
-          + b.process.output());
-      assertTrue(System.nanoTime() - pausedAt > TimeUnit.SECONDS.toNanos(3),
-          "not before a's TTL");
+      assertTrue(
+          b.awaitWorker(5, 30), "b takes worker 5 once a's lease ran out\n" + b.process.output());
+      assertTrue(System.nanoTime() - pausedAt > TimeUnit.SECONDS.toNanos(3), "not before a's TTL");
       SnowflakeServers.Load loadB = servers.load(b, 4);
       assertTrue(loadB.awaitIds(SERVED), "b serves: " + loadB.ids.size());
       int failedBeforeWake = loadA.failureCount();
@@ -53,10 +53,15 @@ class SnowflakeProcessTest {
       // a wakes up with calls queued during the pause: every one must be refused. Wait until it
       // noticed the loss and refused fresh calls made after the wake, b still serving.
       int servedByB = loadB.ids.size();
-      assertTrue(a.process.awaitLine("no longer this server's", 30, TimeUnit.SECONDS),
+      assertTrue(
+          a.process.awaitLine("no longer this server's", 30, TimeUnit.SECONDS),
           "a noticed it lost the worker\n" + a.process.output());
-      assertTrue(Poll.until(() -> loadA.failureCount() >= failedBeforeWake + 100
-          && loadB.ids.size() >= servedByB + SERVED, Duration.ofSeconds(30)),
+      assertTrue(
+          Poll.until(
+              () ->
+                  loadA.failureCount() >= failedBeforeWake + 100
+                      && loadB.ids.size() >= servedByB + SERVED,
+              Duration.ofSeconds(30)),
           "a refuses after the wake while b serves: " + loadA.failures);
       loadA.stop();
       loadB.stop();
@@ -73,16 +78,18 @@ class SnowflakeProcessTest {
           duplicates++;
         }
       }
-      System.out.printf("[snowflake] paused process: a issued %d before the pause, %d after;"
-          + " b issued %d; a's refusals %s; duplicates %d%n", beforePause, afterPause,
-          loadB.ids.size(), loadA.failures, duplicates);
+      System.out.printf(
+          "[snowflake] paused process: a issued %d before the pause, %d after;"
+              + " b issued %d; a's refusals %s; duplicates %d%n",
+          beforePause, afterPause, loadB.ids.size(), loadA.failures, duplicates);
       assertTrue(beforePause > 10, "a served before the pause: " + beforePause);
       assertTrue(loadB.ids.size() > 10, "b served: " + loadB.ids.size());
       assertEquals(0, duplicates, "no ID twice");
       long maxA = loadA.ids.stream().mapToLong(Long::longValue).max().orElseThrow();
       long minB = loadB.ids.stream().mapToLong(Long::longValue).min().orElseThrow();
       assertTrue(minB > maxA, "b's IDs all lie above everything a ever issued");
-      assertTrue(a.process.awaitLine("no longer this server's", 10, TimeUnit.SECONDS),
+      assertTrue(
+          a.process.awaitLine("no longer this server's", 10, TimeUnit.SECONDS),
           "a noticed it lost the worker\n" + a.process.output());
     }
   }
@@ -110,13 +117,16 @@ class SnowflakeProcessTest {
           duplicates++;
         }
       }
-      System.out.printf("[snowflake] kill -9: a issued %d, b issued %d, duplicates %d%n",
+      System.out.printf(
+          "[snowflake] kill -9: a issued %d, b issued %d, duplicates %d%n",
           loadA.ids.size(), loadB.ids.size(), duplicates);
-      assertTrue(loadA.ids.size() > 10 && loadB.ids.size() > 10,
+      assertTrue(
+          loadA.ids.size() > 10 && loadB.ids.size() > 10,
           "both served: " + loadA.ids.size() + ", " + loadB.ids.size());
       assertEquals(0, duplicates, "no ID twice");
-      assertTrue(List.copyOf(loadB.ids).stream().mapToLong(Long::longValue).min().orElseThrow()
-          > loadA.ids.stream().mapToLong(Long::longValue).max().orElseThrow(),
+      assertTrue(
+          List.copyOf(loadB.ids).stream().mapToLong(Long::longValue).min().orElseThrow()
+              > loadA.ids.stream().mapToLong(Long::longValue).max().orElseThrow(),
           "b starts above a's last ID");
     }
   }

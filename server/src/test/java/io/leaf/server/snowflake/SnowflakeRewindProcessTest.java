@@ -19,9 +19,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Two loaded server processes on one database and one worker ID while the lease row is deleted,
- * zeroed and moved back under its holder (what an operator, a restored backup or a promoted
- * lagging replica does): after each rewind either server claims the worker (the other one in
- * most runs; the count is printed), and no ID is issued twice.
+ * zeroed and moved back under its holder (what an operator, a restored backup or a promoted lagging
+ * replica does): after each rewind either server claims the worker (the other one in most runs; the
+ * count is printed), and no ID is issued twice.
  *
  * <p>The takeover itself is not certain from outside the processes, so the case "the other server
  * claims while the holder still issues" is pinned down with fake clocks in {@code
@@ -32,10 +32,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SnowflakeRewindProcessTest {
 
   private static final String[] FLAGS = {"--worker-id-range", "5-5", "--worker-lease-ttl", "3s"};
-  private static final List<String> REWINDS = List.of(
-      "DELETE FROM leaf_worker WHERE worker_id = 5",
-      "UPDATE leaf_worker SET last_timestamp_ms = 0, lease_expires_ms = 0 WHERE worker_id = 5",
-      "UPDATE leaf_worker SET lease_expires_ms = 0, last_timestamp_ms = 1000 WHERE worker_id = 5");
+  private static final List<String> REWINDS =
+      List.of(
+          "DELETE FROM leaf_worker WHERE worker_id = 5",
+          "UPDATE leaf_worker SET last_timestamp_ms = 0, lease_expires_ms = 0 WHERE worker_id = 5",
+          "UPDATE leaf_worker SET lease_expires_ms = 0, last_timestamp_ms = 1000 WHERE worker_id ="
+              + " 5");
+
   /** IDs a load receives before the test moves on: it is serving, under load. */
   private static final int SERVED = 500;
 
@@ -62,8 +65,10 @@ class SnowflakeRewindProcessTest {
           takeovers++;
         }
         // Whichever server holds the worker now serves before the next rewind.
-        SnowflakeServers.Load now = other.worker().getWorkerId() == 5
-            ? (other == a ? loadA : loadB) : (holder == a ? loadA : loadB);
+        SnowflakeServers.Load now =
+            other.worker().getWorkerId() == 5
+                ? (other == a ? loadA : loadB)
+                : (holder == a ? loadA : loadB);
         assertTrue(now.awaitIds(now.ids.size() + SERVED), "the holder serves after the rewind");
       }
       loadA.stop();
@@ -76,14 +81,16 @@ class SnowflakeRewindProcessTest {
       for (long id : loadB.ids) {
         duplicates += seen.add(id) ? 0 : 1;
       }
-      System.out.printf("[snowflake] %s lease row rewound %d times under two loaded servers:"
-          + " a issued %d, b issued %d, takeovers %d, duplicates %d%n", kind, REWINDS.size(),
-          loadA.ids.size(), loadB.ids.size(), takeovers, duplicates);
+      System.out.printf(
+          "[snowflake] %s lease row rewound %d times under two loaded servers:"
+              + " a issued %d, b issued %d, takeovers %d, duplicates %d%n",
+          kind, REWINDS.size(), loadA.ids.size(), loadB.ids.size(), takeovers, duplicates);
       assertEquals(0, duplicates, "no ID twice");
       // After each rewind either server may win the claim (the holder claims again at once when
       // its renewal fails, the other retries every 300 ms), so a run may see no takeover: the
       // count is reported; what must hold in every run is that no ID was issued twice.
-      assertTrue(loadA.ids.size() + loadB.ids.size() > 100,
+      assertTrue(
+          loadA.ids.size() + loadB.ids.size() > 100,
           "IDs issued: " + loadA.ids.size() + ", " + loadB.ids.size());
     }
   }

@@ -30,8 +30,9 @@ class SnowflakeScheduleTest {
   private final MemoryWorkerLeaseStore store = new MemoryWorkerLeaseStore(wall);
   private final ManualScheduler leaseSteps = clocks.leaseSteps;
   private final ManualScheduler chunkTimer = clocks.timer;
-  private final Snowflake snowflake = new Snowflake(store, SnowflakeLayout.DEFAULT, 7, 7, TTL,
-      wall, ticker, leaseSteps, chunkTimer);
+  private final Snowflake snowflake =
+      new Snowflake(
+          store, SnowflakeLayout.DEFAULT, 7, 7, TTL, wall, ticker, leaseSteps, chunkTimer);
 
   @Test
   void leaseSteps_claimQuarantineRenewalsAndRelease_onTheInjectedScheduler() {

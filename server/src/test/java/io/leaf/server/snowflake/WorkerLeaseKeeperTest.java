@@ -48,16 +48,16 @@ class WorkerLeaseKeeperTest {
       // A server started later reads the real time then (the database's fake clock).
       this.wall = new FakeWallClock(database.millis() + wallOffsetMs);
       this.generator = new SnowflakeGenerator(SnowflakeLayout.DEFAULT, wall, ticker);
-      this.keeper = new WorkerLeaseKeeper(partitionable(this), generator, ticker, from, to, TTL,
-          owner, exclusive);
+      this.keeper =
+          new WorkerLeaseKeeper(
+              partitionable(this), generator, ticker, from, to, TTL, owner, exclusive);
     }
 
     long dueNanos;
 
     void step() {
       nextStepNanos = keeper.step();
-      dueNanos = nextStepNanos == Long.MAX_VALUE ? Long.MAX_VALUE
-          : ticker.read() + nextStepNanos;
+      dueNanos = nextStepNanos == Long.MAX_VALUE ? Long.MAX_VALUE : ticker.read() + nextStepNanos;
     }
 
     /** Claims, waits out the quarantine while renewing, and is issuing when it returns. */
@@ -88,19 +88,18 @@ class WorkerLeaseKeeperTest {
       }
 
       @Override
-      public void createSchemaIfMissing() {
-      }
+      public void createSchemaIfMissing() {}
 
       @Override
-      public java.util.Optional<WorkerLease> claim(int fromId, int toId, String owner,
-          Duration ttl) {
+      public java.util.Optional<WorkerLease> claim(
+          int fromId, int toId, String owner, Duration ttl) {
         reach();
         return table.claim(fromId, toId, owner, ttl);
       }
 
       @Override
-      public java.util.Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
-          long lastTimestampMs, long storedAtLeastMs) {
+      public java.util.Optional<WorkerLease> renew(
+          int workerId, String owner, Duration ttl, long lastTimestampMs, long storedAtLeastMs) {
         reach();
         return table.renew(workerId, owner, ttl, lastTimestampMs, storedAtLeastMs);
       }
@@ -171,19 +170,25 @@ class WorkerLeaseKeeperTest {
     WorkerLease row = table.row(a.leased()).orElseThrow();
     assertEquals("a", row.owner(), "the row names its holder");
     assertEquals(NOW + TTL.toMillis(), row.expiresMs(), "expiry by the database's clock");
-    NoWorkerLeaseException held = assertThrows(NoWorkerLeaseException.class, a.generator::next,
-        "a claim is quarantined: nothing before any earlier holder has certainly stopped");
+    NoWorkerLeaseException held =
+        assertThrows(
+            NoWorkerLeaseException.class,
+            a.generator::next,
+            "a claim is quarantined: nothing before any earlier holder has certainly stopped");
     assertTrue(held.getMessage().contains("is claimed"), held.getMessage());
     assertTrue(a.nextStepNanos <= TTL.toNanos() / 3, "the claim is renewed while it waits");
     run(QUARANTINE, a);
     row = table.row(a.worker()).orElseThrow();
-    assertTrue(row.lastTimestampMs() >= database.millis() + TTL.toMillis(),
+    assertTrue(
+        row.lastTimestampMs() >= database.millis() + TTL.toMillis(),
         "the stored ceiling covers every ID the lease allows: " + row.lastTimestampMs());
     long id = a.generator.next();
-    assertTrue(SnowflakeLayout.DEFAULT.decompose(id).timestampMs()
-        > NOW + TTL.toMillis() + SnowflakeGenerator.MAX_BORROW_MS,
+    assertTrue(
+        SnowflakeLayout.DEFAULT.decompose(id).timestampMs()
+            > NOW + TTL.toMillis() + SnowflakeGenerator.MAX_BORROW_MS,
         "above the database's time at the claim plus the quarantine");
-    assertTrue(SnowflakeLayout.DEFAULT.decompose(id).timestampMs() <= row.lastTimestampMs(),
+    assertTrue(
+        SnowflakeLayout.DEFAULT.decompose(id).timestampMs() <= row.lastTimestampMs(),
         "IDs stay under the stored ceiling");
     a.step();
     assertEquals(TTL.toNanos() / 3, a.nextStepNanos, "renewal due after a third of the TTL");
@@ -202,10 +207,13 @@ class WorkerLeaseKeeperTest {
     b.step();
     long first = b.generator.next();
     assertTrue(first > lastOfA, "above what a issued");
-    assertTrue(SnowflakeLayout.DEFAULT.decompose(first).timestampMs() > ceilingOfA,
+    assertTrue(
+        SnowflakeLayout.DEFAULT.decompose(first).timestampMs() > ceilingOfA,
         "above a's stored ceiling, without a quarantine");
-    assertTrue(table.row(0).orElseThrow().lastTimestampMs()
-        >= SnowflakeLayout.DEFAULT.decompose(first).timestampMs(), "b stored its own ceiling");
+    assertTrue(
+        table.row(0).orElseThrow().lastTimestampMs()
+            >= SnowflakeLayout.DEFAULT.decompose(first).timestampMs(),
+        "b stored its own ceiling");
 
     b.keeper.release();
     Server c = new Server("c", 0, 0, 0, true);
@@ -223,7 +231,9 @@ class WorkerLeaseKeeperTest {
       a.step();
       a.generator.next();
     }
-    assertEquals(database.millis() + TTL.toMillis(), table.row(0).orElseThrow().expiresMs(),
+    assertEquals(
+        database.millis() + TTL.toMillis(),
+        table.row(0).orElseThrow().expiresMs(),
         "renewed to the database's now plus the TTL");
   }
 
@@ -244,7 +254,8 @@ class WorkerLeaseKeeperTest {
     run(QUARANTINE, b);
     long first = b.generator.next();
     assertTrue(first > lastOfA, "b starts above what a could have issued");
-    assertTrue(SnowflakeLayout.DEFAULT.decompose(first).timestampMs() > ceilingOfA,
+    assertTrue(
+        SnowflakeLayout.DEFAULT.decompose(first).timestampMs() > ceilingOfA,
         "above a's stored ceiling");
   }
 
@@ -257,7 +268,9 @@ class WorkerLeaseKeeperTest {
     assertThrows(NoWorkerLeaseException.class, a.generator::next, "released: nothing more");
     WorkerLease row = table.row(0).orElseThrow();
     assertEquals(0, row.expiresMs(), "free at once");
-    assertEquals(SnowflakeLayout.DEFAULT.decompose(last).timestampMs(), row.lastTimestampMs(),
+    assertEquals(
+        SnowflakeLayout.DEFAULT.decompose(last).timestampMs(),
+        row.lastTimestampMs(),
         "the exact last timestamp, not the ceiling");
     Server b = server("b", 0, 0);
     b.step();
@@ -304,13 +317,21 @@ class WorkerLeaseKeeperTest {
         assertTrue(e.getMessage().contains("--worker-lease-ttl"), e.getMessage());
       }
     }
-    assertTrue(issuedUntil < expiry, "the last ID (at database time " + issuedUntil
-        + ") came before the lease could end (" + expiry + ")");
-    assertTrue(expiry - issuedUntil >= TTL.toMillis() / 5 - 100,
+    assertTrue(
+        issuedUntil < expiry,
+        "the last ID (at database time "
+            + issuedUntil
+            + ") came before the lease could end ("
+            + expiry
+            + ")");
+    assertTrue(
+        expiry - issuedUntil >= TTL.toMillis() / 5 - 100,
         "stopped a margin early: " + (expiry - issuedUntil) + " ms");
     table.failWith(null);
     a.step();
-    assertThrows(NoWorkerLeaseException.class, a.generator::next,
+    assertThrows(
+        NoWorkerLeaseException.class,
+        a.generator::next,
         "renewed only after the lease lapsed: held back as a new claim");
     run(QUARANTINE, a);
     a.generator.next();
@@ -369,15 +390,20 @@ class WorkerLeaseKeeperTest {
   }
 
   /** How a row may go back under its holder: what a restore or a lagging replica holds. */
-  private enum Rewind { DELETED, ZEROED, EXPIRY_MOVED_BACK, RESTORED_OLD_ROW }
+  private enum Rewind {
+    DELETED,
+    ZEROED,
+    EXPIRY_MOVED_BACK,
+    RESTORED_OLD_ROW
+  }
 
   private void rewind(Rewind how, int worker, WorkerLease before) {
     WorkerLease now = table.row(worker).orElseThrow();
     switch (how) {
       case DELETED -> table.rewrite(worker, null);
       case ZEROED -> table.rewrite(worker, new WorkerLease(worker, now.owner(), 0, 0));
-      case EXPIRY_MOVED_BACK -> table.rewrite(worker,
-          new WorkerLease(worker, now.owner(), 0, now.lastTimestampMs()));
+      case EXPIRY_MOVED_BACK ->
+          table.rewrite(worker, new WorkerLease(worker, now.owner(), 0, now.lastTimestampMs()));
       case RESTORED_OLD_ROW -> table.rewrite(worker, before);
     }
   }
@@ -405,7 +431,8 @@ class WorkerLeaseKeeperTest {
   }
 
   @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.EnumSource(value = Rewind.class,
+  @org.junit.jupiter.params.provider.EnumSource(
+      value = Rewind.class,
       names = {"ZEROED", "RESTORED_OLD_ROW"})
   void rowRewoundUnderHolder_holderStopsAtItsNextRenewal(Rewind how) {
     Server a = server("a", 5, 5);
@@ -414,7 +441,9 @@ class WorkerLeaseKeeperTest {
     rewind(how, 5, old);
     elapse(Duration.ofNanos(a.dueNanos - a.ticker.read()));
     a.step();
-    assertThrows(NoWorkerLeaseException.class, a.generator::next,
+    assertThrows(
+        NoWorkerLeaseException.class,
+        a.generator::next,
         "the row changed under a: it stops at once (" + how + ")");
     a.step();
     assertEquals(5, a.leased(), "and claims again, quarantined like any claim");

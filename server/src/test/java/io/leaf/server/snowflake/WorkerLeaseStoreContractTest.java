@@ -38,8 +38,8 @@ abstract class WorkerLeaseStoreContractTest {
   }
 
   protected JooqWorkerLeaseStore newStore() {
-    return new JooqWorkerLeaseStore(db.pool(4),
-        io.leaf.server.store.DataSources.dialectOf(db.url), InstantSource.system());
+    return new JooqWorkerLeaseStore(
+        db.pool(4), io.leaf.server.store.DataSources.dialectOf(db.url), InstantSource.system());
   }
 
   @AfterEach
@@ -54,7 +54,8 @@ abstract class WorkerLeaseStoreContractTest {
     assertEquals(5, lease.workerId(), "the only ID in range");
     assertEquals(0, lease.lastTimestampMs(), "never used");
     // The database runs on this machine's clock here; allow for a coarse one.
-    assertTrue(Math.abs(lease.expiresMs() - (before + TTL.toMillis())) < 5_000,
+    assertTrue(
+        Math.abs(lease.expiresMs() - (before + TTL.toMillis())) < 5_000,
         "expiry is the database's now plus the TTL: " + lease.expiresMs());
     assertEquals(Optional.empty(), store.claim(5, 5, "b", TTL), "held: no second claim");
   }
@@ -65,7 +66,9 @@ abstract class WorkerLeaseStoreContractTest {
     WorkerLease renewed = store.renew(0, "a", TTL, 12345, 0).orElseThrow();
     assertTrue(renewed.expiresMs() >= lease.expiresMs(), "extended");
     assertEquals(12345, renewed.lastTimestampMs(), "recorded");
-    assertEquals(12345, store.renew(0, "a", TTL, 100, 0).orElseThrow().lastTimestampMs(),
+    assertEquals(
+        12345,
+        store.renew(0, "a", TTL, 100, 0).orElseThrow().lastTimestampMs(),
         "a renewal never lowers it");
     assertEquals(Optional.empty(), store.renew(0, "b", TTL, 1, 0), "not b's to renew");
   }
@@ -76,7 +79,9 @@ abstract class WorkerLeaseStoreContractTest {
     assertTrue(store.renew(0, "a", TTL, 50_000, 0).isPresent(), "a renews its lease");
     assertTrue(store.renew(0, "a", TTL, 60_000, 50_000).isPresent(), "the row holds 50,000");
     sql("UPDATE leaf_worker SET last_timestamp_ms = 10 WHERE worker_id = 0");
-    assertEquals(Optional.empty(), store.renew(0, "a", TTL, 70_000, 60_000),
+    assertEquals(
+        Optional.empty(),
+        store.renew(0, "a", TTL, 70_000, 60_000),
         "moved back below what a stored: not renewed");
     sql("UPDATE leaf_worker SET last_timestamp_ms = 0, lease_expires_ms = 0 WHERE worker_id = 0");
     assertEquals(Optional.empty(), store.renew(0, "a", TTL, 70_000, 60_000), "zeroed");
@@ -99,8 +104,9 @@ abstract class WorkerLeaseStoreContractTest {
     store.renew(0, "a", shortTtl, 777, 0);
     assertEquals(Optional.empty(), store.claim(0, 0, "b", TTL), "not expired yet");
     // Expired once the database's clock passes it (some keep whole seconds): b keeps trying.
-    WorkerLease b = Poll.value(() -> store.claim(0, 0, "b", TTL), Duration.ofSeconds(10))
-        .orElseThrow(() -> new AssertionError("expired by the database's clock: b claims it"));
+    WorkerLease b =
+        Poll.value(() -> store.claim(0, 0, "b", TTL), Duration.ofSeconds(10))
+            .orElseThrow(() -> new AssertionError("expired by the database's clock: b claims it"));
     assertEquals(777, b.lastTimestampMs(), "b learns where a stopped");
     assertEquals(Optional.empty(), store.renew(0, "a", TTL, 1, 0), "a lost it");
   }
@@ -113,7 +119,9 @@ abstract class WorkerLeaseStoreContractTest {
     WorkerLease b = store.claim(0, 0, "b", TTL).orElseThrow();
     assertEquals(8_000, b.lastTimestampMs(), "the released value");
     store.release(0, "a", 1);
-    assertEquals(8_000, store.renew(0, "b", TTL, 0, 0).orElseThrow().lastTimestampMs(),
+    assertEquals(
+        8_000,
+        store.renew(0, "b", TTL, 0, 0).orElseThrow().lastTimestampMs(),
         "a release by a former holder changes nothing");
   }
 
@@ -132,10 +140,12 @@ abstract class WorkerLeaseStoreContractTest {
     for (int i = 0; i < servers; i++) {
       JooqWorkerLeaseStore s = stores.get(i);
       String owner = "server-" + i;
-      claims.add(pool.submit(() -> {
-        go.await();
-        return s.claim(0, ids - 1, owner, TTL);
-      }));
+      claims.add(
+          pool.submit(
+              () -> {
+                go.await();
+                return s.claim(0, ids - 1, owner, TTL);
+              }));
     }
     go.countDown();
     Set<Integer> won = new HashSet<>();
@@ -144,8 +154,9 @@ abstract class WorkerLeaseStoreContractTest {
       Optional<WorkerLease> lease = f.get(60, TimeUnit.SECONDS);
       if (lease.isPresent()) {
         winners++;
-        assertTrue(won.add(lease.get().workerId()), "worker ID " + lease.get().workerId()
-            + " claimed twice");
+        assertTrue(
+            won.add(lease.get().workerId()),
+            "worker ID " + lease.get().workerId() + " claimed twice");
       }
     }
     pool.shutdown();

@@ -7,10 +7,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.leaf.server.snowflake.MemoryWorkerLeaseStore;
 import io.leaf.server.store.StoreUnavailableException;
-import io.leaf.server.snowflake.WorkerLease;
-import io.leaf.server.snowflake.WorkerLeaseStore;
 import io.leaf.server.testing.FakeTicker;
 import io.leaf.server.testing.FakeWallClock;
 import java.time.Duration;
@@ -46,15 +43,24 @@ class WorkerLeaseWarningsTest {
 
   @Test
   void step_claimFailingFiveMinutes_warnsOnceAMinuteThenAtOnceAfterRecovery() {
-    WorkerLeaseKeeper keeper = new WorkerLeaseKeeper(store(),
-        new SnowflakeGenerator(SnowflakeLayout.DEFAULT, wall, ticker), ticker, 0, 1023,
-        Duration.ofSeconds(30), "server-a");
+    WorkerLeaseKeeper keeper =
+        new WorkerLeaseKeeper(
+            store(),
+            new SnowflakeGenerator(SnowflakeLayout.DEFAULT, wall, ticker),
+            ticker,
+            0,
+            1023,
+            Duration.ofSeconds(30),
+            "server-a");
     int steps = run(keeper, Duration.ofMinutes(5));
     List<String> warnings = warnings();
     assertTrue(steps >= 250, "the keeper retried about every second: " + steps + " steps");
-    assertEquals(5, warnings.size(), "one warning a minute over five minutes of " + steps
-        + " failed claims: " + warnings);
-    assertTrue(warnings.get(1).contains("more like it since the last"),
+    assertEquals(
+        5,
+        warnings.size(),
+        "one warning a minute over five minutes of " + steps + " failed claims: " + warnings);
+    assertTrue(
+        warnings.get(1).contains("more like it since the last"),
         "a later line counts the ones held back: " + warnings.get(1));
 
     down = false;
@@ -62,8 +68,8 @@ class WorkerLeaseWarningsTest {
     down = true;
     logged.list.clear();
     run(keeper, Duration.ofSeconds(40));
-    assertEquals(1, warnings().size(), "a new outage after a success is told at once: "
-        + warnings());
+    assertEquals(
+        1, warnings().size(), "a new outage after a success is told at once: " + warnings());
   }
 
   /** Steps the keeper on the fake clocks for {@code total}; the number of steps taken. */
@@ -81,8 +87,10 @@ class WorkerLeaseWarningsTest {
   }
 
   private List<String> warnings() {
-    return logged.list.stream().filter(e -> e.getLevel() == Level.WARN)
-        .map(ILoggingEvent::getFormattedMessage).toList();
+    return logged.list.stream()
+        .filter(e -> e.getLevel() == Level.WARN)
+        .map(ILoggingEvent::getFormattedMessage)
+        .toList();
   }
 
   private WorkerLeaseStore store() {
@@ -94,8 +102,7 @@ class WorkerLeaseWarningsTest {
       }
 
       @Override
-      public void createSchemaIfMissing() {
-      }
+      public void createSchemaIfMissing() {}
 
       @Override
       public Optional<WorkerLease> claim(int fromId, int toId, String owner, Duration ttl) {
@@ -104,8 +111,8 @@ class WorkerLeaseWarningsTest {
       }
 
       @Override
-      public Optional<WorkerLease> renew(int workerId, String owner, Duration ttl,
-          long lastTimestampMs, long storedAtLeastMs) {
+      public Optional<WorkerLease> renew(
+          int workerId, String owner, Duration ttl, long lastTimestampMs, long storedAtLeastMs) {
         reach();
         return table.renew(workerId, owner, ttl, lastTimestampMs, storedAtLeastMs);
       }

@@ -26,7 +26,8 @@ class BizTagColumnTest {
   @Test
   void mayHold_unicodeColumn_anyCharacterUpToItsLength() {
     assertTrue(UNICODE_8.mayHold("订单"));
-    assertTrue(UNICODE_8.mayHold("\uD83D\uDE00".repeat(8)),
+    assertTrue(
+        UNICODE_8.mayHold("\uD83D\uDE00".repeat(8)),
         "8 code points in 16 UTF-16 units: counted as the database counts characters");
     assertFalse(UNICODE_8.mayHold("\uD83D\uDE00".repeat(9)));
     assertTrue(UNICODE_8.mayHold("abcdefgh"));
@@ -35,7 +36,8 @@ class BizTagColumnTest {
 
   @Test
   void mayHold_trailingSpaces_neverCountTowardTheLength() {
-    assertTrue(UNICODE_8.mayHold("abcdefgh" + " ".repeat(100)),
+    assertTrue(
+        UNICODE_8.mayHold("abcdefgh" + " ".repeat(100)),
         "a PAD SPACE collation matches the row abcdefgh");
     assertFalse(UNICODE_8.mayHold(" abcdefgh"), "a leading space counts");
     assertFalse(UNICODE_8.mayHold("abcdefgh" + " ".repeat(10) + "x"));
@@ -50,8 +52,8 @@ class BizTagColumnTest {
   @Test
   void describe_namesTypeLengthAndCharset() {
     assertEquals("biz_tag VARCHAR(128) ascii", ASCII_128.describe());
-    assertEquals("biz_tag text", new BizTagColumn("text", false, BizTagColumn.UNBOUNDED)
-        .describe());
+    assertEquals(
+        "biz_tag text", new BizTagColumn("text", false, BizTagColumn.UNBOUNDED).describe());
   }
 
   @Test

@@ -72,9 +72,14 @@ class DatabaseErrorsTest {
     assertEquals(TRANSIENT, kind("70100", 1317), "query interrupted");
     assertEquals(TRANSIENT, kind("HY000", 2013), "lost connection during query");
     assertEquals(TRANSIENT, kind(null, 0), "no SQLState at all");
-    assertEquals(TRANSIENT, DatabaseErrors.classify(new DataAccessException("pool",
-        new SQLTransientConnectionException("leaf-db - Connection is not available, request"
-            + " timed out after 3000ms (total=8, active=8, idle=0, waiting=3)"))),
+    assertEquals(
+        TRANSIENT,
+        DatabaseErrors.classify(
+            new DataAccessException(
+                "pool",
+                new SQLTransientConnectionException(
+                    "leaf-db - Connection is not available, request"
+                        + " timed out after 3000ms (total=8, active=8, idle=0, waiting=3)"))),
         "pool exhausted");
     assertEquals(TRANSIENT, DatabaseErrors.classify(new IllegalStateException("no SQL")));
   }
@@ -82,33 +87,46 @@ class DatabaseErrorsTest {
   @Test
   void classify_poolTimeoutCausedByRefusal_refused() {
     SQLException denied = new SQLException("Access denied for user 'leaf'", "28000", 1045);
-    assertEquals(REFUSED, DatabaseErrors.classify(new DataAccessException("pool",
-        new SQLTransientConnectionException("Connection is not available", "08S01", denied))),
+    assertEquals(
+        REFUSED,
+        DatabaseErrors.classify(
+            new DataAccessException(
+                "pool",
+                new SQLTransientConnectionException(
+                    "Connection is not available", "08S01", denied))),
         "HikariCP's timeout carries the last connection failure, a wrong password");
   }
 
   @Test
   void toStoreException_refusal_rejectedWithTheDatabasesReason() {
-    RuntimeException e = DatabaseErrors.toStoreException("create tag x", new DataAccessException(
-        "failed", new SQLException("INSERT command denied to user 'ro'", "42000", 1142)), 6);
+    RuntimeException e =
+        DatabaseErrors.toStoreException(
+            "create tag x",
+            new DataAccessException(
+                "failed", new SQLException("INSERT command denied to user 'ro'", "42000", 1142)),
+            6);
     assertInstanceOf(StoreRejectedException.class, e);
-    assertEquals("the database refused to create tag x: INSERT command denied to user 'ro'",
-        e.getMessage());
+    assertEquals(
+        "the database refused to create tag x: INSERT command denied to user 'ro'", e.getMessage());
   }
 
   @Test
   void toStoreException_outage_unavailable() {
-    RuntimeException e = DatabaseErrors.toStoreException("ping", new DataAccessException(
-        "failed", new SQLException("Communications link failure", "08S01", 0)), 6);
+    RuntimeException e =
+        DatabaseErrors.toStoreException(
+            "ping",
+            new DataAccessException(
+                "failed", new SQLException("Communications link failure", "08S01", 0)),
+            6);
     assertInstanceOf(StoreUnavailableException.class, e);
-    assertEquals("database unavailable: could not ping: Communications link failure",
-        e.getMessage());
+    assertEquals(
+        "database unavailable: could not ping: Communications link failure", e.getMessage());
   }
 
   /** An error as pgjdbc raises it from the server's reply: SQLState and message, no code. */
   private static DatabaseErrors.Kind postgres(String state) {
-    return DatabaseErrors.classify(new DataAccessException("statement failed", postgresError(
-        state, "reason")));
+    return DatabaseErrors.classify(
+        new DataAccessException("statement failed", postgresError(state, "reason")));
   }
 
   private static PSQLException postgresError(String state, String message) {
@@ -124,7 +142,9 @@ class DatabaseErrorsTest {
 
   @Test
   void classify_postgresReadOnly_transientToBeRetriedOnTheNextHost() {
-    assertEquals(TRANSIENT, postgres("25006"),
+    assertEquals(
+        TRANSIENT,
+        postgres("25006"),
         "a standby or demoted primary: a new connection finds the primary");
     assertEquals(REFUSED, kind("25006", 1792), "MySQL's read-only transaction stays a refusal");
   }
@@ -148,12 +168,18 @@ class DatabaseErrorsTest {
 
   @Test
   void toStoreException_postgresPermissionDenied_namesThePrivilegeNeeded() {
-    RuntimeException e = DatabaseErrors.toStoreException("take a segment of x",
-        "UPDATE and SELECT", new DataAccessException("failed",
-            postgresError("42501", "permission denied for table leaf_alloc")), 12);
+    RuntimeException e =
+        DatabaseErrors.toStoreException(
+            "take a segment of x",
+            "UPDATE and SELECT",
+            new DataAccessException(
+                "failed", postgresError("42501", "permission denied for table leaf_alloc")),
+            12);
     assertInstanceOf(StoreRejectedException.class, e);
-    assertEquals("the database refused to take a segment of x: ERROR: permission denied for table"
-        + " leaf_alloc (to take a segment of x Leaf needs the UPDATE and SELECT privileges on"
-        + " leaf_alloc)", e.getMessage());
+    assertEquals(
+        "the database refused to take a segment of x: ERROR: permission denied for table"
+            + " leaf_alloc (to take a segment of x Leaf needs the UPDATE and SELECT privileges on"
+            + " leaf_alloc)",
+        e.getMessage());
   }
 }

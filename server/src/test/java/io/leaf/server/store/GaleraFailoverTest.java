@@ -7,8 +7,8 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ServerWiring;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.GaleraCluster;
 import io.leaf.server.testing.IdChecks;
 import io.leaf.v1.CreateTagRequest;
@@ -38,12 +38,24 @@ class GaleraFailoverTest {
     try (GaleraCluster.Database db = cluster.createDatabase()) {
       String url = cluster.multiHostUrl(db.name, KILLED);
       // Step 10: the buffered IDs last milliseconds, so the outage a caller sees is the failover.
-      ServerConfig config = ServerConfig.parse(new String[] {"--db-url", url, "--db-user",
-          GaleraCluster.USER, "--db-password", GaleraCluster.PASSWORD, "--max-step", "10"},
-          env -> null);
+      ServerConfig config =
+          ServerConfig.parse(
+              new String[] {
+                "--db-url",
+                url,
+                "--db-user",
+                GaleraCluster.USER,
+                "--db-password",
+                GaleraCluster.PASSWORD,
+                "--max-step",
+                "10"
+              },
+              env -> null);
       String name = InProcessServerBuilder.generateName();
-      LeafServer server = ServerWiring.production(config, InProcessServerBuilder.forName(name),
-          UnaryOperator.identity()).start();
+      LeafServer server =
+          ServerWiring.production(
+                  config, InProcessServerBuilder.forName(name), UnaryOperator.identity())
+              .start();
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
       try {
         LeafServiceGrpc.LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(channel);
@@ -56,10 +68,13 @@ class GaleraFailoverTest {
         run.until(killedAt + RUN_AFTER_KILL_NANOS);
 
         double gapSeconds = run.longestGapNanos / 1e9;
-        System.out.printf("[leaf-tests] failover: node %d killed; longest time without an ID"
-            + " %.3f s; %d IDs, %d failed calls%n", KILLED, gapSeconds, run.count, run.failures);
+        System.out.printf(
+            "[leaf-tests] failover: node %d killed; longest time without an ID"
+                + " %.3f s; %d IDs, %d failed calls%n",
+            KILLED, gapSeconds, run.count, run.failures);
         IdChecks.assertIncreasing(Arrays.copyOf(run.ids, run.count), "one caller");
-        assertTrue(run.longestGapNanos < TimeUnit.SECONDS.toNanos(3),
+        assertTrue(
+            run.longestGapNanos < TimeUnit.SECONDS.toNanos(3),
             "IDs again within about a second of the node's death, took " + gapSeconds + " s");
       } finally {
         channel.shutdownNow();

@@ -67,10 +67,11 @@ class GaleraSegmentStoreTest {
     AtomicReference<SegmentRange> other = new AtomicReference<>();
     // The moment of the reported duplicates: node 2's UPDATE has run, and before node 2's next
     // statement node 1 commits a write to the same row, which Galera applies on node 2.
-    node2Source.afterNextUpdate(c -> {
-      other.set(node1.nextSegment(TAG, STEP));
-      awaitOnNode(2, other.get().end());
-    });
+    node2Source.afterNextUpdate(
+        c -> {
+          other.set(node1.nextSegment(TAG, STEP));
+          awaitOnNode(2, other.get().end());
+        });
 
     SegmentRange ours = node2.nextSegment(TAG, STEP);
 
@@ -84,47 +85,63 @@ class GaleraSegmentStoreTest {
     AtomicInteger hookRuns = new AtomicInteger();
     // Node 2's connection holds an open write on the row when node 1 commits a conflicting one:
     // Galera aborts node 2's transaction, and the next statement on that connection is the take.
-    node2Source.onNextBorrow(c -> {
-      hookRuns.incrementAndGet();
-      c.setAutoCommit(false);
-      try (Statement s = c.createStatement()) {
-        s.executeUpdate("UPDATE leaf_alloc SET description = 'node 2 was here' WHERE biz_tag = '"
-            + TAG + "'");
-      }
-      other.set(node1.nextSegment(TAG, STEP));
-      awaitOnNode(2, other.get().end());
-    });
+    node2Source.onNextBorrow(
+        c -> {
+          hookRuns.incrementAndGet();
+          c.setAutoCommit(false);
+          try (Statement s = c.createStatement()) {
+            s.executeUpdate(
+                "UPDATE leaf_alloc SET description = 'node 2 was here' WHERE biz_tag = '"
+                    + TAG
+                    + "'");
+          }
+          other.set(node1.nextSegment(TAG, STEP));
+          awaitOnNode(2, other.get().end());
+        });
 
     SegmentRange ours = node2.nextSegment(TAG, STEP);
 
     assertEquals(1, hookRuns.get(), "the hook ran");
-    assertTrue(node2Source.borrows() >= 2, "the aborted first attempt was retried on a fresh"
-        + " borrow; connections borrowed: " + node2Source.borrows());
+    assertTrue(
+        node2Source.borrows() >= 2,
+        "the aborted first attempt was retried on a fresh"
+            + " borrow; connections borrowed: "
+            + node2Source.borrows());
     assertDisjoint(ours, other.get());
     assertEquals(other.get().end(), ours.start(), "node 2 continues right after node 1's range");
     assertEquals(1 + 2 * STEP, maxIdOnNode(1), "two segments taken in all, one by each node");
   }
 
   private static void assertDisjoint(SegmentRange a, SegmentRange b) {
-    assertTrue(a.end() <= b.start() || b.end() <= a.start(),
-        "ranges overlap: node 2 took [" + a.start() + ", " + a.end() + "), node 1 took ["
-            + b.start() + ", " + b.end() + ")");
+    assertTrue(
+        a.end() <= b.start() || b.end() <= a.start(),
+        "ranges overlap: node 2 took ["
+            + a.start()
+            + ", "
+            + a.end()
+            + "), node 1 took ["
+            + b.start()
+            + ", "
+            + b.end()
+            + ")");
   }
 
   private HikariDataSource pool(int node, int size) {
-    HikariDataSource pool = DataSources.create(cluster.nodeUrl(node, db.name), GaleraCluster.USER,
-        GaleraCluster.PASSWORD, size);
+    HikariDataSource pool =
+        DataSources.create(
+            cluster.nodeUrl(node, db.name), GaleraCluster.USER, GaleraCluster.PASSWORD, size);
     pools.add(pool);
     return pool;
   }
 
   private long maxIdOnNode(int node) {
-    try (Connection c = DriverManager.getConnection(cluster.nodeUrl(node, db.name),
-            GaleraCluster.USER, GaleraCluster.PASSWORD);
+    try (Connection c =
+            DriverManager.getConnection(
+                cluster.nodeUrl(node, db.name), GaleraCluster.USER, GaleraCluster.PASSWORD);
         Statement s = c.createStatement()) {
       s.execute("SET SESSION wsrep_sync_wait = 1");
-      try (ResultSet r = s.executeQuery(
-          "SELECT max_id FROM leaf_alloc WHERE biz_tag = '" + TAG + "'")) {
+      try (ResultSet r =
+          s.executeQuery("SELECT max_id FROM leaf_alloc WHERE biz_tag = '" + TAG + "'")) {
         return r.next() ? r.getLong(1) : -1;
       }
     } catch (SQLException e) {
@@ -132,7 +149,9 @@ class GaleraSegmentStoreTest {
     }
   }
 
-  /** Waits until {@code node} has applied every write set up to a max_id of at least {@code min}. */
+  /**
+   * Waits until {@code node} has applied every write set up to a max_id of at least {@code min}.
+   */
   private void awaitOnNode(int node, long min) {
     long maxId = maxIdOnNode(node);
     assertTrue(maxId >= min, "node " + node + " sees max_id " + maxId + ", expected >= " + min);

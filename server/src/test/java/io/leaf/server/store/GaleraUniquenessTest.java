@@ -9,8 +9,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ServerWiring;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.GaleraCluster;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdBatch;
@@ -41,18 +41,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Three real Leaf servers on a three-node MariaDB Galera cluster share one tag with step 50
- * under 48 concurrent callers (NextId and NextIdBatch over Netty, at least a million IDs): no ID
- * may be issued twice, not while the servers load segments through different nodes, and not while
- * node 2 is killed with -9 and rejoins by IST; nor may the store hand one range to two servers.
- * Calls may fail while the node is down; they are counted and printed, never asserted away.
+ * Three real Leaf servers on a three-node MariaDB Galera cluster share one tag with step 50 under
+ * 48 concurrent callers (NextId and NextIdBatch over Netty, at least a million IDs): no ID may be
+ * issued twice, not while the servers load segments through different nodes, and not while node 2
+ * is killed with -9 and rejoins by IST; nor may the store hand one range to two servers. Calls may
+ * fail while the node is down; they are counted and printed, never asserted away.
  *
- * <p>Galera aborts a transaction whose row another node changed and committed first (a
- * brute-force abort). With step 50 (also the {@code --max-step}) the segment loads of the three
- * servers conflict all the time, and the first load on each new pooled connection is where a store
- * that misses such an abort takes a range another server owns. So the servers are replaced by
- * fresh ones (new pools, new connections) every {@link #ROUND}, all three at once, as in a rolling
- * restart; the kill adds connections of its own (failover to another node and back to node 2).
+ * <p>Galera aborts a transaction whose row another node changed and committed first (a brute-force
+ * abort). With step 50 (also the {@code --max-step}) the segment loads of the three servers
+ * conflict all the time, and the first load on each new pooled connection is where a store that
+ * misses such an abort takes a range another server owns. So the servers are replaced by fresh ones
+ * (new pools, new connections) every {@link #ROUND}, all three at once, as in a rolling restart;
+ * the kill adds connections of its own (failover to another node and back to node 2).
  */
 @Tag("slow")
 class GaleraUniquenessTest {
@@ -62,28 +62,39 @@ class GaleraUniquenessTest {
   private static final int CALLERS = 48;
   private static final int BATCH = 100;
   private static final long TARGET_IDS = 1_000_000;
+
   /** The comparison run on node 1 only needs enough for its rate. */
   private static final long NODE1_TARGET_IDS = 300_000;
+
   private static final Duration ROUND = Duration.ofSeconds(5);
+
   /** The rate both tests print is measured from WARM_UP (the JIT has caught up) to KILL_AFTER. */
   private static final Duration WARM_UP = Duration.ofSeconds(5);
+
   private static final Duration KILL_AFTER = Duration.ofSeconds(12);
   private static final Duration DOWN_FOR = Duration.ofSeconds(8);
+
   /** The run ends at TARGET_IDS (once node 2 is back) or at this, whichever comes first. */
   private static final Duration RUN_LIMIT = Duration.ofSeconds(150);
+
   private static final Duration CALL_DEADLINE = Duration.ofSeconds(5);
+
   /** A caller's pause after a failed call, as a client's retry back-off would make. */
   private static final Duration PAUSE_AFTER_FAILURE = Duration.ofMillis(20);
 
   @Test
   @Timeout(value = 6, unit = TimeUnit.MINUTES)
-  void nextId_threeServersOnThreeNodesWhileNode2IsKilledAndRejoins_noDuplicates()
-      throws Exception {
+  void nextId_threeServersOnThreeNodesWhileNode2IsKilledAndRejoins_noDuplicates() throws Exception {
     GaleraCluster cluster = GaleraCluster.get();
     try (GaleraCluster.Database db = cluster.createDatabase()) {
       // Each server prefers its own node and fails over to the others.
-      Result r = run("3 servers on nodes 1, 2, 3; node 2 killed and rejoined", cluster,
-          n -> cluster.multiHostUrl(db.name, n), true, TARGET_IDS);
+      Result r =
+          run(
+              "3 servers on nodes 1, 2, 3; node 2 killed and rejoined",
+              cluster,
+              n -> cluster.multiHostUrl(db.name, n),
+              true,
+              TARGET_IDS);
       assertEquals(0, r.duplicates, "IDs issued twice: " + r.summary());
       // A range handed to two servers is the bug even when a restart dropped it before use.
       assertEquals(0, r.overlappingSegments, "segments handed out twice: " + r.summary());
@@ -91,30 +102,48 @@ class GaleraUniquenessTest {
         // Checked above: no ID twice in what was issued; the rest needs a cluster that holds.
         GaleraCluster.skip(r.quorumLost.getMessage() + " (" + r.total + " IDs issued, 0 twice)");
       }
-      assertTrue(r.total >= TARGET_IDS, "only " + r.total + " IDs within " + RUN_LIMIT.toSeconds()
-          + "s, fewer than the " + TARGET_IDS + " this test needs: " + r.summary());
+      assertTrue(
+          r.total >= TARGET_IDS,
+          "only "
+              + r.total
+              + " IDs within "
+              + RUN_LIMIT.toSeconds()
+              + "s, fewer than the "
+              + TARGET_IDS
+              + " this test needs: "
+              + r.summary());
     }
   }
 
   /**
-   * The control: the same load with every server on node 1, where no brute-force abort happens
-   * (the old store passed it too), so a failure here is a single-node uniqueness bug, not a
-   * Galera one; it also prints the single-node rate beside the three-node one.
+   * The control: the same load with every server on node 1, where no brute-force abort happens (the
+   * old store passed it too), so a failure here is a single-node uniqueness bug, not a Galera one;
+   * it also prints the single-node rate beside the three-node one.
    */
   @Test
   @Timeout(value = 4, unit = TimeUnit.MINUTES)
   void nextId_threeServersOnNode1_noDuplicates() throws Exception {
     GaleraCluster cluster = GaleraCluster.get();
     try (GaleraCluster.Database db = cluster.createDatabase()) {
-      Result r = run("3 servers on node 1", cluster, n -> cluster.nodeUrl(1, db.name), false,
-          NODE1_TARGET_IDS);
+      Result r =
+          run(
+              "3 servers on node 1",
+              cluster,
+              n -> cluster.nodeUrl(1, db.name),
+              false,
+              NODE1_TARGET_IDS);
       assertEquals(0, r.duplicates, "IDs issued twice: " + r.summary());
       assertEquals(0, r.overlappingSegments, "segments handed out twice: " + r.summary());
     }
   }
 
-  private static Result run(String name, GaleraCluster cluster, IntFunction<String> urlOfServer,
-      boolean killNode2, long target) throws Exception {
+  private static Result run(
+      String name,
+      GaleraCluster cluster,
+      IntFunction<String> urlOfServer,
+      boolean killNode2,
+      long target)
+      throws Exception {
     List<Lane> lanes = new ArrayList<>();
     for (int n = 1; n <= GaleraCluster.NODES; n++) {
       lanes.add(new Lane(n, urlOfServer.apply(n)));
@@ -142,29 +171,40 @@ class GaleraUniquenessTest {
       go.countDown();
       List<String> events = new ArrayList<>();
       long[] warmRate = new long[2];
-      Future<?> node2 = chaos.submit(() -> {
-        // Also taken without a kill: the rates of the two tests compare over the same span.
-        sleepUntil(startNanos, WARM_UP);
-        warmRate[0] = total.get();
-        sleepUntil(startNanos, KILL_AFTER);
-        warmRate[1] = total.get();
-        if (killNode2) {
-          long t = System.nanoTime();
-          cluster.kill(2);
-          events.add(String.format(Locale.ROOT, "node 2 killed at %.1fs (took %d ms)",
-              seconds(startNanos, t), (System.nanoTime() - t) / 1_000_000));
-          sleepUntil(startNanos, KILL_AFTER.plus(DOWN_FOR));
-          t = System.nanoTime();
-          cluster.rejoin(2);
-          events.add(String.format(Locale.ROOT, "node 2 rejoined at %.1fs (took %d ms)",
-              seconds(startNanos, t), (System.nanoTime() - t) / 1_000_000));
-        }
-        return null;
-      });
+      Future<?> node2 =
+          chaos.submit(
+              () -> {
+                // Also taken without a kill: the rates of the two tests compare over the same span.
+                sleepUntil(startNanos, WARM_UP);
+                warmRate[0] = total.get();
+                sleepUntil(startNanos, KILL_AFTER);
+                warmRate[1] = total.get();
+                if (killNode2) {
+                  long t = System.nanoTime();
+                  cluster.kill(2);
+                  events.add(
+                      String.format(
+                          Locale.ROOT,
+                          "node 2 killed at %.1fs (took %d ms)",
+                          seconds(startNanos, t),
+                          (System.nanoTime() - t) / 1_000_000));
+                  sleepUntil(startNanos, KILL_AFTER.plus(DOWN_FOR));
+                  t = System.nanoTime();
+                  cluster.rejoin(2);
+                  events.add(
+                      String.format(
+                          Locale.ROOT,
+                          "node 2 rejoined at %.1fs (took %d ms)",
+                          seconds(startNanos, t),
+                          (System.nanoTime() - t) / 1_000_000));
+                }
+                return null;
+              });
       long limit = startNanos + RUN_LIMIT.toNanos();
       int rounds = 1;
       long nextRound = startNanos + ROUND.toNanos();
-      while ((total.get() < target || !node2.isDone()) && System.nanoTime() < limit
+      while ((total.get() < target || !node2.isDone())
+          && System.nanoTime() < limit
           && !failedEarly(node2)) {
         if (System.nanoTime() >= nextRound) {
           // All three at once, so their first loads on new connections race each other.
@@ -194,9 +234,14 @@ class GaleraUniquenessTest {
         events.add("stopped early: " + lost.getMessage());
       }
       events.add(rounds + " rounds of fresh servers, one every " + ROUND.toSeconds() + "s");
-      Result r = new Result(name, lanes, elapsed,
-          (warmRate[1] - warmRate[0]) / (double) KILL_AFTER.minus(WARM_UP).toSeconds(), events,
-          quorumLost);
+      Result r =
+          new Result(
+              name,
+              lanes,
+              elapsed,
+              (warmRate[1] - warmRate[0]) / (double) KILL_AFTER.minus(WARM_UP).toSeconds(),
+              events,
+              quorumLost);
       System.out.println(r.summary());
       return r;
     } finally {
@@ -223,8 +268,8 @@ class GaleraUniquenessTest {
     }
   }
 
-  private static void call(Lane lane, boolean batch, AtomicLong total, CountDownLatch go,
-      AtomicBoolean stop) {
+  private static void call(
+      Lane lane, boolean batch, AtomicLong total, CountDownLatch go, AtomicBoolean stop) {
     NextIdRequest one = NextIdRequest.newBuilder().setBizTag(TAG).build();
     NextIdBatchRequest many =
         NextIdBatchRequest.newBuilder().setBizTag(TAG).setCount(BATCH).build();
@@ -232,9 +277,9 @@ class GaleraUniquenessTest {
     try {
       go.await();
       while (!stop.get()) {
-        LeafServiceGrpc.LeafServiceBlockingStub stub = LeafServiceGrpc
-            .newBlockingStub(lane.current.channel)
-            .withDeadlineAfter(CALL_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+        LeafServiceGrpc.LeafServiceBlockingStub stub =
+            LeafServiceGrpc.newBlockingStub(lane.current.channel)
+                .withDeadlineAfter(CALL_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
         int before = ids.size;
         try {
           if (batch) {
@@ -313,15 +358,33 @@ class GaleraUniquenessTest {
     final ManagedChannel channel;
 
     Served(Lane lane) throws Exception {
-      ServerConfig config = ServerConfig.parse(new String[] {
-          "--port", "0", "--db-url", lane.url, "--db-user", GaleraCluster.USER,
-          "--db-password", GaleraCluster.PASSWORD, "--max-step", Integer.toString(STEP),
-          "--max-wait", "5s", "--shutdown-grace", "2s"}, env -> null);
-      this.server = ServerWiring.production(config,
-          NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)),
-          store -> new RecordingStore(store, lane)).start();
-      this.channel = ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext()
-          .build();
+      ServerConfig config =
+          ServerConfig.parse(
+              new String[] {
+                "--port",
+                "0",
+                "--db-url",
+                lane.url,
+                "--db-user",
+                GaleraCluster.USER,
+                "--db-password",
+                GaleraCluster.PASSWORD,
+                "--max-step",
+                Integer.toString(STEP),
+                "--max-wait",
+                "5s",
+                "--shutdown-grace",
+                "2s"
+              },
+              env -> null);
+      this.server =
+          ServerWiring.production(
+                  config,
+                  NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)),
+                  store -> new RecordingStore(store, lane))
+              .start();
+      this.channel =
+          ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
     }
 
     void close() {
@@ -364,11 +427,17 @@ class GaleraUniquenessTest {
     final List<String> examples = new ArrayList<>();
     final List<String> overlapExamples = new ArrayList<>();
     final long overlappingSegments;
+
     /** Set when the cluster lost quorum on its own and the run stopped early. */
     final GaleraCluster.QuorumLost quorumLost;
 
-    Result(String name, List<Lane> lanes, double seconds, double warmRate,
-        List<String> events, GaleraCluster.QuorumLost quorumLost) {
+    Result(
+        String name,
+        List<Lane> lanes,
+        double seconds,
+        double warmRate,
+        List<String> events,
+        GaleraCluster.QuorumLost quorumLost) {
       this.quorumLost = quorumLost;
       this.name = name;
       this.lanes = lanes;
@@ -391,8 +460,13 @@ class GaleraUniquenessTest {
         if (sorted[i] >> 2 == sorted[i - 1] >> 2) {
           dups++;
           if (examples.size() < 5) {
-            examples.add("ID " + (sorted[i] >> 2) + " from servers " + (sorted[i - 1] & 3)
-                + " and " + (sorted[i] & 3));
+            examples.add(
+                "ID "
+                    + (sorted[i] >> 2)
+                    + " from servers "
+                    + (sorted[i - 1] & 3)
+                    + " and "
+                    + (sorted[i] & 3));
           }
         }
       }
@@ -413,9 +487,16 @@ class GaleraUniquenessTest {
         if (reach != null && t.range().start() < reach.range().end()) {
           overlaps++;
           if (overlapExamples.size() < 3) {
-            overlapExamples.add(String.format(Locale.ROOT, "[%d, %d) to server %d and [%d, %d) "
-                    + "to server %d", reach.range().start(), reach.range().end(), reach.server(),
-                t.range().start(), t.range().end(), t.server()));
+            overlapExamples.add(
+                String.format(
+                    Locale.ROOT,
+                    "[%d, %d) to server %d and [%d, %d) " + "to server %d",
+                    reach.range().start(),
+                    reach.range().end(),
+                    reach.server(),
+                    t.range().start(),
+                    t.range().end(),
+                    t.server()));
           }
         }
         if (reach == null || t.range().end() > reach.range().end()) {
@@ -426,22 +507,43 @@ class GaleraUniquenessTest {
     }
 
     String summary() {
-      StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
-          "%n[galera] %s: %,d IDs in %.1fs (%,.0f IDs/s), duplicates %,d, "
-              + "overlapping segments %,d%n",
-          name, total, seconds, total / seconds, duplicates, overlappingSegments));
-      out.append(String.format(Locale.ROOT,
-          "[galera]   from %ds to %ds (before any kill): %,.0f IDs/s%n", WARM_UP.toSeconds(),
-          KILL_AFTER.toSeconds(), warmRate));
+      StringBuilder out =
+          new StringBuilder(
+              String.format(
+                  Locale.ROOT,
+                  "%n[galera] %s: %,d IDs in %.1fs (%,.0f IDs/s), duplicates %,d, "
+                      + "overlapping segments %,d%n",
+                  name,
+                  total,
+                  seconds,
+                  total / seconds,
+                  duplicates,
+                  overlappingSegments));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "[galera]   from %ds to %ds (before any kill): %,.0f IDs/s%n",
+              WARM_UP.toSeconds(),
+              KILL_AFTER.toSeconds(),
+              warmRate));
       events.forEach(e -> out.append("[galera]   ").append(e).append('\n'));
       for (Lane s : lanes) {
         long calls = s.calls.get();
         long failed = s.failed.get();
-        out.append(String.format(Locale.ROOT,
-            "[galera]   server %d: %,d IDs, %,d calls ok, %,d failed (%.2f%%) %s; "
-                + "segments %,d loaded, %,d loads failed; %s%n",
-            s.number, s.issued(), calls, failed, 100.0 * failed / Math.max(1, calls + failed),
-            s.failures, s.ranges.size(), s.failedLoads.get(), s.url));
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "[galera]   server %d: %,d IDs, %,d calls ok, %,d failed (%.2f%%) %s; "
+                    + "segments %,d loaded, %,d loads failed; %s%n",
+                s.number,
+                s.issued(),
+                calls,
+                failed,
+                100.0 * failed / Math.max(1, calls + failed),
+                s.failures,
+                s.ranges.size(),
+                s.failedLoads.get(),
+                s.url));
       }
       examples.forEach(e -> out.append("[galera]   duplicate: ").append(e).append('\n'));
       overlapExamples.forEach(e -> out.append("[galera]   overlap: ").append(e).append('\n'));

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A process killed right after taking a segment from the embedded H2 database must not get the
- * same segment again after a restart: the {@code max_id} bump is on disk before its IDs leave.
+ * A process killed right after taking a segment from the embedded H2 database must not get the same
+ * segment again after a restart: the {@code max_id} bump is on disk before its IDs leave.
  */
 @Tag("slow")
 class H2CrashTest {
@@ -41,22 +41,31 @@ class H2CrashTest {
 
   /** Runs {@link Child} in a new JVM and returns the range it printed before halting. */
   private static String takeSegmentThenHalt(String url) throws IOException, InterruptedException {
-    String classpath = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    Process p = new ProcessBuilder(List.of(java.toString(), "-cp", classpath,
-        Child.class.getName(), url)).redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(List.of(java.toString(), "-cp", classpath, Child.class.getName(), url))
+            .redirectErrorStream(true)
+            .start();
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child finished; output:\n" + output);
-    return output.lines().filter(l -> l.startsWith("RANGE ")).map(l -> l.substring(6))
-        .findFirst().orElseThrow(() -> new AssertionError("child printed no range:\n" + output));
+    return output
+        .lines()
+        .filter(l -> l.startsWith("RANGE "))
+        .map(l -> l.substring(6))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("child printed no range:\n" + output));
   }
 
   /** Takes one segment, prints it, and halts at once: no shutdown hook, no pool close. */
   public static final class Child {
     public static void main(String[] args) {
-      JooqSegmentStore store = new JooqSegmentStore(DataSources.create(args[0], "sa", "", 2),
-          DataSources.dialectOf(args[0]), InstantSource.system());
+      JooqSegmentStore store =
+          new JooqSegmentStore(
+              DataSources.create(args[0], "sa", "", 2),
+              DataSources.dialectOf(args[0]),
+              InstantSource.system());
       store.createSchemaIfMissing();
       if (store.getTag(TAG).isEmpty()) {
         store.createTag(TAG, 1, 1000, null);

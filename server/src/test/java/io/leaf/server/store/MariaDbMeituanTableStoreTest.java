@@ -36,9 +36,12 @@ class MariaDbMeituanTableStoreTest extends MeituanTableStoreTest {
 
     long written = shanghai.createTag("zoned", 1, 10, null).updateTime();
 
-    assertTrue(written >= before - 1_000 && written <= System.currentTimeMillis() + 1_000,
+    assertTrue(
+        written >= before - 1_000 && written <= System.currentTimeMillis() + 1_000,
         "epoch millis whatever the session's zone: " + written + ", test began at " + before);
-    assertEquals(written, newYork.getTag("zoned").orElseThrow().updateTime(),
+    assertEquals(
+        written,
+        newYork.getTag("zoned").orElseThrow().updateTime(),
         "a TIMESTAMP is one instant for every session");
     assertEquals(written, store.getTag("zoned").orElseThrow().updateTime());
   }

@@ -1,10 +1,8 @@
 package io.leaf.server.store;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import static org.junit.jupiter.api.Assertions.assertThrows;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.leaf.server.testing.TestDatabase;
@@ -28,15 +26,17 @@ class MariaDbSegmentStoreTest extends DatabaseSegmentStoreTest {
 
   @Test
   void createSchemaIfMissing_mariaDbBehindAMysqlUrl_mariaDbDialect() {
-    assertEquals(SQLDialect.MARIADB, ((JooqSegmentStore) store).dialect(),
+    assertEquals(
+        SQLDialect.MARIADB,
+        ((JooqSegmentStore) store).dialect(),
         "jdbc:mysql: reaches MariaDB here; jOOQ renders for what the server is");
   }
 
   @Test
   void listTags_nonAsciiKeyAgainstAsciiColumn_invalidPageKeyNotAnOutage() {
     store.createTag("a", 1, 10, null);
-    InvalidPageKeyException e = assertThrows(InvalidPageKeyException.class,
-        () -> store.listTags("\u00e9", 10));
+    InvalidPageKeyException e =
+        assertThrows(InvalidPageKeyException.class, () -> store.listTags("\u00e9", 10));
     assertTrue(e.getMessage().contains("collation"), e.getMessage());
   }
 
@@ -52,22 +52,31 @@ class MariaDbSegmentStoreTest extends DatabaseSegmentStoreTest {
         s.executeQuery("SELECT max_id FROM leaf_alloc WHERE biz_tag = 'locked' FOR UPDATE");
       }
       List<Long> sleeps = new ArrayList<>();
-      ConflictRetry retry = new ConflictRetry(4, Duration.ofMillis(1), nanos -> {
-        sleeps.add(nanos);
-        try {
-          holder.commit();
-        } catch (SQLException e) {
-          throw new IllegalStateException(e);
-        }
-      }, () -> 0);
+      ConflictRetry retry =
+          new ConflictRetry(
+              4,
+              Duration.ofMillis(1),
+              nanos -> {
+                sleeps.add(nanos);
+                try {
+                  holder.commit();
+                } catch (SQLException e) {
+                  throw new IllegalStateException(e);
+                }
+              },
+              () -> 0);
       JooqSegmentStore waiting =
           new JooqSegmentStore(pool, DataSources.dialectOf(url), InstantSource.system(), retry);
 
       SegmentRange range = waiting.nextSegment("locked", SegmentStore.TABLE_STEP);
 
-      assertEquals(new SegmentRange(1, 101, 100, 100), range, "the take succeeds once the lock is gone");
-      assertEquals(1, sleeps.size(),
-          "two lock-wait timeouts (the second after an immediate retry), then one pause: " + sleeps);
+      assertEquals(
+          new SegmentRange(1, 101, 100, 100), range, "the take succeeds once the lock is gone");
+      assertEquals(
+          1,
+          sleeps.size(),
+          "two lock-wait timeouts (the second after an immediate retry), then one pause: "
+              + sleeps);
       assertEquals(101, store.getTag("locked").orElseThrow().maxId(), "exactly one segment taken");
     }
   }

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The store contract on Meituan Leaf's own {@code leaf_alloc} ({@code scripts/leaf_alloc.sql}:
- * {@code biz_tag} primary key, no {@code id}, {@code update_time TIMESTAMP} kept by the
- * database), created before Leaf opens the database, plus Meituan Leaf servers sharing the table.
+ * {@code biz_tag} primary key, no {@code id}, {@code update_time TIMESTAMP} kept by the database),
+ * created before Leaf opens the database, plus Meituan Leaf servers sharing the table.
  */
 abstract class MeituanTableStoreTest extends DatabaseSegmentStoreTest {
 
@@ -33,23 +33,25 @@ abstract class MeituanTableStoreTest extends DatabaseSegmentStoreTest {
   }
 
   private void execute(String sql) throws SQLException {
-    try (Connection c = connect(); Statement s = c.createStatement()) {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
       s.execute(sql);
     }
   }
 
   /**
-   * What a Meituan Leaf server does to take a segment ({@code IDAllocDao.updateMaxIdAndGetLeafAlloc}):
-   * in one transaction, {@code max_id += step}, then read the row; its range is
-   * {@code [max_id - step, max_id)}.
+   * What a Meituan Leaf server does to take a segment ({@code
+   * IDAllocDao.updateMaxIdAndGetLeafAlloc}): in one transaction, {@code max_id += step}, then read
+   * the row; its range is {@code [max_id - step, max_id)}.
    */
   private long[] meituanTakesSegment(String tag) throws SQLException {
     try (Connection c = connect()) {
       c.setAutoCommit(false);
       try (PreparedStatement update =
               c.prepareStatement("UPDATE leaf_alloc SET max_id = max_id + step WHERE biz_tag = ?");
-          PreparedStatement select = c.prepareStatement(
-              "SELECT biz_tag, max_id, step FROM leaf_alloc WHERE biz_tag = ?")) {
+          PreparedStatement select =
+              c.prepareStatement(
+                  "SELECT biz_tag, max_id, step FROM leaf_alloc WHERE biz_tag = ?")) {
         update.setString(1, tag);
         assertEquals(1, update.executeUpdate(), "Meituan's UPDATE finds the row");
         select.setString(1, tag);
@@ -67,8 +69,9 @@ abstract class MeituanTableStoreTest extends DatabaseSegmentStoreTest {
   @Test
   void nextSegment_meituanServersTakingInBetween_continuesWithTheirRangeAndNoOverlap()
       throws SQLException {
-    execute("INSERT INTO leaf_alloc (biz_tag, max_id, step, description)"
-        + " VALUES ('order-service', 1, 1000, 'orders')");
+    execute(
+        "INSERT INTO leaf_alloc (biz_tag, max_id, step, description)"
+            + " VALUES ('order-service', 1, 1000, 'orders')");
 
     long[] meituanFirst = meituanTakesSegment("order-service");
     TagRecord row = store.getTag("order-service").orElseThrow();
@@ -78,12 +81,16 @@ abstract class MeituanTableStoreTest extends DatabaseSegmentStoreTest {
 
     assertEquals(1, meituanFirst[0], "Meituan's first segment");
     assertEquals(1001, meituanFirst[1]);
-    assertEquals(new SegmentRange(row.maxId(), row.maxId() + row.step(), 1000, 1000), leafFirst,
+    assertEquals(
+        new SegmentRange(row.maxId(), row.maxId() + row.step(), 1000, 1000),
+        leafFirst,
         "Leaf takes [max_id, max_id + step), exactly what Meituan Leaf would take next");
     assertEquals(new SegmentRange(1001, 2001, 1000, 1000), leafFirst);
     assertEquals(2001, meituanSecond[0], "Meituan continues after Leaf's segment");
     assertEquals(3001, meituanSecond[1]);
-    assertEquals(new SegmentRange(3001, 3501, 500, 1000), leafSecond,
+    assertEquals(
+        new SegmentRange(3001, 3501, 500, 1000),
+        leafSecond,
         "Leaf continues after Meituan's segment, with its own dynamic step");
     assertEquals(3501, store.getTag("order-service").orElseThrow().maxId());
   }
@@ -97,7 +104,8 @@ abstract class MeituanTableStoreTest extends DatabaseSegmentStoreTest {
     TagRecord row = store.getTag("meituan-row").orElseThrow();
 
     assertEquals(new TagRecord("meituan-row", 5001, 2000, null, row.updateTime()), row);
-    assertTrue(row.updateTime() >= before - 1_000 && row.updateTime() <= after + 1_000,
+    assertTrue(
+        row.updateTime() >= before - 1_000 && row.updateTime() <= after + 1_000,
         "update_time as epoch millis: " + row.updateTime() + " in [" + before + ", " + after + "]");
     assertEquals(1, store.listTags(null, 10).tags().size(), "listed without an id column");
   }
@@ -106,14 +114,18 @@ abstract class MeituanTableStoreTest extends DatabaseSegmentStoreTest {
   void writes_updateTimeOld_setToTheDatabasesNow() throws SQLException {
     store.createTag("stale", 1, 10, null);
     long before = System.currentTimeMillis();
-    for (Runnable write : new Runnable[] {
-        () -> store.nextSegment("stale", SegmentStore.TABLE_STEP),
-        () -> store.updateStep("stale", 20)}) {
-      execute("UPDATE leaf_alloc SET update_time = TIMESTAMP '2001-02-03 04:05:06'"
-          + " WHERE biz_tag = 'stale'");
+    for (Runnable write :
+        new Runnable[] {
+          () -> store.nextSegment("stale", SegmentStore.TABLE_STEP),
+          () -> store.updateStep("stale", 20)
+        }) {
+      execute(
+          "UPDATE leaf_alloc SET update_time = TIMESTAMP '2001-02-03 04:05:06'"
+              + " WHERE biz_tag = 'stale'");
       write.run();
       long updated = store.getTag("stale").orElseThrow().updateTime();
-      assertTrue(updated >= before - 1_000 && updated <= System.currentTimeMillis() + 1_000,
+      assertTrue(
+          updated >= before - 1_000 && updated <= System.currentTimeMillis() + 1_000,
           "update_time written as the database's now: " + updated);
     }
   }

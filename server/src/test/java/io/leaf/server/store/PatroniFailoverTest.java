@@ -37,11 +37,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Three Leaf servers on a three-node Patroni cluster through one multi-host URL
- * ({@code targetServerType=primary}), under load, while the leader is killed with -9 and later
- * restarted: with {@code synchronous_mode} no ID is issued twice and every server issues again;
- * the longest time each server went without issuing an ID and its share of failed calls are
- * measured and printed. The same run with asynchronous replication prints what it risks.
+ * Three Leaf servers on a three-node Patroni cluster through one multi-host URL ({@code
+ * targetServerType=primary}), under load, while the leader is killed with -9 and later restarted:
+ * with {@code synchronous_mode} no ID is issued twice and every server issues again; the longest
+ * time each server went without issuing an ID and its share of failed calls are measured and
+ * printed. The same run with asynchronous replication prints what it risks.
  */
 @Tag("slow")
 class PatroniFailoverTest {
@@ -49,8 +49,10 @@ class PatroniFailoverTest {
   private static final String TAG = "patroni";
   private static final int CALLERS_PER_SERVER = 6;
   private static final Duration WARM_UP = Duration.ofSeconds(6);
+
   /** How long the run goes on after the new leader, before the killed node is restarted. */
   private static final Duration AFTER_FAILOVER = Duration.ofSeconds(8);
+
   private static final Duration AFTER_RESTART = Duration.ofSeconds(6);
   private static final Duration LEADER_LIMIT = Duration.ofSeconds(60);
   private static final Duration CALL_DEADLINE = Duration.ofSeconds(2);
@@ -66,29 +68,32 @@ class PatroniFailoverTest {
     Result r = run("synchronous_mode on, max step 1000", cluster, 1_000);
     assertEquals(0, r.repeats, "IDs issued twice: " + r.summary);
     for (Lane lane : r.lanes) {
-      assertTrue(lane.lastSuccessNanos > r.restartNanos, "server " + lane.n
-          + " issued no ID after the killed node was restarted: " + r.summary);
+      assertTrue(
+          lane.lastSuccessNanos > r.restartNanos,
+          "server " + lane.n + " issued no ID after the killed node was restarted: " + r.summary);
     }
   }
 
   /**
-   * What asynchronous replication risks, measured: a segment whose commit the leader confirmed
-   * but never shipped is handed out again by the promoted replica. Prints the repeats; asserts
-   * only that every server issues again. Runs with {@code LEAF_PATRONI_ASYNC=1}.
+   * What asynchronous replication risks, measured: a segment whose commit the leader confirmed but
+   * never shipped is handed out again by the promoted replica. Prints the repeats; asserts only
+   * that every server issues again. Runs with {@code LEAF_PATRONI_ASYNC=1}.
    */
   @Test
   @Timeout(value = 6, unit = TimeUnit.MINUTES)
   void nextId_leaderKilledUnderLoadAsynchronous_repeatsMeasured() throws Exception {
     if (!"1".equals(System.getenv("LEAF_PATRONI_ASYNC"))) {
-      System.err.println("[leaf-tests] SKIPPED Patroni asynchronous measurement: set"
-          + " LEAF_PATRONI_ASYNC=1 to run it");
+      System.err.println(
+          "[leaf-tests] SKIPPED Patroni asynchronous measurement: set"
+              + " LEAF_PATRONI_ASYNC=1 to run it");
       Assumptions.abort("SKIPPED: LEAF_PATRONI_ASYNC is not 1");
     }
     PatroniCluster cluster = PatroniCluster.start(false);
     Result r = run("synchronous_mode off, max step 50", cluster, 50);
     for (Lane lane : r.lanes) {
-      assertTrue(lane.lastSuccessNanos > r.restartNanos, "server " + lane.n
-          + " issued no ID after the killed node was restarted: " + r.summary);
+      assertTrue(
+          lane.lastSuccessNanos > r.restartNanos,
+          "server " + lane.n + " issued no ID after the killed node was restarted: " + r.summary);
     }
   }
 
@@ -109,17 +114,25 @@ class PatroniFailoverTest {
       this.n = n;
       pool = DataSources.create(url, PatroniCluster.USER, "", 4);
       // With the ledger, as a server runs by default: each take is a transaction of its own.
-      JooqSegmentStore store = new JooqSegmentStore(pool, DataSources.dialectOf(url),
-          InstantSource.system(), LedgerSettings.on("patroni-lane-" + n));
-      server = TestServer.on(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)))
-          .flags("--max-wait", "2s").store(store, store::createSchemaIfMissing)
-          .engine(EngineConfig.DEFAULTS.withMaxStep(maxStep))
-          .events(new EngineEvents() {
-            @Override
-            public void segmentRewound() {
-              rewinds.incrementAndGet();
-            }
-          }).start();
+      JooqSegmentStore store =
+          new JooqSegmentStore(
+              pool,
+              DataSources.dialectOf(url),
+              InstantSource.system(),
+              LedgerSettings.on("patroni-lane-" + n));
+      server =
+          TestServer.on(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)))
+              .flags("--max-wait", "2s")
+              .store(store, store::createSchemaIfMissing)
+              .engine(EngineConfig.DEFAULTS.withMaxStep(maxStep))
+              .events(
+                  new EngineEvents() {
+                    @Override
+                    public void segmentRewound() {
+                      rewinds.incrementAndGet();
+                    }
+                  })
+              .start();
       channel = ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
     }
 
@@ -163,7 +176,8 @@ class PatroniFailoverTest {
       for (int n = 1; n <= PatroniCluster.NODES; n++) {
         lanes.add(new Lane(n, cluster.multiHostUrl(db, n), maxStep));
       }
-      LeafServiceGrpc.newBlockingStub(lanes.get(0).channel).withDeadlineAfter(30, TimeUnit.SECONDS)
+      LeafServiceGrpc.newBlockingStub(lanes.get(0).channel)
+          .withDeadlineAfter(30, TimeUnit.SECONDS)
           .createTag(CreateTagRequest.newBuilder().setBizTag(TAG).setStep(50).build());
       List<Future<Ids>> results = new ArrayList<>();
       for (Lane lane : lanes) {
@@ -186,8 +200,14 @@ class PatroniFailoverTest {
         Thread.sleep(250);
       }
       long leaderNanos = System.nanoTime();
-      assertTrue(newLeader > 0 && newLeader != leader, "no new leader within "
-          + LEADER_LIMIT.toSeconds() + "s of killing node " + leader + ": " + cluster.status());
+      assertTrue(
+          newLeader > 0 && newLeader != leader,
+          "no new leader within "
+              + LEADER_LIMIT.toSeconds()
+              + "s of killing node "
+              + leader
+              + ": "
+              + cluster.status());
       Thread.sleep(AFTER_FAILOVER.toMillis());
       long restartNanos = System.nanoTime();
       cluster.restart(leader);
@@ -213,17 +233,35 @@ class PatroniFailoverTest {
           repeats++;
         }
       }
-      StringBuilder s = new StringBuilder(String.format(Locale.ROOT,
-          "Patroni failover (%s): leader node %d killed at %.1fs, node %d leader %.1fs later,"
-              + " node %d restarted at %.1fs; %d IDs in %.1fs, %d issued twice%n", name, leader,
-          (killNanos - t0) / 1e9, newLeader, (leaderNanos - killNanos) / 1e9, leader,
-          (restartNanos - t0) / 1e9, total, (System.nanoTime() - t0) / 1e9, repeats));
+      StringBuilder s =
+          new StringBuilder(
+              String.format(
+                  Locale.ROOT,
+                  "Patroni failover (%s): leader node %d killed at %.1fs, node %d leader %.1fs"
+                      + " later, node %d restarted at %.1fs; %d IDs in %.1fs, %d issued twice%n",
+                  name,
+                  leader,
+                  (killNanos - t0) / 1e9,
+                  newLeader,
+                  (leaderNanos - killNanos) / 1e9,
+                  leader,
+                  (restartNanos - t0) / 1e9,
+                  total,
+                  (System.nanoTime() - t0) / 1e9,
+                  repeats));
       for (Lane lane : lanes) {
-        s.append(String.format(Locale.ROOT,
-            "  server %d (node %d listed first): %d calls, %d failed (%.3f%%), longest gap"
-                + " without an ID %.2fs, rewinds %d%n", lane.n, lane.n, lane.calls.get(),
-            lane.failed.get(), 100.0 * lane.failed.get() / Math.max(1, lane.calls.get()),
-            lane.longestGapNanos.get() / 1e9, lane.rewinds.get()));
+        s.append(
+            String.format(
+                Locale.ROOT,
+                "  server %d (node %d listed first): %d calls, %d failed (%.3f%%), longest gap"
+                    + " without an ID %.2fs, rewinds %d%n",
+                lane.n,
+                lane.n,
+                lane.calls.get(),
+                lane.failed.get(),
+                100.0 * lane.failed.get() / Math.max(1, lane.calls.get()),
+                lane.longestGapNanos.get() / 1e9,
+                lane.rewinds.get()));
       }
       System.err.print("[leaf-tests] " + s);
       return new Result(lanes, repeats, restartNanos, s.toString());
@@ -241,8 +279,10 @@ class PatroniFailoverTest {
     while (!stop.get()) {
       lane.calls.incrementAndGet();
       try {
-        long id = stub.withDeadlineAfter(CALL_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
-            .nextId(request).getId();
+        long id =
+            stub.withDeadlineAfter(CALL_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
+                .nextId(request)
+                .getId();
         ids.add(id);
         lane.issued(System.nanoTime());
       } catch (StatusRuntimeException e) {

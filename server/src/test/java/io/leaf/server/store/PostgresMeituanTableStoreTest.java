@@ -6,8 +6,8 @@ import io.leaf.server.testing.TestDatabases;
 import org.junit.jupiter.api.Tag;
 
 /**
- * Meituan Leaf's table as it is kept on PostgreSQL: Meituan's columns and key, {@code
- * update_time} a {@code TIMESTAMP} the database fills in.
+ * Meituan Leaf's table as it is kept on PostgreSQL: Meituan's columns and key, {@code update_time}
+ * a {@code TIMESTAMP} the database fills in.
  */
 @Tag("slow")
 class PostgresMeituanTableStoreTest extends MeituanTableStoreTest {

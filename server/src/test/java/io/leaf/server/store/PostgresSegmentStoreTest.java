@@ -33,7 +33,9 @@ class PostgresSegmentStoreTest extends DatabaseSegmentStoreTest {
 
   @Test
   void createSchemaIfMissing_postgresUrl_postgresDialect() {
-    assertEquals(SQLDialect.POSTGRES, ((JooqSegmentStore) store).dialect(),
+    assertEquals(
+        SQLDialect.POSTGRES,
+        ((JooqSegmentStore) store).dialect(),
         "jdbc:postgresql: renders PostgreSQL's SQL");
   }
 
@@ -47,16 +49,19 @@ class PostgresSegmentStoreTest extends DatabaseSegmentStoreTest {
         new JooqSegmentStore(hooked, DataSources.dialectOf(db.url), InstantSource.system());
     hookedStore.createSchemaIfMissing();
     AtomicInteger killed = new AtomicInteger();
-    hooked.afterNextUpdate(raw -> {
-      int pid = raw.unwrap(PGConnection.class).getBackendPID();
-      execute("SELECT pg_terminate_backend(" + pid + ")");
-      killed.set(pid);
-    });
+    hooked.afterNextUpdate(
+        raw -> {
+          int pid = raw.unwrap(PGConnection.class).getBackendPID();
+          execute("SELECT pg_terminate_backend(" + pid + ")");
+          killed.set(pid);
+        });
 
     SegmentRange range = hookedStore.nextSegment("one", SegmentStore.TABLE_STEP);
 
     assertTrue(killed.get() > 0, "the hook ran after the UPDATE returned");
-    assertEquals(new SegmentRange(1, 101, 100, 100), range,
+    assertEquals(
+        new SegmentRange(1, 101, 100, 100),
+        range,
         "the UPDATE's own reply carries the range: nothing runs on the connection after it");
     assertEquals(101, store.getTag("one").orElseThrow().maxId());
   }
@@ -67,27 +72,37 @@ class PostgresSegmentStoreTest extends DatabaseSegmentStoreTest {
     // What PostgreSQL answers when the wait for the synchronous standby is cancelled: the
     // statement succeeds, the commit stays local, and only a WARNING says so. A trigger raises
     // the same warning in the same reply.
-    execute("""
+    execute(
+        """
         CREATE FUNCTION leaf_sync_cancelled() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
           RAISE WARNING 'canceling wait for synchronous replication due to user request'
             USING DETAIL = 'The transaction has already committed locally, but might not have'
               || ' been replicated to the standby.';
           RETURN NEW;
-        END $$""");
-    execute("CREATE TRIGGER leaf_sync_cancelled BEFORE UPDATE ON leaf_alloc"
-        + " FOR EACH ROW EXECUTE FUNCTION leaf_sync_cancelled()");
+        END $$\
+        """);
+    execute(
+        "CREATE TRIGGER leaf_sync_cancelled BEFORE UPDATE ON leaf_alloc"
+            + " FOR EACH ROW EXECUTE FUNCTION leaf_sync_cancelled()");
 
-    StoreUnavailableException e = assertThrows(StoreUnavailableException.class,
-        () -> store.nextSegment("sync", SegmentStore.TABLE_STEP));
+    StoreUnavailableException e =
+        assertThrows(
+            StoreUnavailableException.class,
+            () -> store.nextSegment("sync", SegmentStore.TABLE_STEP));
 
-    assertTrue(e.getMessage().contains("[1, 101)") && e.getMessage().contains("not used")
-        && e.getMessage().contains("synchronous replication"), e.getMessage());
-    assertEquals(101, store.getTag("sync").orElseThrow().maxId(),
-        "the commit happened: its range is a gap");
+    assertTrue(
+        e.getMessage().contains("[1, 101)")
+            && e.getMessage().contains("not used")
+            && e.getMessage().contains("synchronous replication"),
+        e.getMessage());
+    assertEquals(
+        101, store.getTag("sync").orElseThrow().maxId(), "the commit happened: its range is a gap");
     execute("DROP TRIGGER leaf_sync_cancelled ON leaf_alloc");
-    assertEquals(new SegmentRange(101, 201, 100, 100),
-        store.nextSegment("sync", SegmentStore.TABLE_STEP), "the next take follows the gap");
+    assertEquals(
+        new SegmentRange(101, 201, 100, 100),
+        store.nextSegment("sync", SegmentStore.TABLE_STEP),
+        "the next take follows the gap");
   }
 
   @Test
@@ -95,12 +110,17 @@ class PostgresSegmentStoreTest extends DatabaseSegmentStoreTest {
     store.createTag("zero", 5, 10, null);
     execute("UPDATE leaf_alloc SET step = 0 WHERE biz_tag = 'zero'");
 
-    InvalidTagStateException e = assertThrows(InvalidTagStateException.class,
-        () -> store.nextSegment("zero", SegmentStore.TABLE_STEP));
+    InvalidTagStateException e =
+        assertThrows(
+            InvalidTagStateException.class,
+            () -> store.nextSegment("zero", SegmentStore.TABLE_STEP));
 
-    assertEquals("biz_tag zero has step 0 in leaf_alloc; set a positive step with UpdateStep",
+    assertEquals(
+        "biz_tag zero has step 0 in leaf_alloc; set a positive step with UpdateStep",
         e.getMessage());
-    assertEquals(new SegmentRange(5, 25, 20, 0), store.nextSegment("zero", 20),
+    assertEquals(
+        new SegmentRange(5, 25, 20, 0),
+        store.nextSegment("zero", 20),
         "a dynamic step does not depend on the table's");
   }
 
@@ -109,9 +129,12 @@ class PostgresSegmentStoreTest extends DatabaseSegmentStoreTest {
     for (String t : new String[] {"b", "B", "\u00e9", "a"}) {
       store.createTag(t, 1, 10, null);
     }
-    assertEquals(java.util.List.of("B", "a", "b", "\u00e9"), store.listTags(null, 10).tags()
-        .stream().map(TagRecord::bizTag).toList(), "COLLATE \"C\": byte order, as on MySQL");
-    assertEquals(java.util.List.of("\u00e9"), store.listTags("b", 10).tags().stream()
-        .map(TagRecord::bizTag).toList());
+    assertEquals(
+        java.util.List.of("B", "a", "b", "\u00e9"),
+        store.listTags(null, 10).tags().stream().map(TagRecord::bizTag).toList(),
+        "COLLATE \"C\": byte order, as on MySQL");
+    assertEquals(
+        java.util.List.of("\u00e9"),
+        store.listTags("b", 10).tags().stream().map(TagRecord::bizTag).toList());
   }
 }

@@ -1,14 +1,12 @@
 package io.leaf.server.store;
 
-import java.time.Duration;
-import io.leaf.server.testing.Poll;
-import io.leaf.server.testing.Ports;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.leaf.server.ledger.LedgerSettings;
+import io.leaf.server.testing.Poll;
+import io.leaf.server.testing.Ports;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +14,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -31,12 +30,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A real PostgreSQL whose commits wait for a synchronous standby that never comes
- * ({@code synchronous_standby_names = 'nobody'}): the segment UPDATE waits after its local commit;
- * a cancel request then ends the wait, and PostgreSQL reports success with only a WARNING. That
- * segment must never be used. The server is a private instance on a free port in a temporary
- * directory, started with PostgreSQL 15's own binaries (as user {@code postgres} when run as
- * root); without them the test is skipped with a visible line.
+ * A real PostgreSQL whose commits wait for a synchronous standby that never comes ({@code
+ * synchronous_standby_names = 'nobody'}): the segment UPDATE waits after its local commit; a cancel
+ * request then ends the wait, and PostgreSQL reports success with only a WARNING. That segment must
+ * never be used. The server is a private instance on a free port in a temporary directory, started
+ * with PostgreSQL 15's own binaries (as user {@code postgres} when run as root); without them the
+ * test is skipped with a visible line.
  */
 @Tag("slow")
 class PostgresSyncCommitCancelTest {
@@ -50,8 +49,14 @@ class PostgresSyncCommitCancelTest {
   void tearDown() throws Exception {
     pools.forEach(HikariDataSource::close);
     if (dir != null) {
-      run(BIN.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-m",
-          "immediate", "-w", "stop");
+      run(
+          BIN.resolve("pg_ctl").toString(),
+          "-D",
+          dir.resolve("data").toString(),
+          "-m",
+          "immediate",
+          "-w",
+          "stop");
       try (Stream<Path> paths = Files.walk(dir)) {
         paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
@@ -67,8 +72,7 @@ class PostgresSyncCommitCancelTest {
   /** With the ledger the take is a transaction: the wait, and the warning, come with COMMIT. */
   @Test
   @Timeout(120)
-  void nextSegmentWithLedger_commitsWaitCancelled_warningSeenAndRangeNeverUsed()
-      throws Exception {
+  void nextSegmentWithLedger_commitsWaitCancelled_warningSeenAndRangeNeverUsed() throws Exception {
     cancelledWait(LedgerSettings.on("host:1/2-abcdef"));
   }
 
@@ -82,38 +86,47 @@ class PostgresSyncCommitCancelTest {
     JooqSegmentStore store = store(local, ledger);
     store.createSchemaIfMissing();
 
-    CompletableFuture<SegmentRange> take = CompletableFuture.supplyAsync(
-        () -> store.nextSegment("sync", SegmentStore.TABLE_STEP));
+    CompletableFuture<SegmentRange> take =
+        CompletableFuture.supplyAsync(() -> store.nextSegment("sync", SegmentStore.TABLE_STEP));
     try (Connection admin = DriverManager.getConnection(local, "postgres", "");
         Statement s = admin.createStatement()) {
-      int waiting = Poll.retry(() -> {
-        try (ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity"
-            + " WHERE wait_event = 'SyncRep' AND application_name = 'leaf-server'")) {
-          if (!rs.next()) {
-            throw new IllegalStateException("no backend waits for SyncRep yet");
-          }
-          return rs.getInt(1);
-        }
-      }, e -> e instanceof IllegalStateException, Duration.ofSeconds(20));
+      int waiting =
+          Poll.retry(
+              () -> {
+                try (ResultSet rs =
+                    s.executeQuery(
+                        "SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep' AND"
+                            + " application_name = 'leaf-server'")) {
+                  if (!rs.next()) {
+                    throw new IllegalStateException("no backend waits for SyncRep yet");
+                  }
+                  return rs.getInt(1);
+                }
+              },
+              e -> e instanceof IllegalStateException,
+              Duration.ofSeconds(20));
       assertTrue(waiting > 0, "the segment UPDATE waits for the synchronous standby");
       s.execute("SELECT pg_cancel_backend(" + waiting + ")");
     }
-    ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
-        () -> take.get(30, TimeUnit.SECONDS));
+    ExecutionException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ExecutionException.class, () -> take.get(30, TimeUnit.SECONDS));
 
     assertTrue(e.getCause() instanceof StoreUnavailableException, "unavailable: " + e.getCause());
-    assertTrue(e.getCause().getMessage().contains("[1, 101)")
-        && e.getCause().getMessage().contains("canceling wait for synchronous replication"),
+    assertTrue(
+        e.getCause().getMessage().contains("[1, 101)")
+            && e.getCause().getMessage().contains("canceling wait for synchronous replication"),
         e.getCause().getMessage());
-    assertEquals(101, setup.getTag("sync").orElseThrow().maxId(),
+    assertEquals(
+        101,
+        setup.getTag("sync").orElseThrow().maxId(),
         "PostgreSQL kept the commit locally: the range is a gap, never handed out");
   }
 
   private JooqSegmentStore store(String url, LedgerSettings ledger) {
     HikariDataSource pool = DataSources.create(url, "postgres", "", 2);
     pools.add(pool);
-    return new JooqSegmentStore(pool, DataSources.dialectOf(url), InstantSource.system(),
-        ledger);
+    return new JooqSegmentStore(pool, DataSources.dialectOf(url), InstantSource.system(), ledger);
   }
 
   /** initdb and start a private server; returns its port. */
@@ -127,13 +140,31 @@ class PostgresSyncCommitCancelTest {
       skip("cannot hand " + dir + " to user postgres");
     }
     int port = Ports.free();
-    if (run(BIN.resolve("initdb").toString(), "-D", dir.resolve("data").toString(), "-A",
-        "trust", "-U", "postgres") != 0) {
+    if (run(
+            BIN.resolve("initdb").toString(),
+            "-D",
+            dir.resolve("data").toString(),
+            "-A",
+            "trust",
+            "-U",
+            "postgres")
+        != 0) {
       skip("initdb failed (see " + dir + ")");
     }
-    if (run(BIN.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-l",
-        dir.resolve("log").toString(), "-w", "-o", "-p " + port + " -k " + dir
-            + " -c listen_addresses=127.0.0.1 -c synchronous_standby_names=nobody", "start")
+    if (run(
+            BIN.resolve("pg_ctl").toString(),
+            "-D",
+            dir.resolve("data").toString(),
+            "-l",
+            dir.resolve("log").toString(),
+            "-w",
+            "-o",
+            "-p "
+                + port
+                + " -k "
+                + dir
+                + " -c listen_addresses=127.0.0.1 -c synchronous_standby_names=nobody",
+            "start")
         != 0) {
       skip("the private PostgreSQL did not start (see " + dir.resolve("log") + ")");
     }
@@ -147,8 +178,11 @@ class PostgresSyncCommitCancelTest {
       full.addAll(List.of("runuser", "-u", "postgres", "--"));
     }
     full.addAll(List.of(command));
-    Process p = new ProcessBuilder(full).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    Process p =
+        new ProcessBuilder(full)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
     if (!p.waitFor(60, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       return -1;

@@ -44,8 +44,8 @@ abstract class RegionFenceContractTest {
   @BeforeEach
   void setUp() {
     db = newDatabase();
-    regions = new JooqRegionStore(db.pool(2), DataSources.dialectOf(db.url),
-        InstantSource.system());
+    regions =
+        new JooqRegionStore(db.pool(2), DataSources.dialectOf(db.url), InstantSource.system());
   }
 
   @AfterEach
@@ -62,8 +62,13 @@ abstract class RegionFenceContractTest {
   }
 
   private RegionalSegmentStore server(Region region, LedgerSettings ledger) {
-    JooqSegmentStore local = new JooqSegmentStore(db.pool(2), DataSources.dialectOf(db.url),
-        InstantSource.system(), ledger, RegionalSegmentStore.fence(region));
+    JooqSegmentStore local =
+        new JooqSegmentStore(
+            db.pool(2),
+            DataSources.dialectOf(db.url),
+            InstantSource.system(),
+            ledger,
+            RegionalSegmentStore.fence(region));
     local.createSchemaIfMissing();
     RegionalSegmentStore store = new RegionalSegmentStore(local, region, regions);
     store.verify();
@@ -95,16 +100,23 @@ abstract class RegionFenceContractTest {
       throws Exception {
     RegionalSegmentStore plain = server(Region.NONE, LedgerSettings.OFF);
     plain.createTag("order", 1, 100, null);
-    assertEquals(1, plain.nextSegment("order", SegmentStore.TABLE_STEP).start(),
+    assertEquals(
+        1,
+        plain.nextSegment("order", SegmentStore.TABLE_STEP).start(),
         "no region recorded yet: the take is served");
     claim(1, 2);
 
-    RegionChangedException e = assertThrows(RegionChangedException.class,
-        () -> plain.nextSegment("order", SegmentStore.TABLE_STEP),
-        "a server without --region takes nothing once the database records a region");
-    assertTrue(e.getMessage().contains("leaf_region") && e.getMessage().contains("--region 1/2"),
+    RegionChangedException e =
+        assertThrows(
+            RegionChangedException.class,
+            () -> plain.nextSegment("order", SegmentStore.TABLE_STEP),
+            "a server without --region takes nothing once the database records a region");
+    assertTrue(
+        e.getMessage().contains("leaf_region") && e.getMessage().contains("--region 1/2"),
         e.getMessage());
-    assertThrows(RegionChangedException.class, () -> plain.reserveRange("order", 10),
+    assertThrows(
+        RegionChangedException.class,
+        () -> plain.reserveRange("order", 10),
         "ReserveIds' own write is refused too");
     assertEquals(101, localMaxId("order"), "the refused takes moved nothing");
   }
@@ -116,11 +128,13 @@ abstract class RegionFenceContractTest {
     plain.nextSegment("order", SegmentStore.TABLE_STEP);
     claim(1, 2);
 
-    assertThrows(RegionChangedException.class,
+    assertThrows(
+        RegionChangedException.class,
         () -> plain.nextSegment("order", SegmentStore.TABLE_STEP),
         "the ledger's recorded take checks the region too");
     assertEquals(101, localMaxId("order"), "the refused take moved nothing");
-    assertTrue(ledgerOf(plain).whoIssued("order", 150).isEmpty(), "no ledger record of the refused take");
+    assertTrue(
+        ledgerOf(plain).whoIssued("order", 150).isEmpty(), "no ledger record of the refused take");
   }
 
   @Test
@@ -130,19 +144,30 @@ abstract class RegionFenceContractTest {
     one.nextSegment("order", SegmentStore.TABLE_STEP);
     sql("UPDATE leaf_region SET region = 0");
 
-    RegionChangedException changed = assertThrows(RegionChangedException.class,
-        () -> one.nextSegment("order", SegmentStore.TABLE_STEP), "a changed row stops the take");
-    assertTrue(changed.getMessage().contains("--region 1/2")
-        && changed.getMessage().contains("region 0/2"), changed.getMessage());
+    RegionChangedException changed =
+        assertThrows(
+            RegionChangedException.class,
+            () -> one.nextSegment("order", SegmentStore.TABLE_STEP),
+            "a changed row stops the take");
+    assertTrue(
+        changed.getMessage().contains("--region 1/2")
+            && changed.getMessage().contains("region 0/2"),
+        changed.getMessage());
     sql("DELETE FROM leaf_region");
-    RegionChangedException deleted = assertThrows(RegionChangedException.class,
-        () -> one.reserveRange("order", 10), "a deleted row stops the take");
+    RegionChangedException deleted =
+        assertThrows(
+            RegionChangedException.class,
+            () -> one.reserveRange("order", 10),
+            "a deleted row stops the take");
     assertTrue(deleted.getMessage().contains("row is gone"), deleted.getMessage());
     assertEquals(101, localMaxId("order"), "the refused takes moved nothing");
 
-    sql("INSERT INTO leaf_region (id, rule_name, region, regions, update_time)"
-        + " VALUES (1, 'high-bits', 1, 2, 0)");
-    assertEquals(Region.of(1, 2).toId(101), one.nextSegment("order", 100).start(),
+    sql(
+        "INSERT INTO leaf_region (id, rule_name, region, regions, update_time)"
+            + " VALUES (1, 'high-bits', 1, 2, 0)");
+    assertEquals(
+        Region.of(1, 2).toId(101),
+        one.nextSegment("order", 100).start(),
         "the row restored, takes resume where max_id stood");
   }
 
@@ -156,7 +181,9 @@ abstract class RegionFenceContractTest {
     long base = Region.of(1, 2).base();
     assertEquals(new SegmentRange(base + 1, base + 101, 100, 100), first, "first segment");
     assertEquals(base + 101, second.start(), "the reservation follows");
-    assertEquals("host-a:50051/1-aaaaaa", ledgerOf(one).whoIssued("order", base + 5).orElseThrow().server(),
+    assertEquals(
+        "host-a:50051/1-aaaaaa",
+        ledgerOf(one).whoIssued("order", base + 5).orElseThrow().server(),
         "the ledger names the server");
   }
 
@@ -167,12 +194,17 @@ abstract class RegionFenceContractTest {
     long start = region.maxLocalMaxId() - 50;
     zero.createTag("edge", start, 100, null);
 
-    assertThrows(IdOverflowException.class,
-        () -> zero.nextSegment("edge", SegmentStore.TABLE_STEP), "the share's end refuses");
+    assertThrows(
+        IdOverflowException.class,
+        () -> zero.nextSegment("edge", SegmentStore.TABLE_STEP),
+        "the share's end refuses");
     assertEquals(start, localMaxId("edge"), "max_id did not move past the share");
-    assertTrue(ledgerOf(zero).whoIssued("edge", start + 10).isEmpty(),
+    assertTrue(
+        ledgerOf(zero).whoIssued("edge", start + 10).isEmpty(),
         "no ledger segment across the boundary");
-    assertEquals(start, zero.nextSegment("edge", 50).start(),
+    assertEquals(
+        start,
+        zero.nextSegment("edge", 50).start(),
         "the last IDs up to the share's end are still served");
   }
 
@@ -188,17 +220,19 @@ abstract class RegionFenceContractTest {
     try {
       for (int t = 0; t < 6; t++) {
         RegionalSegmentStore store = t < 4 ? one : plain;
-        futures.add(threads.submit(() -> {
-          List<SegmentRange> taken = new ArrayList<>();
-          for (int i = 0; i < 40; i++) {
-            try {
-              taken.add(store.nextSegment("order", SegmentStore.TABLE_STEP));
-            } catch (RegionChangedException e) {
-              refused.incrementAndGet();
-            }
-          }
-          return taken;
-        }));
+        futures.add(
+            threads.submit(
+                () -> {
+                  List<SegmentRange> taken = new ArrayList<>();
+                  for (int i = 0; i < 40; i++) {
+                    try {
+                      taken.add(store.nextSegment("order", SegmentStore.TABLE_STEP));
+                    } catch (RegionChangedException e) {
+                      refused.incrementAndGet();
+                    }
+                  }
+                  return taken;
+                }));
       }
       TreeMap<Long, SegmentRange> byStart = new TreeMap<>();
       int count = 0;

@@ -29,8 +29,8 @@ abstract class SegmentStoreContractTest {
   void closeStore() throws Exception {}
 
   /**
-   * Whether {@code biz_tag} compares byte for byte. A Meituan Leaf table on MySQL/MariaDB keeps
-   * its case-insensitive collation, where {@code Order} and {@code order} are one row.
+   * Whether {@code biz_tag} compares byte for byte. A Meituan Leaf table on MySQL/MariaDB keeps its
+   * case-insensitive collation, where {@code Order} and {@code order} are one row.
    */
   boolean tagsDifferingInCaseAreTwoRows() {
     return true;
@@ -60,7 +60,8 @@ abstract class SegmentStoreContractTest {
     long created = store.createTag("clock", 1, 10, null).updateTime();
     long after = System.currentTimeMillis();
     // A second either side: a TIMESTAMP column written by the database's clock keeps whole seconds.
-    assertTrue(created >= before - 1_000 && created <= after + 1_000,
+    assertTrue(
+        created >= before - 1_000 && created <= after + 1_000,
         "update_time " + created + " is epoch millis between " + before + " and " + after);
     assertEquals(created, store.getTag("clock").orElseThrow().updateTime(), "read back unchanged");
   }
@@ -69,7 +70,9 @@ abstract class SegmentStoreContractTest {
   void createTag_namesDifferingInCase_areTwoTags() {
     if (!tagsDifferingInCaseAreTwoRows()) {
       store.createTag("order", 1, 10, null);
-      assertThrows(TagAlreadyExistsException.class, () -> store.createTag("ORDER", 1000, 20, null),
+      assertThrows(
+          TagAlreadyExistsException.class,
+          () -> store.createTag("ORDER", 1000, 20, null),
           "a case-insensitive collation makes ORDER the row of order");
       return;
     }
@@ -77,7 +80,9 @@ abstract class SegmentStoreContractTest {
     store.createTag("ORDER", 1000, 20, null);
     assertEquals(10, store.getTag("order").orElseThrow().step(), "order keeps its own row");
     assertEquals(20, store.getTag("ORDER").orElseThrow().step(), "ORDER is a row of its own");
-    assertEquals(1000, store.nextSegment("ORDER", SegmentStore.TABLE_STEP).start(),
+    assertEquals(
+        1000,
+        store.nextSegment("ORDER", SegmentStore.TABLE_STEP).start(),
         "segments of ORDER come from its own row");
   }
 
@@ -85,7 +90,9 @@ abstract class SegmentStoreContractTest {
   void createTag_descriptionOutsideBmp_storedAndReadBack() {
     String text = "\uD83C\uDF41 leaf ids \u8BA2\u5355";
     store.createTag("unicode", 1, 10, text);
-    assertEquals(text, store.getTag("unicode").orElseThrow().description(),
+    assertEquals(
+        text,
+        store.getTag("unicode").orElseThrow().description(),
         "4-byte UTF-8 characters survive the round trip");
   }
 
@@ -140,8 +147,8 @@ abstract class SegmentStoreContractTest {
     store.nextSegment("s", SegmentStore.TABLE_STEP);
     TagRecord updated = store.updateStep("s", 1000);
     assertEquals(1000, updated.step());
-    assertEquals(new SegmentRange(11, 1011, 1000, 1000),
-        store.nextSegment("s", SegmentStore.TABLE_STEP));
+    assertEquals(
+        new SegmentRange(11, 1011, 1000, 1000), store.nextSegment("s", SegmentStore.TABLE_STEP));
   }
 
   @Test
@@ -168,13 +175,14 @@ abstract class SegmentStoreContractTest {
     store.createTag("race", 1, 7, null);
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
-      Callable<List<SegmentRange>> worker = () -> {
-        List<SegmentRange> got = new ArrayList<>();
-        for (int i = 0; i < 1000; i++) {
-          got.add(store.nextSegment("race", i % 2 == 0 ? SegmentStore.TABLE_STEP : 3));
-        }
-        return got;
-      };
+      Callable<List<SegmentRange>> worker =
+          () -> {
+            List<SegmentRange> got = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+              got.add(store.nextSegment("race", i % 2 == 0 ? SegmentStore.TABLE_STEP : 3));
+            }
+            return got;
+          };
       Future<List<SegmentRange>> a = pool.submit(worker);
       Future<List<SegmentRange>> b = pool.submit(worker);
       TreeMap<Long, SegmentRange> byStart = new TreeMap<>();

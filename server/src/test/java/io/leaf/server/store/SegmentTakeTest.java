@@ -28,11 +28,17 @@ class SegmentTakeTest {
 
   @Test
   void stepToAdd_nullOrNonPositiveStep_invalidTagState() {
-    assertThrows(InvalidTagStateException.class,
-        () -> SegmentTake.stepToAdd("t", null, 200, SegmentStore.TABLE_STEP), "NULL max_id");
-    assertThrows(InvalidTagStateException.class,
-        () -> SegmentTake.stepToAdd("t", 1L, null, 50), "NULL step");
-    assertThrows(InvalidTagStateException.class,
-        () -> SegmentTake.stepToAdd("t", 1L, 0, SegmentStore.TABLE_STEP), "step 0");
+    assertThrows(
+        InvalidTagStateException.class,
+        () -> SegmentTake.stepToAdd("t", null, 200, SegmentStore.TABLE_STEP),
+        "NULL max_id");
+    assertThrows(
+        InvalidTagStateException.class,
+        () -> SegmentTake.stepToAdd("t", 1L, null, 50),
+        "NULL step");
+    assertThrows(
+        InvalidTagStateException.class,
+        () -> SegmentTake.stepToAdd("t", 1L, 0, SegmentStore.TABLE_STEP),
+        "step 0");
   }
 }

@@ -25,8 +25,15 @@ class IdleTagSweeperServerTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    leaf = new InProcessLeaf(new MemorySegmentStore(), ticker, EngineConfig.DEFAULTS,
-        "--idle-ttl", "10s", "--sweep-tick", "1s");
+    leaf =
+        new InProcessLeaf(
+            new MemorySegmentStore(),
+            ticker,
+            EngineConfig.DEFAULTS,
+            "--idle-ttl",
+            "10s",
+            "--sweep-tick",
+            "1s");
   }
 
   @AfterEach

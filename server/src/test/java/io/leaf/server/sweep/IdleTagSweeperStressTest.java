@@ -37,8 +37,10 @@ class IdleTagSweeperStressTest {
   private static final int THREADS = 8;
   private static final int TAGS = 1_000;
   private static final long RUN_NANOS = TimeUnit.SECONDS.toNanos(5);
+
   /** Bounds memory on a fast machine; the run ends at whichever limit comes first. */
   private static final int MAX_CALLS_PER_THREAD = 1_500_000;
+
   private static final int ID_BITS = 40;
 
   @Test
@@ -53,10 +55,21 @@ class IdleTagSweeperStressTest {
     }
     SweepIntake intake = new SweepIntake();
     EngineThreadsFixture engineThreads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
-    SegmentAllocator allocator = new SegmentAllocator(store, Ticker.systemTicker(),
-        EngineConfig.DEFAULTS, engineThreads.threads(), EngineListeners.NONE.withOnCached(intake));
-    IdleTagSweeper sweeper = new IdleTagSweeper(allocator, intake, Duration.ofMillis(5),
-        Duration.ofMillis(1), ServerThreads.idleSweeper()).start();
+    SegmentAllocator allocator =
+        new SegmentAllocator(
+            store,
+            Ticker.systemTicker(),
+            EngineConfig.DEFAULTS,
+            engineThreads.threads(),
+            EngineListeners.NONE.withOnCached(intake));
+    IdleTagSweeper sweeper =
+        new IdleTagSweeper(
+                allocator,
+                intake,
+                Duration.ofMillis(5),
+                Duration.ofMillis(1),
+                ServerThreads.idleSweeper())
+            .start();
     ExecutorService pool = Executors.newFixedThreadPool(THREADS);
     AtomicLong failures = new AtomicLong();
     AtomicReference<Throwable> firstFailure = new AtomicReference<>();
@@ -67,29 +80,32 @@ class IdleTagSweeperStressTest {
       List<Future<long[]>> results = new ArrayList<>();
       for (int t = 0; t < THREADS; t++) {
         long seed = 0x1EAFL + t;
-        results.add(pool.submit(() -> {
-          SplittableRandom random = new SplittableRandom(seed);
-          long[] lastId = new long[TAGS];
-          long[] out = new long[MAX_CALLS_PER_THREAD];
-          int n = 0;
-          while (n < MAX_CALLS_PER_THREAD && System.nanoTime() < endAt) {
-            // Skewed towards low indexes: hot tags stay cached, cold ones idle past the TTL.
-            double u = random.nextDouble();
-            int tag = (int) (TAGS * u * u * u * u);
-            try {
-              long id = Blocking.nextId(allocator, tags[tag], TimeUnit.SECONDS.toNanos(10));
-              if (id <= lastId[tag]) {
-                notRising.incrementAndGet();
-              }
-              lastId[tag] = id;
-              out[n++] = ((long) tag << ID_BITS) | id;
-            } catch (RuntimeException e) {
-              failures.incrementAndGet();
-              firstFailure.compareAndSet(null, e);
-            }
-          }
-          return Arrays.copyOf(out, n);
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  SplittableRandom random = new SplittableRandom(seed);
+                  long[] lastId = new long[TAGS];
+                  long[] out = new long[MAX_CALLS_PER_THREAD];
+                  int n = 0;
+                  while (n < MAX_CALLS_PER_THREAD && System.nanoTime() < endAt) {
+                    // Skewed towards low indexes: hot tags stay cached, cold ones idle past the
+                    // TTL.
+                    double u = random.nextDouble();
+                    int tag = (int) (TAGS * u * u * u * u);
+                    try {
+                      long id = Blocking.nextId(allocator, tags[tag], TimeUnit.SECONDS.toNanos(10));
+                      if (id <= lastId[tag]) {
+                        notRising.incrementAndGet();
+                      }
+                      lastId[tag] = id;
+                      out[n++] = ((long) tag << ID_BITS) | id;
+                    } catch (RuntimeException e) {
+                      failures.incrementAndGet();
+                      firstFailure.compareAndSet(null, e);
+                    }
+                  }
+                  return Arrays.copyOf(out, n);
+                }));
       }
       for (int t = 0; t < THREADS; t++) {
         issued[t] = results.get(t).get(60, TimeUnit.SECONDS);

@@ -21,7 +21,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Tests of {@link IdleTagSweeper} driven through {@link IdleTagSweeper#runOnce} by a fake clock. */
+/**
+ * Tests of {@link IdleTagSweeper} driven through {@link IdleTagSweeper#runOnce} by a fake clock.
+ */
 class IdleTagSweeperTest {
 
   private static final Duration TTL = Duration.ofSeconds(10);
@@ -32,8 +34,13 @@ class IdleTagSweeperTest {
   private final MemorySegmentStore store = new MemorySegmentStore();
   private final SweepIntake intake = new SweepIntake();
   private final EngineThreadsFixture threads = new EngineThreadsFixture(EngineConfig.DEFAULTS);
-  private final SegmentAllocator allocator = new SegmentAllocator(store, ticker,
-      EngineConfig.DEFAULTS, threads.threads(), EngineListeners.NONE.withOnCached(intake));
+  private final SegmentAllocator allocator =
+      new SegmentAllocator(
+          store,
+          ticker,
+          EngineConfig.DEFAULTS,
+          threads.threads(),
+          EngineListeners.NONE.withOnCached(intake));
   private final ManualScheduler scheduler = new ManualScheduler(ticker);
   private final IdleTagSweeper sweeper =
       new IdleTagSweeper(allocator, intake, TTL, TICK, scheduler);
@@ -56,15 +63,19 @@ class IdleTagSweeperTest {
 
   @Test
   void constructor_ttlNotPositive_throwsNamingValue() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new IdleTagSweeper(allocator, intake, Duration.ZERO, TICK, scheduler));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new IdleTagSweeper(allocator, intake, Duration.ZERO, TICK, scheduler));
     assertEquals("idleTtl must be positive: PT0S", e.getMessage(), "message names the value");
   }
 
   @Test
   void constructor_tickNotPositive_throwsNamingValue() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new IdleTagSweeper(allocator, intake, TTL, Duration.ofMillis(-5), scheduler));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new IdleTagSweeper(allocator, intake, TTL, Duration.ofMillis(-5), scheduler));
     assertEquals("tick must be positive: PT-0.005S", e.getMessage(), "message names the value");
   }
 

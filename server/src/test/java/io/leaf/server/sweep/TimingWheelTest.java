@@ -46,8 +46,7 @@ class TimingWheelTest {
     for (long n = fromTick; n <= toTick; n++) {
       long tick = n;
       wheel.advance(
-          boundary(n),
-          key -> assertNull(firedAt.put(key, tick), key + " must fire only once"));
+          boundary(n), key -> assertNull(firedAt.put(key, tick), key + " must fire only once"));
     }
     return firedAt;
   }
@@ -462,11 +461,11 @@ class TimingWheelTest {
   }
 
   /**
-   * Random schedules, moves, removes and advances, also from inside the callback, checked against
-   * a reference model: a TreeMap from the expected firing tick to the keys due then, in schedule
+   * Random schedules, moves, removes and advances, also from inside the callback, checked against a
+   * reference model: a TreeMap from the expected firing tick to the keys due then, in schedule
    * order. Every fired key must be the model's next one, which proves it fires exactly at the first
-   * tick boundary at or after its deadline (or the next boundary when it was overdue), never
-   * early, never twice, and never after being removed.
+   * tick boundary at or after its deadline (or the next boundary when it was overdue), never early,
+   * never twice, and never after being removed.
    */
   @Test
   void operations_randomAgainstReferenceModel_fireExactlyAtFirstBoundaryAtOrAfterDeadline() {

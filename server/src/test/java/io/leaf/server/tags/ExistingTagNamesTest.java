@@ -7,8 +7,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ServerWiring;
+import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.IdBatch;
@@ -60,11 +60,24 @@ abstract class ExistingTagNamesTest {
     for (String name : NAMES) {
       insert(name, 1, 10);
     }
-    ServerConfig config = ServerConfig.parse(new String[] {"--db-url", db.url, "--db-user",
-        db.user, "--db-password", db.password, "--db-pool-size", "2"}, env -> null);
+    ServerConfig config =
+        ServerConfig.parse(
+            new String[] {
+              "--db-url",
+              db.url,
+              "--db-user",
+              db.user,
+              "--db-password",
+              db.password,
+              "--db-pool-size",
+              "2"
+            },
+            env -> null);
     String name = InProcessServerBuilder.generateName();
-    server = ServerWiring.production(config, InProcessServerBuilder.forName(name),
-        UnaryOperator.identity()).start();
+    server =
+        ServerWiring.production(
+                config, InProcessServerBuilder.forName(name), UnaryOperator.identity())
+            .start();
     channel = InProcessChannelBuilder.forName(name).build();
     leaf = LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
   }
@@ -83,14 +96,18 @@ abstract class ExistingTagNamesTest {
   }
 
   void execute(String sql) throws SQLException {
-    try (Connection c = connect(); Statement s = c.createStatement()) {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
       s.execute(sql);
     }
   }
 
   void insert(String tag, long maxId, int step) throws SQLException {
-    try (Connection c = connect(); PreparedStatement s = c.prepareStatement(
-        "INSERT INTO leaf_alloc (biz_tag, max_id, step, description) VALUES (?, ?, ?, 'by hand')")) {
+    try (Connection c = connect();
+        PreparedStatement s =
+            c.prepareStatement(
+                "INSERT INTO leaf_alloc (biz_tag, max_id, step, description) VALUES (?, ?, ?, 'by"
+                    + " hand')")) {
       s.setString(1, tag);
       s.setLong(2, maxId);
       s.setInt(3, step);
@@ -105,25 +122,32 @@ abstract class ExistingTagNamesTest {
   @Test
   void everyRpc_tagOutsideCreateTagsCharacters_served() {
     for (String tag : NAMES) {
-      assertEquals(1, leaf.nextId(NextIdRequest.newBuilder().setBizTag(tag).build()).getId(),
+      assertEquals(
+          1,
+          leaf.nextId(NextIdRequest.newBuilder().setBizTag(tag).build()).getId(),
           "first NextId of " + tag);
-      List<IdRange> ranges = leaf.reserveIds(ReserveIdsRequest.newBuilder().setBizTag(tag)
-          .setCount(25).build()).getRangesList();
+      List<IdRange> ranges =
+          leaf.reserveIds(ReserveIdsRequest.newBuilder().setBizTag(tag).setCount(25).build())
+              .getRangesList();
       assertEquals(2, ranges.get(0).getStart(), "ReserveIds of " + tag + " continues the segment");
-      assertEquals(25, ranges.stream().mapToLong(r -> r.getEnd() - r.getStart()).sum(),
+      assertEquals(
+          25,
+          ranges.stream().mapToLong(r -> r.getEnd() - r.getStart()).sum(),
           "ReserveIds of " + tag);
       List<Long> batch = new ArrayList<>();
-      Iterator<IdBatch> it = leaf.nextIdBatch(NextIdBatchRequest.newBuilder().setBizTag(tag)
-          .setCount(15).build());
+      Iterator<IdBatch> it =
+          leaf.nextIdBatch(NextIdBatchRequest.newBuilder().setBizTag(tag).setCount(15).build());
       it.forEachRemaining(b -> batch.addAll(b.getIdsList()));
       assertEquals(15, batch.size(), "NextIdBatch of " + tag);
       Tag row = leaf.getTag(GetTagRequest.newBuilder().setBizTag(tag).build()).getTag();
       assertEquals(tag, row.getBizTag(), "GetTag returns the row's own name");
-      assertTrue(leaf.getTag(GetTagRequest.newBuilder().setBizTag(tag).build()).getCached(),
+      assertTrue(
+          leaf.getTag(GetTagRequest.newBuilder().setBizTag(tag).build()).getCached(),
           tag + " is cached after use");
     }
     Set<String> listed = new HashSet<>();
-    leaf.listTags(ListTagsRequest.newBuilder().setPageSize(2).build()).getTagsList()
+    leaf.listTags(ListTagsRequest.newBuilder().setPageSize(2).build())
+        .getTagsList()
         .forEach(t -> listed.add(t.getBizTag()));
     assertEquals(2, listed.size(), "the first page holds two of the three names");
   }

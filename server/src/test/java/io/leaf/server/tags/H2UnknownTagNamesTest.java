@@ -18,7 +18,9 @@ class H2UnknownTagNamesTest extends UnknownTagNamesTest {
   @Override
   String narrowTableDdl(int length) {
     return "CREATE TABLE leaf_alloc (id BIGINT NOT NULL AUTO_INCREMENT,"
-        + " biz_tag VARCHAR(" + length + ") NOT NULL, max_id BIGINT NOT NULL DEFAULT 1,"
+        + " biz_tag VARCHAR("
+        + length
+        + ") NOT NULL, max_id BIGINT NOT NULL DEFAULT 1,"
         + " step INT NOT NULL, description VARCHAR(512), update_time BIGINT NOT NULL,"
         + " PRIMARY KEY (id), CONSTRAINT uk_leaf_alloc_biz_tag UNIQUE (biz_tag))";
   }

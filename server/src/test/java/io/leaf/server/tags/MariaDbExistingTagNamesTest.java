@@ -30,9 +30,9 @@ class MariaDbExistingTagNamesTest extends ExistingTagNamesTest {
   }
 
   /**
-   * {@code Pay}, {@code PAY} and {@code pay } name one row under this collation; the server
-   * keeps a buffer per name, and each buffer's segments come from the row's own atomic bumps, so
-   * the names together never see an ID twice.
+   * {@code Pay}, {@code PAY} and {@code pay } name one row under this collation; the server keeps a
+   * buffer per name, and each buffer's segments come from the row's own atomic bumps, so the names
+   * together never see an ID twice.
    */
   @Test
   void namesTheCollationEquates_concurrentNextIdAndReserveIds_disjointIds() throws Exception {
@@ -42,22 +42,32 @@ class MariaDbExistingTagNamesTest extends ExistingTagNamesTest {
     try {
       List<Future<List<Long>>> results = new ArrayList<>();
       for (String spelling : spellings) {
-        results.add(pool.submit(() -> {
-          List<Long> ids = new ArrayList<>();
-          for (int i = 0; i < 300; i++) {
-            if (i % 50 == 0) {
-              leaf.reserveIds(ReserveIdsRequest.newBuilder().setBizTag(spelling).setCount(20)
-                  .build()).getRangesList().forEach(r -> {
-                    for (long id = r.getStart(); id < r.getEnd(); id++) {
-                      ids.add(id);
+        results.add(
+            pool.submit(
+                () -> {
+                  List<Long> ids = new ArrayList<>();
+                  for (int i = 0; i < 300; i++) {
+                    if (i % 50 == 0) {
+                      leaf.reserveIds(
+                              ReserveIdsRequest.newBuilder()
+                                  .setBizTag(spelling)
+                                  .setCount(20)
+                                  .build())
+                          .getRangesList()
+                          .forEach(
+                              r -> {
+                                for (long id = r.getStart(); id < r.getEnd(); id++) {
+                                  ids.add(id);
+                                }
+                              });
+                    } else {
+                      ids.add(
+                          leaf.nextId(NextIdRequest.newBuilder().setBizTag(spelling).build())
+                              .getId());
                     }
-                  });
-            } else {
-              ids.add(leaf.nextId(NextIdRequest.newBuilder().setBizTag(spelling).build()).getId());
-            }
-          }
-          return ids;
-        }));
+                  }
+                  return ids;
+                }));
       }
       Set<Long> seen = new HashSet<>();
       int total = 0;
@@ -68,7 +78,8 @@ class MariaDbExistingTagNamesTest extends ExistingTagNamesTest {
         }
       }
       assertEquals(4 * (294 + 6 * 20), total, "every call answered");
-      assertEquals(total, seen.size(), "repeated IDs across names of one row: " + (total - seen.size()));
+      assertEquals(
+          total, seen.size(), "repeated IDs across names of one row: " + (total - seen.size()));
     } finally {
       pool.shutdownNow();
     }

@@ -28,7 +28,9 @@ class MariaDbUnknownTagNamesTest extends UnknownTagNamesTest {
   @Override
   String narrowTableDdl(int length) {
     return "CREATE TABLE leaf_alloc (id BIGINT NOT NULL AUTO_INCREMENT,"
-        + " biz_tag VARCHAR(" + length + ") CHARACTER SET ascii COLLATE ascii_bin NOT NULL,"
+        + " biz_tag VARCHAR("
+        + length
+        + ") CHARACTER SET ascii COLLATE ascii_bin NOT NULL,"
         + " max_id BIGINT NOT NULL DEFAULT 1, step INT NOT NULL,"
         + " description VARCHAR(256) CHARACTER SET utf8mb4, update_time BIGINT NOT NULL,"
         + " PRIMARY KEY (id), CONSTRAINT uk_leaf_alloc_biz_tag UNIQUE (biz_tag))";
@@ -43,13 +45,15 @@ class MariaDbUnknownTagNamesTest extends UnknownTagNamesTest {
     execute(MeituanTables.MARIADB + " DEFAULT CHARSET=latin1");
     start();
     for (String name : List.of("订单x", "tag-\uD83D\uDE00")) {
-      StatusRuntimeException next = assertThrows(
-          StatusRuntimeException.class, () -> leaf().blocking.nextId(
-              NextIdRequest.newBuilder().setBizTag(name).build()));
+      StatusRuntimeException next =
+          assertThrows(
+              StatusRuntimeException.class,
+              () -> leaf().blocking.nextId(NextIdRequest.newBuilder().setBizTag(name).build()));
       assertEquals(Status.Code.NOT_FOUND, next.getStatus().getCode(), next.getStatus().toString());
-      StatusRuntimeException get = assertThrows(
-          StatusRuntimeException.class, () -> leaf().blocking.getTag(
-              GetTagRequest.newBuilder().setBizTag(name).build()));
+      StatusRuntimeException get =
+          assertThrows(
+              StatusRuntimeException.class,
+              () -> leaf().blocking.getTag(GetTagRequest.newBuilder().setBizTag(name).build()));
       assertEquals(Status.Code.NOT_FOUND, get.getStatus().getCode(), get.getStatus().toString());
     }
     assertEquals(1, leaf().allocator.cachedCount(), "only the known tag is held");

@@ -12,6 +12,7 @@ import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.testing.HookedDataSource;
 import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.server.testing.Ports;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
@@ -19,7 +20,6 @@ import io.leaf.v1.InitCacheRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.UpdateStepRequest;
-import io.leaf.server.testing.Ports;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -39,14 +39,15 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Names the table's {@code biz_tag} column cannot hold (outside its character set, longer than
- * it) are NOT_FOUND (gRPC) and 404 (HTTP) on every RPC that names a tag, without a statement on
- * {@code leaf_alloc}, through the production store and server; they leave nothing cached.
+ * Names the table's {@code biz_tag} column cannot hold (outside its character set, longer than it)
+ * are NOT_FOUND (gRPC) and 404 (HTTP) on every RPC that names a tag, without a statement on {@code
+ * leaf_alloc}, through the production store and server; they leave nothing cached.
  */
 abstract class UnknownTagNamesTest {
 
   /** Names outside ASCII: Chinese, an accent, an emoji (outside the BMP), a right-to-left mark. */
   static final List<String> NON_ASCII = List.of("订单x", "café", "tag-\uD83D\uDE00", "a\u202Eb");
+
   /** The narrow column's length in the tests that use one. */
   static final int NARROW = 32;
 
@@ -54,8 +55,11 @@ abstract class UnknownTagNamesTest {
   private HookedDataSource source;
   private InProcessLeaf leaf;
   private int httpPort;
-  private final HttpClient http = HttpClient.newBuilder()
-      .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(20)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(20))
+          .build();
 
   abstract TestDatabase database();
 
@@ -83,15 +87,22 @@ abstract class UnknownTagNamesTest {
   /** Opens the store on the table there is (creating Leaf's if none), serves, and issues known. */
   void start() throws Exception {
     source = new HookedDataSource(db.pool(4));
-    JooqSegmentStore store = new JooqSegmentStore(source, DataSources.dialectOf(db.url),
-        InstantSource.system());
+    JooqSegmentStore store =
+        new JooqSegmentStore(source, DataSources.dialectOf(db.url), InstantSource.system());
     store.createSchemaIfMissing();
     httpPort = Ports.free();
-    leaf = new InProcessLeaf(store, Ticker.systemTicker(), EngineConfig.DEFAULTS,
-        "--http-port", Integer.toString(httpPort));
+    leaf =
+        new InProcessLeaf(
+            store,
+            Ticker.systemTicker(),
+            EngineConfig.DEFAULTS,
+            "--http-port",
+            Integer.toString(httpPort));
     leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag("known").setStep(10).build());
-    assertEquals(1, leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("known").build())
-        .getId(), "the known tag issues");
+    assertEquals(
+        1,
+        leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("known").build()).getId(),
+        "the known tag issues");
   }
 
   InProcessLeaf leaf() {
@@ -112,7 +123,9 @@ abstract class UnknownTagNamesTest {
       int before = source.leafAllocStatements();
       assertNotFoundEverywhere(name);
       if (leafTableIsAscii()) {
-        assertEquals(before, source.leafAllocStatements(),
+        assertEquals(
+            before,
+            source.leafAllocStatements(),
             "no statement on leaf_alloc for " + name + ", which an ASCII column cannot hold");
       }
     }
@@ -123,12 +136,14 @@ abstract class UnknownTagNamesTest {
   void narrowTable_overLongNames_notFoundWithoutQuery() throws Exception {
     execute(narrowTableDdl(NARROW));
     start();
-    List<String> overLong = List.of("x".repeat(NARROW + 1), "y".repeat(128),
-        "订".repeat(NARROW + 1));
+    List<String> overLong =
+        List.of("x".repeat(NARROW + 1), "y".repeat(128), "订".repeat(NARROW + 1));
     for (String name : overLong) {
       int before = source.leafAllocStatements();
       assertNotFoundEverywhere(name);
-      assertEquals(before, source.leafAllocStatements(),
+      assertEquals(
+          before,
+          source.leafAllocStatements(),
           "no statement on leaf_alloc for a name of " + name.length() + " characters");
     }
     assertNothingCachedButKnown();
@@ -136,45 +151,67 @@ abstract class UnknownTagNamesTest {
     // so the database is asked.
     int before = source.leafAllocStatements();
     try {
-      leaf.blocking.getTag(GetTagRequest.newBuilder().setBizTag("known" + " ".repeat(NARROW))
-          .build());
+      leaf.blocking.getTag(
+          GetTagRequest.newBuilder().setBizTag("known" + " ".repeat(NARROW)).build());
     } catch (StatusRuntimeException e) {
       assertEquals(Status.Code.NOT_FOUND, e.getStatus().getCode(), e.getStatus().toString());
     }
-    assertTrue(source.leafAllocStatements() > before,
+    assertTrue(
+        source.leafAllocStatements() > before,
         "a name longer than the column only by trailing spaces is looked up");
   }
 
   private void assertNotFoundEverywhere(String name) throws Exception {
-    assertNotFound(name, "NextId",
+    assertNotFound(
+        name,
+        "NextId",
         () -> leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag(name).build()));
-    assertNotFound(name, "ReserveIds", () -> leaf.blocking.reserveIds(
-        ReserveIdsRequest.newBuilder().setBizTag(name).setCount(5).build()));
-    assertNotFound(name, "InitCache", () -> leaf.blocking.initCache(
-        InitCacheRequest.newBuilder().setBizTag(name).build()));
-    assertNotFound(name, "GetTag",
+    assertNotFound(
+        name,
+        "ReserveIds",
+        () ->
+            leaf.blocking.reserveIds(
+                ReserveIdsRequest.newBuilder().setBizTag(name).setCount(5).build()));
+    assertNotFound(
+        name,
+        "InitCache",
+        () -> leaf.blocking.initCache(InitCacheRequest.newBuilder().setBizTag(name).build()));
+    assertNotFound(
+        name,
+        "GetTag",
         () -> leaf.blocking.getTag(GetTagRequest.newBuilder().setBizTag(name).build()));
-    assertNotFound(name, "UpdateStep", () -> leaf.blocking.updateStep(
-        UpdateStepRequest.newBuilder().setBizTag(name).setStep(5).build()));
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-        + httpPort + "/api/segment/get/" + URLEncoder.encode(name, StandardCharsets.UTF_8)
-            .replace("+", "%20"))).timeout(Duration.ofSeconds(30)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    assertNotFound(
+        name,
+        "UpdateStep",
+        () ->
+            leaf.blocking.updateStep(
+                UpdateStepRequest.newBuilder().setBizTag(name).setStep(5).build()));
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(
+                    URI.create(
+                        "http://127.0.0.1:"
+                            + httpPort
+                            + "/api/segment/get/"
+                            + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20")))
+                .timeout(Duration.ofSeconds(30))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertEquals(404, r.statusCode(), "HTTP GET of " + name + ": " + r.body());
   }
 
   private static void assertNotFound(String name, String rpc, Supplier<?> call) {
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, call::get,
-        rpc + " of " + name);
-    assertEquals(Status.Code.NOT_FOUND, e.getStatus().getCode(),
-        rpc + " of " + name + ": " + e.getStatus());
-    assertTrue(e.getStatus().getDescription().contains("biz_tag not found"),
+    StatusRuntimeException e =
+        assertThrows(StatusRuntimeException.class, call::get, rpc + " of " + name);
+    assertEquals(
+        Status.Code.NOT_FOUND, e.getStatus().getCode(), rpc + " of " + name + ": " + e.getStatus());
+    assertTrue(
+        e.getStatus().getDescription().contains("biz_tag not found"),
         rpc + " of " + name + ": " + e.getStatus());
   }
 
   private void assertNothingCachedButKnown() {
-    assertEquals(List.of("known"), leaf.allocator.cachedTags(100),
-        "failed lookups hold no buffer");
+    assertEquals(List.of("known"), leaf.allocator.cachedTags(100), "failed lookups hold no buffer");
     assertEquals(1, leaf.allocator.cachedCount(), "tags held counts the known tag only");
   }
 }

@@ -18,7 +18,9 @@ public final class Blocking {
 
   private Blocking() {}
 
-  /** One ID, waiting at most {@code timeoutNanos} for a segment (the server's cap, not a caller's). */
+  /**
+   * One ID, waiting at most {@code timeoutNanos} for a segment (the server's cap, not a caller's).
+   */
   public static long nextId(SegmentAllocator a, String tag, long timeoutNanos) {
     // The server's two paths: the lock-free one, then the one that may wait.
     long id = a.tryNextId(tag);

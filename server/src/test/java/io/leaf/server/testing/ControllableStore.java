@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
 /**
- * A {@link SegmentStore} that forwards to a real one but can be told to fail or block its
- * segment loads, and records every load it served.
+ * A {@link SegmentStore} that forwards to a real one but can be told to fail or block its segment
+ * loads, and records every load it served.
  */
 public final class ControllableStore extends ForwardingSegmentStore {
 
@@ -74,7 +74,9 @@ public final class ControllableStore extends ForwardingSegmentStore {
     gate.set(new CountDownLatch(1));
   }
 
-  /** {@link #getTag} blocks until {@link #release()}; {@link #awaitReadEntered} counts from here. */
+  /**
+   * {@link #getTag} blocks until {@link #release()}; {@link #awaitReadEntered} counts from here.
+   */
   public void blockReads() {
     readEntered.drainPermits();
     readGate.set(new CountDownLatch(1));
@@ -111,8 +113,9 @@ public final class ControllableStore extends ForwardingSegmentStore {
     try {
       // Bounded: a test that fails before release() must not leave a loader thread stuck.
       if (!g.await(60, TimeUnit.SECONDS)) {
-        throw new StoreUnavailableException("database unavailable: the test never released"
-            + " this blocked call within 60 s", null);
+        throw new StoreUnavailableException(
+            "database unavailable: the test never released" + " this blocked call within 60 s",
+            null);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -149,8 +152,8 @@ public final class ControllableStore extends ForwardingSegmentStore {
   @Override
   public void ping() {
     if (failing) {
-      throw new StoreUnavailableException("database unavailable: connection refused (test outage)",
-          null);
+      throw new StoreUnavailableException(
+          "database unavailable: connection refused (test outage)", null);
     }
     super.ping();
   }
@@ -166,8 +169,8 @@ public final class ControllableStore extends ForwardingSegmentStore {
     return controlled(bizTag, count, () -> delegate().reserveRange(bizTag, count));
   }
 
-  private SegmentRange controlled(String bizTag, int step,
-      java.util.function.Supplier<SegmentRange> write) {
+  private SegmentRange controlled(
+      String bizTag, int step, java.util.function.Supplier<SegmentRange> write) {
     attempts.incrementAndGet();
     requestedSteps.add(step);
     entered.release();
@@ -180,7 +183,8 @@ public final class ControllableStore extends ForwardingSegmentStore {
       throw f;
     }
     if (failing) {
-      throw new StoreUnavailableException("database unavailable: connection refused (test outage)", null);
+      throw new StoreUnavailableException(
+          "database unavailable: connection refused (test outage)", null);
     }
     SegmentRange r = write.get();
     loads.incrementAndGet();

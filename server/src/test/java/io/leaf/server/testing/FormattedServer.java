@@ -4,9 +4,9 @@ import com.google.common.base.Ticker;
 import io.leaf.server.config.OpsConfig;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.formats.JooqFormatStore;
 import io.leaf.server.security.TokenAuthInterceptor;
 import io.leaf.server.store.DataSources;
-import io.leaf.server.formats.JooqFormatStore;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.FormattedIdBatch;
@@ -39,26 +39,30 @@ public final class FormattedServer implements AutoCloseable {
 
   /**
    * A server on {@code db} reading {@code clock}, with the command line's {@code flags} (tokens
-   * checked as a packaged server checks them); its segment takes are recorded in {@code log}
-   * (null: not recorded).
+   * checked as a packaged server checks them); its segment takes are recorded in {@code log} (null:
+   * not recorded).
    */
-  public static FormattedServer start(TestDatabase db, FakeWallClock clock, SegmentLog log,
-      String... flags) throws Exception {
+  public static FormattedServer start(
+      TestDatabase db, FakeWallClock clock, SegmentLog log, String... flags) throws Exception {
     DataSource pool = db.pool(4);
     var dialect = DataSources.dialectOf(db.url);
     JooqSegmentStore store = new JooqSegmentStore(pool, dialect, InstantSource.system());
     store.createSchemaIfMissing();
     JooqFormatStore formats = new JooqFormatStore(pool, dialect, InstantSource.system());
     OpsConfig ops = ServerConfig.parse(flags, env -> null).ops();
-    InProcessLeaf leaf = new InProcessLeaf(log == null ? store : log.wrap(store),
-        Ticker.systemTicker(), EngineConfig.DEFAULTS.withBackoff(Duration.ofMillis(20),
-            Duration.ofMillis(200)), s -> {
-          s.formats(formats).wallClock(clock);
-          if (ops.adminToken() != null) {
-            // As a server from the command line checks them.
-            s.intercept(new TokenAuthInterceptor(ops.adminToken(), ops.clientToken()));
-          }
-        }, flags);
+    InProcessLeaf leaf =
+        new InProcessLeaf(
+            log == null ? store : log.wrap(store),
+            Ticker.systemTicker(),
+            EngineConfig.DEFAULTS.withBackoff(Duration.ofMillis(20), Duration.ofMillis(200)),
+            s -> {
+              s.formats(formats).wallClock(clock);
+              if (ops.adminToken() != null) {
+                // As a server from the command line checks them.
+                s.intercept(new TokenAuthInterceptor(ops.adminToken(), ops.clientToken()));
+              }
+            },
+            flags);
     return new FormattedServer(clock, leaf);
   }
 
@@ -69,21 +73,25 @@ public final class FormattedServer implements AutoCloseable {
 
   /** Creates {@code tag} with {@code format} and {@code step}. */
   public Tag createTag(String tag, int step, IdFormat format) {
-    return leaf.blocking.createTag(CreateTagRequest.newBuilder().setBizTag(tag).setStep(step)
-        .setFormat(format).build());
+    return leaf.blocking.createTag(
+        CreateTagRequest.newBuilder().setBizTag(tag).setStep(step).setFormat(format).build());
   }
 
   /** One NextFormattedId. */
   public String next(String tag) {
-    return leaf.blocking.withDeadlineAfter(30, TimeUnit.SECONDS)
-        .nextFormattedId(NextIdRequest.newBuilder().setBizTag(tag).build()).getValue();
+    return leaf.blocking
+        .withDeadlineAfter(30, TimeUnit.SECONDS)
+        .nextFormattedId(NextIdRequest.newBuilder().setBizTag(tag).build())
+        .getValue();
   }
 
   /** One NextFormattedIdBatch of {@code count} values, read to its end. */
   public List<String> batch(String tag, int count) {
-    Iterator<FormattedIdBatch> it = leaf.blocking.withDeadlineAfter(30, TimeUnit.SECONDS)
-        .nextFormattedIdBatch(NextIdBatchRequest.newBuilder().setBizTag(tag).setCount(count)
-            .build());
+    Iterator<FormattedIdBatch> it =
+        leaf.blocking
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
+            .nextFormattedIdBatch(
+                NextIdBatchRequest.newBuilder().setBizTag(tag).setCount(count).build());
     List<String> values = new ArrayList<>(count);
     it.forEachRemaining(b -> values.addAll(b.getValuesList()));
     return values;

@@ -20,16 +20,16 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * A three-node MariaDB Galera cluster on 127.0.0.1 for tests, run by
- * {@code scripts/galera-cluster.sh}: started once per JVM and stopped when the JVM exits, unless
- * {@code LEAF_GALERA_KEEP=1}. A cluster that was already fully up is reused and left running (it
- * is someone else's, or kept on purpose); {@code .ci/run} stops whatever is left at its end.
+ * A three-node MariaDB Galera cluster on 127.0.0.1 for tests, run by {@code
+ * scripts/galera-cluster.sh}: started once per JVM and stopped when the JVM exits, unless {@code
+ * LEAF_GALERA_KEEP=1}. A cluster that was already fully up is reused and left running (it is
+ * someone else's, or kept on purpose); {@code .ci/run} stops whatever is left at its end.
  *
- * <p>When Galera cannot run here (no {@code /usr/lib/galera/libgalera_smm.so}, no
- * {@code mariadbd}, or the cluster does not form) the test is skipped with a
- * {@code [leaf-tests] SKIPPED Galera test} line on stderr, unless {@code LEAF_REQUIRE_GALERA=1}
- * (set by {@code .ci/run}), which fails it. The script's environment ({@code LEAF_GALERA_DIR},
- * {@code LEAF_GALERA_PORT}, ...) is passed through.
+ * <p>When Galera cannot run here (no {@code /usr/lib/galera/libgalera_smm.so}, no {@code mariadbd},
+ * or the cluster does not form) the test is skipped with a {@code [leaf-tests] SKIPPED Galera test}
+ * line on stderr, unless {@code LEAF_REQUIRE_GALERA=1} (set by {@code .ci/run}), which fails it.
+ * The script's environment ({@code LEAF_GALERA_DIR}, {@code LEAF_GALERA_PORT}, ...) is passed
+ * through.
  *
  * <p>Thread-safe; {@link #kill} and {@link #rejoin} block until the script is done (each bounded).
  */
@@ -57,8 +57,8 @@ public final class GaleraCluster {
   }
 
   /**
-   * The running cluster, started on first use; skips the calling test (or fails it under
-   * {@code LEAF_REQUIRE_GALERA=1}) when Galera cannot run here. A failed start is not retried.
+   * The running cluster, started on first use; skips the calling test (or fails it under {@code
+   * LEAF_REQUIRE_GALERA=1}) when Galera cannot run here. A failed start is not retried.
    */
   public static synchronized GaleraCluster get() {
     if (instance == null && unavailable == null) {
@@ -73,8 +73,9 @@ public final class GaleraCluster {
       try {
         run(instance.script, START_TIMEOUT_SECONDS, "start");
       } catch (ScriptFailure e) {
-        skip("the Galera cluster could not be brought back after an earlier test: "
-            + e.getMessage());
+        skip(
+            "the Galera cluster could not be brought back after an earlier test: "
+                + e.getMessage());
       }
     }
     if (instance == null) {
@@ -105,11 +106,15 @@ public final class GaleraCluster {
     Path script = findScript();
     AtomicBoolean stopAtExit = new AtomicBoolean(!"1".equals(System.getenv("LEAF_GALERA_KEEP")));
     // Registered before start, so a start that times out half way is cleaned up too.
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      if (stopAtExit.get()) {
-        stopQuietly(script);
-      }
-    }, "galera-stop"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  if (stopAtExit.get()) {
+                    stopQuietly(script);
+                  }
+                },
+                "galera-stop"));
     try {
       String started = run(script, START_TIMEOUT_SECONDS, "start");
       if (started.contains("already running")) {
@@ -138,17 +143,23 @@ public final class GaleraCluster {
       run(script, NODE_TIMEOUT_SECONDS, "rejoin", Integer.toString(n));
     } catch (ScriptFailure e) {
       if (e.exitCode == 3) {
-        throw new QuorumLost("node " + n + " could not rejoin: the other nodes lost their primary"
-            + " component although only node " + n + " was down (a machine too loaded for"
-            + " Galera's failure detector); " + e.getMessage());
+        throw new QuorumLost(
+            "node "
+                + n
+                + " could not rejoin: the other nodes lost their primary"
+                + " component although only node "
+                + n
+                + " was down (a machine too loaded for"
+                + " Galera's failure detector); "
+                + e.getMessage());
       }
       throw new IllegalStateException(e.getMessage(), e);
     }
   }
 
   /**
-   * The surviving nodes lost quorum on their own: the cluster, not the code under test, failed.
-   * A test checks what it can (no ID issued twice) and then {@link #skip}s.
+   * The surviving nodes lost quorum on their own: the cluster, not the code under test, failed. A
+   * test checks what it can (no ID issued twice) and then {@link #skip}s.
    */
   public static final class QuorumLost extends RuntimeException {
     QuorumLost(String message) {
@@ -183,10 +194,11 @@ public final class GaleraCluster {
    */
   public String multiHostUrl(String db, int first) {
     checkNode(first);
-    String hosts = IntStream.concat(IntStream.of(first),
-            IntStream.rangeClosed(1, NODES).filter(n -> n != first))
-        .mapToObj(n -> "127.0.0.1:" + sqlPort(n))
-        .collect(Collectors.joining(","));
+    String hosts =
+        IntStream.concat(
+                IntStream.of(first), IntStream.rangeClosed(1, NODES).filter(n -> n != first))
+            .mapToObj(n -> "127.0.0.1:" + sqlPort(n))
+            .collect(Collectors.joining(","));
     return "jdbc:mysql://" + hosts + "/" + db + "?" + OPTIONS + "&failOverReadOnly=false";
   }
 
@@ -196,17 +208,24 @@ public final class GaleraCluster {
   }
 
   /**
-   * A new, uniquely named database, created on node 1 (Galera replicates the DDL to the others)
-   * and dropped on {@link Database#close()} through whichever node answers.
+   * A new, uniquely named database, created on node 1 (Galera replicates the DDL to the others) and
+   * dropped on {@link Database#close()} through whichever node answers.
    */
   public Database createDatabase() {
     String name = "leaf_galera_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    try (Connection c = DriverManager.getConnection(nodeBaseUrl(1) + "?" + OPTIONS, USER, PASSWORD);
+    try (Connection c =
+            DriverManager.getConnection(nodeBaseUrl(1) + "?" + OPTIONS, USER, PASSWORD);
         Statement s = c.createStatement()) {
       s.execute("CREATE DATABASE " + name);
     } catch (SQLException e) {
-      throw new IllegalStateException("could not create database " + name + " on node 1 (port "
-          + sqlPort(1) + "): " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "could not create database "
+              + name
+              + " on node 1 (port "
+              + sqlPort(1)
+              + "): "
+              + e.getMessage(),
+          e);
     }
     return new Database(name);
   }
@@ -223,8 +242,9 @@ public final class GaleraCluster {
     public void close() {
       SQLException last = null;
       for (int n = 1; n <= NODES; n++) {
-        try (Connection c = DriverManager.getConnection(nodeBaseUrl(n) + "?" + OPTIONS, USER,
-            PASSWORD); Statement s = c.createStatement()) {
+        try (Connection c =
+                DriverManager.getConnection(nodeBaseUrl(n) + "?" + OPTIONS, USER, PASSWORD);
+            Statement s = c.createStatement()) {
           s.execute("DROP DATABASE IF EXISTS " + name);
           return;
         } catch (SQLException e) {
@@ -254,8 +274,7 @@ public final class GaleraCluster {
   /**
    * Runs the script; its stderr (progress, timings, errors) goes to ours, its stdout is returned.
    */
-  private static String run(Path script, long timeoutSeconds, String... args)
-      throws ScriptFailure {
+  private static String run(Path script, long timeoutSeconds, String... args) throws ScriptFailure {
     List<String> command = new ArrayList<>();
     command.add("bash");
     command.add(script.toString());
@@ -264,10 +283,11 @@ public final class GaleraCluster {
     try {
       Path out = Files.createTempFile("leaf-galera-", ".out");
       try {
-        Process p = new ProcessBuilder(command)
-            .redirectOutput(out.toFile())
-            .redirectError(ProcessBuilder.Redirect.INHERIT)
-            .start();
+        Process p =
+            new ProcessBuilder(command)
+                .redirectOutput(out.toFile())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
           p.descendants().forEach(ProcessHandle::destroyForcibly);
           p.destroyForcibly();
@@ -275,8 +295,9 @@ public final class GaleraCluster {
         }
         String stdout = Files.readString(out, StandardCharsets.UTF_8);
         if (p.exitValue() != 0) {
-          throw new ScriptFailure(what + " exited with " + p.exitValue()
-              + " (its reason is on stderr above)", p.exitValue());
+          throw new ScriptFailure(
+              what + " exited with " + p.exitValue() + " (its reason is on stderr above)",
+              p.exitValue());
         }
         return stdout;
       } finally {
@@ -303,8 +324,8 @@ public final class GaleraCluster {
     }
     for (int port : ports) {
       if (port == 0) {
-        throw new ScriptFailure("galera-cluster.sh ports printed no SQL port for every node: "
-            + output);
+        throw new ScriptFailure(
+            "galera-cluster.sh ports printed no SQL port for every node: " + output);
       }
     }
     return ports;

@@ -17,8 +17,8 @@ import javax.sql.DataSource;
 
 /**
  * A {@link DataSource} that lets a test act at exact points of the store's conversation with the
- * database: when a connection is borrowed, and right after an {@code UPDATE leaf_alloc}
- * statement returned (before the store's next statement or commit).
+ * database: when a connection is borrowed, and right after an {@code UPDATE leaf_alloc} statement
+ * returned (before the store's next statement or commit).
  */
 public final class HookedDataSource implements DataSource {
 
@@ -53,8 +53,8 @@ public final class HookedDataSource implements DataSource {
   }
 
   /**
-   * Statements prepared so far whose SQL names {@code leaf_alloc} (a health check's {@code
-   * SELECT 1} is not one): the store's queries of tags.
+   * Statements prepared so far whose SQL names {@code leaf_alloc} (a health check's {@code SELECT
+   * 1} is not one): the store's queries of tags.
    */
   public int leafAllocStatements() {
     return leafAllocStatements.get();
@@ -77,16 +77,20 @@ public final class HookedDataSource implements DataSource {
     if (borrow != null) {
       runHook(borrow, raw);
     }
-    InvocationHandler handler = (proxy, method, args) -> {
-      Object result = invoke(raw, method, args);
-      if (result instanceof Statement s && args != null && args.length > 0
-          && args[0] instanceof String sql) {
-        return statement(raw, s, sql);
-      }
-      return result;
-    };
-    return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
-        new Class<?>[] {Connection.class}, handler);
+    InvocationHandler handler =
+        (proxy, method, args) -> {
+          Object result = invoke(raw, method, args);
+          if (result instanceof Statement s
+              && args != null
+              && args.length > 0
+              && args[0] instanceof String sql) {
+            return statement(raw, s, sql);
+          }
+          return result;
+        };
+    return (Connection)
+        Proxy.newProxyInstance(
+            Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, handler);
   }
 
   /** Prepared statements of an UPDATE on leaf_alloc fire the hook after they execute. */
@@ -98,19 +102,22 @@ public final class HookedDataSource implements DataSource {
         || !sql.strip().toLowerCase(Locale.ROOT).startsWith("update leaf_alloc")) {
       return statement;
     }
-    InvocationHandler handler = (proxy, method, args) -> {
-      Object result = invoke(statement, method, args);
-      if (method.getName().startsWith("execute")) {
-        Hook hook = afterUpdate;
-        afterUpdate = null;
-        if (hook != null) {
-          runHook(hook, raw);
-        }
-      }
-      return result;
-    };
-    return Proxy.newProxyInstance(PreparedStatement.class.getClassLoader(),
-        new Class<?>[] {PreparedStatement.class}, handler);
+    InvocationHandler handler =
+        (proxy, method, args) -> {
+          Object result = invoke(statement, method, args);
+          if (method.getName().startsWith("execute")) {
+            Hook hook = afterUpdate;
+            afterUpdate = null;
+            if (hook != null) {
+              runHook(hook, raw);
+            }
+          }
+          return result;
+        };
+    return Proxy.newProxyInstance(
+        PreparedStatement.class.getClassLoader(),
+        new Class<?>[] {PreparedStatement.class},
+        handler);
   }
 
   private static void runHook(Hook hook, Connection raw) {

@@ -25,8 +25,11 @@ public final class InProcessLeaf implements AutoCloseable {
   public final LeafServiceGrpc.LeafServiceStub async;
 
   public InProcessLeaf(SegmentStore store, String... flags) throws Exception {
-    this(store, Ticker.systemTicker(), EngineConfig.DEFAULTS.withBackoff(Duration.ofMillis(20),
-        Duration.ofMillis(200)), flags);
+    this(
+        store,
+        Ticker.systemTicker(),
+        EngineConfig.DEFAULTS.withBackoff(Duration.ofMillis(20), Duration.ofMillis(200)),
+        flags);
   }
 
   public InProcessLeaf(SegmentStore store, Ticker ticker, EngineConfig engine, String... flags)
@@ -35,17 +38,27 @@ public final class InProcessLeaf implements AutoCloseable {
   }
 
   /** A server whose calls also pass through {@code interceptors} (to watch what it sees). */
-  public InProcessLeaf(SegmentStore store, Ticker ticker, EngineConfig engine,
-      List<ServerInterceptor> interceptors, String... flags) throws Exception {
+  public InProcessLeaf(
+      SegmentStore store,
+      Ticker ticker,
+      EngineConfig engine,
+      List<ServerInterceptor> interceptors,
+      String... flags)
+      throws Exception {
     this(store, ticker, engine, builder -> interceptors.forEach(builder::intercept), flags);
   }
 
   /** A server {@code setup} adds to (interceptors, the engine's events, metrics) before start. */
-  public InProcessLeaf(SegmentStore store, Ticker ticker, EngineConfig engine,
-      Consumer<TestServer> setup, String... flags) throws Exception {
+  public InProcessLeaf(
+      SegmentStore store,
+      Ticker ticker,
+      EngineConfig engine,
+      Consumer<TestServer> setup,
+      String... flags)
+      throws Exception {
     String name = InProcessServerBuilder.generateName();
-    TestServer builder = TestServer.inProcess(name).flags(flags).store(store).ticker(ticker)
-        .engine(engine);
+    TestServer builder =
+        TestServer.inProcess(name).flags(flags).store(store).ticker(ticker).engine(engine);
     setup.accept(builder);
     server = builder.start();
     allocator = server.allocator();

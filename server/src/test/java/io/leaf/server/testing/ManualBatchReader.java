@@ -11,27 +11,33 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 
 /**
- * A NextIdBatch reader with manual flow control: asks for {@code initial} messages, then hands
- * each batch to {@code afterBatch}, which may request more or cancel (by default it does neither,
- * so the reader stops reading).
+ * A NextIdBatch reader with manual flow control: asks for {@code initial} messages, then hands each
+ * batch to {@code afterBatch}, which may request more or cancel (by default it does neither, so the
+ * reader stops reading).
  */
-public final class ManualBatchReader implements ClientResponseObserver<NextIdBatchRequest, IdBatch> {
+public final class ManualBatchReader
+    implements ClientResponseObserver<NextIdBatchRequest, IdBatch> {
   public final List<Long> ids = new ArrayList<>();
   public final List<Integer> sizes = new ArrayList<>();
+
   /** Completes with the size of the first batch. */
   public final CompletableFuture<Integer> firstBatch = new CompletableFuture<>();
+
   /** Completes with the stream's final status (OK when it completed). */
   public final CompletableFuture<Status> closed = new CompletableFuture<>();
+
   private final int initial;
-  private final BiConsumer<ManualBatchReader, ClientCallStreamObserver<NextIdBatchRequest>> afterBatch;
+  private final BiConsumer<ManualBatchReader, ClientCallStreamObserver<NextIdBatchRequest>>
+      afterBatch;
   private volatile ClientCallStreamObserver<NextIdBatchRequest> call;
 
   /** Reads {@code initial} messages, then none. */
   public ManualBatchReader(int initial) {
-    this(initial, (r, c) -> { });
+    this(initial, (r, c) -> {});
   }
 
-  public ManualBatchReader(int initial,
+  public ManualBatchReader(
+      int initial,
       BiConsumer<ManualBatchReader, ClientCallStreamObserver<NextIdBatchRequest>> afterBatch) {
     this.initial = initial;
     this.afterBatch = afterBatch;

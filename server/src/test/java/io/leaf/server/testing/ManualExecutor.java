@@ -5,8 +5,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * An {@link Executor} that queues its tasks until {@link #runAll} runs them on the caller's
- * thread, so a test decides when a segment load runs instead of waiting for a loader thread.
+ * An {@link Executor} that queues its tasks until {@link #runAll} runs them on the caller's thread,
+ * so a test decides when a segment load runs instead of waiting for a loader thread.
  *
  * <p>Like the server's bounded pools it refuses a task past {@code capacity} queued ones with a
  * {@link RejectedExecutionException}. Thread-safe; tasks never run inside {@link #execute}.

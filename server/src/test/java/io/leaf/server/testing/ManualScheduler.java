@@ -92,7 +92,9 @@ public final class ManualScheduler extends AbstractExecutorService
 
   /** Nanoseconds until the earliest queued task is due (0 if overdue); -1 when none is queued. */
   public synchronized long nextDelayNanos() {
-    return queue.stream().mapToLong(t -> Math.max(0, t.getDelay(TimeUnit.NANOSECONDS))).min()
+    return queue.stream()
+        .mapToLong(t -> Math.max(0, t.getDelay(TimeUnit.NANOSECONDS)))
+        .min()
         .orElse(-1);
   }
 
@@ -113,10 +115,10 @@ public final class ManualScheduler extends AbstractExecutorService
     return task;
   }
 
-  private <V> Task<V> later(Callable<V> work, long delay, long period, TimeUnit unit,
-      boolean fixedRate) {
-    return enqueue(new Task<>(work, ticker.read() + unit.toNanos(delay), unit.toNanos(period),
-        fixedRate));
+  private <V> Task<V> later(
+      Callable<V> work, long delay, long period, TimeUnit unit, boolean fixedRate) {
+    return enqueue(
+        new Task<>(work, ticker.read() + unit.toNanos(delay), unit.toNanos(period), fixedRate));
   }
 
   @Override
@@ -130,14 +132,14 @@ public final class ManualScheduler extends AbstractExecutorService
   }
 
   @Override
-  public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period,
-      TimeUnit unit) {
+  public ScheduledFuture<?> scheduleAtFixedRate(
+      Runnable command, long initialDelay, long period, TimeUnit unit) {
     return later(Executors.callable(command), initialDelay, period, unit, true);
   }
 
   @Override
-  public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay,
-      long delay, TimeUnit unit) {
+  public ScheduledFuture<?> scheduleWithFixedDelay(
+      Runnable command, long initialDelay, long delay, TimeUnit unit) {
     return later(Executors.callable(command), initialDelay, delay, unit, false);
   }
 

@@ -23,15 +23,19 @@ public final class NetworkNamespace implements AutoCloseable {
 
   /** Where each namespace's maker (a process ID) is recorded, one file per namespace. */
   static final Path OWNERS = Path.of(System.getProperty("java.io.tmpdir"), "leaf-netns-owners");
+
   private static final List<String> IP_PATHS =
       List.of("/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip");
 
   /** The namespace's name, e.g. {@code leafA-3f9c2a}. */
   public final String name;
+
   /** The namespace side's IPv4 address: where the root namespace reaches its processes. */
   public final String address;
+
   /** The root side's IPv4 address: where the namespace's processes reach the test JVM. */
   public final String hostAddress;
+
   private final String hostLink;
 
   private NetworkNamespace(String name, String address, String hostAddress, String hostLink) {
@@ -59,9 +63,9 @@ public final class NetworkNamespace implements AutoCloseable {
   }
 
   /**
-   * A new namespace {@code prefix-<random>} with a veth pair on the /30 starting at {@code
-   * subnet} (e.g. {@code 10.250.7.0}: the root side takes {@code .1}, the namespace {@code .2}),
-   * both ends and the namespace's loopback up.
+   * A new namespace {@code prefix-<random>} with a veth pair on the /30 starting at {@code subnet}
+   * (e.g. {@code 10.250.7.0}: the root side takes {@code .1}, the namespace {@code .2}), both ends
+   * and the namespace's loopback up.
    */
   public static NetworkNamespace create(String prefix, String subnet)
       throws IOException, InterruptedException {

@@ -17,14 +17,13 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * A three-node PostgreSQL cluster under Patroni on 127.0.0.1 for tests, run by
- * {@code scripts/patroni-cluster.sh}: each {@link #start} begins a fresh cluster (synchronous
- * replication on or off) and the JVM stops it when it exits. The system PostgreSQL is never
- * touched.
+ * A three-node PostgreSQL cluster under Patroni on 127.0.0.1 for tests, run by {@code
+ * scripts/patroni-cluster.sh}: each {@link #start} begins a fresh cluster (synchronous replication
+ * on or off) and the JVM stops it when it exits. The system PostgreSQL is never touched.
  *
  * <p>When Patroni cannot run here (no {@code patroni}, {@code etcd} or PostgreSQL 15, or the
- * cluster does not form) the test is skipped with a {@code [leaf-tests] SKIPPED Patroni test}
- * line on stderr, unless {@code LEAF_REQUIRE_PATRONI=1}, which fails it.
+ * cluster does not form) the test is skipped with a {@code [leaf-tests] SKIPPED Patroni test} line
+ * on stderr, unless {@code LEAF_REQUIRE_PATRONI=1}, which fails it.
  *
  * <p>Not thread-safe; one test drives it. Every script call is bounded.
  */
@@ -50,8 +49,8 @@ public final class PatroniCluster {
   public static synchronized PatroniCluster start(boolean synchronous) {
     String unavailable = null;
     PatroniCluster cluster = null;
-    for (String program : new String[] {"/usr/bin/patroni", "/usr/bin/etcd",
-        "/usr/lib/postgresql/15/bin/postgres"}) {
+    for (String program :
+        new String[] {"/usr/bin/patroni", "/usr/bin/etcd", "/usr/lib/postgresql/15/bin/postgres"}) {
       if (!Files.isExecutable(Path.of(program))) {
         unavailable = program + " not found (apt-get install patroni etcd-server postgresql-15)";
       }
@@ -62,14 +61,19 @@ public final class PatroniCluster {
         cluster = new PatroniCluster(script, synchronous);
         if (!hookAdded) {
           hookAdded = true;
-          Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-              run(script, true, 120, "stop");
-            } catch (IllegalStateException e) {
-              System.err.println("[leaf-tests] stopping the Patroni cluster failed: "
-                  + e.getMessage());
-            }
-          }, "patroni-stop"));
+          Runtime.getRuntime()
+              .addShutdownHook(
+                  new Thread(
+                      () -> {
+                        try {
+                          run(script, true, 120, "stop");
+                        } catch (IllegalStateException e) {
+                          System.err.println(
+                              "[leaf-tests] stopping the Patroni cluster failed: "
+                                  + e.getMessage());
+                        }
+                      },
+                      "patroni-stop"));
         }
         run(script, synchronous, 120, "stop");
         run(script, synchronous, START_TIMEOUT_SECONDS, "start");
@@ -108,14 +112,15 @@ public final class PatroniCluster {
   }
 
   /**
-   * Database {@code db} through every node, {@code first} first: pgjdbc connects to the first
-   * that is the primary ({@code targetServerType=primary}).
+   * Database {@code db} through every node, {@code first} first: pgjdbc connects to the first that
+   * is the primary ({@code targetServerType=primary}).
    */
   public String multiHostUrl(String db, int first) {
-    String hosts = IntStream.concat(IntStream.of(first),
-            IntStream.rangeClosed(1, NODES).filter(n -> n != first))
-        .mapToObj(n -> "127.0.0.1:" + (FIRST_PORT + n - 1))
-        .collect(Collectors.joining(","));
+    String hosts =
+        IntStream.concat(
+                IntStream.of(first), IntStream.rangeClosed(1, NODES).filter(n -> n != first))
+            .mapToObj(n -> "127.0.0.1:" + (FIRST_PORT + n - 1))
+            .collect(Collectors.joining(","));
     return "jdbc:postgresql://" + hosts + "/" + db + "?targetServerType=primary";
   }
 
@@ -126,24 +131,24 @@ public final class PatroniCluster {
         Statement s = c.createStatement()) {
       s.execute("CREATE DATABASE " + name);
     } catch (SQLException e) {
-      throw new IllegalStateException("could not create database " + name + ": " + e.getMessage(),
-          e);
+      throw new IllegalStateException(
+          "could not create database " + name + ": " + e.getMessage(), e);
     }
     return name;
   }
 
   /** Runs the script; its stderr goes to ours, its stdout is returned. */
-  private static String run(Path script, boolean synchronous, long timeoutSeconds,
-      String... args) {
+  private static String run(Path script, boolean synchronous, long timeoutSeconds, String... args) {
     List<String> command = new ArrayList<>(List.of("bash", script.toString()));
     command.addAll(List.of(args));
     String what = String.join(" ", command);
     try {
       Path out = Files.createTempFile("leaf-patroni-", ".out");
       try {
-        ProcessBuilder pb = new ProcessBuilder(command)
-            .redirectOutput(out.toFile())
-            .redirectError(ProcessBuilder.Redirect.INHERIT);
+        ProcessBuilder pb =
+            new ProcessBuilder(command)
+                .redirectOutput(out.toFile())
+                .redirectError(ProcessBuilder.Redirect.INHERIT);
         pb.environment().put("LEAF_PATRONI_SYNC", synchronous ? "1" : "0");
         Process p = pb.start();
         if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
@@ -153,8 +158,8 @@ public final class PatroniCluster {
         }
         String stdout = Files.readString(out, StandardCharsets.UTF_8);
         if (p.exitValue() != 0) {
-          throw new IllegalStateException(what + " exited with " + p.exitValue()
-              + " (its reason is on stderr above)");
+          throw new IllegalStateException(
+              what + " exited with " + p.exitValue() + " (its reason is on stderr above)");
         }
         return stdout;
       } finally {

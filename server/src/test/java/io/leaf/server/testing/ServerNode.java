@@ -12,8 +12,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One packaged-server process on a test database and a plaintext channel to it, for the tests
- * that kill (-9) or stop (SIGTERM) servers under load and start new ones.
+ * One packaged-server process on a test database and a plaintext channel to it, for the tests that
+ * kill (-9) or stop (SIGTERM) servers under load and start new ones.
  */
 public final class ServerNode {
 
@@ -22,18 +22,34 @@ public final class ServerNode {
   public final ServerProcess process;
   public final ManagedChannel channel;
 
-  /** Starts a server on {@code db} (pool of 2) with {@code flags} added, and waits until it listens. */
+  /**
+   * Starts a server on {@code db} (pool of 2) with {@code flags} added, and waits until it listens.
+   */
   public ServerNode(TestDatabase db, String... flags) throws Exception {
-    List<String> args = new ArrayList<>(List.of("--port", "0", "--db-url", db.url, "--db-user",
-        db.user, "--db-password", db.password, "--db-pool-size", "2"));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--port",
+                "0",
+                "--db-url",
+                db.url,
+                "--db-user",
+                db.user,
+                "--db-password",
+                db.password,
+                "--db-pool-size",
+                "2"));
     args.addAll(List.of(flags));
     process = ServerProcess.start(args.toArray(String[]::new));
-    assertTrue(process.awaitLine("Leaf listening", 90, TimeUnit.SECONDS),
+    assertTrue(
+        process.awaitLine("Leaf listening", 90, TimeUnit.SECONDS),
         "the server started:\n" + process.output());
     Matcher m = LISTENING.matcher(process.output());
     assertTrue(m.find(), process.output());
-    channel = ManagedChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(1)))
-        .usePlaintext().build();
+    channel =
+        ManagedChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(1)))
+            .usePlaintext()
+            .build();
   }
 
   /** A stub whose calls wait at most {@code seconds}. */

@@ -11,8 +11,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code LeafServer.main} in a child JVM on the test classpath, as {@code java -jar} runs it:
- * its exit code and every line it wrote to stdout and stderr. {@link #close()} kills it.
+ * {@code LeafServer.main} in a child JVM on the test classpath, as {@code java -jar} runs it: its
+ * exit code and every line it wrote to stdout and stderr. {@link #close()} kills it.
  */
 public final class ServerProcess implements AutoCloseable {
 
@@ -22,26 +22,30 @@ public final class ServerProcess implements AutoCloseable {
 
   private ServerProcess(Process process) {
     this.process = process;
-    this.reader = new Thread(() -> {
-      try (BufferedReader in = new BufferedReader(
-          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = in.readLine()) != null; ) {
-          synchronized (lines) {
-            lines.add(line);
-            lines.notifyAll();
-          }
-        }
-      } catch (IOException e) {
-        // The process was killed; the lines read so far stay.
-      }
-    }, "server-process-output");
+    this.reader =
+        new Thread(
+            () -> {
+              try (BufferedReader in =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                  synchronized (lines) {
+                    lines.add(line);
+                    lines.notifyAll();
+                  }
+                }
+              } catch (IOException e) {
+                // The process was killed; the lines read so far stay.
+              }
+            },
+            "server-process-output");
     reader.setDaemon(true);
     reader.start();
   }
 
   /**
-   * Starts the server with {@code args}, logging through the production {@code logback.xml}
-   * (the test classpath would otherwise pick the quieter {@code logback-test.xml}).
+   * Starts the server with {@code args}, logging through the production {@code logback.xml} (the
+   * test classpath would otherwise pick the quieter {@code logback-test.xml}).
    */
   public static ServerProcess start(String... args) throws IOException {
     return start(Map.of(), args);
@@ -53,8 +57,8 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   /** {@link #start(Map, String...)} with {@code jvmOptions} (such as {@code -Xmx256m}). */
-  public static ServerProcess start(List<String> jvmOptions, Map<String, String> env,
-      String... args) throws IOException {
+  public static ServerProcess start(
+      List<String> jvmOptions, Map<String, String> env, String... args) throws IOException {
     return startWithin(List.of(), jvmOptions, env, args);
   }
 
@@ -62,17 +66,18 @@ public final class ServerProcess implements AutoCloseable {
    * {@link #start(List, Map, String...)} under {@code prefix}, a command that runs the rest in
    * place, such as {@code ip netns exec NAME} ({@link #pid()} is then the server's).
    */
-  public static ServerProcess startWithin(List<String> prefix, List<String> jvmOptions,
-      Map<String, String> env, String... args) throws IOException {
-    String classpath = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
+  public static ServerProcess startWithin(
+      List<String> prefix, List<String> jvmOptions, Map<String, String> env, String... args)
+      throws IOException {
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     Path logback = Path.of("target", "classes", "logback.xml").toAbsolutePath();
     List<String> command = new ArrayList<>(prefix);
     command.add(java.toString());
     command.addAll(jvmOptions);
-    command.addAll(List.of("-cp", classpath, "-Dlogback.configurationFile=" + logback,
-        "io.leaf.server.Main"));
+    command.addAll(
+        List.of("-cp", classpath, "-Dlogback.configurationFile=" + logback, "io.leaf.server.Main"));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().putAll(env);
@@ -110,8 +115,11 @@ public final class ServerProcess implements AutoCloseable {
 
   /** Sends {@code kill -SIGNAL} to the child, e.g. {@code "STOP"}, {@code "CONT"}, {@code "9"}. */
   public void signal(String signal) throws IOException, InterruptedException {
-    int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-        .inheritIO().start().waitFor();
+    int exit =
+        new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+            .inheritIO()
+            .start()
+            .waitFor();
     if (exit != 0) {
       throw new IOException("kill -" + signal + " " + process.pid() + " exited " + exit);
     }

@@ -48,10 +48,14 @@ public final class SnowflakeServers implements AutoCloseable {
 
     /** Waits until the server holds {@code workerId} (any with -2); false on timeout. */
     public boolean awaitWorker(int workerId, long seconds) throws InterruptedException {
-      return Poll.until(() -> {
-        WorkerStatus w = worker();
-        return w != null && w.getWorkerId() >= 0 && (workerId == -2 || w.getWorkerId() == workerId);
-      }, Duration.ofSeconds(seconds));
+      return Poll.until(
+          () -> {
+            WorkerStatus w = worker();
+            return w != null
+                && w.getWorkerId() >= 0
+                && (workerId == -2 || w.getWorkerId() == workerId);
+          },
+          Duration.ofSeconds(seconds));
     }
   }
 
@@ -64,21 +68,28 @@ public final class SnowflakeServers implements AutoCloseable {
 
     Load(Server server, int callers) {
       for (int i = 0; i < callers; i++) {
-        Thread t = new Thread(() -> {
-          while (!stop.get()) {
-            try {
-              ids.add(server.stub.withDeadlineAfter(1, TimeUnit.SECONDS)
-                  .nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance()).getId());
-            } catch (StatusRuntimeException e) {
-              failures.merge(e.getStatus().getCode(), 1, Integer::sum);
-              try {
-                Thread.sleep(5); // deliberate: a short pause after a failed call
-              } catch (InterruptedException ie) {
-                return;
-              }
-            }
-          }
-        }, "snowflake-load");
+        Thread t =
+            new Thread(
+                () -> {
+                  while (!stop.get()) {
+                    try {
+                      ids.add(
+                          server
+                              .stub
+                              .withDeadlineAfter(1, TimeUnit.SECONDS)
+                              .nextSnowflakeId(NextSnowflakeIdRequest.getDefaultInstance())
+                              .getId());
+                    } catch (StatusRuntimeException e) {
+                      failures.merge(e.getStatus().getCode(), 1, Integer::sum);
+                      try {
+                        Thread.sleep(5); // deliberate: a short pause after a failed call
+                      } catch (InterruptedException ie) {
+                        return;
+                      }
+                    }
+                  }
+                },
+                "snowflake-load");
         t.setDaemon(true);
         t.start();
         threads.add(t);
@@ -116,16 +127,25 @@ public final class SnowflakeServers implements AutoCloseable {
   public Server start(Map<String, String> env, String... flags)
       throws IOException, InterruptedException {
     int port = Ports.free();
-    List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port),
-        "--db-url", db.url, "--db-user", db.user, "--db-password=" + db.password));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--port",
+                Integer.toString(port),
+                "--db-url",
+                db.url,
+                "--db-user",
+                db.user,
+                "--db-password=" + db.password));
     args.addAll(List.of(flags));
     ServerProcess process = ServerProcess.start(env, args.toArray(String[]::new));
     if (!process.awaitLine("Leaf listening", 60, TimeUnit.SECONDS)) {
       process.close();
       throw new IllegalStateException("server did not start:\n" + process.output());
     }
-    Server server = new Server(process, ManagedChannelBuilder.forAddress("127.0.0.1", port)
-        .usePlaintext().build());
+    Server server =
+        new Server(
+            process, ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build());
     servers.add(server);
     return server;
   }
@@ -136,7 +156,6 @@ public final class SnowflakeServers implements AutoCloseable {
     loads.add(load);
     return load;
   }
-
 
   @Override
   public void close() throws Exception {

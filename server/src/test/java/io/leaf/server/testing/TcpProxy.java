@@ -88,22 +88,26 @@ public final class TcpProxy implements AutoCloseable {
 
   /** Copies {@code from} to {@code to} on a thread of its own until either side closes. */
   private void pump(Socket from, Socket to) {
-    Thread t = new Thread(() -> {
-      byte[] buffer = new byte[16 * 1024];
-      try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-        for (int n; (n = in.read(buffer)) >= 0; ) {
-          out.write(buffer, 0, n);
-          out.flush();
-        }
-      } catch (IOException e) {
-        // One side closed or was reset by stop().
-      } finally {
-        closeQuietly(from);
-        closeQuietly(to);
-        open.remove(from);
-        open.remove(to);
-      }
-    }, "tcp-proxy-pump");
+    Thread t =
+        new Thread(
+            () -> {
+              byte[] buffer = new byte[16 * 1024];
+              try (InputStream in = from.getInputStream();
+                  OutputStream out = to.getOutputStream()) {
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                  out.write(buffer, 0, n);
+                  out.flush();
+                }
+              } catch (IOException e) {
+                // One side closed or was reset by stop().
+              } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+                open.remove(from);
+                open.remove(to);
+              }
+            },
+            "tcp-proxy-pump");
     t.setDaemon(true);
     t.start();
   }

@@ -25,7 +25,9 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
-/** A throw-away CA and the certificates it signs, written as PEM files the way operators have them. */
+/**
+ * A throw-away CA and the certificates it signs, written as PEM files the way operators have them.
+ */
 public final class TestCertificates {
 
   private static final AtomicLong SERIALS = new AtomicLong(System.currentTimeMillis());
@@ -63,9 +65,14 @@ public final class TestCertificates {
   public Issued issue(String commonName) throws Exception {
     KeyPair keys = keyPair();
     X509v3CertificateBuilder b = builder(caName, new X500Name("CN=" + commonName), keys);
-    b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-        new GeneralName(GeneralName.dNSName, "localhost"),
-        new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
+    b.addExtension(
+        Extension.subjectAlternativeName,
+        false,
+        new GeneralNames(
+            new GeneralName[] {
+              new GeneralName(GeneralName.dNSName, "localhost"),
+              new GeneralName(GeneralName.iPAddress, "127.0.0.1")
+            }));
     return new Issued(sign(b, ca.key()), keys.getPrivate());
   }
 
@@ -81,15 +88,19 @@ public final class TestCertificates {
 
   private static X509v3CertificateBuilder builder(X500Name issuer, X500Name subject, KeyPair keys) {
     Instant now = Instant.now();
-    return new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(SERIALS.incrementAndGet()),
-        Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(1))),
-        subject, keys.getPublic());
+    return new JcaX509v3CertificateBuilder(
+        issuer,
+        BigInteger.valueOf(SERIALS.incrementAndGet()),
+        Date.from(now.minus(Duration.ofHours(1))),
+        Date.from(now.plus(Duration.ofDays(1))),
+        subject,
+        keys.getPublic());
   }
 
   private static X509Certificate sign(X509v3CertificateBuilder b, PrivateKey signer)
       throws Exception {
-    return new JcaX509CertificateConverter().getCertificate(
-        b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer)));
+    return new JcaX509CertificateConverter()
+        .getCertificate(b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer)));
   }
 
   private static String pem(Object o) throws IOException {

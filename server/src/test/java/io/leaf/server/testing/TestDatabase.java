@@ -26,8 +26,10 @@ public final class TestDatabase implements AutoCloseable {
   public final String url;
   public final String user;
   public final String password;
+
   /** The MariaDB/MySQL or PostgreSQL database's name; null for H2. */
   public final String name;
+
   private final Cleanup cleanup;
   private final List<HikariDataSource> pools = new ArrayList<>();
   private final List<Cleanup> users = new ArrayList<>();
@@ -63,12 +65,13 @@ public final class TestDatabase implements AutoCloseable {
     try (Connection c = DriverManager.getConnection(url, user, password);
         Statement s = c.createStatement()) {
       s.execute("CREATE USER '" + login + "'@'%' IDENTIFIED BY '" + secret + "'");
-      users.add(() -> {
-        try (Connection d = DriverManager.getConnection(url, user, password);
-            Statement drop = d.createStatement()) {
-          drop.execute("DROP USER IF EXISTS '" + login + "'@'%'");
-        }
-      });
+      users.add(
+          () -> {
+            try (Connection d = DriverManager.getConnection(url, user, password);
+                Statement drop = d.createStatement()) {
+              drop.execute("DROP USER IF EXISTS '" + login + "'@'%'");
+            }
+          });
       s.execute("GRANT " + privileges + " ON " + name + ".leaf_alloc TO '" + login + "'@'%'");
     }
     return new Login(login, secret);
@@ -79,14 +82,15 @@ public final class TestDatabase implements AutoCloseable {
     try (Connection c = DriverManager.getConnection(url, user, password);
         Statement s = c.createStatement()) {
       s.execute("CREATE ROLE " + login + " LOGIN PASSWORD '" + secret + "'");
-      users.add(() -> {
-        // The role's grants live in this database; they go before the role can.
-        try (Connection d = DriverManager.getConnection(url, user, password);
-            Statement drop = d.createStatement()) {
-          drop.execute("DROP OWNED BY " + login);
-          drop.execute("DROP ROLE IF EXISTS " + login);
-        }
-      });
+      users.add(
+          () -> {
+            // The role's grants live in this database; they go before the role can.
+            try (Connection d = DriverManager.getConnection(url, user, password);
+                Statement drop = d.createStatement()) {
+              drop.execute("DROP OWNED BY " + login);
+              drop.execute("DROP ROLE IF EXISTS " + login);
+            }
+          });
       s.execute("GRANT " + privileges + " ON leaf_alloc TO " + login);
     }
     return new Login(login, secret);
@@ -113,8 +117,8 @@ public final class TestDatabase implements AutoCloseable {
   }
 
   /** A store on a new pool with its schema applied, recording takes as {@code ledger} says. */
-  public JooqSegmentStore store(int poolSize, io.leaf.server.ledger.LedgerSettings ledger,
-      InstantSource clock) {
+  public JooqSegmentStore store(
+      int poolSize, io.leaf.server.ledger.LedgerSettings ledger, InstantSource clock) {
     JooqSegmentStore store =
         new JooqSegmentStore(pool(poolSize), DataSources.dialectOf(url), clock, ledger);
     store.createSchemaIfMissing();
@@ -128,8 +132,13 @@ public final class TestDatabase implements AutoCloseable {
   public void grant(Login login, String privileges, String table) throws SQLException {
     try (Connection c = DriverManager.getConnection(url, user, password);
         Statement s = c.createStatement()) {
-      s.execute("GRANT " + privileges + " ON " + (isPostgres() ? table : name + "." + table)
-          + " TO " + (isPostgres() ? login.user() : "'" + login.user() + "'@'%'"));
+      s.execute(
+          "GRANT "
+              + privileges
+              + " ON "
+              + (isPostgres() ? table : name + "." + table)
+              + " TO "
+              + (isPostgres() ? login.user() : "'" + login.user() + "'@'%'"));
     }
   }
 

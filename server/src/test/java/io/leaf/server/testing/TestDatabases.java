@@ -14,17 +14,17 @@ import org.junit.jupiter.api.Assumptions;
  * dropped on {@link TestDatabase#close()}.
  *
  * <p>MariaDB is found at {@code LEAF_TEST_MYSQL_URL} (default {@code jdbc:mysql://127.0.0.1:3306/},
- * user {@code root}, empty password). When it cannot be reached the test is skipped with a
- * message on stderr, unless {@code LEAF_REQUIRE_MYSQL=1} (set by {@code .ci/run}), which fails it.
+ * user {@code root}, empty password). When it cannot be reached the test is skipped with a message
+ * on stderr, unless {@code LEAF_REQUIRE_MYSQL=1} (set by {@code .ci/run}), which fails it.
  *
- * <p>PostgreSQL is found at {@code LEAF_TEST_POSTGRES_URL} (default
- * {@code jdbc:postgresql://127.0.0.1:5432/}, user {@code postgres}, empty password: trust
- * authentication); without it the test is skipped the same way, or fails under
- * {@code LEAF_REQUIRE_POSTGRES=1}.
+ * <p>PostgreSQL is found at {@code LEAF_TEST_POSTGRES_URL} (default {@code
+ * jdbc:postgresql://127.0.0.1:5432/}, user {@code postgres}, empty password: trust authentication);
+ * without it the test is skipped the same way, or fails under {@code LEAF_REQUIRE_POSTGRES=1}.
  */
 public final class TestDatabases {
 
-  private static final String MYSQL_BASE = envOr("LEAF_TEST_MYSQL_URL", "jdbc:mysql://127.0.0.1:3306/");
+  private static final String MYSQL_BASE =
+      envOr("LEAF_TEST_MYSQL_URL", "jdbc:mysql://127.0.0.1:3306/");
   private static final String MYSQL_USER = envOr("LEAF_TEST_MYSQL_USER", "root");
   private static final String MYSQL_PASSWORD = envOr("LEAF_TEST_MYSQL_PASSWORD", "");
   private static final String MYSQL_OPTIONS = "?useSSL=false&allowPublicKeyRetrieval=true";
@@ -36,7 +36,9 @@ public final class TestDatabases {
 
   private TestDatabases() {}
 
-  /** A new, uniquely named PostgreSQL database; skips (or fails under CI) when none is reachable. */
+  /**
+   * A new, uniquely named PostgreSQL database; skips (or fails under CI) when none is reachable.
+   */
   public static TestDatabase postgres() {
     String name = "leaf_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     String admin = POSTGRES_BASE + "postgres";
@@ -51,12 +53,17 @@ public final class TestDatabases {
       System.err.println("[leaf-tests] SKIPPED PostgreSQL test: " + reason);
       Assumptions.abort("SKIPPED: " + reason);
     }
-    return new TestDatabase(POSTGRES_BASE + name, POSTGRES_USER, POSTGRES_PASSWORD, name, () -> {
-      try (Connection c = DriverManager.getConnection(admin, POSTGRES_USER, POSTGRES_PASSWORD);
-          Statement s = c.createStatement()) {
-        s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
-      }
-    });
+    return new TestDatabase(
+        POSTGRES_BASE + name,
+        POSTGRES_USER,
+        POSTGRES_PASSWORD,
+        name,
+        () -> {
+          try (Connection c = DriverManager.getConnection(admin, POSTGRES_USER, POSTGRES_PASSWORD);
+              Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+          }
+        });
   }
 
   /** A database in its own H2 file under a new temporary directory. */
@@ -77,8 +84,8 @@ public final class TestDatabases {
   public static TestDatabase h2Shared() {
     try {
       Path dir = Files.createTempDirectory("leaf-h2-");
-      String url = "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath()
-          + ";MODE=MySQL;AUTO_SERVER=TRUE";
+      String url =
+          "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL;AUTO_SERVER=TRUE";
       return new TestDatabase(url, "sa", "", null, () -> deleteTree(dir));
     } catch (Exception e) {
       throw new IllegalStateException(e);
@@ -88,7 +95,8 @@ public final class TestDatabases {
   /** A new, uniquely named MariaDB database; skips (or fails under CI) when none is reachable. */
   public static TestDatabase mariaDb() {
     String name = "leaf_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    try (Connection c = DriverManager.getConnection(MYSQL_BASE + MYSQL_OPTIONS, MYSQL_USER, MYSQL_PASSWORD);
+    try (Connection c =
+            DriverManager.getConnection(MYSQL_BASE + MYSQL_OPTIONS, MYSQL_USER, MYSQL_PASSWORD);
         Statement s = c.createStatement()) {
       s.execute("CREATE DATABASE " + name);
     } catch (SQLException e) {
@@ -100,12 +108,19 @@ public final class TestDatabases {
       Assumptions.abort("SKIPPED: " + reason);
     }
     String url = MYSQL_BASE + name + MYSQL_OPTIONS;
-    return new TestDatabase(url, MYSQL_USER, MYSQL_PASSWORD, name, () -> {
-      try (Connection c = DriverManager.getConnection(MYSQL_BASE + MYSQL_OPTIONS, MYSQL_USER, MYSQL_PASSWORD);
-          Statement s = c.createStatement()) {
-        s.execute("DROP DATABASE IF EXISTS " + name);
-      }
-    });
+    return new TestDatabase(
+        url,
+        MYSQL_USER,
+        MYSQL_PASSWORD,
+        name,
+        () -> {
+          try (Connection c =
+                  DriverManager.getConnection(
+                      MYSQL_BASE + MYSQL_OPTIONS, MYSQL_USER, MYSQL_PASSWORD);
+              Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + name);
+          }
+        });
   }
 
   private static void deleteTree(Path dir) throws Exception {

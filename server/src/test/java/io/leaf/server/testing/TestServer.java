@@ -16,6 +16,7 @@ import io.leaf.server.formats.FormatStore;
 import io.leaf.server.formats.MemoryFormatStore;
 import io.leaf.server.ledger.Ledger;
 import io.leaf.server.metrics.Metrics;
+import io.leaf.server.ordering.OrderingSource;
 import io.leaf.server.region.MemoryRegionStore;
 import io.leaf.server.region.RegionalLedger;
 import io.leaf.server.region.RegionalSegmentStore;
@@ -44,7 +45,7 @@ public final class TestServer {
   private SegmentStore store;
   private FormatStore formats;
   private InstantSource wallClock = InstantSource.system();
-  private Runnable schemaInit = () -> { };
+  private Runnable schemaInit = () -> {};
   private EngineEvents events;
   private Metrics metrics;
   private Ticker ticker = Ticker.systemTicker();
@@ -53,6 +54,7 @@ public final class TestServer {
   private Snowflake snowflake;
   private final List<ServerInterceptor> interceptors = new ArrayList<>();
   private TokenAccess access;
+  private OrderingSource orderings;
 
   private TestServer(ServerBuilder<?> transport) {
     this.transport = transport;
@@ -82,7 +84,7 @@ public final class TestServer {
   }
 
   public TestServer store(SegmentStore store) {
-    return store(store, () -> { });
+    return store(store, () -> {});
   }
 
   /** Where the engine reports its loads, waits and missing-tag answers (instead of metrics). */
@@ -148,36 +150,59 @@ public final class TestServer {
     return this;
   }
 
+  /** Tags' orderings kept in {@code orderings} (default: in memory, this server alone). */
+  public TestServer orderings(OrderingSource orderings) {
+    this.orderings = orderings;
+    return this;
+  }
+
   /** The server, not started. */
   public LeafServer build() {
     ServerConfig config = ServerConfig.parse(flags, env -> null);
     SegmentStore given = store != null ? store : new MemorySegmentStore();
     // With --region, the region's store over the test's (its region recorded in memory).
-    SegmentStore served = config.region().isNone() ? given
-        : new RegionalSegmentStore(given, config.region(), new MemoryRegionStore(given));
+    SegmentStore served =
+        config.region().isNone()
+            ? given
+            : new RegionalSegmentStore(given, config.region(), new MemoryRegionStore(given));
     EngineConfig settings = config.engine(engine);
     EngineThreadsFixture threads = new EngineThreadsFixture(settings);
-    Function<EngineListeners, SegmentAllocator> engineOf = listeners -> new SegmentAllocator(
-        served, ticker, settings, threads.threads(),
-        events == null ? listeners : listeners.withEvents(events));
-    Snowflake side = snowflake != null ? snowflake : ServerWiring.snowflake(config,
-        leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()), false);
+    Function<EngineListeners, SegmentAllocator> engineOf =
+        listeners ->
+            new SegmentAllocator(
+                served,
+                ticker,
+                settings,
+                threads.threads(),
+                events == null ? listeners : listeners.withEvents(events));
+    Snowflake side =
+        snowflake != null
+            ? snowflake
+            : ServerWiring.snowflake(
+                config,
+                leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()),
+                false);
     interceptors.forEach(transport::intercept);
     Stores.Formats kept =
-        new Stores.Formats(formats != null ? formats : new MemoryFormatStore(), wallClock,
-            config.region());
-    Stores stores = new Stores(served, ledgerOf(given, served),
-        schemaInit, kept);
+        new Stores.Formats(
+            formats != null ? formats : new MemoryFormatStore(), wallClock, config.region());
+    Stores stores =
+        new Stores(
+            served,
+            ledgerOf(given, served),
+            schemaInit,
+            kept,
+            orderings != null ? orderings : OrderingSource.inMemory());
     if (access != null) {
-      return ServerWiring.assemble(transport, config, stores, engineOf, side, metrics, access,
-          threads);
+      return ServerWiring.assemble(
+          transport, config, stores, engineOf, side, metrics, access, threads);
     }
     return ServerWiring.assemble(transport, config, stores, engineOf, side, metrics, threads);
   }
 
   /**
-   * The ledger of the test's store: the store itself when it keeps one (a memory or database
-   * store, or a decorator over one), the region's over it with {@code --region}; else none.
+   * The ledger of the test's store: the store itself when it keeps one (a memory or database store,
+   * or a decorator over one), the region's over it with {@code --region}; else none.
    */
   private static Ledger ledgerOf(SegmentStore given, SegmentStore served) {
     SegmentStore s = given;
@@ -185,7 +210,8 @@ public final class TestServer {
       s = f.delegate();
     }
     Ledger local = s instanceof Ledger l ? l : Ledger.NONE;
-    return served instanceof RegionalSegmentStore regional ? new RegionalLedger(local, regional)
+    return served instanceof RegionalSegmentStore regional
+        ? new RegionalLedger(local, regional)
         : local;
   }
 

@@ -18,8 +18,11 @@ public final class TokenFiles {
   /** {@code sha256:} and the hex SHA-256 of {@code token}. */
   public static String hash(String token) {
     try {
-      return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-          .digest(token.getBytes(StandardCharsets.UTF_8)));
+      return "sha256:"
+          + HexFormat.of()
+              .formatHex(
+                  MessageDigest.getInstance("SHA-256")
+                      .digest(token.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new AssertionError(e);
     }
@@ -27,7 +30,14 @@ public final class TokenFiles {
 
   /** {@code NAME HASH ROLE TAGS [RATE]} for the token {@link #secret}({@code name}). */
   public static String line(String name, String role, String tags, String rate) {
-    return name + " " + hash(secret(name)) + " " + role + " " + tags
-        + (rate == null ? "" : " " + rate) + "\n";
+    return name
+        + " "
+        + hash(secret(name))
+        + " "
+        + role
+        + " "
+        + tags
+        + (rate == null ? "" : " " + rate)
+        + "\n";
   }
 }

@@ -33,13 +33,17 @@ class UlidTest {
       assertEquals(uuid, Ulid.decode(ulid), "round trip " + ulid);
       assertEquals(uuid, Ulid.decode(ulid.toLowerCase()), "case-insensitive");
       if (previous != null) {
-        int bits = Long.compareUnsigned(previousUuid.getMostSignificantBits(),
-            uuid.getMostSignificantBits());
+        int bits =
+            Long.compareUnsigned(
+                previousUuid.getMostSignificantBits(), uuid.getMostSignificantBits());
         if (bits == 0) {
-          bits = Long.compareUnsigned(previousUuid.getLeastSignificantBits(),
-              uuid.getLeastSignificantBits());
+          bits =
+              Long.compareUnsigned(
+                  previousUuid.getLeastSignificantBits(), uuid.getLeastSignificantBits());
         }
-        assertEquals(Integer.signum(bits), Integer.signum(previous.compareTo(ulid)),
+        assertEquals(
+            Integer.signum(bits),
+            Integer.signum(previous.compareTo(ulid)),
             "ULIDs sort as their bits");
       }
       previous = ulid;
@@ -50,10 +54,13 @@ class UlidTest {
   @Test
   void decode_badValues_invalid() {
     assertThrows(IllegalArgumentException.class, () -> Ulid.decode("0123"), "length");
-    assertThrows(IllegalArgumentException.class, () -> Ulid.decode("8ZZZZZZZZZZZZZZZZZZZZZZZZZ"),
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> Ulid.decode("8ZZZZZZZZZZZZZZZZZZZZZZZZZ"),
         "above 128 bits");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> Ulid.decode("0000000000000000000000000U"));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> Ulid.decode("0000000000000000000000000U"));
     assertTrue(e.getMessage().contains("'U'"), e.getMessage());
   }
 }

@@ -38,8 +38,10 @@ class UuidFleetTest {
 
   private void startServer() {
     ManualSnowflakeClocks c = new ManualSnowflakeClocks(NOW);
-    Snowflake s = new Snowflake(store, SnowflakeLayout.DEFAULT, 0, 1, TTL, c.wall, c.ticker,
-        c.leaseSteps, c.timer).start();
+    Snowflake s =
+        new Snowflake(
+                store, SnowflakeLayout.DEFAULT, 0, 1, TTL, c.wall, c.ticker, c.leaseSteps, c.timer)
+            .start();
     clocks.add(c);
     snowflakes.add(s);
     servers.add(new Uuids(s, new SecureRandom()));
@@ -84,7 +86,8 @@ class UuidFleetTest {
     store.rewrite(worker, null);
     int before = issued.get(idle).size();
     run(Duration.ofSeconds(15));
-    assertTrue(issued.get(idle).size() > before,
+    assertTrue(
+        issued.get(idle).size() > before,
         "the idle server took a worker ID over and issued: " + issued.get(idle).size());
     Set<UUID> all = new HashSet<>();
     // Uniqueness by construction, random bits aside: timestamp, sequence and worker ID.
@@ -99,12 +102,18 @@ class UuidFleetTest {
         parts.add(u.getMostSignificantBits() + "/" + layout.decode(u).workerId());
       }
       for (int k = 1; k < mine.size(); k++) {
-        assertTrue(mine.get(k - 1).toString().compareTo(mine.get(k).toString()) < 0,
+        assertTrue(
+            mine.get(k - 1).toString().compareTo(mine.get(k).toString()) < 0,
             "server " + i + " increases: " + mine.get(k - 1) + " then " + mine.get(k));
       }
     }
-    System.out.printf("[uuid] fleet: %d UUIDs (%d, %d, %d), duplicates %d%n", total,
-        issued.get(0).size(), issued.get(1).size(), issued.get(2).size(), total - all.size());
+    System.out.printf(
+        "[uuid] fleet: %d UUIDs (%d, %d, %d), duplicates %d%n",
+        total,
+        issued.get(0).size(),
+        issued.get(1).size(),
+        issued.get(2).size(),
+        total - all.size());
     assertEquals(total, all.size(), "no UUID shared among " + total);
     assertEquals(total, parts.size(), "no timestamp, sequence and worker ID shared either");
   }

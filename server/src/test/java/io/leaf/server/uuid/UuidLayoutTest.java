@@ -16,9 +16,13 @@ class UuidLayoutTest {
   private static final long NOW = 1_750_000_000_000L;
   private static final Pattern CANONICAL =
       Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
-  private static final List<SnowflakeLayout> LAYOUTS = List.of(SnowflakeLayout.DEFAULT,
-      new SnowflakeLayout(0, 41, 5, 7), new SnowflakeLayout(0, 30, 10, 22),
-      new SnowflakeLayout(0, 41, 20, 1), new SnowflakeLayout(0, 42, 1, 20));
+  private static final List<SnowflakeLayout> LAYOUTS =
+      List.of(
+          SnowflakeLayout.DEFAULT,
+          new SnowflakeLayout(0, 41, 5, 7),
+          new SnowflakeLayout(0, 30, 10, 22),
+          new SnowflakeLayout(0, 41, 20, 1),
+          new SnowflakeLayout(0, 42, 1, 20));
   private final Random random = new Random(42);
 
   @Test
@@ -30,10 +34,14 @@ class UuidLayoutTest {
     assertEquals(2, uuid.variant(), "variant 10");
     assertEquals(NOW, uuid.getMostSignificantBits() >>> 16, "unix_ts_ms: the top 48 bits");
     assertEquals(0xABC, uuid.getMostSignificantBits() & 0xFFF, "rand_a: the 12-bit sequence");
-    assertEquals(513, (uuid.getLeastSignificantBits() >>> 52) & 0x3FF,
+    assertEquals(
+        513,
+        (uuid.getLeastSignificantBits() >>> 52) & 0x3FF,
         "the worker ID: rand_b's top 10 bits");
     assertTrue(CANONICAL.matcher(uuid.toString()).matches(), "canonical form: " + uuid);
-    assertEquals(String.format("%012x", NOW), uuid.toString().replace("-", "").substring(0, 12),
+    assertEquals(
+        String.format("%012x", NOW),
+        uuid.toString().replace("-", "").substring(0, 12),
         "the timestamp reads in the first 12 hex digits");
   }
 
@@ -44,7 +52,9 @@ class UuidLayoutTest {
     UUID a = layout.compose(id, 0, 0);
     UUID b = layout.compose(id, -1L, -1L);
     assertEquals(a.getMostSignificantBits(), b.getMostSignificantBits(), "no random bit in msb");
-    assertEquals((1L << 52) - 1, a.getLeastSignificantBits() ^ b.getLeastSignificantBits(),
+    assertEquals(
+        (1L << 52) - 1,
+        a.getLeastSignificantBits() ^ b.getLeastSignificantBits(),
         "exactly rand_b's low 52 bits are random");
   }
 
@@ -61,9 +71,13 @@ class UuidLayoutTest {
         UUID ua = layout.compose(a, random.nextLong(), random.nextLong());
         UUID ub = layout.compose(b, random.nextLong(), random.nextLong());
         if (a != b) {
-          assertEquals(Long.compare(a, b) < 0, compareUnsigned(ua, ub) < 0,
+          assertEquals(
+              Long.compare(a, b) < 0,
+              compareUnsigned(ua, ub) < 0,
               s + ": " + a + " vs " + b + " as " + ua + " vs " + ub);
-          assertEquals(Long.compare(a, b) < 0, ua.toString().compareTo(ub.toString()) < 0,
+          assertEquals(
+              Long.compare(a, b) < 0,
+              ua.toString().compareTo(ub.toString()) < 0,
               s + ": the canonical strings sort the same way");
         }
       }
@@ -77,8 +91,11 @@ class UuidLayoutTest {
       for (int i = 0; i < 10_000; i++) {
         long ts = s.epochMs() + (random.nextLong() & ((1L << 30) - 1));
         int worker = random.nextInt(s.maxWorkerId() + 1);
-        UUID uuid = layout.compose(s.compose(ts, worker, random.nextInt(s.maxSequence() + 1)),
-            random.nextLong(), random.nextLong());
+        UUID uuid =
+            layout.compose(
+                s.compose(ts, worker, random.nextInt(s.maxSequence() + 1)),
+                random.nextLong(),
+                random.nextLong());
         assertEquals(new UuidLayout.Parts(ts, worker), layout.decode(uuid), s + ": " + uuid);
         assertEquals(7, uuid.version(), s + " version");
         assertEquals(2, uuid.variant(), s + " variant");
@@ -103,14 +120,15 @@ class UuidLayoutTest {
   @Test
   void decode_notVersion7_invalidArgument() {
     UuidLayout layout = new UuidLayout(SnowflakeLayout.DEFAULT);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> layout.decode(UUID.randomUUID()));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> layout.decode(UUID.randomUUID()));
     assertTrue(e.getMessage().contains("version 4"), e.getMessage());
   }
 
   private static int compareUnsigned(UUID a, UUID b) {
     int hi = Long.compareUnsigned(a.getMostSignificantBits(), b.getMostSignificantBits());
-    return hi != 0 ? hi
+    return hi != 0
+        ? hi
         : Long.compareUnsigned(a.getLeastSignificantBits(), b.getLeastSignificantBits());
   }
 }

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Two server processes on one MariaDB database, one worker ID: the first serving UUIDs under load
- * is killed with {@code kill -9}, the second takes the worker ID over; no UUID comes twice, and
- * the second starts above the first's last.
+ * is killed with {@code kill -9}, the second takes the worker ID over; no UUID comes twice, and the
+ * second starts above the first's last.
  */
 @Tag("slow")
 class UuidProcessTest {
@@ -42,17 +42,24 @@ class UuidProcessTest {
 
     Load(SnowflakeServers.Server server, int callers) {
       for (int i = 0; i < callers; i++) {
-        Thread t = new Thread(() -> {
-          while (!stop.get()) {
-            try {
-              values.add(server.stub.withDeadlineAfter(1, TimeUnit.SECONDS)
-                  .nextUuid(NextUuidRequest.getDefaultInstance()).getValue());
-            } catch (StatusRuntimeException e) {
-              // Killed, or no lease yet: counted by what arrives, not by failures.
-              Thread.onSpinWait();
-            }
-          }
-        }, "uuid-load");
+        Thread t =
+            new Thread(
+                () -> {
+                  while (!stop.get()) {
+                    try {
+                      values.add(
+                          server
+                              .stub
+                              .withDeadlineAfter(1, TimeUnit.SECONDS)
+                              .nextUuid(NextUuidRequest.getDefaultInstance())
+                              .getValue());
+                    } catch (StatusRuntimeException e) {
+                      // Killed, or no lease yet: counted by what arrives, not by failures.
+                      Thread.onSpinWait();
+                    }
+                  }
+                },
+                "uuid-load");
         t.setDaemon(true);
         t.start();
         threads.add(t);
@@ -100,7 +107,8 @@ class UuidProcessTest {
           duplicates++;
         }
       }
-      System.out.printf("[uuid] kill -9: a issued %d, b issued %d, duplicates %d%n",
+      System.out.printf(
+          "[uuid] kill -9: a issued %d, b issued %d, duplicates %d%n",
           loadA.values.size(), loadB.values.size(), duplicates);
       assertEquals(0, duplicates, "no UUID twice");
       for (String v : seen) {
@@ -108,8 +116,9 @@ class UuidProcessTest {
       }
       String lastOfA = loadA.values.stream().max(String::compareTo).orElseThrow();
       String firstOfB = loadB.values.stream().min(String::compareTo).orElseThrow();
-      assertTrue(firstOfB.compareTo(lastOfA) > 0, "b starts above a's last UUID: " + lastOfA
-          + " then " + firstOfB);
+      assertTrue(
+          firstOfB.compareTo(lastOfA) > 0,
+          "b starts above a's last UUID: " + lastOfA + " then " + firstOfB);
     }
   }
 }

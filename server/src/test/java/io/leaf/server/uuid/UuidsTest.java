@@ -30,6 +30,7 @@ class UuidsTest {
 
   private static final long NOW = 1_750_000_000_000L;
   private static final Duration TTL = Duration.ofSeconds(3);
+
   /** Past a claim's quarantine (the TTL plus 1 s). */
   private static final Duration LEASED = TTL.plusSeconds(2);
 
@@ -38,8 +39,18 @@ class UuidsTest {
   private final List<Snowflake> open = new ArrayList<>();
 
   private Snowflake snowflake(ManualSnowflakeClocks c, int fromId, int toId) {
-    Snowflake s = new Snowflake(store, SnowflakeLayout.DEFAULT, fromId, toId, TTL, c.wall,
-        c.ticker, c.leaseSteps, c.timer).start();
+    Snowflake s =
+        new Snowflake(
+                store,
+                SnowflakeLayout.DEFAULT,
+                fromId,
+                toId,
+                TTL,
+                c.wall,
+                c.ticker,
+                c.leaseSteps,
+                c.timer)
+            .start();
     open.add(s);
     return s;
   }
@@ -66,28 +77,31 @@ class UuidsTest {
     List<Future<List<UUID>>> jobs = new ArrayList<>();
     try {
       for (int t = 0; t < threads; t++) {
-        jobs.add(pool.submit(() -> {
-          go.await();
-          List<UUID> mine = new ArrayList<>(each);
-          while (mine.size() < each) {
-            try {
-              mine.add(uuids.next());
-            } catch (io.leaf.server.engine.LimitExceededException e) {
-              // The sequence borrowed a second ahead of the fake clock: let it move.
-              synchronized (clocks) {
-                clocks.elapse(Duration.ofMillis(10), true);
-              }
-            }
-          }
-          return mine;
-        }));
+        jobs.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  List<UUID> mine = new ArrayList<>(each);
+                  while (mine.size() < each) {
+                    try {
+                      mine.add(uuids.next());
+                    } catch (io.leaf.server.engine.LimitExceededException e) {
+                      // The sequence borrowed a second ahead of the fake clock: let it move.
+                      synchronized (clocks) {
+                        clocks.elapse(Duration.ofMillis(10), true);
+                      }
+                    }
+                  }
+                  return mine;
+                }));
       }
       go.countDown();
       Set<UUID> all = new HashSet<>();
       for (Future<List<UUID>> job : jobs) {
         List<UUID> mine = job.get(60, TimeUnit.SECONDS);
         for (int i = 1; i < mine.size(); i++) {
-          assertTrue(mine.get(i - 1).toString().compareTo(mine.get(i).toString()) < 0,
+          assertTrue(
+              mine.get(i - 1).toString().compareTo(mine.get(i).toString()) < 0,
               "a caller's UUIDs strictly increase: " + mine.get(i - 1) + " then " + mine.get(i));
         }
         all.addAll(mine);
@@ -111,7 +125,8 @@ class UuidsTest {
       clocks.elapse(Duration.ofMillis(10), true);
     }
     for (int i = 1; i < seen.size(); i++) {
-      assertTrue(seen.get(i - 1).toString().compareTo(seen.get(i).toString()) < 0,
+      assertTrue(
+          seen.get(i - 1).toString().compareTo(seen.get(i).toString()) < 0,
           "strictly increasing at " + i + ": " + seen.get(i - 1) + " then " + seen.get(i));
       assertEquals(7, uuids.layout().decode(seen.get(i)).workerId(), "this server's worker");
     }
@@ -153,7 +168,8 @@ class UuidsTest {
     UUID last = before;
     for (int i = 0; i < 10_000; i++) {
       UUID u = uuids.next();
-      assertTrue(last.toString().compareTo(u.toString()) < 0,
+      assertTrue(
+          last.toString().compareTo(u.toString()) < 0,
           "increasing after the step back: " + last + " then " + u);
       assertTrue(after.add(u), "no repeat");
       last = u;
@@ -179,7 +195,8 @@ class UuidsTest {
     behind.elapse(LEASED, true);
     UUID next = again.next();
     assertEquals(7, again.layout().decode(next).workerId(), "the same worker ID again");
-    assertTrue(last.toString().compareTo(next.toString()) < 0,
+    assertTrue(
+        last.toString().compareTo(next.toString()) < 0,
         "above the last holder's floor: " + last + " then " + next);
   }
 

@@ -1,0 +1,222 @@
+package io.leaf.server.ordering;
+
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptors;
+import io.grpc.Context;
+import io.grpc.Deadline;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ClientResponseObserver;
+import io.grpc.stub.MetadataUtils;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Sends a call on to a STRICT tag's owner, one hop: marked as forwarded (the owner never sends it
+ * further), with the caller's deadline (or {@code maxWait}) and {@code authorization} header; the
+ * owner's answer, or UNAVAILABLE naming the owner, goes back to the caller.
+ *
+ * <p>Thread-safe. One channel per owner address, at most {@link #MAX_CHANNELS}; the oldest beyond
+ * that is shut down. Streams relay with flow control: the next message is asked of the owner only
+ * when the caller is ready for it.
+ */
+final class Forwarder implements AutoCloseable {
+
+  static final int MAX_CHANNELS = 64;
+
+  private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+  private final Duration maxWait;
+  private final Consumer<String> forwardedCall;
+  private final Function<String, ManagedChannel> connect;
+
+  /**
+   * @param forwardedCall told the tag of each call forwarded (for the metrics)
+   * @param connect a channel to an advertised address ({@link #plaintext} in production)
+   */
+  Forwarder(
+      Duration maxWait, Consumer<String> forwardedCall, Function<String, ManagedChannel> connect) {
+    this.maxWait = maxWait;
+    this.forwardedCall = forwardedCall;
+    this.connect = connect;
+  }
+
+  /** A plaintext Netty channel to {@code HOST:PORT}. */
+  static ManagedChannel plaintext(String address) {
+    return NettyChannelBuilder.forTarget(address).usePlaintext().build();
+  }
+
+  /** Sends a unary call to {@code owner}; {@code unreachable} hears of a transport failure. */
+  <Q, R> void unary(
+      MethodDescriptor<Q, R> method,
+      String owner,
+      String bizTag,
+      Q request,
+      StreamObserver<R> out,
+      Runnable unreachable) {
+    ClientCall<Q, R> call = newCall(method, owner, bizTag);
+    ((ServerCallStreamObserver<R>) out)
+        .setOnCancelHandler(() -> call.cancel("the caller cancelled", null));
+    ClientCalls.asyncUnaryCall(call, request, relay(out, owner, bizTag, unreachable, null));
+  }
+
+  /** Sends a server-streaming call to {@code owner}, one message at a time as the caller reads. */
+  <Q, R> void streaming(
+      MethodDescriptor<Q, R> method,
+      String owner,
+      String bizTag,
+      Q request,
+      StreamObserver<R> out,
+      Runnable unreachable) {
+    ServerCallStreamObserver<R> server = (ServerCallStreamObserver<R>) out;
+    ClientCall<Q, R> call = newCall(method, owner, bizTag);
+    server.setOnCancelHandler(() -> call.cancel("the caller cancelled", null));
+    ClientCalls.asyncServerStreamingCall(
+        call, request, relay(out, owner, bizTag, unreachable, server));
+  }
+
+  /** A unary call to {@code owner} whose answer completes the future (calls from HTTP). */
+  <Q, R> CompletableFuture<R> call(
+      MethodDescriptor<Q, R> method, String owner, String bizTag, Q request, Runnable unreachable) {
+    CompletableFuture<R> result = new CompletableFuture<>();
+    ClientCall<Q, R> call = newCall(method, owner, bizTag);
+    result.whenComplete(
+        (v, e) -> {
+          if (result.isCancelled()) {
+            call.cancel("the caller cancelled", null);
+          }
+        });
+    ClientCalls.asyncUnaryCall(
+        call,
+        request,
+        relay(
+            new StreamObserver<R>() {
+              @Override
+              public void onNext(R value) {
+                result.complete(value);
+              }
+
+              @Override
+              public void onError(Throwable t) {
+                result.completeExceptionally(t);
+              }
+
+              @Override
+              public void onCompleted() {}
+            },
+            owner,
+            bizTag,
+            unreachable,
+            null));
+    return result;
+  }
+
+  private <Q, R> ClientCall<Q, R> newCall(
+      MethodDescriptor<Q, R> method, String owner, String bizTag) {
+    forwardedCall.accept(bizTag);
+    Deadline deadline = Context.current().getDeadline();
+    CallOptions options =
+        CallOptions.DEFAULT.withDeadline(
+            deadline != null ? deadline : Deadline.after(maxWait.toNanos(), TimeUnit.NANOSECONDS));
+    Metadata headers = new Metadata();
+    headers.put(ForwardedMark.HEADER, "1");
+    String auth = ForwardedMark.CALLER_AUTHORIZATION.get();
+    if (auth != null) {
+      headers.put(ForwardedMark.AUTHORIZATION, auth);
+    }
+    // A call of its own, not a child of the caller's context: the cancel handler ends it.
+    return ClientInterceptors.intercept(
+            channel(owner), MetadataUtils.newAttachHeadersInterceptor(headers))
+        .newCall(method, options);
+  }
+
+  private <Q, R> ClientResponseObserver<Q, R> relay(
+      StreamObserver<R> out,
+      String owner,
+      String bizTag,
+      Runnable unreachable,
+      ServerCallStreamObserver<R> flow) {
+    return new ClientResponseObserver<>() {
+      private ClientCallStreamObserver<Q> upstream;
+
+      @Override
+      public void beforeStart(ClientCallStreamObserver<Q> requestStream) {
+        upstream = requestStream;
+        if (flow != null) {
+          requestStream.disableAutoRequestWithInitial(1);
+          flow.setOnReadyHandler(() -> requestStream.request(1));
+        }
+      }
+
+      @Override
+      public void onNext(R value) {
+        out.onNext(value);
+        if (flow != null && flow.isReady()) {
+          upstream.request(1);
+        }
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        Status s = Status.fromThrowable(t);
+        if (s.getCode() == Status.Code.UNAVAILABLE) {
+          unreachable.run();
+          String why = s.getDescription() == null ? s.getCode().toString() : s.getDescription();
+          out.onError(
+              Status.UNAVAILABLE
+                  .withDescription(
+                      "tag "
+                          + bizTag
+                          + " is STRICT and its"
+                          + " owner "
+                          + owner
+                          + " cannot serve it now ("
+                          + why
+                          + "); retry")
+                  .asRuntimeException());
+          return;
+        }
+        out.onError(t instanceof StatusRuntimeException ? t : s.asRuntimeException());
+      }
+
+      @Override
+      public void onCompleted() {
+        out.onCompleted();
+      }
+    };
+  }
+
+  private ManagedChannel channel(String owner) {
+    ManagedChannel ch = channels.get(owner);
+    if (ch != null) {
+      return ch;
+    }
+    if (channels.size() >= MAX_CHANNELS) {
+      String victim = channels.keySet().iterator().next();
+      ManagedChannel old = channels.remove(victim);
+      if (old != null) {
+        old.shutdown();
+      }
+    }
+    return channels.computeIfAbsent(owner, connect);
+  }
+
+  @Override
+  public void close() {
+    channels.values().forEach(ManagedChannel::shutdownNow);
+    channels.clear();
+  }
+}

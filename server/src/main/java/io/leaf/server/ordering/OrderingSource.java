@@ -1,0 +1,51 @@
+package io.leaf.server.ordering;
+
+import com.google.common.base.Ticker;
+import io.grpc.ManagedChannel;
+import io.leaf.server.config.ServerConfig;
+import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.store.SegmentStore;
+import java.time.InstantSource;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
+import javax.sql.DataSource;
+import org.jooq.SQLDialect;
+
+/**
+ * Where the orderings of tags are kept and how another server is reached: the database and Netty in
+ * production; tests pass one store shared by their servers and in-process channels.
+ */
+public record OrderingSource(OrderingStore store, Function<String, ManagedChannel> connect) {
+
+  /** In memory, this server alone; Netty channels. */
+  public static OrderingSource inMemory() {
+    return new OrderingSource(
+        new MemoryOrderingStore(InstantSource.system()), Forwarder::plaintext);
+  }
+
+  /** {@code leaf_tag_lease} in {@code pool}'s database; Netty channels. */
+  public static OrderingSource database(DataSource pool, SQLDialect dialect) {
+    return new OrderingSource(
+        new JooqOrderingStore(pool, dialect, InstantSource.system()), Forwarder::plaintext);
+  }
+
+  /**
+   * The ordering of a server over {@code tags} and {@code allocator}, its leases on {@code
+   * threads}, which {@link Ordering#close()} shuts down.
+   */
+  public Ordering open(
+      SegmentStore tags,
+      SegmentAllocator allocator,
+      ServerConfig config,
+      ScheduledExecutorService threads) {
+    return new Ordering(
+        store,
+        tags,
+        allocator,
+        config.ordering(),
+        config.api().maxWait(),
+        Ticker.systemTicker(),
+        threads,
+        connect);
+  }
+}

@@ -1,0 +1,39 @@
+package io.leaf.server.ordering;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * Where each tag's ordering and its owner lease live ({@code leaf_tag_lease}); a tag without a row
+ * is PER_SERVER. Every write is one conditional statement, and lease expiry is judged by the
+ * database's clock, so two servers never both win an acquisition.
+ */
+public interface OrderingStore {
+
+  /** Creates the table when missing. */
+  void createSchemaIfMissing();
+
+  /** The tag's row, or {@link LeaseRow#none} when it has none. */
+  LeaseRow read(String bizTag);
+
+  /** Every row (one per tag whose ordering was ever set), with the database's clock. */
+  List<LeaseRow> readAll();
+
+  /** Sets the tag's ordering, keeping its owner and lease as they are. */
+  void setOrdering(String bizTag, TagOrdering ordering);
+
+  /**
+   * Takes the lease of a STRICT tag when nobody holds it (no owner, an expired lease, or this very
+   * owner), with a new epoch.
+   *
+   * @return the new epoch; empty when another owner holds it or the tag is not STRICT
+   */
+  OptionalLong acquire(String bizTag, String owner, Duration ttl);
+
+  /** Extends the lease while the row still names this owner, epoch and STRICT. */
+  boolean renew(String bizTag, String owner, long epoch, Duration ttl);
+
+  /** Ends the lease now if it is still this owner's (the next owner still waits out the TTL). */
+  void release(String bizTag, String owner, long epoch);
+}

@@ -1,0 +1,24 @@
+package io.leaf.server.ordering;
+
+/**
+ * Where one call on a tag goes: this server's own segments as before (PER_SERVER), this server's
+ * segments as the tag's owner in term {@code term} (ISSUE), or the owner (FORWARD).
+ */
+record Route(Kind kind, String owner, TagOwnership ownership, long term) {
+
+  enum Kind {
+    PER_SERVER,
+    ISSUE,
+    FORWARD
+  }
+
+  static final Route PER_SERVER = new Route(Kind.PER_SERVER, "", null, 0);
+
+  static Route forward(String owner) {
+    return new Route(Kind.FORWARD, owner, null, 0);
+  }
+
+  static Route issue(TagOwnership ownership, long term) {
+    return new Route(Kind.ISSUE, "", ownership, term);
+  }
+}

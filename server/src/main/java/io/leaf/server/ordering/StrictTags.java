@@ -1,0 +1,382 @@
+package io.leaf.server.ordering;
+
+import com.google.common.base.Ticker;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides for each call on a tag where it goes ({@link Route}), from this server's knowledge of the
+ * tag's ordering and of its owner lease, each checked when the call arrives.
+ *
+ * <p>Thread-safe. Statements run on {@code database}; {@link #tick()} (every third of the TTL)
+ * renews the leases held, releases those unused for three TTLs, and refreshes the knowledge.
+ */
+public final class StrictTags {
+  /*
+   * Knowledge of a tag's ordering: a read sent at t is trusted until t + valid (a fifth of the TTL
+   * short of it), so SetOrdering, which waits a whole TTL after its write before returning, knows
+   * that every server has read the new ordering (or has no trusted knowledge) before any call sent
+   * after it returns is served. A tag not asked about has no knowledge: its first call reads it.
+   * The price: a server that cannot read leaf_tag_lease for longer than that serves no tag.
+   */
+
+  private static final Logger log = LoggerFactory.getLogger(StrictTags.class);
+
+  /** Tags whose knowledge this server keeps at once; one more is refused. */
+  static final int MAX_KNOWN = 100_000;
+
+  /** Reads and acquisitions queued at once (an unknown-tag flood); one more is refused. */
+  static final int MAX_IN_FLIGHT = 1_000;
+
+  private static final class Known {
+    volatile TagOrdering ordering = TagOrdering.PER_SERVER;
+    volatile long validUntil;
+    volatile long lastUsed;
+  }
+
+  private final OrderingStore store;
+  private final String self;
+  private final Duration ttl;
+  private final long validNanos;
+  private final Ticker ticker;
+  private final Executor database;
+  private final Consumer<String> evict;
+  private final Map<String, Known> known = new ConcurrentHashMap<>();
+  private final Map<String, TagOwnership> owners = new ConcurrentHashMap<>();
+  private final Map<String, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
+  private final AtomicLong acquisitions = new AtomicLong();
+
+  /**
+   * @param self this server's {@code --advertise-address}
+   * @param evict drops what the engine holds for a tag (before a new term's first issue)
+   */
+  public StrictTags(
+      OrderingStore store,
+      String self,
+      Duration ttl,
+      Ticker ticker,
+      Executor database,
+      Consumer<String> evict) {
+    this.store = store;
+    this.self = self;
+    this.ttl = ttl;
+    this.validNanos = ttl.toNanos() - ttl.toNanos() / 5;
+    this.ticker = ticker;
+    this.database = database;
+    this.evict = evict;
+  }
+
+  public String self() {
+    return self;
+  }
+
+  public Duration ttl() {
+    return ttl;
+  }
+
+  /** Acquisitions this server won (a new owner term each). */
+  public long acquisitions() {
+    return acquisitions.get();
+  }
+
+  /** Where a call on {@code bizTag} goes; {@code forwarded}: it came from another server. */
+  public CompletableFuture<Route> route(String bizTag, boolean forwarded) {
+    return route(bizTag, forwarded, 0);
+  }
+
+  private CompletableFuture<Route> route(String bizTag, boolean forwarded, int depth) {
+    long now = ticker.read();
+    Known k = known.get(bizTag);
+    if (k == null || now - k.validUntil >= 0) {
+      if (depth > 1) {
+        return failed(
+            Status.UNAVAILABLE.withDescription(
+                "the ordering of tag "
+                    + bizTag
+                    + " cannot be read from the database now (leaf_tag_lease)"));
+      }
+      if (k == null && known.size() >= MAX_KNOWN) {
+        return failed(
+            Status.RESOURCE_EXHAUSTED.withDescription(
+                "this server knows the"
+                    + " ordering of "
+                    + MAX_KNOWN
+                    + " tags already; no room for tag "
+                    + bizTag));
+      }
+      return once(bizTag, () -> readRow(bizTag))
+          .thenCompose(v -> route(bizTag, forwarded, depth + 1));
+    }
+    k.lastUsed = now;
+    switch (k.ordering) {
+      case PER_SERVER:
+        return CompletableFuture.completedFuture(Route.PER_SERVER);
+      case SCATTERED:
+        // SCATTERED's issuing belongs to its own feature; until it is served, it is refused here.
+        return failed(
+            Status.UNIMPLEMENTED.withDescription(
+                "tag " + bizTag + " has ordering SCATTERED, which this server does not serve"));
+      default:
+        break;
+    }
+    TagOwnership own = owners.computeIfAbsent(bizTag, t -> new TagOwnership(ttl.toNanos()));
+    switch (own.decide(now)) {
+      case ISSUE:
+        return CompletableFuture.completedFuture(
+            Route.issue(own, own.issuingTerm(() -> evict.accept(bizTag))));
+      case WAIT_OUT:
+        return failed(
+            Status.UNAVAILABLE.withDescription(
+                "tag "
+                    + bizTag
+                    + " is STRICT and this"
+                    + " server ("
+                    + self
+                    + ") just became its owner: it waits out the previous owner's"
+                    + " lease for "
+                    + Math.max(1, (own.issueFromNanos() - now) / 1_000_000)
+                    + " ms more; retry"));
+      case FORWARD:
+        if (forwarded) {
+          return failed(notOwner(bizTag, own.knownOwner()));
+        }
+        return CompletableFuture.completedFuture(Route.forward(own.knownOwner()));
+      default:
+        if (forwarded || depth > 2) {
+          return failed(notOwner(bizTag, own.knownOwner()));
+        }
+        return once(bizTag, () -> acquire(bizTag, own))
+            .thenCompose(v -> route(bizTag, forwarded, depth + 1));
+    }
+  }
+
+  /** The tag's ordering as this server may trust it now (read first when it may not). */
+  public CompletableFuture<TagOrdering> ordering(String bizTag) {
+    Known k = known.get(bizTag);
+    if (k != null && ticker.read() - k.validUntil < 0) {
+      return CompletableFuture.completedFuture(k.ordering);
+    }
+    return once(bizTag, () -> readRow(bizTag)).thenApply(v -> known.get(bizTag).ordering);
+  }
+
+  private Status notOwner(String bizTag, String owner) {
+    return Status.UNAVAILABLE.withDescription(
+        "tag "
+            + bizTag
+            + " is STRICT and "
+            + self
+            + " is not its owner (owner: "
+            + (owner.isEmpty() ? "none now" : owner)
+            + "); retry");
+  }
+
+  /** The owner this server knows for {@code bizTag} (itself while it holds the lease). */
+  public String ownerOf(String bizTag) {
+    TagOwnership own = owners.get(bizTag);
+    if (own == null) {
+      return "";
+    }
+    return own.holds(ticker.read()) ? self : own.knownOwner();
+  }
+
+  /** The knowledge this server trusts for {@code bizTag}'s ordering, if any. */
+  public TagOrdering knownOrdering(String bizTag) {
+    Known k = known.get(bizTag);
+    return k == null ? TagOrdering.PER_SERVER : k.ordering;
+  }
+
+  /** Forgets the owner of {@code bizTag}: the next call reads the lease again. */
+  void ownerUnreachable(String bizTag) {
+    TagOwnership own = owners.get(bizTag);
+    if (own != null) {
+      own.forgetOwner();
+    }
+  }
+
+  /** Renews held leases, releases idle ones, refreshes the knowledge of tags in use. */
+  public void tick() {
+    long now = ticker.read();
+    long idle = 3 * ttl.toNanos();
+    for (Map.Entry<String, TagOwnership> e : owners.entrySet()) {
+      TagOwnership own = e.getValue();
+      long epoch = own.epoch();
+      if (epoch == 0 || !own.holds(now)) {
+        continue;
+      }
+      if (now - own.lastUsedNanos() > idle) {
+        own.refused(epoch);
+        try {
+          store.release(e.getKey(), self, epoch);
+        } catch (RuntimeException ex) {
+          log.warn("release of tag {} failed: {}", e.getKey(), ex.getMessage());
+        }
+        continue;
+      }
+      renew(e.getKey(), own, epoch);
+    }
+    refreshKnown(now, idle);
+  }
+
+  /** Ends every term this server holds and gives the leases back (a graceful stop). */
+  public void releaseAll() {
+    for (Map.Entry<String, TagOwnership> e : owners.entrySet()) {
+      long epoch = e.getValue().epoch();
+      if (epoch != 0) {
+        e.getValue().refused(epoch);
+        try {
+          store.release(e.getKey(), self, epoch);
+        } catch (RuntimeException ex) {
+          log.warn("release of tag {} failed: {}", e.getKey(), ex.getMessage());
+        }
+      }
+    }
+  }
+
+  private void renew(String bizTag, TagOwnership own, long epoch) {
+    long sent = ticker.read();
+    try {
+      if (store.renew(bizTag, self, epoch, ttl)) {
+        own.renewed(epoch, sent, ticker.read());
+      } else {
+        own.refused(epoch);
+        log.warn(
+            "tag {}: owner lease epoch {} lost (the row no longer names this server)",
+            bizTag,
+            epoch);
+      }
+    } catch (RuntimeException ex) {
+      // The fence runs out on its own if no renewal gets through.
+      log.warn("tag {}: owner lease renewal failed: {}", bizTag, ex.getMessage());
+    }
+  }
+
+  private void refreshKnown(long now, long idle) {
+    known
+        .entrySet()
+        .removeIf(
+            e ->
+                now - e.getValue().lastUsed > idle
+                    && !(owners.containsKey(e.getKey()) && owners.get(e.getKey()).holds(now)));
+    owners.keySet().removeIf(t -> !known.containsKey(t));
+    if (known.isEmpty()) {
+      return;
+    }
+    long sent = ticker.read();
+    List<LeaseRow> rows;
+    try {
+      rows = store.readAll();
+    } catch (RuntimeException ex) {
+      log.warn("reading leaf_tag_lease failed: {}", ex.getMessage());
+      return;
+    }
+    Map<String, LeaseRow> byTag = new HashMap<>();
+    rows.forEach(r -> byTag.put(r.bizTag(), r));
+    for (String tag : known.keySet()) {
+      apply(byTag.getOrDefault(tag, LeaseRow.none(tag)), sent);
+    }
+  }
+
+  private void readRow(String bizTag) {
+    long sent = ticker.read();
+    apply(store.read(bizTag), sent);
+  }
+
+  private void apply(LeaseRow row, long sent) {
+    Known k =
+        known.computeIfAbsent(
+            row.bizTag(),
+            t -> {
+              Known fresh = new Known();
+              fresh.lastUsed = sent; // not pruned before its first call has used it
+              return fresh;
+            });
+    k.ordering = row.ordering();
+    k.validUntil = sent + validNanos;
+    if (row.ordering() == TagOrdering.STRICT) {
+      TagOwnership own = owners.computeIfAbsent(row.bizTag(), t -> new TagOwnership(ttl.toNanos()));
+      if (!row.owner().isEmpty() && !row.owner().equals(self) && row.remainingMs() > 0) {
+        own.ownedBy(row.owner(), sent, row.remainingMs() * 1_000_000);
+      } else {
+        own.forgetOwner();
+      }
+    }
+  }
+
+  private void acquire(String bizTag, TagOwnership own) {
+    long sent = ticker.read();
+    OptionalLong epoch = store.acquire(bizTag, self, ttl);
+    if (epoch.isPresent()) {
+      own.acquired(epoch.getAsLong(), sent, ticker.read());
+      acquisitions.incrementAndGet();
+      log.info(
+          "tag {}: this server ({}) owns it, epoch {}; issuing after {}",
+          bizTag,
+          self,
+          epoch.getAsLong(),
+          ttl);
+    } else {
+      readRow(bizTag);
+    }
+  }
+
+  /** Runs {@code work} on the database executor, one at a time per tag; callers share it. */
+  private CompletableFuture<Void> once(String bizTag, Runnable work) {
+    CompletableFuture<Void> mine = new CompletableFuture<>();
+    CompletableFuture<Void> running = inFlight.get(bizTag);
+    if (running != null) {
+      return running;
+    }
+    if (inFlight.size() >= MAX_IN_FLIGHT) {
+      return failed(
+          Status.RESOURCE_EXHAUSTED.withDescription(
+              "too many tags' orderings being"
+                  + " read at once ("
+                  + MAX_IN_FLIGHT
+                  + "); no room for tag "
+                  + bizTag));
+    }
+    running = inFlight.putIfAbsent(bizTag, mine);
+    if (running != null) {
+      return running;
+    }
+    try {
+      database.execute(
+          () -> {
+            try {
+              work.run();
+              mine.complete(null);
+            } catch (RuntimeException e) {
+              mine.completeExceptionally(
+                  OrderingTableErrors.status(e)
+                      .withDescription("tag " + bizTag + ": " + OrderingTableErrors.describe(e))
+                      .asRuntimeException());
+            } finally {
+              inFlight.remove(bizTag, mine);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      inFlight.remove(bizTag, mine);
+      mine.completeExceptionally(
+          Status.RESOURCE_EXHAUSTED
+              .withDescription("too many ordering reads queued")
+              .asRuntimeException());
+    }
+    return mine;
+  }
+
+  private static <T> CompletableFuture<T> failed(Status status) {
+    return CompletableFuture.failedFuture(status.asRuntimeException());
+  }
+}

@@ -1,0 +1,121 @@
+package io.leaf.server.ordering;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leaf.server.store.DataSources;
+import io.leaf.server.testing.TestDatabase;
+import io.leaf.server.testing.TestDatabases;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** {@link JooqOrderingStore} on H2, MariaDB and PostgreSQL (each skipped when not reachable). */
+class JooqOrderingStoreTest {
+
+  private static final Duration TTL = Duration.ofSeconds(30);
+
+  static Stream<Arguments> databases() {
+    return Stream.of(
+        Arguments.of("H2", (Supplier<TestDatabase>) TestDatabases::h2),
+        Arguments.of("MariaDB", (Supplier<TestDatabase>) TestDatabases::mariaDb),
+        Arguments.of("PostgreSQL", (Supplier<TestDatabase>) TestDatabases::postgres));
+  }
+
+  private static JooqOrderingStore store(TestDatabase db) {
+    return new JooqOrderingStore(db.pool(8), DataSources.dialectOf(db.url), InstantSource.system());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("databases")
+  void read_noTable_perServer(String name, Supplier<TestDatabase> database) throws Exception {
+    try (TestDatabase db = database.get()) {
+      JooqOrderingStore s = store(db);
+      assertEquals(TagOrdering.PER_SERVER, s.read("t").ordering(), "no table: PER_SERVER");
+      assertEquals(List.of(), s.readAll(), "no rows");
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("databases")
+  void acquire_renew_release_followTheRules(String name, Supplier<TestDatabase> database)
+      throws Exception {
+    try (TestDatabase db = database.get()) {
+      JooqOrderingStore s = store(db);
+      s.createSchemaIfMissing();
+      s.createSchemaIfMissing();
+      assertEquals(OptionalLong.empty(), s.acquire("t", "a:1", TTL), "no row: not STRICT");
+      s.setOrdering("t", TagOrdering.STRICT);
+      long epoch = s.acquire("t", "a:1", TTL).orElseThrow();
+      assertEquals(OptionalLong.empty(), s.acquire("t", "b:1", TTL), "held by a");
+      LeaseRow row = s.read("t");
+      assertEquals("a:1", row.owner(), "a owns it");
+      assertTrue(row.remainingMs() > TTL.toMillis() - 5_000, "by the database's clock: " + row);
+      assertTrue(s.renew("t", "a:1", epoch, TTL), "a renews its own epoch");
+      assertFalse(s.renew("t", "b:1", epoch, TTL), "b cannot");
+      assertFalse(s.renew("t", "a:1", epoch - 1, TTL), "nor an older epoch");
+      s.release("t", "a:1", epoch);
+      long next = s.acquire("t", "b:1", TTL).orElseThrow();
+      assertTrue(next > epoch, "a new epoch for b");
+      assertFalse(s.renew("t", "a:1", epoch, TTL), "a's term is over");
+      s.setOrdering("t", TagOrdering.PER_SERVER);
+      assertFalse(s.renew("t", "b:1", next, TTL), "not STRICT any more");
+      assertEquals("b:1", s.read("t").owner(), "the ordering change keeps the owner");
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("databases")
+  void acquire_concurrent_oneWinner(String name, Supplier<TestDatabase> database) throws Exception {
+    try (TestDatabase db = database.get()) {
+      JooqOrderingStore s = store(db);
+      s.createSchemaIfMissing();
+      s.setOrdering("t", TagOrdering.STRICT);
+      ExecutorService pool = Executors.newFixedThreadPool(6);
+      try {
+        List<Future<OptionalLong>> tries = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+          String owner = "s" + i + ":1";
+          tries.add(pool.submit(() -> s.acquire("t", owner, TTL)));
+        }
+        int winners = 0;
+        for (Future<OptionalLong> f : tries) {
+          winners += f.get().isPresent() ? 1 : 0;
+        }
+        assertEquals(1, winners, "one owner at a time");
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("databases")
+  void acquire_expiredByDatabaseClock_takenOver(String name, Supplier<TestDatabase> database)
+      throws Exception {
+    try (TestDatabase db = database.get()) {
+      JooqOrderingStore s = store(db);
+      s.createSchemaIfMissing();
+      s.setOrdering("t", TagOrdering.STRICT);
+      long epoch = s.acquire("t", "a:1", TTL).orElseThrow();
+      try (Connection c = db.pool(1).getConnection();
+          Statement st = c.createStatement()) {
+        st.executeUpdate("UPDATE leaf_tag_lease SET lease_expires_ms = 1");
+      }
+      assertTrue(s.acquire("t", "b:1", TTL).orElseThrow() > epoch, "expired: b takes it");
+    }
+  }
+}
