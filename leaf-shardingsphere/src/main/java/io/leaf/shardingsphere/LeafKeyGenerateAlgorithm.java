@@ -57,8 +57,8 @@ public final class LeafKeyGenerateAlgorithm implements KeyGenerateAlgorithm, Aut
   }
 
   /**
-   * Closes the generators and the client this generator built from {@code target} (their cached
-   * IDs are lost: gaps, never repeats); later keys throw {@link IllegalStateException}. Idempotent;
+   * Closes the generators and the client this generator built from {@code target} (their cached IDs
+   * are lost: gaps, never repeats); later keys throw {@link IllegalStateException}. Idempotent;
    * nothing to close without {@code target}.
    */
   @Override
