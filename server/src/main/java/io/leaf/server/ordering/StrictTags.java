@@ -34,8 +34,12 @@ public final class StrictTags {
 
   private static final Logger log = LoggerFactory.getLogger(StrictTags.class);
 
-  /** Tags whose knowledge this server keeps at once; one more is refused. */
-  static final int MAX_KNOWN = 100_000;
+  /**
+   * Tags whose knowledge this server keeps at once. At the limit the knowledge of tags that are not
+   * STRICT is dropped (it is read again on their next call), so a flood of names costs a bounded
+   * heap and no tag is refused; only STRICT tags beyond it are refused.
+   */
+  static final int MAX_KNOWN = 10_000;
 
   /** Reads and acquisitions queued at once (an unknown-tag flood); one more is refused. */
   static final int MAX_IN_FLIGHT = 1_000;
@@ -108,6 +112,13 @@ public final class StrictTags {
                     + " cannot be read from the database now (leaf_tag_lease)"));
       }
       if (k == null && known.size() >= MAX_KNOWN) {
+        known
+            .entrySet()
+            .removeIf(
+                e ->
+                    e.getValue().ordering != TagOrdering.STRICT && !owners.containsKey(e.getKey()));
+      }
+      if (k == null && known.size() >= MAX_KNOWN) {
         return failed(
             Status.RESOURCE_EXHAUSTED.withDescription(
                 "this server knows the"
@@ -168,7 +179,7 @@ public final class StrictTags {
     if (k != null && ticker.read() - k.validUntil < 0) {
       return CompletableFuture.completedFuture(k.ordering);
     }
-    return once(bizTag, () -> readRow(bizTag)).thenApply(v -> known.get(bizTag).ordering);
+    return once(bizTag, () -> readRow(bizTag)).thenApply(v -> knownOrdering(bizTag));
   }
 
   private Status notOwner(String bizTag, String owner) {
