@@ -2,6 +2,8 @@
 SHELL := /bin/bash
 MVN ?= mvn -B -q
 JAR := server/target/leaf-server.jar
+# The class-data sharing archive scripts/cds-archive.sh writes beside the jar (make run uses it).
+CDS := server/target/leaf.jsa
 # The version lives in pom.xml only (the project's first <version>); the image tag drops -SNAPSHOT.
 VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>:\1:p' pom.xml | head -1 | sed 's/-SNAPSHOT$$//')
 SOURCES := $(shell find pom.xml proto sql leaf-proto/pom.xml client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
@@ -31,9 +33,10 @@ build: $(JAR)
 $(JAR): $(SOURCES)
 	$(MVN) install -DskipTests
 	@touch $(JAR)
+	@scripts/cds-archive.sh $(JAR) $(CDS)
 
 run: $(JAR)
-	java -jar $(JAR) $(ARGS)
+	java $(if $(wildcard $(CDS)),-XX:SharedArchiveFile=$(CDS)) -jar $(JAR) $(ARGS)
 
 # The lint gate, which CI runs before the tests: maven-enforcer (every build), google-java-format
 # through Spotless (check only; `mvn spotless:apply` rewrites), a compile with Error Prone (profile
@@ -181,6 +184,7 @@ test-browser:
 # progress lines, then the table, also written to target/bench/results.md.
 bench:
 	$(MVN) package -pl bench -am -DskipTests
+	@scripts/cds-archive.sh $(JAR) $(CDS)
 	java -jar bench/target/leaf-bench.jar $(ARGS)
 
 image: $(JAR)
