@@ -27,12 +27,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Readiness ({@code ""} and {@code leaf.v1.LeafService}) means "this server can issue IDs":
  * NOT_SERVING until the start-up checks pass (the database answered and {@code leaf_alloc} is
- * usable), then SERVING through database outages (buffered IDs keep flowing), and NOT_SERVING for
- * good from the start of shutdown. The database's own state, checked every two seconds (every half
- * second while it is down), is {@value #DATABASE} and one log line per change. Each check also
- * tells the engine: while the database is known down, loads and database calls fail at once; when
- * it answers again, tags backing off load at once. {@code leaf.v1.SnowflakeService} is SERVING
- * while the server holds a worker lease known valid, as the snowflake side reports it.
+ * usable), then SERVING through database outages (buffered IDs keep flowing) but NOT_SERVING while
+ * a check finds the database unusable for this server (e.g. claimed for another region since), and
+ * NOT_SERVING for good from the start of shutdown. The database's own state, checked every two
+ * seconds (every half second while it is down), is {@value #DATABASE} and one log line per change.
+ * Each check also tells the engine: while the database is known down, loads and database calls fail
+ * at once; when it answers again, tags backing off load at once. {@code leaf.v1.SnowflakeService}
+ * is SERVING while the server holds a worker lease known valid, as the snowflake side reports it.
  *
  * <p>Thread-safe: checks are serialized; the monitor runs them, tests may too. The monitor is the
  * scheduler it is given, shut down by {@link #shutdown()}.
@@ -74,7 +75,7 @@ public final class ServerHealth {
   /** The last unusable-table reason logged (logged again only when it changes). */
   private String tableProblem;
 
-  /** Told of an unusable table found after start; by default readiness stays NOT_SERVING. */
+  /** Told of an unusable table found before the first check passed (a start check run late). */
   private volatile Consumer<UnusableTableException> unusableLater = e -> {};
 
   /**
@@ -134,9 +135,9 @@ public final class ServerHealth {
   }
 
   /**
-   * Runs {@code handler} (on the monitor's thread) when a check after start finds the table
-   * unusable, e.g. a region check that could not run at start and then fails; call before {@link
-   * #checkAtStart()}.
+   * Runs {@code handler} (on the monitor's thread) when a check after start, before any check
+   * passed, finds the table unusable, e.g. a region check that could not run at start and then
+   * fails; call before {@link #checkAtStart()}. Later findings turn readiness NOT_SERVING instead.
    */
   public void onUnusableLater(Consumer<UnusableTableException> handler) {
     this.unusableLater = handler;
@@ -220,11 +221,16 @@ public final class ServerHealth {
       // The database answers; the table is what stops this server: not an outage to alert on.
       if (!java.util.Objects.equals(e.getMessage(), tableProblem)) {
         tableProblem = e.getMessage();
-        log.warn("database unusable; readiness stays NOT_SERVING: {}", e.getMessage());
+        log.warn("database unusable; readiness is NOT_SERVING: {}", e.getMessage());
       }
       health.setStatus(DATABASE, ServingStatus.SERVING);
       allocator.databaseAnswered();
-      unusableLater.accept(e);
+      if (ready) {
+        // E.g. another server claimed the database for a region: takes are refused, so say so.
+        setReadiness(ServingStatus.NOT_SERVING);
+      } else {
+        unusableLater.accept(e);
+      }
       return;
     } catch (RuntimeException e) {
       failure = e;
@@ -248,10 +254,18 @@ public final class ServerHealth {
       }
     }
     health.setStatus(DATABASE, failure == null ? ServingStatus.SERVING : ServingStatus.NOT_SERVING);
-    if (failure == null && !ready) {
+    if (failure == null) {
+      if (tableProblem != null) {
+        log.info("database usable again: {} no longer holds", tableProblem);
+        tableProblem = null;
+      }
       ready = true;
-      health.setStatus("", ServingStatus.SERVING);
-      health.setStatus(LeafServiceGrpc.SERVICE_NAME, ServingStatus.SERVING);
+      setReadiness(ServingStatus.SERVING);
     }
+  }
+
+  private void setReadiness(ServingStatus status) {
+    health.setStatus("", status);
+    health.setStatus(LeafServiceGrpc.SERVICE_NAME, status);
   }
 }

@@ -85,6 +85,19 @@ public final class RegionalSegmentStore extends ForwardingSegmentStore {
     RegionCheck.recheck(region, regions);
   }
 
+  /**
+   * Pings the database and, once the start check passed, reads the region row again: the health
+   * monitor's periodic check turns readiness NOT_SERVING when another server claimed the database
+   * since (takes are refused by the {@link TakeFence} either way).
+   */
+  @Override
+  public void ping() {
+    delegate().ping();
+    if (verified) {
+      RegionCheck.recheck(region, regions);
+    }
+  }
+
   @Override
   public TagRecord createTag(String bizTag, long maxId, int step, String description) {
     verify();

@@ -8,7 +8,11 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.health.v1.HealthGrpc;
 import io.leaf.server.store.DataSources;
+import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.ServerNode;
 import io.leaf.server.testing.ServerProcess;
 import io.leaf.server.testing.TcpProxy;
@@ -19,6 +23,7 @@ import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextSnowflakeIdRequest;
 import io.leaf.v1.SnowflakeServiceGrpc;
 import java.net.URI;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,9 +37,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Server processes on MariaDB whose region changes under them: a server without {@code --region}
- * stops issuing once another server claims the database for region 1/2, and a server whose {@code
- * --region} contradicts a database that was down at its start never issues a snowflake ID and exits
- * 2 once the database answers.
+ * stops issuing, and turns NOT_SERVING, once another server claims the database for region 1/2, and
+ * a server whose {@code --region} contradicts a database that was down at its start never issues a
+ * snowflake ID and exits 2 once the database answers.
  */
 @Tag("slow")
 class LateRegionClaimProcessTest {
@@ -86,6 +91,11 @@ class LateRegionClaimProcessTest {
             0, outside, "IDs the server without --region issued outside region 1/2's" + " share");
         assertEquals(200, refused, "every NextId of the server without --region is refused");
         assertTrue(reason.contains("leaf_region") && reason.contains("--region 1/2"), reason);
+        // Readiness tells the truth too: the server can no longer issue IDs.
+        assertTrue(
+            Poll.until(() -> readiness(plain) == ServingStatus.NOT_SERVING, Duration.ofSeconds(15)),
+            "readiness of the server without --region: " + readiness(plain));
+        assertEquals(ServingStatus.SERVING, readiness(claimer), "region 1/2's server");
       } finally {
         plain.stop();
         claimer.stop();
@@ -163,6 +173,17 @@ class LateRegionClaimProcessTest {
         }
         server.close();
       }
+    }
+  }
+
+  private static ServingStatus readiness(ServerNode node) {
+    try {
+      return HealthGrpc.newBlockingStub(node.channel)
+          .withDeadlineAfter(5, TimeUnit.SECONDS)
+          .check(HealthCheckRequest.getDefaultInstance())
+          .getStatus();
+    } catch (StatusRuntimeException e) {
+      return ServingStatus.UNKNOWN;
     }
   }
 
