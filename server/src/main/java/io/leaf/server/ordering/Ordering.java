@@ -8,6 +8,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.leaf.server.config.OrderingConfig;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.logging.WarnLimiter;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.v1.FormattedId;
 import io.leaf.v1.LeafServiceGrpc;
@@ -42,6 +43,10 @@ public final class Ordering implements OrderedIds, AutoCloseable {
   private final Ticker ticker;
   private final AtomicLong forwarded = new AtomicLong();
   private volatile boolean schemaReady;
+
+  /** The tick's own failures repeat every third of the TTL while the database is down. */
+  private final WarnLimiter tickWarnings;
+
   private ScheduledFuture<?> ticking;
 
   /**
@@ -59,6 +64,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
       Function<String, ManagedChannel> connect) {
     this.store = store;
     this.ticker = ticker;
+    this.tickWarnings = new WarnLimiter(ticker, WarnLimiter.ONCE_A_MINUTE);
     this.executor = executor;
     // Orderings kept in memory (tests, benchmarks) are read inline: no I/O, and the first call
     // of a tag reaches the engine before its handler returns, as without orderings.
@@ -105,12 +111,19 @@ public final class Ordering implements OrderedIds, AutoCloseable {
         schemaReady = true;
       }
     } catch (RuntimeException e) {
-      log.warn("leaf_tag_lease cannot be created now: {}", e.getMessage());
+      warn("leaf_tag_lease cannot be created now: {}{}", e);
     }
     try {
       strict.tick();
     } catch (RuntimeException e) {
-      log.warn("tag leases: {}", e.getMessage());
+      warn("tag leases: {}{}", e);
+    }
+  }
+
+  private void warn(String format, RuntimeException e) {
+    long skipped = tickWarnings.acquire();
+    if (skipped >= 0) {
+      log.warn(format, e.getMessage(), WarnLimiter.heldBack(skipped));
     }
   }
 

@@ -2,6 +2,7 @@ package io.leaf.server.ordering;
 
 import com.google.common.base.Ticker;
 import io.grpc.Status;
+import io.leaf.server.logging.WarnLimiter;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -62,6 +63,11 @@ public final class StrictTags {
   private final Map<String, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
   private final AtomicLong acquisitions = new AtomicLong();
 
+  /** The table's failures repeat every third of the TTL while it is down: once a minute. */
+  private final WarnLimiter readWarnings;
+
+  private final WarnLimiter renewWarnings;
+
   /**
    * @param self this server's {@code --advertise-address}
    * @param evict drops what the engine holds for a tag (before a new term's first issue)
@@ -78,6 +84,8 @@ public final class StrictTags {
     this.ttl = ttl;
     this.validNanos = ttl.toNanos() - ttl.toNanos() / 5;
     this.ticker = ticker;
+    this.readWarnings = new WarnLimiter(ticker, WarnLimiter.ONCE_A_MINUTE);
+    this.renewWarnings = new WarnLimiter(ticker, WarnLimiter.ONCE_A_MINUTE);
     this.database = database;
     this.evict = evict;
   }
@@ -260,6 +268,7 @@ public final class StrictTags {
     try {
       if (store.renew(bizTag, self, epoch, ttl)) {
         own.renewed(epoch, sent, ticker.read());
+        renewWarnings.reset();
       } else {
         own.refused(epoch);
         log.warn(
@@ -269,7 +278,14 @@ public final class StrictTags {
       }
     } catch (RuntimeException ex) {
       // The fence runs out on its own if no renewal gets through.
-      log.warn("tag {}: owner lease renewal failed: {}", bizTag, ex.getMessage());
+      long skipped = renewWarnings.acquire();
+      if (skipped >= 0) {
+        log.warn(
+            "tag {}: owner lease renewal failed: {}{}",
+            bizTag,
+            ex.getMessage(),
+            WarnLimiter.heldBack(skipped));
+      }
     }
   }
 
@@ -288,8 +304,13 @@ public final class StrictTags {
     List<LeaseRow> rows;
     try {
       rows = store.readAll();
+      readWarnings.reset();
     } catch (RuntimeException ex) {
-      log.warn("reading leaf_tag_lease failed: {}", ex.getMessage());
+      long skipped = readWarnings.acquire();
+      if (skipped >= 0) {
+        log.warn(
+            "reading leaf_tag_lease failed: {}{}", ex.getMessage(), WarnLimiter.heldBack(skipped));
+      }
       return;
     }
     Map<String, LeaseRow> byTag = new HashMap<>();
