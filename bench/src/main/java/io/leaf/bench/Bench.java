@@ -152,6 +152,7 @@ public final class Bench {
       regionRow();
       ledgerRow();
       startupRow();
+      orderingRows();
     } finally {
       if (tempDir != null) {
         deleteTree(tempDir);
@@ -260,6 +261,9 @@ public final class Bench {
     }
     if (options.runs("startup")) {
       startupRow();
+    }
+    if (options.runs("ordering")) {
+      orderingRows();
     }
     String text =
         "# Leaf benchmark results ("
@@ -418,6 +422,16 @@ public final class Bench {
   }
 
   /** P10, on two H2 files in a directory of its own (whatever --db-url says: see RegionRows). */
+  /** O1–O3, on H2 files in a directory of their own. */
+  private void orderingRows() throws Exception {
+    Path dir = Files.createTempDirectory("leaf-bench-ordering");
+    try {
+      new OrderingRows(options, table).run(dir);
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
   private void regionRow() throws Exception {
     Path dir = Files.createTempDirectory("leaf-bench-regions");
     try {

@@ -64,7 +64,16 @@ public record BenchOptions(
 
   /** The parts {@code --only} can pick. */
   public static final List<String> PARTS =
-      List.of("latency", "cache", "bare", "formatted", "tokens", "regions", "ledger", "startup");
+      List.of(
+          "latency",
+          "cache",
+          "bare",
+          "formatted",
+          "tokens",
+          "regions",
+          "ledger",
+          "startup",
+          "ordering");
 
   public static final Path DEFAULT_OUT = Path.of("target", "bench", "results.md");
 
@@ -92,7 +101,8 @@ public record BenchOptions(
                      with a scoped token file vs without tokens, h2load), regions (P10:
                      NextId with --region vs without), ledger (P11: segment loads/s with
                      the ledger on vs off, on --db-url or H2), startup (P12: launch
-                     → SERVING, idle RSS and threads on an H2 file)
+                     → SERVING, idle RSS and threads on an H2 file), ordering (O1–O3:
+                     strict NextId at the owner and through another server, owner failover)
     """;
   }
 
