@@ -10,10 +10,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The fastest unary server grpc-java gives, for the bare-server row: Netty on loopback, the direct
- * executor, the health service only, logging off (with logback's default DEBUG, Netty's per-frame
- * logging alone would halve its rate). {@link IsolatedServer} starts it in a JVM of its own; it
- * prints {@code LISTENING <port>} once serving.
+ * The fastest unary server grpc-java gives, for the bare-server row; it prints {@code LISTENING
+ * <port>} once serving.
+ *
+ * <p>Netty on loopback, the direct executor, the health service only, logging off (with logback's
+ * default DEBUG, Netty's per-frame logging alone would halve its rate). {@link IsolatedServer}
+ * starts it in a JVM of its own.
  */
 public final class BareServer {
 

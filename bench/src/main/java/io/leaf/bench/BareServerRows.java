@@ -16,10 +16,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
 /**
- * The bare-server rows (P8): each Leaf RPC of {@link #RPCS} from h2load against Health/Check of
- * {@link BareServer}, the fastest unary server grpc-java gives, each alone in a JVM of its own, in
- * the same rounds with the order alternating: how close the server's calls come to the transport's
- * limit.
+ * The bare-server rows (P8): how close each Leaf RPC of {@link #RPCS} comes to the transport's
+ * limit, measured against Health/Check of {@link BareServer}.
+ *
+ * <p>Both sides are driven by h2load, each server alone in a JVM of its own, in the same rounds
+ * with the order alternating. {@link BareServer} is the fastest unary server grpc-java gives.
  */
 final class BareServerRows {
 

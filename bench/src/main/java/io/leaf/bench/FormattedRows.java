@@ -20,11 +20,13 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The formatted-ID rows (F1, F2): unary NextFormattedId ÷ NextId on the same server from h2load at
- * 8 and 64 connections, one call in flight each (plain format goal ≥ 0.9, opaque ≥ 0.8), and
- * NextFormattedIdBatch values/s ÷ unary NextFormattedId values/s (goal ≥ 100). The server is a
- * {@link StressServer} alone in its JVM with a {@code --format-key-file}; in each round the three
- * unary calls run in rotating order, so each ratio compares runs seconds apart.
+ * The formatted-ID rows (F1, F2): unary NextFormattedId ÷ NextId on the same server (plain format
+ * goal ≥ 0.9, opaque ≥ 0.8), and NextFormattedIdBatch values/s ÷ unary NextFormattedId values/s
+ * (goal ≥ 100).
+ *
+ * <p>The unary calls come from h2load at 8 and 64 connections, one call in flight each. The server
+ * is a {@link StressServer} alone in its JVM with a {@code --format-key-file}; in each round the
+ * three unary calls run in rotating order, so each ratio compares runs seconds apart.
  */
 final class FormattedRows {
 

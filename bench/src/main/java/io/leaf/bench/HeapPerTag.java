@@ -18,10 +18,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Heap one cached tag costs the server: loads N tags once each into a {@link SegmentAllocator} on
- * an {@link MemorySegmentStore}, with an {@link IdleTagSweeper} holding every buffer in its wheel
- * as the server's does, and divides the growth of the used heap (after full collections) by N. Run
- * in its own JVM so that nothing else allocates meanwhile.
+ * Heap one cached tag costs the server: the growth of the used heap (after full collections) over N
+ * tags loaded once each, divided by N.
+ *
+ * <p>The tags are loaded into a {@link SegmentAllocator} on a {@link MemorySegmentStore}, with an
+ * {@link IdleTagSweeper} holding every buffer in its wheel as the server's does. Run in its own JVM
+ * so that nothing else allocates meanwhile.
  *
  * <p>Each tag name is built afresh for its load, as a request would carry it, so the name the
  * server keeps counts; the store's rows are created before the first reading and do not.

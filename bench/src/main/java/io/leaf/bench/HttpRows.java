@@ -9,9 +9,11 @@ import java.util.Optional;
 
 /**
  * The HTTP row: Meituan Leaf's {@code GET /api/segment/get/{key}} from wrk against the same
- * server's gRPC NextId from h2load (both C clients, the same number of calls in flight), measured
- * in the same run with the order alternating; each figure the median of the rounds. Skipped with a
- * line when wrk is absent; without h2load the gRPC side is the JVM client's figure.
+ * server's gRPC NextId from h2load, each figure the median of the rounds.
+ *
+ * <p>Both are C clients with the same number of calls in flight, measured in the same run with the
+ * order alternating. Skipped with a line when wrk is absent; without h2load the gRPC side is the
+ * JVM client's figure.
  */
 final class HttpRows {
 

@@ -13,8 +13,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link StressServer} in a child JVM: its port, and its thread count and resident memory read
- * from {@code /proc} (Linux; -1 elsewhere). Its output is forwarded, indented; an {@code
- * OutOfMemoryError} in it is remembered. {@link #close()} kills it.
+ * from {@code /proc} (Linux; -1 elsewhere).
+ *
+ * <p>Its output is forwarded, indented; an {@code OutOfMemoryError} in it is remembered. {@link
+ * #close()} kills it.
  */
 final class IsolatedServer implements AutoCloseable {
 

@@ -16,11 +16,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * P11: segment loads per second with the ledger on (the take, its {@code leaf_ledger} record and
- * COMMIT) against the ledger off (the take as one autocommit statement), on the store itself:
- * {@link #THREADS} threads each taking segments of a tag of its own, as loader threads do, on
- * MariaDB when {@code --db-url} names one, else on an embedded H2 file. Each round's time is split
- * in slices in ABBA order; the ratio is the median of the per-round ratios.
+ * P11: segment loads per second with the ledger on against the ledger off, on the store itself; the
+ * ratio is the median of the per-round ratios.
+ *
+ * <p>With the ledger on a load is the take, its {@code leaf_ledger} record and COMMIT; off, the
+ * take as one autocommit statement. {@link #THREADS} threads each take segments of a tag of their
+ * own, as loader threads do, on MariaDB when {@code --db-url} names one, else on an embedded H2
+ * file. Each round's time is split in slices in ABBA order.
  */
 final class LedgerRows {
 

@@ -14,9 +14,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The regions row: unary NextId calls per second of a server started with {@code --region 1/2}
- * against the same server without it, each on an embedded H2 file of its own (a region's database
- * records its region, so the two cannot share one), measured in short slices of alternating order
- * within each round; the ratio is the median of the per-round ratios.
+ * against the same server without it; the ratio is the median of the per-round ratios.
+ *
+ * <p>Each server runs on an embedded H2 file of its own (a region's database records its region, so
+ * the two cannot share one), measured in short slices of alternating order within each round.
  */
 final class RegionRows {
 

@@ -9,7 +9,9 @@ import java.util.Map;
 /**
  * The snowflake rows: unary NextSnowflakeId ÷ Health/Check on the same server, channel and
  * concurrency (goal ≥ 0.9, like NextId's), and NextSnowflakeIdBatch IDs/s ÷ the layout's limit for
- * one worker, 4,096,000 IDs/s with 12 sequence bits (goal ≥ 0.9). The client is {@link
+ * one worker.
+ *
+ * <p>The limit is 4,096,000 IDs/s with 12 sequence bits (goal ≥ 0.9). The client is {@link
  * SnowflakeLoad} in a JVM of its own.
  */
 final class SnowflakeRows {

@@ -17,10 +17,12 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The scoped-token row (P9): unary NextId from h2load against a server alone in its JVM with a
- * token file (the caller's token scoped to a prefix, with a rate high enough never to refuse, among
- * a hundred other tokens) and against one without tokens, in the same rounds with the order
- * alternating: what the token check, the scope match and the rate bucket cost per call.
+ * The scoped-token row (P9): what the token check, the scope match and the rate bucket cost per
+ * call, unary NextId with a token file against without.
+ *
+ * <p>Both sides run from h2load against a server alone in its JVM, in the same rounds with the
+ * order alternating. With the token file, the caller's token is scoped to a prefix, with a rate
+ * high enough never to refuse, among a hundred other tokens.
  */
 final class TokenRows {
 

@@ -7,8 +7,9 @@ import java.util.concurrent.Executor;
 
 /**
  * Call credentials that send {@code authorization: Bearer <token>}, the header a Leaf server
- * started with {@code --admin-token} or {@code --client-token} checks. Send it over TLS only: the
- * token is a password. Thread-safe.
+ * started with {@code --admin-token} or {@code --client-token} checks; thread-safe.
+ *
+ * <p>Send it over TLS only: the token is a password.
  */
 public final class BearerToken extends CallCredentials {
 

@@ -5,10 +5,11 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * IDs of one business tag served from ranges reserved with ReserveIds: the caller owns every ID of
- * a range, so {@link #next()} is one atomic increment within the current range and one bounds
- * check. The next reservation is fetched in the background once a fraction (default 10%) of the
- * current one is used.
+ * IDs of one business tag served from ranges reserved with ReserveIds, so {@link #next()} is one
+ * atomic increment within the current range and one bounds check.
+ *
+ * <p>The caller owns every ID of a range. The next reservation is fetched in the background once a
+ * fraction (default 10%) of the current one is used.
  *
  * <p>{@link #next()} and {@link #nextRange} take a lock only to move to the next range, and wait
  * (bounded by the maximum wait) only when every reserved range is used up. Reservation sizes follow

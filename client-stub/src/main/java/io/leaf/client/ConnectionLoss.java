@@ -5,10 +5,11 @@ import java.io.IOException;
 import java.util.Locale;
 
 /**
- * Whether a status is the transport's report of a lost connection rather than a server's answer:
- * UNAVAILABLE, or the UNKNOWN that grpc-java's Netty transport gives a call whose connection was
- * closed or reset under it ("channel closed", a {@link java.nio.channels.ClosedChannelException} or
- * another {@link IOException} as its cause).
+ * Whether a status is the transport's report of a lost connection rather than a server's answer.
+ *
+ * <p>Such a status is UNAVAILABLE, or the UNKNOWN that grpc-java's Netty transport gives a call
+ * whose connection was closed or reset under it ("channel closed", a {@link
+ * java.nio.channels.ClosedChannelException} or another {@link IOException} as its cause).
  */
 final class ConnectionLoss {
 

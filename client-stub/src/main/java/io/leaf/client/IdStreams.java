@@ -12,9 +12,10 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Reads a server stream of ID chunks to its end and checks it held exactly the count asked for; a
- * failed stream is thrown as its gRPC {@link io.grpc.StatusRuntimeException} (for {@link Targets}
- * to fail over on and type), a stream that breaks the contract as an INTERNAL {@link
+ * Reads a server stream of ID chunks to its end and checks it held exactly the count asked for.
+ *
+ * <p>A failed stream is thrown as its gRPC {@link io.grpc.StatusRuntimeException} (for {@link
+ * Targets} to fail over on and type), a stream that breaks the contract as an INTERNAL {@link
  * LeafException}.
  */
 final class IdStreams {

@@ -15,14 +15,18 @@ import java.util.function.LongSupplier;
 
 /**
  * The servers a {@link LeafClient}'s calls go to, in order of preference, and which one each call
- * tries: the first not marked down. A call that finds a target UNAVAILABLE (refused, connection
- * lost, shutting down) or loses its connection to it ({@link ConnectionLoss}), or gets no answer
- * within the failover bound while another target remains, marks it down and moves on to the next
- * within the call's own deadline; a target marked down is preferred again once {@code retryAfter}
- * has passed on the clock, so calls move back to it when it has recovered (and mark it down again,
- * at the cost of one failover bound, when it has not). With one target a call is exactly one
- * attempt on it. Calls that must not move (they write a tag's definition) always go to the first
- * target. Every attempt carries the client's credentials, or a tag's own token ({@link TagTokens}).
+ * tries: the first not marked down.
+ *
+ * <p>A call that finds a target UNAVAILABLE (refused, connection lost, shutting down) or loses its
+ * connection to it ({@link ConnectionLoss}), or gets no answer within the failover bound while
+ * another target remains, marks it down and moves on to the next within the call's own deadline. A
+ * target marked down is preferred again once {@code retryAfter} has passed on the clock, so calls
+ * move back to it when it has recovered (and mark it down again, at the cost of one failover bound,
+ * when it has not).
+ *
+ * <p>With one target a call is exactly one attempt on it. Calls that must not move (they write a
+ * tag's definition) always go to the first target. Every attempt carries the client's credentials,
+ * or a tag's own token ({@link TagTokens}).
  *
  * <p>Thread-safe: the marks are an atomic array; calls never block on one another.
  */

@@ -12,10 +12,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * A MyBatis-Plus {@link IdentifierGenerator} handing each entity the next ID of its Leaf tag: the
- * tag mapped to the entity's class, else its table name ({@code @TableName} or MyBatis-Plus's table
- * info). IDs come from one {@link CachedIdGenerator} per tag, so an insert rarely waits for the
- * server; a rolled-back insert leaves a gap, never a repeat.
+ * A MyBatis-Plus {@link IdentifierGenerator} handing each entity the next ID of its Leaf tag; a
+ * rolled-back insert leaves a gap, never a repeat.
+ *
+ * <p>The tag is the one mapped to the entity's class, else its table name ({@code @TableName} or
+ * MyBatis-Plus's table info). IDs come from one {@link CachedIdGenerator} per tag, so an insert
+ * rarely waits for the server.
  */
 public final class LeafIdentifierGenerator implements IdentifierGenerator, AutoCloseable {
 

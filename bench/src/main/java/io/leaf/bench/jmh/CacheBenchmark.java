@@ -17,11 +17,13 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * A client-side ID cache against its floor and its reference, each shared by every benchmark thread
- * and each refilled in memory so only the cache is measured: {@link CachedIdGenerator#next()} on
- * ReserveIds answered by {@link InMemoryReserveService}, CosId's {@link SegmentChainId#generate()}
- * on its in-memory {@link IdSegmentDistributor.Atomic}, and {@link AtomicLong#incrementAndGet()}.
- * Both caches take blocks of {@value #BLOCK} IDs (the generator's largest reservation, which its
- * sizing reaches within the warm-up at these rates; CosId's step).
+ * and refilled in memory so only the cache is measured.
+ *
+ * <p>The three: {@link CachedIdGenerator#next()} on ReserveIds answered by {@link
+ * InMemoryReserveService}, CosId's {@link SegmentChainId#generate()} on its in-memory {@link
+ * IdSegmentDistributor.Atomic}, and {@link AtomicLong#incrementAndGet()}. Both caches take blocks
+ * of {@value #BLOCK} IDs (the generator's largest reservation, which its sizing reaches within the
+ * warm-up at these rates; CosId's step).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)

@@ -14,10 +14,11 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
  * UP while the Leaf server answers the standard {@code grpc.health.v1} Check of {@value #READINESS}
- * with SERVING (it can issue IDs), DOWN with the reason otherwise: the status it reports, or the
- * gRPC status of a check that failed (unreachable, timed out). The database's own health, which the
- * server reports separately, is a detail that does not change the status: buffered IDs keep flowing
- * through a database outage.
+ * with SERVING (it can issue IDs), DOWN with the reason otherwise.
+ *
+ * <p>The reason is the status it reports, or the gRPC status of a check that failed (unreachable,
+ * timed out). The database's own health, which the server reports separately, is a detail that does
+ * not change the status: buffered IDs keep flowing through a database outage.
  *
  * <p>Thread-safe; each {@link #health()} is one or two calls on the client's channel, each bounded
  * by {@code leaf.client.health-timeout}.

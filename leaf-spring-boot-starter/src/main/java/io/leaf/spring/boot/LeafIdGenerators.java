@@ -15,9 +15,11 @@ import java.util.function.BiConsumer;
 
 /**
  * The application's ID generators, one {@link CachedIdGenerator} per business tag, looked up with
- * {@link #get}: the tags under {@code leaf.client.generators} are built at start (their first
- * reservation is fetched at once), any other tag with the defaults when first asked for, up to
- * {@code leaf.client.max-generators} in all. {@link #close()} closes every generator.
+ * {@link #get}; {@link #close()} closes every generator.
+ *
+ * <p>The tags under {@code leaf.client.generators} are built at start (their first reservation is
+ * fetched at once), any other tag with the defaults when first asked for, up to {@code
+ * leaf.client.max-generators} in all.
  *
  * <p>Thread-safe. {@link #get} of an existing generator is one concurrent-map read; keep the
  * generator rather than look it up for every ID.

@@ -14,11 +14,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The Leaf integrations whose library is on the classpath: the Hibernate generators ({@code
- * leaf-hibernate}), MyBatis-Plus's {@code ASSIGN_ID} ({@code leaf-mybatis}) and the {@code LEAF}
- * ShardingSphere key generators ({@code leaf-shardingsphere}) draw from this context's client and
- * generators, and Boot's JSON mapper writes IDs past JavaScript's safe integers as strings ({@code
- * leaf-jackson}).
+ * The Leaf integrations whose library is on the classpath, drawing from this context's client and
+ * generators.
+ *
+ * <p>The Hibernate generators ({@code leaf-hibernate}), MyBatis-Plus's {@code ASSIGN_ID} ({@code
+ * leaf-mybatis}) and the {@code LEAF} ShardingSphere key generators ({@code leaf-shardingsphere})
+ * draw their IDs so, and Boot's JSON mapper writes IDs past JavaScript's safe integers as strings
+ * ({@code leaf-jackson}).
  */
 @AutoConfiguration(after = LeafClientAutoConfiguration.class)
 public class LeafIntegrationsAutoConfiguration {

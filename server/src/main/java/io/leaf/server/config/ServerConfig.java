@@ -13,10 +13,11 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The server's settings, one record per concern, read once from the flags of {@link Flags} ({@code
- * --name value} or {@code --name=value}), each falling back to its environment variable ({@code
- * LEAF_NAME}) and then to its default. Every value is checked here; an invalid one stops the server
- * with a one-line reason.
+ * The server's settings, one record per concern, read once from the flags of {@link Flags} and
+ * checked here: an invalid value stops the server with a one-line reason.
+ *
+ * <p>Each flag is given as {@code --name value} or {@code --name=value}, and falls back to its
+ * environment variable ({@code LEAF_NAME}) and then to its default.
  *
  * @param api the gRPC port, limits and database-call pool
  * @param database where the database is

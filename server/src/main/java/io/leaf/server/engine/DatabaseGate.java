@@ -3,9 +3,11 @@ package io.leaf.server.engine;
 import io.leaf.server.store.StoreUnavailableException;
 
 /**
- * What the server's own database check last saw: while it sees the database down, a call that would
+ * What the server's own database check last saw; while it sees the database down, a call that would
  * wait for a segment load (or a database call) fails at once instead of waiting out a connection
- * timeout — loads themselves still run, since a multi-host URL may reach another node; when it sees
+ * timeout.
+ *
+ * <p>Loads themselves still run, since a multi-host URL may reach another node; when the check sees
  * the database answer again, the allocator lets every tag that backs off load at once.
  *
  * <p>Nothing is known down until a check says so (engines without a check never are). Thread-safe.

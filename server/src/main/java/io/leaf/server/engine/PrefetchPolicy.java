@@ -3,9 +3,11 @@ package io.leaf.server.engine;
 /**
  * When to start another segment load of a tag: once the IDs it holds and has coming would run out
  * within {@code safety} times the recent load latency at the recent rate, with at most {@code
- * maxAhead} segments queued or loading beyond the current one. Leaf's own rule stays the floor: a
- * tag with nothing ahead loads once 10% of its current segment is used. Pure arithmetic: the caller
- * passes the measurements, taken with the engine's ticker.
+ * maxAhead} segments queued or loading beyond the current one.
+ *
+ * <p>Leaf's own rule stays the floor: a tag with nothing ahead loads once 10% of its current
+ * segment is used. Pure arithmetic: the caller passes the measurements, taken with the engine's
+ * ticker.
  *
  * <p>Example: 33,000 IDs/s, loads taking 5 ms and a safety of 3 want 495 IDs ahead; with step 100
  * that is the current segment's rest plus up to 5 more, loading side by side, which a single

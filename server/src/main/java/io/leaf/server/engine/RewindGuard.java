@@ -14,11 +14,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps every tag's IDs above the ones this server already took, even when the database goes back
  * in time (a restored backup, a lagging replica promoted after its primary confirmed commits it
- * never received): a range the store hands back that starts below the highest ID this server took
- * for the tag is logged as an ERROR naming the tag and both values, counted ({@link
- * EngineEvents#segmentRewound}), and only the part above is used; a range wholly below is followed
- * by one more write that moves {@code max_id} past it, so the database itself stops handing out the
- * overlap, to this server and to the others.
+ * never received).
+ *
+ * <p>A range the store hands back that starts below the highest ID this server took for the tag is
+ * logged as an ERROR naming the tag and both values, counted ({@link EngineEvents#segmentRewound}),
+ * and only the part above is used; a range wholly below is followed by one more write that moves
+ * {@code max_id} past it, so the database itself stops handing out the overlap, to this server and
+ * to the others.
  *
  * <p>Why a read before the write decides, not the highest value at the time of the reply: a write
  * that started after another's range was recorded can only get a higher range from a database that

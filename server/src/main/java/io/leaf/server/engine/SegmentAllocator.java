@@ -10,10 +10,13 @@ import java.util.concurrent.Executor;
 import java.util.function.Predicate;
 
 /**
- * Issues IDs of every tag from in-memory segments, loading the next segment of a tag in the
- * background once 10% of the current one is used (Leaf-segment's double buffer), and further ahead
- * when the tag's rate and load latency call for it ({@link PrefetchPolicy}). Never blocks: a call
- * that finds no ID buffered waits on the tag's pending load without holding a thread.
+ * Issues IDs of every tag from in-memory segments, loading each tag's next segments in the
+ * background before it runs out. Never blocks: a call that finds no ID buffered waits on the tag's
+ * pending load without holding a thread.
+ *
+ * <p>The next segment of a tag is loaded once 10% of the current one is used (Leaf-segment's double
+ * buffer), and further ahead when the tag's rate and load latency call for it ({@link
+ * PrefetchPolicy}).
  *
  * <p>Cost: {@link #tryNextId} is one map lookup, one ticker read and one {@code getAndAdd}, plus a
  * last-access write at most once per millisecond; no lock, no allocation, no database. The server

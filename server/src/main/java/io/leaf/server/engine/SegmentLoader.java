@@ -19,10 +19,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the segment loads of every tag, at most one per tag at a time, and installs what they bring:
- * the next segment, or the failure and its back-off, or, for a tag that holds no segment here (its
- * first load failed), its removal and a {@link MissingTags} entry. The calls waiting on a load are
- * woken when it ends.
+ * Runs the segment loads of every tag, at most one per tag at a time, and installs what they bring;
+ * the calls waiting on a load are woken when it ends.
+ *
+ * <p>A load brings the next segment, or the failure and its back-off, or, for a tag that holds no
+ * segment here (its first load failed), its removal and a {@link MissingTags} entry.
  *
  * <p>Two bounded budgets, so that tags this server is not serving cannot take the capacity of the
  * tags it is: loads of tags that hold a segment (preloads, reloads) run on {@link

@@ -5,11 +5,12 @@ import com.google.common.cache.CacheBuilder;
 
 /**
  * The largest dynamic step of the tags given one (a formatted tag's period rows, whose numbers a
- * fixed width bounds): a grown step above it is cut to it; tags without one grow to the engine's
- * {@code --max-step}. The row's own step (first loads, UpdateStep) is not cut: whoever sets a limit
- * creates the row with a step within it. A tag with a limit also loads one segment ahead at most
- * ({@link SegmentLoader}): loads side by side may finish out of order, and the lower segment is
- * then left unused, which a width-bounded row cannot afford.
+ * fixed width bounds): a grown step above it is cut to it.
+ *
+ * <p>Tags without a limit grow to the engine's {@code --max-step}. The row's own step (first loads,
+ * UpdateStep) is not cut: whoever sets a limit creates the row with a step within it. A tag with a
+ * limit also loads one segment ahead at most ({@link SegmentLoader}): loads side by side may finish
+ * out of order, and the lower segment is then left unused, which a width-bounded row cannot afford.
  *
  * <p>Bounded ({@value #CAPACITY} tags, least recently set go first: a forgotten limit is set again
  * by its owner's next call). Thread-safe; a lookup is one cache read.

@@ -8,10 +8,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The buffer of one tag: the segment IDs come from now, the segments loaded ahead in ascending
- * order, the loads in flight and the calls waiting on them, changed only through its event methods
- * ({@link #onLoadStarted}, {@link #onLoadFinished}, {@link #onLoaded}, {@link #onLoadFailed},
- * {@link #onSegmentDrained}, {@link #raiseFloor}).
+ * The buffer of one tag, changed only through its event methods: the segment IDs come from now, the
+ * segments loaded ahead in ascending order, the loads in flight and the calls waiting on them.
+ *
+ * <p>The event methods: {@link #onLoadStarted}, {@link #onLoadFinished}, {@link #onLoaded}, {@link
+ * #onLoadFailed}, {@link #onSegmentDrained}, {@link #raiseFloor}.
  *
  * <p>Thread-safety: the tag's stripe lock ({@link TagTable#lock}) guards every write and every
  * read, except four reads the request path makes without it: {@link #current()}, {@link

@@ -5,12 +5,14 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One call's registration on a tag's pending segment load. Completes normally when the load ends
- * (the caller tries again), exceptionally when the load failed, the call's deadline passed or the
- * allocator closed. {@link #cancel} drops it: it leaves the load's list and frees its slot.
+ * One call's registration on a tag's pending segment load, settled exactly once: normally when the
+ * load ends (the caller tries again), exceptionally when the load failed, the call's deadline
+ * passed or the allocator closed.
  *
- * <p>Thread-safe: it is settled exactly once, by whichever comes first of the load's end, its
- * deadline timer and a cancel; the others then do nothing.
+ * <p>{@link #cancel} drops it: it leaves the load's list and frees its slot.
+ *
+ * <p>Thread-safe: whichever comes first of the load's end, its deadline timer and a cancel settles
+ * it; the others then do nothing.
  */
 final class WaitingCall extends CompletableFuture<Void> {
 

@@ -10,9 +10,10 @@ import java.util.List;
 
 /**
  * An {@link IdPattern} with one date written in: {@link #render} returns exactly what {@code
- * pattern.render(date, shownSequence)} returns, writing only the sequence and the check per value,
- * because every value of a day shows the same date (in a stream of a million values, writing the
- * date each time was most of the work). Immutable and thread-safe.
+ * pattern.render(date, shownSequence)} returns. Immutable and thread-safe.
+ *
+ * <p>It writes only the sequence and the check per value, because every value of a day shows the
+ * same date (in a stream of a million values, writing the date each time was most of the work).
  */
 final class DatedPattern {
 

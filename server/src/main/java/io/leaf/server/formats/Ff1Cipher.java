@@ -11,8 +11,10 @@ import org.bouncycastle.crypto.util.RadixConverter;
 /**
  * FF1 format-preserving encryption (NIST SP 800-38G, AES) of numbers of exactly {@code width}
  * decimal digits: for each tweak, {@link #encrypt} is a bijection on {@code [0, 10^width)} and
- * {@link #decrypt} its inverse. FF1 is Bouncy Castle's {@code FPEFF1Engine}, over the JDK's AES
- * ({@link JdkAes}); this class only turns a {@code long} into digits and back.
+ * {@link #decrypt} its inverse.
+ *
+ * <p>FF1 is Bouncy Castle's {@code FPEFF1Engine}, over the JDK's AES ({@link JdkAes}); this class
+ * only turns a {@code long} into digits and back.
  *
  * <p>Opaque sequence fields use {@link #tweak(String, String)} of the tag and period, so the same
  * sequence looks unrelated in another tag or period while each period's numbers stay unique.

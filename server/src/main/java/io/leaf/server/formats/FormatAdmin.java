@@ -11,10 +11,12 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * Sets and reads tags' formats: a format is stored only when it cannot repeat its own numbers
- * ({@link FormatSpec}) and no value of it can equal one of any earlier format of the tag ({@link
- * FormatChanges}) — also before the tag's first number: another server may still serve an earlier
- * format, and issue its first numbers under it after this check.
+ * Sets and reads tags' formats, storing a format only when it cannot repeat its own numbers ({@link
+ * FormatSpec}) and no value of it can equal one of any earlier format of the tag ({@link
+ * FormatChanges}).
+ *
+ * <p>The second check holds also before the tag's first number: another server may still serve an
+ * earlier format, and issue its first numbers under it after this check.
  *
  * <p>Blocking (database I/O): call it on the database threads. Thread-safe; two changes racing on
  * one tag cannot both be stored ({@link io.leaf.server.formats.FormatVersionTakenException}).

@@ -8,12 +8,13 @@ import java.util.HexFormat;
 import org.bouncycastle.crypto.params.KeyParameter;
 
 /**
- * The AES key of opaque sequence fields, read from the text of {@code --format-key-file}: 32, 48 or
- * 64 hex digits (AES-128, -192 or -256), surrounding whitespace ignored, e.g. made by {@code
- * openssl rand -hex 32 > format.key}. Raw binary files are refused, so a key is never guessed from
- * an ambiguous length. The key never leaves this object: {@link #toString()} and every message show
- * only the {@link #fingerprint()}, which is safe to store with a format and to show. Immutable and
- * thread-safe.
+ * The AES key of opaque sequence fields, read from the text of {@code --format-key-file}; the key
+ * never leaves this object. Immutable and thread-safe.
+ *
+ * <p>The text is 32, 48 or 64 hex digits (AES-128, -192 or -256), surrounding whitespace ignored,
+ * e.g. made by {@code openssl rand -hex 32 > format.key}. Raw binary files are refused, so a key is
+ * never guessed from an ambiguous length. {@link #toString()} and every message show only the
+ * {@link #fingerprint()}, which is safe to store with a format and to show.
  */
 public final class FormatKey {
 

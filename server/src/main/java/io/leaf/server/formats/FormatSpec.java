@@ -8,16 +8,17 @@ import java.util.Objects;
 
 /**
  * A tag's format, validated: a pattern, a reset and the time zone of its dates and periods, such
- * that no two values of the format can be equal. A reset needs the pattern to show its whole period
- * in full: YEARLY needs {@code yyyy}, MONTHLY {@code yyyy} and {@code MM}, DAILY {@code yyyy},
- * {@code MM} and {@code dd}. Date fields finer than the reset are fine (a MONTHLY sequence may show
- * the day).
+ * that no two values of the format can be equal. Immutable.
+ *
+ * <p>A reset needs the pattern to show its whole period in full: YEARLY needs {@code yyyy}, MONTHLY
+ * {@code yyyy} and {@code MM}, DAILY {@code yyyy}, {@code MM} and {@code dd}. Date fields finer
+ * than the reset are fine (a MONTHLY sequence may show the day).
  *
  * <p>{@code yy} never counts as showing the year: a value showing {@code 26} would repeat in 2126,
  * and a value's period (the row its number came from, and the tweak of an opaque number) could not
  * be read back from it without guessing the century. Since a pattern shows the year once, {@code
  * yy} goes with a NEVER reset, where the date is decoration and the sequence alone keeps values
- * unique. Immutable.
+ * unique.
  */
 public record FormatSpec(IdPattern pattern, Reset reset, ZoneId zone) {
 

@@ -18,12 +18,14 @@ import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
- * Issues a tag's formatted numbers: the format's period of the wall clock's now picks the row
- * ({@code tag#key}), the engine takes the next number of that row, and the value is rendered with
- * that same now, so every value shows the date of the period its number came from. Uniqueness rests
- * on the rows alone (each number of a row is issued once, by the engine's usual guarantees), never
- * on the clock: a server whose clock is off issues from the row of the period it believes in, and
- * its values show that period.
+ * Issues a tag's formatted numbers, each from the row of the period the wall clock's now falls in
+ * and rendered with that same now. Uniqueness rests on the rows alone, never on the clock.
+ *
+ * <p>The format's period of now picks the row ({@code tag#key}), the engine takes the next number
+ * of that row, and the value is rendered with that same now, so every value shows the date of the
+ * period its number came from. Each number of a row is issued once, by the engine's usual
+ * guarantees: a server whose clock is off issues from the row of the period it believes in, and its
+ * values show that period.
  *
  * <p>Within {@link #PREPARE_AHEAD} of a period's end, the first call creates the next period's row
  * and loads its first segment, so the first numbers after the boundary need no database.

@@ -10,12 +10,14 @@ import org.bouncycastle.crypto.params.KeyParameter;
 
 /**
  * AES as a Bouncy Castle {@link BlockCipher}, each block computed by the JDK's {@code
- * AES/ECB/NoPadding}, which the JVM runs on the processor's AES instructions where it has them: the
- * same blocks as Bouncy Castle's table-based {@code AESEngine}, which made up about half of an FF1
+ * AES/ECB/NoPadding}. Not thread-safe: one per FF1 engine.
+ *
+ * <p>The JVM runs the JDK's AES on the processor's AES instructions where it has them: the same
+ * blocks as Bouncy Castle's table-based {@code AESEngine}, which made up about half of an FF1
  * encryption's time (FF1 encrypts two or more blocks in each of its ten rounds).
  *
  * <p>{@link #init} with the key it already holds (the same bytes) keeps the key schedule it has, as
- * FF1 re-initialises its block cipher for every number. Not thread-safe: one per FF1 engine.
+ * FF1 re-initialises its block cipher for every number.
  */
 final class JdkAes implements BlockCipher {
 

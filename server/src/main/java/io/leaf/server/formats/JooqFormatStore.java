@@ -18,10 +18,12 @@ import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
 
 /**
- * {@link FormatStore} on the {@code leaf_format} table ({@code sql/schema.sql}, PostgreSQL's in
- * {@code sql/schema-postgresql.sql}), created when missing: a version is one insert under the
- * primary key (tag, version), so two racing changes of one tag cannot both be stored. Needs SELECT
- * and INSERT on the table once it exists.
+ * {@link FormatStore} on the {@code leaf_format} table, created when missing: a version is one
+ * insert under the primary key (tag, version), so two racing changes of one tag cannot both be
+ * stored.
+ *
+ * <p>The table is defined in {@code sql/schema.sql}, PostgreSQL's in {@code
+ * sql/schema-postgresql.sql}. Needs SELECT and INSERT on the table once it exists.
  *
  * <p>Thread-safe; each method uses one pooled connection.
  */

@@ -7,9 +7,10 @@ import java.util.Optional;
 
 /**
  * One period of a {@link Reset} in a time zone: the instants {@code [start, end)} whose numbers
- * come from the database row keyed by {@link #key()}. For {@link Reset#NEVER} the period is all
- * time: key {@code ""}, start {@link Instant#MIN}, end {@link Instant#MAX}, and no next period.
- * Immutable.
+ * come from the database row keyed by {@link #key()}. Immutable.
+ *
+ * <p>For {@link Reset#NEVER} the period is all time: key {@code ""}, start {@link Instant#MIN}, end
+ * {@link Instant#MAX}, and no next period.
  *
  * @param key {@code ""}, yyyy, yyyyMM or yyyyMMdd; part of the row's key and of the opaque tweak
  * @param start the first instant of the period

@@ -2,9 +2,10 @@ package io.leaf.server.formats;
 
 /**
  * A formatted number refused because its period's row is missing while a later period already has
- * one: this server's clock is behind the one that created the later row (or the row was removed),
- * and creating it again would start its numbers at 1 once more. UNAVAILABLE: another server, or
- * this one once its clock is right, can serve the call.
+ * one (UNAVAILABLE: another server, or this one once its clock is right, can serve the call).
+ *
+ * <p>This server's clock is behind the one that created the later row (or the row was removed), and
+ * creating it again would start its numbers at 1 once more.
  */
 public final class PeriodBehindException extends RuntimeException {
 

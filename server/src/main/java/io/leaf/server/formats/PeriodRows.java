@@ -10,10 +10,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
- * The {@code leaf_alloc} rows that hold a formatted tag's numbers, one per period, named {@code
- * tag#key} ({@code tag#all} when the format never resets): each is created on first use by one
- * insert (a racing server's insert of the same row loses harmlessly), never by a timer, and then
- * served by the engine like any tag.
+ * The {@code leaf_alloc} rows that hold a formatted tag's numbers, one per period, each created on
+ * first use by one insert and then served by the engine like any tag.
+ *
+ * <p>The rows are named {@code tag#key} ({@code tag#all} when the format never resets). A racing
+ * server's insert of the same row loses harmlessly; no row is created by a timer.
  *
  * <p>A row is not created for a period earlier than one that already has a row: a server whose
  * clock is far behind must not bring back a period whose row was removed (its numbers would start

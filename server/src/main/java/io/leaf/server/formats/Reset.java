@@ -9,12 +9,14 @@ import java.time.format.DateTimeParseException;
 import java.time.format.ResolverStyle;
 
 /**
- * How often a formatted tag's sequence restarts at its first number: each period's numbers come
+ * How often a formatted tag's sequence restarts at its first number; each period's numbers come
  * from a database row of their own, keyed by the tag and {@link Period#key()}, so a restart needs
- * no timer. Periods are calendar days, months or years in the tag's time zone; {@link
- * #periodOf(Instant, ZoneId)} and {@link #periodOfKey(String, ZoneId)} are pure functions of their
- * arguments (no clock is read). The date shown in a value belongs to the instant that chose the
- * period, so a DAILY value always shows its row's day.
+ * no timer.
+ *
+ * <p>Periods are calendar days, months or years in the tag's time zone; {@link #periodOf(Instant,
+ * ZoneId)} and {@link #periodOfKey(String, ZoneId)} are pure functions of their arguments (no clock
+ * is read). The date shown in a value belongs to the instant that chose the period, so a DAILY
+ * value always shows its row's day.
  */
 public enum Reset {
 

@@ -1,10 +1,11 @@
 package io.leaf.server.formats;
 
 /**
- * The digits a {@code {seq}} field writes in its radix: decimal ({@code {seq:W}}), base 36 ({@code
- * {seq:W:base36}}, {@code 0-9A-Z}) or base 62 ({@code {seq:W:base62}}, {@code 0-9A-Za-z}); always
- * exactly W of them, zero-padded, so that values of one width sort in ASCII order as their
- * sequences do. Pure functions; thread-safe.
+ * The digits a {@code {seq}} field writes in its radix, always exactly W of them, zero-padded, so
+ * that values of one width sort in ASCII order as their sequences do. Pure functions; thread-safe.
+ *
+ * <p>The radixes: decimal ({@code {seq:W}}), base 36 ({@code {seq:W:base36}}, {@code 0-9A-Z}) or
+ * base 62 ({@code {seq:W:base62}}, {@code 0-9A-Za-z}).
  */
 final class SequenceDigits {
 

@@ -1,11 +1,12 @@
 package io.leaf.server.formats;
 
 /**
- * How a period row's IDs become the sequences formatted numbers show: {@link #IDENTITY} without
- * regions, region r's residues {@code r + 1 (mod n')} with them ({@link
- * io.leaf.server.region.Region}), so regions issuing from separate databases never show one number
- * twice within a period and every region's numbers stay small. Implementations are immutable and
- * increasing (a later ID never shows an earlier sequence).
+ * How a period row's IDs become the sequences formatted numbers show; implementations are immutable
+ * and increasing (a later ID never shows an earlier sequence).
+ *
+ * <p>{@link #IDENTITY} without regions, region r's residues {@code r + 1 (mod n')} with them
+ * ({@link io.leaf.server.region.Region}), so regions issuing from separate databases never show one
+ * number twice within a period and every region's numbers stay small.
  */
 public interface SequenceRule {
 

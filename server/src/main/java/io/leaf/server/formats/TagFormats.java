@@ -14,9 +14,11 @@ import java.util.concurrent.Executor;
 /**
  * The current format of each tag asked for, read from the {@link FormatStore} on the database
  * executor and read again in the background once {@link #REFRESH} old ({@link #ABSENT_REFRESH} for
- * a tag without one), so a format set on another server is served here within that time. Serving an
- * older format meanwhile is safe: a change is only stored when no value of the new format can equal
- * one of an earlier format.
+ * a tag without one).
+ *
+ * <p>So a format set on another server is served here within that time. Serving an older format
+ * meanwhile is safe: a change is only stored when no value of the new format can equal one of an
+ * earlier format.
  *
  * <p>A tag with no format is looked up too: if it does not exist at all, its entry fails with
  * {@link TagNotFoundException} instead (remembered for {@link #ABSENT_REFRESH} like an absent

@@ -16,11 +16,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One NextIdBatch (or NextSnowflakeIdBatch) call, streamed chunk by chunk as the transport becomes
- * ready: a reader that does not read holds at most the one chunk in flight, and IDs are taken only
- * for a chunk about to be sent. When the source has none at once (a tag ran dry, a snowflake
- * sequence is used up) the stream waits on the source's future without a thread and resumes from
- * its completion.
+ * One streaming batch call (NextIdBatch, NextFormattedIdBatch, NextSnowflakeIdBatch,
+ * NextUuidBatch), sent chunk by chunk as the transport becomes ready: a reader that does not read
+ * holds at most the one chunk in flight.
+ *
+ * <p>IDs are taken only for a chunk about to be sent. When the source has none at once (a tag ran
+ * dry, a snowflake sequence is used up) the stream waits on the source's future without a thread
+ * and resumes from its completion.
  *
  * <p>Threading: the events (the transport's onReady and cancel on a transport thread, the end of a
  * wait on a loader or timer thread) only enqueue; the work (taking IDs, building and sending

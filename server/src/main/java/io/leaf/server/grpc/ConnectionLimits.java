@@ -8,12 +8,11 @@ import java.util.concurrent.TimeUnit;
  * The limits of one client connection on the Netty server: at most {@code
  * --max-calls-per-connection} concurrent calls, and GOAWAY once it is older than {@code
  * --max-connection-age}, closed after {@code --max-connection-age-grace}.
- */
-/*
- * Why: a gRPC client keeps one HTTP/2 connection for its lifetime. Behind a Kubernetes ClusterIP
+ *
+ * <p>Why: a gRPC client keeps one HTTP/2 connection for its lifetime. Behind a Kubernetes ClusterIP
  * Service that connection is balanced once, when it is opened, so servers the autoscaler adds get
- * no traffic from clients already connected. grpc-java's Netty server does the work (it adds
- * ±10% jitter so clients do not reconnect together); this class only maps the flags onto it. Calls
+ * no traffic from clients already connected. grpc-java's Netty server does the work (it adds ±10%
+ * jitter so clients do not reconnect together); this class only maps the flags onto it. Calls
  * started after the GOAWAY go to a new connection.
  */
 public final class ConnectionLimits {

@@ -7,10 +7,12 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Where the RPCs that must talk to the database (CreateTag, UpdateStep, GetTag, ListTags, the
- * status read of InitCache, ReserveIds' dedicated write) run: a fixed number of threads and a
- * bounded queue, never a transport thread. A call that finds the queue full is refused at once with
- * RESOURCE_EXHAUSTED; one that arrives during shutdown with UNAVAILABLE.
+ * Where the RPCs that must talk to the database run: a fixed number of threads and a bounded queue,
+ * never a transport thread. A full queue refuses a call at once with RESOURCE_EXHAUSTED, shutdown
+ * with UNAVAILABLE.
+ *
+ * <p>The RPCs: CreateTag, UpdateStep, SetFormat, GetTag, WhoIssued, ListTags, the status read of
+ * InitCache and ReserveIds' dedicated write.
  *
  * <p>Runs on the executor it is given (the server's is {@code ServerThreads.databaseCalls}), whose
  * queue must hold {@code queue} calls and refuse more with a {@link RejectedExecutionException};

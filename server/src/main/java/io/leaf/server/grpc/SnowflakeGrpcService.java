@@ -28,9 +28,11 @@ import java.security.SecureRandom;
 
 /**
  * The gRPC face of snowflake IDs: every RPC answers inline on the transport's thread (an ID is a
- * lock and two clock reads), except NextSnowflakeIdBatch, which streams through the same {@link
- * BatchStream}, limits ({@code --max-batch}, {@code chunk_size}) and {@code --max-streams} slots as
- * NextIdBatch; the UUID RPCs are {@link UuidCalls}'.
+ * lock and two clock reads), except NextSnowflakeIdBatch, which streams.
+ *
+ * <p>The stream goes through the same {@link BatchStream}, limits ({@code --max-batch}, {@code
+ * chunk_size}) and {@code --max-streams} slots as NextIdBatch; the UUID RPCs are {@link
+ * UuidCalls}'.
  */
 public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeServiceImplBase {
 

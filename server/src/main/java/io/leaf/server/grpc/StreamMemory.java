@@ -11,12 +11,15 @@ import java.util.function.BiFunction;
 import java.util.function.IntConsumer;
 
 /**
- * The memory every open NextIdBatch stream's chunk in flight may hold together, counted in IDs: a
- * stream asks before it takes a chunk's IDs and gives them back once the transport took the chunk
- * (the call is ready again) or the stream ended. A stream that finds the budget short gets a
- * smaller chunk (chunk_size is a maximum), and one that finds it spent waits, without a thread,
- * until another stream gives some back — so unread streams can never hold more than the budget,
- * whatever their number and chunk size.
+ * The memory the chunks in flight of every open batch stream may hold together ({@code
+ * --max-stream-memory}), so unread streams can never hold more than the budget, whatever their
+ * number and chunk size.
+ *
+ * <p>It is counted in units of {@link #BYTES_PER_ID} bytes (one per ID): a stream asks before it
+ * takes a chunk's IDs and gives them back once the transport took the chunk (the call is ready
+ * again) or the stream ended. A stream that finds the budget short gets a smaller chunk (chunk_size
+ * is a maximum), and one that finds it spent waits, without a thread, until another stream gives
+ * some back, at most the maximum wait, after which it is refused.
  *
  * <p>Cost: one short synchronized section per chunk. Thread-safe.
  */

@@ -16,12 +16,13 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * Meituan Leaf's HTTP API: {@code /api/segment/get/{biz_tag}} and {@code /api/snowflake/get/{key}}
- * answer the ID as the whole body in {@code text/plain}, as Meituan Leaf's server does, so its
- * clients switch by changing the address; {@code /api/formatted/get/{biz_tag}} answers a tag's next
- * formatted number ({@code NextFormattedId}) the same way. Errors are HTTP statuses with a one-line
- * reason ({@link HttpStatusMapping}). Like Meituan's, any method is accepted that a client may send
- * (GET, POST).
+ * Meituan Leaf's HTTP API, the ID as the whole body in {@code text/plain} as Meituan Leaf's server
+ * answers it, so its clients switch by changing the address.
+ *
+ * <p>{@code /api/segment/get/{biz_tag}} and {@code /api/snowflake/get/{key}} answer as Meituan's
+ * do; {@code /api/formatted/get/{biz_tag}} answers a tag's next formatted number ({@code
+ * NextFormattedId}) the same way. Errors are HTTP statuses with a one-line reason ({@link
+ * HttpStatusMapping}). Like Meituan's, any method is accepted that a client may send (GET, POST).
  *
  * <p>Non-blocking: a tag with IDs buffered is answered on the connection's thread; one without
  * waits on the tag's pending load with no thread, bounded by {@code --max-wait} and {@code

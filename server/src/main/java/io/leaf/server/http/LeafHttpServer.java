@@ -23,10 +23,11 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * One HTTP/1.1 server port (Netty): keep-alive, at most {@code maxConnections} connections, a read
- * timeout per request and an idle timeout per connection, bounded request lines, headers and
- * bodies, and routes that answer without parking a thread. A stalled or slow client costs one
- * connection slot until its timeout, never a thread.
+ * One HTTP/1.1 server port (Netty) whose routes answer without parking a thread: a stalled or slow
+ * client costs one connection slot until its timeout, never a thread.
+ *
+ * <p>It keeps connections alive, holds at most {@code maxConnections} of them, and bounds each
+ * request's read time, each connection's idle time, and request lines, headers and bodies.
  *
  * <p>Threads: one acceptor and {@value #WORKERS} event-loop threads of its own, made by the thread
  * factories it is given and stopped by {@link #close()}. Thread-safe.

@@ -9,11 +9,13 @@ import java.util.Set;
 import java.util.function.BiConsumer;
 
 /**
- * {@code GET /api/ledger/{biz_tag}/{id}}: WhoIssued over HTTP, the record as JSON ({@code start},
- * {@code end}, {@code server}, {@code time_ms}, {@code kind}); 404 when no record holds the ID. The
- * token rule is WhoIssued's: role {@code issue} with the tag in scope, no IDs taken. The read runs
- * where the gRPC call's does (the database-call threads, with its timeout); the connection's thread
- * never waits. Thread-safe.
+ * {@code GET /api/ledger/{biz_tag}/{id}}: WhoIssued over HTTP, the record as JSON, or 404 when no
+ * record holds the ID.
+ *
+ * <p>The record's fields are {@code start}, {@code end}, {@code server}, {@code time_ms} and {@code
+ * kind}. The token rule is WhoIssued's: role {@code issue} with the tag in scope, no IDs taken. The
+ * read runs where the gRPC call's does (the database-call threads, with its timeout); the
+ * connection's thread never waits. Thread-safe.
  */
 public final class LedgerEndpoint {
 

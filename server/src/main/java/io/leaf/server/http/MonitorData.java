@@ -19,12 +19,13 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
- * What the monitor page shows, read from the engine when asked: the tags this server holds (at most
- * {@value #MAX_TAGS}), their segments, effective step, IDs per second (from the cursor's move since
- * the previous look, at least a second ago), the last load; the formatted tags among them (pattern,
- * current period, numbers left in the width), with each period row ({@code tag#key}, an ordinary
- * tag to the engine) marked as the row of its formatted tag; the database's state; the limits with
- * their use and refusals; the worker lease. Read-only and without secrets.
+ * What the monitor page shows, read from the engine when asked; read-only and without secrets.
+ *
+ * <p>It holds the tags this server holds (at most {@value #MAX_TAGS}), their segments, effective
+ * step, IDs per second (from the cursor's move since the previous look, at least a second ago), the
+ * last load; the formatted tags among them (pattern, current period, numbers left in the width),
+ * with each period row ({@code tag#key}, an ordinary tag to the engine) marked as the row of its
+ * formatted tag; the database's state; the limits with their use and refusals; the worker lease.
  *
  * <p>Thread-safe: {@link #snapshot} is synchronized (it keeps one rate sample per shown tag).
  */

@@ -15,12 +15,15 @@ import java.util.regex.Pattern;
 
 /**
  * The monitor: {@code GET /} a page rendered on the server, whose script refreshes it from {@code
- * GET /api/monitor.json} every two seconds. No external asset, no build step; works offline. Every
- * value is escaped (HTML on the server, {@code textContent} in the script), so a tag named {@code
- * <script>} is shown, never run, and a format character in it (a bidi control such as U+202E) is
- * shown as its code, never applied; the page's placeholders are filled in one pass, so a value
- * holding {@code {{tags}}} (a pattern may) stays text. The page's Content-Security-Policy allows
- * its own script and style by their hashes, nothing inline besides.
+ * GET /api/monitor.json} every two seconds; every value is escaped, so it is shown as text and
+ * never run.
+ *
+ * <p>No external asset, no build step; works offline. Values are escaped as HTML on the server and
+ * set as {@code textContent} in the script, so a tag named {@code <script>} is shown, never run,
+ * and a format character in it (a bidi control such as U+202E) is shown as its code, never applied;
+ * the page's placeholders are filled in one pass, so a value holding {@code {{tags}}} (a pattern
+ * may) stays text. The page's Content-Security-Policy allows its own script and style by their
+ * hashes, nothing inline besides.
  *
  * <p>Formatted tags have a table of their own (pattern, current period, numbers left in the width),
  * and each period row in the tags table ({@code order#20261126}) names the formatted tag and period

@@ -22,12 +22,13 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Turns a request the server will not serve into a {@link Refusal}, which the request handler
- * answers in its turn (after the requests before it) and then closes the connection: what the HTTP
- * codec could not decode (a line or headers over their bound, garbage), a version other than
- * HTTP/1.0 and 1.1 (505; the HTTP/2 preface {@code PRI *} is one), an expectation other than {@code
- * 100-continue} (417) and a declared body over {@link HttpConfig#MAX_BODY_BYTES} (413). After a
- * refusal the rest of the connection's input is dropped: the codec cannot tell where the next
- * request starts, or the client speaks something else.
+ * answers in its turn (after the requests before it) and then closes the connection.
+ *
+ * <p>Refused are: what the HTTP codec could not decode (a line or headers over their bound,
+ * garbage), a version other than HTTP/1.0 and 1.1 (505; the HTTP/2 preface {@code PRI *} is one),
+ * an expectation other than {@code 100-continue} (417) and a declared body over {@link
+ * HttpConfig#MAX_BODY_BYTES} (413). After a refusal the rest of the connection's input is dropped:
+ * the codec cannot tell where the next request starts, or the client speaks something else.
  *
  * <p>Sits right after the codec, before the aggregator (which would answer an expectation itself,
  * out of turn). Confined to the connection's event loop.

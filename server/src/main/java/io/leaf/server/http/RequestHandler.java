@@ -14,13 +14,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Hands each decoded request of one connection to the routes and writes its answer, one request at
- * a time, so answers keep the order of pipelined requests. While a request is answered the
- * connection keeps reading: a client that hangs up is seen at once (its call is cancelled and the
- * wait it held dropped), and requests it pipelines wait here, at most {@value #MAX_PIPELINED}
- * holding at most {@value #MAX_PIPELINED_BYTES} bytes (what one read brought before). One more is
- * refused: the requests before it are answered in order, then it is answered 429 and the connection
- * closed. A {@link Refusal} from the handlers before (a malformed or unserved request) is answered
- * the same way, in its turn. After a refusal the input is dropped.
+ * a time, so answers keep the order of pipelined requests.
+ *
+ * <p>While a request is answered the connection keeps reading: a client that hangs up is seen at
+ * once (its call is cancelled and the wait it held dropped), and requests it pipelines wait here,
+ * at most {@value #MAX_PIPELINED} holding at most {@value #MAX_PIPELINED_BYTES} bytes (what one
+ * read brought before). One more is refused: the requests before it are answered in order, then it
+ * is answered 429 and the connection closed. A {@link Refusal} from the handlers before (a
+ * malformed or unserved request) is answered the same way, in its turn. After a refusal the input
+ * is dropped.
  *
  * <p>Confined to the connection's event loop, except {@link HttpCall}'s answer, which may come from
  * any thread (Netty moves the write to the event loop).

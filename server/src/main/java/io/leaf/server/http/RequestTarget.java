@@ -6,11 +6,13 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The path of a request target as RFC 9112 (3.2) defines the forms: origin form ({@code /api/…?q})
- * and absolute form ({@code http://host:port/api/…}, whose path is taken and whose authority is
- * ignored), without the query. Bytes past ASCII are read as UTF-8, so a path holding {@code 订单}
- * unescaped is {@code 订单}; invalid UTF-8 is refused. Any other form (asterisk, authority) is
- * returned as it is and matches no route.
+ * The path of a request target in the origin or absolute form of RFC 9112 (3.2), without the query;
+ * any other form is returned as it is and matches no route.
+ *
+ * <p>Origin form is {@code /api/…?q}; absolute form is {@code http://host:port/api/…}, whose path
+ * is taken and whose authority is ignored; the other forms are asterisk and authority. Bytes past
+ * ASCII are read as UTF-8, so a path holding {@code 订单} unescaped is {@code 订单}; invalid UTF-8 is
+ * refused.
  */
 final class RequestTarget {
 

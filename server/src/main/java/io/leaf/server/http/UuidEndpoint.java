@@ -9,9 +9,11 @@ import java.util.function.Supplier;
 
 /**
  * {@code GET /api/uuid/get}: the server's next version 7 UUID as the whole body ({@code
- * text/plain}, canonical lower case), answered on the connection's thread (a UUID is a lock, two
- * clock reads and 16 random bytes). The token rule is NextUuid's: role {@code issue}, one ID of no
- * tag. Errors as the other ID routes' ({@link HttpStatusMapping}: no lease → 503). Thread-safe.
+ * text/plain}, canonical lower case), answered on the connection's thread. Thread-safe.
+ *
+ * <p>A UUID is a lock, two clock reads and 16 random bytes. The token rule is NextUuid's: role
+ * {@code issue}, one ID of no tag. Errors as the other ID routes' ({@link HttpStatusMapping}: no
+ * lease → 503).
  */
 public final class UuidEndpoint {
 

@@ -16,10 +16,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Hands the unissued rest of each tag back to the database at a graceful stop, once the engine is
- * frozen ({@code SegmentAllocator#freeze}): one conditional write per tag ({@link
- * Ledger#handBack}), run one after another on the database executor, within a time budget; a tag
- * not handed back (another server took a segment since, a reservation moved {@code max_id}, a
- * failure, no time left) keeps its gap, as after kill -9.
+ * frozen ({@code SegmentAllocator#freeze}); a tag not handed back keeps its gap, as after kill -9.
+ *
+ * <p>Each tag is one conditional write ({@link Ledger#handBack}), run one after another on the
+ * database executor, within a time budget. A tag is not handed back when another server took a
+ * segment since, a reservation moved {@code max_id}, a write failed or no time is left.
  *
  * <p>Why it is safe: the runs were read after every segment was sealed, so none of their IDs left
  * this server; the write changes {@code max_id} only if it still ends the run, so no other server

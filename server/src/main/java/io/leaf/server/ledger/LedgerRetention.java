@@ -10,10 +10,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the ledger to {@code --ledger-retention}: every {@link #PERIOD} on a scheduler of its own
- * (never a request's thread), deletes the records older than the retention in statements of at most
- * {@link #BATCH} rows, repeated until one deletes fewer, and at most {@link #MAX_BATCHES} per round
- * so a first round on a large backlog cannot hold a connection for long.
+ * Keeps the ledger to {@code --ledger-retention}: every {@link #PERIOD}, on a scheduler of its own
+ * (never a request's thread), deletes the records older than the retention.
+ *
+ * <p>It deletes in statements of at most {@link #BATCH} rows, repeated until one deletes fewer, and
+ * at most {@link #MAX_BATCHES} per round so a first round on a large backlog cannot hold a
+ * connection for long.
  *
  * <p>The cutoff reads the wall clock: a clock that jumps only makes records live longer or shorter,
  * never changes an ID. Thread-safe; the scheduler's owner shuts it down.

@@ -5,10 +5,12 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
- * IDs per token ({@code leaf.token.ids}, tags {@code token} = the token's NAME and {@code outcome}
- * = {@code granted} or {@code refused}): what each caller took and what its scope or its rate
- * refused. One series pair per token of the token file (bounded by its size); both exist from the
- * moment the token is read, at zero. Cost per call: one counter add.
+ * IDs per token ({@code leaf.token.ids}): what each caller took and what its scope or its rate
+ * refused. Cost per call: one counter add.
+ *
+ * <p>Tags: {@code token} is the token's NAME and {@code outcome} is {@code granted} or {@code
+ * refused}. One series pair per token of the token file (bounded by its size); both exist from the
+ * moment the token is read, at zero.
  */
 final class TokenCounters implements TokenMeters {
 

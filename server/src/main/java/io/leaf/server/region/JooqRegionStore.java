@@ -18,11 +18,13 @@ import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
 /**
- * {@link RegionStore} on the {@code leaf_region} table ({@code sql/schema.sql}): whether the table
- * exists is read from the JDBC metadata (on MySQL/MariaDB, which list only tables the user holds a
- * grant on, from the SELECT's answer), and a table that cannot be read is a {@link
- * RegionUnreadableException}; {@link #claim} creates it when missing and inserts row 1 under its
- * primary key, so of two servers racing to set a fresh database up, one row wins and both read it.
+ * {@link RegionStore} on the {@code leaf_region} table ({@code sql/schema.sql}): of two servers
+ * racing to set a fresh database up, one row wins and both read it.
+ *
+ * <p>Whether the table exists is read from the JDBC metadata (on MySQL/MariaDB, which list only
+ * tables the user holds a grant on, from the SELECT's answer), and a table that cannot be read is a
+ * {@link RegionUnreadableException}; {@link #claim} creates it when missing and inserts row 1 under
+ * its primary key.
  *
  * <p>Thread-safe; each method uses one pooled connection.
  */

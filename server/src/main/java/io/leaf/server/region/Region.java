@@ -6,14 +6,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Which share of the ID space a server's database issues ({@code --region r/n}): region {@code r}
- * of {@code n} owns the segment IDs {@code [r·2^63/n', (r+1)·2^63/n' − 1)} — the region in the high
- * bits, {@code n'} the least power of two not below {@code n} — and the formatted numbers {@code ≡
- * r + 1 (mod n')}; {@link #NONE} is a server without regions (the whole space). Its database stores
- * local values (region 0's equal the IDs, so an existing table becomes region 0 unchanged); {@link
- * #toId} adds the share's base.
+ * Which share of the ID space a server's database issues ({@code --region r/n}); {@link #NONE} is a
+ * server without regions (the whole space). Immutable; every method is a few arithmetic operations.
  *
- * <p>Immutable; every method is a few arithmetic operations.
+ * <p>Region {@code r} of {@code n} owns the segment IDs {@code [r·2^63/n', (r+1)·2^63/n' − 1)} —
+ * the region in the high bits, {@code n'} the least power of two not below {@code n} — and the
+ * formatted numbers {@code ≡ r + 1 (mod n')}. Its database stores local values (region 0's equal
+ * the IDs, so an existing table becomes region 0 unchanged); {@link #toId} adds the share's base.
  */
 public final class Region implements SequenceRule {
 

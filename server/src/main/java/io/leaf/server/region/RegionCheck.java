@@ -7,9 +7,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Compares a server's {@code --region} with the region its database records, and records it in a
- * database that has none yet: a fresh one (no {@code leaf_alloc} row), or, for region 0 only, a
- * table that issued without regions (region 0's IDs are its local values, so nothing issued before
- * can come back). Every contradiction is a {@link RegionMismatchException} with a one-line reason.
+ * database that has none yet; every contradiction is a {@link RegionMismatchException} with a
+ * one-line reason.
+ *
+ * <p>A database without a region is recorded when it is fresh (no {@code leaf_alloc} row), or, for
+ * region 0 only, when its table issued without regions (region 0's IDs are its local values, so
+ * nothing issued before can come back).
  *
  * <p>Stateless; each check is a few reads and at most one insert.
  */

@@ -11,11 +11,13 @@ import java.util.Optional;
 
 /**
  * The {@link SegmentStore} a server of a {@link Region} serves from: the database's local values
- * shifted into the region's share, so every way an ID leaves (NextId, NextIdBatch, ReserveIds' own
- * write, InitCache, formatted numbers' rows) and every {@code max_id} shown (GetTag, ListTags,
- * CreateTag) is an ID of the share. Nothing is issued before {@link #verify} has found this
- * server's region to be its database's: a server that could not check at start (the database was
- * down) checks on its first call that reaches the database.
+ * shifted into the region's share, and nothing issued before {@link #verify} has found this
+ * server's region to be its database's.
+ *
+ * <p>So every way an ID leaves (NextId, NextIdBatch, ReserveIds' own write, InitCache, formatted
+ * numbers' rows) and every {@code max_id} shown (GetTag, ListTags, CreateTag) is an ID of the
+ * share. A server that could not check at start (the database was down) checks on its first call
+ * that reaches the database.
  *
  * <p>A segment whose end would pass the share's last integer fails with {@link IdOverflowException}
  * (OUT_OF_RANGE) naming the region; nothing of it is issued. Cost: one volatile read and two

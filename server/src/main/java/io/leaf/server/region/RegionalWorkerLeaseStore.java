@@ -7,11 +7,13 @@ import java.util.Optional;
 
 /**
  * The {@link WorkerLeaseStore} a server's snowflake side leases from: no worker ID is claimed or
- * renewed before the server's region check ({@link RegionalSegmentStore#verify}) has passed, and
- * each claim and renewal reads the database's region row again ({@link
+ * renewed before the server's region check ({@link RegionalSegmentStore#verify}) has passed.
+ * Thread-safe.
+ *
+ * <p>Each claim and renewal reads the database's region row again ({@link
  * RegionalSegmentStore#recheck}), so a server whose {@code --region} contradicts its database never
  * claims a worker ID there, even when the database was down at start, and one whose row changed
- * later stops renewing: its lease lapses within its TTL and it stops issuing. Thread-safe.
+ * later stops renewing: its lease lapses within its TTL and it stops issuing.
  */
 public final class RegionalWorkerLeaseStore implements WorkerLeaseStore {
 

@@ -4,22 +4,24 @@ import io.leaf.v1.IdBatch;
 import io.leaf.v1.NextIdResponse;
 
 /**
- * The values of a SCATTERED tag: each segment value with its 63 low bits reversed, a bijection of
- * the non-negative {@code long}s onto themselves, so distinct segment values stay distinct (unique
- * by construction) while consecutive ones land far apart. The mapping is its own inverse. Pure
- * functions; thread-safe.
- */
-/*
- * Why bit reversal: increasing keys put every insert on the last range of a range-partitioned
- * table (TiDB, CockroachDB, Spanner); reversing the bits puts the fastest-changing bit of the
- * sequence at the top, so consecutive IDs alternate between the two halves of the key space, then
- * quarters, and so on (Spanner's bit_reversed_positive sequences do the same). The cost: no order
- * at all, and IDs are as long as the key space (sequence 1 is 2^62).
+ * The values of a SCATTERED tag: each segment value with its 63 low bits reversed, so distinct
+ * segment values stay distinct while consecutive ones land far apart. Pure functions; thread-safe.
  *
- * Sequence 0 maps to 0; segments start at max_id, which is at least 1, so a tag's IDs are
- * positive.
+ * <p>The mapping is a bijection of the non-negative {@code long}s onto themselves (unique by
+ * construction), and its own inverse.
  */
 public final class ScatteredIds {
+
+  /*
+   * Why bit reversal: increasing keys put every insert on the last range of a range-partitioned
+   * table (TiDB, CockroachDB, Spanner); reversing the bits puts the fastest-changing bit of the
+   * sequence at the top, so consecutive IDs alternate between the two halves of the key space, then
+   * quarters, and so on (Spanner's bit_reversed_positive sequences do the same). The cost: no order
+   * at all, and IDs are as long as the key space (sequence 1 is 2^62).
+   *
+   * Sequence 0 maps to 0; segments start at max_id, which is at least 1, so a tag's IDs are
+   * positive.
+   */
 
   private ScatteredIds() {}
 

@@ -24,11 +24,13 @@ import java.util.function.ToLongFunction;
 
 /**
  * What each LeafService and SnowflakeService RPC needs of a token: its role, the tag it names
- * (scope) and the IDs it takes (rate). ID calls need {@code issue} (formatted ones too), ReserveIds
- * {@code reserve}, CreateTag, UpdateStep and SetFormat {@code admin}. WhoIssued, like GetTag, needs
- * {@code issue} with the tag in scope. ListTags needs {@code issue} and lists only the tags in
- * scope; snowflake RPCs name no tag and need {@code issue} of any scope. An RPC missing from this
- * table needs {@code admin}, its {@code biz_tag} checked against the scope.
+ * (scope) and the IDs it takes (rate).
+ *
+ * <p>ID calls need {@code issue} (formatted ones too), ReserveIds {@code reserve}, CreateTag,
+ * UpdateStep and SetFormat {@code admin}. WhoIssued, like GetTag, needs {@code issue} with the tag
+ * in scope. ListTags needs {@code issue} and lists only the tags in scope; snowflake RPCs name no
+ * tag and need {@code issue} of any scope. An RPC missing from this table needs {@code admin}, its
+ * {@code biz_tag} checked against the scope.
  */
 final class CallRules {
 

@@ -4,10 +4,11 @@ import com.google.common.base.Ticker;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One token's rate limit: a token bucket counted in IDs, kept as its theoretical arrival time (the
- * generic cell rate algorithm), so a take is one compare-and-set of one {@code long}, with no lock,
- * no allocation and no timer thread. It refills at {@link IdRate#perSecond} and holds at most
- * {@link IdRate#burst}; it starts full. Thread-safe.
+ * One token's rate limit: a token bucket counted in IDs that refills at {@link IdRate#perSecond},
+ * holds at most {@link IdRate#burst} and starts full. Thread-safe.
+ *
+ * <p>It is kept as its theoretical arrival time (the generic cell rate algorithm), so a take is one
+ * compare-and-set of one {@code long}, with no lock, no allocation and no timer thread.
  *
  * <p>Time comes from the injected {@link Ticker}, so tests move it by hand.
  */

@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The server's TLS credentials from PEM files, re-read every {@code tlsRefresh} when a file
  * changed, so that rotated files (a renewed certificate, a re-mounted Secret) serve new connections
- * without a restart. With a client CA, every client must present a certificate that chains to it
- * (mutual TLS). Built on grpc-java's advanced TLS key and trust managers.
+ * without a restart.
+ *
+ * <p>With a client CA, every client must present a certificate that chains to it (mutual TLS).
+ * Built on grpc-java's advanced TLS key and trust managers.
  *
  * <p>The refresh is done here rather than by those managers' own file watching, which (in grpc-java
  * 1.68) runs at most once a minute and only when both key and certificate changed; a renewal that

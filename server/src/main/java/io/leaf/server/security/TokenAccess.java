@@ -4,10 +4,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The one rule every transport applies to a call: who the caller is ({@link #admit}: the token is
- * known and its role grants the call) and whether it may take what it asks ({@link #allow}: the tag
- * is in its scope and its rate holds the IDs). gRPC ({@link TokenAuthInterceptor}) and HTTP answer
- * the refusals with their own statuses.
+ * The one rule every transport applies to a call: who the caller is ({@link #admit}) and whether it
+ * may take what it asks ({@link #allow}).
+ *
+ * <p>{@link #admit}: the token is known and its role grants the call; {@link #allow}: the tag is in
+ * its scope and its rate holds the IDs. gRPC ({@link TokenAuthInterceptor}) and HTTP answer the
+ * refusals with their own statuses.
  *
  * <p>Reasons name the token by its name, the tag, the role needed, the limit; never a token or a
  * digest. Thread-safe: the registry is read once per call from its source, which a re-read token

@@ -14,13 +14,15 @@ import io.leaf.v1.ListTagsResponse;
 import io.leaf.v1.SnowflakeServiceGrpc;
 
 /**
- * Applies {@link TokenAccess} to LeafService and SnowflakeService RPCs by {@link CallRules}: the
- * {@code authorization: Bearer <token>} header decides who calls and whether its role grants the
- * RPC before the handler starts; for RPCs that name a tag or take IDs, the first request message
- * decides the scope and the rate, and the handler starts only if both allow it. Health and
- * reflection stay open. Refusals: UNAUTHENTICATED (no token), PERMISSION_DENIED (unknown token,
- * role too low, tag out of scope, naming the role or the tag), RESOURCE_EXHAUSTED (over the rate,
- * naming the token and its limit, with a {@value #RETRY_AFTER_MS} trailer).
+ * Applies {@link TokenAccess} to LeafService and SnowflakeService RPCs by {@link CallRules}, before
+ * the handler starts; health and reflection stay open.
+ *
+ * <p>The {@code authorization: Bearer <token>} header decides who calls and whether its role grants
+ * the RPC; for RPCs that name a tag or take IDs, the first request message decides the scope and
+ * the rate, and the handler starts only if both allow it. Refusals: UNAUTHENTICATED (no token),
+ * PERMISSION_DENIED (unknown token, role too low, tag out of scope, naming the role or the tag),
+ * RESOURCE_EXHAUSTED (over the rate, naming the token and its limit, with a {@value
+ * #RETRY_AFTER_MS} trailer).
  *
  * <p>ListTags answers are filtered to the caller's scope; ParseFormattedId reveals opaque sequences
  * to admin tokens only ({@link CallerRights}). Neither a token nor a digest is ever logged or put

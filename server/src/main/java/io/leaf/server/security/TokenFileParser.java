@@ -8,12 +8,13 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Reads the token file ({@code --tokens-file}): one token a line, {@code NAME HASH ROLE TAGS
- * [RATE]} separated by spaces or tabs, {@code #} starting a comment, blank lines ignored. {@code
- * HASH} is {@code sha256:} and the 64 hex digits of the token's SHA-256; names and hashes are
- * unique. A file that breaks a rule is refused whole with one line naming the line number, the
- * column and the rule; no message repeats what a column holds (a token pasted into the wrong column
- * must not reach a log), only a valid name.
+ * Reads the token file ({@code --tokens-file}); a file that breaks a rule is refused whole with one
+ * line naming the line number, the column and the rule, never what a column holds.
+ *
+ * <p>One token a line, {@code NAME HASH ROLE TAGS [RATE]} separated by spaces or tabs, {@code #}
+ * starting a comment, blank lines ignored. {@code HASH} is {@code sha256:} and the 64 hex digits of
+ * the token's SHA-256; names and hashes are unique. No message repeats what a column holds (a token
+ * pasted into the wrong column must not reach a log), only a valid name.
  */
 public final class TokenFileParser {
 

@@ -11,8 +11,10 @@ import java.util.Map;
 /**
  * The tokens a server knows, immutable: each token's {@link Caller} by the SHA-256 digest of the
  * token, and the caller a call without a known token counts as (none when every call needs a
- * token). Built from the token file's lines, or from {@code --admin-token}/{@code --client-token}
- * as its two-line special case.
+ * token).
+ *
+ * <p>Built from the token file's lines, or from {@code --admin-token}/{@code --client-token} as its
+ * two-line special case.
  *
  * <p>Only digests are kept. A caller's token is digested once per call and looked up by its digest;
  * the lookup's timing can tell at most something about digests, which no one can steer toward a

@@ -19,12 +19,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The registry of {@code --tokens-file}, re-read whenever the file's content changes: read at start
- * (a file that cannot be used, or lists no token, stops the server with one line naming the file,
- * and the line and the rule where one is broken), then every refresh period; a changed file that
- * parses replaces the registry whole, one that does not is logged once as a warning (the reason and
- * line number, never a hash) and the previous registry keeps serving. Tokens whose name and rate
- * stay keep their buckets.
+ * The registry of {@code --tokens-file}, re-read whenever the file's content changes; a changed
+ * file that does not parse leaves the previous registry serving.
+ *
+ * <p>Read at start (a file that cannot be used, or lists no token, stops the server with one line
+ * naming the file, and the line and the rule where one is broken), then every refresh period; a
+ * changed file that parses replaces the registry whole, one that does not is logged once as a
+ * warning (the reason and line number, never a hash). Tokens whose name and rate stay keep their
+ * buckets.
  *
  * <p>The file is compared by its content's digest, so a same-size rewrite within a clock tick is
  * seen too. Write it atomically (a new file renamed over the old, as a Kubernetes Secret mount

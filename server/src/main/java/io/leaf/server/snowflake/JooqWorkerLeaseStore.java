@@ -29,9 +29,11 @@ import org.jooq.impl.DSL;
 
 /**
  * {@link WorkerLeaseStore} on the {@code leaf_worker} table ({@code sql/schema.sql}), created when
- * missing: each claim, renewal and release is one conditional autocommit statement, so two servers
- * (or two Galera nodes) can never both win a worker ID; expiry is compared with the database's
- * clock ({@link DatabaseClock}). Needs only SELECT, INSERT and UPDATE on the table once it exists.
+ * missing: two servers (or two Galera nodes) can never both win a worker ID.
+ *
+ * <p>Each claim, renewal and release is one conditional autocommit statement; expiry is compared
+ * with the database's clock ({@link DatabaseClock}). Needs only SELECT, INSERT and UPDATE on the
+ * table once it exists.
  *
  * <p>Thread-safe; each method uses one pooled connection for its statements.
  */

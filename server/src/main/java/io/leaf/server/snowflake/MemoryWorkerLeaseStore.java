@@ -8,8 +8,10 @@ import java.util.Optional;
 
 /**
  * {@link WorkerLeaseStore} in memory, for tests and in-process servers: the same rules as the
- * table, with {@code clock} standing for the database's clock. Tests may share one store between
- * several servers to play servers racing on one database. Thread-safe (one lock).
+ * table, with {@code clock} standing for the database's clock.
+ *
+ * <p>Tests may share one store between several servers to play servers racing on one database.
+ * Thread-safe (one lock).
  */
 public final class MemoryWorkerLeaseStore implements WorkerLeaseStore {
 

@@ -1,16 +1,17 @@
 package io.leaf.server.store;
 
 /**
- * The names the table's {@code biz_tag} column can hold, as read once when the store opens the
- * table: whether its character set is ASCII (MySQL/MariaDB {@code CHARACTER SET ascii}, as Leaf
- * creates it there) and its length in characters. A name outside either is no row's name, so the
- * tag cannot exist and is NOT_FOUND without a query.
+ * The names the table's {@code biz_tag} column can hold, read once when the store opens the table:
+ * a name outside them is no row's name, so its tag is NOT_FOUND without a query. Immutable.
+ *
+ * <p>What is read: whether the column's character set is ASCII (MySQL/MariaDB {@code CHARACTER SET
+ * ascii}, as Leaf creates it there) and its length in characters.
  *
  * <p>Never rules out a name a row could match: the length is compared in code points (PostgreSQL
  * and MySQL count characters so, H2 counts UTF-16 units, which are never fewer) and without
  * trailing spaces (a PAD SPACE collation, or a {@code CHAR} column on any database, matches a name
  * with more of them than the column holds); a column whose character set is not known to be ASCII
- * is not judged by character. Immutable.
+ * is not judged by character.
  *
  * @param type the column's type as the metadata names it, for the log
  * @param asciiOnly true when the column's character set is ASCII

@@ -28,18 +28,18 @@ import org.jooq.SelectJoinStep;
 import org.jooq.impl.DSL;
 
 /**
- * The {@code leaf_alloc} table as this database holds it, read once from the JDBC metadata: Leaf's
- * own ({@code sql/schema.sql}: an {@code id} column, {@code update_time BIGINT} epoch millis),
- * Meituan Leaf's ({@code biz_tag} primary key, no {@code id}, {@code update_time TIMESTAMP}), or
- * any table with the five columns Leaf uses in types it can use.
+ * The {@code leaf_alloc} table as this database holds it, read once from the JDBC metadata.
+ * Immutable and thread-safe.
+ *
+ * <p>The table is Leaf's own ({@code sql/schema.sql}: an {@code id} column, {@code update_time
+ * BIGINT} epoch millis), Meituan Leaf's ({@code biz_tag} primary key, no {@code id}, {@code
+ * update_time TIMESTAMP}), or any table with the five columns Leaf uses in types it can use.
  *
  * <p>Statements name these five columns and never select {@code *}, so other columns such as {@code
  * id} are never read. {@code update_time} is written as the column wants: Leaf's clock in epoch
  * millis into a BIGINT, the database's {@code CURRENT_TIMESTAMP} into a TIMESTAMP or DATETIME (what
  * {@code ON UPDATE CURRENT_TIMESTAMP} would write). It is read back as epoch millis either way, a
  * TIMESTAMP converted by the database in the session time zone that wrote it.
- *
- * <p>Immutable and thread-safe.
  */
 final class LeafAllocTable {
 

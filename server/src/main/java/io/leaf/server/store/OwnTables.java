@@ -13,10 +13,12 @@ import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 
 /**
- * Leaf's own tables beside {@code leaf_alloc} ({@code leaf_worker}, {@code leaf_format}, {@code
- * leaf_region}, {@code leaf_ledger}): whether one exists, read from the JDBC metadata (so a user
- * without CREATE can use a table a DBA made), and its creation from the schema file of the
- * database's product.
+ * Leaf's own tables beside {@code leaf_alloc}: whether one exists, read from the JDBC metadata, and
+ * its creation from the schema file of the database's product.
+ *
+ * <p>The tables are {@code leaf_worker}, {@code leaf_format}, {@code leaf_region}, {@code
+ * leaf_ledger} and {@code leaf_tag_lease}. Existence is read from the metadata so a user without
+ * CREATE can use a table a DBA made.
  */
 public final class OwnTables {
 

@@ -21,9 +21,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Takes one segment on PostgreSQL with a single autocommit statement, {@code UPDATE leaf_alloc SET
- * max_id = max_id + s … WHERE biz_tag = ? RETURNING max_id, step}: the reply that carries the new
- * {@code max_id} is the reply of the statement that committed it, so no second statement can fail,
- * be re-run or reach another host between the write and the range.
+ * max_id = max_id + s … WHERE biz_tag = ? RETURNING max_id, step}.
+ *
+ * <p>The reply that carries the new {@code max_id} is the reply of the statement that committed it,
+ * so no second statement can fail, be re-run or reach another host between the write and the range.
  *
  * <p>pgjdbc returns from an autocommit statement only after the server's ReadyForQuery, that is
  * after the commit. One case still returns a row for a commit that is not safe: when the wait for

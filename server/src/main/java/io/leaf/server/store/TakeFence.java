@@ -15,10 +15,12 @@ import org.jooq.exception.DataAccessException;
 
 /**
  * What every take checks inside its own transaction, after moving {@code max_id} and before the
- * COMMIT: the database's {@code leaf_region} row is still the region this server's {@code --region}
- * names (still absent for a server without {@code --region}), and the range ends within the
- * region's share. A take that fails either check rolls back: {@code max_id} does not move and no
- * ledger record is written.
+ * COMMIT; a take that fails a check rolls back, so {@code max_id} does not move and no ledger
+ * record is written.
+ *
+ * <p>The checks: the database's {@code leaf_region} row is still the region this server's {@code
+ * --region} names (still absent for a server without {@code --region}), and the range ends within
+ * the region's share.
  */
 public final class TakeFence {
 

@@ -4,23 +4,27 @@ import io.leaf.server.snowflake.SnowflakeLayout;
 import java.util.UUID;
 
 /**
- * Where a snowflake ID's parts go in an RFC 9562 version 7 UUID: the Unix-millisecond timestamp in
- * {@code unix_ts_ms}, the sequence as a counter at the top of {@code rand_a} (spilling into {@code
- * rand_b} past 12 bits), the worker ID in fixed bits of {@code rand_b} right after it, and random
- * bits in the rest. Immutable.
- */
-/*
- * RFC 9562 section 6.2, method 1 (a fixed-length dedicated counter): the counter is the snowflake
- * sequence, so the UUIDs of one generator order exactly as its snowflake IDs do (timestamp, then
- * sequence), and they strictly increase because those do. Two servers never share a value: their
- * worker IDs differ in fixed bits, under the worker lease's rules. In the default 41/10/12 layout:
- * rand_a is the 12-bit sequence, rand_b's top 10 bits the worker ID, its low 52 bits random.
+ * Where a snowflake ID's parts go in an RFC 9562 version 7 UUID, so one generator's UUIDs order as
+ * its snowflake IDs do. Immutable.
  *
- * Bit positions (msb: the high 64 bits, lsb: the low 64):
- *   msb = unix_ts_ms(48) | ver 0111 (4) | rand_a(12)
- *   lsb = var 10 (2) | rand_b(62)
+ * <p>The Unix-millisecond timestamp goes in {@code unix_ts_ms}, the sequence as a counter at the
+ * top of {@code rand_a} (spilling into {@code rand_b} past 12 bits), the worker ID in fixed bits of
+ * {@code rand_b} right after it, and random bits in the rest.
  */
 public final class UuidLayout {
+
+  /*
+   * RFC 9562 section 6.2, method 1 (a fixed-length dedicated counter): the counter is the snowflake
+   * sequence, so the UUIDs of one generator order exactly as its snowflake IDs do (timestamp, then
+   * sequence), and they strictly increase because those do. Two servers never share a value: their
+   * worker IDs differ in fixed bits, under the worker lease's rules. In the default 41/10/12
+   * layout: rand_a is the 12-bit sequence, rand_b's top 10 bits the worker ID, its low 52 bits
+   * random.
+   *
+   * Bit positions (msb: the high 64 bits, lsb: the low 64):
+   *   msb = unix_ts_ms(48) | ver 0111 (4) | rand_a(12)
+   *   lsb = var 10 (2) | rand_b(62)
+   */
 
   private static final int RAND_A_BITS = 12;
   private static final int RAND_B_BITS = 62;

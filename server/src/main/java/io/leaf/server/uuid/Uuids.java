@@ -11,19 +11,22 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Issues this server's version 7 UUIDs, one or a chunk at a time, each from one of its snowflake
- * IDs ({@link UuidLayout}), so they follow the snowflake side's lease, fence and clock rules and
- * fail as it does. Thread-safe; never parks a thread.
- */
-/*
- * One sequence for both kinds: a UUID takes a snowflake ID (which is then never issued as one),
- * so the persisted floor, the clock rule and the fencing are the snowflake generator's and need no
- * second implementation; the cost is that UUIDs and snowflake IDs share the 4,096 values of a
- * millisecond. Random bits come from SecureRandom: 16 bytes per UUID, drawn in one call per
- * chunk, and for unary calls from a pool refilled 4 KB at a time (one SecureRandom call, which
- * takes a lock and on Linux reads /dev/urandom, costs about as much as 2 KB of output: per UUID
- * it would be a tenth of a gRPC call).
+ * IDs ({@link UuidLayout}). Thread-safe; never parks a thread.
+ *
+ * <p>A UUID is a snowflake ID laid out anew, so UUIDs follow the snowflake side's lease, fence and
+ * clock rules and fail as it does.
  */
 public final class Uuids {
+
+  /*
+   * One sequence for both kinds: a UUID takes a snowflake ID (which is then never issued as one),
+   * so the persisted floor, the clock rule and the fencing are the snowflake generator's and need
+   * no second implementation; the cost is that UUIDs and snowflake IDs share the values of a
+   * millisecond (4,096 in the default layout). Random bits come from SecureRandom: 16 bytes per
+   * UUID, drawn in one call per chunk, and for unary calls from a pool refilled 4 KB at a time (one
+   * SecureRandom call, which takes a lock and on Linux reads /dev/urandom, costs about as much as 2
+   * KB of output: per UUID it would be a tenth of a gRPC call).
+   */
 
   private final Snowflake snowflake;
   private final UuidLayout layout;
