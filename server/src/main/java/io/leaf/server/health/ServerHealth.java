@@ -6,7 +6,6 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.leaf.server.engine.SegmentAllocator;
-import io.leaf.server.store.LoginRefusedException;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.UnusableTableException;
@@ -207,25 +206,24 @@ public final class ServerHealth {
         schemaReady = true;
       }
       store.ping();
-    } catch (LoginRefusedException e) {
-      if (atStart) {
-        throw e;
-      }
-      // Credentials rotated under a running server: an outage, not a table to fix.
-      failure = e;
     } catch (UnusableTableException e) {
       if (atStart) {
         throw e;
       }
-      // The database answers; the table is what stops this server: not an outage to alert on.
-      if (!java.util.Objects.equals(e.getMessage(), tableProblem)) {
-        tableProblem = e.getMessage();
-        log.warn("database unusable; readiness stays NOT_SERVING: {}", e.getMessage());
+      if (e.loginRefused()) {
+        // Credentials rotated under a running server: an outage, not a table to fix.
+        failure = e;
+      } else {
+        // The database answers; the table is what stops this server: not an outage to alert on.
+        if (!java.util.Objects.equals(e.getMessage(), tableProblem)) {
+          tableProblem = e.getMessage();
+          log.warn("database unusable; readiness stays NOT_SERVING: {}", e.getMessage());
+        }
+        health.setStatus(DATABASE, ServingStatus.SERVING);
+        allocator.databaseAnswered();
+        unusableLater.accept(e);
+        return;
       }
-      health.setStatus(DATABASE, ServingStatus.SERVING);
-      allocator.databaseAnswered();
-      unusableLater.accept(e);
-      return;
     } catch (RuntimeException e) {
       failure = e;
     }
