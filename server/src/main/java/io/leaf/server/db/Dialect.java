@@ -99,6 +99,29 @@ public abstract sealed class Dialect permits MySqlDialect, PostgresDialect, H2Di
       Connection connection, DataSource pool, DSLContext db, TakeRequest take) throws SQLException;
 
   /**
+   * Starts a take's transaction on {@code c}, which the pool hands out in autocommit: by default
+   * the driver's {@code setAutoCommit(false)}, undone by {@link #end}.
+   */
+  public void begin(Connection c) throws SQLException {
+    c.setAutoCommit(false);
+  }
+
+  /** Commits the transaction {@link #begin} started. */
+  public void commit(Connection c) throws SQLException {
+    c.commit();
+  }
+
+  /** Rolls back the transaction {@link #begin} started. */
+  public void rollback(Connection c) throws SQLException {
+    c.rollback();
+  }
+
+  /** After {@link #commit} or {@link #rollback}: {@code c} back in autocommit for the pool. */
+  public void end(Connection c) throws SQLException {
+    c.setAutoCommit(true);
+  }
+
+  /**
    * After the COMMIT of a take run in a transaction: throws when the commit returned in a way that
    * does not prove the range safe, so it is dropped (a gap). Nothing by default.
    */

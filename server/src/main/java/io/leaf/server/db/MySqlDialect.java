@@ -59,6 +59,43 @@ public final class MySqlDialect extends Dialect {
   }
 
   /**
+   * {@inheritDoc} Here a {@code START TRANSACTION} statement on the autocommit connection: one
+   * round trip where Connector/J's {@code setAutoCommit(false)} and {@code (true)} around the
+   * COMMIT are two; after COMMIT or ROLLBACK the session is in autocommit again by itself.
+   */
+  @Override
+  public void begin(Connection c) throws SQLException {
+    if (!c.getAutoCommit()) {
+      c.setAutoCommit(true);
+    }
+    run(c, "START TRANSACTION");
+  }
+
+  @Override
+  public void commit(Connection c) throws SQLException {
+    run(c, "COMMIT");
+  }
+
+  /**
+   * {@inheritDoc} A ROLLBACK that fails leaves the session's transaction in doubt, so the caller
+   * must not hand the connection back to the pool as it is (SegmentTake evicts it).
+   */
+  @Override
+  public void rollback(Connection c) throws SQLException {
+    run(c, "ROLLBACK");
+  }
+
+  /** {@inheritDoc} Nothing: the driver never left autocommit. */
+  @Override
+  public void end(Connection c) {}
+
+  private static void run(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  /**
    * {@inheritDoc} MySQL's OK packet holds the value {@code LAST_INSERT_ID(expr)} set (JDBC's
    * generated keys).
    */

@@ -1,5 +1,6 @@
 package io.leaf.server.store;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.leaf.server.db.Dialect;
 import io.leaf.server.db.Dialect.TakeRequest;
 import io.leaf.server.db.Dialect.Taken;
@@ -75,26 +76,30 @@ final class SegmentTake {
       }
       return range(dialect.take(c, pool, db, request));
     }
-    c.setAutoCommit(false);
+    dialect.begin(c);
     try {
       Taken taken = dialect.take(c, pool, db, request);
       SegmentRange range = range(taken);
       guard.inTake(
           c, db, new TakeGuard.Take(ask.bizTag(), range, ask.reservation(), ask.nowMillis()));
       c.clearWarnings();
-      c.commit();
+      dialect.commit(c);
       dialect.committed(c, request, taken);
       return range;
     } catch (Throwable e) {
       try {
-        c.rollback();
+        dialect.rollback(c);
       } catch (SQLException | RuntimeException suppressed) {
         e.addSuppressed(suppressed);
+        // The session may still be in the transaction: no later borrower may run in it.
+        if (pool instanceof HikariDataSource hikari) {
+          hikari.evictConnection(c);
+        }
       }
       throw e;
     } finally {
       try {
-        c.setAutoCommit(true);
+        dialect.end(c);
       } catch (SQLException ignored) {
         // A broken connection: the pool drops it.
       }
