@@ -2,10 +2,11 @@ package io.leaf.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.leaf.server.ledger.LedgerSettings;
+import io.leaf.server.ledger.RecordedTakes;
+import io.leaf.server.region.RegionFence;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.TagAlreadyExistsException;
-import io.leaf.server.store.TakeFence;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -47,9 +48,10 @@ final class LedgerRows {
               pool,
               dialect,
               InstantSource.system(),
-              LedgerSettings.on("bench:0/" + ProcessHandle.current().pid()));
-      JooqSegmentStore off =
-          new JooqSegmentStore(pool, dialect, InstantSource.system(), LedgerSettings.OFF);
+              new RecordedTakes(
+                  LedgerSettings.on("bench:0/" + ProcessHandle.current().pid()),
+                  InstantSource.system()));
+      JooqSegmentStore off = new JooqSegmentStore(pool, dialect, InstantSource.system());
       on.createSchemaIfMissing();
       off.createSchemaIfMissing();
       for (int t = 0; t < THREADS; t++) {
@@ -60,8 +62,7 @@ final class LedgerRows {
         }
       }
       JooqSegmentStore fenced =
-          new JooqSegmentStore(
-              pool, dialect, InstantSource.system(), LedgerSettings.OFF, TakeFence.withoutRegion());
+          new JooqSegmentStore(pool, dialect, InstantSource.system(), RegionFence.withoutRegion());
       String workload =
           THREADS
               + " threads, each taking segments (step "

@@ -1,10 +1,10 @@
 package io.leaf.server;
 
 import io.leaf.server.config.ServerConfig;
+import io.leaf.server.db.StoreWarmUp;
 import io.leaf.server.logging.LogLevels;
 import io.leaf.server.region.RegionMismatchException;
 import io.leaf.server.store.DataSources;
-import io.leaf.server.store.StoreWarmUp;
 import io.leaf.server.store.UnusableTableException;
 import java.io.IOException;
 import org.slf4j.LoggerFactory;

@@ -10,6 +10,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.config.DatabaseConfig;
 import io.leaf.server.config.OpsConfig;
 import io.leaf.server.config.ServerConfig;
+import io.leaf.server.db.H2Url;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineEvents;
@@ -26,9 +27,11 @@ import io.leaf.server.grpc.TagAdmin;
 import io.leaf.server.health.ServerHealth;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.http.HttpRoutes;
+import io.leaf.server.ledger.DatabaseLedger;
 import io.leaf.server.ledger.HandBack;
 import io.leaf.server.ledger.LedgerRetention;
 import io.leaf.server.ledger.LedgerSettings;
+import io.leaf.server.ledger.RecordedTakes;
 import io.leaf.server.ledger.ServerIdentity;
 import io.leaf.server.metrics.Metrics;
 import io.leaf.server.ordering.Ordering;
@@ -47,9 +50,9 @@ import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeConfig;
 import io.leaf.server.snowflake.WorkerLeaseStore;
 import io.leaf.server.store.DataSources;
-import io.leaf.server.store.H2Url;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.TakeGuard;
 import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.server.sweep.SweepIntake;
 import java.net.InetSocketAddress;
@@ -184,8 +187,10 @@ public final class ServerWiring {
               pool,
               dialect,
               InstantSource.system(),
-              ledger,
-              RegionalSegmentStore.fence(config.region()));
+              TakeGuard.both(
+                  RegionalSegmentStore.fence(config.region()),
+                  new RecordedTakes(ledger, InstantSource.system())));
+      DatabaseLedger ledgerStore = new DatabaseLedger(store, ledger);
       JooqFormatStore formats = new JooqFormatStore(pool, dialect, InstantSource.system());
       // Every way an ID leaves goes through the region's store, even without --region: it
       // refuses a database set up for a region until the check has passed.
@@ -210,7 +215,7 @@ public final class ServerWiring {
         ScheduledThreadPoolExecutor pruning = ServerThreads.scheduler("leaf-ledger-retention");
         threads.add(pruning);
         new LedgerRetention(
-                store::deleteLedgerBefore,
+                ledgerStore::deleteBefore,
                 config.ledger().retention(),
                 InstantSource.system(),
                 pruning)
@@ -228,7 +233,7 @@ public final class ServerWiring {
       Stores stores =
           new Stores(
               served,
-              new RegionalLedger(store, regional),
+              new RegionalLedger(ledgerStore, regional),
               schemaInit,
               new Stores.Formats(formats, InstantSource.system(), config.region()),
               OrderingSource.database(pool, dialect));

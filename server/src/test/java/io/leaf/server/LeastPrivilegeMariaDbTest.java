@@ -16,7 +16,6 @@ import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.ordering.JooqOrderingStore;
-import io.leaf.server.store.LoginRefusedException;
 import io.leaf.server.store.UnusableTableException;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
@@ -191,11 +190,12 @@ class LeastPrivilegeMariaDbTest {
   void start_loginRefused_refusedWithTheReasonAndTheFlags() throws Exception {
     TestDatabase.Login login = user("SELECT, INSERT, UPDATE");
 
-    LoginRefusedException e =
+    UnusableTableException e =
         assertThrows(
-            LoginRefusedException.class,
+            UnusableTableException.class,
             () -> startAs(refusedLogin(db, login)),
             "no retry fixes a refused login: start refuses");
+    assertTrue(e.loginRefused(), "a refused login, not a table: " + e.getMessage());
     assertTrue(
         e.getMessage().contains(loginRefusal()),
         "the message carries the database's reason '" + loginRefusal() + "': " + e.getMessage());

@@ -4,7 +4,6 @@ import static io.leaf.server.store.generated.Tables.LEAF_FORMAT;
 
 import io.leaf.server.store.DatabaseErrors;
 import io.leaf.server.store.OwnTable;
-import io.leaf.server.store.OwnTables;
 import io.leaf.server.store.StoreRejectedException;
 import java.time.InstantSource;
 import java.util.Collection;
@@ -36,7 +35,7 @@ public final class JooqFormatStore implements FormatStore {
   private final OwnTable table;
 
   public JooqFormatStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
-    this.dsl = OwnTables.dsl(dataSource, dialect);
+    this.dsl = OwnTable.dsl(dataSource, dialect);
     this.table = new OwnTable(dsl, TABLE);
     this.clock = clock;
   }

@@ -6,7 +6,6 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.leaf.server.engine.SegmentAllocator;
-import io.leaf.server.store.LoginRefusedException;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.UnusableTableException;
@@ -208,30 +207,29 @@ public final class ServerHealth {
         schemaReady = true;
       }
       store.ping();
-    } catch (LoginRefusedException e) {
-      if (atStart) {
-        throw e;
-      }
-      // Credentials rotated under a running server: an outage, not a table to fix.
-      failure = e;
     } catch (UnusableTableException e) {
       if (atStart) {
         throw e;
       }
-      // The database answers; the table is what stops this server: not an outage to alert on.
-      if (!java.util.Objects.equals(e.getMessage(), tableProblem)) {
-        tableProblem = e.getMessage();
-        log.warn("database unusable; readiness is NOT_SERVING: {}", e.getMessage());
-      }
-      health.setStatus(DATABASE, ServingStatus.SERVING);
-      allocator.databaseAnswered();
-      if (ready) {
-        // E.g. another server claimed the database for a region: takes are refused, so say so.
-        setReadiness(ServingStatus.NOT_SERVING);
+      if (e.loginRefused()) {
+        // Credentials rotated under a running server: an outage, not a table to fix.
+        failure = e;
       } else {
-        unusableLater.accept(e);
+        // The database answers; the table is what stops this server: not an outage to alert on.
+        if (!java.util.Objects.equals(e.getMessage(), tableProblem)) {
+          tableProblem = e.getMessage();
+          log.warn("database unusable; readiness is NOT_SERVING: {}", e.getMessage());
+        }
+        health.setStatus(DATABASE, ServingStatus.SERVING);
+        allocator.databaseAnswered();
+        if (ready) {
+          // E.g. another server claimed the database for a region: takes are refused, so say so.
+          setReadiness(ServingStatus.NOT_SERVING);
+        } else {
+          unusableLater.accept(e);
+        }
+        return;
       }
-      return;
     } catch (RuntimeException e) {
       failure = e;
     }

@@ -4,7 +4,7 @@ import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 import static io.leaf.server.store.generated.Tables.LEAF_LEDGER;
 
 import io.leaf.server.store.DatabaseErrors;
-import io.leaf.server.store.OwnTables;
+import io.leaf.server.store.OwnTable;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.UnusableTableException;
 import java.util.List;
@@ -54,7 +54,7 @@ public final class JooqLedger {
     try {
       dsl.connectionResult(
           c -> {
-            if (OwnTables.createIfMissing(c, dsl, TABLE)) {
+            if (OwnTable.createIfMissing(c, dsl, TABLE)) {
               log.info("created table {}", TABLE);
             }
             return null;

@@ -5,7 +5,6 @@ import static io.leaf.server.store.generated.Tables.LEAF_REGION;
 
 import io.leaf.server.store.DatabaseErrors;
 import io.leaf.server.store.OwnTable;
-import io.leaf.server.store.OwnTables;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.UnusableTableException;
 import java.time.InstantSource;
@@ -39,7 +38,7 @@ public final class JooqRegionStore implements RegionStore {
   private final InstantSource clock;
 
   public JooqRegionStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
-    this.dsl = OwnTables.dsl(dataSource, dialect);
+    this.dsl = OwnTable.dsl(dataSource, dialect);
     this.clock = clock;
   }
 
@@ -50,7 +49,7 @@ public final class JooqRegionStore implements RegionStore {
         () ->
             dsl.connectionResult(
                 c -> {
-                  boolean listed = OwnTables.exists(c.getMetaData(), TABLE);
+                  boolean listed = OwnTable.exists(c.getMetaData(), TABLE);
                   // MySQL/MariaDB list only the tables the user holds a privilege on: ask the table
                   // itself.
                   if (!listed && dsl.dialect().family() != SQLDialect.MYSQL) {

@@ -6,7 +6,6 @@ import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.TagPage;
 import io.leaf.server.store.TagRecord;
-import io.leaf.server.store.TakeFence;
 import java.util.Optional;
 
 /**
@@ -45,14 +44,14 @@ public final class RegionalSegmentStore extends ForwardingSegmentStore {
   }
 
   /**
-   * What every take of {@code region}'s server checks in its own transaction ({@link TakeFence}):
+   * What every take of {@code region}'s server checks in its own transaction ({@link RegionFence}):
    * the {@code leaf_region} row (or its absence) and the share's end.
    */
-  public static TakeFence fence(Region region) {
+  public static RegionFence fence(Region region) {
     if (region.isNone()) {
-      return TakeFence.withoutRegion();
+      return RegionFence.withoutRegion();
     }
-    return TakeFence.forRegion(
+    return RegionFence.forRegion(
         new StoredRegion(RegionCheck.RULE, region.region(), region.regions()),
         region.base(),
         region.maxLocalMaxId());
@@ -90,7 +89,7 @@ public final class RegionalSegmentStore extends ForwardingSegmentStore {
   /**
    * Pings the database and, once the start check passed, reads the region row again: the health
    * monitor's periodic check turns readiness NOT_SERVING when another server claimed the database
-   * since (takes are refused by the {@link TakeFence} either way).
+   * since (takes are refused by the {@link RegionFence} either way).
    */
   @Override
   public void ping() {

@@ -2,10 +2,9 @@ package io.leaf.server.snowflake;
 
 import static io.leaf.server.store.generated.Tables.LEAF_WORKER;
 
-import io.leaf.server.store.DatabaseClock;
+import io.leaf.server.db.Dialect;
 import io.leaf.server.store.DatabaseErrors;
 import io.leaf.server.store.OwnTable;
-import io.leaf.server.store.OwnTables;
 import io.leaf.server.store.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -32,8 +31,8 @@ import org.jooq.impl.DSL;
  * missing: two servers (or two Galera nodes) can never both win a worker ID.
  *
  * <p>Each claim, renewal and release is one conditional autocommit statement; expiry is compared
- * with the database's clock ({@link DatabaseClock}). Needs only SELECT, INSERT and UPDATE on the
- * table once it exists.
+ * with the database's clock ({@link Dialect#nowMillis}). Needs only SELECT, INSERT and UPDATE on
+ * the table once it exists.
  *
  * <p>Thread-safe; each method uses one pooled connection for its statements.
  */
@@ -52,10 +51,10 @@ public final class JooqWorkerLeaseStore implements WorkerLeaseStore {
   private final OwnTable table;
 
   public JooqWorkerLeaseStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
-    this.dsl = OwnTables.dsl(dataSource, dialect);
+    this.dsl = OwnTable.dsl(dataSource, dialect);
     this.table = new OwnTable(dsl, TABLE);
     this.clock = clock;
-    this.dbNow = DatabaseClock.nowMillis(dialect);
+    this.dbNow = Dialect.of(dialect).nowMillis();
   }
 
   @Override

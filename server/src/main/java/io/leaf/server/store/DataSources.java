@@ -2,6 +2,8 @@ package io.leaf.server.store;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.leaf.server.db.Dialect;
+import io.leaf.server.db.H2Url;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -50,21 +52,7 @@ public final class DataSources {
     config.setValidationTimeout(Math.min(2_000, CONNECTION_TIMEOUT.toMillis() - 250));
     // Start even when the database is down: health reports NOT_SERVING until it answers.
     config.setInitializationFailTimeout(-1);
-    if (url.startsWith(MYSQL)) {
-      config.addDataSourceProperty("connectTimeout", "3000");
-      config.addDataSourceProperty("socketTimeout", "10000");
-      // Client-side prepared statements: one round trip each, and no server-side prepare whose
-      // failure the driver could hide by re-sending the statement as text behind Leaf's back
-      // (on Galera that re-send once read another node's max_id inside an aborted transaction).
-      config.addDataSourceProperty("useServerPrepStmts", "false");
-      config.addDataSourceProperty("emulateUnsupportedPstmts", "false");
-      // A multi-host URL (jdbc:mysql://h1,h2,h3/db) fails over to the next node on a connection
-      // failure; the node it moves to must take writes (the driver's default makes it read-only).
-      config.addDataSourceProperty("failOverReadOnly", "false");
-    }
-    if (url.startsWith(POSTGRESQL)) {
-      PostgresSettings.apply(config);
-    }
+    Dialect.of(Dialect.ofUrl(url)).configure(config);
     // The no-argument pool starts on its first connection request, not here: a server that
     // cannot bind its port exits before it ever touches the database.
     HikariDataSource pool = new HikariDataSource();
@@ -93,48 +81,9 @@ public final class DataSources {
     }
   }
 
-  /**
-   * The URL to connect with. An H2 URL gets what Leaf's SQL and guarantees need, each only when the
-   * URL does not set it itself:
-   *
-   * <ul>
-   *   <li>{@code MODE=MySQL}: the DDL and {@code LAST_INSERT_ID(expr)} exist only in H2's MySQL
-   *       mode.
-   *   <li>{@code WRITE_DELAY=0}: H2 otherwise writes commits to its file up to half a second later,
-   *       and a segment whose {@code max_id} bump dies with a killed process would be handed out
-   *       again after a restart.
-   *   <li>{@code DB_CLOSE_DELAY=-1} for {@code jdbc:h2:mem:name}: an in-memory database is dropped
-   *       when its last connection closes, which a pool may do at any time (and the next connection
-   *       would start from an empty table); with it the database lives as long as the process.
-   *   <li>{@code DB_CLOSE_ON_EXIT=FALSE} for a database this process opens itself: H2 would
-   *       otherwise close it in a JVM shutdown hook of its own, racing the server's, and the
-   *       graceful stop's hand-back and worker-ID release would find it closed. The server closes
-   *       it instead, after them ({@link #close}). Not with {@code AUTO_SERVER} on, which H2 does
-   *       not allow together with it.
-   * </ul>
-   */
+  /** The URL to connect with: an H2 URL with Leaf's settings ({@link H2Url#connectionUrl}). */
   static String connectionUrl(String url) {
-    if (!url.startsWith(H2)) {
-      return url;
-    }
-    StringBuilder with = new StringBuilder(url);
-    if (setting(url, "MODE") == null) {
-      with.append(";MODE=MySQL");
-    }
-    if (setting(url, "WRITE_DELAY") == null) {
-      with.append(";WRITE_DELAY=0");
-    }
-    if (url.startsWith(H2_MEM) && setting(url, "DB_CLOSE_DELAY") == null) {
-      with.append(";DB_CLOSE_DELAY=-1");
-    }
-    // H2 refuses the two together ("Feature not supported"): with AUTO_SERVER on, H2's own hook
-    // closes the database, so a graceful stop's hand-back may find it closed (a gap, no repeat).
-    if (H2Url.embedded(url)
-        && setting(url, "DB_CLOSE_ON_EXIT") == null
-        && !H2Url.on(setting(url, "AUTO_SERVER"))) {
-      with.append(";DB_CLOSE_ON_EXIT=FALSE");
-    }
-    return with.toString();
+    return H2Url.connectionUrl(url);
   }
 
   /**
@@ -194,9 +143,6 @@ public final class DataSources {
             problem -> {
               throw new IllegalArgumentException("unusable database URL: " + problem);
             });
-    if (url.startsWith(POSTGRESQL)) {
-      return SQLDialect.POSTGRES;
-    }
-    return url.startsWith(H2) ? SQLDialect.H2 : SQLDialect.MYSQL;
+    return Dialect.ofUrl(url);
   }
 }

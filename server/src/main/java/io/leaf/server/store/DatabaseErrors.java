@@ -205,7 +205,7 @@ public final class DatabaseErrors {
     }
     String flags = loginFlags(e);
     if (flags != null) {
-      return new LoginRefusedException(
+      return UnusableTableException.loginRefused(
           "the database refused Leaf's login: " + reason + " (check " + flags + ")");
     }
     return switch (classify(e)) {

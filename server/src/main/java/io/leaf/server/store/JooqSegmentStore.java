@@ -2,26 +2,18 @@ package io.leaf.server.store;
 
 import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 
-import io.leaf.server.ledger.IssuedRange;
-import io.leaf.server.ledger.JooqLedger;
-import io.leaf.server.ledger.Ledger;
-import io.leaf.server.ledger.LedgerOffException;
-import io.leaf.server.ledger.LedgerSettings;
-import io.leaf.server.ledger.RangeKind;
-import java.sql.DatabaseMetaData;
+import io.leaf.server.db.Dialect;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.Condition;
-import org.jooq.Constants;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@link SegmentStore} on jOOQ over a pooled {@link DataSource}: MySQL/MariaDB, PostgreSQL or H2,
@@ -33,43 +25,36 @@ import org.slf4j.LoggerFactory;
  * several servers sharing one database (or one Galera cluster, through any of its nodes) disjoint.
  * Writes that lose a write conflict are retried at once a few times before they fail.
  *
- * <p>With the ledger on ({@link LedgerSettings}) or a {@link TakeFence}, every take is one
- * transaction: the take's statement, the fence's checks, the {@code leaf_ledger} record of its
- * range, COMMIT; the range is used only once COMMIT returned, and any failure before or at it
- * leaves the range unused (a gap); a refusal of the fence rolls back and leaves no trace.
+ * <p>With an active {@link TakeGuard} (the region's fence, the ledger's record), every take is one
+ * transaction: the take's statement, the guard, COMMIT; the range is used only once COMMIT
+ * returned, and any failure before or at it leaves the range unused (a gap); a refusal of the guard
+ * rolls back and leaves no trace.
  */
-public final class JooqSegmentStore implements SegmentStore, Ledger {
-
-  private static final Logger log = LoggerFactory.getLogger(JooqSegmentStore.class);
+public final class JooqSegmentStore implements SegmentStore {
 
   /** On the URL's dialect: opens the store and answers pings until it is open. */
   private final DSLContext dsl;
 
-  private final DataSource dataSource;
   private final InstantSource clock;
   private final ConflictRetry retry;
-  private final LedgerSettings ledger;
-  private final TakeFence fence;
+  private final TakeGuard guard;
+  private final SegmentTake take;
 
   /** What {@link #open()} found; null until the store has been opened once. */
   private volatile Opened opened;
 
   /** Statements run on {@code dsl} against {@code table}. */
-  private record Opened(DSLContext dsl, LeafAllocTable table, SegmentTake take) {}
+  private record Opened(DSLContext dsl, LeafAllocTable table) {}
 
-  /** A store without the ledger ({@link LedgerSettings#OFF}). */
+  /** A store whose takes are single autocommit statements ({@link TakeGuard#NONE}). */
   public JooqSegmentStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
-    this(dataSource, dialect, clock, LedgerSettings.OFF);
+    this(dataSource, dialect, clock, TakeGuard.NONE);
   }
 
+  /** The server's store: every take runs {@code guard} in its own transaction before COMMIT. */
   public JooqSegmentStore(
-      DataSource dataSource, SQLDialect dialect, InstantSource clock, LedgerSettings ledger) {
-    this(dataSource, dialect, clock, ConflictRetry.DEFAULT, ledger);
-  }
-
-  JooqSegmentStore(
-      DataSource dataSource, SQLDialect dialect, InstantSource clock, ConflictRetry retry) {
-    this(dataSource, dialect, clock, retry, LedgerSettings.OFF);
+      DataSource dataSource, SQLDialect dialect, InstantSource clock, TakeGuard guard) {
+    this(dataSource, dialect, clock, ConflictRetry.DEFAULT, guard);
   }
 
   JooqSegmentStore(
@@ -77,64 +62,24 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
       SQLDialect dialect,
       InstantSource clock,
       ConflictRetry retry,
-      LedgerSettings ledger) {
-    this(dataSource, dialect, clock, retry, ledger, TakeFence.UNCHECKED);
-  }
-
-  /** The server's store: every take checks {@code fence} in its own transaction before COMMIT. */
-  public JooqSegmentStore(
-      DataSource dataSource,
-      SQLDialect dialect,
-      InstantSource clock,
-      LedgerSettings ledger,
-      TakeFence fence) {
-    this(dataSource, dialect, clock, ConflictRetry.DEFAULT, ledger, fence);
-  }
-
-  JooqSegmentStore(
-      DataSource dataSource,
-      SQLDialect dialect,
-      InstantSource clock,
-      ConflictRetry retry,
-      LedgerSettings ledger,
-      TakeFence fence) {
-    this.fence = fence;
-    this.dsl = OwnTables.dsl(dataSource, dialect);
-    this.dataSource = dataSource;
+      TakeGuard guard) {
+    this.dsl = OwnTable.dsl(dataSource, dialect);
     this.clock = clock;
     this.retry = retry;
-    this.ledger = ledger;
-  }
-
-  public LedgerSettings ledger() {
-    return ledger;
+    this.guard = guard;
+    this.take = new SegmentTake(dataSource, guard);
   }
 
   /**
-   * Opens the store: creates {@code leaf_alloc} ({@code sql/schema.sql}) when the database has no
-   * such table, leaving an existing one alone, and reads the table's shape. Idempotent; the server
-   * calls it at start until it succeeds, and any other method opens the store first if needed.
-   * Whether the table exists is read from the JDBC metadata, so a user without the CREATE privilege
-   * can run a server on a table a DBA created (a {@code CREATE TABLE IF NOT EXISTS} is refused to
-   * such a user even when the table exists).
+   * Opens the store: {@code leaf_alloc} found or created ({@link LeafAllocTable#open}), then the
+   * guard's needs ({@link TakeGuard#open}). Idempotent; the server calls it at start until it
+   * succeeds, and any other method opens the store first if needed.
    *
-   * <p>With the ledger on, {@code leaf_ledger} is created the same way when missing, and this user
-   * must be able to write it.
-   *
-   * @throws UnusableTableException the table exists but Leaf cannot use it, or the ledger is on and
-   *     {@code leaf_ledger} cannot be created or written
+   * @throws UnusableTableException the table exists but Leaf cannot use it, or the guard's cannot
+   *     be used
    */
   public void createSchemaIfMissing() {
-    Opened o = open();
-    if (ledger.on()) {
-      openLedger(o);
-    }
-    opened = o;
-  }
-
-  /** {@link JooqLedger#open}: {@code leaf_ledger} there and writable, or the start stops. */
-  private void openLedger(Opened o) {
-    JooqLedger.open(o.dsl(), ledger.server(), clock.millis());
+    opened = open();
   }
 
   /** The store as opened; opens it first if needed (calls racing to do so each open: harmless). */
@@ -142,49 +87,24 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
     Opened o = opened;
     if (o == null) {
       o = open();
-      if (ledger.on()) {
-        openLedger(o);
-      }
       opened = o;
     }
     return o;
   }
 
   private Opened open() {
-    return guard(
-        "open leaf_alloc",
-        () ->
-            dsl.connectionResult(
-                c -> {
-                  DatabaseMetaData md = c.getMetaData();
-                  DatabaseProduct product = DatabaseProduct.of(md, dsl.dialect());
-                  SQLDialect dialect = product.dialect();
-                  Optional<LeafAllocTable> table = LeafAllocTable.read(md, dialect);
-                  if (table.isEmpty()) {
-                    LeafAllocTable.create(DSL.using(c, dialect, dsl.settings()), product);
-                    table = LeafAllocTable.read(md, dialect);
-                  }
-                  LeafAllocTable found =
-                      table.orElseThrow(
-                          () ->
-                              new UnusableTableException(
-                                  "table leaf_alloc was created but the database's metadata does"
-                                      + " not show it"));
-                  log.info("leaf_alloc on {}: {}", product, found.describe());
-                  if (!product.dialectSupportsVersion()) {
-                    // jOOQ's own warning is off (logback.xml): it reads MariaDB 10 as 5.5 through
-                    // Connector/J.
-                    log.warn(
-                        "jOOQ {} does not list {} {} among the versions its dialect supports",
-                        Constants.VERSION,
-                        product.name(),
-                        product.version());
-                  }
-                  return new Opened(
-                      DSL.using(dsl.configuration().connectionProvider(), dialect, dsl.settings()),
-                      found,
-                      SegmentTake.of(product, dataSource));
-                }));
+    LeafAllocTable table =
+        guard(
+            "open leaf_alloc", null, () -> dsl.connectionResult(c -> LeafAllocTable.open(c, dsl)));
+    Opened o =
+        new Opened(
+            DSL.using(
+                dsl.configuration().connectionProvider(),
+                table.product().dialect(),
+                dsl.settings()),
+            table);
+    guard.open(o.dsl());
+    return o;
   }
 
   /** The dialect statements use: the URL's until the store is open, then the server's. */
@@ -198,27 +118,17 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
     Opened o = opened();
     long now = clock.millis();
     try {
-      return guard(
+      return retried(
           "create tag " + bizTag,
           "INSERT and SELECT",
           () ->
-              retry.run(
-                  () ->
-                      o.dsl()
-                          .transactionResult(
-                              cfg -> {
-                                DSLContext tx = cfg.dsl();
-                                tx.insertInto(LEAF_ALLOC)
-                                    .set(LEAF_ALLOC.BIZ_TAG, bizTag)
-                                    .set(LEAF_ALLOC.MAX_ID, maxId)
-                                    .set(LEAF_ALLOC.STEP, step)
-                                    .set(LEAF_ALLOC.DESCRIPTION, description)
-                                    .set(LEAF_ALLOC.UPDATE_TIME, o.table().updateTimeAt(now))
-                                    .execute();
-                                // Read back in the same transaction: update_time as the database
-                                // stored it.
-                                return read(tx, o.table(), bizTag).orElseThrow();
-                              })));
+              o.dsl()
+                  .transactionResult(
+                      cfg -> {
+                        o.table().insert(cfg.dsl(), bizTag, maxId, step, description, now);
+                        // Read back in the same transaction: update_time as the database stored it.
+                        return read(cfg.dsl(), o.table(), bizTag).orElseThrow();
+                      }));
     } catch (DatabaseErrors.DuplicateKey e) {
       throw new TagAlreadyExistsException(bizTag);
     }
@@ -240,32 +150,13 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
   public Optional<TagRecord> getTag(String bizTag) {
     Opened o = opened();
     try {
-      return byName(
-          o,
-          bizTag,
-          () -> guard("read tag " + bizTag, "SELECT", () -> read(o.dsl(), o.table(), bizTag)));
+      return o.table()
+          .bizTag()
+          .byName(
+              bizTag,
+              () -> guard("read tag " + bizTag, "SELECT", () -> read(o.dsl(), o.table(), bizTag)));
     } catch (TagNotFoundException e) {
       return Optional.empty();
-    }
-  }
-
-  /**
-   * Runs {@code work}, a statement that finds {@code bizTag}'s row. None runs for a name the column
-   * cannot hold, and a name the database cannot compare with the column's character set
-   * (MySQL/MariaDB's "Illegal mix of collations", say on a latin1 table) is no row's name either:
-   * both are {@link TagNotFoundException}.
-   */
-  private static <T> T byName(Opened o, String bizTag, Supplier<T> work) {
-    if (!o.table().bizTag().mayHold(bizTag)) {
-      throw new TagNotFoundException(bizTag);
-    }
-    try {
-      return work.get();
-    } catch (StoreRejectedException e) {
-      if (DatabaseErrors.isCollationMix(e)) {
-        throw new TagNotFoundException(bizTag);
-      }
-      throw e;
     }
   }
 
@@ -277,33 +168,23 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
   public TagRecord updateStep(String bizTag, int step) {
     Opened o = opened();
     long now = clock.millis();
-    return byName(
-        o,
-        bizTag,
-        () ->
-            guard(
-                "update step of " + bizTag,
-                "UPDATE and SELECT",
-                () ->
-                    retry.run(
-                        () ->
-                            o.dsl()
-                                .transactionResult(
-                                    cfg -> {
-                                      DSLContext tx = cfg.dsl();
-                                      int updated =
-                                          tx.update(LEAF_ALLOC)
-                                              .set(LEAF_ALLOC.STEP, step)
-                                              .set(
-                                                  LEAF_ALLOC.UPDATE_TIME,
-                                                  o.table().updateTimeAt(now))
-                                              .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
-                                              .execute();
-                                      if (updated == 0) {
-                                        throw new TagNotFoundException(bizTag);
-                                      }
-                                      return read(tx, o.table(), bizTag).orElseThrow();
-                                    }))));
+    return o.table()
+        .bizTag()
+        .byName(
+            bizTag,
+            () ->
+                retried(
+                    "update step of " + bizTag,
+                    "UPDATE and SELECT",
+                    () ->
+                        o.dsl()
+                            .transactionResult(
+                                cfg -> {
+                                  if (!o.table().setStep(cfg.dsl(), bizTag, step, now)) {
+                                    throw new TagNotFoundException(bizTag);
+                                  }
+                                  return read(cfg.dsl(), o.table(), bizTag).orElseThrow();
+                                })));
   }
 
   @Override
@@ -345,77 +226,45 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
   /**
    * {@inheritDoc}
    *
-   * <p>The range comes from the one autocommit statement of the product's {@link SegmentTake},
-   * whose own reply carries the new {@code max_id}. Write conflicts are retried ({@link
-   * ConflictRetry}).
+   * <p>The range comes from the one statement of the product's {@link Dialect#take}, whose own
+   * reply carries the new {@code max_id}. Write conflicts are retried ({@link ConflictRetry}).
    */
   @Override
   public SegmentRange nextSegment(String bizTag, int step) {
-    return take(bizTag, step, RangeKind.SEGMENT);
+    return take(bizTag, step, false);
   }
 
-  /** {@inheritDoc} Recorded as {@link RangeKind#RESERVE} with the ledger on. */
+  /** {@inheritDoc} A reservation to the guard ({@link TakeGuard.Take#reservation}). */
   @Override
   public SegmentRange reserveRange(String bizTag, int count) {
     if (count <= 0) {
       throw new IllegalArgumentException("count must be positive: " + count);
     }
-    return take(bizTag, count, RangeKind.RESERVE);
+    return take(bizTag, count, true);
   }
 
-  private SegmentRange take(String bizTag, int step, RangeKind kind) {
+  private SegmentRange take(String bizTag, int step, boolean reservation) {
     if (step < 0) {
       throw new IllegalArgumentException("step must be positive or TABLE_STEP: " + step);
     }
     Opened o = opened();
     try {
-      return byName(
-          o,
-          bizTag,
-          () ->
-              guard(
-                  "take a segment of " + bizTag,
-                  "UPDATE and SELECT",
-                  () ->
-                      retry.run(
-                          () ->
-                              o.dsl()
-                                  .connectionResult(
-                                      c -> {
-                                        DSLContext db =
-                                            DSL.using(c, o.dsl().dialect(), o.dsl().settings());
-                                        if (!ledger.on() && !fence.checks()) {
-                                          if (!c.getAutoCommit()) {
-                                            c.setAutoCommit(true);
-                                          }
-                                          return o.take()
-                                              .take(c, db, o.table(), bizTag, step, clock.millis());
-                                        }
-                                        long now = clock.millis();
-                                        return o.take()
-                                            .takeRecorded(
-                                                c,
-                                                db,
-                                                o.table(),
-                                                bizTag,
-                                                step,
-                                                now,
-                                                range -> {
-                                                  fence.check(c, db, bizTag, range);
-                                                  if (ledger.on()) {
-                                                    JooqLedger.insert(
-                                                        db,
-                                                        bizTag,
-                                                        range.start(),
-                                                        range.end(),
-                                                        kind,
-                                                        ledger.server(),
-                                                        now);
-                                                  }
-                                                });
-                                      }))));
+      return o.table()
+          .bizTag()
+          .byName(
+              bizTag,
+              () ->
+                  retried(
+                      "take a segment of " + bizTag,
+                      "UPDATE and SELECT",
+                      () ->
+                          take.take(
+                              o.dsl(),
+                              o.table().product().rules(),
+                              o.table(),
+                              new SegmentTake.Ask(bizTag, step, reservation, clock.millis()))));
     } catch (DatabaseErrors.DuplicateKey e) {
-      // The primary key found the range recorded already: the row went back (a restore).
+      // A guard's record found the range recorded already: the row went back (a restore).
       throw new StoreRejectedException(
           "the range of biz_tag "
               + bizTag
@@ -426,88 +275,70 @@ public final class JooqSegmentStore implements SegmentStore, Ledger {
     }
   }
 
-  /**
-   * {@inheritDoc} Reads {@code leaf_ledger} ({@link JooqLedger#holding}).
-   *
-   * @throws LedgerOffException the store runs without the ledger
-   */
-  @Override
-  public Optional<IssuedRange> whoIssued(String bizTag, long id) {
-    if (!ledger.on()) {
-      throw new LedgerOffException();
-    }
-    Opened o = opened();
-    if (!o.table().bizTag().mayHold(bizTag)) {
-      return Optional.empty();
-    }
-    return guard(
-        "read leaf_ledger for " + bizTag,
-        "SELECT on leaf_ledger",
-        () -> JooqLedger.holding(o.dsl(), bizTag, id));
+  /** What a hand-back runs in its transaction once {@code max_id} went back. */
+  @FunctionalInterface
+  public interface AfterSetBack {
+    void run(DSLContext tx, long nowMillis);
   }
 
   /**
-   * {@inheritDoc} One transaction: the conditional UPDATE of {@code max_id} and, with the ledger
-   * on, the {@link RangeKind#RETURNED} record ({@link JooqLedger#recordReturned}).
+   * The hand-back's write: in one transaction, {@code max_id} goes back to {@code first} only if it
+   * still is {@code end}, then {@code after} runs; returns whether it went back (false: another
+   * take moved it, nothing changed, or the range is empty).
    */
-  @Override
-  public boolean handBack(String bizTag, long firstUnissued, long segmentEnd) {
-    if (firstUnissued >= segmentEnd) {
+  public boolean setBack(String bizTag, long first, long end, AfterSetBack after) {
+    if (first >= end) {
       return false;
     }
     Opened o = opened();
     long now = clock.millis();
-    return byName(
-        o,
-        bizTag,
-        () ->
-            guard(
-                "hand back the rest of " + bizTag,
-                "UPDATE",
-                () ->
-                    o.dsl()
-                        .transactionResult(
-                            cfg -> {
-                              DSLContext tx = cfg.dsl();
-                              if (!o.table().setBack(tx, bizTag, firstUnissued, segmentEnd, now)) {
-                                return false;
-                              }
-                              if (ledger.on()) {
-                                JooqLedger.recordReturned(
-                                    tx, bizTag, firstUnissued, segmentEnd, ledger.server(), now);
-                              }
-                              return true;
-                            })));
+    return o.table()
+        .bizTag()
+        .byName(
+            bizTag,
+            () ->
+                guard(
+                    "hand back the rest of " + bizTag,
+                    "UPDATE",
+                    () ->
+                        o.dsl()
+                            .transactionResult(
+                                cfg -> {
+                                  DSLContext tx = cfg.dsl();
+                                  if (!o.table().setBack(tx, bizTag, first, end, now)) {
+                                    return false;
+                                  }
+                                  after.run(tx, now);
+                                  return true;
+                                })));
   }
 
   /**
-   * Deletes at most {@code limit} ledger records older than {@code cutoffMillis} in one statement;
-   * returns how many went.
+   * Runs {@code work} on the opened store's statements (opening it first if needed), its failures
+   * mapped as this store's ({@link DatabaseErrors#toStoreException}); {@code privileges} are what
+   * it needs.
    */
-  public int deleteLedgerBefore(long cutoffMillis, int limit) {
+  public <T> T query(String what, String privileges, Function<DSLContext, T> work) {
     Opened o = opened();
-    return guard(
-        "delete old leaf_ledger records",
-        "DELETE on leaf_ledger",
-        () -> JooqLedger.deleteBefore(o.dsl(), cutoffMillis, limit));
+    return guard(what, privileges, () -> work.apply(o.dsl()));
   }
 
   @Override
   public void ping() {
     Opened o = opened;
-    guard("ping", () -> (o == null ? dsl : o.dsl()).selectOne().fetch());
+    guard("ping", null, () -> (o == null ? dsl : o.dsl()).selectOne().fetch());
+  }
+
+  /** {@link #guard} of {@code work} retried on conflicts. */
+  private <T> T retried(String what, String privileges, Supplier<T> work) {
+    return guard(what, privileges, () -> retry.run(work));
   }
 
   /**
    * Runs {@code work}, turning database failures into this package's exceptions ({@link
-   * DatabaseErrors#toStoreException}). Our own exceptions thrown inside a transaction pass through
-   * unchanged (jOOQ rolls back and rethrows).
+   * DatabaseErrors#toStoreException}); {@code privileges} are what it needs. Our own exceptions
+   * thrown inside a transaction pass through unchanged (jOOQ rolls back and rethrows).
    */
-  private <T> T guard(String what, Supplier<T> work) {
-    return guard(what, null, work);
-  }
-
-  /** As {@link #guard(String, Supplier)}; {@code privileges} are what {@code work} needs. */
   private <T> T guard(String what, String privileges, Supplier<T> work) {
     try {
       return work.get();

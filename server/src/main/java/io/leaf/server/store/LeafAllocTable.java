@@ -2,30 +2,27 @@ package io.leaf.server.store;
 
 import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import io.leaf.server.db.DatabaseProduct;
+import io.leaf.server.db.Dialect;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jooq.Constants;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.Record5;
-import org.jooq.SQLDialect;
 import org.jooq.SelectJoinStep;
 import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@code leaf_alloc} table as this database holds it, read once from the JDBC metadata.
@@ -43,8 +40,7 @@ import org.jooq.impl.DSL;
  */
 final class LeafAllocTable {
 
-  private static final String SCHEMA_RESOURCE = "/sql/schema.sql";
-  private static final String POSTGRES_SCHEMA_RESOURCE = "/sql/schema-postgresql.sql";
+  private static final Logger log = LoggerFactory.getLogger(LeafAllocTable.class);
 
   /** How {@code update_time} holds time. */
   enum UpdateTime {
@@ -92,26 +88,19 @@ final class LeafAllocTable {
   private final String updateTimeType;
   private final BizTagColumn bizTag;
   private final Field<Long> updateTimeMillis;
+  private final DatabaseProduct product;
 
   private LeafAllocTable(
-      UpdateTime updateTime, String updateTimeType, BizTagColumn bizTag, SQLDialect dialect) {
+      UpdateTime updateTime, String updateTimeType, BizTagColumn bizTag, DatabaseProduct product) {
+    this.product = product;
+    Dialect dialect = product.rules();
     this.updateTime = updateTime;
     this.updateTimeType = updateTimeType;
     this.bizTag = bizTag;
     Field<Long> millis =
         updateTime == UpdateTime.EPOCH_MILLIS
             ? LEAF_ALLOC.UPDATE_TIME
-            : dialect.family() == SQLDialect.H2 || dialect.family() == SQLDialect.POSTGRES
-                // H2's UNIX_TIMESTAMP keeps whole seconds and its INTEGER result overflows when
-                // multiplied (PostgreSQL has none); a TIMESTAMP cast to WITH TIME ZONE takes the
-                // session's zone, as MySQL's UNIX_TIMESTAMP does.
-                ? DSL.field(
-                    "CAST(EXTRACT(EPOCH FROM CAST({0} AS TIMESTAMP WITH TIME ZONE)) * 1000"
-                        + " AS BIGINT)",
-                    Long.class, LEAF_ALLOC.UPDATE_TIME)
-                : DSL.field(
-                    "CAST(UNIX_TIMESTAMP({0}) * 1000 AS SIGNED)",
-                    Long.class, LEAF_ALLOC.UPDATE_TIME);
+            : dialect.epochMillis(LEAF_ALLOC.UPDATE_TIME);
     // A nullable update_time (some Meituan tables have one) reads as 0, never as a null long.
     this.updateTimeMillis = DSL.coalesce(millis, DSL.inline(0L)).as("update_time_millis");
   }
@@ -123,7 +112,7 @@ final class LeafAllocTable {
    * @throws UnusableTableException the table lacks a column, holds one in an unusable type, does
    *     not keep {@code biz_tag} unique, or has another column Leaf's inserts cannot leave out
    */
-  static Optional<LeafAllocTable> read(DatabaseMetaData md, SQLDialect dialect)
+  static Optional<LeafAllocTable> read(DatabaseMetaData md, DatabaseProduct product)
       throws SQLException {
     String table = md.storesUpperCaseIdentifiers() ? "LEAF_ALLOC" : "leaf_alloc";
     Connection c = md.getConnection();
@@ -170,7 +159,7 @@ final class LeafAllocTable {
                 + String.join(", ", NEEDED.keySet()));
       }
     }
-    if (!bizTagIsUnique(md, catalog, schema, table)) {
+    if (!BizTagColumn.isUnique(md, catalog, schema, table)) {
       throw unusable(
           "column biz_tag is neither the primary key nor unique; Leaf needs one row" + " per tag");
     }
@@ -179,74 +168,58 @@ final class LeafAllocTable {
     BizTagColumn bizTag =
         new BizTagColumn(
             tag.typeName,
-            isAscii(c, catalog, table, dialect),
+            BizTagColumn.isAscii(c, catalog, table, product.dialect()),
             SIZED_TEXT.contains(tag.type) && tag.size > 0 ? tag.size : BizTagColumn.UNBOUNDED);
     return Optional.of(
         new LeafAllocTable(
             time.type == Types.BIGINT ? UpdateTime.EPOCH_MILLIS : UpdateTime.DATABASE_CLOCK,
             time.typeName,
             bizTag,
-            dialect));
+            product));
   }
 
   /**
-   * Whether {@code biz_tag}'s character set is ASCII: on MySQL/MariaDB as {@code
-   * information_schema} says (Leaf's own table is {@code CHARACTER SET ascii} there); never on
-   * PostgreSQL and H2, whose columns take the database's Unicode as they are. A schema that cannot
-   * be read says no: every name is then looked up.
+   * Finds {@code leaf_alloc} on {@code c} (creating Leaf's tables when it is missing), reads its
+   * shape and logs it, with the product behind {@code c}. Whether it exists is read from the JDBC
+   * metadata, so a user without CREATE can run a server on a table a DBA created (a {@code CREATE
+   * TABLE IF NOT EXISTS} is refused to such a user even when the table exists).
+   *
+   * @param dsl the statements' settings, on the URL's dialect
+   * @throws UnusableTableException the table exists but Leaf cannot use it
    */
-  private static boolean isAscii(Connection c, String catalog, String table, SQLDialect dialect) {
-    if (dialect.family() != SQLDialect.MYSQL && dialect.family() != SQLDialect.MARIADB) {
-      return false;
+  static LeafAllocTable open(Connection c, DSLContext dsl) throws SQLException {
+    DatabaseMetaData md = c.getMetaData();
+    DatabaseProduct product = DatabaseProduct.of(md, dsl.dialect());
+    Optional<LeafAllocTable> table = read(md, product);
+    if (table.isEmpty()) {
+      OwnTable.createSchema(DSL.using(c, product.dialect(), dsl.settings()), product.rules());
+      table = read(md, product);
     }
-    try (PreparedStatement s =
-        c.prepareStatement(
-            "SELECT CHARACTER_SET_NAME FROM"
-                + " information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?"
-                + " AND COLUMN_NAME = 'biz_tag'")) {
-      s.setString(1, catalog);
-      s.setString(2, table);
-      try (ResultSet rs = s.executeQuery()) {
-        return rs.next() && "ascii".equalsIgnoreCase(rs.getString(1));
-      }
-    } catch (SQLException e) {
-      return false;
+    LeafAllocTable found =
+        table.orElseThrow(
+            () ->
+                new UnusableTableException(
+                    "table leaf_alloc was created but the database's metadata does not show it"));
+    log.info("leaf_alloc on {}: {}", product, found.describe());
+    if (!product.dialectSupportsVersion()) {
+      // jOOQ's own warning is off (logback.xml): it reads MariaDB 10 as 5.5 through Connector/J.
+      log.warn(
+          "jOOQ {} does not list {} {} among the versions its dialect supports",
+          Constants.VERSION,
+          product.name(),
+          product.version());
     }
+    return found;
+  }
+
+  /** The product this table was read on. */
+  DatabaseProduct product() {
+    return product;
   }
 
   /** What {@code biz_tag} can hold: a name it cannot is no row's name. */
   BizTagColumn bizTag() {
     return bizTag;
-  }
-
-  /** The schema's description column, sized in characters as utf8mb4 counts them. */
-  static final String DESCRIPTION_COLUMN = "VARCHAR(256) CHARACTER SET utf8mb4";
-
-  /**
-   * H2 counts a column's length in UTF-16 units, so 256 characters outside the Basic Multilingual
-   * Plane take 512; the API's own check keeps descriptions to 256 code points on both databases.
-   */
-  static final String H2_DESCRIPTION_COLUMN = "VARCHAR(512)";
-
-  /**
-   * Creates the table Leaf's own way: {@code sql/schema.sql}, or on PostgreSQL its variant {@code
-   * sql/schema-postgresql.sql} (same columns).
-   */
-  static void create(DSLContext db, DatabaseProduct product) {
-    String schema =
-        stripComments(
-            readSchema(product.isPostgres() ? POSTGRES_SCHEMA_RESOURCE : SCHEMA_RESOURCE));
-    if (db.dialect().family() == SQLDialect.H2) {
-      schema = schema.replace(DESCRIPTION_COLUMN, H2_DESCRIPTION_COLUMN);
-    }
-    // Comments go first, so a semicolon inside one never splits a statement.
-    for (String statement : schema.split(";")) {
-      if (statement.strip().startsWith("CREATE INDEX")) {
-        OwnTables.createIndex(db, statement.strip());
-      } else if (!statement.isBlank()) {
-        db.execute(statement.strip());
-      }
-    }
   }
 
   /**
@@ -295,55 +268,33 @@ final class LeafAllocTable {
         : DSL.field("CURRENT_TIMESTAMP", Long.class);
   }
 
-  private static boolean bizTagIsUnique(
-      DatabaseMetaData md, String catalog, String schema, String table) throws SQLException {
-    Map<String, List<String>> uniqueIndexes = new LinkedHashMap<>();
-    try (ResultSet rs = md.getIndexInfo(catalog, schema, table, true, true)) {
-      while (rs.next()) {
-        String column = rs.getString("COLUMN_NAME");
-        if (rs.getShort("TYPE") != DatabaseMetaData.tableIndexStatistic && column != null) {
-          uniqueIndexes
-              .computeIfAbsent(rs.getString("INDEX_NAME"), k -> new ArrayList<>())
-              .add(column.toLowerCase(Locale.ROOT));
-        }
-      }
-    }
-    return uniqueIndexes.containsValue(List.of("biz_tag"));
-  }
-
-  /** The text of {@code sql/schema.sql}. */
-  static String readSchema() {
-    return readSchema(SCHEMA_RESOURCE);
-  }
-
-  static String readSchema(String resource) {
-    try (InputStream in = JooqSegmentStore.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IllegalStateException(resource + " is missing from the classpath");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  /** {@code statement} without its {@code --} comment lines. */
-  static String stripComments(String statement) {
-    StringBuilder sql = new StringBuilder();
-    for (String line : statement.split("\n")) {
-      if (!line.strip().startsWith("--")) {
-        sql.append(line).append('\n');
-      }
-    }
-    return sql.toString().strip();
-  }
-
   private static UnusableTableException unusable(String what) {
     return new UnusableTableException(
         "table leaf_alloc" + (what.startsWith("column") ? ": " : " ") + what);
   }
 
   /** One column of {@link DatabaseMetaData#getColumns}. */
+  /** Inserts a row at {@code nowMillis}; a taken name fails on the unique key. */
+  void insert(DSLContext tx, String bizTag, long maxId, int step, String description, long now) {
+    tx.insertInto(LEAF_ALLOC)
+        .set(LEAF_ALLOC.BIZ_TAG, bizTag)
+        .set(LEAF_ALLOC.MAX_ID, maxId)
+        .set(LEAF_ALLOC.STEP, step)
+        .set(LEAF_ALLOC.DESCRIPTION, description)
+        .set(LEAF_ALLOC.UPDATE_TIME, updateTimeAt(now))
+        .execute();
+  }
+
+  /** Sets the row's step at {@code nowMillis}; false when there is no such row. */
+  boolean setStep(DSLContext tx, String bizTag, int step, long nowMillis) {
+    return tx.update(LEAF_ALLOC)
+            .set(LEAF_ALLOC.STEP, step)
+            .set(LEAF_ALLOC.UPDATE_TIME, updateTimeAt(nowMillis))
+            .where(LEAF_ALLOC.BIZ_TAG.eq(bizTag))
+            .execute()
+        > 0;
+  }
+
   /**
    * In the caller's transaction: sets {@code max_id} back to {@code first} if it still is {@code
    * end}; true when it was (the caller then records the hand-back), false when another take moved

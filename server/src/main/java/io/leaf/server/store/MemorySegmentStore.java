@@ -1,11 +1,5 @@
 package io.leaf.server.store;
 
-import io.leaf.server.ledger.IssuedRange;
-import io.leaf.server.ledger.JooqLedger;
-import io.leaf.server.ledger.Ledger;
-import io.leaf.server.ledger.LedgerOffException;
-import io.leaf.server.ledger.LedgerSettings;
-import io.leaf.server.ledger.RangeKind;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +7,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
 /**
  * The {@code leaf_alloc} rules held in memory, for tests and benchmarks of the engine: the same
@@ -22,7 +18,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * tag are serialized and loads of different tags are not; {@link #listTags} is weakly consistent
  * with concurrent creation.
  */
-public final class MemorySegmentStore implements SegmentStore, Ledger {
+public final class MemorySegmentStore implements SegmentStore {
 
   /** A row; every field is read and written under the row's monitor. */
   private static final class Row {
@@ -41,14 +37,10 @@ public final class MemorySegmentStore implements SegmentStore, Ledger {
 
   private final ConcurrentNavigableMap<String, Row> rows = new ConcurrentSkipListMap<>();
 
-  /** One ledger record of a tag. */
-  private record Entry(String bizTag, IssuedRange range) {}
-
   private final InstantSource clock;
-  private final LedgerSettings ledger;
 
-  /** The ledger's records; guarded by itself. */
-  private final List<Entry> records = new ArrayList<>();
+  /** Told of every take under the row's monitor, as a guard runs in the take's transaction. */
+  private final Consumer<TakeGuard.Take> onTake;
 
   public MemorySegmentStore() {
     this(InstantSource.system());
@@ -58,15 +50,16 @@ public final class MemorySegmentStore implements SegmentStore, Ledger {
    * @param clock stamps {@code update_time} as the database's transactions do
    */
   public MemorySegmentStore(InstantSource clock) {
-    this(clock, LedgerSettings.OFF);
+    this(clock, take -> {});
   }
 
   /**
-   * @param ledger whether takes are recorded (in memory), as {@link JooqSegmentStore} does
+   * @param onTake told of every take before it returns, as {@link JooqSegmentStore}'s guard is (the
+   *     ledger's records in memory)
    */
-  public MemorySegmentStore(InstantSource clock, LedgerSettings ledger) {
+  public MemorySegmentStore(InstantSource clock, Consumer<TakeGuard.Take> onTake) {
     this.clock = clock;
-    this.ledger = ledger;
+    this.onTake = onTake;
   }
 
   @Override
@@ -109,15 +102,15 @@ public final class MemorySegmentStore implements SegmentStore, Ledger {
 
   @Override
   public SegmentRange nextSegment(String bizTag, int step) {
-    return take(bizTag, step, RangeKind.SEGMENT);
+    return take(bizTag, step, false);
   }
 
   @Override
   public SegmentRange reserveRange(String bizTag, int count) {
-    return take(bizTag, count, RangeKind.RESERVE);
+    return take(bizTag, count, true);
   }
 
-  private SegmentRange take(String bizTag, int step, RangeKind kind) {
+  private SegmentRange take(String bizTag, int step, boolean reservation) {
     Row r = row(bizTag);
     synchronized (r) {
       int used = step == TABLE_STEP ? r.step : step;
@@ -127,89 +120,29 @@ public final class MemorySegmentStore implements SegmentStore, Ledger {
       r.maxId += used;
       r.updateTime = clock.millis();
       SegmentRange range = new SegmentRange(r.maxId - used, r.maxId, used, r.step);
-      record(bizTag, range.start(), range.end(), kind, r.updateTime);
+      onTake.accept(new TakeGuard.Take(bizTag, range, reservation, r.updateTime));
       return range;
     }
   }
 
-  private void record(String bizTag, long start, long end, RangeKind kind, long now) {
-    if (ledger.on()) {
-      synchronized (records) {
-        records.add(new Entry(bizTag, new IssuedRange(start, end, ledger.server(), now, kind)));
-      }
-    }
-  }
-
-  @Override
-  public Optional<IssuedRange> whoIssued(String bizTag, long id) {
-    if (!ledger.on()) {
-      throw new LedgerOffException();
-    }
-    long maxId = getTag(bizTag).map(TagRecord::maxId).orElse(JooqLedger.NO_MAX_ID);
-    List<IssuedRange> mine = new ArrayList<>();
-    synchronized (records) {
-      for (Entry e : records) {
-        if (e.bizTag().equals(bizTag)) {
-          mine.add(e.range());
-        }
-      }
-    }
-    return JooqLedger.answer(mine, id, maxId);
-  }
-
-  /** {@inheritDoc} The ledger's records change as {@link JooqLedger#recordReturned} says. */
-  @Override
-  public boolean handBack(String bizTag, long firstUnissued, long segmentEnd) {
+  /**
+   * The hand-back's write, as {@link JooqSegmentStore#setBack}: {@code max_id} goes back to {@code
+   * first} only if it still is {@code end}, then {@code after} runs with the time, under the row's
+   * monitor; returns whether it went back.
+   */
+  public boolean setBack(String bizTag, long first, long end, LongConsumer after) {
     Row r = rows.get(bizTag);
-    if (r == null || firstUnissued >= segmentEnd) {
+    if (r == null || first >= end) {
       return false;
     }
     synchronized (r) {
-      if (r.maxId != segmentEnd) {
+      if (r.maxId != end) {
         return false;
       }
-      r.maxId = firstUnissued;
+      r.maxId = first;
       r.updateTime = clock.millis();
-      if (ledger.on()) {
-        synchronized (records) {
-          // As JooqLedger.recordReturned: every hand-back at or above firstUnissued merges in.
-          long end = segmentEnd;
-          for (java.util.Iterator<Entry> it = records.iterator(); it.hasNext(); ) {
-            Entry e = it.next();
-            if (!e.bizTag().equals(bizTag) || e.range().start() < firstUnissued) {
-              continue;
-            }
-            if (e.range().kind() == RangeKind.RETURNED) {
-              end = Math.max(end, e.range().end());
-              it.remove();
-            } else if (e.range().kind() == RangeKind.SEGMENT
-                && e.range().end() <= segmentEnd
-                && e.range().server().equals(ledger.server())) {
-              it.remove();
-            }
-          }
-          records.add(
-              new Entry(
-                  bizTag,
-                  new IssuedRange(
-                      firstUnissued, end, ledger.server(), r.updateTime, RangeKind.RETURNED)));
-        }
-      }
+      after.accept(r.updateTime);
       return true;
-    }
-  }
-
-  /** Deletes at most {@code limit} ledger records older than {@code cutoffMillis}. */
-  public int deleteLedgerBefore(long cutoffMillis, int limit) {
-    synchronized (records) {
-      int deleted = 0;
-      for (java.util.Iterator<Entry> it = records.iterator(); it.hasNext() && deleted < limit; ) {
-        if (it.next().range().timeMs() < cutoffMillis) {
-          it.remove();
-          deleted++;
-        }
-      }
-      return deleted;
     }
   }
 

@@ -1,102 +1,135 @@
 package io.leaf.server.store;
 
+import com.zaxxer.hikari.HikariDataSource;
+import io.leaf.server.db.Dialect;
+import io.leaf.server.db.Dialect.TakeRequest;
+import io.leaf.server.db.Dialect.Taken;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
 
 /**
- * The one statement that takes a segment of a tag: it moves {@code max_id} and its reply carries
- * the range moved past, in the form the database product offers; {@link #of} chooses it once, when
- * the store opens.
- *
- * <p>A reply means the write committed: there is no second statement whose failure a driver could
- * hide or re-run in a new transaction, so a write that was rolled back (a deadlock, a Galera
- * certification conflict, a connection killed or failed over mid-way) never yields a range.
- * Implementations are thread-safe; each call runs on a connection the caller owns: autocommit, or
- * (with the ledger) inside the caller's transaction, whose COMMIT then proves the write instead.
+ * A take of one segment on one connection: the product's statement ({@link Dialect#take}) alone in
+ * autocommit, or in a transaction with a {@link TakeGuard}; the range leaves only once committed.
+ * Thread-safe.
  */
-interface SegmentTake {
+final class SegmentTake {
 
-  /** The take for {@code product}: {@code RETURNING} on PostgreSQL, {@code LAST_INSERT_ID} else. */
-  static SegmentTake of(DatabaseProduct product, DataSource dataSource) {
-    return switch (product.dialect().family()) {
-      case POSTGRES -> new PostgresSegmentTake(dataSource);
-      case H2 -> new H2SegmentTake();
-      default -> new MySqlSegmentTake();
-    };
+  /*
+   * A reply means the write committed: there is no second statement whose failure a driver could
+   * hide or re-run in a new transaction, so a write that was rolled back (a deadlock, a Galera
+   * certification conflict, a connection killed or failed over mid-way) never yields a range. In a
+   * transaction, COMMIT proves the write instead, and the product checks how it returned
+   * (Dialect#committed).
+   */
+
+  private final DataSource pool;
+  private final TakeGuard guard;
+
+  /**
+   * @param pool where the connections come from (a connection a take finds unusable is evicted)
+   */
+  SegmentTake(DataSource pool, TakeGuard guard) {
+    this.pool = pool;
+    this.guard = guard;
+  }
+
+  /** Whether takes run in a transaction (the guard is active). */
+  boolean guarded() {
+    return guard.active();
   }
 
   /**
-   * Takes {@code step} IDs (or the row's step for {@link SegmentStore#TABLE_STEP}) of {@code
-   * bizTag}; {@code db} runs on {@code connection}.
+   * What a take asks: {@code step} IDs of {@code bizTag} (or {@link SegmentStore#TABLE_STEP}),
+   * ReserveIds' own write when {@code reservation}, at {@code nowMillis}.
+   */
+  record Ask(String bizTag, int step, boolean reservation, long nowMillis) {}
+
+  /**
+   * Takes what {@code ask} asks on a connection of {@code dsl} with {@code dialect}, on {@code
+   * table}: autocommit, or in one transaction with the guard when it is active.
    *
    * @throws TagNotFoundException no such row
    * @throws InvalidTagStateException the row holds a NULL or a step that is not positive
    * @throws IdOverflowException the range would pass 2⁶³−1; nothing was taken
    * @throws StoreUnavailableException the write's safety is in doubt; the range is dropped (a gap)
    */
-  SegmentRange take(
-      Connection connection,
-      DSLContext db,
-      LeafAllocTable table,
-      String bizTag,
-      int step,
-      long nowMillis)
-      throws SQLException;
-
-  /**
-   * Called after the COMMIT of a take run inside a transaction (the ledger's): throws when the
-   * commit returned in a way that does not prove the range safe, so it is dropped (a gap). Nothing
-   * by default.
-   *
-   * @throws StoreUnavailableException the commit's safety is in doubt
-   */
-  default void committed(Connection connection, String bizTag, SegmentRange range)
-      throws SQLException {}
-
-  /** What runs after the take, before COMMIT, in its transaction. */
-  @FunctionalInterface
-  interface InTake {
-    void run(SegmentRange range) throws SQLException;
+  SegmentRange take(DSLContext dsl, Dialect dialect, LeafAllocTable table, Ask ask) {
+    return dsl.connectionResult(
+        c -> take(c, DSL.using(c, dsl.dialect(), dsl.settings()), dialect, table, ask));
   }
 
-  /**
-   * BEGIN; {@link #take}; {@code record} of its range (the fence's checks, the ledger's record);
-   * COMMIT, on {@code c}. The range leaves only after COMMIT returned (and the product accepted how
-   * it returned: {@link #committed}); anything else rolls back, or leaves the commit in doubt, and
-   * the range is a gap.
-   */
-  default SegmentRange takeRecorded(
-      Connection c,
-      DSLContext db,
-      LeafAllocTable table,
-      String bizTag,
-      int step,
-      long nowMillis,
-      InTake record)
+  private SegmentRange take(
+      Connection c, DSLContext db, Dialect dialect, LeafAllocTable table, Ask ask)
       throws SQLException {
-    c.setAutoCommit(false);
+    TakeRequest request =
+        new TakeRequest(
+            ask.bizTag(),
+            ask.step(),
+            table.updateTimeAt(ask.nowMillis()),
+            new Rules(ask.bizTag(), ask.step()));
+    if (!guard.active()) {
+      if (!c.getAutoCommit()) {
+        c.setAutoCommit(true);
+      }
+      return range(dialect.take(c, pool, db, request));
+    }
+    dialect.begin(c);
     try {
-      SegmentRange range = take(c, db, table, bizTag, step, nowMillis);
-      record.run(range);
+      Taken taken = dialect.take(c, pool, db, request);
+      SegmentRange range = range(taken);
+      guard.inTake(
+          c, db, new TakeGuard.Take(ask.bizTag(), range, ask.reservation(), ask.nowMillis()));
       c.clearWarnings();
-      c.commit();
-      committed(c, bizTag, range);
+      dialect.commit(c);
+      dialect.committed(c, request, taken);
       return range;
     } catch (Throwable e) {
       try {
-        c.rollback();
+        dialect.rollback(c);
       } catch (SQLException | RuntimeException suppressed) {
         e.addSuppressed(suppressed);
+        // The session may still be in the transaction: no later borrower may run in it.
+        if (pool instanceof HikariDataSource hikari) {
+          hikari.evictConnection(c);
+        }
       }
       throw e;
     } finally {
       try {
-        c.setAutoCommit(true);
+        dialect.end(c);
       } catch (SQLException ignored) {
         // A broken connection: the pool drops it.
       }
+    }
+  }
+
+  private static SegmentRange range(Taken t) {
+    return new SegmentRange(t.end() - t.added(), t.end(), t.added(), t.tableStep());
+  }
+
+  /** The store's rules and failures for one take of {@code bizTag}. */
+  private record Rules(String bizTag, int step) implements Dialect.TakeRules {
+    @Override
+    public int added(Long maxId, Integer tableStep) {
+      return stepToAdd(bizTag, maxId, tableStep, step);
+    }
+
+    @Override
+    public RuntimeException missing() {
+      return new TagNotFoundException(bizTag);
+    }
+
+    @Override
+    public RuntimeException overflow(long maxId, int added) {
+      return new IdOverflowException(bizTag, maxId, added);
+    }
+
+    @Override
+    public RuntimeException unavailable(String message, Throwable cause) {
+      return new StoreUnavailableException(message, cause);
     }
   }
 

@@ -9,6 +9,7 @@ import io.grpc.StatusRuntimeException;
 import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.server.testing.LedgeredStore;
 import io.leaf.v1.IssuedRange;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.ReserveIdsRequest;
@@ -36,8 +37,8 @@ class WhoIssuedApiTest {
 
   @Test
   void whoIssued_idOfASegmentAndOfAReservation_theirRanges() throws Exception {
-    MemorySegmentStore store =
-        new MemorySegmentStore(InstantSource.system(), LedgerSettings.on("host:1/2-abcdef"));
+    LedgeredStore store =
+        LedgeredStore.memory(InstantSource.system(), LedgerSettings.on("host:1/2-abcdef"));
     store.createTag("t", 1, 100, null);
     leaf = new InProcessLeaf(store);
     long id = leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("t").build()).getId();
@@ -56,8 +57,7 @@ class WhoIssuedApiTest {
 
   @Test
   void whoIssued_noRecordHoldsTheId_notFound() throws Exception {
-    MemorySegmentStore store =
-        new MemorySegmentStore(InstantSource.system(), LedgerSettings.on("me"));
+    LedgeredStore store = LedgeredStore.memory(InstantSource.system(), LedgerSettings.on("me"));
     store.createTag("t", 1, 100, null);
     leaf = new InProcessLeaf(store);
 
@@ -84,8 +84,7 @@ class WhoIssuedApiTest {
 
   @Test
   void whoIssued_emptyTag_invalidArgument() throws Exception {
-    leaf =
-        new InProcessLeaf(new MemorySegmentStore(InstantSource.system(), LedgerSettings.on("me")));
+    leaf = new InProcessLeaf(LedgeredStore.memory(InstantSource.system(), LedgerSettings.on("me")));
     StatusRuntimeException e =
         assertThrows(StatusRuntimeException.class, () -> leaf.blocking.whoIssued(ask("", 5)));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.ledger.LedgerSettings;
-import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.server.testing.LedgeredStore;
 import io.leaf.server.testing.Ports;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 /** {@code GET /api/ledger/{biz_tag}/{id}}: WhoIssued over HTTP. */
 class LedgerEndpointTest {
 
-  private final MemorySegmentStore memory =
-      new MemorySegmentStore(InstantSource.system(), LedgerSettings.on("host:1/2-abcdef"));
+  private final LedgeredStore memory =
+      LedgeredStore.memory(InstantSource.system(), LedgerSettings.on("host:1/2-abcdef"));
   private final HttpClient client =
       HttpClient.newBuilder()
           .version(HttpClient.Version.HTTP_1_1)

@@ -11,9 +11,9 @@ import io.leaf.server.engine.IdRanges;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.engine.ServerClosingException;
 import io.leaf.server.engine.UnissuedRun;
-import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.EngineThreadsFixture;
+import io.leaf.server.testing.LedgeredStore;
 import io.leaf.server.testing.Poll;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -40,8 +40,8 @@ class HandBackTest {
 
   private static final long WAIT = TimeUnit.SECONDS.toNanos(10);
 
-  private final MemorySegmentStore memory =
-      new MemorySegmentStore(InstantSource.system(), LedgerSettings.on("me"));
+  private final LedgeredStore memory =
+      LedgeredStore.memory(InstantSource.system(), LedgerSettings.on("me"));
   private final ControllableStore store = new ControllableStore(memory);
   private final List<EngineThreadsFixture> fixtures = new ArrayList<>();
   private final List<SegmentAllocator> engines = new ArrayList<>();

@@ -14,6 +14,7 @@ import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.testing.FakeWallClock;
+import io.leaf.server.testing.LedgeredStore;
 import io.leaf.server.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -44,7 +45,7 @@ abstract class LedgerContractTest {
 
   private TestDatabase db;
   final FakeWallClock clock = new FakeWallClock(1_700_000_000_000L);
-  JooqSegmentStore store;
+  LedgeredStore store;
 
   abstract TestDatabase newDatabase();
 
@@ -106,7 +107,7 @@ abstract class LedgerContractTest {
   void whoIssued_afterARestart_answersFromTheDatabase() {
     store.createTag("t", 1, 100, null);
     SegmentRange r = store.nextSegment("t", 30);
-    JooqSegmentStore restarted = db.store(2, B, clock);
+    LedgeredStore restarted = db.store(2, B, clock);
 
     assertEquals(A.server(), restarted.whoIssued("t", r.start()).orElseThrow().server());
     SegmentRange next = restarted.nextSegment("t", 30);
@@ -131,7 +132,7 @@ abstract class LedgerContractTest {
 
   @Test
   void ledgerOff_oneStatementNothingRecorded_whoIssuedRefused() {
-    JooqSegmentStore off = db.store(2, LedgerSettings.OFF, clock);
+    LedgeredStore off = db.store(2, LedgerSettings.OFF, clock);
     off.createTag("t", 1, 100, null);
     SegmentRange r = off.nextSegment("t", SegmentStore.TABLE_STEP);
 
@@ -154,7 +155,7 @@ abstract class LedgerContractTest {
     assertEquals(
         new IssuedRange(51, 101, A.server(), clock.millis(), RangeKind.RETURNED), returned);
 
-    JooqSegmentStore other = db.store(2, B, clock);
+    LedgeredStore other = db.store(2, B, clock);
     SegmentRange next = other.nextSegment("t", 100);
     assertEquals(51, next.start(), "the next take follows the last ID issued");
     assertEquals(B.server(), other.whoIssued("t", 51).orElseThrow().server());
@@ -183,8 +184,8 @@ abstract class LedgerContractTest {
   @Test
   void handBack_twoServersInARollingRestart_aRetakeOfBothRangesAnswersTheNewSegment() {
     LedgerSettings c3 = LedgerSettings.on("host-c:50051/3-cccccc");
-    JooqSegmentStore b = db.store(2, B, clock);
-    JooqSegmentStore c = db.store(2, c3, clock);
+    LedgeredStore b = db.store(2, B, clock);
+    LedgeredStore c = db.store(2, c3, clock);
     store.createTag("t", 1, 100, null);
     b.nextSegment("t", SegmentStore.TABLE_STEP); // [1, 101): b's current
     store.nextSegment("t", SegmentStore.TABLE_STEP); // [101, 201): 101..150 issued
@@ -231,7 +232,7 @@ abstract class LedgerContractTest {
 
   @Test
   void handBack_ledgerOff_stillOneConditionalWrite() {
-    JooqSegmentStore off = db.store(2, LedgerSettings.OFF, clock);
+    LedgeredStore off = db.store(2, LedgerSettings.OFF, clock);
     off.createTag("t", 1, 100, null);
     SegmentRange r = off.nextSegment("t", SegmentStore.TABLE_STEP);
 
@@ -242,7 +243,7 @@ abstract class LedgerContractTest {
 
   @Test
   void handBack_thenLedgerOffServerIssues_thoseIdsNotFoundTheRestStillReturned() {
-    JooqSegmentStore off = db.store(2, LedgerSettings.OFF, clock);
+    LedgeredStore off = db.store(2, LedgerSettings.OFF, clock);
     store.createTag("t", 1, 100, null);
     store.nextSegment("t", SegmentStore.TABLE_STEP); // [1, 101): 1..5 issued
     assertTrue(store.handBack("t", 6, 101));
@@ -268,7 +269,7 @@ abstract class LedgerContractTest {
         "handed back by both, issued by neither");
 
     // A recorded take answers for its IDs again; above it the first hand-back still holds.
-    JooqSegmentStore b = db.store(2, B, clock);
+    LedgeredStore b = db.store(2, B, clock);
     assertEquals(61, b.nextSegment("t", 50).end(), "[11, 61)");
     assertEquals(B.server(), store.whoIssued("t", 12).orElseThrow().server());
     assertTrue(store.whoIssued("t", 8).isEmpty(), "still unknown");
@@ -284,7 +285,9 @@ abstract class LedgerContractTest {
     Region region = Region.of(2, 4);
     RegionalSegmentStore regional =
         new RegionalSegmentStore(
-            store, region, new JooqRegionStore(db.pool(1), store.dialect(), clock));
+            store,
+            region,
+            new JooqRegionStore(db.pool(1), ((JooqSegmentStore) store.store()).dialect(), clock));
     regional.createTag("t", region.base() + 1, 100, null);
     RegionalLedger ledger = new RegionalLedger(store, regional);
     SegmentRange r = regional.nextSegment("t", SegmentStore.TABLE_STEP);
@@ -344,14 +347,14 @@ abstract class LedgerContractTest {
   @Test
   void concurrentTakesAndReservations_disjointAndEveryRangeRecordedExactly() throws Exception {
     store.createTag("hot", 1, 7, null);
-    JooqSegmentStore other = db.store(4, B, clock);
+    LedgeredStore other = db.store(4, B, clock);
     int threads = 8;
     int perThread = 40;
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     List<Future<List<SegmentRange>>> futures = new ArrayList<>();
     AtomicInteger n = new AtomicInteger();
     for (int t = 0; t < threads; t++) {
-      JooqSegmentStore s = t % 2 == 0 ? store : other;
+      LedgeredStore s = t % 2 == 0 ? store : other;
       futures.add(
           pool.submit(
               () -> {

@@ -5,10 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqSegmentStore;
-import io.leaf.server.store.RegionChangedException;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
@@ -68,7 +66,6 @@ class UnreadableRegionTablePostgresTest {
             userPool,
             DataSources.dialectOf(db.url),
             InstantSource.system(),
-            LedgerSettings.OFF,
             RegionalSegmentStore.fence(Region.NONE));
     JooqRegionStore regionsOfA =
         new JooqRegionStore(userPool, DataSources.dialectOf(db.url), InstantSource.system());

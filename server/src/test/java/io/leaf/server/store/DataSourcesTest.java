@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.leaf.server.db.H2Url;
 import java.util.Optional;
 import org.jooq.SQLDialect;
 import org.junit.jupiter.api.Test;

@@ -66,7 +66,8 @@ class MariaDbSegmentStoreTest extends DatabaseSegmentStoreTest {
               },
               () -> 0);
       JooqSegmentStore waiting =
-          new JooqSegmentStore(pool, DataSources.dialectOf(url), InstantSource.system(), retry);
+          new JooqSegmentStore(
+              pool, DataSources.dialectOf(url), InstantSource.system(), retry, TakeGuard.NONE);
 
       SegmentRange range = waiting.nextSegment("locked", SegmentStore.TABLE_STEP);
 

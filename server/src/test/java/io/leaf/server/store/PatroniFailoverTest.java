@@ -12,6 +12,8 @@ import io.leaf.server.LeafServer;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.ledger.LedgerSettings;
+import io.leaf.server.ledger.RecordedTakes;
+import io.leaf.server.testing.LedgeredStore;
 import io.leaf.server.testing.PatroniCluster;
 import io.leaf.server.testing.TestServer;
 import io.leaf.v1.CreateTagRequest;
@@ -119,11 +121,13 @@ class PatroniFailoverTest {
               pool,
               DataSources.dialectOf(url),
               InstantSource.system(),
-              LedgerSettings.on("patroni-lane-" + n));
+              new RecordedTakes(LedgerSettings.on("patroni-lane-" + n), InstantSource.system()));
       server =
           TestServer.on(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)))
               .flags("--max-wait", "2s")
-              .store(store, store::createSchemaIfMissing)
+              .store(
+                  LedgeredStore.database(store, LedgerSettings.on("patroni-lane-" + n)),
+                  store::createSchemaIfMissing)
               .engine(EngineConfig.DEFAULTS.withMaxStep(maxStep))
               .events(
                   new EngineEvents() {

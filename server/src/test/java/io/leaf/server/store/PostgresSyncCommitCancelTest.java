@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.leaf.server.ledger.LedgerSettings;
+import io.leaf.server.ledger.RecordedTakes;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.Ports;
 import java.io.IOException;
@@ -126,7 +127,11 @@ class PostgresSyncCommitCancelTest {
   private JooqSegmentStore store(String url, LedgerSettings ledger) {
     HikariDataSource pool = DataSources.create(url, "postgres", "", 2);
     pools.add(pool);
-    return new JooqSegmentStore(pool, DataSources.dialectOf(url), InstantSource.system(), ledger);
+    return new JooqSegmentStore(
+        pool,
+        DataSources.dialectOf(url),
+        InstantSource.system(),
+        new RecordedTakes(ledger, InstantSource.system()));
   }
 
   /** initdb and start a private server; returns its port. */

@@ -117,12 +117,16 @@ public final class TestDatabase implements AutoCloseable {
   }
 
   /** A store on a new pool with its schema applied, recording takes as {@code ledger} says. */
-  public JooqSegmentStore store(
+  public LedgeredStore store(
       int poolSize, io.leaf.server.ledger.LedgerSettings ledger, InstantSource clock) {
     JooqSegmentStore store =
-        new JooqSegmentStore(pool(poolSize), DataSources.dialectOf(url), clock, ledger);
+        new JooqSegmentStore(
+            pool(poolSize),
+            DataSources.dialectOf(url),
+            clock,
+            new io.leaf.server.ledger.RecordedTakes(ledger, clock));
     store.createSchemaIfMissing();
-    return store;
+    return LedgeredStore.database(store, ledger);
   }
 
   /**

@@ -209,7 +209,7 @@ public final class TestServer {
     while (!(s instanceof Ledger) && s instanceof ForwardingSegmentStore f) {
       s = f.delegate();
     }
-    Ledger local = s instanceof Ledger l ? l : Ledger.NONE;
+    Ledger local = s instanceof Ledger l ? l : LedgeredStore.ledgerOff(s);
     return served instanceof RegionalSegmentStore regional
         ? new RegionalLedger(local, regional)
         : local;

@@ -1,4 +1,4 @@
-package io.leaf.server.store;
+package io.leaf.server.region;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -6,11 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.ledger.Ledger;
 import io.leaf.server.ledger.LedgerSettings;
-import io.leaf.server.region.JooqRegionStore;
-import io.leaf.server.region.Region;
-import io.leaf.server.region.RegionalLedger;
-import io.leaf.server.region.RegionalSegmentStore;
-import io.leaf.server.region.StoredRegion;
+import io.leaf.server.ledger.RecordedTakes;
+import io.leaf.server.store.DataSources;
+import io.leaf.server.store.IdOverflowException;
+import io.leaf.server.store.JooqSegmentStore;
+import io.leaf.server.store.SegmentRange;
+import io.leaf.server.store.SegmentStore;
+import io.leaf.server.store.TakeGuard;
+import io.leaf.server.testing.LedgeredStore;
 import io.leaf.server.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -67,10 +70,12 @@ abstract class RegionFenceContractTest {
             db.pool(2),
             DataSources.dialectOf(db.url),
             InstantSource.system(),
-            ledger,
-            RegionalSegmentStore.fence(region));
+            TakeGuard.both(
+                RegionalSegmentStore.fence(region),
+                new RecordedTakes(ledger, InstantSource.system())));
     local.createSchemaIfMissing();
-    RegionalSegmentStore store = new RegionalSegmentStore(local, region, regions);
+    RegionalSegmentStore store =
+        new RegionalSegmentStore(LedgeredStore.database(local, ledger), region, regions);
     store.verify();
     return store;
   }

@@ -1,10 +1,14 @@
-package io.leaf.server.store;
+package io.leaf.server.db;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.leaf.server.store.DataSources;
+import io.leaf.server.store.JooqSegmentStore;
+import io.leaf.server.store.SegmentRange;
+import io.leaf.server.store.SegmentStore;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.UUID;

@@ -1,11 +1,11 @@
-package io.leaf.server.store;
+package io.leaf.server.region;
 
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 
-class H2RegionFenceTest extends RegionFenceContractTest {
+class PostgresRegionFenceTest extends RegionFenceContractTest {
   @Override
   TestDatabase newDatabase() {
-    return TestDatabases.h2();
+    return TestDatabases.postgres();
   }
 }

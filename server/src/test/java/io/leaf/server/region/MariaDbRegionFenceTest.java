@@ -1,4 +1,4 @@
-package io.leaf.server.store;
+package io.leaf.server.region;
 
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;

@@ -1,8 +1,13 @@
-package io.leaf.server.store;
+package io.leaf.server.region;
 
 import static io.leaf.server.store.generated.Tables.LEAF_REGION;
 
-import io.leaf.server.region.StoredRegion;
+import io.leaf.server.db.Dialect;
+import io.leaf.server.store.DatabaseErrors;
+import io.leaf.server.store.IdOverflowException;
+import io.leaf.server.store.SegmentRange;
+import io.leaf.server.store.StoreRejectedException;
+import io.leaf.server.store.TakeGuard;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
@@ -22,7 +27,7 @@ import org.jooq.exception.DataAccessException;
  * --region} names (still absent for a server without {@code --region}), and the range ends within
  * the region's share.
  */
-public final class TakeFence {
+public final class RegionFence implements TakeGuard {
 
   /*
    * The row is read after the UPDATE, while the take holds leaf_alloc's row lock, with a fresh
@@ -40,7 +45,7 @@ public final class TakeFence {
    */
 
   /** No check at all: stores of tests and benchmarks that know nothing of regions. */
-  public static final TakeFence UNCHECKED = new TakeFence(false, null, null, 0, Long.MAX_VALUE);
+  public static final RegionFence UNCHECKED = new RegionFence(false, null, null, 0, Long.MAX_VALUE);
 
   private static final String TABLE_MISSING = "42S02";
   private static final String POSTGRES_PROBE =
@@ -60,7 +65,7 @@ public final class TakeFence {
   /** PostgreSQL: the table was read once, so a plain SELECT needs no probe first. */
   private volatile boolean tableSeen;
 
-  private TakeFence(
+  private RegionFence(
       boolean checks, StoredRegion expected, String regionName, long base, long maxLocalMaxId) {
     this.checks = checks;
     this.expected = expected;
@@ -70,8 +75,8 @@ public final class TakeFence {
   }
 
   /** A server without {@code --region}: every take needs the database to record no region. */
-  public static TakeFence withoutRegion() {
-    return new TakeFence(true, null, null, 0, Long.MAX_VALUE);
+  public static RegionFence withoutRegion() {
+    return new RegionFence(true, null, null, 0, Long.MAX_VALUE);
   }
 
   /**
@@ -80,14 +85,20 @@ public final class TakeFence {
    *
    * @param base the share's first ID, added to local values in messages
    */
-  public static TakeFence forRegion(StoredRegion expected, long base, long maxLocalMaxId) {
-    return new TakeFence(
+  public static RegionFence forRegion(StoredRegion expected, long base, long maxLocalMaxId) {
+    return new RegionFence(
         true, expected, expected.region() + "/" + expected.regions(), base, maxLocalMaxId);
   }
 
-  /** Whether takes must run in a transaction for this fence. */
-  boolean checks() {
+  /** {@inheritDoc} Every fence but {@link #UNCHECKED}. */
+  @Override
+  public boolean active() {
     return checks;
+  }
+
+  @Override
+  public void inTake(Connection c, DSLContext db, Take take) throws SQLException {
+    check(c, db, take.bizTag(), take.range());
   }
 
   /**
@@ -135,8 +146,10 @@ public final class TakeFence {
           db.select(LEAF_REGION.RULE_NAME, LEAF_REGION.REGION, LEAF_REGION.REGIONS)
               .from(LEAF_REGION)
               .where(LEAF_REGION.ID.eq(1));
-      if (db.dialect().family() == SQLDialect.MYSQL) {
-        select = db.resultQuery(select.getSQL(ParamType.INLINED) + " LOCK IN SHARE MODE");
+      String sql = select.getSQL(ParamType.INLINED);
+      String latest = Dialect.of(db.dialect()).latestRead(sql);
+      if (!latest.equals(sql)) {
+        select = db.resultQuery(latest);
       }
       Optional<StoredRegion> row =
           select.fetchOptional(

@@ -1,11 +1,11 @@
-package io.leaf.server.store;
+package io.leaf.server.region;
 
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 
-class PostgresRegionFenceTest extends RegionFenceContractTest {
+class H2RegionFenceTest extends RegionFenceContractTest {
   @Override
   TestDatabase newDatabase() {
-    return TestDatabases.postgres();
+    return TestDatabases.h2();
   }
 }

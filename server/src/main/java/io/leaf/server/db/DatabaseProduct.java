@@ -1,4 +1,4 @@
-package io.leaf.server.store;
+package io.leaf.server.db;
 
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
@@ -18,21 +18,22 @@ import org.jooq.SQLDialect;
  * check made on it.
  *
  * <p>This is the one place a database's kind is decided from a live connection; what differs by
- * kind is asked of it ({@link #isPostgres()}, {@link SegmentTake#of}), so a store on another table
- * (such as a lease table) picks its SQL the same way.
+ * kind is asked of it ({@link #isPostgres()}, {@link #rules()}), so a store on another table (such
+ * as a lease table) picks its SQL the same way.
  *
  * @param name {@code MySQL}, {@code MariaDB}, {@code PostgreSQL} or {@code H2}
  * @param version the server's version without MariaDB's {@code 5.5.5-} prefix
  */
-record DatabaseProduct(SQLDialect dialect, String name, String version, int major, int minor) {
+public record DatabaseProduct(
+    SQLDialect dialect, String name, String version, int major, int minor) {
 
   private static final String MARIADB_HANDSHAKE_PREFIX = "5.5.5-";
   private static final Pattern MAJOR_MINOR = Pattern.compile("^(\\d+)\\.(\\d+)");
 
   /**
-   * @param fromUrl the dialect the URL implies ({@link DataSources#dialectOf})
+   * @param fromUrl the dialect the URL implies ({@link Dialect#ofUrl})
    */
-  static DatabaseProduct of(DatabaseMetaData md, SQLDialect fromUrl) throws SQLException {
+  public static DatabaseProduct of(DatabaseMetaData md, SQLDialect fromUrl) throws SQLException {
     String version = md.getDatabaseProductVersion();
     if (fromUrl.family() == SQLDialect.POSTGRES) {
       return new DatabaseProduct(
@@ -74,12 +75,17 @@ record DatabaseProduct(SQLDialect dialect, String name, String version, int majo
    * Whether this is PostgreSQL: a segment is one {@code UPDATE … RETURNING}, the table comes from
    * {@code sql/schema-postgresql.sql}, errors carry only a SQLState.
    */
-  boolean isPostgres() {
+  public boolean isPostgres() {
     return dialect.family() == SQLDialect.POSTGRES;
   }
 
+  /** What differs for this product: its {@link Dialect}. */
+  public Dialect rules() {
+    return Dialect.of(dialect);
+  }
+
   /** Whether jOOQ maintains {@link #dialect()} for this version of the server. */
-  boolean dialectSupportsVersion() {
+  public boolean dialectSupportsVersion() {
     return dialect.supportsDatabaseVersion(major, minor, version);
   }
 

@@ -1,4 +1,6 @@
-package io.leaf.server.store;
+package io.leaf.server.region;
+
+import io.leaf.server.store.StoreRejectedException;
 
 /**
  * A take refused because the database's {@code leaf_region} row no longer matches this server's

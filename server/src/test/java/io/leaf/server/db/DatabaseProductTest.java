@@ -1,4 +1,4 @@
-package io.leaf.server.store;
+package io.leaf.server.db;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

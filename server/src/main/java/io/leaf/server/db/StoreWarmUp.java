@@ -1,4 +1,4 @@
-package io.leaf.server.store;
+package io.leaf.server.db;
 
 import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 import static io.leaf.server.store.generated.Tables.LEAF_LEDGER;
@@ -26,7 +26,7 @@ public final class StoreWarmUp {
   /** Renders, never runs, statements like the store's for the dialect of {@code url}. */
   public static void run(String url) {
     try {
-      SQLDialect dialect = DataSources.dialectOf(url);
+      SQLDialect dialect = Dialect.ofUrl(url);
       DSLContext dsl = DSL.using(dialect);
       dsl.select(LEAF_ALLOC.BIZ_TAG, LEAF_ALLOC.MAX_ID, LEAF_ALLOC.STEP)
           .from(LEAF_ALLOC)

@@ -1,0 +1,60 @@
+package io.leaf.server.db;
+
+import java.sql.Connection;
+import java.util.OptionalLong;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.impl.DSL;
+
+/**
+ * H2 in its MySQL mode ({@link H2Url} adds it): it runs in this process, so the take reads the
+ * session's {@code LAST_INSERT_ID()} after the UPDATE on the same connection, and no other server
+ * can answer in between.
+ */
+public final class H2Dialect extends Dialect {
+
+  /** The schema's description column, sized in characters as utf8mb4 counts them. */
+  static final String DESCRIPTION_COLUMN = "VARCHAR(256) CHARACTER SET utf8mb4";
+
+  /**
+   * H2 counts a column's length in UTF-16 units, so 256 characters outside the Basic Multilingual
+   * Plane take 512; the API's own check keeps descriptions to 256 code points on both databases.
+   */
+  static final String H2_DESCRIPTION_COLUMN = "VARCHAR(512)";
+
+  H2Dialect() {}
+
+  @Override
+  public String ddl(String statement) {
+    return statement.replace(DESCRIPTION_COLUMN, H2_DESCRIPTION_COLUMN);
+  }
+
+  /** {@inheritDoc} The SQL standard's form: {@code CURRENT_TIMESTAMP} has a time zone here. */
+  @Override
+  public Field<Long> nowMillis() {
+    return DSL.field("CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000 AS BIGINT)", Long.class);
+  }
+
+  /**
+   * {@inheritDoc} H2's {@code UNIX_TIMESTAMP} keeps whole seconds and its INTEGER result overflows
+   * when multiplied; a TIMESTAMP cast to WITH TIME ZONE takes the session's zone.
+   */
+  @Override
+  public Field<Long> epochMillis(Field<?> timestamp) {
+    return PostgresDialect.standardEpochMillis(timestamp);
+  }
+
+  @Override
+  public Taken take(Connection connection, DataSource pool, DSLContext db, TakeRequest take)
+      throws java.sql.SQLException {
+    return lastInsertIdTake(
+        db,
+        take,
+        update ->
+            update.execute() == 0
+                ? OptionalLong.empty()
+                : OptionalLong.of(
+                    db.select(DSL.function("LAST_INSERT_ID", Long.class)).fetchSingle().value1()));
+  }
+}
