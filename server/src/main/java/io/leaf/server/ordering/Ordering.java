@@ -8,6 +8,9 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.leaf.server.config.OrderingConfig;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.sequence.MemorySectionStore;
+import io.leaf.server.sequence.SectionStore;
+import io.leaf.server.sequence.Sequences;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.v1.FormattedId;
 import io.leaf.v1.LeafServiceGrpc;
@@ -38,6 +41,10 @@ public final class Ordering implements OrderedIds, AutoCloseable {
   private final StrictTags strict;
   private final Forwarder forwarder;
   private final OrderingAdmin admin;
+  private final Sequences sequences;
+  private final SequenceCalls sequenceCalls;
+  private final SectionStore sections;
+  private volatile boolean sectionsReady;
   private final ScheduledExecutorService executor;
   private final Ticker ticker;
   private final AtomicLong forwarded = new AtomicLong();
@@ -50,6 +57,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
    */
   public Ordering(
       OrderingStore store,
+      SectionStore sections,
       SegmentStore tags,
       SegmentAllocator allocator,
       OrderingConfig config,
@@ -72,6 +80,14 @@ public final class Ordering implements OrderedIds, AutoCloseable {
             tag -> evictTerm(allocator, tag));
     this.forwarder = new Forwarder(maxWait, tag -> forwarded.incrementAndGet(), connect);
     this.admin = new OrderingAdmin(store, tags, strict, executor, executor);
+    this.sections = sections;
+    this.sequences =
+        new Sequences(
+            sections,
+            config.sequenceMaxKeys(),
+            ticker,
+            sections instanceof MemorySectionStore ? Runnable::run : executor);
+    this.sequenceCalls = new SequenceCalls(strict, forwarder, sequences, tags, executor, ticker);
   }
 
   /**
@@ -89,7 +105,8 @@ public final class Ordering implements OrderedIds, AutoCloseable {
   /** LeafService with ordering, marked calls recognised. */
   public ServerServiceDefinition wrap(LeafServiceGrpc.LeafServiceImplBase plain) {
     return ServerInterceptors.intercept(
-        new OrderedLeafService(plain, strict, forwarder, admin, ticker), new ForwardedMark());
+        new OrderedLeafService(plain, strict, forwarder, admin, sequenceCalls, ticker),
+        new ForwardedMark());
   }
 
   /** Creates the table when missing, then keeps the leases and knowledge fresh. */
@@ -112,6 +129,15 @@ public final class Ordering implements OrderedIds, AutoCloseable {
     } catch (RuntimeException e) {
       log.warn("tag leases: {}", e.getMessage());
     }
+    try {
+      if (!sectionsReady) {
+        sections.createSchemaIfMissing();
+        sectionsReady = true;
+      }
+    } catch (RuntimeException e) {
+      log.warn("leaf_sequence_section cannot be created now: {}", e.getMessage());
+    }
+    sequences.tick(3 * strict.ttl().toNanos());
   }
 
   @Override
@@ -212,6 +238,16 @@ public final class Ordering implements OrderedIds, AutoCloseable {
                   () -> strict.ownerUnreachable(bizTag))
               .thenApply(value);
     };
+  }
+
+  @Override
+  public CompletableFuture<Long> nextSequence(String bizTag, String key) {
+    return sequenceCalls.next(bizTag, key, false);
+  }
+
+  /** Keys of sequences held in memory now. */
+  public long sequenceKeys() {
+    return sequences.keysHeld();
   }
 
   /** Calls this server forwarded to an owner. */
