@@ -18,9 +18,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Many callers on shared keys, statements on a real pool, a small step (many raises), few keys
- * kept (eviction all the time) and the owner term replaced while they run: per key, real-time
- * order and no repeats.
+ * Many callers on shared keys, statements on a real pool, a small step (many raises), few keys kept
+ * (eviction all the time) and the owner term replaced while they run: per key, real-time order and
+ * no repeats.
  */
 class SequencesConcurrencyTest {
 
