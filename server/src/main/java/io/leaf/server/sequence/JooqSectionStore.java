@@ -7,6 +7,7 @@ import static org.jooq.impl.DSL.table;
 import io.leaf.server.store.OwnTable;
 import io.leaf.server.store.OwnTables;
 import java.time.InstantSource;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -84,15 +85,68 @@ public final class JooqSectionStore implements SectionStore {
   }
 
   @Override
+  public Map<Integer, Long> raiseAll(
+      String bizTag, int sections, long step, String owner, long epoch) {
+    table.ensure();
+    long now = clock.millis();
+    return dsl.transactionResult(
+        cfg -> {
+          DSLContext tx = DSL.using(cfg);
+          // The lease row locked until the commit: no other owner can take the tag in between.
+          if (tx.selectOne()
+              .from(LEASE)
+              .where(leased(bizTag, owner, epoch))
+              .forUpdate()
+              .fetch()
+              .isEmpty()) {
+            return Map.<Integer, Long>of();
+          }
+          java.util.Set<Integer> present =
+              new java.util.HashSet<>(
+                  tx.select(SECTION).from(T).where(TAG.eq(bizTag)).forUpdate().fetch(SECTION));
+          var missing = tx.insertInto(T, TAG, SECTION, CEILING, UPDATED);
+          boolean any = false;
+          for (int i = 0; i < sections; i++) {
+            if (!present.contains(i)) {
+              missing = missing.values(bizTag, i, 0L, now);
+              any = true;
+            }
+          }
+          if (any) {
+            // Only the lease's holder writes rows, and its lease row is locked: no one else can.
+            missing.execute();
+          }
+          tx.update(T)
+              .set(CEILING, CEILING.plus(step))
+              .set(UPDATED, now)
+              .where(TAG.eq(bizTag))
+              .and(SECTION.lt(sections))
+              .and(CEILING.lt(Section.MAX_CEILING - step))
+              .execute();
+          // The rows stay locked by the update: what this reads is what it wrote.
+          return tx.select(SECTION, CEILING)
+              .from(T)
+              .where(TAG.eq(bizTag))
+              .and(SECTION.lt(sections))
+              .and(CEILING.lt(Section.MAX_CEILING))
+              .forUpdate()
+              .fetchMap(SECTION, CEILING);
+        });
+  }
+
+  private Condition leased(String bizTag, String owner, long epoch) {
+    return LEASE_TAG
+        .eq(bizTag)
+        .and(OWNER.eq(owner))
+        .and(EPOCH.eq(epoch))
+        .and(ORDERING.eq(STRICT))
+        .and(EXPIRES.gt(dbNow));
+  }
+
+  @Override
   public boolean raise(String bizTag, int section, long from, long to, String owner, long epoch) {
     table.ensure();
-    Condition leased =
-        LEASE_TAG
-            .eq(bizTag)
-            .and(OWNER.eq(owner))
-            .and(EPOCH.eq(epoch))
-            .and(ORDERING.eq(STRICT))
-            .and(EXPIRES.gt(dbNow));
+    Condition leased = leased(bizTag, owner, epoch);
     long now = clock.millis();
     if (from == 0) {
       try {

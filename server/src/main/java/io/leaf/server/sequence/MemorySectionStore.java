@@ -38,6 +38,22 @@ public final class MemorySectionStore implements SectionStore {
     return true;
   }
 
+  @Override
+  public synchronized Map<Integer, Long> raiseAll(
+      String bizTag, int sections, long step, String owner, long epoch) {
+    Map<Integer, Long> out = new HashMap<>();
+    if (!lease.holds(bizTag, owner, epoch)) {
+      return out;
+    }
+    for (int i = 0; i < sections; i++) {
+      long c = ceilings.getOrDefault(bizTag + '/' + i, 0L) + step;
+      ceilings.put(bizTag + '/' + i, c);
+      out.put(i, c);
+    }
+    raises++;
+    return out;
+  }
+
   /** Sets a ceiling as it is (a restored backup or a test's start). */
   public synchronized void put(String bizTag, int section, long ceiling) {
     ceilings.put(bizTag + '/' + section, ceiling);

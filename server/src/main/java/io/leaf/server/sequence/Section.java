@@ -245,6 +245,21 @@ final class Section {
             .asRuntimeException());
   }
 
+  /**
+   * Takes the term's start from a raise of every section of the tag ({@code floor}: the ceiling
+   * before it), unless this section is loading or already in the term.
+   */
+  synchronized void adopt(OwnerTerm term, long newFloor, long newCeiling) {
+    if (retired || pending != null || termId == term.id()) {
+      return;
+    }
+    budget.release(keys.size());
+    keys.clear(v -> {});
+    termId = term.id();
+    floor = newFloor;
+    ceiling = newCeiling;
+  }
+
   /** Drops keys unused since the last sweep; returns how many. */
   synchronized int sweep() {
     int freed = keys.sweep(dropped);

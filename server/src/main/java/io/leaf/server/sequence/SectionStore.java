@@ -20,4 +20,14 @@ public interface SectionStore {
    * @return false when either condition failed (nothing written)
    */
   boolean raise(String bizTag, int section, long from, long to, String owner, long epoch);
+
+  /**
+   * Raises the ceiling of each of sections {@code 0..sections-1} of {@code bizTag} by {@code step}
+   * (a section without a row from 0) in one transaction, if {@code owner} still holds the tag's
+   * lease with {@code epoch}: a new term's start, one round trip for all its sections.
+   *
+   * @return each section's new ceiling; empty when the lease did not hold (nothing written)
+   */
+  java.util.Map<Integer, Long> raiseAll(
+      String bizTag, int sections, long step, String owner, long epoch);
 }

@@ -11,6 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Per-key sequences of the STRICT tags this server owns: {@link #next} gives a key's next value,
@@ -33,6 +35,9 @@ public final class Sequences {
 
   /** The longest key, in bytes of UTF-8. */
   public static final int MAX_KEY_BYTES = 128;
+
+  private static final Logger log = LoggerFactory.getLogger(Sequences.class);
+  private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
   private final SectionStore store;
   private final SerialDatabase database;
@@ -88,6 +93,10 @@ public final class Sequences {
   private CompletableFuture<Long> next(String bizTag, long hash, OwnerTerm term, int lookups) {
     TagSections t = tags.computeIfAbsent(bizTag, TagSections::new);
     t.lastUsed = ticker.read();
+    CompletableFuture<Void> ready = t.ready(term);
+    if (!ready.isDone()) {
+      return ready.thenCompose(v -> next(bizTag, hash, term, lookups));
+    }
     Section s = t.section((int) (hash & (SECTIONS - 1)));
     CompletableFuture<Long> v = s.next(hash, term);
     if (v.isDone() && !v.isCompletedExceptionally()) {
@@ -151,6 +160,42 @@ public final class Sequences {
     private final String bizTag;
     private final AtomicReferenceArray<Section> sections = new AtomicReferenceArray<>(SECTIONS);
     volatile long lastUsed;
+    private long startedTerm;
+    private CompletableFuture<Void> starting;
+
+    /**
+     * Completes once the term's start has raised every stored section of the tag in one transaction
+     * (once per term; a failure leaves each section to load on its own).
+     */
+    synchronized CompletableFuture<Void> ready(OwnerTerm term) {
+      if (startedTerm == term.id()) {
+        return DONE;
+      }
+      if (starting != null) {
+        return starting;
+      }
+      CompletableFuture<Void> done = new CompletableFuture<>();
+      starting = done;
+      database.execute(
+          () -> {
+            try {
+              if (term.mayIssue()) {
+                Map<Integer, Long> raised =
+                    store.raiseAll(bizTag, SECTIONS, step, term.owner(), term.epoch());
+                raised.forEach((i, c) -> section(i).adopt(term, c - step, c));
+              }
+            } catch (RuntimeException e) {
+              log.warn("tag {}: sections not raised at the term's start: {}", bizTag, e.toString());
+            } finally {
+              synchronized (this) {
+                startedTerm = term.id();
+                starting = null;
+              }
+              done.complete(null);
+            }
+          });
+      return done;
+    }
 
     TagSections(String bizTag) {
       this.bizTag = bizTag;

@@ -58,6 +58,15 @@ class JooqSectionStoreTest {
       assertFalse(s.raise("t", 7, 200, 300, "a:1", a), "the deposed owner's raise is refused");
       assertTrue(s.raise("t", 7, 200, 300, "b:1", b), "the new owner's holds");
       assertEquals(300, s.ceiling("t", 7), "raised by b");
+      assertTrue(s.raise("t", 9, 0, 100, "b:1", b), "another section");
+      assertEquals(
+          java.util.Map.of(), s.raiseAll("t", 10, 50, "a:1", a), "the deposed owner raises none");
+      java.util.Map<Integer, Long> all = s.raiseAll("t", 10, 50, "b:1", b);
+      assertEquals(10, all.size(), "every section, rows made for those without: " + all);
+      assertEquals(350L, all.get(7), "section 7 from 300");
+      assertEquals(150L, all.get(9), "section 9 from 100");
+      assertEquals(50L, all.get(0), "section 0 from nothing");
+      assertEquals(350, s.ceiling("t", 7), "stored");
     }
   }
 }
