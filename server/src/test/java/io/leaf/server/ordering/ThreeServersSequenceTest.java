@@ -199,6 +199,34 @@ class ThreeServersSequenceTest {
     assertEquals(404, plain.statusCode(), "an unknown tag: " + plain.body());
   }
 
+  @Test
+  void leafClient_nextSequence_increasesPerKey() throws Exception {
+    LeafServiceGrpc.LeafServiceBlockingStub s = start(0);
+    s.createTag(CreateTagRequest.newBuilder().setBizTag("c").setOrdering(Ordering.STRICT).build());
+    s.createTag(CreateTagRequest.newBuilder().setBizTag("p").build());
+    try (io.leaf.client.LeafClient client =
+        io.leaf.client.LeafClient.forChannelBuilder(InProcessChannelBuilder.forName(prefix + 0))
+            .build()) {
+      long first = 0;
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (first == 0) {
+        try {
+          first = client.nextSequence("c", "会话-1");
+        } catch (io.leaf.client.LeafUnavailableException e) {
+          assertTrue(System.nanoTime() < until, "served after the owner's wait-out: " + e);
+          Thread.sleep(20); // the client's back-off before it retries
+        }
+      }
+      assertEquals(1, first, "a new key starts at 1");
+      assertEquals(2, client.nextSequence("c", "会话-1"), "the key's next value");
+      assertEquals(1, client.nextSequence("c", "another"), "another key from 1");
+      assertThrows(
+          io.leaf.client.FailedPreconditionException.class,
+          () -> client.nextSequence("p", "k"),
+          "a PER_SERVER tag, typed like the other calls");
+    }
+  }
+
   private static Status.Code code(Runnable call) {
     return assertThrows(StatusRuntimeException.class, call::run).getStatus().getCode();
   }
