@@ -69,3 +69,14 @@ CREATE TABLE IF NOT EXISTS leaf_tag_lease (
   update_time      BIGINT       NOT NULL,
   PRIMARY KEY (biz_tag)
 );
+
+-- Per-key sequences of STRICT tags (docs/ordering.md): keys hash into sections; each section's
+-- ceiling is above every value ever issued for its keys, raised by the tag's owner (its lease
+-- checked in the same statement) before a value above it is issued.
+CREATE TABLE IF NOT EXISTS leaf_sequence_section (
+  biz_tag     VARCHAR(128) NOT NULL,
+  section     INT          NOT NULL,
+  ceiling     BIGINT       NOT NULL,
+  update_time BIGINT       NOT NULL,
+  PRIMARY KEY (biz_tag, section)
+);

@@ -97,10 +97,7 @@ public final class LeafClient implements AutoCloseable {
     return rpcs.nextIds(bizTag, count);
   }
 
-  /**
-   * One snowflake ID: time-ordered, no tag (UNAVAILABLE while the server holds no worker lease,
-   * which a retry may cure).
-   */
+  /** One time-ordered snowflake ID (UNAVAILABLE while the server holds no worker lease). */
   public long nextSnowflakeId() {
     return rpcs.nextSnowflakeId();
   }
@@ -189,6 +186,11 @@ public final class LeafClient implements AutoCloseable {
     return rpcs.initCache(bizTag);
   }
 
+  /** The next value of {@code key}'s own sequence (from 1) on a STRICT tag; key: 1-128 bytes. */
+  public long nextSequence(String bizTag, String key) {
+    return rpcs.nextSequence(bizTag, key);
+  }
+
   /** The tag's database row and the server's cached segments. */
   public TagStatus getTag(String bizTag) {
     return rpcs.getTag(bizTag);
@@ -225,9 +227,7 @@ public final class LeafClient implements AutoCloseable {
     return targets.current();
   }
 
-  /**
-   * Shuts down the channels if this client built them, waiting up to five seconds; else nothing.
-   */
+  /** Shuts down the channels if this client built them, waiting up to five seconds. */
   @Override
   public void close() {
     targets.close();

@@ -8,6 +8,7 @@ import io.leaf.v1.InitCacheRequest;
 import io.leaf.v1.IssuedRange;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
+import io.leaf.v1.NextSequenceRequest;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
 import io.leaf.v1.NextSnowflakeIdRequest;
 import io.leaf.v1.NextUuidRequest;
@@ -58,6 +59,15 @@ final class LeafRpcs {
   long nextId(String bizTag) {
     NextIdRequest req = NextIdRequest.newBuilder().setBizTag(tag(bizTag)).build();
     return call(a -> a.leaf(req.getBizTag()).nextId(req).getId());
+  }
+
+  long nextSequence(String bizTag, String key) {
+    NextSequenceRequest req =
+        NextSequenceRequest.newBuilder()
+            .setBizTag(tag(bizTag))
+            .setKey(Objects.requireNonNull(key, "key"))
+            .build();
+    return call(a -> a.leaf(req.getBizTag()).nextSequence(req).getValue());
   }
 
   long[] nextIds(String bizTag, int count) {

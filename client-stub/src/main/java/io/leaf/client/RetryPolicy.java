@@ -33,7 +33,8 @@ final class RetryPolicy {
           "NextFormattedIdBatch",
           "ParseFormattedId",
           "WhoIssued",
-          "SetOrdering");
+          "SetOrdering",
+          "NextSequence");
 
   /** SnowflakeService methods, all safe to repeat (a repeated ID call is a gap). */
   static final List<String> RETRIED_SNOWFLAKE_METHODS =

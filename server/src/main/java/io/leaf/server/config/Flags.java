@@ -333,6 +333,14 @@ public final class Flags {
               + " a new owner waits it out)",
           Parsers.duration());
 
+  static final Flag<Integer> SEQUENCE_MAX_KEYS =
+      Flag.of(
+          "sequence-max-keys",
+          Integer.toString(OrderingConfig.DEFAULT_SEQUENCE_MAX_KEYS),
+          "NextSequence keys kept in memory at once, over every tag (about 32 bytes each); a key"
+              + " not kept jumps to its section's floor on its next call",
+          Parsers.integer(1, 100_000_000));
+
   /** Every flag under its heading, in the order of {@code --help} and docs/configuration.md. */
   public static final Map<String, List<Flag<?>>> GROUPS =
       groups(
@@ -387,7 +395,8 @@ public final class Flags {
                   SNOWFLAKE_EPOCH,
                   SNOWFLAKE_BITS,
                   FORMAT_KEY_FILE,
-                  TAG_LEASE_TTL));
+                  TAG_LEASE_TTL,
+                  SEQUENCE_MAX_KEYS));
 
   /** Every flag, in the order of {@code --help}. */
   public static final List<Flag<?>> ALL = GROUPS.values().stream().flatMap(List::stream).toList();

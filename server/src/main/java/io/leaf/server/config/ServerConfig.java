@@ -86,7 +86,10 @@ public record ServerConfig(
         region,
         LedgerConfig.from(v),
         OrderingConfig.from(
-            v.get(Flags.ADVERTISE_ADDRESS), api.port(), v.get(Flags.TAG_LEASE_TTL)));
+            v.get(Flags.ADVERTISE_ADDRESS),
+            api.port(),
+            v.get(Flags.TAG_LEASE_TTL),
+            v.get(Flags.SEQUENCE_MAX_KEYS)));
   }
 
   /** The key in {@code file}; the message never shows a byte of it. */

@@ -34,6 +34,7 @@ public final class IdEndpoints {
   public static final String SEGMENT = "/api/segment/get/";
   public static final String SNOWFLAKE = "/api/snowflake/get/";
   public static final String FORMATTED = "/api/formatted/get/";
+  public static final String SEQUENCE = "/api/sequence/get/";
   static final Set<String> METHODS = Set.of("GET", "POST");
 
   private final SegmentAllocator allocator;
@@ -68,12 +69,13 @@ public final class IdEndpoints {
     this.refusals = refusals;
   }
 
-  /** Adds the three endpoints to {@code routes}. */
+  /** Adds the four endpoints to {@code routes}. */
   public HttpRoutes addTo(HttpRoutes routes) {
     return routes
         .prefix(SEGMENT, METHODS, this::segment)
         .prefix(SNOWFLAKE, METHODS, this::snowflake)
-        .prefix(FORMATTED, METHODS, this::formatted);
+        .prefix(FORMATTED, METHODS, this::formatted)
+        .prefix(SEQUENCE, METHODS, this::sequence);
   }
 
   private void segment(HttpCall call) {
@@ -142,6 +144,45 @@ public final class IdEndpoints {
       return;
     }
     answer(call, next, Function.identity());
+  }
+
+  /**
+   * {@code /api/sequence/get/{biz_tag}/{key}}: the key's next value on a STRICT tag (NextSequence),
+   * from the tag's owner, here or forwarded; both parts percent-encoded.
+   */
+  private void sequence(HttpCall call) {
+    String raw = call.path().substring(SEQUENCE.length());
+    int slash = raw.indexOf('/');
+    if (slash <= 0 || slash == raw.length() - 1 || raw.indexOf('/', slash + 1) >= 0) {
+      call.fail(
+          HttpResponseStatus.NOT_FOUND,
+          "no such path: "
+              + HttpRoutes.shown(call.path())
+              + " (use "
+              + SEQUENCE
+              + "{biz_tag}/{key}, both percent-encoded)");
+      return;
+    }
+    String tag;
+    String key;
+    try {
+      tag = PathTags.decode(raw.substring(0, slash));
+      key = PathTags.decode(raw.substring(slash + 1));
+    } catch (IllegalArgumentException e) {
+      call.fail(HttpResponseStatus.BAD_REQUEST, e.getMessage());
+      return;
+    }
+    if (!BearerTokens.allowed(access, call, tag, 1)) {
+      return;
+    }
+    CompletableFuture<Long> next;
+    try {
+      next = ordered.nextSequence(tag, key);
+    } catch (RuntimeException e) {
+      fail(call, e);
+      return;
+    }
+    answer(call, next, IdEndpoints::decimal);
   }
 
   /** The decoded key after {@code prefix}; null when the call was answered 400/404 instead. */

@@ -23,10 +23,21 @@ public interface OrderedIds {
             String bizTag, Supplier<CompletableFuture<String>> local) {
           return local.get();
         }
+
+        @Override
+        public CompletableFuture<Long> nextSequence(String bizTag, String key) {
+          return CompletableFuture.failedFuture(
+              io.grpc.Status.FAILED_PRECONDITION
+                  .withDescription("this server serves no STRICT tags")
+                  .asRuntimeException());
+        }
       };
 
   CompletableFuture<Long> nextId(String bizTag, Supplier<CompletableFuture<Long>> local);
 
   CompletableFuture<String> nextFormattedId(
       String bizTag, Supplier<CompletableFuture<String>> local);
+
+  /** The next value of {@code key}'s sequence on the STRICT tag {@code bizTag} (NextSequence). */
+  CompletableFuture<Long> nextSequence(String bizTag, String key);
 }

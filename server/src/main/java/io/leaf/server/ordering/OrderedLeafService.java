@@ -20,9 +20,11 @@ import io.leaf.v1.ListTagsResponse;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextIdResponse;
+import io.leaf.v1.NextSequenceRequest;
 import io.leaf.v1.ParseFormattedIdRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.ReservedIds;
+import io.leaf.v1.Sequence;
 import io.leaf.v1.SetFormatRequest;
 import io.leaf.v1.SetOrderingRequest;
 import io.leaf.v1.Tag;
@@ -46,6 +48,7 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
   private final StrictTags strict;
   private final Forwarder forwarder;
   private final OrderingAdmin admin;
+  private final SequenceCalls sequences;
   private final Ticker ticker;
 
   OrderedLeafService(
@@ -53,11 +56,13 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
       StrictTags strict,
       Forwarder forwarder,
       OrderingAdmin admin,
+      SequenceCalls sequences,
       Ticker ticker) {
     this.plain = plain;
     this.strict = strict;
     this.forwarder = forwarder;
     this.admin = admin;
+    this.sequences = sequences;
     this.ticker = ticker;
   }
 
@@ -97,6 +102,11 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
         plain::nextFormattedIdBatch,
         LeafServiceGrpc.getNextFormattedIdBatchMethod(),
         true);
+  }
+
+  @Override
+  public void nextSequence(NextSequenceRequest req, StreamObserver<Sequence> out) {
+    sequences.serve(req, out);
   }
 
   @Override

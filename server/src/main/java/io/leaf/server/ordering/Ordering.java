@@ -9,6 +9,9 @@ import io.grpc.Status;
 import io.leaf.server.config.OrderingConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.logging.WarnLimiter;
+import io.leaf.server.sequence.MemorySectionStore;
+import io.leaf.server.sequence.SectionStore;
+import io.leaf.server.sequence.Sequences;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.v1.FormattedId;
 import io.leaf.v1.LeafServiceGrpc;
@@ -39,6 +42,10 @@ public final class Ordering implements OrderedIds, AutoCloseable {
   private final StrictTags strict;
   private final Forwarder forwarder;
   private final OrderingAdmin admin;
+  private final Sequences sequences;
+  private final SequenceCalls sequenceCalls;
+  private final SectionStore sections;
+  private volatile boolean sectionsReady;
   private final ScheduledExecutorService executor;
   private final Ticker ticker;
   private final AtomicLong forwarded = new AtomicLong();
@@ -55,6 +62,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
    */
   public Ordering(
       OrderingStore store,
+      SectionStore sections,
       SegmentStore tags,
       SegmentAllocator allocator,
       OrderingConfig config,
@@ -78,6 +86,14 @@ public final class Ordering implements OrderedIds, AutoCloseable {
             tag -> evictTerm(allocator, tag));
     this.forwarder = new Forwarder(maxWait, tag -> forwarded.incrementAndGet(), connect);
     this.admin = new OrderingAdmin(store, tags, strict, executor, executor);
+    this.sections = sections;
+    this.sequences =
+        new Sequences(
+            sections,
+            config.sequenceMaxKeys(),
+            ticker,
+            sections instanceof MemorySectionStore ? Runnable::run : executor);
+    this.sequenceCalls = new SequenceCalls(strict, forwarder, sequences, tags, executor, ticker);
   }
 
   /**
@@ -95,7 +111,8 @@ public final class Ordering implements OrderedIds, AutoCloseable {
   /** LeafService with ordering, marked calls recognised. */
   public ServerServiceDefinition wrap(LeafServiceGrpc.LeafServiceImplBase plain) {
     return ServerInterceptors.intercept(
-        new OrderedLeafService(plain, strict, forwarder, admin, ticker), new ForwardedMark());
+        new OrderedLeafService(plain, strict, forwarder, admin, sequenceCalls, ticker),
+        new ForwardedMark());
   }
 
   /** Creates the table when missing, then keeps the leases and knowledge fresh. */
@@ -117,6 +134,20 @@ public final class Ordering implements OrderedIds, AutoCloseable {
       strict.tick();
     } catch (RuntimeException e) {
       warn("tag leases: {}{}", e);
+    }
+    try {
+      if (!sectionsReady) {
+        sections.createSchemaIfMissing();
+        sectionsReady = true;
+      }
+    } catch (RuntimeException e) {
+      warn("leaf_sequence_section cannot be created now: {}{}", e);
+    }
+    try {
+      sequences.tick(3 * strict.ttl().toNanos());
+    } catch (RuntimeException e) {
+      // A task of scheduleWithFixedDelay that throws is never run again: the leases would lapse.
+      warn("sequences: {}{}", e);
     }
   }
 
@@ -225,6 +256,16 @@ public final class Ordering implements OrderedIds, AutoCloseable {
                   () -> strict.ownerUnreachable(bizTag))
               .thenApply(value);
     };
+  }
+
+  @Override
+  public CompletableFuture<Long> nextSequence(String bizTag, String key) {
+    return sequenceCalls.next(bizTag, key, false);
+  }
+
+  /** Keys of sequences held in memory now. */
+  public long sequenceKeys() {
+    return sequences.keysHeld();
   }
 
   /** Calls this server forwarded to an owner. */

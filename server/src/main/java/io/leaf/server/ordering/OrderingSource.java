@@ -4,6 +4,9 @@ import com.google.common.base.Ticker;
 import io.grpc.ManagedChannel;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.sequence.JooqSectionStore;
+import io.leaf.server.sequence.MemorySectionStore;
+import io.leaf.server.sequence.SectionStore;
 import io.leaf.server.store.SegmentStore;
 import java.time.InstantSource;
 import java.util.concurrent.ScheduledExecutorService;
@@ -15,7 +18,25 @@ import org.jooq.SQLDialect;
  * Where the orderings of tags are kept and how another server is reached: the database and Netty in
  * production; tests pass one store shared by their servers and in-process channels.
  */
-public record OrderingSource(OrderingStore store, Function<String, ManagedChannel> connect) {
+public record OrderingSource(
+    OrderingStore store, SectionStore sections, Function<String, ManagedChannel> connect) {
+
+  /** {@code store} with the sequences' sections in memory, fenced by {@code store}'s leases. */
+  public OrderingSource(OrderingStore store, Function<String, ManagedChannel> connect) {
+    this(store, memorySections(store), connect);
+  }
+
+  /** Sections in memory whose raises hold while {@code leases} names the owner and epoch. */
+  public static SectionStore memorySections(OrderingStore leases) {
+    return new MemorySectionStore(
+        (tag, owner, epoch) -> {
+          LeaseRow r = leases.read(tag);
+          return r.ordering() == TagOrdering.STRICT
+              && r.owner().equals(owner)
+              && r.epoch() == epoch
+              && r.remainingMs() > 0;
+        });
+  }
 
   /** In memory, this server alone; Netty channels. */
   public static OrderingSource inMemory() {
@@ -26,7 +47,9 @@ public record OrderingSource(OrderingStore store, Function<String, ManagedChanne
   /** {@code leaf_tag_lease} in {@code pool}'s database; Netty channels. */
   public static OrderingSource database(DataSource pool, SQLDialect dialect) {
     return new OrderingSource(
-        new JooqOrderingStore(pool, dialect, InstantSource.system()), Forwarder::plaintext);
+        new JooqOrderingStore(pool, dialect, InstantSource.system()),
+        new JooqSectionStore(pool, dialect, InstantSource.system()),
+        Forwarder::plaintext);
   }
 
   /**
@@ -40,6 +63,7 @@ public record OrderingSource(OrderingStore store, Function<String, ManagedChanne
       ScheduledExecutorService threads) {
     return new Ordering(
         store,
+        sections,
         tags,
         allocator,
         config.ordering(),

@@ -30,6 +30,10 @@ final class TagOwnership {
     ACQUIRE
   }
 
+  /** Terms are numbered across every tag of this server, so no two terms share a number. */
+  private static final java.util.concurrent.atomic.AtomicLong TERMS =
+      new java.util.concurrent.atomic.AtomicLong();
+
   private final long ttlNanos;
   private final long validNanos;
   private long epoch;
@@ -87,7 +91,7 @@ final class TagOwnership {
   /** An acquisition sent at {@code sent} was acknowledged at {@code acked} with {@code epoch}. */
   synchronized void acquired(long newEpoch, long sent, long acked) {
     epoch = newEpoch;
-    term++;
+    term = TERMS.incrementAndGet();
     issueFromNanos = acked + ttlNanos;
     validUntilNanos = sent + validNanos;
     knownOwner = "";

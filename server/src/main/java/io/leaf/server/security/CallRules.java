@@ -9,6 +9,7 @@ import io.leaf.v1.InitCacheRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
+import io.leaf.v1.NextSequenceRequest;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
 import io.leaf.v1.NextUuidBatchRequest;
 import io.leaf.v1.ParseFormattedIdRequest;
@@ -26,11 +27,11 @@ import java.util.function.ToLongFunction;
  * What each LeafService and SnowflakeService RPC needs of a token: its role, the tag it names
  * (scope) and the IDs it takes (rate).
  *
- * <p>ID calls need {@code issue} (formatted ones too), ReserveIds {@code reserve}, CreateTag,
- * UpdateStep and SetFormat {@code admin}. WhoIssued, like GetTag, needs {@code issue} with the tag
- * in scope. ListTags needs {@code issue} and lists only the tags in scope; snowflake RPCs name no
- * tag and need {@code issue} of any scope. An RPC missing from this table needs {@code admin}, its
- * {@code biz_tag} checked against the scope.
+ * <p>ID calls need {@code issue} (formatted ones and NextSequence too), ReserveIds {@code reserve},
+ * CreateTag, UpdateStep and SetFormat {@code admin}. WhoIssued, like GetTag, needs {@code issue}
+ * with the tag in scope. ListTags needs {@code issue} and lists only the tags in scope; snowflake
+ * RPCs name no tag and need {@code issue} of any scope. An RPC missing from this table needs {@code
+ * admin}, its {@code biz_tag} checked against the scope.
  */
 final class CallRules {
 
@@ -76,6 +77,11 @@ final class CallRules {
         LeafServiceGrpc.getNextFormattedIdBatchMethod(),
         r -> ((NextIdBatchRequest) r).getBizTag(),
         r -> ((NextIdBatchRequest) r).getCount());
+    // A key's next value is one ID of its tag, as NextId is.
+    issue(
+        LeafServiceGrpc.getNextSequenceMethod(),
+        r -> ((NextSequenceRequest) r).getBizTag(),
+        r -> 1);
     issue(LeafServiceGrpc.getInitCacheMethod(), r -> ((InitCacheRequest) r).getBizTag(), null);
     issue(LeafServiceGrpc.getGetTagMethod(), r -> ((GetTagRequest) r).getBizTag(), null);
     // Provenance of a tag's IDs: whoever may take them may ask who did (support, audits).

@@ -1,0 +1,176 @@
+package io.leaf.server.sequence;
+
+import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.name;
+import static org.jooq.impl.DSL.table;
+
+import io.leaf.server.store.OwnTable;
+import java.time.InstantSource;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.SQLDialect;
+import org.jooq.Table;
+import org.jooq.exception.DataAccessException;
+import org.jooq.exception.SQLStateClass;
+import org.jooq.impl.DSL;
+
+/**
+ * {@link SectionStore} on the {@code leaf_sequence_section} table, created when missing: a raise is
+ * one autocommit statement whose condition holds both the ceiling read and the tag's lease row in
+ * {@code leaf_tag_lease} (owner, epoch, STRICT, not expired by the database's clock), so a deposed
+ * owner's raise changes nothing.
+ *
+ * <p>Thread-safe; each method uses one pooled connection.
+ */
+public final class JooqSectionStore implements SectionStore {
+
+  static final String TABLE = "leaf_sequence_section";
+
+  private static final Table<Record> T = table(name(TABLE));
+  private static final Field<String> TAG = field(name("biz_tag"), String.class);
+  private static final Field<Integer> SECTION = field(name("section"), Integer.class);
+  private static final Field<Long> CEILING = field(name("ceiling"), Long.class);
+  private static final Field<Long> UPDATED = field(name("update_time"), Long.class);
+
+  private static final Table<Record> LEASE = table(name("leaf_tag_lease"));
+  private static final Field<String> LEASE_TAG =
+      field(name("leaf_tag_lease", "biz_tag"), String.class);
+  private static final Field<Integer> ORDERING = field(name("ordering"), Integer.class);
+  private static final Field<String> OWNER = field(name("owner"), String.class);
+  private static final Field<Long> EPOCH = field(name("epoch"), Long.class);
+  private static final Field<Long> EXPIRES = field(name("lease_expires_ms"), Long.class);
+
+  /** leaf_tag_lease's code of STRICT. */
+  private static final int STRICT = 2;
+
+  private final DSLContext dsl;
+  private final InstantSource clock;
+  private final Field<Long> dbNow;
+  private final OwnTable table;
+
+  public JooqSectionStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
+    this.dsl = OwnTable.dsl(dataSource, dialect);
+    this.clock = clock;
+    this.table = new OwnTable(dsl, TABLE);
+    this.dbNow =
+        switch (dialect.family()) {
+          case MYSQL, MARIADB ->
+              DSL.field("CAST(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000 AS SIGNED)", Long.class);
+          default ->
+              DSL.field(
+                  "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000 AS BIGINT)", Long.class);
+        };
+  }
+
+  @Override
+  public void createSchemaIfMissing() {
+    table.create();
+  }
+
+  @Override
+  public long ceiling(String bizTag, int section) {
+    table.ensure();
+    Long c =
+        dsl.select(CEILING)
+            .from(T)
+            .where(TAG.eq(bizTag))
+            .and(SECTION.eq(section))
+            .fetchOne(CEILING);
+    return c == null ? 0 : c;
+  }
+
+  @Override
+  public Map<Integer, Long> raiseAll(
+      String bizTag, int sections, long step, String owner, long epoch) {
+    table.ensure();
+    long now = clock.millis();
+    return dsl.transactionResult(
+        cfg -> {
+          DSLContext tx = DSL.using(cfg);
+          // The lease row locked until the commit: no other owner can take the tag in between.
+          if (tx.selectOne()
+              .from(LEASE)
+              .where(leased(bizTag, owner, epoch))
+              .forUpdate()
+              .fetch()
+              .isEmpty()) {
+            return Map.<Integer, Long>of();
+          }
+          java.util.Set<Integer> present =
+              new java.util.HashSet<>(
+                  tx.select(SECTION).from(T).where(TAG.eq(bizTag)).forUpdate().fetch(SECTION));
+          var missing = tx.insertInto(T, TAG, SECTION, CEILING, UPDATED);
+          boolean any = false;
+          for (int i = 0; i < sections; i++) {
+            if (!present.contains(i)) {
+              missing = missing.values(bizTag, i, 0L, now);
+              any = true;
+            }
+          }
+          if (any) {
+            // Only the lease's holder writes rows, and its lease row is locked: no one else can.
+            missing.execute();
+          }
+          tx.update(T)
+              .set(CEILING, CEILING.plus(step))
+              .set(UPDATED, now)
+              .where(TAG.eq(bizTag))
+              .and(SECTION.lt(sections))
+              .and(CEILING.lt(Section.MAX_CEILING - step))
+              .execute();
+          // The rows stay locked by the update: what this reads is what it wrote.
+          return tx.select(SECTION, CEILING)
+              .from(T)
+              .where(TAG.eq(bizTag))
+              .and(SECTION.lt(sections))
+              .and(CEILING.lt(Section.MAX_CEILING))
+              .forUpdate()
+              .fetchMap(SECTION, CEILING);
+        });
+  }
+
+  private Condition leased(String bizTag, String owner, long epoch) {
+    return LEASE_TAG
+        .eq(bizTag)
+        .and(OWNER.eq(owner))
+        .and(EPOCH.eq(epoch))
+        .and(ORDERING.eq(STRICT))
+        .and(EXPIRES.gt(dbNow));
+  }
+
+  @Override
+  public boolean raise(String bizTag, int section, long from, long to, String owner, long epoch) {
+    table.ensure();
+    Condition leased = leased(bizTag, owner, epoch);
+    long now = clock.millis();
+    if (from == 0) {
+      try {
+        return dsl.insertInto(T, TAG, SECTION, CEILING, UPDATED)
+                .select(
+                    DSL.select(DSL.val(bizTag), DSL.val(section), DSL.val(to), DSL.val(now))
+                        .from(LEASE)
+                        .where(leased))
+                .execute()
+            == 1;
+      } catch (DataAccessException e) {
+        if (e.sqlStateClass() == SQLStateClass.C23_INTEGRITY_CONSTRAINT_VIOLATION) {
+          return false; // the row exists: the ceiling read is no longer the ceiling
+        }
+        throw e;
+      }
+    }
+    return dsl.update(T)
+            .set(CEILING, to)
+            .set(UPDATED, now)
+            .where(TAG.eq(bizTag))
+            .and(SECTION.eq(section))
+            .and(CEILING.eq(from))
+            .and(DSL.exists(DSL.selectOne().from(LEASE).where(leased)))
+            .execute()
+        == 1;
+  }
+}

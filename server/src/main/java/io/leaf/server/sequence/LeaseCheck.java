@@ -1,0 +1,9 @@
+package io.leaf.server.sequence;
+
+/** Whether a lease still holds, as a store in memory checks it in place of the database's row. */
+@FunctionalInterface
+public interface LeaseCheck {
+
+  /** Whether {@code owner} holds {@code bizTag}'s lease with {@code epoch} now. */
+  boolean holds(String bizTag, String owner, long epoch);
+}

@@ -1,0 +1,148 @@
+package io.leaf.server.sequence;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.StatusRuntimeException;
+import io.leaf.server.testing.KeyedOrderChecker;
+import io.leaf.server.testing.Poll;
+import io.leaf.server.testing.ServerNode;
+import io.leaf.server.testing.TestDatabase;
+import io.leaf.server.testing.TestDatabases;
+import io.leaf.v1.CreateTagRequest;
+import io.leaf.v1.GetTagRequest;
+import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.NextSequenceRequest;
+import io.leaf.v1.Ordering;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three server processes on MariaDB, NextSequence callers on many keys through every one, the tag's
+ * owner killed -9: per key no value twice and real-time order kept, values served again within the
+ * lease's expiry plus the new owner's wait-out.
+ */
+@Tag("slow")
+class SequenceFailoverProcessTest {
+
+  private static final long TTL_MS = 2000;
+  private static final int KEYS = 100_000;
+
+  @Test
+  void ownerKilled_perKeyOrderKeptNoRepeats() throws Exception {
+    try (TestDatabase db = TestDatabases.mariaDb()) {
+      List<ServerNode> nodes = new ArrayList<>();
+      List<String> addresses = new ArrayList<>();
+      try {
+        for (int i = 0; i < 3; i++) {
+          int port;
+          try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+          }
+          addresses.add("127.0.0.1:" + port);
+          nodes.add(
+              new ServerNode(
+                  db,
+                  "--port",
+                  Integer.toString(port),
+                  "--advertise-address",
+                  "127.0.0.1:" + port,
+                  "--tag-lease-ttl",
+                  TTL_MS + "ms"));
+        }
+        nodes
+            .get(0)
+            .stub(30)
+            .createTag(
+                CreateTagRequest.newBuilder()
+                    .setBizTag("chats")
+                    .setOrdering(Ordering.STRICT)
+                    .build());
+        KeyedOrderChecker checker = new KeyedOrderChecker();
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicLong lastOk = new AtomicLong(System.nanoTime());
+        List<Thread> callers = new ArrayList<>();
+        for (int c = 0; c < 9; c++) {
+          ServerNode node = nodes.get(c % 3);
+          // A third of the calls on 50 hot keys (many values each), the rest spread over KEYS.
+          Thread t = new Thread(() -> call(node, done, checker, lastOk));
+          t.start();
+          callers.add(t);
+        }
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+        Poll.until(() -> System.nanoTime() > until, Duration.ofSeconds(10));
+        String owner =
+            nodes
+                .get(1)
+                .stub(5)
+                .getTag(GetTagRequest.newBuilder().setBizTag("chats").build())
+                .getOwner();
+        assertTrue(addresses.contains(owner), "an owner: " + owner);
+        nodes.get(addresses.indexOf(owner)).kill();
+        long killed = System.nanoTime();
+        assertTrue(
+            Poll.until(() -> lastOk.get() - killed > 0, Duration.ofSeconds(20)),
+            "served again after kill -9");
+        long failoverMs = (lastOk.get() - killed) / 1_000_000;
+        long after = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        Poll.until(() -> System.nanoTime() > after, Duration.ofSeconds(10));
+        done.set(true);
+        for (Thread t : callers) {
+          t.join();
+        }
+        System.out.printf(
+            "sequence failover: %d calls on %d keys, %d violations, %d repeats, served again"
+                + " %d ms after kill -9 (TTL %d ms)%n",
+            checker.calls(),
+            checker.keys(),
+            checker.violations(),
+            checker.repeats(),
+            failoverMs,
+            TTL_MS);
+        assertTrue(checker.calls() > 300, "calls made: " + checker.calls());
+        assertEquals(0, checker.repeats(), "no value of a key twice");
+        assertEquals(
+            0, checker.violations(), "per-key real-time order in " + checker.calls() + " calls");
+        assertTrue(failoverMs <= 2 * TTL_MS + 2000, "served again after " + failoverMs + " ms");
+      } finally {
+        for (ServerNode n : nodes) {
+          n.kill();
+        }
+      }
+    }
+  }
+
+  private static void call(
+      ServerNode node, AtomicBoolean done, KeyedOrderChecker checker, AtomicLong lastOk) {
+    LeafServiceGrpc.LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(node.channel);
+    while (!done.get()) {
+      ThreadLocalRandom r = ThreadLocalRandom.current();
+      String key = r.nextInt(3) == 0 ? "hot-" + r.nextInt(50) : "chat-" + r.nextInt(KEYS);
+      long sent = System.nanoTime();
+      try {
+        long v =
+            stub.withDeadlineAfter(2, TimeUnit.SECONDS)
+                .nextSequence(
+                    NextSequenceRequest.newBuilder().setBizTag("chats").setKey(key).build())
+                .getValue();
+        long returned = System.nanoTime();
+        checker.record(key, sent, returned, v);
+        lastOk.set(returned);
+      } catch (StatusRuntimeException e) {
+        try {
+          Thread.sleep(20); // the client's back-off before it retries
+        } catch (InterruptedException ie) {
+          return;
+        }
+      }
+    }
+  }
+}
