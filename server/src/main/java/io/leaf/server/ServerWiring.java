@@ -464,6 +464,7 @@ public final class ServerWiring {
         Ticker.systemTicker(),
         leaseThread,
         chunkTimer,
-        exclusive);
+        exclusive,
+        s.maxClientLeases());
   }
 }

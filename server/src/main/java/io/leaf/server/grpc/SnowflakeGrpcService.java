@@ -13,16 +13,21 @@ import io.leaf.v1.DecodeSnowflakeIdRequest;
 import io.leaf.v1.DecodeUuidRequest;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.IdBatch;
+import io.leaf.v1.LeaseWorkerRequest;
 import io.leaf.v1.NextIdResponse;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
 import io.leaf.v1.NextSnowflakeIdRequest;
 import io.leaf.v1.NextUuidBatchRequest;
 import io.leaf.v1.NextUuidRequest;
+import io.leaf.v1.ReleaseWorkerRequest;
+import io.leaf.v1.ReleaseWorkerResponse;
+import io.leaf.v1.RenewWorkerRequest;
 import io.leaf.v1.SnowflakeIdParts;
 import io.leaf.v1.SnowflakeServiceGrpc;
 import io.leaf.v1.Uuid;
 import io.leaf.v1.UuidBatch;
 import io.leaf.v1.UuidParts;
+import io.leaf.v1.WorkerLease;
 import io.leaf.v1.WorkerStatus;
 import java.security.SecureRandom;
 
@@ -30,13 +35,15 @@ import java.security.SecureRandom;
  * The gRPC face of snowflake IDs: every RPC answers inline on the transport's thread (an ID is a
  * lock and two clock reads), except NextSnowflakeIdBatch, which streams through the same {@link
  * BatchStream}, limits ({@code --max-batch}, {@code chunk_size}) and {@code --max-streams} slots as
- * NextIdBatch; the UUID RPCs are {@link UuidCalls}'.
+ * NextIdBatch; the UUID RPCs are {@link UuidCalls}', the worker-lease RPCs {@link
+ * WorkerLeaseCalls}'.
  */
 public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeServiceImplBase {
 
   private final Snowflake snowflake;
   private final LeafGrpcService streams;
   private final UuidCalls uuids;
+  private final WorkerLeaseCalls workerLeases;
 
   /**
    * @param streams the segment service whose stream slots, pump and limits batches share
@@ -45,6 +52,22 @@ public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeSe
     this.snowflake = snowflake;
     this.streams = streams;
     this.uuids = new UuidCalls(new Uuids(snowflake, new SecureRandom()), streams);
+    this.workerLeases = new WorkerLeaseCalls(snowflake.clientLeases(), streams.database());
+  }
+
+  @Override
+  public void leaseWorker(LeaseWorkerRequest req, StreamObserver<WorkerLease> out) {
+    workerLeases.leaseWorker(req, out);
+  }
+
+  @Override
+  public void renewWorker(RenewWorkerRequest req, StreamObserver<WorkerLease> out) {
+    workerLeases.renewWorker(req, out);
+  }
+
+  @Override
+  public void releaseWorker(ReleaseWorkerRequest req, StreamObserver<ReleaseWorkerResponse> out) {
+    workerLeases.releaseWorker(req, out);
   }
 
   @Override
@@ -127,7 +150,7 @@ public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeSe
   public void getWorker(GetWorkerRequest req, StreamObserver<WorkerStatus> out) {
     SnowflakeGenerator g = snowflake.generator();
     SnowflakeLayout layout = snowflake.layout();
-    out.onNext(
+    WorkerStatus.Builder status =
         WorkerStatus.newBuilder()
             .setWorkerId(g.leaseValid() ? g.workerId() : -1)
             .setLeaseExpiresMs(g.leaseExpiresMs())
@@ -138,8 +161,9 @@ public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeSe
             .setLastTimestampMs(g.lastTimestampMs())
             .setAheadOfWallClockMs(g.aheadOfWallMs())
             .setEndYear(layout.endYear())
-            .setIdsIssued(g.issued())
-            .build());
+            .setIdsIssued(g.issued());
+    workerLeases.list(status);
+    out.onNext(status.build());
     out.onCompleted();
   }
 }
