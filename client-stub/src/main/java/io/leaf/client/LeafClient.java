@@ -97,18 +97,12 @@ public final class LeafClient implements AutoCloseable {
     return rpcs.nextIds(bizTag, count);
   }
 
-  /**
-   * One snowflake ID: time-ordered, no tag (UNAVAILABLE while the server holds no worker lease,
-   * which a retry may cure).
-   */
+  /** One snowflake ID, time-ordered (UNAVAILABLE while the server holds no worker lease). */
   public long nextSnowflakeId() {
     return rpcs.nextSnowflakeId();
   }
 
-  /**
-   * {@code count} snowflake IDs from one NextSnowflakeIdBatch stream, increasing. The deadline
-   * covers the whole stream.
-   */
+  /** {@code count} snowflake IDs from one stream, increasing; the deadline covers it all. */
   public long[] nextSnowflakeIds(int count) {
     return rpcs.nextSnowflakeIds(count);
   }
@@ -126,6 +120,10 @@ public final class LeafClient implements AutoCloseable {
   /** The server's worker lease and snowflake layout. */
   public WorkerStatus getWorker() {
     return rpcs.getWorker();
+  }
+
+  LeafRpcs rpcs() { // for LocalSnowflakeIds
+    return rpcs;
   }
 
   /**
