@@ -128,8 +128,21 @@ public final class ClientLeases {
         throw new NoWorkerLeaseException(
             "worker ID " + taken.get().workerId() + " was claimed by another holder; try again");
       }
-      String leaseId = UUID.randomUUID().toString();
       Held held = new Held(owner, claim.get(), sent);
+      // The claim's ceiling covers the quarantine from the floor; from the clock on (which matters
+      // without a quarantine, where the floor is only what the last holder stored), as the
+      // server's own lease stores before its first ID.
+      long ceiling = claims.ceiling(held.storedMs, Math.max(held.floorMs, reference.referenceMs()));
+      sent = monotonic.read();
+      Optional<WorkerLease> stored = claims.renew(held.workerId, owner, ceiling, held.storedMs);
+      if (stored.isEmpty()) {
+        throw new NoWorkerLeaseException(
+            "worker ID " + held.workerId + " was claimed by another holder; try again");
+      }
+      held.storedMs = ceiling;
+      held.ackSentNanos = sent;
+      held.expiresMs = stored.get().expiresMs();
+      String leaseId = UUID.randomUUID().toString();
       leases.put(leaseId, held);
       log.info(
           "worker ID {} leased to a client; its IDs start above {}",

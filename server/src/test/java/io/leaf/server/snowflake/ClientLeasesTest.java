@@ -57,6 +57,18 @@ class ClientLeasesTest {
   }
 
   @Test
+  void lease_exclusiveDatabase_noQuarantineAndCeilingFromTheClock() {
+    WorkerClaims claims = new WorkerClaims(table, SnowflakeLayout.DEFAULT, 0, 7, TTL, true);
+    ClientLeases.Granted g = new ClientLeases(claims, generator, ticker, 4).lease();
+    assertEquals(0, g.notBeforeMs(), "no other process can hold a worker of this database");
+    assertEquals(1, g.floorMs(), "above what the last holder stored (nothing)");
+    assertTrue(
+        g.ceilingMs() >= NOW + TTL.toMillis(),
+        "IDs of the clock's time are covered at once: " + g.ceilingMs());
+    assertEquals(g.ceilingMs(), table.row(g.workerId()).orElseThrow().lastTimestampMs());
+  }
+
+  @Test
   void lease_previousHolderStoredAhead_floorAboveIt() {
     long ahead = NOW + 3_600_000;
     table.rewrite(3, new WorkerLease(3, "gone", 0, ahead));
