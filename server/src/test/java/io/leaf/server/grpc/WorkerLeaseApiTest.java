@@ -12,6 +12,7 @@ import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.snowflake.MemoryWorkerLeaseStore;
+import io.leaf.server.testing.Ports;
 import io.leaf.server.testing.TestServer;
 import io.leaf.v1.ClientWorker;
 import io.leaf.v1.GetWorkerRequest;
@@ -21,6 +22,10 @@ import io.leaf.v1.RenewWorkerRequest;
 import io.leaf.v1.SnowflakeServiceGrpc;
 import io.leaf.v1.WorkerLease;
 import io.leaf.v1.WorkerStatus;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.InstantSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,14 +39,23 @@ class WorkerLeaseApiTest {
   private LeafServer server;
   private ManagedChannel channel;
   private SnowflakeServiceGrpc.SnowflakeServiceBlockingStub stub;
+  private int httpPort;
 
   @BeforeEach
   void start() throws Exception {
     String name = InProcessServerBuilder.generateName();
+    httpPort = Ports.free();
     server =
         TestServer.inProcess(name)
             .flags(
-                "--worker-lease-ttl", "2s", "--max-client-leases", "2", "--worker-id-range", "0-7")
+                "--worker-lease-ttl",
+                "2s",
+                "--max-client-leases",
+                "2",
+                "--worker-id-range",
+                "0-7",
+                "--http-port",
+                Integer.toString(httpPort))
             .leases(table)
             .start();
     channel = InProcessChannelBuilder.forName(name).build();
@@ -58,6 +72,16 @@ class WorkerLeaseApiTest {
     return stub.leaseWorker(LeaseWorkerRequest.getDefaultInstance());
   }
 
+  private String monitorPage() throws Exception {
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/")).build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), r.body());
+    return r.body();
+  }
+
   private static void refused(Status.Code code, String part, Executable call) {
     StatusRuntimeException e = assertThrows(StatusRuntimeException.class, call);
     assertEquals(code, e.getStatus().getCode(), e.getStatus().toString());
@@ -65,7 +89,7 @@ class WorkerLeaseApiTest {
   }
 
   @Test
-  void leaseWorker_answersRulesAndLayout_boundedByFlag() {
+  void leaseWorker_answersRulesAndLayout_boundedByFlag() throws Exception {
     WorkerLease a = lease();
     WorkerLease b = lease();
     assertNotEquals(a.getWorkerId(), b.getWorkerId());
@@ -84,6 +108,9 @@ class WorkerLeaseApiTest {
         java.util.Set.copyOf(
             status.getClientWorkersList().stream().map(ClientWorker::getWorkerId).toList()),
         "GetWorker lists the client-held workers");
+    String page = monitorPage();
+    assertTrue(page.contains("2 of at most 2"), page);
+    assertTrue(page.contains("client worker " + a.getWorkerId()), page);
     refused(Status.Code.RESOURCE_EXHAUSTED, "--max-client-leases", this::lease);
     stub.releaseWorker(ReleaseWorkerRequest.newBuilder().setLeaseId(a.getLeaseId()).build());
     assertEquals(1, stub.getWorker(GetWorkerRequest.getDefaultInstance()).getClientWorkersCount());
