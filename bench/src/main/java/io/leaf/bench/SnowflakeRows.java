@@ -112,6 +112,7 @@ final class SnowflakeRows {
             + " ms (12 sequence bits) (goal ≥ 0.9)",
         String.format(Locale.ROOT, "%,.0f IDs/s", ids),
         String.format(Locale.ROOT, "stream ÷ 4,096,000/s = %.2f", ids / LAYOUT_LIMIT));
+    new LocalSnowflakeRow(options, table).run(port);
   }
 
   /**

@@ -102,10 +102,7 @@ public final class LeafClient implements AutoCloseable {
     return rpcs.nextSnowflakeId();
   }
 
-  /**
-   * {@code count} snowflake IDs from one NextSnowflakeIdBatch stream, increasing. The deadline
-   * covers the whole stream.
-   */
+  /** {@code count} snowflake IDs from one stream, increasing; the deadline covers it all. */
   public long[] nextSnowflakeIds(int count) {
     return rpcs.nextSnowflakeIds(count);
   }
@@ -123,6 +120,10 @@ public final class LeafClient implements AutoCloseable {
   /** The server's worker lease and snowflake layout. */
   public WorkerStatus getWorker() {
     return rpcs.getWorker();
+  }
+
+  LeafRpcs rpcs() { // for LocalSnowflakeIds
+    return rpcs;
   }
 
   /**

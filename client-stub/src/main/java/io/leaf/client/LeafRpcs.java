@@ -6,6 +6,7 @@ import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.InitCacheRequest;
 import io.leaf.v1.IssuedRange;
+import io.leaf.v1.LeaseWorkerRequest;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextSequenceRequest;
@@ -13,6 +14,8 @@ import io.leaf.v1.NextSnowflakeIdBatchRequest;
 import io.leaf.v1.NextSnowflakeIdRequest;
 import io.leaf.v1.NextUuidRequest;
 import io.leaf.v1.ParseFormattedIdRequest;
+import io.leaf.v1.ReleaseWorkerRequest;
+import io.leaf.v1.RenewWorkerRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.SetFormatRequest;
 import io.leaf.v1.SnowflakeIdParts;
@@ -21,6 +24,7 @@ import io.leaf.v1.TagStatus;
 import io.leaf.v1.UpdateStepRequest;
 import io.leaf.v1.Uuid;
 import io.leaf.v1.WhoIssuedRequest;
+import io.leaf.v1.WorkerLease;
 import io.leaf.v1.WorkerStatus;
 import java.util.List;
 import java.util.Objects;
@@ -98,6 +102,22 @@ final class LeafRpcs {
 
   WorkerStatus getWorker() {
     return call(a -> a.snowflake().getWorker(GetWorkerRequest.getDefaultInstance()));
+  }
+
+  /** The lease calls go to the first target: a lease lives in the server that granted it. */
+  WorkerLease leaseWorker() {
+    return callInPlace(a -> a.snowflake().leaseWorker(LeaseWorkerRequest.getDefaultInstance()));
+  }
+
+  WorkerLease renewWorker(String leaseId, boolean lapsed) {
+    RenewWorkerRequest req =
+        RenewWorkerRequest.newBuilder().setLeaseId(leaseId).setLapsed(lapsed).build();
+    return callInPlace(a -> a.snowflake().renewWorker(req));
+  }
+
+  void releaseWorker(String leaseId) {
+    ReleaseWorkerRequest req = ReleaseWorkerRequest.newBuilder().setLeaseId(leaseId).build();
+    callInPlace(a -> a.snowflake().releaseWorker(req));
   }
 
   Tag setFormat(String bizTag, IdFormat format) {

@@ -16,11 +16,14 @@ import io.leaf.server.http.UuidEndpoint;
 import io.leaf.server.http.WorkerLeaseView;
 import io.leaf.server.metrics.Metrics;
 import io.leaf.server.security.TokenAccess;
+import io.leaf.server.snowflake.ClientLeases;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeGenerator;
 import io.leaf.server.snowflake.SnowflakeLayout;
 import io.leaf.server.uuid.Uuids;
 import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -107,19 +110,34 @@ final class HttpWiring {
     return () -> {
       SnowflakeGenerator g = snowflake.generator();
       SnowflakeLayout layout = snowflake.layout();
-      return List.of(
-          Map.entry("worker ID", g.leaseValid() ? Integer.toString(g.workerId()) : "none held"),
-          Map.entry("lease valid", Boolean.toString(g.leaseValid())),
-          Map.entry("ID time ahead of wall clock", g.aheadOfWallMs() + " ms"),
+      List<Map.Entry<String, String>> rows = new ArrayList<>();
+      rows.add(
+          Map.entry("worker ID", g.leaseValid() ? Integer.toString(g.workerId()) : "none held"));
+      rows.addAll(
+          List.of(
+              Map.entry("lease valid", Boolean.toString(g.leaseValid())),
+              Map.entry("ID time ahead of wall clock", g.aheadOfWallMs() + " ms"),
+              Map.entry(
+                  "layout",
+                  layout.timestampBits()
+                      + "/"
+                      + layout.workerIdBits()
+                      + "/"
+                      + layout.sequenceBits()
+                      + " bits, runs out in "
+                      + layout.endYear())));
+      List<ClientLeases.Listed> clients = snowflake.clientLeases().held();
+      rows.add(
           Map.entry(
-              "layout",
-              layout.timestampBits()
-                  + "/"
-                  + layout.workerIdBits()
-                  + "/"
-                  + layout.sequenceBits()
-                  + " bits, runs out in "
-                  + layout.endYear()));
+              "client-held worker IDs",
+              clients.size() + " of at most " + snowflake.clientLeases().max()));
+      for (ClientLeases.Listed c : clients) {
+        rows.add(
+            Map.entry(
+                "client worker " + c.workerId(),
+                "lease ends " + Instant.ofEpochMilli(c.expiresMs()) + " (database clock)"));
+      }
+      return rows;
     };
   }
 }

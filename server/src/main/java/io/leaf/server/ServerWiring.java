@@ -469,6 +469,7 @@ public final class ServerWiring {
         Ticker.systemTicker(),
         leaseThread,
         chunkTimer,
-        exclusive);
+        exclusive,
+        s.maxClientLeases());
   }
 }

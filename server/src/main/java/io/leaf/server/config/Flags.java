@@ -2,6 +2,7 @@ package io.leaf.server.config;
 
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.region.Region;
+import io.leaf.server.snowflake.ClientLeases;
 import io.leaf.server.snowflake.SnowflakeConfig;
 import io.leaf.server.snowflake.SnowflakeLayout;
 import java.nio.file.Path;
@@ -311,6 +312,13 @@ public final class Flags {
           "",
           "file of 32, 48 or 64 hex digits: the AES key of opaque formatted numbers (FF1)",
           Parsers.path());
+  static final Flag<Integer> MAX_CLIENT_LEASES =
+      Flag.of(
+          "max-client-leases",
+          Integer.toString(ClientLeases.DEFAULT_MAX),
+          "worker IDs clients may hold through this server at once to make snowflake IDs"
+              + " themselves (LeaseWorker); 0: none",
+          Parsers.integer(0, 100_000));
   static final Flag<String> SNOWFLAKE_BITS =
       Flag.of(
           "snowflake-bits",
@@ -394,6 +402,7 @@ public final class Flags {
                   WORKER_LEASE_TTL,
                   SNOWFLAKE_EPOCH,
                   SNOWFLAKE_BITS,
+                  MAX_CLIENT_LEASES,
                   FORMAT_KEY_FILE,
                   TAG_LEASE_TTL,
                   SEQUENCE_MAX_KEYS));

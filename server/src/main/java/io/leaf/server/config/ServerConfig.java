@@ -66,13 +66,15 @@ public record ServerConfig(
     HttpConfig http = http(v, api.port());
     Region region = v.get(Flags.REGION);
     SnowflakeConfig snowflake =
-        region.snowflake(
-            SnowflakeConfig.parse(
-                v.get(Flags.WORKER_ID_RANGE),
-                v.get(Flags.WORKER_LEASE_TTL),
-                v.get(Flags.SNOWFLAKE_EPOCH),
-                v.get(Flags.SNOWFLAKE_BITS)),
-            v.isSet(Flags.WORKER_ID_RANGE));
+        region
+            .snowflake(
+                SnowflakeConfig.parse(
+                    v.get(Flags.WORKER_ID_RANGE),
+                    v.get(Flags.WORKER_LEASE_TTL),
+                    v.get(Flags.SNOWFLAKE_EPOCH),
+                    v.get(Flags.SNOWFLAKE_BITS)),
+                v.isSet(Flags.WORKER_ID_RANGE))
+            .withMaxClientLeases(v.get(Flags.MAX_CLIENT_LEASES));
     return new ServerConfig(
         api,
         database,

@@ -282,6 +282,11 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
   }
 
   /** NextIdBatch and NextSnowflakeIdBatch streams open now. */
+  /** Where RPCs that talk to the database run (shared with SnowflakeService's lease calls). */
+  DatabaseCalls database() {
+    return database;
+  }
+
   public int openStreams() {
     return streams.get();
   }

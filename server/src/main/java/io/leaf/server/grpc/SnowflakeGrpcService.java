@@ -13,16 +13,21 @@ import io.leaf.v1.DecodeSnowflakeIdRequest;
 import io.leaf.v1.DecodeUuidRequest;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.IdBatch;
+import io.leaf.v1.LeaseWorkerRequest;
 import io.leaf.v1.NextIdResponse;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
 import io.leaf.v1.NextSnowflakeIdRequest;
 import io.leaf.v1.NextUuidBatchRequest;
 import io.leaf.v1.NextUuidRequest;
+import io.leaf.v1.ReleaseWorkerRequest;
+import io.leaf.v1.ReleaseWorkerResponse;
+import io.leaf.v1.RenewWorkerRequest;
 import io.leaf.v1.SnowflakeIdParts;
 import io.leaf.v1.SnowflakeServiceGrpc;
 import io.leaf.v1.Uuid;
 import io.leaf.v1.UuidBatch;
 import io.leaf.v1.UuidParts;
+import io.leaf.v1.WorkerLease;
 import io.leaf.v1.WorkerStatus;
 import java.security.SecureRandom;
 
@@ -32,13 +37,14 @@ import java.security.SecureRandom;
  *
  * <p>The stream goes through the same {@link BatchStream}, limits ({@code --max-batch}, {@code
  * chunk_size}) and {@code --max-streams} slots as NextIdBatch; the UUID RPCs are {@link
- * UuidCalls}'.
+ * UuidCalls}', the worker-lease RPCs {@link WorkerLeaseCalls}'.
  */
 public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeServiceImplBase {
 
   private final Snowflake snowflake;
   private final LeafGrpcService streams;
   private final UuidCalls uuids;
+  private final WorkerLeaseCalls workerLeases;
 
   /**
    * @param streams the segment service whose stream slots, pump and limits batches share
@@ -47,6 +53,22 @@ public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeSe
     this.snowflake = snowflake;
     this.streams = streams;
     this.uuids = new UuidCalls(new Uuids(snowflake, new SecureRandom()), streams);
+    this.workerLeases = new WorkerLeaseCalls(snowflake.clientLeases(), streams.database());
+  }
+
+  @Override
+  public void leaseWorker(LeaseWorkerRequest req, StreamObserver<WorkerLease> out) {
+    workerLeases.leaseWorker(req, out);
+  }
+
+  @Override
+  public void renewWorker(RenewWorkerRequest req, StreamObserver<WorkerLease> out) {
+    workerLeases.renewWorker(req, out);
+  }
+
+  @Override
+  public void releaseWorker(ReleaseWorkerRequest req, StreamObserver<ReleaseWorkerResponse> out) {
+    workerLeases.releaseWorker(req, out);
   }
 
   @Override
@@ -129,7 +151,7 @@ public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeSe
   public void getWorker(GetWorkerRequest req, StreamObserver<WorkerStatus> out) {
     SnowflakeGenerator g = snowflake.generator();
     SnowflakeLayout layout = snowflake.layout();
-    out.onNext(
+    WorkerStatus.Builder status =
         WorkerStatus.newBuilder()
             .setWorkerId(g.leaseValid() ? g.workerId() : -1)
             .setLeaseExpiresMs(g.leaseExpiresMs())
@@ -140,8 +162,9 @@ public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeSe
             .setLastTimestampMs(g.lastTimestampMs())
             .setAheadOfWallClockMs(g.aheadOfWallMs())
             .setEndYear(layout.endYear())
-            .setIdsIssued(g.issued())
-            .build());
+            .setIdsIssued(g.issued());
+    workerLeases.list(status);
+    out.onNext(status.build());
     out.onCompleted();
   }
 }

@@ -201,7 +201,7 @@ public final class Region implements SequenceRule {
     int from = region * size;
     int to = from + size - 1;
     if (!rangeGiven) {
-      return new SnowflakeConfig(s.layout(), from, to, s.leaseTtl());
+      return new SnowflakeConfig(s.layout(), from, to, s.leaseTtl(), s.maxClientLeases());
     }
     if (s.fromId() < from || s.toId() > to) {
       throw new IllegalArgumentException(

@@ -18,6 +18,8 @@ import io.leaf.server.ledger.NotIssuedException;
 import io.leaf.server.region.MaxIdOutsideRegionException;
 import io.leaf.server.snowflake.EpochExhaustedException;
 import io.leaf.server.snowflake.NoWorkerLeaseException;
+import io.leaf.server.snowflake.UnknownWorkerLeaseException;
+import io.leaf.server.snowflake.WorkerLeaseLostException;
 import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.InvalidPageKeyException;
 import io.leaf.server.store.InvalidTagStateException;
@@ -70,7 +72,9 @@ public final class StatusMapping {
       // The key came from a page_token: name the field the caller set.
       return Status.INVALID_ARGUMENT.withDescription(
           "page_token is not a token ListTags returned" + " for this table: " + t.getMessage());
-    } else if (t instanceof TagNotFoundException || t instanceof NotIssuedException) {
+    } else if (t instanceof TagNotFoundException
+        || t instanceof NotIssuedException
+        || t instanceof UnknownWorkerLeaseException) {
       code = Status.NOT_FOUND;
     } else if (t instanceof TagAlreadyExistsException) {
       code = Status.ALREADY_EXISTS;
@@ -78,7 +82,7 @@ public final class StatusMapping {
         || t instanceof EpochExhaustedException
         || t instanceof WidthExhaustedException) {
       code = Status.OUT_OF_RANGE;
-    } else if (t instanceof InvalidTagStateException) {
+    } else if (t instanceof InvalidTagStateException || t instanceof WorkerLeaseLostException) {
       code = Status.FAILED_PRECONDITION;
     } else if (t instanceof StoreRejectedException
         || t instanceof NoFormatException

@@ -114,6 +114,10 @@ final class CallRules {
         null,
         r -> ((NextUuidBatchRequest) r).getCount());
     issue(SnowflakeServiceGrpc.getDecodeUuidMethod(), null, null);
+    // A client-held worker makes snowflake IDs without the server: like NextSnowflakeId, issue.
+    issue(SnowflakeServiceGrpc.getLeaseWorkerMethod(), null, null);
+    issue(SnowflakeServiceGrpc.getRenewWorkerMethod(), null, null);
+    issue(SnowflakeServiceGrpc.getReleaseWorkerMethod(), null, null);
   }
 
   /** Any RPC not in the table: admin, and the scope holds its {@code biz_tag} if it has one. */

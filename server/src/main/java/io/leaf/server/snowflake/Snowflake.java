@@ -39,6 +39,7 @@ public final class Snowflake implements AutoCloseable {
 
   private final SnowflakeGenerator generator;
   private final WorkerLeaseKeeper keeper;
+  private final ClientLeases clients;
   private final InstantSource wall;
 
   /** Runs the keeper's steps one at a time; must run one task at a time. */
@@ -93,11 +94,41 @@ public final class Snowflake implements AutoCloseable {
       ScheduledExecutorService leaseScheduler,
       ScheduledExecutorService chunkTimer,
       boolean exclusive) {
+    this(
+        store,
+        layout,
+        fromId,
+        toId,
+        ttl,
+        wall,
+        monotonic,
+        leaseScheduler,
+        chunkTimer,
+        exclusive,
+        ClientLeases.DEFAULT_MAX);
+  }
+
+  /**
+   * @param maxClientLeases the most worker leases clients may hold through this server ({@link
+   *     ClientLeases}), under the same rules and store as its own
+   */
+  public Snowflake(
+      WorkerLeaseStore store,
+      SnowflakeLayout layout,
+      int fromId,
+      int toId,
+      Duration ttl,
+      InstantSource wall,
+      Ticker monotonic,
+      ScheduledExecutorService leaseScheduler,
+      ScheduledExecutorService chunkTimer,
+      boolean exclusive,
+      int maxClientLeases) {
     this.wall = wall;
     this.generator = new SnowflakeGenerator(layout, wall, monotonic);
-    this.keeper =
-        new WorkerLeaseKeeper(
-            store, generator, monotonic, fromId, toId, ttl, ownerToken(), exclusive);
+    WorkerClaims claims = new WorkerClaims(store, layout, fromId, toId, ttl, exclusive);
+    this.keeper = new WorkerLeaseKeeper(claims, generator, monotonic, ownerToken());
+    this.clients = new ClientLeases(claims, generator, monotonic, maxClientLeases);
     this.thread = leaseScheduler;
     this.timer = chunkTimer;
   }
@@ -211,6 +242,11 @@ public final class Snowflake implements AutoCloseable {
 
   public SnowflakeGenerator generator() {
     return generator;
+  }
+
+  /** The worker leases clients hold through this server. */
+  public ClientLeases clientLeases() {
+    return clients;
   }
 
   /** Stored timestamps discarded at claim time (see {@link WorkerLeaseKeeper}). */

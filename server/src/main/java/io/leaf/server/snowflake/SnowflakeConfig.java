@@ -13,8 +13,21 @@ import java.util.regex.Pattern;
  *
  * @param fromId the lowest worker ID this server may claim
  * @param toId the highest
+ * @param maxClientLeases the most worker leases clients may hold through this server at once
+ *     ({@code --max-client-leases})
  */
-public record SnowflakeConfig(SnowflakeLayout layout, int fromId, int toId, Duration leaseTtl) {
+public record SnowflakeConfig(
+    SnowflakeLayout layout, int fromId, int toId, Duration leaseTtl, int maxClientLeases) {
+
+  /** Settings with the default bound on client-held leases. */
+  public SnowflakeConfig(SnowflakeLayout layout, int fromId, int toId, Duration leaseTtl) {
+    this(layout, fromId, toId, leaseTtl, ClientLeases.DEFAULT_MAX);
+  }
+
+  /** These settings with another {@code --max-client-leases}. */
+  public SnowflakeConfig withMaxClientLeases(int max) {
+    return new SnowflakeConfig(layout, fromId, toId, leaseTtl, max);
+  }
 
   public static final String DEFAULT_RANGE = "0-1023";
   public static final String DEFAULT_TTL = "30s";

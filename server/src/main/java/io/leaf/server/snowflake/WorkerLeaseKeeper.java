@@ -1,7 +1,6 @@
 package io.leaf.server.snowflake;
 
 import com.google.common.base.Ticker;
-import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.logging.WarnLimiter;
 import io.leaf.server.store.StoreRejectedException;
 import java.time.Duration;
@@ -47,15 +46,18 @@ import org.slf4j.LoggerFactory;
  * <p>A stored timestamp beyond the layout's end (a clock glitch) cannot be the time of any ID
  * issued, so it is discarded at claim time with a warning and {@link #discardedFloors()} counts it.
  *
+ * <p>The rules themselves are {@link WorkerClaims}', which client-held leases ({@link
+ * ClientLeases}) follow too; this class holds one lease for the server's own generator.
+ *
  * <p>Not thread-safe: {@link #step()} and {@link #release()} run on one thread at a time.
  */
 public final class WorkerLeaseKeeper {
 
   private static final Logger log = LoggerFactory.getLogger(WorkerLeaseKeeper.class);
-  static final String RANGE_FLAG = "--worker-id-range";
-  static final String TTL_FLAG = "--worker-lease-ttl";
+  static final String RANGE_FLAG = WorkerClaims.RANGE_FLAG;
+  static final String TTL_FLAG = WorkerClaims.TTL_FLAG;
 
-  private final WorkerLeaseStore store;
+  private final WorkerClaims claims;
   private final SnowflakeGenerator generator;
   private final Ticker monotonic;
   private final int fromId;
@@ -89,7 +91,6 @@ public final class WorkerLeaseKeeper {
   private boolean released;
   private boolean warnedExhausted;
   private final WarnLimiter failureWarnings;
-  private volatile long discardedFloors;
 
   public WorkerLeaseKeeper(
       WorkerLeaseStore store,
@@ -115,25 +116,34 @@ public final class WorkerLeaseKeeper {
       Duration ttl,
       String owner,
       boolean exclusive) {
-    this.exclusive = exclusive;
-    this.store = store;
+    this(
+        new WorkerClaims(store, generator.layout(), fromId, toId, ttl, exclusive),
+        generator,
+        monotonic,
+        owner);
+  }
+
+  /** Holds a lease under {@code claims}' rules for {@code generator}. */
+  public WorkerLeaseKeeper(
+      WorkerClaims claims, SnowflakeGenerator generator, Ticker monotonic, String owner) {
+    this.claims = claims;
+    this.exclusive = claims.exclusive();
     this.generator = generator;
     this.monotonic = monotonic;
-    this.fromId = fromId;
-    this.toId = toId;
-    this.ttl = ttl;
+    this.fromId = claims.fromId();
+    this.toId = claims.toId();
+    this.ttl = claims.ttl();
     this.owner = owner;
-    long ttlNanos = ttl.toNanos();
-    this.renewEveryNanos = ttlNanos / 3;
-    this.retryNanos = Math.min(Duration.ofSeconds(1).toNanos(), ttlNanos / 10);
-    this.validNanos = ttlNanos - ttlNanos / 5;
-    this.quarantineNanos = exclusive ? 0 : quarantine(ttl).toNanos();
+    this.renewEveryNanos = claims.renewEveryNanos();
+    this.retryNanos = claims.retryNanos();
+    this.validNanos = claims.validNanos();
+    this.quarantineNanos = claims.quarantineNanos();
     this.failureWarnings = new WarnLimiter(monotonic, WarnLimiter.ONCE_A_MINUTE);
   }
 
   /** How long a claimed worker ID is held back before its first ID: the TTL plus the borrow. */
   public static Duration quarantine(Duration ttl) {
-    return ttl.plusMillis(SnowflakeGenerator.MAX_BORROW_MS);
+    return WorkerClaims.quarantine(ttl);
   }
 
   /**
@@ -174,18 +184,10 @@ public final class WorkerLeaseKeeper {
   }
 
   private long claim() {
-    Optional<WorkerLease> claimed = store.claim(fromId, toId, owner, ttl);
+    Optional<WorkerLease> claimed = claims.take(owner);
     if (claimed.isEmpty()) {
-      int size = toId - fromId + 1;
       generator.refuseWith(
-          new LimitExceededException(
-              "no free worker ID in "
-                  + fromId
-                  + "-"
-                  + toId
-                  + ": every one is leased by another server; the server keeps trying",
-              size,
-              RANGE_FLAG));
+          claims.exhausted(" by another server or a client; the server keeps trying"));
       if (!warnedExhausted) {
         log.warn(
             "no free worker ID in {}-{} ({}): snowflake IDs are refused until one is free",
@@ -197,33 +199,15 @@ public final class WorkerLeaseKeeper {
       return retryNanos;
     }
     warnedExhausted = false;
-    WorkerLease got = claimed.get();
-    long stored = got.lastTimestampMs();
-    if (stored > generator.layout().maxTimestampMs()) {
-      discardedFloors++;
-      log.warn(
-          "worker ID {}: the stored timestamp {} is beyond the layout's end ({}); no ID can have"
-              + " that time, so it is discarded (metric leaf_snowflake_discarded_floors_total)",
-          got.workerId(),
-          stored,
-          generator.layout().maxTimestampMs());
-      stored = 0;
-    }
-    // The claim's own expiry is the database's time at the claim plus the TTL; on an exclusive
-    // database no holder can be running, and what the last one stored is above all it issued.
-    long floor =
-        exclusive
-            ? stored + 1
-            : Math.max(stored + 1, got.expiresMs() + SnowflakeGenerator.MAX_BORROW_MS);
-    long ceiling = floor + quarantine(ttl).toMillis() + SnowflakeGenerator.MAX_BORROW_MS;
     long sent = monotonic.read();
-    Optional<WorkerLease> confirmed =
-        store.renew(got.workerId(), owner, ttl, ceiling, got.lastTimestampMs());
+    Optional<WorkerClaims.Claim> confirmed = claims.confirm(claimed.get(), owner);
     long now = monotonic.read();
     if (confirmed.isEmpty()) {
       return retryNanos;
     }
-    lease = confirmed.get();
+    long floor = confirmed.get().floorMs();
+    long ceiling = confirmed.get().ceilingMs();
+    lease = confirmed.get().lease();
     ackSentNanos = sent;
     storedMs = ceiling;
     pendingFloorMs = floor;
@@ -280,12 +264,7 @@ public final class WorkerLeaseKeeper {
       return Math.max(0, Math.min(renewEveryNanos, left));
     }
     long reference = generator.prepare(pendingFloorMs);
-    long ceiling =
-        Math.max(
-            storedMs,
-            Math.max(pendingFloorMs, reference)
-                + ttl.toMillis()
-                + SnowflakeGenerator.MAX_BORROW_MS);
+    long ceiling = claims.ceiling(storedMs, Math.max(pendingFloorMs, reference));
     if (!renewStored(ceiling, sent)) {
       return 0;
     }
@@ -304,9 +283,7 @@ public final class WorkerLeaseKeeper {
   private long renew() {
     long sent = monotonic.read();
     boolean lapsed = lapsed(sent);
-    long ceiling =
-        Math.max(
-            storedMs, generator.referenceMs() + ttl.toMillis() + SnowflakeGenerator.MAX_BORROW_MS);
+    long ceiling = claims.ceiling(storedMs, generator.referenceMs());
     if (!renewStored(ceiling, sent)) {
       return 0;
     }
@@ -318,17 +295,13 @@ public final class WorkerLeaseKeeper {
   }
 
   /**
-   * Renews the held lease storing {@code ceiling}, if the row is still this server's and still
-   * holds what it stored; else the lease is given up at once.
-   */
-  /**
    * Whether a fence's length passed since the last acknowledged renewal was sent: the database may
    * have judged the lease ended, another server claimed it, and the row been put back since (a
    * restored backup holding this server's own row), so a renewal that succeeds now proves nothing
    * about the time between.
    */
   private boolean lapsed(long sentNanos) {
-    return sentNanos - (ackSentNanos + validNanos) >= 0;
+    return claims.lapsed(sentNanos, ackSentNanos);
   }
 
   /**
@@ -344,7 +317,7 @@ public final class WorkerLeaseKeeper {
                 + quarantine(ttl).toMillis()
                 + " ms after the renewal, once any other holder has certainly stopped"));
     active = false;
-    pendingFloorMs = Math.max(pendingFloorMs, lease.expiresMs() + SnowflakeGenerator.MAX_BORROW_MS);
+    pendingFloorMs = WorkerClaims.requarantineFloor(pendingFloorMs, lease);
     pendingUntilNanos = monotonic.read() + quarantineNanos;
     log.warn(
         "worker ID {}: renewed only after its lease lapsed; held back {} ms as a new claim",
@@ -353,8 +326,12 @@ public final class WorkerLeaseKeeper {
     return Math.min(renewEveryNanos, quarantineNanos);
   }
 
+  /**
+   * Renews the held lease storing {@code ceiling}, if the row is still this server's and still
+   * holds what it stored; else the lease is given up at once.
+   */
   private boolean renewStored(long ceiling, long sentNanos) {
-    Optional<WorkerLease> renewed = store.renew(lease.workerId(), owner, ttl, ceiling, storedMs);
+    Optional<WorkerLease> renewed = claims.renew(lease.workerId(), owner, ceiling, storedMs);
     if (renewed.isEmpty()) {
       int lost = lease.workerId();
       lease = null;
@@ -391,7 +368,7 @@ public final class WorkerLeaseKeeper {
 
   /** Stored timestamps discarded at claim time because they lay beyond the layout's end. */
   public long discardedFloors() {
-    return discardedFloors;
+    return claims.discardedFloors();
   }
 
   /** Stops issuing and gives the worker ID back, recording the last timestamp used. */
@@ -405,7 +382,7 @@ public final class WorkerLeaseKeeper {
       // A worker still quarantined issued nothing: keep what its earlier holders left.
       long last = active ? issuedLast : Math.max(issuedLast, pendingFloorMs - 1);
       try {
-        store.release(lease.workerId(), owner, last);
+        claims.release(lease.workerId(), owner, last);
         log.info("worker ID {} released (last timestamp {})", lease.workerId(), last);
       } catch (RuntimeException e) {
         log.warn(

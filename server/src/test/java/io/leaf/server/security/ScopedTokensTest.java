@@ -22,13 +22,17 @@ import io.leaf.server.testing.InProcessLeaf;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.LeafServiceGrpc.LeafServiceBlockingStub;
+import io.leaf.v1.LeaseWorkerRequest;
 import io.leaf.v1.ListTagsRequest;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
+import io.leaf.v1.ReleaseWorkerRequest;
+import io.leaf.v1.RenewWorkerRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.SnowflakeServiceGrpc;
 import io.leaf.v1.Tag;
 import io.leaf.v1.UpdateStepRequest;
+import io.leaf.v1.WorkerLease;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -222,6 +226,28 @@ class ScopedTokensTest {
         () ->
             SnowflakeServiceGrpc.newBlockingStub(leaf.channel)
                 .getWorker(GetWorkerRequest.getDefaultInstance()));
+  }
+
+  @Test
+  void workerLeaseRpcs_anyScopeWithIssue_refusedWithoutToken() {
+    SnowflakeServiceGrpc.SnowflakeServiceBlockingStub stub =
+        SnowflakeServiceGrpc.newBlockingStub(leaf.channel)
+            .withCallCredentials(new BearerToken(secret("billing")));
+    WorkerLease lease = stub.leaseWorker(LeaseWorkerRequest.getDefaultInstance());
+    assertTrue(lease.getWorkerId() >= 0, "an issue token of another scope leases a worker");
+    stub.releaseWorker(ReleaseWorkerRequest.newBuilder().setLeaseId(lease.getLeaseId()).build());
+    SnowflakeServiceGrpc.SnowflakeServiceBlockingStub anonymous =
+        SnowflakeServiceGrpc.newBlockingStub(leaf.channel);
+    refused(
+        Status.Code.UNAUTHENTICATED,
+        "LeaseWorker",
+        () -> anonymous.leaseWorker(LeaseWorkerRequest.getDefaultInstance()));
+    refused(
+        Status.Code.UNAUTHENTICATED,
+        "RenewWorker",
+        () ->
+            anonymous.renewWorker(
+                RenewWorkerRequest.newBuilder().setLeaseId(lease.getLeaseId()).build()));
   }
 
   @Test
