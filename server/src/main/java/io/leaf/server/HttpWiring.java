@@ -88,7 +88,7 @@ final class HttpWiring {
                 limits,
                 metrics == null ? Map::of : metrics::refusals,
                 workerLease(parts.snowflake()),
-                issuer::view),
+                new MonitorData.TagViews(issuer::view, parts.ordering()::describe)),
             config.ops().monitorPublic() ? null : access)
         .addTo(routes);
     return routes;

@@ -62,6 +62,7 @@ public final class MonitorData {
 
   /**
    * @param periodOf null for a tag that is no formatted tag's period row
+   * @param ordering empty for PER_SERVER; else the ordering, and a STRICT tag's owner
    */
   record TagRow(
       String tag,
@@ -71,7 +72,8 @@ public final class MonitorData {
       double idsPerSecond,
       double lastLoadSecondsAgo,
       double lastAccessSecondsAgo,
-      PeriodOf periodOf) {}
+      PeriodOf periodOf,
+      String ordering) {}
 
   /**
    * A formatted tag whose period rows this server holds.
@@ -82,6 +84,17 @@ public final class MonitorData {
   record FormattedRow(String tag, String pattern, String period, String row, long numbersLeft) {}
 
   record LimitRow(String flag, long limit, Long inUse, long refusals) {}
+
+  /**
+   * What the page shows beside a tag's segments.
+   *
+   * @param formats a formatted tag's current period as this server issues it; empty for a tag
+   *     without a format ({@code FormattedIssuer::view})
+   * @param ordering empty for a PER_SERVER tag; else its ordering and a STRICT tag's owner ({@code
+   *     Ordering::describe})
+   */
+  public record TagViews(
+      Function<String, Optional<PeriodView>> formats, Function<String, String> ordering) {}
 
   record Snapshot(
       boolean databaseUp,
@@ -100,14 +113,14 @@ public final class MonitorData {
   private final Supplier<Map<String, Long>> refusals;
   private final WorkerLeaseView lease;
   private final Function<String, Optional<PeriodView>> formats;
+  private final Function<String, String> ordering;
   private final Ticker ticker;
   private final long startNanos;
   private Map<String, Sample> samples = new HashMap<>();
 
   /**
    * @param refusals calls refused so far by limit flag (empty when metrics are off)
-   * @param formats a formatted tag's current period as this server issues it; empty for a tag
-   *     without a format ({@code FormattedIssuer::view})
+   * @param views a formatted tag's current period as this server issues it, and a tag's ordering
    */
   public MonitorData(
       SegmentAllocator allocator,
@@ -115,13 +128,14 @@ public final class MonitorData {
       List<Limit> limits,
       Supplier<Map<String, Long>> refusals,
       WorkerLeaseView lease,
-      Function<String, Optional<PeriodView>> formats) {
+      TagViews views) {
     this.allocator = allocator;
     this.databaseUp = databaseUp;
     this.limits = List.copyOf(limits);
     this.refusals = refusals;
     this.lease = lease;
-    this.formats = formats;
+    this.formats = views.formats();
+    this.ordering = views.ordering();
     this.ticker = allocator.ticker();
     this.startNanos = ticker.read();
   }
@@ -173,7 +187,8 @@ public final class MonitorData {
               sample.rate(),
               s.lastLoadNanos() == 0 ? -1 : seconds(now - s.lastLoadNanos()),
               seconds(now - s.lastAccessNanos()),
-              periodOf(tag, views)));
+              periodOf(tag, views),
+              ordering.apply(tag)));
     }
     samples = kept;
     List<FormattedRow> formatted = new ArrayList<>();

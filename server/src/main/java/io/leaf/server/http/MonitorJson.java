@@ -38,6 +38,8 @@ final class MonitorJson {
           .append(MonitorPage.num(t.lastAccessSecondsAgo()))
           .append(",\"periodOf\":")
           .append(periodOf(t.periodOf()))
+          .append(",\"ordering\":")
+          .append(Json.string(t.ordering()))
           .append('}');
     }
     out.append("],\"formatted\":[");

@@ -144,6 +144,8 @@ public final class MonitorPage {
           .append(t.lastLoadSecondsAgo() < 0 ? "–" : num(t.lastLoadSecondsAgo()) + " s ago")
           .append("</td><td>")
           .append(Html.escape(periodText(t.periodOf())))
+          .append("</td><td>")
+          .append(Html.escape(t.ordering()))
           .append("</td></tr>\n");
     }
     StringBuilder formatted = new StringBuilder();
@@ -301,7 +303,7 @@ public final class MonitorPage {
             return [t.tag, seg(t.current), seg(t.next), t.effectiveStep,
               Number(t.idsPerSecond).toFixed(2),
               t.lastLoadSecondsAgo < 0 ? "\\u2013" : t.lastLoadSecondsAgo + " s ago",
-              periodOf(t.periodOf)];
+              periodOf(t.periodOf), t.ordering];
           }));
           fill("formatted", m.formatted.map(function (f) {
             return [f.tag, f.pattern, f.period === "" ? "never resets" : f.period,
@@ -337,7 +339,7 @@ public final class MonitorPage {
           <span id="age">rendered by the server; refreshes every 2 s</span></p>
           <h2>Tags</h2>
           <table><thead><tr><th>tag</th><th>current segment</th><th>next segment</th>
-          <th>effective step</th><th>IDs/s</th><th>last load</th><th>formatted tag</th></tr></thead>
+          <th>effective step</th><th>IDs/s</th><th>last load</th><th>formatted tag</th><th>ordering</th></tr></thead>
           <tbody id="tags">{{tags}}</tbody></table>
           <h2>Formatted tags</h2>
           <p>Each period of a formatted tag draws its numbers from a row of its own, named

@@ -158,6 +158,11 @@ public final class Ordering implements OrderedIds, AutoCloseable {
     }
   }
 
+  /** {@link StrictTags#describe}: a tag's ordering and owner for the monitor page. */
+  public String describe(String bizTag) {
+    return strict.describe(bizTag);
+  }
+
   @Override
   public CompletableFuture<Long> nextId(String bizTag, Supplier<CompletableFuture<Long>> local) {
     return issue(bizTag, local, LeafServiceGrpc.getNextIdMethod(), NextIdResponse::getId);

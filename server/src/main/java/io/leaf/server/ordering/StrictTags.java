@@ -216,6 +216,24 @@ public final class StrictTags {
     return k == null ? TagOrdering.PER_SERVER : k.ordering;
   }
 
+  /**
+   * What the monitor shows of {@code bizTag}'s ordering as this server knows it now: empty for
+   * PER_SERVER; for STRICT the owner, marked when it is this server.
+   */
+  public String describe(String bizTag) {
+    Known k = known.get(bizTag);
+    if (k == null || k.ordering == TagOrdering.PER_SERVER) {
+      return "";
+    }
+    if (k.ordering != TagOrdering.STRICT) {
+      return k.ordering.name();
+    }
+    String owner = ownerOf(bizTag);
+    return "STRICT, owner "
+        + (owner.isEmpty() ? "none known" : owner)
+        + (owner.equals(self) ? " (this server)" : "");
+  }
+
   /** Forgets the owner of {@code bizTag}: the next call reads the lease again. */
   void ownerUnreachable(String bizTag) {
     TagOwnership own = owners.get(bizTag);

@@ -43,7 +43,7 @@ class MonitorFormattedTagsTest {
 
   private static MonitorData.TagRow row(String tag, MonitorData.PeriodOf periodOf) {
     return new MonitorData.TagRow(
-        tag, new MonitorData.Segment(1, 101, 4), null, 100, 0, 1, 0, periodOf);
+        tag, new MonitorData.Segment(1, 101, 4), null, 100, 0, 1, 0, periodOf, "");
   }
 
   private static MonitorData.Snapshot snapshot(
@@ -74,13 +74,18 @@ class MonitorFormattedTagsTest {
     assertTrue(
         html.contains("<td>never resets</td><td>–</td>"),
         "a format that never resets, numbers left unknown");
-    assertTrue(html.contains("<td>order, period 20261126</td></tr>"), "the current row marked");
     assertTrue(
-        html.contains("<td>order, period 20261125 (earlier)</td></tr>"),
+        html.contains("<td>order, period 20261126</td><td></td></tr>"), "the current row marked");
+    assertTrue(
+        html.contains("<td>order, period 20261125 (earlier)</td><td></td></tr>"),
         "an earlier period's row marked");
-    assertTrue(html.contains("<td>seq, never resets</td></tr>"), "the row of a never-reset format");
     assertTrue(
-        Pattern.compile("<td class=\"tag\">plain</td>.*<td>–</td></tr>").matcher(html).find(),
+        html.contains("<td>seq, never resets</td><td></td></tr>"),
+        "the row of a never-reset format");
+    assertTrue(
+        Pattern.compile("<td class=\"tag\">plain</td>.*<td>–</td><td></td></tr>")
+            .matcher(html)
+            .find(),
         "a plain tag is no period row");
   }
 
@@ -156,7 +161,9 @@ class MonitorFormattedTagsTest {
     leaf.blocking.nextId(NextIdRequest.newBuilder().setBizTag("order#notes").build());
     String page = get(port, "/");
     assertTrue(
-        Pattern.compile("<td class=\"tag\">order#notes</td>.*<td>–</td></tr>").matcher(page).find(),
+        Pattern.compile("<td class=\"tag\">order#notes</td>.*<td>–</td><td></td></tr>")
+            .matcher(page)
+            .find(),
         "no period row: " + page);
     assertTrue(
         page.contains(

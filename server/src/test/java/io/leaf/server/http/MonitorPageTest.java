@@ -43,7 +43,15 @@ class MonitorPageTest {
         1,
         List.of(
             new MonitorData.TagRow(
-                tag, new MonitorData.Segment(1, 201, 51), null, 200, 12.5, 3.25, 0.5, null)),
+                tag,
+                new MonitorData.Segment(1, 201, 51),
+                null,
+                200,
+                12.5,
+                3.25,
+                0.5,
+                null,
+                "STRICT, owner 10.0.0.7:50051 (this server)")),
         List.of(),
         List.of(new MonitorData.LimitRow("--max-waiting", 10000, 3L, 7)),
         List.of(Map.entry("lease", EVIL)),
@@ -59,6 +67,9 @@ class MonitorPageTest {
         "the tag is shown as text");
     assertTrue(html.contains("51 in [1, 201) · 25.0% used"), "the segment and how full");
     assertTrue(html.contains(">down<"), "the database state");
+    assertTrue(
+        html.contains("<td>STRICT, owner 10.0.0.7:50051 (this server)</td>"),
+        "a strict tag's owner");
     assertTrue(
         html.contains("<td>--max-waiting</td><td>10000</td><td>3</td><td>7</td>"),
         "a limit, its use and its refusals");

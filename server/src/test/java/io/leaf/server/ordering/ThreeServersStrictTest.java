@@ -151,6 +151,22 @@ class ThreeServersStrictTest {
       served++;
     }
     assertEquals(30, served, "every call served, one after another over the three servers");
+    // The monitor of the server that issued them shows the tag's ordering and that it owns it.
+    int owners = 0;
+    for (int port : ports) {
+      String json =
+          http.send(
+                  java.net.http.HttpRequest.newBuilder(
+                          java.net.URI.create("http://127.0.0.1:" + port + "/api/monitor.json"))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString())
+              .body();
+      if (json.contains("\"tag\":\"h\"")) {
+        assertTrue(json.contains("(this server)"), json);
+        owners++;
+      }
+    }
+    assertEquals(1, owners, "one server holds the strict tag's segments, its owner");
   }
 
   @Test
