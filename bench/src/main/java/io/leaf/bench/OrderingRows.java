@@ -17,13 +17,13 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * O1–O3: what a STRICT tag costs its calls at the owner and through another server, and how long
- * it stops when its owner is killed -9.
+ * O1–O3: what a STRICT tag costs its calls at the owner and through another server, and how long it
+ * stops when its owner is killed -9.
  *
  * <p>O1 is NextId on a strict tag at its owner against a PER_SERVER tag on the same server, O2 the
  * strict tag through a server that forwards to the owner against at the owner, both by h2load at 8
- * and 64 calls in flight in rotating slices; O3 the gap after the owner is killed -9 until the other
- * server issues, with server processes on a shared database.
+ * and 64 calls in flight in rotating slices; O3 the gap after the owner is killed -9 until the
+ * other server issues, with server processes on a shared database.
  */
 final class OrderingRows {
 

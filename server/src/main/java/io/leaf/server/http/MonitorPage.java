@@ -339,7 +339,8 @@ public final class MonitorPage {
           <span id="age">rendered by the server; refreshes every 2 s</span></p>
           <h2>Tags</h2>
           <table><thead><tr><th>tag</th><th>current segment</th><th>next segment</th>
-          <th>effective step</th><th>IDs/s</th><th>last load</th><th>formatted tag</th><th>ordering</th></tr></thead>
+          <th>effective step</th><th>IDs/s</th><th>last load</th><th>formatted tag</th>
+          <th>ordering</th></tr></thead>
           <tbody id="tags">{{tags}}</tbody></table>
           <h2>Formatted tags</h2>
           <p>Each period of a formatted tag draws its numbers from a row of its own, named
