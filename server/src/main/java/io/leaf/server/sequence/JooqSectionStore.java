@@ -100,13 +100,16 @@ public final class JooqSectionStore implements SectionStore {
               .isEmpty()) {
             return Map.<Integer, Long>of();
           }
-          java.util.Set<Integer> present =
-              new java.util.HashSet<>(
-                  tx.select(SECTION).from(T).where(TAG.eq(bizTag)).forUpdate().fetch(SECTION));
+          Map<Integer, Long> present =
+              tx.select(SECTION, CEILING)
+                  .from(T)
+                  .where(TAG.eq(bizTag))
+                  .forUpdate()
+                  .fetchMap(SECTION, CEILING);
           var missing = tx.insertInto(T, TAG, SECTION, CEILING, UPDATED);
           boolean any = false;
           for (int i = 0; i < sections; i++) {
-            if (!present.contains(i)) {
+            if (!present.containsKey(i)) {
               missing = missing.values(bizTag, i, 0L, now);
               any = true;
             }
@@ -122,14 +125,16 @@ public final class JooqSectionStore implements SectionStore {
               .and(SECTION.lt(sections))
               .and(CEILING.lt(Section.MAX_CEILING - step))
               .execute();
-          // The rows stay locked by the update: what this reads is what it wrote.
-          return tx.select(SECTION, CEILING)
-              .from(T)
-              .where(TAG.eq(bizTag))
-              .and(SECTION.lt(sections))
-              .and(CEILING.lt(Section.MAX_CEILING))
-              .forUpdate()
-              .fetchMap(SECTION, CEILING);
+          // Only the rows this raised, from what they held under the lock: a row too close to the
+          // end is left to load (and fail OUT_OF_RANGE) on its own.
+          Map<Integer, Long> raised = new java.util.HashMap<>();
+          for (int i = 0; i < sections; i++) {
+            long before = present.getOrDefault(i, 0L);
+            if (before < Section.MAX_CEILING - step) {
+              raised.put(i, before + step);
+            }
+          }
+          return raised;
         });
   }
 

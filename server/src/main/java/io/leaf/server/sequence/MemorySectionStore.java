@@ -46,9 +46,11 @@ public final class MemorySectionStore implements SectionStore {
       return out;
     }
     for (int i = 0; i < sections; i++) {
-      long c = ceilings.getOrDefault(bizTag + '/' + i, 0L) + step;
-      ceilings.put(bizTag + '/' + i, c);
-      out.put(i, c);
+      long before = ceilings.getOrDefault(bizTag + '/' + i, 0L);
+      if (before < Section.MAX_CEILING - step) {
+        ceilings.put(bizTag + '/' + i, before + step);
+        out.put(i, before + step);
+      }
     }
     raises++;
     return out;

@@ -146,10 +146,13 @@ final class Section {
   private Runnable load(OwnerTerm term) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     pending = done;
+    // What this process stored before bounds what it issued: a row read lower went back in time.
+    long known = ceiling;
     return () -> {
       try {
         long c = store.ceiling(bizTag, index);
-        long to = raised(c);
+        long base = Math.max(c, known);
+        long to = raised(base);
         boolean ok = store.raise(bizTag, index, c, to, term.owner(), term.epoch());
         synchronized (this) {
           pending = null;
@@ -157,7 +160,7 @@ final class Section {
             budget.release(keys.size());
             keys.clear(v -> {});
             termId = term.id();
-            floor = c;
+            floor = base;
             ceiling = to;
           }
         }
@@ -250,7 +253,8 @@ final class Section {
    * before it), unless this section is loading or already in the term.
    */
   synchronized void adopt(OwnerTerm term, long newFloor, long newCeiling) {
-    if (retired || pending != null || termId == term.id()) {
+    if (retired || pending != null || termId == term.id() || ceiling > newFloor) {
+      // A stored ceiling below what this process stored went back in time: load() lifts it.
       return;
     }
     budget.release(keys.size());

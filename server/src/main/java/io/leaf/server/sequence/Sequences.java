@@ -160,6 +160,10 @@ public final class Sequences {
     private final String bizTag;
     private final AtomicReferenceArray<Section> sections = new AtomicReferenceArray<>(SECTIONS);
     volatile long lastUsed;
+
+    /** Set before its sections are retired: a section made after it is retired at once. */
+    private volatile boolean retired;
+
     private long startedTerm;
     private CompletableFuture<Void> starting;
 
@@ -207,10 +211,17 @@ public final class Sequences {
         return s;
       }
       sections.compareAndSet(i, null, new Section(bizTag, i, store, database, budget, step));
-      return sections.get(i);
+      s = sections.get(i);
+      if (retired) {
+        // Made after tick() dropped this tag: a second live copy of the section would break the
+        // key's order, so it is retired too and the call looks the tag up again.
+        s.retire();
+      }
+      return s;
     }
 
     void retire() {
+      retired = true;
       forEach(Section::retire);
     }
 

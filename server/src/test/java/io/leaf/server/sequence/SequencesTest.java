@@ -93,6 +93,33 @@ class SequencesTest {
   }
 
   @Test
+  void rowMovedBack_whileServing_noValueAgain() {
+    Sequences s = server(100);
+    FakeTerm term = new FakeTerm("a", 1);
+    long last = 0;
+    for (int i = 0; i < 16; i++) {
+      last = next(s, "k", term);
+    }
+    long stored = store.ceiling("t", section("k"));
+    // A restored backup or a promoted lagging replica: the row goes back below issued values.
+    store.put("t", section("k"), 0);
+    for (int i = 0; i < 3 * STEP; i++) {
+      long v = next(s, "k", term);
+      assertTrue(v > last, "value " + v + " after " + last + " (stored " + stored + " before)");
+      last = v;
+    }
+  }
+
+  @Test
+  void raiseAll_rowNearTheEnd_notAdoptedAsRaised() {
+    int near = section("k");
+    store.put("t", near, Section.MAX_CEILING - STEP / 2);
+    java.util.Map<Integer, Long> raised = store.raiseAll("t", Sequences.SECTIONS, STEP, "a", 1);
+    assertTrue(!raised.containsKey(near), "a row that could not be raised is not reported");
+    assertEquals(STEP, raised.get(near == 0 ? 1 : 0), "a fresh row is raised from 0");
+  }
+
+  @Test
   void termChange_sameServer_memoryOfTheOldTermNotReused() {
     Sequences a = server(100);
     FakeTerm a1 = new FakeTerm("a", 1);
