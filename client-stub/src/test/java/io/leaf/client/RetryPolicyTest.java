@@ -32,10 +32,15 @@ class RetryPolicyTest {
   }
 
   @Test
-  void snowflakeService_everyMethodRetried() {
+  void snowflakeService_everyMethodButWorkerLeasesRetried() {
+    Set<String> expected = methods(SnowflakeServiceGrpc.getServiceDescriptor());
+    // LocalSnowflakeIds leases, renews and releases on its own schedule; a LeaseWorker repeated
+    // by the channel would hold a second worker ID until its TTL ran out.
+    expected.removeAll(Set.of("LeaseWorker", "RenewWorker", "ReleaseWorker"));
     assertEquals(
-        methods(SnowflakeServiceGrpc.getServiceDescriptor()),
-        new TreeSet<>(RetryPolicy.RETRIED_SNOWFLAKE_METHODS));
+        expected,
+        new TreeSet<>(RetryPolicy.RETRIED_SNOWFLAKE_METHODS),
+        "a new RPC must be added to the retried methods, or left out here with the reason");
   }
 
   @Test

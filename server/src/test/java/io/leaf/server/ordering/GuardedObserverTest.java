@@ -68,9 +68,10 @@ class GuardedObserverTest {
     FakeTicker ticker = new FakeTicker();
     TagOwnership own = new TagOwnership(TTL);
     own.acquired(1, ticker.read(), ticker.read());
+    long term = own.issuingTerm(() -> {});
     ticker.advance(Duration.ofNanos(TTL)); // waited out, but no renewal: the fence lapsed
     Recorder out = new Recorder();
-    GuardedObserver<Long> guarded = new GuardedObserver<>(out, Route.issue(own, 1), ticker, "t");
+    GuardedObserver<Long> guarded = new GuardedObserver<>(out, Route.issue(own, term), ticker, "t");
     guarded.onNext(42L);
     guarded.onCompleted();
     assertEquals(List.of(Status.Code.UNAVAILABLE), out.events, "no ID after the fence");
@@ -84,8 +85,10 @@ class GuardedObserverTest {
     ticker.advance(Duration.ofNanos(TTL / 2));
     own.renewed(1, ticker.read(), ticker.read());
     ticker.advance(Duration.ofNanos(TTL / 2));
+    // Terms are numbered across the server's tags: the call belongs to the one running now.
+    long term = own.issuingTerm(() -> {});
     Recorder out = new Recorder();
-    GuardedObserver<Long> guarded = new GuardedObserver<>(out, Route.issue(own, 1), ticker, "t");
+    GuardedObserver<Long> guarded = new GuardedObserver<>(out, Route.issue(own, term), ticker, "t");
     guarded.onNext(42L);
     guarded.onCompleted();
     assertEquals(List.of(42L, "completed"), out.events, "issued within the fence");
@@ -96,9 +99,10 @@ class GuardedObserverTest {
     FakeTicker ticker = new FakeTicker();
     TagOwnership own = new TagOwnership(TTL);
     own.acquired(1, ticker.read(), ticker.read());
+    long first = own.issuingTerm(() -> {});
     own.acquired(2, ticker.read(), ticker.read()); // a later term: the old one's segments go
     Recorder out = new Recorder();
-    new GuardedObserver<>(out, Route.issue(own, 1), ticker, "t").onNext(42L);
+    new GuardedObserver<>(out, Route.issue(own, first), ticker, "t").onNext(42L);
     assertEquals(List.of(Status.Code.UNAVAILABLE), out.events, "an earlier term's ID dropped");
   }
 }
