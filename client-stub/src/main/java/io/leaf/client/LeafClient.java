@@ -209,6 +209,18 @@ public final class LeafClient implements AutoCloseable {
   }
 
   /**
+   * The sequence value an ID of the SCATTERED tag {@code bizTag} was made from (what {@link
+   * #whoIssued} takes).
+   *
+   * @throws TagNotFoundException (NOT_FOUND) the tag does not exist
+   * @throws FailedPreconditionException the tag is not SCATTERED
+   * @throws InvalidArgumentException {@code id} is not positive
+   */
+  public long decodeScatteredId(String bizTag, long id) {
+    return rpcs.decodeScatteredId(bizTag, id);
+  }
+
+  /**
    * {@code count} IDs of {@code bizTag} as at most 3 ascending, disjoint ranges the caller owns, in
    * one small reply whatever the count (up to the server's {@code --max-batch}).
    *

@@ -1,6 +1,7 @@
 package io.leaf.client;
 
 import io.leaf.v1.CreateTagRequest;
+import io.leaf.v1.DecodeScatteredIdRequest;
 import io.leaf.v1.DecodeSnowflakeIdRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.GetWorkerRequest;
@@ -169,6 +170,12 @@ final class LeafRpcs {
   IssuedRange whoIssued(String bizTag, long id) {
     WhoIssuedRequest req = WhoIssuedRequest.newBuilder().setBizTag(tag(bizTag)).setId(id).build();
     return call(a -> a.leaf(req.getBizTag()).whoIssued(req));
+  }
+
+  long decodeScatteredId(String bizTag, long id) {
+    DecodeScatteredIdRequest req =
+        DecodeScatteredIdRequest.newBuilder().setBizTag(tag(bizTag)).setId(id).build();
+    return call(a -> a.leaf(req.getBizTag()).decodeScatteredId(req).getSequence());
   }
 
   List<IdRange> reserveIds(String bizTag, int count) {

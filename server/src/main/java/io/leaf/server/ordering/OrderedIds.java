@@ -4,8 +4,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * IDs for callers outside gRPC (the HTTP port): a STRICT tag's from its owner, here or forwarded,
- * any other tag's from {@code local}.
+ * IDs for callers outside gRPC (the HTTP port): a STRICT tag's from its owner, here or forwarded, a
+ * SCATTERED tag's from {@code local} scattered, any other tag's from {@code local}.
  */
 public interface OrderedIds {
 

@@ -6,7 +6,9 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.leaf.server.scattered.ScatteredIds;
 import io.leaf.v1.CreateTagRequest;
+import io.leaf.v1.DecodeScatteredIdRequest;
 import io.leaf.v1.FormattedId;
 import io.leaf.v1.FormattedIdBatch;
 import io.leaf.v1.FormattedIdParts;
@@ -24,6 +26,7 @@ import io.leaf.v1.NextSequenceRequest;
 import io.leaf.v1.ParseFormattedIdRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.ReservedIds;
+import io.leaf.v1.ScatteredIdParts;
 import io.leaf.v1.Sequence;
 import io.leaf.v1.SetFormatRequest;
 import io.leaf.v1.SetOrderingRequest;
@@ -33,11 +36,12 @@ import io.leaf.v1.UpdateStepRequest;
 import io.leaf.v1.WhoIssuedRequest;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
+import java.util.function.UnaryOperator;
 
 /**
  * LeafService with ordering: the calls that issue IDs of a STRICT tag are served by its owner
- * (here, or forwarded one hop), ReserveIds is refused on it, and the admin answers show each tag's
- * ordering; everything else is the plain service's.
+ * (here, or forwarded one hop), a SCATTERED tag's IDs leave scattered, ReserveIds is refused on
+ * both, and the admin answers show each tag's ordering; everything else is the plain service's.
  *
  * <p>Threading: as the plain service's, no handler blocks; routing that needs the database runs on
  * the ordering's executor and continues from there in the caller's context.
@@ -68,7 +72,14 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
 
   @Override
   public void nextId(NextIdRequest req, StreamObserver<NextIdResponse> out) {
-    routed(req.getBizTag(), req, out, plain::nextId, LeafServiceGrpc.getNextIdMethod(), false);
+    routed(
+        req.getBizTag(),
+        req,
+        out,
+        plain::nextId,
+        LeafServiceGrpc.getNextIdMethod(),
+        false,
+        ScatteredIds::scatter);
   }
 
   @Override
@@ -79,7 +90,8 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
         out,
         plain::nextIdBatch,
         LeafServiceGrpc.getNextIdBatchMethod(),
-        true);
+        true,
+        ScatteredIds::scatter);
   }
 
   @Override
@@ -90,7 +102,8 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
         out,
         plain::nextFormattedId,
         LeafServiceGrpc.getNextFormattedIdMethod(),
-        false);
+        false,
+        UnaryOperator.identity());
   }
 
   @Override
@@ -101,7 +114,8 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
         out,
         plain::nextFormattedIdBatch,
         LeafServiceGrpc.getNextFormattedIdBatchMethod(),
-        true);
+        true,
+        UnaryOperator.identity());
   }
 
   @Override
@@ -146,7 +160,8 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
 
   /**
    * Serves {@code req} as its route says: the plain service (PER_SERVER), the plain service with
-   * every answer checked against the owner's term (ISSUE), or the owner (FORWARD).
+   * every answer passed through {@code scatter} (SCATTERED), the plain service with every answer
+   * checked against the owner's term (ISSUE), or the owner (FORWARD).
    */
   private <Q, R> void routed(
       String bizTag,
@@ -154,13 +169,15 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
       StreamObserver<R> out,
       BiConsumer<Q, StreamObserver<R>> local,
       MethodDescriptor<Q, R> method,
-      boolean stream) {
+      boolean stream,
+      UnaryOperator<R> scatter) {
     route(
         bizTag,
         out,
         (route, to) -> {
           switch (route.kind()) {
             case PER_SERVER -> local.accept(req, to);
+            case SCATTERED -> local.accept(req, new ScatteringObserver<>(to, scatter));
             case ISSUE -> local.accept(req, new GuardedObserver<>(to, route, ticker, bizTag));
             default -> {
               Runnable unreachable = () -> strict.ownerUnreachable(bizTag);
@@ -243,6 +260,12 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
   @Override
   public void parseFormattedId(ParseFormattedIdRequest req, StreamObserver<FormattedIdParts> out) {
     plain.parseFormattedId(req, out);
+  }
+
+  @Override
+  public void decodeScatteredId(
+      DecodeScatteredIdRequest req, StreamObserver<ScatteredIdParts> out) {
+    admin.scattered().decode(req, out);
   }
 
   @Override

@@ -9,6 +9,7 @@ import io.grpc.Status;
 import io.leaf.server.config.OrderingConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.logging.WarnLimiter;
+import io.leaf.server.scattered.ScatteredIds;
 import io.leaf.server.sequence.MemorySectionStore;
 import io.leaf.server.sequence.SectionStore;
 import io.leaf.server.sequence.Sequences;
@@ -26,13 +27,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The ordering feature as the server wires it: LeafService wrapped so STRICT tags keep real-time
- * order ({@link #wrap}), the owner leases renewed every third of {@code --tag-lease-ttl} from
- * {@link #start()}, and forwarding channels closed by {@link #close()}.
+ * order and SCATTERED tags' IDs leave scattered ({@link #wrap}), the owner leases renewed every
+ * third of {@code --tag-lease-ttl} from {@link #start()}, and forwarding channels closed by {@link
+ * #close()}.
  */
 public final class Ordering implements OrderedIds, AutoCloseable {
 
@@ -165,24 +168,35 @@ public final class Ordering implements OrderedIds, AutoCloseable {
 
   @Override
   public CompletableFuture<Long> nextId(String bizTag, Supplier<CompletableFuture<Long>> local) {
-    return issue(bizTag, local, LeafServiceGrpc.getNextIdMethod(), NextIdResponse::getId);
+    return issue(
+        bizTag,
+        local,
+        LeafServiceGrpc.getNextIdMethod(),
+        NextIdResponse::getId,
+        ScatteredIds::scatter);
   }
 
   @Override
   public CompletableFuture<String> nextFormattedId(
       String bizTag, Supplier<CompletableFuture<String>> local) {
-    return issue(bizTag, local, LeafServiceGrpc.getNextFormattedIdMethod(), FormattedId::getValue);
+    return issue(
+        bizTag,
+        local,
+        LeafServiceGrpc.getNextFormattedIdMethod(),
+        FormattedId::getValue,
+        UnaryOperator.identity());
   }
 
   /**
-   * The ID by the tag's route; cancelling the answer cancels the work under it (a waiting call's
-   * slot is freed when an HTTP client hangs up).
+   * The ID by the tag's route ({@code scatter} applied to a SCATTERED tag's); cancelling the answer
+   * cancels the work under it (a waiting call's slot is freed when an HTTP client hangs up).
    */
   private <R, T> CompletableFuture<T> issue(
       String bizTag,
       Supplier<CompletableFuture<T>> local,
       MethodDescriptor<NextIdRequest, R> method,
-      Function<R, T> value) {
+      Function<R, T> value,
+      UnaryOperator<T> scatter) {
     CompletableFuture<Route> routed = strict.route(bizTag, false);
     if (routed.isDone()
         && !routed.isCompletedExceptionally()
@@ -199,7 +213,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
           }
           CompletableFuture<T> work;
           try {
-            work = serve(bizTag, route, local, method, value);
+            work = serve(bizTag, route, local, method, value, scatter);
           } catch (RuntimeException failed) {
             result.completeExceptionally(failed);
             return;
@@ -232,9 +246,11 @@ public final class Ordering implements OrderedIds, AutoCloseable {
       Route route,
       Supplier<CompletableFuture<T>> local,
       MethodDescriptor<NextIdRequest, R> method,
-      Function<R, T> value) {
+      Function<R, T> value,
+      UnaryOperator<T> scatter) {
     return switch (route.kind()) {
       case PER_SERVER -> local.get();
+      case SCATTERED -> local.get().thenApply(scatter);
       case ISSUE ->
           local
               .get()

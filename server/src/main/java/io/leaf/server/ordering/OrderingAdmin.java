@@ -25,7 +25,8 @@ import java.util.function.BiConsumer;
  * its ordering (and, in GetTag, the owner and lease epoch this server knows).
  *
  * <p>A switch to STRICT returns only after a whole TTL, once every server's knowledge of the former
- * ordering has expired (see {@link StrictTags}); no thread waits meanwhile.
+ * ordering has expired (see {@link StrictTags}); no thread waits meanwhile. A tag never switches to
+ * or from SCATTERED (see {@link ScatteredAdmin}).
  */
 final class OrderingAdmin {
 
@@ -35,6 +36,7 @@ final class OrderingAdmin {
   private final Executor database;
   private final ScheduledExecutorService timer;
   private final Duration ttl;
+  private final ScatteredAdmin scattered;
 
   OrderingAdmin(
       OrderingStore store,
@@ -48,6 +50,11 @@ final class OrderingAdmin {
     this.database = database;
     this.timer = timer;
     this.ttl = strict.ttl();
+    this.scattered = new ScatteredAdmin(store, tags, database, this::waitOutKnowledge);
+  }
+
+  ScatteredAdmin scattered() {
+    return scattered;
   }
 
   void createTag(
@@ -62,20 +69,39 @@ final class OrderingAdmin {
       return;
     }
     ServerCallStreamObserver<Tag> server = (ServerCallStreamObserver<Tag>) out;
-    if (ordering == TagOrdering.PER_SERVER) {
-      plain.accept(req, tag(server));
+    if (ordering == TagOrdering.SCATTERED) {
+      scattered.create(req, server, plain);
       return;
     }
-    plain.accept(
-        req,
-        new EnrichingObserver<>(
-            server,
-            t -> {
-              store.setOrdering(t.getBizTag(), ordering);
-              return t.toBuilder().setOrdering(ordering.toProto()).build();
-            },
-            database,
-            this::waitOutKnowledge));
+    String bizTag = req.getBizTag();
+    if (bizTag.isEmpty() || bizTag.length() > 128) {
+      plain.accept(req, tag(server)); // refused there, with its own message
+      return;
+    }
+    Context ctx = Context.current();
+    LateObserver<Tag> late = new LateObserver<>(server);
+    CompletableFuture.runAsync(() -> scattered.refuseIfScattered(bizTag), database)
+        .whenComplete(
+            (v, e) -> {
+              if (e != null) {
+                late.onError(ScatteredAdmin.statusOf(e).asRuntimeException());
+              } else if (ordering == TagOrdering.PER_SERVER) {
+                ctx.run(() -> plain.accept(req, tag(late)));
+              } else {
+                ctx.run(
+                    () ->
+                        plain.accept(
+                            req,
+                            new EnrichingObserver<>(
+                                late,
+                                t -> {
+                                  store.setOrdering(t.getBizTag(), ordering);
+                                  return t.toBuilder().setOrdering(ordering.toProto()).build();
+                                },
+                                database,
+                                this::waitOutKnowledge)));
+              }
+            });
   }
 
   void setOrdering(
@@ -97,6 +123,21 @@ final class OrderingAdmin {
               if (tags.getTag(bizTag).isEmpty()) {
                 throw Status.NOT_FOUND
                     .withDescription("tag " + bizTag + " does not exist")
+                    .asRuntimeException();
+              }
+              TagOrdering now = store.read(bizTag).ordering();
+              if ((now == TagOrdering.SCATTERED) != (ordering == TagOrdering.SCATTERED)) {
+                throw Status.FAILED_PRECONDITION
+                    .withDescription(
+                        "tag "
+                            + bizTag
+                            + " is "
+                            + now
+                            + " and cannot become "
+                            + ordering
+                            + ": a scattered ID may equal an unscattered one the tag issued"
+                            + " or will issue; a tag is SCATTERED from its creation (CreateTag) or"
+                            + " never")
                     .asRuntimeException();
               }
               store.setOrdering(bizTag, ordering);
@@ -184,12 +225,6 @@ final class OrderingAdmin {
     } catch (IllegalArgumentException e) {
       throw new StatusRuntimeExceptionHolder(
           Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
-    }
-    if (ordering == TagOrdering.SCATTERED) {
-      // SCATTERED belongs to its own feature; until it is served, it cannot be chosen.
-      throw new StatusRuntimeExceptionHolder(
-          Status.UNIMPLEMENTED.withDescription(
-              "ordering SCATTERED is not served by this server yet"));
     }
     return ordering;
   }

@@ -116,6 +116,7 @@ final class SequenceCalls {
         }
       }
       case PER_SERVER -> notStrict(bizTag, TagOrdering.PER_SERVER);
+      case SCATTERED -> notStrict(bizTag, TagOrdering.SCATTERED);
     };
   }
 

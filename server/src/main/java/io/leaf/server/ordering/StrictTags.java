@@ -143,10 +143,7 @@ public final class StrictTags {
       case PER_SERVER:
         return CompletableFuture.completedFuture(Route.PER_SERVER);
       case SCATTERED:
-        // SCATTERED's issuing belongs to its own feature; until it is served, it is refused here.
-        return failed(
-            Status.UNIMPLEMENTED.withDescription(
-                "tag " + bizTag + " has ordering SCATTERED, which this server does not serve"));
+        return CompletableFuture.completedFuture(Route.SCATTERED);
       default:
         break;
     }

@@ -4,6 +4,7 @@ import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
 import io.grpc.MethodDescriptor;
 import io.leaf.v1.CreateTagRequest;
+import io.leaf.v1.DecodeScatteredIdRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.InitCacheRequest;
 import io.leaf.v1.LeafServiceGrpc;
@@ -29,9 +30,9 @@ import java.util.function.ToLongFunction;
  *
  * <p>ID calls need {@code issue} (formatted ones and NextSequence too), ReserveIds {@code reserve},
  * CreateTag, UpdateStep and SetFormat {@code admin}. WhoIssued, like GetTag, needs {@code issue}
- * with the tag in scope. ListTags needs {@code issue} and lists only the tags in scope; snowflake
- * RPCs name no tag and need {@code issue} of any scope. An RPC missing from this table needs {@code
- * admin}, its {@code biz_tag} checked against the scope.
+ * with the tag in scope, and so does DecodeScatteredId. ListTags needs {@code issue} and lists only
+ * the tags in scope; snowflake RPCs name no tag and need {@code issue} of any scope. An RPC missing
+ * from this table needs {@code admin}, its {@code biz_tag} checked against the scope.
  */
 final class CallRules {
 
@@ -89,6 +90,11 @@ final class CallRules {
     put(
         LeafServiceGrpc.getParseFormattedIdMethod(),
         new Rule(Role.ISSUE, r -> ((ParseFormattedIdRequest) r).getBizTag(), null, false, true));
+    // The reversal is public arithmetic: whoever may take a tag's IDs may read them back.
+    issue(
+        LeafServiceGrpc.getDecodeScatteredIdMethod(),
+        r -> ((DecodeScatteredIdRequest) r).getBizTag(),
+        null);
     put(LeafServiceGrpc.getListTagsMethod(), new Rule(Role.ISSUE, null, null, true, false));
     put(
         LeafServiceGrpc.getReserveIdsMethod(),

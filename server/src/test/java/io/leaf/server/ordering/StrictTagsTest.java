@@ -159,9 +159,10 @@ class StrictTagsTest {
   }
 
   @Test
-  void route_scattered_refusedInOnePlace() {
+  void route_scattered_servedHereEvenWhenForwarded() {
     store.setOrdering(TAG, TagOrdering.SCATTERED);
-    assertEquals(Status.Code.UNIMPLEMENTED, refusal(a, false).getCode(), "not served here");
+    assertEquals(Route.Kind.SCATTERED, routeOf(a).kind(), "this server's segments, scattered");
+    assertTrue(a.route(TAG, true).join().kind() == Route.Kind.SCATTERED, "never forwarded");
   }
 
   /** a acquires and waits out with renewals; returns its issuing route. */

@@ -147,6 +147,24 @@ class ScopedTokensTest {
   }
 
   @Test
+  void decodeScatteredId_issueRoleOfTheTag_allowedAnotherTagDeniedNoTokenRefused() {
+    io.leaf.v1.DecodeScatteredIdRequest billing =
+        io.leaf.v1.DecodeScatteredIdRequest.newBuilder().setBizTag("billing").setId(5).build();
+    // In scope: the call reaches the handler, which finds billing is not SCATTERED.
+    refused(
+        Status.Code.FAILED_PRECONDITION,
+        "not scattered",
+        () -> as("billing").decodeScatteredId(billing));
+    refused(
+        Status.Code.PERMISSION_DENIED,
+        "tag 'billing'",
+        () -> as("orders").decodeScatteredId(billing));
+    StatusRuntimeException none =
+        assertThrows(StatusRuntimeException.class, () -> leaf.blocking.decodeScatteredId(billing));
+    assertEquals(Status.Code.UNAUTHENTICATED, none.getStatus().getCode(), none.toString());
+  }
+
+  @Test
   void reserveIds_needsReserve_issueRoleDeniedNamingTheRole() {
     refused(
         Status.Code.PERMISSION_DENIED,
