@@ -77,10 +77,11 @@ CREATE TABLE IF NOT EXISTS leaf_ledger (
 );
 CREATE INDEX ix_leaf_ledger_time ON leaf_ledger (time_ms);
 
--- Ordered tags (docs/ordering.md): a tag's ordering (1 PER_SERVER, 2 STRICT) and, for a STRICT
--- tag, its owner's lease: the owner's --advertise-address, a fencing epoch raised by every new
--- owner, and the lease's end by the database's clock. No row: PER_SERVER. Every server reads it
--- before serving a tag, so every server's user needs SELECT, INSERT and UPDATE on it.
+-- Ordered tags (docs/ordering.md): a tag's ordering (1 PER_SERVER, 2 STRICT, 3 SCATTERED) and,
+-- for a STRICT tag, its owner's lease: the owner's --advertise-address, a fencing epoch raised by
+-- every new owner, and the lease's end by the database's clock. No row: PER_SERVER. Every server
+-- reads it before serving a tag, so every server's user needs SELECT, INSERT and UPDATE on it.
+-- A SCATTERED tag's row must stay: without it servers would issue the tag's values unscattered.
 CREATE TABLE IF NOT EXISTS leaf_tag_lease (
   biz_tag          VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   ordering         INT          NOT NULL,

@@ -8,7 +8,7 @@ public enum TagOrdering {
   PER_SERVER(1),
   /** Increasing in real time across every server: one owner issues, the others forward. */
   STRICT(2),
-  /** Segment values scattered over the positive int64s; stored, served elsewhere. */
+  /** Each server's own segments, every value scattered over the positive int64s. */
   SCATTERED(3);
 
   private final int code;

@@ -1,8 +1,7 @@
 /**
- * Orderings of tags: PER_SERVER (each server's own segments, the default) and STRICT (real-time
- * order across every server: one owner issues, the others forward one hop). SCATTERED is a stored
- * value this server does not serve yet: choosing it, or calling a tag that has it, is
- * UNIMPLEMENTED.
+ * Orderings of tags: PER_SERVER (each server's own segments, the default), STRICT (real-time order
+ * across every server: one owner issues, the others forward one hop) and SCATTERED (each server's
+ * own segments, every value bit-reversed by {@link io.leaf.server.scattered.ScatteredIds}).
  *
  * <p>{@link io.leaf.server.ordering.Ordering} is what the server wires: LeafService wrapped by
  * {@code OrderedLeafService}, routing by {@link io.leaf.server.ordering.StrictTags}, the lease

@@ -259,6 +259,21 @@ class ScatteredTagsTest {
   }
 
   @Test
+  void nextFormattedId_scatteredTag_ownSequenceUnscattered() throws Exception {
+    LeafServiceGrpc.LeafServiceBlockingStub s = start(0);
+    s.createTag(
+        CreateTagRequest.newBuilder()
+            .setBizTag("f")
+            .setOrdering(Ordering.SCATTERED)
+            .setFormat(io.leaf.v1.IdFormat.newBuilder().setPattern("F-{seq:4}"))
+            .build());
+    assertEquals(
+        "F-0001", s.nextFormattedId(NextIdRequest.newBuilder().setBizTag("f").build()).getValue());
+    assertEquals(
+        1, ScatteredIds.sequence(nextId(s, "f")), "NextId scattered; numbers have their own");
+  }
+
+  @Test
   void reserveIds_scatteredTag_failedPreconditionNamingTheOrdering() throws Exception {
     LeafServiceGrpc.LeafServiceBlockingStub s = start(0);
     createScattered(s, "r");
