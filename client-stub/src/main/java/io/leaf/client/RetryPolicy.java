@@ -34,7 +34,8 @@ final class RetryPolicy {
           "ParseFormattedId",
           "WhoIssued",
           "SetOrdering",
-          "NextSequence");
+          "NextSequence",
+          "DecodeScatteredId");
 
   /** SnowflakeService methods, all safe to repeat (a repeated ID call is a gap). */
   static final List<String> RETRIED_SNOWFLAKE_METHODS =
