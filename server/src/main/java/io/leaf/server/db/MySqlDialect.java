@@ -58,42 +58,14 @@ public final class MySqlDialect extends Dialect {
     config.addDataSourceProperty("failOverReadOnly", "false");
   }
 
-  /**
-   * {@inheritDoc} Here a {@code START TRANSACTION} statement on the autocommit connection: one
-   * round trip where Connector/J's {@code setAutoCommit(false)} and {@code (true)} around the
-   * COMMIT are two; after COMMIT or ROLLBACK the session is in autocommit again by itself.
+  /*
+   * No START TRANSACTION statement in place of the driver's setAutoCommit(false) (one round trip
+   * less): with a multi-host URL, Connector/J fails over only at what it sees as a transaction
+   * boundary, and on a connection it believes in autocommit every statement is one. A node killed
+   * after the take's UPDATE moved the next statements, the COMMIT included, to another node: the
+   * COMMIT "succeeded" there, the UPDATE was lost with the node, and another server took the same
+   * range (GaleraUniquenessTest: 50 IDs issued twice).
    */
-  @Override
-  public void begin(Connection c) throws SQLException {
-    if (!c.getAutoCommit()) {
-      c.setAutoCommit(true);
-    }
-    run(c, "START TRANSACTION");
-  }
-
-  @Override
-  public void commit(Connection c) throws SQLException {
-    run(c, "COMMIT");
-  }
-
-  /**
-   * {@inheritDoc} A ROLLBACK that fails leaves the session's transaction in doubt, so the caller
-   * must not hand the connection back to the pool as it is (SegmentTake evicts it).
-   */
-  @Override
-  public void rollback(Connection c) throws SQLException {
-    run(c, "ROLLBACK");
-  }
-
-  /** {@inheritDoc} Nothing: the driver never left autocommit. */
-  @Override
-  public void end(Connection c) {}
-
-  private static void run(Connection c, String sql) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute(sql);
-    }
-  }
 
   /**
    * {@inheritDoc} MySQL's OK packet holds the value {@code LAST_INSERT_ID(expr)} set (JDBC's
