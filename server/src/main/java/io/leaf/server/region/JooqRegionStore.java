@@ -1,6 +1,5 @@
 package io.leaf.server.region;
 
-import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
 import static io.leaf.server.store.generated.Tables.LEAF_REGION;
 
 import io.leaf.server.store.DatabaseErrors;
@@ -8,7 +7,9 @@ import io.leaf.server.store.OwnTable;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.UnusableTableException;
 import java.time.InstantSource;
+import java.util.Comparator;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -78,19 +79,30 @@ public final class JooqRegionStore implements RegionStore {
   }
 
   @Override
-  public StoredRegion claim(StoredRegion wanted) {
+  public StoredRegion claim(StoredRegion wanted, Consumer<Optional<HighestTag>> approve) {
     new OwnTable(dsl, TABLE).create();
     try {
       guard(
           "record the region in " + TABLE,
           () ->
-              dsl.insertInto(LEAF_REGION)
-                  .set(LEAF_REGION.ID, ROW)
-                  .set(LEAF_REGION.RULE_NAME, wanted.rule())
-                  .set(LEAF_REGION.REGION, wanted.region())
-                  .set(LEAF_REGION.REGIONS, wanted.regions())
-                  .set(LEAF_REGION.UPDATE_TIME, clock.millis())
-                  .execute());
+              dsl.transactionResult(
+                  tx -> {
+                    DSLContext in = tx.dsl();
+                    // Takes wait until this commits, and every take committed before is counted:
+                    // no server without a region slips a segment in between check and insert.
+                    Optional<HighestTag> highest = lockTakes(in);
+                    if (in.fetchExists(LEAF_REGION, LEAF_REGION.ID.eq(ROW))) {
+                      return 0;
+                    }
+                    approve.accept(highest);
+                    return in.insertInto(LEAF_REGION)
+                        .set(LEAF_REGION.ID, ROW)
+                        .set(LEAF_REGION.RULE_NAME, wanted.rule())
+                        .set(LEAF_REGION.REGION, wanted.region())
+                        .set(LEAF_REGION.REGIONS, wanted.regions())
+                        .set(LEAF_REGION.UPDATE_TIME, clock.millis())
+                        .execute();
+                  }));
     } catch (DatabaseErrors.DuplicateKey raced) {
       // Another server recorded its region first: that row is the database's.
     }
@@ -101,16 +113,26 @@ public final class JooqRegionStore implements RegionStore {
                     "table " + TABLE + " holds no row after one was inserted"));
   }
 
-  @Override
-  public Optional<HighestTag> highestTag() {
-    return guard(
-        "read the highest max_id of leaf_alloc",
-        () ->
-            dsl.select(LEAF_ALLOC.BIZ_TAG, LEAF_ALLOC.MAX_ID)
-                .from(LEAF_ALLOC)
-                .orderBy(LEAF_ALLOC.MAX_ID.desc())
-                .limit(1)
-                .fetchOptional(r -> new HighestTag(r.value1(), r.value2())));
+  /**
+   * Locks {@code leaf_alloc} against takes and new tags until the transaction ends, and returns its
+   * highest row as it stands under the lock.
+   */
+  private static Optional<HighestTag> lockTakes(DSLContext tx) {
+    String read = "SELECT biz_tag, max_id FROM leaf_alloc";
+    switch (tx.dialect().family()) {
+      case POSTGRES -> {
+        // SHARE conflicts with the ROW EXCLUSIVE lock every UPDATE and INSERT holds.
+        tx.execute("LOCK TABLE leaf_alloc IN SHARE MODE");
+      }
+      // A locking read of every row and gap: waits for takes in flight, blocks later ones.
+      case MYSQL, MARIADB -> read += " LOCK IN SHARE MODE";
+      default -> read += " FOR UPDATE";
+    }
+    return tx
+        .resultQuery(read)
+        .fetch(r -> new HighestTag(r.get(0, String.class), r.get(1, Long.class)))
+        .stream()
+        .max(Comparator.comparingLong(HighestTag::maxId));
   }
 
   private static <T> T guard(String what, Supplier<T> work) {

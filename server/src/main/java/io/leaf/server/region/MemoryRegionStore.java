@@ -5,6 +5,7 @@ import io.leaf.server.store.TagPage;
 import io.leaf.server.store.TagRecord;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * {@link RegionStore} in memory, beside a {@link SegmentStore} whose rows it reports; for tests.
@@ -27,8 +28,12 @@ public final class MemoryRegionStore implements RegionStore {
   }
 
   @Override
-  public StoredRegion claim(StoredRegion wanted) {
-    row.compareAndSet(null, wanted);
+  public synchronized StoredRegion claim(
+      StoredRegion wanted, Consumer<Optional<HighestTag>> approve) {
+    if (row.get() == null) {
+      approve.accept(highestTag());
+      row.compareAndSet(null, wanted);
+    }
     return row.get();
   }
 
@@ -37,8 +42,7 @@ public final class MemoryRegionStore implements RegionStore {
     row.set(null);
   }
 
-  @Override
-  public Optional<HighestTag> highestTag() {
+  private Optional<HighestTag> highestTag() {
     TagRecord highest = null;
     String after = null;
     TagPage page;

@@ -49,39 +49,14 @@ final class RegionCheck {
     if (configured.isNone()) {
       return;
     }
-    stored
-        .highestTag()
-        .ifPresent(
-            t -> {
-              if (configured.region() != 0) {
-                throw new RegionMismatchException(
-                    "--region "
-                        + configured
-                        + ": leaf_alloc already holds"
-                        + " IDs issued without a region (tag "
-                        + t.bizTag()
-                        + " at max_id "
-                        + t.maxId()
-                        + "); only region 0 can take over such a table (docs/regions.md)");
-              }
-              if (t.maxId() > configured.maxLocalMaxId()) {
-                throw new RegionMismatchException(
-                    "--region "
-                        + configured
-                        + ": tag "
-                        + t.bizTag()
-                        + " has max_id "
-                        + t.maxId()
-                        + ", past region "
-                        + configured
-                        + "'s share, whose"
-                        + " max_id stays at most "
-                        + configured.maxLocalMaxId());
-              }
-            });
     StoredRegion claimed;
     try {
-      claimed = stored.claim(new StoredRegion(RULE, configured.region(), configured.regions()));
+      claimed =
+          stored.claim(
+              new StoredRegion(RULE, configured.region(), configured.regions()),
+              highest -> highest.ifPresent(t -> refuseIssuedTable(configured, t)));
+    } catch (RegionMismatchException refused) {
+      throw refused;
     } catch (StoreRejectedException e) {
       throw new RegionMismatchException(
           "--region "
@@ -92,6 +67,35 @@ final class RegionCheck {
     }
     compare(configured, claimed);
     log.info("region {} recorded in table leaf_region", configured);
+  }
+
+  /** Refuses to record {@code configured} in a table whose highest row is {@code t}. */
+  private static void refuseIssuedTable(Region configured, RegionStore.HighestTag t) {
+    if (configured.region() != 0) {
+      throw new RegionMismatchException(
+          "--region "
+              + configured
+              + ": leaf_alloc already holds"
+              + " IDs issued without a region (tag "
+              + t.bizTag()
+              + " at max_id "
+              + t.maxId()
+              + "); only region 0 can take over such a table (docs/regions.md)");
+    }
+    if (t.maxId() > configured.maxLocalMaxId()) {
+      throw new RegionMismatchException(
+          "--region "
+              + configured
+              + ": tag "
+              + t.bizTag()
+              + " has max_id "
+              + t.maxId()
+              + ", past region "
+              + configured
+              + "'s share, whose"
+              + " max_id stays at most "
+              + configured.maxLocalMaxId());
+    }
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.leaf.server.region;
 
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Where a database records the region it issues for: the one row of {@code leaf_region}, written by
@@ -21,13 +22,16 @@ public interface RegionStore {
    * Records {@code wanted} unless a row exists (creating the table when missing), and returns the
    * row stored afterwards: {@code wanted}, or what a racing server stored first.
    */
-  StoredRegion claim(StoredRegion wanted);
+  default StoredRegion claim(StoredRegion wanted) {
+    return claim(wanted, highest -> {});
+  }
 
   /**
-   * The {@code leaf_alloc} row with the highest {@code max_id}; empty when the table has no rows
-   * (no ID was ever issued from this database).
+   * As {@link #claim(StoredRegion)}, with {@code approve} first shown the {@code leaf_alloc} row
+   * with the highest {@code max_id} (empty: no ID was ever issued here) while no segment can be
+   * taken; an exception from it records nothing and is thrown.
    */
-  Optional<HighestTag> highestTag();
+  StoredRegion claim(StoredRegion wanted, Consumer<Optional<HighestTag>> approve);
 
   /** The tag whose {@code max_id} is highest, and that value (as the database holds it). */
   record HighestTag(String bizTag, long maxId) {}
