@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.leaf.server.LeafServer;
 import io.leaf.server.scattered.ScatteredIds;
 import io.leaf.server.store.MemorySegmentStore;
-import io.leaf.server.testing.TestServer;
+import io.leaf.server.testing.InProcessFleet;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.DecodeScatteredIdRequest;
 import io.leaf.v1.GetTagRequest;
@@ -27,7 +24,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -48,37 +44,17 @@ import org.junit.jupiter.api.function.Executable;
 class ScatteredTagsTest {
 
   private static final long TTL_MS = 300;
-  private final MemorySegmentStore store = new MemorySegmentStore();
-  private final MemoryOrderingStore orderings = new MemoryOrderingStore(InstantSource.system());
-  private final List<LeafServer> servers = new ArrayList<>();
-  private final List<ManagedChannel> channels = new ArrayList<>();
-  private final String prefix = "scattered-" + System.nanoTime() + "-";
+  private final InProcessFleet fleet = new InProcessFleet("scattered", TTL_MS);
+  private final MemorySegmentStore store = fleet.store;
+  private final MemoryOrderingStore orderings = fleet.orderings;
 
   @AfterEach
   void tearDown() {
-    channels.forEach(ManagedChannel::shutdownNow);
-    servers.forEach(LeafServer::stop);
-  }
-
-  private static ManagedChannel connect(String address) {
-    return InProcessChannelBuilder.forName(address.substring(0, address.lastIndexOf(':'))).build();
+    fleet.close();
   }
 
   private LeafServiceGrpc.LeafServiceBlockingStub start(int i, String... more) throws Exception {
-    String name = prefix + i;
-    List<String> flags =
-        new ArrayList<>(
-            List.of("--advertise-address", name + ":1", "--tag-lease-ttl", TTL_MS + "ms"));
-    flags.addAll(List.of(more));
-    servers.add(
-        TestServer.inProcess(name)
-            .store(store)
-            .orderings(new OrderingSource(orderings, ScatteredTagsTest::connect))
-            .flags(flags.toArray(String[]::new))
-            .start());
-    ManagedChannel ch = InProcessChannelBuilder.forName(name).build();
-    channels.add(ch);
-    return LeafServiceGrpc.newBlockingStub(ch).withDeadlineAfter(30, TimeUnit.SECONDS);
+    return fleet.start(i, more).withDeadlineAfter(30, TimeUnit.SECONDS);
   }
 
   private static Tag createScattered(LeafServiceGrpc.LeafServiceBlockingStub s, String tag) {

@@ -4,15 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
-import io.leaf.server.LeafServer;
-import io.leaf.server.sequence.SectionStore;
-import io.leaf.server.store.MemorySegmentStore;
+import io.leaf.server.testing.InProcessFleet;
 import io.leaf.server.testing.KeyedOrderChecker;
-import io.leaf.server.testing.TestServer;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextSequenceRequest;
@@ -21,7 +17,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -37,38 +32,16 @@ import org.junit.jupiter.api.Test;
 class ThreeServersSequenceTest {
 
   private static final long TTL_MS = 1000;
-  private final MemorySegmentStore store = new MemorySegmentStore();
-  private final MemoryOrderingStore orderings = new MemoryOrderingStore(InstantSource.system());
-  private final SectionStore sections = OrderingSource.memorySections(orderings);
-  private final List<LeafServer> servers = new ArrayList<>();
-  private final List<ManagedChannel> channels = new ArrayList<>();
-  private final String prefix = "seq-" + System.nanoTime() + "-";
+  private final InProcessFleet fleet = new InProcessFleet("seq", TTL_MS);
+  private final String prefix = fleet.prefix;
 
   @AfterEach
   void tearDown() {
-    channels.forEach(ManagedChannel::shutdownNow);
-    servers.forEach(LeafServer::stop);
-  }
-
-  private static ManagedChannel connect(String address) {
-    return InProcessChannelBuilder.forName(address.substring(0, address.lastIndexOf(':'))).build();
+    fleet.close();
   }
 
   private LeafServiceGrpc.LeafServiceBlockingStub start(int i, String... more) throws Exception {
-    String name = prefix + i;
-    List<String> flags =
-        new ArrayList<>(
-            List.of("--advertise-address", name + ":1", "--tag-lease-ttl", TTL_MS + "ms"));
-    flags.addAll(List.of(more));
-    servers.add(
-        TestServer.inProcess(name)
-            .store(store)
-            .orderings(new OrderingSource(orderings, sections, ThreeServersSequenceTest::connect))
-            .flags(flags.toArray(String[]::new))
-            .start());
-    ManagedChannel ch = InProcessChannelBuilder.forName(name).build();
-    channels.add(ch);
-    return LeafServiceGrpc.newBlockingStub(ch);
+    return fleet.start(i, more);
   }
 
   private static NextSequenceRequest req(String tag, String key) {
@@ -117,7 +90,7 @@ class ThreeServersSequenceTest {
             .get(1)
             .getTag(io.leaf.v1.GetTagRequest.newBuilder().setBizTag("q").build())
             .getOwner();
-    servers.get(Integer.parseInt(owner.substring(prefix.length(), owner.indexOf(':')))).stop();
+    fleet.server(fleet.indexOf(owner)).stop();
     Thread.sleep(3000); // the next owner takes over and serves
     done.set(true);
     for (Thread t : callers) {

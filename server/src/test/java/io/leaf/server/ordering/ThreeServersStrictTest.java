@@ -3,14 +3,10 @@ package io.leaf.server.ordering;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.leaf.server.LeafServer;
-import io.leaf.server.store.MemorySegmentStore;
+import io.leaf.server.testing.InProcessFleet;
 import io.leaf.server.testing.OrderChecker;
-import io.leaf.server.testing.TestServer;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.IdBatch;
@@ -20,7 +16,6 @@ import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.Ordering;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.TagStatus;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -38,37 +33,16 @@ import org.junit.jupiter.api.Test;
 class ThreeServersStrictTest {
 
   private static final long TTL_MS = 1000;
-  private final MemorySegmentStore store = new MemorySegmentStore();
-  private final MemoryOrderingStore orderings = new MemoryOrderingStore(InstantSource.system());
-  private final List<LeafServer> servers = new ArrayList<>();
-  private final List<ManagedChannel> channels = new ArrayList<>();
-  private final String prefix = "strict-" + System.nanoTime() + "-";
+  private final InProcessFleet fleet = new InProcessFleet("strict", TTL_MS);
+  private final String prefix = fleet.prefix;
 
   @AfterEach
   void tearDown() {
-    channels.forEach(ManagedChannel::shutdownNow);
-    servers.forEach(LeafServer::stop);
-  }
-
-  private static ManagedChannel connect(String address) {
-    return InProcessChannelBuilder.forName(address.substring(0, address.lastIndexOf(':'))).build();
+    fleet.close();
   }
 
   private LeafServiceGrpc.LeafServiceBlockingStub start(int i, String... more) throws Exception {
-    String name = prefix + i;
-    List<String> flags =
-        new ArrayList<>(
-            List.of("--advertise-address", name + ":1", "--tag-lease-ttl", TTL_MS + "ms"));
-    flags.addAll(List.of(more));
-    servers.add(
-        TestServer.inProcess(name)
-            .store(store)
-            .orderings(new OrderingSource(orderings, ThreeServersStrictTest::connect))
-            .flags(flags.toArray(String[]::new))
-            .start());
-    ManagedChannel ch = InProcessChannelBuilder.forName(name).build();
-    channels.add(ch);
-    return LeafServiceGrpc.newBlockingStub(ch);
+    return fleet.start(i, more);
   }
 
   @Test
@@ -282,7 +256,7 @@ class ThreeServersStrictTest {
     long start = System.nanoTime();
     if (stopOwner) {
       Thread.sleep(millis / 2); // let the load run before the owner goes away
-      servers.get(0).stop();
+      fleet.server(0).stop();
     }
     while (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(millis)) {
       Thread.sleep(50); // the run's length
