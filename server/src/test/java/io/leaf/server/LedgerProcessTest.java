@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.ServerNode;
 import io.leaf.server.testing.TestDatabase;
@@ -118,7 +119,7 @@ class LedgerProcessTest {
           ids.addAndGet(got.length);
         } catch (StatusRuntimeException e) {
           // A server killed or stopping under the call: what it did not answer is not counted.
-          Thread.sleep(20); // deliberate: a short pause before the next call, not a wait
+          Pace.backOff();
         }
       }
       return Arrays.copyOf(out, n);

@@ -8,6 +8,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.leaf.client.BearerToken;
+import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.ServerProcess;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
@@ -81,7 +82,7 @@ class LogSecretsTest {
         channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
       }
       // The calls' logging (if any) has had time to reach the output.
-      Thread.sleep(500);
+      Pace.holdMillis(500);
       String log = server.output();
       assertTrue(log.contains("DEBUG"), "the server logs at DEBUG:\n" + tail(log));
       assertFalse(log.contains(ADMIN), "the admin token is in the log:\n" + tail(log));

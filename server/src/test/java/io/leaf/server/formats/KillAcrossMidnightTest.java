@@ -8,6 +8,7 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.StatusRuntimeException;
 import io.leaf.server.testing.DatabaseKind;
 import io.leaf.server.testing.FormattedServer;
+import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.ServerProcess;
 import io.leaf.server.testing.TestDatabase;
@@ -202,11 +203,11 @@ class KillAcrossMidnightTest {
             "the servers started before their midnight: "
                 + (beforeKill - System.currentTimeMillis())
                 + " ms to spare");
-        Thread.sleep(beforeKill - System.currentTimeMillis());
+        Pace.holdMillis(beforeKill - System.currentTimeMillis());
         // Killed 6 s before midnight; its successor starts after it.
         restart(nodes.get(0), db, offset);
         long afterKill = fakeMidnight + 3_000 - fakeOffsetMs;
-        Thread.sleep(Math.max(0, afterKill - System.currentTimeMillis()));
+        Pace.holdMillis(Math.max(0, afterKill - System.currentTimeMillis()));
         restart(nodes.get(1), db, offset);
         long[] from = new long[SERVERS];
         for (int s = 0; s < SERVERS; s++) {
@@ -343,7 +344,7 @@ class KillAcrossMidnightTest {
         synchronized (got.lastFailure) {
           got.lastFailure.set(server, e.getStatus().toString());
         }
-        Thread.sleep(20); // deliberate: a short pause before calling again
+        Pace.backOff();
       }
     }
     return Arrays.copyOf(codes, n);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leaf.server.testing.DatabaseKind;
 import io.leaf.server.testing.FakeWallClock;
 import io.leaf.server.testing.FormattedServer;
+import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.SegmentLog;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.v1.Reset;
@@ -126,7 +127,7 @@ class SkewedClocksAcrossMidnightTest {
       for (long t = 0; t < SPAN_MS; t += TICK_MS) {
         behind.clock.set(FROM + t);
         ahead.clock.set(FROM + SKEW_MS + t);
-        Thread.sleep(1); // deliberate: the clocks advance in real time too
+        Pace.holdMillis(1); // deliberate: the clocks advance in real time too
       }
       stop.set(true);
       List<long[]> parts = new ArrayList<>();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.ServerThreads;
 import io.leaf.server.config.HttpConfig;
+import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.InetAddress;
@@ -126,7 +127,7 @@ class LeafHttpServerTest {
     try {
       for (char c : "GET /metrics HTTP/1.1\r\nHost: xxxxxxxxxxxxxxxxxxxxxx".toCharArray()) {
         slow.send(String.valueOf(c));
-        Thread.sleep(100); // deliberate: the trickle itself, one byte every 100 ms
+        Pace.holdMillis(100); // deliberate: the trickle itself, one byte every 100 ms
       }
     } catch (java.io.IOException closed) {
       // The server closed the connection while the client was still trickling: expected.

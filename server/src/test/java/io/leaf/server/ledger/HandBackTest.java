@@ -14,6 +14,7 @@ import io.leaf.server.engine.UnissuedRun;
 import io.leaf.server.testing.ControllableStore;
 import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.LedgeredStore;
+import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -213,7 +214,7 @@ class HandBackTest {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     for (int calm = 0; calm < 2; ) {
       assertTrue(System.nanoTime() < until, "loads never settled");
-      Thread.sleep(50); // deliberate: quiet means no new load over 50 ms, twice
+      Pace.holdMillis(50); // deliberate: quiet means no new load over 50 ms, twice
       calm = store.attempts() == store.loads() ? calm + 1 : 0;
     }
   }
@@ -242,7 +243,7 @@ class HandBackTest {
                 }
               }));
     }
-    Thread.sleep(200); // deliberate: the callers take IDs for a while before the freeze
+    Pace.holdMillis(200); // deliberate: the callers take IDs for a while before the freeze
     List<UnissuedRun> runs = freeze(allocator);
     Set<Long> issued = new HashSet<>();
     long highest = 0;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.StatusRuntimeException;
 import io.leaf.server.testing.OrderChecker;
+import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.ServerNode;
 import io.leaf.server.testing.TestDatabase;
@@ -200,9 +201,7 @@ class StrictFailoverProcessTest {
         long prev = lastOk.getAndSet(returned);
         gapMs.accumulateAndGet((returned - prev) / 1_000_000, Math::max);
       } catch (StatusRuntimeException e) {
-        try {
-          Thread.sleep(20); // the client's back-off before it retries
-        } catch (InterruptedException ie) {
+        if (!Pace.backOffUnlessInterrupted()) {
           return;
         }
       }

@@ -9,6 +9,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.leaf.server.testing.InProcessFleet;
 import io.leaf.server.testing.KeyedOrderChecker;
+import io.leaf.server.testing.Pace;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextSequenceRequest;
@@ -73,9 +74,7 @@ class ThreeServersSequenceTest {
                             .getValue();
                     checker.record(key, sent, System.nanoTime(), v);
                   } catch (StatusRuntimeException e) {
-                    try {
-                      Thread.sleep(20); // the client's back-off before a retry
-                    } catch (InterruptedException ie) {
+                    if (!Pace.backOffUnlessInterrupted()) {
                       return;
                     }
                   }
@@ -84,14 +83,14 @@ class ThreeServersSequenceTest {
       t.start();
       callers.add(t);
     }
-    Thread.sleep(1500); // the load runs before the owner goes away
+    Pace.holdMillis(1500); // the load runs before the owner goes away
     String owner =
         stubs
             .get(1)
             .getTag(io.leaf.v1.GetTagRequest.newBuilder().setBizTag("q").build())
             .getOwner();
     fleet.server(fleet.indexOf(owner)).stop();
-    Thread.sleep(3000); // the next owner takes over and serves
+    Pace.holdMillis(3000); // the next owner takes over and serves
     done.set(true);
     for (Thread t : callers) {
       t.join();
@@ -154,7 +153,7 @@ class ThreeServersSequenceTest {
               HttpResponse.BodyHandlers.ofString());
       if (r.statusCode() != 200) {
         assertEquals(503, r.statusCode(), "only the wait-out refuses: " + r.body());
-        Thread.sleep(20); // the client's back-off before it retries
+        Pace.backOff();
         continue;
       }
       long v = Long.parseLong(r.body());
@@ -187,7 +186,7 @@ class ThreeServersSequenceTest {
           first = client.nextSequence("c", "会话-1");
         } catch (io.leaf.client.LeafUnavailableException e) {
           assertTrue(System.nanoTime() < until, "served after the owner's wait-out: " + e);
-          Thread.sleep(20); // the client's back-off before it retries
+          Pace.backOff();
         }
       }
       assertEquals(1, first, "a new key starts at 1");

@@ -7,6 +7,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.leaf.server.testing.InProcessFleet;
 import io.leaf.server.testing.OrderChecker;
+import io.leaf.server.testing.Pace;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.IdBatch;
@@ -114,7 +115,7 @@ class ThreeServersStrictTest {
               java.net.http.HttpResponse.BodyHandlers.ofString());
       if (r.statusCode() != 200) {
         assertEquals(503, r.statusCode(), "only the wait-out refuses: " + r.body());
-        Thread.sleep(20); // the client's back-off before it retries
+        Pace.backOff();
         continue;
       }
       long id = Long.parseLong(r.body());
@@ -192,7 +193,7 @@ class ThreeServersStrictTest {
         if (System.nanoTime() > until) {
           throw e;
         }
-        Thread.sleep(20); // a client's back-off between retries, not a wait for a condition
+        Pace.backOff();
       }
     }
   }
@@ -242,9 +243,7 @@ class ThreeServersStrictTest {
                     long prev = lastSuccess.getAndSet(returned);
                     longestGapMs.accumulateAndGet((returned - prev) / 1_000_000, Math::max);
                   } catch (StatusRuntimeException e) {
-                    try {
-                      Thread.sleep(20); // the client's back-off before a retry
-                    } catch (InterruptedException ie) {
+                    if (!Pace.backOffUnlessInterrupted()) {
                       return;
                     }
                   }
@@ -255,11 +254,11 @@ class ThreeServersStrictTest {
     }
     long start = System.nanoTime();
     if (stopOwner) {
-      Thread.sleep(millis / 2); // let the load run before the owner goes away
+      Pace.holdMillis(millis / 2); // let the load run before the owner goes away
       fleet.server(0).stop();
     }
     while (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(millis)) {
-      Thread.sleep(50); // the run's length
+      Pace.holdMillis(50); // the run's length
     }
     done.set(true);
     for (Thread t : callers) {

@@ -7,6 +7,7 @@ import io.grpc.ClientInterceptor;
 import io.grpc.MethodDescriptor;
 import io.leaf.client.IdRange;
 import io.leaf.client.LeafClient;
+import io.leaf.server.testing.Pace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -87,7 +88,7 @@ final class RegionCallers {
         calls.add(new Call(home, -1, System.nanoTime(), new long[0], e.toString()));
       }
       try {
-        Thread.sleep(PAUSE_MS);
+        Pace.holdMillis(PAUSE_MS);
       } catch (InterruptedException e) {
         return;
       }

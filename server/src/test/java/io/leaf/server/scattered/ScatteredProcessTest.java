@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.StatusRuntimeException;
+import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.ServerNode;
 import io.leaf.server.testing.TestDatabase;
@@ -148,10 +149,6 @@ class ScatteredProcessTest {
   }
 
   private static void pause() {
-    try {
-      Thread.sleep(20); // the client's back-off before it retries
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    Pace.backOffUnlessInterrupted();
   }
 }

@@ -18,6 +18,7 @@ import com.google.common.base.Ticker;
 import io.leaf.server.ServerThreads;
 import io.leaf.server.ServerWiring;
 import io.leaf.server.config.ServerConfig;
+import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -106,7 +107,7 @@ class TokenFileRefreshTest {
       assertTrue(message.contains("line 1: HASH of third"), message);
       assertFalse(message.contains(hash(secret("third")).substring(7)), "no hash: " + message);
       assertFalse(message.contains(secret("third")), message);
-      Thread.sleep(200); // deliberate: time for a second (wrong) warning to appear
+      Pace.holdMillis(200); // deliberate: time for a second (wrong) warning to appear
       assertEquals(
           1,
           captured.list.stream().filter(e -> e.getLevel() == Level.WARN).count(),

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.StatusRuntimeException;
 import io.leaf.server.testing.KeyedOrderChecker;
+import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.ServerNode;
 import io.leaf.server.testing.TestDatabase;
@@ -137,9 +138,7 @@ class SequenceFailoverProcessTest {
         checker.record(key, sent, returned, v);
         lastOk.set(returned);
       } catch (StatusRuntimeException e) {
-        try {
-          Thread.sleep(20); // the client's back-off before it retries
-        } catch (InterruptedException ie) {
+        if (!Pace.backOffUnlessInterrupted()) {
           return;
         }
       }

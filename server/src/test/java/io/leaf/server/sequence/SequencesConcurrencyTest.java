@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
 import io.leaf.server.testing.KeyedOrderChecker;
+import io.leaf.server.testing.Pace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -62,12 +63,12 @@ class SequencesConcurrencyTest {
       callers.add(t);
     }
     for (int epoch = 2; epoch <= 6; epoch++) {
-      Thread.sleep(300); // the load runs a while in each term
+      Pace.holdMillis(300); // the load runs a while in each term
       FakeTerm old = term.get();
       old.end();
       term.set(new FakeTerm("a", epoch));
     }
-    Thread.sleep(300);
+    Pace.holdMillis(300);
     done.set(true);
     for (Thread t : callers) {
       t.join();

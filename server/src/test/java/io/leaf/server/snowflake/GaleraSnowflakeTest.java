@@ -12,11 +12,13 @@ import io.leaf.server.LeafServer;
 import io.leaf.server.ServerWiring;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.GaleraCluster;
+import io.leaf.server.testing.Poll;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
 import io.leaf.v1.NextSnowflakeIdRequest;
 import io.leaf.v1.SnowflakeServiceGrpc;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -71,24 +73,22 @@ class GaleraSnowflakeTest {
         }
         List<SnowflakeServiceGrpc.SnowflakeServiceBlockingStub> stubs =
             channels.stream().map(SnowflakeServiceGrpc::newBlockingStub).toList();
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         Set<Integer> workers = new HashSet<>();
-        while (System.nanoTime() < end) {
-          workers.clear();
-          int holders = 0;
-          for (var stub : stubs) {
-            int w = stub.getWorker(GetWorkerRequest.getDefaultInstance()).getWorkerId();
-            if (w >= 0) {
-              holders++;
-              workers.add(w);
-            }
-          }
-          assertEquals(holders, workers.size(), "no worker ID held twice");
-          if (holders == 2) {
-            break;
-          }
-          Thread.sleep(50);
-        }
+        Poll.until(
+            () -> {
+              workers.clear();
+              int holders = 0;
+              for (var stub : stubs) {
+                int w = stub.getWorker(GetWorkerRequest.getDefaultInstance()).getWorkerId();
+                if (w >= 0) {
+                  holders++;
+                  workers.add(w);
+                }
+              }
+              assertEquals(holders, workers.size(), "no worker ID held twice");
+              return holders == 2;
+            },
+            Duration.ofSeconds(60));
         assertEquals(Set.of(7, 8), workers, "both worker IDs leased, each once");
 
         ConcurrentLinkedQueue<Long> ids = new ConcurrentLinkedQueue<>();

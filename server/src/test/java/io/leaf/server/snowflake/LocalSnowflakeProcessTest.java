@@ -3,6 +3,7 @@ package io.leaf.server.snowflake;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.ServerNode;
 import io.leaf.server.testing.TestDatabase;
@@ -149,10 +150,10 @@ class LocalSnowflakeProcessTest {
           assertTrue(b.await("issuing", 1, 60), "b issues:\n" + b.output());
           all.add(serverIds(stub));
           int aWorker = a.worker();
-          Thread.sleep(1_000);
+          Pace.holdMillis(1_000);
           a.signal("STOP");
           // Past a's lease (valid 2.4 s, TTL 3 s): its row ends while it is stopped.
-          Thread.sleep(5_000);
+          Pace.holdMillis(5_000);
           int bWorker = b.worker();
           try (Connection c = DriverManager.getConnection(db.url, db.user, db.password);
               Statement st = c.createStatement()) {
@@ -162,7 +163,7 @@ class LocalSnowflakeProcessTest {
           assertTrue(b.await("issuing", 2, 60), "b issues again:\n" + b.output());
           a.signal("CONT");
           assertTrue(a.await("issuing", 2, 60), "a issues again after SIGCONT:\n" + a.output());
-          Thread.sleep(1_000);
+          Pace.holdMillis(1_000);
           Files.createFile(dir.resolve("stop"));
           assertTrue(a.process.waitFor(30, TimeUnit.SECONDS), a.output());
           assertTrue(b.process.waitFor(30, TimeUnit.SECONDS), b.output());

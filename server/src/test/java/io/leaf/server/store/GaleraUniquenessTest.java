@@ -12,6 +12,7 @@ import io.leaf.server.LeafServer;
 import io.leaf.server.ServerWiring;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.GaleraCluster;
+import io.leaf.server.testing.Pace;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.LeafServiceGrpc;
@@ -216,7 +217,7 @@ class GaleraUniquenessTest {
           rounds++;
           nextRound = System.nanoTime() + ROUND.toNanos();
         }
-        Thread.sleep(20);
+        Pace.holdMillis(20); // the control loop's tick
       }
       stop.set(true);
       for (Future<?> f : running) {
@@ -296,7 +297,7 @@ class GaleraUniquenessTest {
           lane.calls.incrementAndGet();
         } catch (StatusRuntimeException e) {
           lane.fail(e.getStatus().getCode());
-          Thread.sleep(PAUSE_AFTER_FAILURE.toMillis());
+          Pace.hold(PAUSE_AFTER_FAILURE);
         } finally {
           total.addAndGet(ids.size - before);
         }
@@ -567,7 +568,7 @@ class GaleraUniquenessTest {
   private static void sleepUntil(long startNanos, Duration offset) throws InterruptedException {
     long wait = startNanos + offset.toNanos() - System.nanoTime();
     if (wait > 0) {
-      TimeUnit.NANOSECONDS.sleep(wait);
+      Pace.hold(Duration.ofNanos(wait));
     }
   }
 

@@ -14,7 +14,9 @@ import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.ledger.LedgerSettings;
 import io.leaf.server.ledger.RecordedTakes;
 import io.leaf.server.testing.LedgeredStore;
+import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.PatroniCluster;
+import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.TestServer;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
@@ -26,6 +28,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -190,19 +193,19 @@ class PatroniFailoverTest {
         }
       }
       long t0 = System.nanoTime();
-      Thread.sleep(WARM_UP.toMillis());
+      Pace.hold(WARM_UP);
       int leader = cluster.leader();
       assertTrue(leader > 0, "a leader before the kill: " + cluster.status());
       long killNanos = System.nanoTime();
       cluster.kill(leader);
-      int newLeader = 0;
-      while (System.nanoTime() - killNanos < LEADER_LIMIT.toNanos()) {
-        newLeader = cluster.leader();
-        if (newLeader > 0 && newLeader != leader) {
-          break;
-        }
-        Thread.sleep(250);
-      }
+      int newLeader =
+          Poll.value(
+                  () -> {
+                    int l = cluster.leader();
+                    return l > 0 && l != leader ? Optional.of(l) : Optional.<Integer>empty();
+                  },
+                  LEADER_LIMIT)
+              .orElse(0);
       long leaderNanos = System.nanoTime();
       assertTrue(
           newLeader > 0 && newLeader != leader,
@@ -212,10 +215,10 @@ class PatroniFailoverTest {
               + leader
               + ": "
               + cluster.status());
-      Thread.sleep(AFTER_FAILOVER.toMillis());
+      Pace.hold(AFTER_FAILOVER);
       long restartNanos = System.nanoTime();
       cluster.restart(leader);
-      Thread.sleep(AFTER_RESTART.toMillis());
+      Pace.hold(AFTER_RESTART);
       stop.set(true);
       long total = 0;
       List<Ids> all = new ArrayList<>();
@@ -291,7 +294,7 @@ class PatroniFailoverTest {
         lane.issued(System.nanoTime());
       } catch (StatusRuntimeException e) {
         lane.failed.incrementAndGet();
-        Thread.sleep(PAUSE_AFTER_FAILURE.toMillis());
+        Pace.hold(PAUSE_AFTER_FAILURE);
       }
     }
     return ids;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Ports;
 import io.leaf.server.testing.ServerProcess;
 import io.leaf.server.testing.TestDatabase;
@@ -247,7 +248,7 @@ class UnknownTagFloodTest {
           knownFailures.increment();
         }
         heapPeak.accumulateAndGet(heapUsed(metricsPort), Math::max);
-        Thread.sleep(200); // deliberate: one sample every 200 ms
+        Pace.holdMillis(200); // deliberate: one sample every 200 ms
       }
     }
   }

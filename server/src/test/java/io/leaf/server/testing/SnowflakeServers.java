@@ -81,9 +81,7 @@ public final class SnowflakeServers implements AutoCloseable {
                               .getId());
                     } catch (StatusRuntimeException e) {
                       failures.merge(e.getStatus().getCode(), 1, Integer::sum);
-                      try {
-                        Thread.sleep(5); // deliberate: a short pause after a failed call
-                      } catch (InterruptedException ie) {
+                      if (!Pace.backOffUnlessInterrupted()) {
                         return;
                       }
                     }
