@@ -26,6 +26,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Calls sent from the moment of launch, on the embedded H2 with the ledger on: a call refused a
@@ -33,6 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * after its whole deadline. Never a failure for being early.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("EarlyCallsProcessTest")
 class EarlyCallsProcessTest {
 
   private static final int LAUNCHES = 4;

@@ -24,6 +24,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The packaged server on the README's embedded H2 file, stopped with SIGTERM and started again: the
@@ -32,6 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ID comes without a quarantine.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("EmbeddedH2LifecycleTest")
 class EmbeddedH2LifecycleTest {
 
   private static final Pattern LISTENING = Pattern.compile("Leaf listening on port (\\d+)");

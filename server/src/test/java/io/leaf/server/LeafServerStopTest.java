@@ -21,12 +21,14 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * {@link LeafServer#stop()} ends every thread the production wiring made for the server, the
  * engine's included (its loaders, first loaders, deadline thread and coarse ticker are made by
  * {@link ServerWiring}, never by the engine).
  */
+@Isolated
 class LeafServerStopTest {
 
   private static final List<String> ENGINE_THREADS =

@@ -43,6 +43,9 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Three server processes on one database with the ledger on, mixed callers (NextId, batches,
@@ -51,6 +54,8 @@ import org.junit.jupiter.api.Timeout;
  * graceful stop hands the rest back.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("LedgerProcessTest")
 class LedgerProcessTest {
 
   private static final int SERVERS = 3;

@@ -12,12 +12,17 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A login the database refuses, or a database it does not have, stops the server at start with exit
  * code 2 and one line naming the flags to fix: no retry can make them work.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("LoginRefusedStartTest")
 class LoginRefusedStartTest {
 
   @Test

@@ -23,9 +23,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.LoggerFactory;
 
 /** Cancelling a NextIdBatch is normal: over real Netty it logs nothing above DEBUG. */
+@Isolated
 class QuietCancelTest {
 
   @Test

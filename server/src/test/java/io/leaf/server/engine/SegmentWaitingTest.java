@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Calls that find no ID buffered, on a fake clock and a manual deadline timer: they wait on the
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Timeout;
  */
 // A handler that parked a thread would hang here instead of failing: bound every test.
 @Timeout(60)
+@Isolated
 class SegmentWaitingTest {
 
   private static final long WAIT = TimeUnit.SECONDS.toNanos(10);

@@ -45,6 +45,9 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -55,6 +58,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * call.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("KillAcrossMidnightTest")
 class KillAcrossMidnightTest {
 
   private static final Path LIBFAKETIME =

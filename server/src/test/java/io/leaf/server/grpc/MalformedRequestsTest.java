@@ -28,9 +28,11 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.LoggerFactory;
 
 /** Request bodies that do not parse are the caller's mistake: INVALID_ARGUMENT, nothing logged. */
+@Isolated
 class MalformedRequestsTest {
 
   private static final MethodDescriptor.Marshaller<byte[]> RAW =

@@ -30,12 +30,17 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Three Leaf servers, each with its own engine and connection pool, on one MariaDB database: the
  * row lock alone keeps their segments and dedicated ranges, and so their IDs, disjoint.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("MultiServerMariaDbTest")
 class MultiServerMariaDbTest {
 
   private static final int SERVERS = 3;

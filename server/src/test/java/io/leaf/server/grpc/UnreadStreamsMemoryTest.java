@@ -36,6 +36,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A server with a 256 MB heap and --max-streams streams of the largest chunks, none of them read:
@@ -43,6 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
  * after round.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("UnreadStreamsMemoryTest")
 class UnreadStreamsMemoryTest {
 
   private static final int STREAMS = 256;

@@ -28,6 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Three server processes on MariaDB, callers through every one: the owner killed -9, then the next
@@ -35,6 +38,8 @@ import org.junit.jupiter.api.Test;
  * within the lease's expiry plus the new owner's wait-out.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("StrictFailoverProcessTest")
 class StrictFailoverProcessTest {
 
   private static final long TTL_MS = 2000;

@@ -34,6 +34,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Server processes on MariaDB whose region changes under them: a server without {@code --region}
@@ -42,6 +45,8 @@ import org.junit.jupiter.api.Timeout;
  * snowflake ID and exits 2 once the database answers.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("LateRegionClaimProcessTest")
 class LateRegionClaimProcessTest {
 
   private static final Pattern LISTENING = Pattern.compile("Leaf listening on port (\\d+)");

@@ -26,6 +26,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Three server processes on MariaDB issue one SCATTERED tag, NextId and NextIdBatch through every
@@ -33,6 +36,8 @@ import org.junit.jupiter.api.Test;
  * scattered segment value, none in order.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("ScatteredProcessTest")
 class ScatteredProcessTest {
 
   private static final String TAG = "rows";

@@ -32,9 +32,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.LoggerFactory;
 
 /** Every token case on the in-process transport, and the tokens kept out of every log line. */
+@Isolated
 class TokenAuthTest {
 
   private static final String ADMIN = "admin-secret-7f3a";

@@ -25,9 +25,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.LoggerFactory;
 
 /** The token file at start and while running, as the server's configuration sets it up. */
+@Isolated
 class TokenFileRefreshTest {
 
   @TempDir Path dir;

@@ -16,9 +16,11 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.LoggerFactory;
 
 /** A token file that stays unreadable is reported at most once a minute, not every re-read. */
+@Isolated
 class TokenFileWarningsTest {
 
   @TempDir Path dir;

@@ -25,6 +25,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Three server processes on MariaDB, NextSequence callers on many keys through every one, the tag's
@@ -32,6 +35,8 @@ import org.junit.jupiter.api.Test;
  * lease's expiry plus the new owner's wait-out.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("SequenceFailoverProcessTest")
 class SequenceFailoverProcessTest {
 
   private static final long TTL_MS = 2000;

@@ -29,6 +29,9 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Three servers, each writing its leases through a different node of a three-node Galera cluster,
@@ -37,6 +40,8 @@ import org.junit.jupiter.api.Timeout;
  * ID may come twice.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("galera")
 class GaleraSnowflakeTest {
 
   @Test

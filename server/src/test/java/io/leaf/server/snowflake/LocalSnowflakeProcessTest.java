@@ -31,6 +31,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A server and two client processes making snowflake IDs with {@code LocalSnowflakeIds} on three
@@ -39,6 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  * counted and none is made twice.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("LocalSnowflakeProcessTest")
 class LocalSnowflakeProcessTest {
 
   private static final Pattern PORT = Pattern.compile("Leaf listening on port (\\d+)");

@@ -19,6 +19,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A real server process restarted with its clock an hour behind (libfaketime), taking over the
@@ -32,6 +35,8 @@ import org.junit.jupiter.api.Timeout;
  * server in process with an injected wall clock ({@code SnowflakeClockStepTest}).
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("SnowflakeClockStepProcessTest")
 class SnowflakeClockStepProcessTest {
 
   private static final Path LIBFAKETIME =

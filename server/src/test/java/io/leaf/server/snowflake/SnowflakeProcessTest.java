@@ -16,6 +16,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Real server processes on one MariaDB database racing for one worker ID: a process paused with
@@ -23,6 +26,8 @@ import org.junit.jupiter.api.Timeout;
  * with {@code kill -9}. Every ID any caller received is counted; none may come twice.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("SnowflakeProcessTest")
 class SnowflakeProcessTest {
 
   private static final String[] FLAGS = {"--worker-id-range", "5-5", "--worker-lease-ttl", "3s"};

@@ -14,6 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -29,6 +32,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * is the same rule on real databases and processes.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("SnowflakeRewindProcessTest")
 class SnowflakeRewindProcessTest {
 
   private static final String[] FLAGS = {"--worker-id-range", "5-5", "--worker-lease-ttl", "3s"};

@@ -16,9 +16,11 @@ import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.LoggerFactory;
 
 /** A lease table that keeps failing is told at most once a minute, not at every retry. */
+@Isolated
 class WorkerLeaseWarningsTest {
 
   private static final long NOW = 1_750_000_000_000L;

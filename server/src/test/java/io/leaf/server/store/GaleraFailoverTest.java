@@ -20,12 +20,17 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A server on a multi-host URL keeps issuing IDs when the Galera node it writes through is killed:
  * the driver fails over to the next node, and the tag's next load succeeds there.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("galera")
 class GaleraFailoverTest {
 
   private static final int KILLED = 3;

@@ -22,6 +22,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The segment take on a Galera cluster, step by step: a write committed on node 1 that conflicts
@@ -30,6 +33,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(120)
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("galera")
 class GaleraSegmentStoreTest {
 
   private static final String TAG = "galera";

@@ -40,6 +40,7 @@ import java.util.function.IntFunction;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Three real Leaf servers on a three-node MariaDB Galera cluster share one tag with step 50 under
@@ -56,6 +57,7 @@ import org.junit.jupiter.api.Timeout;
  * the kill adds connections of its own (failover to another node and back to node 2).
  */
 @Tag("slow")
+@Isolated
 class GaleraUniquenessTest {
 
   private static final String TAG = "galera";

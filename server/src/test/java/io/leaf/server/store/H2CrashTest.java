@@ -13,12 +13,17 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A process killed right after taking a segment from the embedded H2 database must not get the same
  * segment again after a restart: the {@code max_id} bump is on disk before its IDs leave.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("H2CrashTest")
 class H2CrashTest {
 
   private static final String TAG = "crash";

@@ -40,6 +40,9 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Three Leaf servers on a three-node Patroni cluster through one multi-host URL ({@code
@@ -49,6 +52,8 @@ import org.junit.jupiter.api.Timeout;
  * printed. The same run with asynchronous replication prints what it risks.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("patroni")
 class PatroniFailoverTest {
 
   private static final String TAG = "patroni";

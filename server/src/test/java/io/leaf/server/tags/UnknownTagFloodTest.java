@@ -36,6 +36,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A token-less flood of distinct names the table cannot hold — outside its ASCII character set,
@@ -44,6 +47,8 @@ import org.junit.jupiter.api.Timeout;
  * is answered throughout. The flood lasts {@code -Dleaf.flood.seconds} (default 20).
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("UnknownTagFloodTest")
 class UnknownTagFloodTest {
 
   private static final int COLUMN = 64;

@@ -22,6 +22,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Two server processes on one MariaDB database, one worker ID: the first serving UUIDs under load
@@ -29,6 +32,8 @@ import org.junit.jupiter.api.Timeout;
  * second starts above the first's last.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("UuidProcessTest")
 class UuidProcessTest {
 
   private static final String[] FLAGS = {"--worker-id-range", "6-6", "--worker-lease-ttl", "3s"};
