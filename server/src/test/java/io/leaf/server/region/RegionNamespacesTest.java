@@ -295,7 +295,8 @@ class RegionNamespacesTest {
 
   /**
    * Waits until {@link #CALLS_PER_PHASE} calls matching {@code which} succeeded since {@code
-   * since}, and {@code atLeast} has passed.
+   * since}, region 1's server answered one of its own callers, and {@code atLeast} has passed: a
+   * phase ends only once both servers served in it, however slow the machine.
    */
   private static void awaitCalls(
       ConcurrentLinkedQueue<Call> calls,
@@ -310,9 +311,20 @@ class RegionNamespacesTest {
                 System.nanoTime() - since >= atLeast.toNanos()
                     && RegionCallers.count(
                             calls, since, System.nanoTime() + 1, c -> c.ok() && which.test(c))
-                        >= CALLS_PER_PHASE,
+                        >= CALLS_PER_PHASE
+                    && RegionCallers.count(
+                            calls,
+                            since,
+                            System.nanoTime() + 1,
+                            c -> c.ok() && c.home() == 1 && c.server() == 1)
+                        > 0,
             PHASE_LIMIT),
-        CALLS_PER_PHASE + " calls of " + what + " within " + PHASE_LIMIT.toSeconds() + " s");
+        CALLS_PER_PHASE
+            + " calls of "
+            + what
+            + ", and one of region 1's callers served by its own server, within "
+            + PHASE_LIMIT.toSeconds()
+            + " s");
   }
 
   /**
