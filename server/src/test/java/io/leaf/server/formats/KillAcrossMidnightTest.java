@@ -21,6 +21,7 @@ import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.Reset;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -37,6 +38,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
@@ -72,8 +74,11 @@ class KillAcrossMidnightTest {
   /** 2026-11-27 00:00 in Shanghai. */
   private static final Instant MIDNIGHT = Instant.parse("2026-11-26T16:00:00Z");
 
-  /** Real time from the test's start to the children's midnight: their start fits before it. */
-  private static final Duration LEAD = Duration.ofSeconds(50);
+  /** Where the children's clocks stand while they start: far from midnight, however slow. */
+  private static final Duration WHILE_STARTING = Duration.ofHours(1);
+
+  /** Once all serve, their clocks are moved forward to this much before midnight. */
+  private static final Duration LEAD = Duration.ofSeconds(15);
 
   private static final int SERVERS = 3;
 
@@ -101,7 +106,7 @@ class KillAcrossMidnightTest {
     final ServerProcess process;
     final ManagedChannel channel;
 
-    Node(TestDatabase db, long offsetSeconds) throws Exception {
+    Node(TestDatabase db, Path clockFile) throws Exception {
       // The JVM needs its monotonic clock real; without the monotonic fix off it starts
       // several times slower.
       process =
@@ -109,8 +114,11 @@ class KillAcrossMidnightTest {
               Map.of(
                   "LD_PRELOAD",
                   LIBFAKETIME.toString(),
-                  "FAKETIME",
-                  (offsetSeconds >= 0 ? "+" : "") + offsetSeconds,
+                  // Re-read every second: the test moves every child's clock at once.
+                  "FAKETIME_TIMESTAMP_FILE",
+                  clockFile.toString(),
+                  "FAKETIME_CACHE_DURATION",
+                  "1",
                   "FAKETIME_DONT_FAKE_MONOTONIC",
                   "1",
                   "FAKETIME_FORCE_MONOTONIC_FIX",
@@ -169,9 +177,9 @@ class KillAcrossMidnightTest {
     // H2: the processes share one file in H2's mixed mode.
     try (TestDatabase db = kind == DatabaseKind.H2 ? TestDatabases.h2Shared() : kind.open()) {
       long started = System.currentTimeMillis();
-      long offsetMs = MIDNIGHT.toEpochMilli() - (started + LEAD.toMillis());
-      long offset = Math.floorDiv(offsetMs, 1000);
-      long fakeOffsetMs = offset * 1000;
+      Path clockFile = Files.createTempFile("leaf-faketime", ".rc");
+      AtomicLong fakeOffsetMs = new AtomicLong();
+      setClocks(clockFile, fakeOffsetMs, WHILE_STARTING);
       List<AtomicReference<Node>> nodes = new ArrayList<>();
       ExecutorService pool = Executors.newFixedThreadPool(SERVERS * 3);
       AtomicBoolean stop = new AtomicBoolean();
@@ -179,7 +187,7 @@ class KillAcrossMidnightTest {
       AtomicLongArray served = got.served;
       try {
         for (int s = 0; s < SERVERS; s++) {
-          nodes.add(new AtomicReference<>(new Node(db, offset)));
+          nodes.add(new AtomicReference<>(new Node(db, clockFile)));
         }
         LeafServiceGrpc.newBlockingStub(nodes.get(0).get().channel)
             .createTag(
@@ -201,8 +209,14 @@ class KillAcrossMidnightTest {
                     return null;
                   }));
         }
+        assertTrue(
+            Poll.until(
+                () -> IntStream.range(0, SERVERS).allMatch(s -> served.get(s) >= 100),
+                Duration.ofSeconds(120)),
+            () -> "every server serves before the clocks move: " + served);
+        setClocks(clockFile, fakeOffsetMs, LEAD);
         long fakeMidnight = MIDNIGHT.toEpochMilli();
-        long beforeKill = fakeMidnight - 6_000 - fakeOffsetMs;
+        long beforeKill = fakeMidnight - 6_000 - fakeOffsetMs.get();
         assertTrue(
             System.currentTimeMillis() < beforeKill,
             "the servers started before their midnight: "
@@ -210,10 +224,10 @@ class KillAcrossMidnightTest {
                 + " ms to spare");
         Pace.holdMillis(beforeKill - System.currentTimeMillis());
         // Killed 6 s before midnight; its successor starts after it.
-        restart(nodes.get(0), db, offset);
-        long afterKill = fakeMidnight + 3_000 - fakeOffsetMs;
+        restart(nodes.get(0), db, clockFile);
+        long afterKill = fakeMidnight + 3_000 - fakeOffsetMs.get();
         Pace.holdMillis(Math.max(0, afterKill - System.currentTimeMillis()));
-        restart(nodes.get(1), db, offset);
+        restart(nodes.get(1), db, clockFile);
         long[] from = new long[SERVERS];
         for (int s = 0; s < SERVERS; s++) {
           from[s] = served.get(s);
@@ -244,14 +258,30 @@ class KillAcrossMidnightTest {
         for (AtomicReference<Node> node : nodes) {
           node.get().kill();
         }
+        Files.deleteIfExists(clockFile);
       }
     }
   }
 
-  private static void restart(AtomicReference<Node> node, TestDatabase db, long offset)
+  private static void restart(AtomicReference<Node> node, TestDatabase db, Path clockFile)
       throws Exception {
     node.get().kill();
-    node.set(new Node(db, offset));
+    node.set(new Node(db, clockFile));
+  }
+
+  /**
+   * Sets every child's clock (libfaketime reads {@code file} again within a second) to {@code
+   * before} ahead of midnight, in whole seconds, and waits until all read it.
+   */
+  private static void setClocks(Path file, AtomicLong offsetMs, Duration before) throws Exception {
+    long offset =
+        Math.floorDiv(
+            MIDNIGHT.toEpochMilli() - before.toMillis() - System.currentTimeMillis(), 1000);
+    Path next = file.resolveSibling(file.getFileName() + ".next");
+    Files.writeString(next, (offset >= 0 ? "+" : "") + offset + "\n");
+    Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    offsetMs.set(offset * 1000);
+    Pace.holdMillis(1_500); // libfaketime's cache of the file: one second
   }
 
   private static void check(DatabaseKind kind, Collected got, long millis) {
@@ -301,7 +331,7 @@ class KillAcrossMidnightTest {
       int server,
       boolean batch,
       AtomicBoolean stop,
-      long offsetMs,
+      AtomicLong offsetMs,
       Collected got)
       throws InterruptedException {
     long[] codes = new long[1 << 14];
@@ -311,7 +341,7 @@ class KillAcrossMidnightTest {
         LeafServiceBlockingStub stub =
             LeafServiceGrpc.newBlockingStub(node.get().channel)
                 .withDeadlineAfter(2, TimeUnit.SECONDS);
-        long before = System.currentTimeMillis() + offsetMs;
+        long before = System.currentTimeMillis() + offsetMs.get();
         List<String> values = new ArrayList<>();
         if (batch) {
           stub.nextFormattedIdBatch(
@@ -321,7 +351,7 @@ class KillAcrossMidnightTest {
           values.add(
               stub.nextFormattedId(NextIdRequest.newBuilder().setBizTag("k").build()).getValue());
         }
-        long after = System.currentTimeMillis() + offsetMs;
+        long after = System.currentTimeMillis() + offsetMs.get();
         for (String v : values) {
           Matcher m = VALUE.matcher(v);
           assertTrue(m.matches(), v);
