@@ -31,6 +31,7 @@ import org.jooq.impl.DSL;
 public final class JooqRegionStore implements RegionStore {
 
   private static final String TABLE = "leaf_region";
+  private static final String TABLE_MISSING = "42S02";
 
   /** The one row's key. */
   private static final int ROW = 1;
@@ -63,7 +64,7 @@ public final class JooqRegionStore implements RegionStore {
                         .fetchOptional(
                             r -> new StoredRegion(r.getRuleName(), r.getRegion(), r.getRegions()));
                   } catch (DataAccessException e) {
-                    if (!listed && "42S02".equals(e.sqlState())) {
+                    if (!listed && TABLE_MISSING.equals(e.sqlState())) {
                       return Optional.<StoredRegion>empty();
                     }
                     // Connected, and the table is there: a refusal now is about this table, not the
@@ -115,24 +116,36 @@ public final class JooqRegionStore implements RegionStore {
 
   /**
    * Locks {@code leaf_alloc} against takes and new tags until the transaction ends, and returns its
-   * highest row as it stands under the lock.
+   * highest row as it stands under the lock; empty when the table has no row or does not exist.
    */
   private static Optional<HighestTag> lockTakes(DSLContext tx) {
-    String read = "SELECT biz_tag, max_id FROM leaf_alloc";
-    switch (tx.dialect().family()) {
-      case POSTGRES -> {
-        // SHARE conflicts with the ROW EXCLUSIVE lock every UPDATE and INSERT holds.
-        tx.execute("LOCK TABLE leaf_alloc IN SHARE MODE");
-      }
-      // A locking read of every row and gap: waits for takes in flight, blocks later ones.
-      case MYSQL, MARIADB -> read += " LOCK IN SHARE MODE";
-      default -> read += " FOR UPDATE";
+    boolean mysql =
+        tx.dialect().family() == SQLDialect.MYSQL || tx.dialect().family() == SQLDialect.MARIADB;
+    // A failed statement aborts a PostgreSQL transaction: ask the catalog there. MySQL/MariaDB list
+    // only the tables the user holds a grant on: ask the table itself.
+    if (!mysql && !tx.connectionResult(c -> OwnTable.exists(c.getMetaData(), "leaf_alloc"))) {
+      return Optional.empty(); // no table, no take: one made later meets the row at its first take
     }
-    return tx
-        .resultQuery(read)
-        .fetch(r -> new HighestTag(r.get(0, String.class), r.get(1, Long.class)))
-        .stream()
-        .max(Comparator.comparingLong(HighestTag::maxId));
+    String read = "SELECT biz_tag, max_id FROM leaf_alloc";
+    if (tx.dialect().family() == SQLDialect.POSTGRES) {
+      // SHARE conflicts with the ROW EXCLUSIVE lock every UPDATE and INSERT holds.
+      tx.execute("LOCK TABLE leaf_alloc IN SHARE MODE");
+    } else {
+      // A locking read of every row and gap: waits for takes in flight, blocks later ones.
+      read += mysql ? " LOCK IN SHARE MODE" : " FOR UPDATE";
+    }
+    try {
+      return tx
+          .resultQuery(read)
+          .fetch(r -> new HighestTag(r.get(0, String.class), r.get(1, Long.class)))
+          .stream()
+          .max(Comparator.comparingLong(HighestTag::maxId));
+    } catch (DataAccessException e) {
+      if (mysql && TABLE_MISSING.equals(e.sqlState())) {
+        return Optional.empty();
+      }
+      throw e;
+    }
   }
 
   private static <T> T guard(String what, Supplier<T> work) {

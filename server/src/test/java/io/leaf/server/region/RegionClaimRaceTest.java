@@ -44,6 +44,19 @@ class RegionClaimRaceTest {
     claimDuringFirstWrite(TestDatabases.postgres());
   }
 
+  @Test
+  void claim_noLeafAllocTable_recorded() throws Exception {
+    for (TestDatabase each :
+        new TestDatabase[] {TestDatabases.mariaDb(), TestDatabases.postgres()}) {
+      try (TestDatabase d = each) {
+        JooqRegionStore regions =
+            new JooqRegionStore(d.pool(1), DataSources.dialectOf(d.url), InstantSource.system());
+        RegionCheck.verify(Region.parse("1/2"), regions);
+        assertTrue(regions.read().isPresent(), d.url);
+      }
+    }
+  }
+
   private void claimDuringFirstWrite(TestDatabase database) throws Exception {
     db = database;
     db.store(1); // the schema
