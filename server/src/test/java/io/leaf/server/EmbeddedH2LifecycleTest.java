@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  */
 @Tag("slow")
 @Execution(ExecutionMode.CONCURRENT)
+@Order(1) // among the longest: started first
 @ResourceLock("EmbeddedH2LifecycleTest")
 class EmbeddedH2LifecycleTest {
 

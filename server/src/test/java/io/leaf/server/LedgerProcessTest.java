@@ -40,6 +40,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -55,6 +56,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  */
 @Tag("slow")
 @Execution(ExecutionMode.CONCURRENT)
+@Order(1) // among the longest: started first
 @ResourceLock("LedgerProcessTest")
 class LedgerProcessTest {
 

@@ -9,6 +9,7 @@ import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  */
 @Tag("slow")
 @Execution(ExecutionMode.CONCURRENT)
+@Order(1) // among the longest: started first
 @ResourceLock("LoginRefusedStartTest")
 class LoginRefusedStartTest {
 

@@ -28,6 +28,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  */
 @Tag("slow")
 @Execution(ExecutionMode.CONCURRENT)
+@Order(1) // among the longest: started first
 @ResourceLock("MultiServerMariaDbTest")
 class MultiServerMariaDbTest {
 

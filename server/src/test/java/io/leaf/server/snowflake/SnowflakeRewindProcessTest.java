@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
@@ -33,6 +34,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Tag("slow")
 @Execution(ExecutionMode.CONCURRENT)
+@Order(1) // among the longest: started first
 @ResourceLock("SnowflakeRewindProcessTest")
 class SnowflakeRewindProcessTest {
 

@@ -37,6 +37,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -53,6 +54,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  */
 @Tag("slow")
 @Execution(ExecutionMode.CONCURRENT)
+@Order(1) // among the longest: started first
 @ResourceLock("patroni")
 class PatroniFailoverTest {
 
