@@ -5,6 +5,9 @@ import type {
 
 export type Reset = 'NEVER' | 'DAILY' | 'MONTHLY' | 'YEARLY';
 
+/** What order a tag's IDs keep across servers (unspecified reads as PER_SERVER). */
+export type Ordering = 'ORDERING_UNSPECIFIED' | 'PER_SERVER' | 'STRICT' | 'SCATTERED';
+
 export interface IdFormat {
   /** e.g. 'ORD-{yyyyMMdd}-{seq:6}{check:luhn}' */
   pattern: string;
@@ -20,6 +23,7 @@ export interface Tag {
   description: string;
   update_time: bigint;
   format: { pattern: string; reset: Reset; time_zone: string } | null;
+  ordering: Ordering;
   [field: string]: unknown;
 }
 
@@ -28,6 +32,8 @@ export interface CreateTagOptions {
   step?: number;
   description?: string;
   format?: IdFormat;
+  /** default PER_SERVER; STRICT and SCATTERED return after the server's --tag-lease-ttl */
+  ordering?: Ordering;
 }
 
 export interface LeafClientOptions {
@@ -76,6 +82,12 @@ export class LeafClient {
   createTag(bizTag: string, options?: CreateTagOptions): Promise<Tag>;
   createTag(options: CreateTagOptions & { bizTag: string }): Promise<Tag>;
   setFormat(bizTag: string, format: IdFormat): Promise<Tag>;
+  /** Admin: PER_SERVER or STRICT; returns after the server's --tag-lease-ttl. */
+  setOrdering(bizTag: string, ordering: Ordering): Promise<Tag>;
+  /** The next value of `key`'s own sequence (from 1) on a STRICT tag; key: 1-128 bytes. */
+  nextSequence(bizTag: string, key: string): Promise<bigint>;
+  /** The sequence value an ID of a SCATTERED tag was made from. */
+  decodeScatteredId(bizTag: string, id: bigint | string): Promise<bigint>;
   nextId(bizTag: string): Promise<bigint>;
   nextIds(bizTag: string, count: number, chunkSize?: number): Promise<bigint[]>;
   /** `count` IDs as at most 3 ascending, disjoint ranges the caller owns. */
@@ -89,6 +101,8 @@ export class LeafClient {
   decodeSnowflakeId(id: bigint | string): Promise<SnowflakeParts>;
   /** A version 7 UUID: `value` canonical lower case, `ulid` the same bits in Crockford base32. */
   nextUuid(): Promise<{ value: string; ulid: string }>;
+  /** `count` UUIDs (canonical) from one NextUuidBatch stream, increasing. */
+  nextUuids(count: number, chunkSize?: number): Promise<string[]>;
   /** The parts of a UUID the server made (canonical or ULID). */
   decodeUuid(value: string): Promise<{ timestampMs: bigint; workerId: number }>;
   getWorker(): Promise<Record<string, unknown>>;

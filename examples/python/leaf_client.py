@@ -84,8 +84,8 @@ class LeafClient:
     seconds while another target remains, is marked down and the call moves to the next within
     its deadline (a repeated ID call is a gap). A target marked down is tried last until
     ``retry_preferred_after`` seconds have passed on ``clock``, then first again: calls move back
-    once it answers. ``create_tag`` and ``set_format`` never move: they write the tag's definition
-    into the first target's database. The rules of the Java LeafClient.
+    once it answers. ``create_tag``, ``set_format`` and ``set_ordering`` never move: they write
+    the tag's definition into the first target's database. The rules of the Java LeafClient.
 
     ``token`` is sent as ``authorization: Bearer <token>`` on every call: the server's
     ``--admin-token`` (CreateTag, UpdateStep) or its ``--client-token``.
@@ -177,14 +177,41 @@ class LeafClient:
             return out
         return self._call(read)
 
-    def create_tag(self, biz_tag, max_id=0, step=0, description="", id_format=None):
+    def create_tag(self, biz_tag, max_id=0, step=0, description="", id_format=None,
+                   ordering=None):
         """Creates a tag; max_id and step 0 mean the server's defaults (1 and 200). ``id_format``
-        (an ``IdFormat``) makes its numbers formatted strings."""
+        (an ``IdFormat``) makes its numbers formatted strings. ``ordering``: "PER_SERVER" (the
+        default), "STRICT" or "SCATTERED"; those two return after the server's
+        ``--tag-lease-ttl``."""
         request = self._pb.CreateTagRequest(
             biz_tag=biz_tag, max_id=max_id, step=step, description=description)
         if id_format is not None:
             request.format.CopyFrom(self._id_format(id_format))
+        if ordering is not None:
+            request.ordering = self._pb.Ordering.Value(ordering)
         return self._unary("CreateTag", request, failover=False)
+
+    def set_ordering(self, biz_tag, ordering):
+        """Sets the tag's ordering, "PER_SERVER" or "STRICT" (admin token; to or from
+        "SCATTERED" is FAILED_PRECONDITION); returns the tag once every server's knowledge of
+        the former ordering has expired (``--tag-lease-ttl``). Always on the first target."""
+        return self._unary("SetOrdering", self._pb.SetOrderingRequest(
+            biz_tag=biz_tag, ordering=self._pb.Ordering.Value(ordering)), failover=False)
+
+    def next_sequence(self, biz_tag, key):
+        """The next value of ``key``'s own sequence on a STRICT tag: from 1, strictly increasing
+        in real time across servers (gaps allowed); ``key`` 1-128 bytes of UTF-8. NOT_FOUND for
+        an unknown tag, FAILED_PRECONDITION on a tag that is not STRICT, UNAVAILABLE ("retry")
+        while the tag's owner takes it over."""
+        return self._unary("NextSequence", self._pb.NextSequenceRequest(
+            biz_tag=biz_tag, key=key)).value
+
+    def decode_scattered_id(self, biz_tag, scattered_id):
+        """The sequence value an ID of the SCATTERED tag was made from (what WhoIssued takes).
+        NOT_FOUND for an unknown tag, FAILED_PRECONDITION on a tag that is not SCATTERED,
+        INVALID_ARGUMENT for an ID that is not positive."""
+        return self._unary("DecodeScatteredId", self._pb.DecodeScatteredIdRequest(
+            biz_tag=biz_tag, id=scattered_id)).sequence
 
     def _id_format(self, id_format):
         return self._pb.IdFormat(pattern=id_format.pattern,
@@ -246,6 +273,11 @@ class LeafClient:
         """One version 7 UUID (RFC 9562): a message with ``value`` (canonical lower case) and
         ``ulid`` (the same bits in Crockford base32); time-ordered, never shared by two servers."""
         return self._unary("NextUuid", self._sf.NextUuidRequest(), snowflake=True)
+
+    def next_uuids(self, count, chunk_size=0):
+        """``count`` UUIDs (canonical strings) from one NextUuidBatch stream, increasing."""
+        return self._stream("NextUuidBatch", self._sf.NextUuidBatchRequest(
+            count=count, chunk_size=chunk_size), "values", snowflake=True)
 
     def decode_uuid(self, value):
         """The ``timestamp_ms`` and ``worker_id`` of a UUID the server made (either form)."""

@@ -90,7 +90,9 @@ class LeafClientTest(unittest.TestCase):
             cls.server = PackagedServer(cls.tmp, [
                 "--admin-token", ADMIN_TOKEN, "--format-key-file", key_file,
                 # A claimed worker ID issues after the lease TTL plus 1 s: keep the wait short.
-                "--worker-lease-ttl", "1s"])
+                "--worker-lease-ttl", "1s",
+                # CreateTag with STRICT or SCATTERED, and SetOrdering, return after this TTL.
+                "--tag-lease-ttl", "1s"])
             cls.target = cls.server.target
             cls.stubs = (messages, services)
             cls.client = LeafClient(cls.target, messages, services, token=ADMIN_TOKEN)
@@ -200,6 +202,82 @@ class LeafClientTest(unittest.TestCase):
         self.assertLess(a.value, b.value, "increasing")
         self.assertLess(a.ulid, b.ulid, "ULIDs too")
         self.assertEqual(worker.worker_id, self.client.decode_uuid(b.ulid).worker_id)
+
+    def test_nextUuids_batch_countIncreasingOfThisWorker(self):
+        worker = self.client.get_worker()
+        values = self.client.next_uuids(2500, chunk_size=1000)
+        self.assertEqual(2500, len(values))
+        self.assertEqual(sorted(set(values)), values, "unique and increasing")
+        self.assertRegex(values[0], r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-"
+                                    r"[0-9a-f]{12}$")
+        self.assertEqual(worker.worker_id, self.client.decode_uuid(values[-1]).worker_id)
+        self.assert_status(grpc.StatusCode.INVALID_ARGUMENT, lambda: self.client.next_uuids(0))
+
+    def while_unavailable(self, call):
+        """``call()``, again while it raises UNAVAILABLE for up to 15 s: a STRICT tag's first
+        calls meet an owner taking the tag over ("...; retry")."""
+        end = time.monotonic() + 15
+        while True:
+            try:
+                return call()
+            except grpc.RpcError as e:
+                if e.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > end:
+                    raise
+                time.sleep(0.1)
+
+    def test_nextSequence_strictTag_eachKeyIncreases(self):
+        tag = self.client.create_tag("py-strict", ordering="STRICT")
+        self.assertEqual(self.stubs[0].STRICT, tag.ordering)
+
+        def nxt(key):
+            return self.while_unavailable(lambda: self.client.next_sequence("py-strict", key))
+        a1 = nxt("chat-1")
+        b1 = nxt("chat-2")
+        a2 = nxt("chat-1")
+        a3 = nxt("chat-1")
+        b2 = nxt("chat-2")
+        self.assertGreaterEqual(min(a1, b1), 1, "from 1 on")
+        self.assertLess(a1, a2)
+        self.assertLess(a2, a3)
+        self.assertLess(b1, b2)
+        self.client.create_tag("py-per-server")
+        self.assert_status(grpc.StatusCode.FAILED_PRECONDITION,
+                           lambda: self.client.next_sequence("py-per-server", "chat-1"))
+        self.assert_status(grpc.StatusCode.NOT_FOUND,
+                           lambda: self.client.next_sequence("py-no-such-tag", "chat-1"))
+
+    def test_setOrdering_toStrict_adminOnlyThenSequences(self):
+        self.client.create_tag("py-to-strict")
+        messages, services = self.stubs
+        anonymous = LeafClient(self.target, messages, services)
+        try:
+            self.assert_status(grpc.StatusCode.UNAUTHENTICATED,
+                               lambda: anonymous.set_ordering("py-to-strict", "STRICT"))
+        finally:
+            anonymous.close()
+        tag = self.client.set_ordering("py-to-strict", "STRICT")
+        self.assertEqual(messages.STRICT, tag.ordering)
+        self.assertGreaterEqual(
+            self.while_unavailable(lambda: self.client.next_sequence("py-to-strict", "k")), 1)
+        self.assert_status(grpc.StatusCode.FAILED_PRECONDITION,
+                           lambda: self.client.set_ordering("py-to-strict", "SCATTERED"))
+
+    def test_decodeScatteredId_scatteredTag_readsBackEverySequence(self):
+        tag = self.client.create_tag("py-scattered", step=50, ordering="SCATTERED")
+        self.assertEqual(self.stubs[0].SCATTERED, tag.ordering)
+        ids = self.client.next_ids("py-scattered", 120, chunk_size=50)
+        self.assertEqual(120, len(set(ids)))
+        self.assertTrue(all(i > 0 for i in ids), "positive")
+        self.assertNotEqual(sorted(ids), ids, "not increasing")
+        self.assertEqual(list(range(1, 121)), sorted(
+            self.client.decode_scattered_id("py-scattered", i) for i in ids))
+        self.assert_status(grpc.StatusCode.INVALID_ARGUMENT,
+                           lambda: self.client.decode_scattered_id("py-scattered", 0))
+        self.client.create_tag("py-plain")
+        self.assert_status(grpc.StatusCode.FAILED_PRECONDITION,
+                           lambda: self.client.decode_scattered_id("py-plain", ids[0]))
+        self.assert_status(grpc.StatusCode.NOT_FOUND,
+                           lambda: self.client.decode_scattered_id("py-no-such-tag", ids[0]))
 
     def test_formattedIds_createdWithFormat_numbersAndParse(self):
         tag = self.client.create_tag("py-fmt", step=10, id_format=IdFormat("P-{seq:6}"))

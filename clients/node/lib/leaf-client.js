@@ -174,18 +174,23 @@ class LeafClient {
   /**
    * Creates a tag; maxId and step 0 mean the server's defaults (1 and 200). `format` (optional,
    * `{ pattern, reset, timeZone }` as for setFormat) makes its numbers formatted strings.
+   * `ordering` (optional): 'PER_SERVER' (the default), 'STRICT' or 'SCATTERED'; a STRICT or
+   * SCATTERED tag's creation returns after the server's --tag-lease-ttl.
    * Always on the first target: it writes to that target's database. Also takes one object,
-   * `createTag({ bizTag, maxId, step, description, format })`.
+   * `createTag({ bizTag, maxId, step, description, format, ordering })`.
    */
   async createTag(bizTag, options = {}) {
     if (bizTag !== null && typeof bizTag === 'object') return this.createTag(bizTag.bizTag, bizTag);
-    const { maxId = 0, step = 0, description = '', format } = options;
+    const {
+      maxId = 0, step = 0, description = '', format, ordering = 'ORDERING_UNSPECIFIED',
+    } = options;
     const tag = await this.unary('CreateTag', {
       biz_tag: bizTag,
       max_id: String(maxId),
       step,
       description,
       format: format === undefined ? null : idFormat(format),
+      ordering,
     }, { failover: false });
     return toTag(tag);
   }
@@ -199,6 +204,36 @@ class LeafClient {
   async setFormat(bizTag, format) {
     return toTag(await this.unary('SetFormat', { biz_tag: bizTag, format: idFormat(format) },
       { failover: false }));
+  }
+
+  /**
+   * Sets the tag's ordering (admin token): 'PER_SERVER' or 'STRICT' (to or from 'SCATTERED' is
+   * FAILED_PRECONDITION). Resolves to the tag once every server's knowledge of the former ordering
+   * has expired (the server's --tag-lease-ttl). Always on the first target, as createTag.
+   */
+  async setOrdering(bizTag, ordering) {
+    return toTag(await this.unary('SetOrdering', { biz_tag: bizTag, ordering },
+      { failover: false }));
+  }
+
+  /**
+   * The next value of `key`'s own sequence on a STRICT tag, as a BigInt: from 1, strictly
+   * increasing in real time across servers (gaps allowed); `key` 1-128 bytes of UTF-8.
+   * NOT_FOUND for an unknown tag, FAILED_PRECONDITION on a tag that is not STRICT.
+   */
+  async nextSequence(bizTag, key) {
+    const response = await this.unary('NextSequence', { biz_tag: bizTag, key });
+    return BigInt(response.value);
+  }
+
+  /**
+   * The sequence value an ID of the SCATTERED tag was made from, as a BigInt (what WhoIssued
+   * takes). NOT_FOUND for an unknown tag, FAILED_PRECONDITION on a tag that is not SCATTERED,
+   * INVALID_ARGUMENT for an ID that is not positive.
+   */
+  async decodeScatteredId(bizTag, id) {
+    const p = await this.unary('DecodeScatteredId', { biz_tag: bizTag, id: String(id) });
+    return BigInt(p.sequence);
   }
 
   /** The tag's next formatted number, a string (FAILED_PRECONDITION when the tag has none). */
@@ -270,6 +305,12 @@ class LeafClient {
   async nextUuid() {
     const u = await this.unary('NextUuid', {}, { snowflake: true });
     return { value: u.value, ulid: u.ulid };
+  }
+
+  /** `count` UUIDs (canonical) from one NextUuidBatch stream, in increasing order. */
+  nextUuids(count, chunkSize = 0) {
+    return this.stream('NextUuidBatch', { count, chunk_size: chunkSize },
+      (batch, values) => values.push(...batch.values), { snowflake: true });
   }
 
   /** The parts of a UUID the server made (canonical or ULID): `{ timestampMs, workerId }`. */

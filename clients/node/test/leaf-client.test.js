@@ -18,7 +18,9 @@ before(async () => {
   server = await startServer((files) => ['--admin-token', ADMIN_TOKEN,
     '--format-key-file', files['format.key'],
     // A claimed worker ID issues after the lease TTL plus 1 s: keep the test's wait short.
-    '--worker-lease-ttl', '1s'], { 'format.key': `${FORMAT_KEY}\n` });
+    '--worker-lease-ttl', '1s',
+    // CreateTag with STRICT or SCATTERED, and SetOrdering, return after this TTL.
+    '--tag-lease-ttl', '1s'], { 'format.key': `${FORMAT_KEY}\n` });
   target = server.target;
   client = new LeafClient(target, { token: ADMIN_TOKEN });
   await client.waitForReady(10000);
@@ -141,6 +143,90 @@ test('snowflake IDs: unary and batch increase, decode names this server\'s worke
   assert.ok(a.value < b.value && a.ulid < b.ulid, `increasing: ${a.value} then ${b.value}`);
   const uuidParts = await client.decodeUuid(b.ulid);
   assert.equal(uuidParts.workerId, worker.worker_id);
+});
+
+test('nextUuids streams count increasing UUIDs of this server\'s worker', async () => {
+  const worker = await client.getWorker();
+  const values = await client.nextUuids(2500, 1000);
+  assert.equal(values.length, 2500);
+  assert.equal(new Set(values).size, 2500);
+  for (let i = 1; i < values.length; i++) {
+    assert.ok(values[i] > values[i - 1], `increasing: ${values[i - 1]} then ${values[i]}`);
+  }
+  assert.match(values[0], /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.equal((await client.decodeUuid(values.at(-1))).workerId, worker.worker_id);
+  await assert.rejects(client.nextUuids(0), { code: status.INVALID_ARGUMENT, details: /count/ });
+});
+
+/**
+ * `call()`, again while it rejects with UNAVAILABLE for up to 15 s: a STRICT tag's first calls
+ * meet an owner taking the tag over ("…; retry").
+ */
+async function whileUnavailable(call) {
+  const end = Date.now() + 15000;
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      if (err.code !== status.UNAVAILABLE || Date.now() > end) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+test('nextSequence: each key of a STRICT tag has its own increasing sequence', async () => {
+  const tag = await client.createTag({ bizTag: 'node-strict', ordering: 'STRICT' });
+  assert.equal(tag.ordering, 'STRICT');
+  const next = (key) => whileUnavailable(() => client.nextSequence('node-strict', key));
+  const a1 = await next('chat-1');
+  const b1 = await next('chat-2');
+  const a2 = await next('chat-1');
+  const a3 = await next('chat-1');
+  const b2 = await next('chat-2');
+  assert.equal(typeof a1, 'bigint');
+  assert.ok(a1 >= 1n && b1 >= 1n, `from 1 on: ${a1}, ${b1}`);
+  assert.ok(a1 < a2 && a2 < a3, `chat-1 increases: ${a1}, ${a2}, ${a3}`);
+  assert.ok(b1 < b2, `chat-2 increases: ${b1}, ${b2}`);
+  await client.createTag('node-per-server');
+  await assert.rejects(client.nextSequence('node-per-server', 'chat-1'),
+    { code: status.FAILED_PRECONDITION, details: /node-per-server/ });
+  await assert.rejects(client.nextSequence('node-no-such-tag', 'chat-1'), { code: status.NOT_FOUND });
+});
+
+test('setOrdering makes a tag STRICT, with the admin token only', async () => {
+  await client.createTag('node-to-strict');
+  const anonymous = new LeafClient(target);
+  try {
+    await assert.rejects(anonymous.setOrdering('node-to-strict', 'STRICT'),
+      { code: status.UNAUTHENTICATED });
+  } finally {
+    anonymous.close();
+  }
+  const tag = await client.setOrdering('node-to-strict', 'STRICT');
+  assert.equal(tag.biz_tag, 'node-to-strict');
+  assert.equal(tag.ordering, 'STRICT');
+  assert.ok(await whileUnavailable(() => client.nextSequence('node-to-strict', 'k')) >= 1n);
+  await assert.rejects(client.setOrdering('node-to-strict', 'SCATTERED'),
+    { code: status.FAILED_PRECONDITION });
+});
+
+test('decodeScatteredId reads a SCATTERED tag\'s IDs back to their sequence', async () => {
+  const tag = await client.createTag({ bizTag: 'node-scattered', step: 50, ordering: 'SCATTERED' });
+  assert.equal(tag.ordering, 'SCATTERED');
+  const ids = await client.nextIds('node-scattered', 120, 50);
+  assert.equal(new Set(ids).size, 120);
+  assert.ok(ids.every((id) => id > 0n), 'positive');
+  assert.ok(ids.some((id, i) => i > 0 && id < ids[i - 1]), 'not increasing');
+  const sequences = [];
+  for (const id of ids) sequences.push(await client.decodeScatteredId('node-scattered', id));
+  sequences.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+  assert.deepEqual(sequences, Array.from({ length: 120 }, (_, i) => BigInt(i + 1)));
+  await assert.rejects(client.decodeScatteredId('node-scattered', 0n),
+    { code: status.INVALID_ARGUMENT });
+  await assert.rejects(client.decodeScatteredId('node-per-server', ids[0]),
+    { code: status.FAILED_PRECONDITION });
+  await assert.rejects(client.decodeScatteredId('node-no-such-tag', ids[0]),
+    { code: status.NOT_FOUND });
 });
 
 /** The UTC date as yyyyMMdd. */
