@@ -39,6 +39,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Three server processes on one MariaDB database draw 1,000,000 UUIDs through NextUuidBatch while
@@ -48,6 +51,8 @@ import org.junit.jupiter.api.Timeout;
  * visible line when libfaketime is not installed.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("UuidFleetProcessTest")
 class UuidFleetProcessTest {
 
   private static final Path LIBFAKETIME =
