@@ -178,7 +178,7 @@ class UuidFleetProcessTest {
 
     private static void pause(long ms) {
       try {
-        Thread.sleep(ms); // deliberate: an idle or refused drawer polls
+        Pace.holdMillis(ms); // an idle or refused drawer polls
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
