@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.leaf.server.snowflake.SnowflakeLayout;
+import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.SnowflakeServers;
 import io.leaf.server.testing.TestDatabase;
