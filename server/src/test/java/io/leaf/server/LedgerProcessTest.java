@@ -230,6 +230,7 @@ class LedgerProcessTest {
           node.set(node(db));
           long next =
               untilAvailable(
+                  node.get(),
                   () ->
                       node.get()
                           .stub(30)
@@ -242,6 +243,7 @@ class LedgerProcessTest {
                   + " ones included) before the stop");
           IssuedRange returned =
               untilAvailable(
+                  node.get(),
                   () ->
                       node.get()
                           .stub(30)
@@ -273,13 +275,23 @@ class LedgerProcessTest {
    * {@code call}, again while the server answers UNAVAILABLE (listening, but its database check has
    * not passed yet on a loaded machine): an UNAVAILABLE answer issued nothing.
    */
-  private static <T> T untilAvailable(Supplier<T> call) throws Exception {
-    return Poll.retry(
-        call::get,
-        e ->
-            e instanceof StatusRuntimeException s
-                && s.getStatus().getCode() == Status.Code.UNAVAILABLE,
-        Duration.ofSeconds(60));
+  private static <T> T untilAvailable(ServerNode node, Supplier<T> call) throws Exception {
+    try {
+      return Poll.retry(
+          call::get,
+          e ->
+              e instanceof StatusRuntimeException s
+                  && s.getStatus().getCode() == Status.Code.UNAVAILABLE,
+          Duration.ofSeconds(60));
+    } catch (StatusRuntimeException e) {
+      List<String> lines = node.process.lines();
+      throw new AssertionError(
+          "still "
+              + e.getStatus()
+              + " after 60 s; the server's last lines:\n"
+              + String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size())),
+          e);
+    }
   }
 
   /**
