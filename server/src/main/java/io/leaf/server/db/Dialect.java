@@ -88,6 +88,14 @@ public abstract sealed class Dialect permits MySqlDialect, PostgresDialect, H2Di
   public void configure(HikariConfig config) {}
 
   /**
+   * The isolation level, as HikariCP names it, every pooled connection gets: the product's own
+   * default, stated so the pool never has to detect it (see DataSources#create).
+   */
+  public String isolation() {
+    return "TRANSACTION_READ_COMMITTED";
+  }
+
+  /**
    * Takes a segment: {@code max_id += step} in one statement whose own reply carries the new {@code
    * max_id}, on {@code connection} (autocommit, or the caller's transaction).
    *

@@ -45,6 +45,11 @@ public final class MySqlDialect extends Dialect {
   }
 
   @Override
+  public String isolation() {
+    return "TRANSACTION_REPEATABLE_READ";
+  }
+
+  @Override
   public void configure(HikariConfig config) {
     config.addDataSourceProperty("connectTimeout", "3000");
     config.addDataSourceProperty("socketTimeout", "10000");

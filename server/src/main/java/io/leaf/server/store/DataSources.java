@@ -41,6 +41,15 @@ public final class DataSources {
   }
 
   public static HikariDataSource create(String url, String user, String password, int poolSize) {
+    // The no-argument pool starts on its first connection request, not here: a server that
+    // cannot bind its port exits before it ever touches the database.
+    HikariDataSource pool = new HikariDataSource();
+    config(url, user, password, poolSize).copyStateTo(pool);
+    return pool;
+  }
+
+  /** The pool's settings {@link #create} applies. */
+  static HikariConfig config(String url, String user, String password, int poolSize) {
     HikariConfig config = new HikariConfig();
     config.setPoolName("leaf-db");
     config.setJdbcUrl(connectionUrl(url));
@@ -52,12 +61,13 @@ public final class DataSources {
     config.setValidationTimeout(Math.min(2_000, CONNECTION_TIMEOUT.toMillis() - 250));
     // Start even when the database is down: health reports NOT_SERVING until it answers.
     config.setInitializationFailTimeout(-1);
-    Dialect.of(Dialect.ofUrl(url)).configure(config);
-    // The no-argument pool starts on its first connection request, not here: a server that
-    // cannot bind its port exits before it ever touches the database.
-    HikariDataSource pool = new HikariDataSource();
-    config.copyStateTo(pool);
-    return pool;
+    Dialect dialect = Dialect.of(Dialect.ofUrl(url));
+    // Stated, not detected: HikariCP reads the default on its first connection, and when that
+    // read fails with a connection error (a slow database) it keeps -1 and asks every later
+    // connection for level -1, which every driver refuses: the pool never connects again.
+    config.setTransactionIsolation(dialect.isolation());
+    dialect.configure(config);
+    return config;
   }
 
   /**
