@@ -1,5 +1,7 @@
 package io.leaf.server.db;
 
+import static io.leaf.server.store.generated.Tables.LEAF_ALLOC;
+
 import java.sql.Connection;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
@@ -48,6 +50,12 @@ public final class H2Dialect extends Dialect {
   @Override
   public Taken take(Connection connection, DataSource pool, DSLContext db, TakeRequest take)
       throws java.sql.SQLException {
+    // In a take's transaction (a guard: the ledger, a region) the UPDATE's row lock is held until
+    // the commit, so the row read back is this take's own max_id. LAST_INSERT_ID(expr) is not
+    // trusted there: under concurrent takes whose transactions rolled back, H2 once handed two
+    // takes the same value (the ledger's key caught it). In autocommit the row could move on
+    // before a read, and the session's LAST_INSERT_ID is the answer.
+    boolean inTransaction = !connection.getAutoCommit();
     return lastInsertIdTake(
         db,
         take,
@@ -55,6 +63,14 @@ public final class H2Dialect extends Dialect {
             update.execute() == 0
                 ? OptionalLong.empty()
                 : OptionalLong.of(
-                    db.select(DSL.function("LAST_INSERT_ID", Long.class)).fetchSingle().value1()));
+                    inTransaction
+                        ? db.select(LEAF_ALLOC.MAX_ID)
+                            .from(LEAF_ALLOC)
+                            .where(LEAF_ALLOC.BIZ_TAG.eq(take.bizTag()))
+                            .fetchSingle()
+                            .value1()
+                        : db.select(DSL.function("LAST_INSERT_ID", Long.class))
+                            .fetchSingle()
+                            .value1()));
   }
 }
