@@ -11,7 +11,6 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -42,9 +41,6 @@ public final class StrictTags {
    */
   static final int MAX_KNOWN = 10_000;
 
-  /** Reads and acquisitions queued at once (an unknown-tag flood); one more is refused. */
-  static final int MAX_IN_FLIGHT = 1_000;
-
   private static final class Known {
     volatile TagOrdering ordering = TagOrdering.PER_SERVER;
     volatile long validUntil;
@@ -56,17 +52,15 @@ public final class StrictTags {
   private final Duration ttl;
   private final long validNanos;
   private final Ticker ticker;
-  private final Executor database;
   private final Consumer<String> evict;
   private final Map<String, Known> known = new ConcurrentHashMap<>();
   private final Map<String, TagOwnership> owners = new ConcurrentHashMap<>();
-  private final Map<String, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
+  private final PerTagQueue queue;
+  private final OwnerLeaseRenewal leases;
   private final AtomicLong acquisitions = new AtomicLong();
 
   /** The table's failures repeat every third of the TTL while it is down: once a minute. */
   private final WarnLimiter readWarnings;
-
-  private final WarnLimiter renewWarnings;
 
   /**
    * @param self this server's {@code --advertise-address}
@@ -85,8 +79,8 @@ public final class StrictTags {
     this.validNanos = ttl.toNanos() - ttl.toNanos() / 5;
     this.ticker = ticker;
     this.readWarnings = new WarnLimiter(ticker, WarnLimiter.ONCE_A_MINUTE);
-    this.renewWarnings = new WarnLimiter(ticker, WarnLimiter.ONCE_A_MINUTE);
-    this.database = database;
+    this.queue = new PerTagQueue(database);
+    this.leases = new OwnerLeaseRenewal(store, self, ttl, ticker, owners);
     this.evict = evict;
   }
 
@@ -135,7 +129,8 @@ public final class StrictTags {
                     + " tags already; no room for tag "
                     + bizTag));
       }
-      return once(bizTag, () -> readRow(bizTag))
+      return queue
+          .once(bizTag, () -> readRow(bizTag))
           .thenCompose(v -> route(bizTag, forwarded, depth + 1));
     }
     k.lastUsed = now;
@@ -173,7 +168,8 @@ public final class StrictTags {
         if (forwarded || depth > 2) {
           return failed(notOwner(bizTag, own.knownOwner()));
         }
-        return once(bizTag, () -> acquire(bizTag, own))
+        return queue
+            .once(bizTag, () -> acquire(bizTag, own))
             .thenCompose(v -> route(bizTag, forwarded, depth + 1));
     }
   }
@@ -184,7 +180,7 @@ public final class StrictTags {
     if (k != null && ticker.read() - k.validUntil < 0) {
       return CompletableFuture.completedFuture(k.ordering);
     }
-    return once(bizTag, () -> readRow(bizTag)).thenApply(v -> knownOrdering(bizTag));
+    return queue.once(bizTag, () -> readRow(bizTag)).thenApply(v -> knownOrdering(bizTag));
   }
 
   private Status notOwner(String bizTag, String owner) {
@@ -243,65 +239,13 @@ public final class StrictTags {
   public void tick() {
     long now = ticker.read();
     long idle = 3 * ttl.toNanos();
-    for (Map.Entry<String, TagOwnership> e : owners.entrySet()) {
-      TagOwnership own = e.getValue();
-      long epoch = own.epoch();
-      if (epoch == 0 || !own.holds(now)) {
-        continue;
-      }
-      if (now - own.lastUsedNanos() > idle) {
-        own.refused(epoch);
-        try {
-          store.release(e.getKey(), self, epoch);
-        } catch (RuntimeException ex) {
-          log.warn("release of tag {} failed: {}", e.getKey(), ex.getMessage());
-        }
-        continue;
-      }
-      renew(e.getKey(), own, epoch);
-    }
+    leases.renewOrRelease(now, idle);
     refreshKnown(now, idle);
   }
 
   /** Ends every term this server holds and gives the leases back (a graceful stop). */
   public void releaseAll() {
-    for (Map.Entry<String, TagOwnership> e : owners.entrySet()) {
-      long epoch = e.getValue().epoch();
-      if (epoch != 0) {
-        e.getValue().refused(epoch);
-        try {
-          store.release(e.getKey(), self, epoch);
-        } catch (RuntimeException ex) {
-          log.warn("release of tag {} failed: {}", e.getKey(), ex.getMessage());
-        }
-      }
-    }
-  }
-
-  private void renew(String bizTag, TagOwnership own, long epoch) {
-    long sent = ticker.read();
-    try {
-      if (store.renew(bizTag, self, epoch, ttl)) {
-        own.renewed(epoch, sent, ticker.read());
-        renewWarnings.reset();
-      } else {
-        own.refused(epoch);
-        log.warn(
-            "tag {}: owner lease epoch {} lost (the row no longer names this server)",
-            bizTag,
-            epoch);
-      }
-    } catch (RuntimeException ex) {
-      // The fence runs out on its own if no renewal gets through.
-      long skipped = renewWarnings.acquire();
-      if (skipped >= 0) {
-        log.warn(
-            "tag {}: owner lease renewal failed: {}{}",
-            bizTag,
-            ex.getMessage(),
-            WarnLimiter.heldBack(skipped));
-      }
-    }
+    leases.releaseAll();
   }
 
   private void refreshKnown(long now, long idle) {
@@ -376,51 +320,6 @@ public final class StrictTags {
     } else {
       readRow(bizTag);
     }
-  }
-
-  /** Runs {@code work} on the database executor, one at a time per tag; callers share it. */
-  private CompletableFuture<Void> once(String bizTag, Runnable work) {
-    CompletableFuture<Void> mine = new CompletableFuture<>();
-    CompletableFuture<Void> running = inFlight.get(bizTag);
-    if (running != null) {
-      return running;
-    }
-    if (inFlight.size() >= MAX_IN_FLIGHT) {
-      return failed(
-          Status.RESOURCE_EXHAUSTED.withDescription(
-              "too many tags' orderings being"
-                  + " read at once ("
-                  + MAX_IN_FLIGHT
-                  + "); no room for tag "
-                  + bizTag));
-    }
-    running = inFlight.putIfAbsent(bizTag, mine);
-    if (running != null) {
-      return running;
-    }
-    try {
-      database.execute(
-          () -> {
-            try {
-              work.run();
-              mine.complete(null);
-            } catch (RuntimeException e) {
-              mine.completeExceptionally(
-                  OrderingTableErrors.status(e)
-                      .withDescription("tag " + bizTag + ": " + OrderingTableErrors.describe(e))
-                      .asRuntimeException());
-            } finally {
-              inFlight.remove(bizTag, mine);
-            }
-          });
-    } catch (RejectedExecutionException e) {
-      inFlight.remove(bizTag, mine);
-      mine.completeExceptionally(
-          Status.RESOURCE_EXHAUSTED
-              .withDescription("too many ordering reads queued")
-              .asRuntimeException());
-    }
-    return mine;
   }
 
   private static <T> CompletableFuture<T> failed(Status status) {
