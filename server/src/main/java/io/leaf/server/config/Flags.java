@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The table of every flag the server reads, in the order of {@code --help}; those of TLS and
- * tokens, HTTP and snowflake IDs are defined in {@link SecurityFlags}, {@link HttpFlags}, {@link
+ * The table of every flag the server reads, in the order of {@code --help}; the flags of one
+ * concern are defined in {@link DatabaseFlags}, {@link SecurityFlags}, {@link HttpFlags}, {@link
  * SnowflakeFlags}. Each default is written once: in the flag, or taken from the record's defaults.
  */
 public final class Flags {
@@ -25,30 +25,6 @@ public final class Flags {
 
   static final Flag<Integer> PORT =
       Flag.of("port", "50051", "TCP port of the gRPC server", Parsers.integer(0, 65535));
-  static final Flag<String> DB_URL =
-      Flag.of(
-          "db-url",
-          DEFAULT_DB_URL,
-          "JDBC URL: jdbc:mysql://host:3306/db or jdbc:h2:file:path",
-          Parsers.text());
-  static final Flag<String> DB_USER =
-      Flag.of("db-user", "sa", "database user (H2 default: sa)", Parsers.text());
-  static final Flag<String> DB_PASSWORD =
-      Flag.of("db-password", "", "database password", Parsers.text());
-  static final Flag<Integer> DB_POOL_SIZE =
-      Flag.of(
-          "db-pool-size",
-          Integer.toString(ENGINE.loaderThreads()),
-          "segment loader threads of tags this server"
-              + " serves, each with its own pooled connection (the pool adds one per first-load and"
-              + " db-call thread, one for health checks and one for the worker lease)",
-          Parsers.integer(1, 1000));
-  static final Flag<Integer> MAX_QUEUED_LOADS =
-      Flag.of(
-          "max-queued-loads",
-          Integer.toString(ENGINE.loaderQueue()),
-          "segment loads of served tags that may wait for a loader thread",
-          Parsers.integer(1, 1_000_000));
   static final Flag<Duration> IDLE_TTL =
       Flag.of(
           "idle-ttl",
@@ -133,31 +109,6 @@ public final class Flags {
           Parsers.format(ENGINE.missingTagTtl()),
           "a tag the database does not have is answered NOT_FOUND from memory this long",
           Parsers.duration());
-  static final Flag<Integer> FIRST_LOAD_THREADS =
-      Flag.of(
-          "first-load-threads",
-          Integer.toString(ENGINE.firstLoadThreads()),
-          "threads loading the first segment of tags this server holds nothing of",
-          Parsers.integer(1, 1000));
-  static final Flag<Integer> MAX_QUEUED_FIRST_LOADS =
-      Flag.of(
-          "max-queued-first-loads",
-          Integer.toString(ENGINE.firstLoadQueue()),
-          "such first loads that may wait for a thread",
-          Parsers.integer(1, 1_000_000));
-  static final Flag<Integer> DB_CALL_THREADS =
-      Flag.of(
-          "db-call-threads",
-          "4",
-          "threads running CreateTag, UpdateStep, GetTag, ListTags, InitCache's read and"
-              + " ReserveIds' dedicated write",
-          Parsers.integer(1, 1000));
-  static final Flag<Integer> MAX_QUEUED_DB_CALLS =
-      Flag.of(
-          "max-queued-db-calls",
-          "1000",
-          "such calls that may wait for a thread",
-          Parsers.integer(1, 1_000_000));
   static final Flag<String> LOG_LEVEL =
       Flag.of(
           "log-level",
@@ -174,19 +125,6 @@ public final class Flags {
               + " of the ID space split n ways, the same n in every region; without"
               + " --worker-id-range, also only region r's share of worker IDs (docs/regions.md)",
           (flag, raw) -> Region.parse(raw));
-  static final Flag<Boolean> LEDGER =
-      Flag.of(
-          "ledger",
-          "on",
-          "on: record every range taken from the database in leaf_ledger in the same transaction"
-              + " (WhoIssued answers from it); off: one statement per segment, nothing recorded",
-          Parsers.onOff());
-  static final Flag<Duration> LEDGER_RETENTION =
-      Flag.of(
-          "ledger-retention",
-          "30d",
-          "ledger records older than this are deleted, in batches of 1000 off the request path",
-          Parsers.duration());
   static final Flag<Path> FORMAT_KEY_FILE =
       Flag.of(
           "format-key-file",
@@ -220,7 +158,8 @@ public final class Flags {
   /** Every flag under its heading, in the order of {@code --help} and docs/configuration.md. */
   public static final Map<String, List<Flag<?>>> GROUPS =
       groups(
-          "Essentials", List.of(PORT, DB_URL, DB_USER, DB_PASSWORD),
+          "Essentials",
+              List.of(PORT, DatabaseFlags.DB_URL, DatabaseFlags.DB_USER, DatabaseFlags.DB_PASSWORD),
           "Frequently used",
               List.of(
                   HttpFlags.METRICS_PORT,
@@ -235,7 +174,7 @@ public final class Flags {
                   SecurityFlags.TLS_KEY,
                   SecurityFlags.TLS_CLIENT_CA,
                   LOG_LEVEL,
-                  DB_POOL_SIZE,
+                  DatabaseFlags.DB_POOL_SIZE,
                   MAX_WAIT,
                   MAX_STEP,
                   IDLE_TTL,
@@ -244,8 +183,8 @@ public final class Flags {
                   MAX_CONNECTION_AGE_GRACE,
                   SnowflakeFlags.WORKER_ID_RANGE,
                   REGION,
-                  LEDGER,
-                  LEDGER_RETENTION,
+                  DatabaseFlags.LEDGER,
+                  DatabaseFlags.LEDGER_RETENTION,
                   ADVERTISE_ADDRESS),
           "Infrequently used",
               List.of(
@@ -256,11 +195,11 @@ public final class Flags {
                   MAX_WATCHES,
                   MAX_CALLS_PER_CONNECTION,
                   MISSING_TAG_TTL,
-                  FIRST_LOAD_THREADS,
-                  MAX_QUEUED_FIRST_LOADS,
-                  MAX_QUEUED_LOADS,
-                  DB_CALL_THREADS,
-                  MAX_QUEUED_DB_CALLS,
+                  DatabaseFlags.FIRST_LOAD_THREADS,
+                  DatabaseFlags.MAX_QUEUED_FIRST_LOADS,
+                  DatabaseFlags.MAX_QUEUED_LOADS,
+                  DatabaseFlags.DB_CALL_THREADS,
+                  DatabaseFlags.MAX_QUEUED_DB_CALLS,
                   SWEEP_TICK,
                   SecurityFlags.TLS_REFRESH,
                   SecurityFlags.TOKENS_REFRESH,

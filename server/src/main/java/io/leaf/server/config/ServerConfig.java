@@ -55,10 +55,12 @@ public record ServerConfig(
     EngineConfig engine =
         EngineConfig.DEFAULTS
             .withMaxStep(v.get(Flags.MAX_STEP))
-            .withLoaderThreads(v.get(Flags.DB_POOL_SIZE))
-            .withLoaderQueue(v.get(Flags.MAX_QUEUED_LOADS))
+            .withLoaderThreads(v.get(DatabaseFlags.DB_POOL_SIZE))
+            .withLoaderQueue(v.get(DatabaseFlags.MAX_QUEUED_LOADS))
             .withMaxWaiting(v.get(Flags.MAX_WAITING))
-            .withFirstLoads(v.get(Flags.FIRST_LOAD_THREADS), v.get(Flags.MAX_QUEUED_FIRST_LOADS))
+            .withFirstLoads(
+                v.get(DatabaseFlags.FIRST_LOAD_THREADS),
+                v.get(DatabaseFlags.MAX_QUEUED_FIRST_LOADS))
             .withMissingTagTtl(v.get(Flags.MISSING_TAG_TTL));
     SweepConfig sweep = SweepConfig.from(v);
     OpsConfig ops = ops(v, api.port());
