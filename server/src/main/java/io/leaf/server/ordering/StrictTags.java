@@ -1,7 +1,6 @@
 package io.leaf.server.ordering;
 
 import com.google.common.base.Ticker;
-import io.grpc.Status;
 import io.leaf.server.logging.WarnLimiter;
 import java.time.Duration;
 import java.util.HashMap;
@@ -107,11 +106,7 @@ public final class StrictTags {
     Known k = known.get(bizTag);
     if (k == null || now - k.validUntil >= 0) {
       if (depth > 1) {
-        return failed(
-            Status.UNAVAILABLE.withDescription(
-                "the ordering of tag "
-                    + bizTag
-                    + " cannot be read from the database now (leaf_tag_lease)"));
+        return RouteRefusals.unreadable(bizTag);
       }
       if (k == null && known.size() >= MAX_KNOWN) {
         known
@@ -121,13 +116,7 @@ public final class StrictTags {
                     e.getValue().ordering != TagOrdering.STRICT && !owners.containsKey(e.getKey()));
       }
       if (k == null && known.size() >= MAX_KNOWN) {
-        return failed(
-            Status.RESOURCE_EXHAUSTED.withDescription(
-                "this server knows the"
-                    + " ordering of "
-                    + MAX_KNOWN
-                    + " tags already; no room for tag "
-                    + bizTag));
+        return RouteRefusals.noRoom(bizTag, MAX_KNOWN);
       }
       return queue
           .once(bizTag, () -> readRow(bizTag))
@@ -148,25 +137,15 @@ public final class StrictTags {
         return CompletableFuture.completedFuture(
             Route.issue(own, own.issuingTerm(() -> evict.accept(bizTag))));
       case WAIT_OUT:
-        return failed(
-            Status.UNAVAILABLE.withDescription(
-                "tag "
-                    + bizTag
-                    + " is STRICT and this"
-                    + " server ("
-                    + self
-                    + ") just became its owner: it waits out the previous owner's"
-                    + " lease for "
-                    + Math.max(1, (own.issueFromNanos() - now) / 1_000_000)
-                    + " ms more; retry"));
+        return RouteRefusals.waitingOut(bizTag, self, own.issueFromNanos() - now);
       case FORWARD:
         if (forwarded) {
-          return failed(notOwner(bizTag, own.knownOwner()));
+          return RouteRefusals.notOwner(bizTag, self, own.knownOwner());
         }
         return CompletableFuture.completedFuture(Route.forward(own.knownOwner()));
       default:
         if (forwarded || depth > 2) {
-          return failed(notOwner(bizTag, own.knownOwner()));
+          return RouteRefusals.notOwner(bizTag, self, own.knownOwner());
         }
         return queue
             .once(bizTag, () -> acquire(bizTag, own))
@@ -181,17 +160,6 @@ public final class StrictTags {
       return CompletableFuture.completedFuture(k.ordering);
     }
     return queue.once(bizTag, () -> readRow(bizTag)).thenApply(v -> knownOrdering(bizTag));
-  }
-
-  private Status notOwner(String bizTag, String owner) {
-    return Status.UNAVAILABLE.withDescription(
-        "tag "
-            + bizTag
-            + " is STRICT and "
-            + self
-            + " is not its owner (owner: "
-            + (owner.isEmpty() ? "none now" : owner)
-            + "); retry");
   }
 
   /** The owner this server knows for {@code bizTag} (itself while it holds the lease). */
@@ -320,9 +288,5 @@ public final class StrictTags {
     } else {
       readRow(bizTag);
     }
-  }
-
-  private static <T> CompletableFuture<T> failed(Status status) {
-    return CompletableFuture.failedFuture(status.asRuntimeException());
   }
 }
