@@ -50,6 +50,27 @@ final class ClientSettings {
     return d;
   }
 
+  /**
+   * An unmodifiable copy of {@code list}, refused when it is null (NullPointerException naming
+   * {@code name}), empty (IllegalArgumentException) or holds a null (naming {@code element}).
+   */
+  static <T> List<T> nonEmpty(List<? extends T> list, String name, String element) {
+    Objects.requireNonNull(list, name);
+    if (list.isEmpty()) {
+      throw new IllegalArgumentException(name + " must not be empty");
+    }
+    list.forEach(t -> Objects.requireNonNull(t, element));
+    return List.copyOf(list);
+  }
+
+  /** {@code maxAttempts}, refused (IllegalArgumentException) outside gRPC's 1 to 5. */
+  static int attempts(int maxAttempts) {
+    if (maxAttempts < 1 || maxAttempts > 5) {
+      throw new IllegalArgumentException("maxAttempts must be between 1 and 5, got " + maxAttempts);
+    }
+    return maxAttempts;
+  }
+
   /** The targets of a new client: channels it builds and owns, or the given one, not owned. */
   Targets open() {
     if (channel != null) {

@@ -67,21 +67,12 @@ public final class LeafClient implements AutoCloseable {
    * target, and fail while it is down.
    */
   public static Builder forTargets(List<String> targets) {
-    Objects.requireNonNull(targets, "targets");
-    if (targets.isEmpty()) {
-      throw new IllegalArgumentException("targets must not be empty");
-    }
-    targets.forEach(t -> Objects.requireNonNull(t, "target"));
-    return new Builder(List.copyOf(targets), null, null);
+    return new Builder(ClientSettings.nonEmpty(targets, "targets", "target"), null, null);
   }
 
   /** As {@link #forTargets}, on channels built from {@code builders} (any transport). */
   public static Builder forChannelBuilders(List<? extends ManagedChannelBuilder<?>> builders) {
-    Objects.requireNonNull(builders, "builders");
-    if (builders.isEmpty()) {
-      throw new IllegalArgumentException("builders must not be empty");
-    }
-    return new Builder(null, List.copyOf(builders), null);
+    return new Builder(null, ClientSettings.nonEmpty(builders, "builders", "builder"), null);
   }
 
   /** One ID of {@code bizTag}. */
@@ -346,11 +337,7 @@ public final class LeafClient implements AutoCloseable {
      * retries off; gRPC caps it at 5). Not used with {@link #forChannel}.
      */
     public Builder maxAttempts(int maxAttempts) {
-      if (maxAttempts < 1 || maxAttempts > 5) {
-        throw new IllegalArgumentException(
-            "maxAttempts must be between 1 and 5, got " + maxAttempts);
-      }
-      settings.maxAttempts = maxAttempts;
+      settings.maxAttempts = ClientSettings.attempts(maxAttempts);
       return this;
     }
 

@@ -44,7 +44,7 @@ public record ApiConfig(
         v.get(Flags.MAX_CALLS_PER_CONNECTION),
         v.get(Flags.MAX_CONNECTION_AGE),
         v.get(Flags.MAX_CONNECTION_AGE_GRACE),
-        v.get(Flags.DB_CALL_THREADS),
-        v.get(Flags.MAX_QUEUED_DB_CALLS));
+        v.get(DatabaseFlags.DB_CALL_THREADS),
+        v.get(DatabaseFlags.MAX_QUEUED_DB_CALLS));
   }
 }

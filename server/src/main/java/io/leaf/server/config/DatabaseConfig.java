@@ -13,13 +13,13 @@ import io.leaf.server.store.DataSources;
 public record DatabaseConfig(String url, String user, String password) {
 
   static DatabaseConfig from(FlagValues v) {
-    String url = v.get(Flags.DB_URL);
+    String url = v.get(DatabaseFlags.DB_URL);
     DataSources.urlProblem(url)
         .ifPresent(
             problem -> {
               throw new IllegalArgumentException("--db-url " + problem);
             });
-    return new DatabaseConfig(url, v.get(Flags.DB_USER), v.get(Flags.DB_PASSWORD));
+    return new DatabaseConfig(url, v.get(DatabaseFlags.DB_USER), v.get(DatabaseFlags.DB_PASSWORD));
   }
 
   @Override

@@ -2,9 +2,6 @@ package io.leaf.server.config;
 
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.region.Region;
-import io.leaf.server.snowflake.ClientLeases;
-import io.leaf.server.snowflake.SnowflakeConfig;
-import io.leaf.server.snowflake.SnowflakeLayout;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -12,9 +9,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The table of every flag the server reads, in the order of {@code --help}. Each default is written
- * once: here, or taken from the defaults of the record it configures ({@link
- * EngineConfig#DEFAULTS}, {@link HttpConfig#DEFAULTS}, {@link SnowflakeConfig}).
+ * The table of every flag the server reads, in the order of {@code --help}; the flags of one
+ * concern are defined in {@link DatabaseFlags}, {@link SecurityFlags}, {@link HttpFlags}, {@link
+ * SnowflakeFlags}. Each default is written once: in the flag, or taken from the record's defaults.
  */
 public final class Flags {
 
@@ -25,34 +22,9 @@ public final class Flags {
   public static final String DEFAULT_DB_URL = "jdbc:h2:file:./data/leaf;MODE=MySQL";
 
   private static final EngineConfig ENGINE = EngineConfig.DEFAULTS;
-  private static final HttpConfig HTTP = HttpConfig.DEFAULTS;
 
   static final Flag<Integer> PORT =
       Flag.of("port", "50051", "TCP port of the gRPC server", Parsers.integer(0, 65535));
-  static final Flag<String> DB_URL =
-      Flag.of(
-          "db-url",
-          DEFAULT_DB_URL,
-          "JDBC URL: jdbc:mysql://host:3306/db or jdbc:h2:file:path",
-          Parsers.text());
-  static final Flag<String> DB_USER =
-      Flag.of("db-user", "sa", "database user (H2 default: sa)", Parsers.text());
-  static final Flag<String> DB_PASSWORD =
-      Flag.of("db-password", "", "database password", Parsers.text());
-  static final Flag<Integer> DB_POOL_SIZE =
-      Flag.of(
-          "db-pool-size",
-          Integer.toString(ENGINE.loaderThreads()),
-          "segment loader threads of tags this server"
-              + " serves, each with its own pooled connection (the pool adds one per first-load and"
-              + " db-call thread, one for health checks and one for the worker lease)",
-          Parsers.integer(1, 1000));
-  static final Flag<Integer> MAX_QUEUED_LOADS =
-      Flag.of(
-          "max-queued-loads",
-          Integer.toString(ENGINE.loaderQueue()),
-          "segment loads of served tags that may wait for a loader thread",
-          Parsers.integer(1, 1_000_000));
   static final Flag<Duration> IDLE_TTL =
       Flag.of(
           "idle-ttl",
@@ -137,127 +109,6 @@ public final class Flags {
           Parsers.format(ENGINE.missingTagTtl()),
           "a tag the database does not have is answered NOT_FOUND from memory this long",
           Parsers.duration());
-  static final Flag<Integer> FIRST_LOAD_THREADS =
-      Flag.of(
-          "first-load-threads",
-          Integer.toString(ENGINE.firstLoadThreads()),
-          "threads loading the first segment of tags this server holds nothing of",
-          Parsers.integer(1, 1000));
-  static final Flag<Integer> MAX_QUEUED_FIRST_LOADS =
-      Flag.of(
-          "max-queued-first-loads",
-          Integer.toString(ENGINE.firstLoadQueue()),
-          "such first loads that may wait for a thread",
-          Parsers.integer(1, 1_000_000));
-  static final Flag<Integer> DB_CALL_THREADS =
-      Flag.of(
-          "db-call-threads",
-          "4",
-          "threads running CreateTag, UpdateStep, GetTag, ListTags, InitCache's read and"
-              + " ReserveIds' dedicated write",
-          Parsers.integer(1, 1000));
-  static final Flag<Integer> MAX_QUEUED_DB_CALLS =
-      Flag.of(
-          "max-queued-db-calls",
-          "1000",
-          "such calls that may wait for a thread",
-          Parsers.integer(1, 1_000_000));
-  static final Flag<Integer> METRICS_PORT =
-      Flag.of(
-          "metrics-port",
-          "0",
-          "HTTP port of GET /metrics (Prometheus text); 0: no metrics",
-          Parsers.integer(0, 65535));
-  static final Flag<Integer> HTTP_PORT =
-      Flag.of(
-          "http-port",
-          Integer.toString(HTTP.port()),
-          "HTTP port of GET /api/segment/get/{tag}, /api/snowflake/get/{key} (Meituan Leaf's), the"
-              + " monitor page GET / and GET /metrics; 0: off",
-          Parsers.integer(0, 65535));
-  static final Flag<Integer> HTTP_MAX_CONNECTIONS =
-      Flag.of(
-          "http-max-connections",
-          Integer.toString(HTTP.maxConnections()),
-          "connections each HTTP port (--http-port,"
-              + " --metrics-port) holds open; one more is answered 429 and closed",
-          Parsers.integer(1, 1_000_000));
-  static final Flag<Duration> HTTP_READ_TIMEOUT =
-      Flag.of(
-          "http-read-timeout",
-          Parsers.format(HTTP.readTimeout()),
-          "time a request's line, headers and body have to"
-              + " arrive from its first byte (then 408); at least 100ms",
-          Parsers.duration());
-  static final Flag<Duration> HTTP_IDLE_TIMEOUT =
-      Flag.of(
-          "http-idle-timeout",
-          Parsers.format(HTTP.idleTimeout()),
-          "an HTTP connection without a request in progress, or whose answer does not reach the"
-              + " socket (a client not reading), is closed after this",
-          Parsers.duration());
-  static final Flag<Path> TLS_CERT =
-      Flag.of(
-          "tls-cert",
-          "",
-          "PEM certificate chain: serve gRPC over TLS only (with --tls-key)",
-          Parsers.path());
-  static final Flag<Path> TLS_KEY =
-      Flag.of("tls-key", "", "PEM private key of --tls-cert", Parsers.path());
-  static final Flag<Path> TLS_CLIENT_CA =
-      Flag.of(
-          "tls-client-ca",
-          "",
-          "PEM CA certificates: require client certificates (mutual TLS)",
-          Parsers.path());
-  static final Flag<Duration> TLS_REFRESH =
-      Flag.of(
-          "tls-refresh",
-          "1m",
-          "how often the TLS files are read again (rotation)",
-          Parsers.duration());
-  static final Flag<String> ADMIN_TOKEN =
-      Flag.of(
-          "admin-token",
-          "",
-          "bearer token CreateTag, UpdateStep and SetFormat require",
-          Parsers.text());
-  static final Flag<String> ADMIN_TOKEN_FILE =
-      Flag.of(
-          "admin-token-file",
-          "",
-          "file holding --admin-token (e.g. a mounted Secret)",
-          Parsers.text());
-  static final Flag<String> CLIENT_TOKEN =
-      Flag.of(
-          "client-token",
-          "",
-          "bearer token every"
-              + " other LeafService RPC requires (needs --admin-token, which is accepted too)",
-          Parsers.text());
-  static final Flag<String> CLIENT_TOKEN_FILE =
-      Flag.of("client-token-file", "", "file holding --client-token", Parsers.text());
-  static final Flag<Path> TOKENS_FILE =
-      Flag.of(
-          "tokens-file",
-          "",
-          "file of scoped tokens, one a line: NAME sha256:HEX issue|reserve|admin TAGS [RATE]"
-              + " (instead of --admin-token and --client-token)",
-          Parsers.path());
-  static final Flag<Duration> TOKENS_REFRESH =
-      Flag.of(
-          "tokens-refresh",
-          "10s",
-          "how often --tokens-file is read again (a changed file replaces the tokens)",
-          Parsers.duration());
-  static final Flag<Boolean> MONITOR_PUBLIC =
-      Flag.of(
-          "monitor-public",
-          "false",
-          "true: the"
-              + " monitor page GET / and /api/monitor.json, which list every tag name held, need no"
-              + " token even with --client-token or --tokens-file",
-          Parsers.bool());
   static final Flag<String> LOG_LEVEL =
       Flag.of(
           "log-level",
@@ -266,25 +117,6 @@ public final class Flags {
               + String.join(", ", LOG_LEVELS)
               + " (the start line and secrets are not affected)",
           Parsers.oneOf(LOG_LEVELS));
-  static final Flag<String> WORKER_ID_RANGE =
-      Flag.of(
-          "worker-id-range",
-          SnowflakeConfig.DEFAULT_RANGE,
-          "snowflake worker IDs this server may lease, from-to"
-              + " (e.g. 0-511 and 512-1023 in two sites)",
-          Parsers.text());
-  static final Flag<Duration> WORKER_LEASE_TTL =
-      Flag.of(
-          "worker-lease-ttl",
-          SnowflakeConfig.DEFAULT_TTL,
-          "a worker lease lives this long without renewal (renewed every third of it)",
-          Parsers.duration());
-  static final Flag<String> SNOWFLAKE_EPOCH =
-      Flag.of(
-          "snowflake-epoch",
-          Long.toString(SnowflakeLayout.MEITUAN_EPOCH_MS),
-          "timestamp 0 of snowflake IDs: epoch millis or ISO-8601 (default: Meituan Leaf's)",
-          Parsers.text());
   static final Flag<Region> REGION =
       Flag.of(
           "region",
@@ -293,38 +125,12 @@ public final class Flags {
               + " of the ID space split n ways, the same n in every region; without"
               + " --worker-id-range, also only region r's share of worker IDs (docs/regions.md)",
           (flag, raw) -> Region.parse(raw));
-  static final Flag<Boolean> LEDGER =
-      Flag.of(
-          "ledger",
-          "on",
-          "on: record every range taken from the database in leaf_ledger in the same transaction"
-              + " (WhoIssued answers from it); off: one statement per segment, nothing recorded",
-          Parsers.onOff());
-  static final Flag<Duration> LEDGER_RETENTION =
-      Flag.of(
-          "ledger-retention",
-          "30d",
-          "ledger records older than this are deleted, in batches of 1000 off the request path",
-          Parsers.duration());
   static final Flag<Path> FORMAT_KEY_FILE =
       Flag.of(
           "format-key-file",
           "",
           "file of 32, 48 or 64 hex digits: the AES key of opaque formatted numbers (FF1)",
           Parsers.path());
-  static final Flag<Integer> MAX_CLIENT_LEASES =
-      Flag.of(
-          "max-client-leases",
-          Integer.toString(ClientLeases.DEFAULT_MAX),
-          "worker IDs clients may hold through this server at once to make snowflake IDs"
-              + " themselves (LeaseWorker); 0: none",
-          Parsers.integer(0, 100_000));
-  static final Flag<String> SNOWFLAKE_BITS =
-      Flag.of(
-          "snowflake-bits",
-          SnowflakeConfig.DEFAULT_BITS,
-          "snowflake timestamp/worker/sequence bits, adding up to 63",
-          Parsers.text());
 
   static final Flag<String> ADVERTISE_ADDRESS =
       Flag.of(
@@ -352,32 +158,33 @@ public final class Flags {
   /** Every flag under its heading, in the order of {@code --help} and docs/configuration.md. */
   public static final Map<String, List<Flag<?>>> GROUPS =
       groups(
-          "Essentials", List.of(PORT, DB_URL, DB_USER, DB_PASSWORD),
+          "Essentials",
+              List.of(PORT, DatabaseFlags.DB_URL, DatabaseFlags.DB_USER, DatabaseFlags.DB_PASSWORD),
           "Frequently used",
               List.of(
-                  METRICS_PORT,
-                  HTTP_PORT,
-                  ADMIN_TOKEN,
-                  ADMIN_TOKEN_FILE,
-                  CLIENT_TOKEN,
-                  CLIENT_TOKEN_FILE,
-                  TOKENS_FILE,
-                  MONITOR_PUBLIC,
-                  TLS_CERT,
-                  TLS_KEY,
-                  TLS_CLIENT_CA,
+                  HttpFlags.METRICS_PORT,
+                  HttpFlags.HTTP_PORT,
+                  SecurityFlags.ADMIN_TOKEN,
+                  SecurityFlags.ADMIN_TOKEN_FILE,
+                  SecurityFlags.CLIENT_TOKEN,
+                  SecurityFlags.CLIENT_TOKEN_FILE,
+                  SecurityFlags.TOKENS_FILE,
+                  SecurityFlags.MONITOR_PUBLIC,
+                  SecurityFlags.TLS_CERT,
+                  SecurityFlags.TLS_KEY,
+                  SecurityFlags.TLS_CLIENT_CA,
                   LOG_LEVEL,
-                  DB_POOL_SIZE,
+                  DatabaseFlags.DB_POOL_SIZE,
                   MAX_WAIT,
                   MAX_STEP,
                   IDLE_TTL,
                   SHUTDOWN_GRACE,
                   MAX_CONNECTION_AGE,
                   MAX_CONNECTION_AGE_GRACE,
-                  WORKER_ID_RANGE,
+                  SnowflakeFlags.WORKER_ID_RANGE,
                   REGION,
-                  LEDGER,
-                  LEDGER_RETENTION,
+                  DatabaseFlags.LEDGER,
+                  DatabaseFlags.LEDGER_RETENTION,
                   ADVERTISE_ADDRESS),
           "Infrequently used",
               List.of(
@@ -388,21 +195,21 @@ public final class Flags {
                   MAX_WATCHES,
                   MAX_CALLS_PER_CONNECTION,
                   MISSING_TAG_TTL,
-                  FIRST_LOAD_THREADS,
-                  MAX_QUEUED_FIRST_LOADS,
-                  MAX_QUEUED_LOADS,
-                  DB_CALL_THREADS,
-                  MAX_QUEUED_DB_CALLS,
+                  DatabaseFlags.FIRST_LOAD_THREADS,
+                  DatabaseFlags.MAX_QUEUED_FIRST_LOADS,
+                  DatabaseFlags.MAX_QUEUED_LOADS,
+                  DatabaseFlags.DB_CALL_THREADS,
+                  DatabaseFlags.MAX_QUEUED_DB_CALLS,
                   SWEEP_TICK,
-                  TLS_REFRESH,
-                  TOKENS_REFRESH,
-                  HTTP_MAX_CONNECTIONS,
-                  HTTP_READ_TIMEOUT,
-                  HTTP_IDLE_TIMEOUT,
-                  WORKER_LEASE_TTL,
-                  SNOWFLAKE_EPOCH,
-                  SNOWFLAKE_BITS,
-                  MAX_CLIENT_LEASES,
+                  SecurityFlags.TLS_REFRESH,
+                  SecurityFlags.TOKENS_REFRESH,
+                  HttpFlags.HTTP_MAX_CONNECTIONS,
+                  HttpFlags.HTTP_READ_TIMEOUT,
+                  HttpFlags.HTTP_IDLE_TIMEOUT,
+                  SnowflakeFlags.WORKER_LEASE_TTL,
+                  SnowflakeFlags.SNOWFLAKE_EPOCH,
+                  SnowflakeFlags.SNOWFLAKE_BITS,
+                  SnowflakeFlags.MAX_CLIENT_LEASES,
                   FORMAT_KEY_FILE,
                   TAG_LEASE_TTL,
                   SEQUENCE_MAX_KEYS));
@@ -411,7 +218,8 @@ public final class Flags {
   public static final List<Flag<?>> ALL = GROUPS.values().stream().flatMap(List::stream).toList();
 
   /** Flags refused when given empty: an empty token would silently mean none. */
-  static final List<Flag<?>> NOT_EMPTY = List.of(ADMIN_TOKEN, CLIENT_TOKEN);
+  static final List<Flag<?>> NOT_EMPTY =
+      List.of(SecurityFlags.ADMIN_TOKEN, SecurityFlags.CLIENT_TOKEN);
 
   private Flags() {}
 

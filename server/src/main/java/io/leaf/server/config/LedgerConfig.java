@@ -14,7 +14,7 @@ public record LedgerConfig(boolean on, Duration retention) {
   public static final LedgerConfig DEFAULTS = new LedgerConfig(true, Duration.ofDays(30));
 
   static LedgerConfig from(FlagValues v) {
-    return new LedgerConfig(v.get(Flags.LEDGER), v.get(Flags.LEDGER_RETENTION));
+    return new LedgerConfig(v.get(DatabaseFlags.LEDGER), v.get(DatabaseFlags.LEDGER_RETENTION));
   }
 
   @Override

@@ -55,10 +55,12 @@ public record ServerConfig(
     EngineConfig engine =
         EngineConfig.DEFAULTS
             .withMaxStep(v.get(Flags.MAX_STEP))
-            .withLoaderThreads(v.get(Flags.DB_POOL_SIZE))
-            .withLoaderQueue(v.get(Flags.MAX_QUEUED_LOADS))
+            .withLoaderThreads(v.get(DatabaseFlags.DB_POOL_SIZE))
+            .withLoaderQueue(v.get(DatabaseFlags.MAX_QUEUED_LOADS))
             .withMaxWaiting(v.get(Flags.MAX_WAITING))
-            .withFirstLoads(v.get(Flags.FIRST_LOAD_THREADS), v.get(Flags.MAX_QUEUED_FIRST_LOADS))
+            .withFirstLoads(
+                v.get(DatabaseFlags.FIRST_LOAD_THREADS),
+                v.get(DatabaseFlags.MAX_QUEUED_FIRST_LOADS))
             .withMissingTagTtl(v.get(Flags.MISSING_TAG_TTL));
     SweepConfig sweep = SweepConfig.from(v);
     OpsConfig ops = ops(v, api.port());
@@ -69,12 +71,12 @@ public record ServerConfig(
         region
             .snowflake(
                 SnowflakeConfig.parse(
-                    v.get(Flags.WORKER_ID_RANGE),
-                    v.get(Flags.WORKER_LEASE_TTL),
-                    v.get(Flags.SNOWFLAKE_EPOCH),
-                    v.get(Flags.SNOWFLAKE_BITS)),
-                v.isSet(Flags.WORKER_ID_RANGE))
-            .withMaxClientLeases(v.get(Flags.MAX_CLIENT_LEASES));
+                    v.get(SnowflakeFlags.WORKER_ID_RANGE),
+                    v.get(SnowflakeFlags.WORKER_LEASE_TTL),
+                    v.get(SnowflakeFlags.SNOWFLAKE_EPOCH),
+                    v.get(SnowflakeFlags.SNOWFLAKE_BITS)),
+                v.isSet(SnowflakeFlags.WORKER_ID_RANGE))
+            .withMaxClientLeases(v.get(SnowflakeFlags.MAX_CLIENT_LEASES));
     return new ServerConfig(
         api,
         database,
@@ -119,41 +121,44 @@ public record ServerConfig(
   }
 
   private static HttpConfig http(FlagValues v, int grpcPort) {
-    int httpPort = v.get(Flags.HTTP_PORT);
-    int metricsPort = v.get(Flags.METRICS_PORT);
+    int httpPort = v.get(HttpFlags.HTTP_PORT);
+    int metricsPort = v.get(HttpFlags.METRICS_PORT);
     if (httpPort != 0 && (httpPort == grpcPort || httpPort == metricsPort)) {
       throw new IllegalArgumentException(
           "--http-port must differ from --port and --metrics-port," + " got " + httpPort);
     }
-    Duration readTimeout = v.get(Flags.HTTP_READ_TIMEOUT);
+    Duration readTimeout = v.get(HttpFlags.HTTP_READ_TIMEOUT);
     if (readTimeout.compareTo(HttpConfig.MIN_READ_TIMEOUT) < 0) {
       throw new IllegalArgumentException(
           "--http-read-timeout must be at least "
               + HttpConfig.MIN_READ_TIMEOUT.toMillis()
               + "ms, got "
-              + v.raw(Flags.HTTP_READ_TIMEOUT));
+              + v.raw(HttpFlags.HTTP_READ_TIMEOUT));
     }
     return new HttpConfig(
-        httpPort, v.get(Flags.HTTP_MAX_CONNECTIONS), readTimeout, v.get(Flags.HTTP_IDLE_TIMEOUT));
+        httpPort,
+        v.get(HttpFlags.HTTP_MAX_CONNECTIONS),
+        readTimeout,
+        v.get(HttpFlags.HTTP_IDLE_TIMEOUT));
   }
 
   private static OpsConfig ops(FlagValues v, int grpcPort) {
-    int metricsPort = v.get(Flags.METRICS_PORT);
+    int metricsPort = v.get(HttpFlags.METRICS_PORT);
     if (metricsPort != 0 && metricsPort == grpcPort) {
       throw new IllegalArgumentException(
           "--metrics-port must differ from --port, both " + metricsPort);
     }
     return new OpsConfig(
         metricsPort,
-        v.get(Flags.TLS_CERT),
-        v.get(Flags.TLS_KEY),
-        v.get(Flags.TLS_CLIENT_CA),
-        v.get(Flags.TLS_REFRESH),
-        token(v, Flags.ADMIN_TOKEN, Flags.ADMIN_TOKEN_FILE),
-        token(v, Flags.CLIENT_TOKEN, Flags.CLIENT_TOKEN_FILE),
-        v.get(Flags.TOKENS_FILE),
-        v.get(Flags.TOKENS_REFRESH),
-        v.get(Flags.MONITOR_PUBLIC));
+        v.get(SecurityFlags.TLS_CERT),
+        v.get(SecurityFlags.TLS_KEY),
+        v.get(SecurityFlags.TLS_CLIENT_CA),
+        v.get(SecurityFlags.TLS_REFRESH),
+        token(v, SecurityFlags.ADMIN_TOKEN, SecurityFlags.ADMIN_TOKEN_FILE),
+        token(v, SecurityFlags.CLIENT_TOKEN, SecurityFlags.CLIENT_TOKEN_FILE),
+        v.get(SecurityFlags.TOKENS_FILE),
+        v.get(SecurityFlags.TOKENS_REFRESH),
+        v.get(SecurityFlags.MONITOR_PUBLIC));
   }
 
   /** The token given directly or in its file (surrounding whitespace dropped); null: neither. */

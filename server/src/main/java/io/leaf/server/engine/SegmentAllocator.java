@@ -255,7 +255,7 @@ public final class SegmentAllocator implements AutoCloseable {
     if (!taker.isClosed()) {
       throw new IllegalStateException("freeze a closed engine only");
     }
-    return tags.sealAll();
+    return StopPasses.sealAll(tags);
   }
 
   /** Stops loading; every waiting call fails with {@link ServerClosingException}. */
@@ -263,7 +263,7 @@ public final class SegmentAllocator implements AutoCloseable {
   public void close() {
     taker.close();
     loader.close();
-    for (Set<WaitingCall> ws : tags.detachAllWaiters()) {
+    for (Set<WaitingCall> ws : StopPasses.detachAllWaiters(tags)) {
       waiters.wakeAll(ws, new ServerClosingException());
     }
   }

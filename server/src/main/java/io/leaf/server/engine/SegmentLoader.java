@@ -5,15 +5,10 @@ import io.leaf.server.store.IdOverflowException;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
-import io.leaf.server.store.TagNotFoundException;
-import io.leaf.server.store.WriteConflictException;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,13 +34,8 @@ final class SegmentLoader {
   static final String FIRST_LOAD_FLAG = "--max-queued-first-loads";
   static final String LOAD_QUEUE_FLAG = "--max-queued-loads";
   private static final Logger log = LoggerFactory.getLogger(SegmentLoader.class);
-  private static final long WARN_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-  /** When the next first-failure line may be logged (ticker time). */
-  private final AtomicLong nextWarnNanos = new AtomicLong();
-
-  private final AtomicInteger suppressedWarnings = new AtomicInteger();
-
+  private final LoadFailures failures;
   private final SegmentStore store;
   private final Ticker ticker;
   private final EngineConfig config;
@@ -78,7 +68,7 @@ final class SegmentLoader {
     this.waiters = waiters;
     this.served = threads.loads();
     this.firstLoads = threads.firstLoads();
-    nextWarnNanos.set(ticker.read());
+    this.failures = new LoadFailures(ticker, config, tags);
   }
 
   StepPolicy policy() {
@@ -97,7 +87,7 @@ final class SegmentLoader {
       throw new ServerClosingException();
     }
     // A tag dropped by the idle sweeper is not new: it reloads with the tags this server serves.
-    boolean first = !b.isLoaded() && !tags.wasServed(b.bizTag());
+    boolean first = !b.isLoaded() && !tags.served().contains(b.bizTag());
     int step = tags.stepLimits().cap(b.bizTag(), b.stepForNextLoad(now, policy));
     int epoch = b.stepEpoch();
     CompletableFuture<Void> done = new CompletableFuture<>();
@@ -195,29 +185,6 @@ final class SegmentLoader {
   }
 
   /**
-   * Logs a tag's first failed load, at most one line per {@link #WARN_PERIOD_NANOS} server-wide: in
-   * an outage every served tag starts failing at once, and the database's state is the server's to
-   * report (one line per change), not one line per tag.
-   */
-  private void warnLimited(String warning) {
-    long now = ticker.read();
-    long next = nextWarnNanos.get();
-    if (now - next < 0 || !nextWarnNanos.compareAndSet(next, now + WARN_PERIOD_NANOS)) {
-      suppressedWarnings.incrementAndGet();
-      return;
-    }
-    int others = suppressedWarnings.getAndSet(0);
-    log.warn(
-        others == 0
-            ? warning
-            : warning
-                + " (and "
-                + others
-                + " other tags' loads started"
-                + " failing since the last such line)");
-  }
-
-  /**
    * A grown dynamic step that would pass 2^63-1 falls back to the table's own step, so a tag near
    * the top still issues every ID the table step can reach before OUT_OF_RANGE.
    */
@@ -265,7 +232,7 @@ final class SegmentLoader {
           failure instanceof StoreUnavailableException && tags.answeredEpoch() != answered;
       Outcome outcome = finishLoad(b, range, failure, outageOver, epoch, startedNanos);
       if (outcome.warning() != null) {
-        warnLimited(outcome.warning());
+        failures.warnLimited(outcome.warning());
       }
       if (outcome.dropped() != null) {
         log.debug(
@@ -298,27 +265,6 @@ final class SegmentLoader {
     }
   }
 
-  /**
-   * The line to log for a failed load, or null. One line when a tag's loads start failing ({@code
-   * failures} in a row is 1); the retries that follow while the database stays down are the
-   * server's database state to report (LeafServer), not one line each.
-   */
-  private static String warning(String bizTag, RuntimeException failure, int failures) {
-    if (failure instanceof WriteConflictException) {
-      return "loading a segment of "
-          + bizTag
-          + " lost its write conflicts (the next request"
-          + " tries again): "
-          + failure.getMessage();
-    }
-    return failure instanceof StoreUnavailableException && failures == 1
-        ? "loading a segment of "
-            + bizTag
-            + " failed (retrying with back-off): "
-            + failure.getMessage()
-        : null;
-  }
-
   /** Applies the load's {@link LoadOutcome} under the stripe lock. */
   private Outcome finishLoad(
       TagBuffer b,
@@ -342,35 +288,11 @@ final class SegmentLoader {
           return new Outcome(woken, null);
         }
         case FIRST_FAILED -> {
-          // The buffer goes at once, so no name holds a buffer or an exception beyond it. What to
-          // answer meanwhile (NOT_FOUND, or the failure during its back-off) is a bounded entry
-          // that lives at most --missing-tag-ttl.
-          int failures =
-              outageOver
-                  ? 0
-                  : tags.missing()
-                      .add(
-                          b.bizTag(),
-                          failure,
-                          ticker.read(),
-                          config.minBackoff().toNanos(),
-                          config.maxBackoff().toNanos());
-          if (failure instanceof TagNotFoundException) {
-            tags.forgetServed(b.bizTag());
-          }
-          tags.removeLocked(b);
-          return new Outcome(woken, failure, warning(b.bizTag(), failure, failures), null);
+          return new Outcome(
+              woken, failure, failures.firstFailedLocked(b, failure, outageOver), null);
         }
         case FAILED -> {
-          int failures =
-              outageOver
-                  ? 0
-                  : b.onLoadFailed(
-                      failure,
-                      ticker.read(),
-                      config.minBackoff().toNanos(),
-                      config.maxBackoff().toNanos());
-          return new Outcome(woken, failure, warning(b.bizTag(), failure, failures), null);
+          return new Outcome(woken, failure, failures.failedLocked(b, failure, outageOver), null);
         }
         default -> {
           return new Outcome(woken, null, null, install(b, outcome, range, epoch, startedNanos));
@@ -389,7 +311,7 @@ final class SegmentLoader {
       tags.missing().remove(b.bizTag());
     }
     tags.keptLocked(b);
-    tags.markServed(b.bizTag());
+    tags.served().add(b.bizTag());
     long now = ticker.read();
     Segment dropped = b.onLoaded(outcome, range, startedNanos, epoch, now);
     try {

@@ -57,7 +57,7 @@ final class SegmentWaiters {
       waiting.decrementAndGet();
       throw e;
     }
-    b.addWaiter(w);
+    b.loads().addWaiter(w);
     return w;
   }
 
@@ -103,7 +103,7 @@ final class SegmentWaiters {
   }
 
   private void leave(WaitingCall w) {
-    w.buffer.removeWaiter(w);
+    w.buffer.loads().removeWaiter(w);
     release(w);
   }
 

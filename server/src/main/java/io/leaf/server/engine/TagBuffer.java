@@ -5,7 +5,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The buffer of one tag, changed only through its event methods: the segment IDs come from now, the
@@ -60,17 +59,7 @@ public final class TagBuffer {
   @SuppressWarnings("unused")
   private volatile long lastAccessNanos;
 
-  /** The first load in flight (completed once its outcome is installed); null when none. */
-  private CompletableFuture<Void> pending;
-
-  /** At most the prefetch policy's lookahead. */
-  private int loadsInFlight;
-
-  /**
-   * The calls waiting on {@link #pending}; null when none. Volatile because a call leaving on a
-   * cancel or a timeout removes itself without the lock.
-   */
-  private volatile Set<WaitingCall> waiters;
+  private final TagLoads loads = new TagLoads();
 
   TagBuffer(String bizTag, long nowNanos) {
     this.bizTag = bizTag;
@@ -176,12 +165,8 @@ public final class TagBuffer {
     java.util.List<Segment> held = new java.util.ArrayList<>();
     held.add(current);
     held.addAll(queue.all());
-    long[][] sealed = new long[held.size()][];
-    for (int i = 0; i < sealed.length; i++) {
-      Segment s = held.get(i);
-      sealed[i] = new long[] {s.start, s.end, s.seal()};
-    }
-    return loadsInFlight > 0 ? null : UnissuedRun.of(bizTag, sealed);
+    UnissuedRun run = UnissuedRun.seal(bizTag, held);
+    return loads.inFlight() > 0 ? null : run;
   }
 
   // ---- Load events (SegmentLoader) ----
@@ -198,18 +183,12 @@ public final class TagBuffer {
 
   /** A load was handed to a loader thread; {@code done} completes once its outcome is installed. */
   void onLoadStarted(CompletableFuture<Void> done) {
-    loadsInFlight++;
-    if (pending == null) {
-      pending = done;
-    }
+    loads.started(done);
   }
 
   /** A load ended: returns the calls that waited on it, to be woken once the lock is released. */
   Set<WaitingCall> onLoadFinished() {
-    if (--loadsInFlight == 0) {
-      pending = null;
-    }
-    return detachWaiters();
+    return loads.finished();
   }
 
   /**
@@ -271,12 +250,12 @@ public final class TagBuffer {
     if (closed || !isLoaded() || backingOff(nowNanos)) {
       return false;
     }
-    long loading = (long) loadsInFlight * step.effective(nowNanos, steps);
+    long loading = (long) loads.inFlight() * step.effective(nowNanos, steps);
     long idsLeft = current.end - current.cursor() + queue.ids();
     return prefetch.shouldLoad(
         idsLeft,
         loading,
-        queue.size() + loadsInFlight,
+        queue.size() + loads.inFlight(),
         pastPreloadPoint,
         rate.idsPerNano(),
         rate.loadNanos());
@@ -286,11 +265,11 @@ public final class TagBuffer {
 
   /** The first load in flight, or null: a caller that finds none starts one. */
   CompletableFuture<Void> pendingLoad() {
-    return pending;
+    return loads.pending();
   }
 
   int loadsInFlight() {
-    return loadsInFlight;
+    return loads.inFlight();
   }
 
   /** Loaded segments queued behind {@link #current}. */
@@ -350,25 +329,8 @@ public final class TagBuffer {
 
   // ---- Waiting calls (SegmentWaiters) ----
 
-  void addWaiter(WaitingCall w) {
-    if (waiters == null) {
-      waiters = ConcurrentHashMap.newKeySet();
-    }
-    waiters.add(w);
-  }
-
-  /** Takes every waiting call off this buffer, to be woken once the lock is released. */
-  Set<WaitingCall> detachWaiters() {
-    Set<WaitingCall> ws = waiters;
-    waiters = null;
-    return ws;
-  }
-
-  /** A call leaving on a cancel or a timeout; lock-free. */
-  void removeWaiter(WaitingCall w) {
-    Set<WaitingCall> ws = waiters;
-    if (ws != null) {
-      ws.remove(w);
-    }
+  /** The loads in flight and the calls waiting on the first of them. */
+  TagLoads loads() {
+    return loads;
   }
 }

@@ -1,14 +1,10 @@
 package io.leaf.server.engine;
 
-import com.google.common.cache.Cache;
-import com.google.common.cache.CacheBuilder;
 import com.google.common.util.concurrent.Striped;
 import io.leaf.server.store.TagNotFoundException;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
@@ -30,9 +26,6 @@ final class TagTable {
   /** Package-private so tests can find two tags that share a stripe. */
   static final int STRIPES = 256;
 
-  /** Names of served tags remembered after their buffers are dropped (a few MB at most). */
-  static final int SERVED_CAPACITY = 100_000;
-
   private final ConcurrentHashMap<String, TagBuffer> buffers = new ConcurrentHashMap<>();
   private final Striped<Lock> locks = Striped.lock(STRIPES);
   private final MissingTags missing;
@@ -43,13 +36,7 @@ final class TagTable {
   /** Buffers handed to the idle sweeper and not removed since: the tags held. */
   private final AtomicInteger held = new AtomicInteger();
 
-  /**
-   * Names of tags a segment was loaded for here, so that one dropped by the idle sweeper reloads
-   * with the tags this server serves, not against the first-load budget kept for unknown names.
-   * Bounded; the least recently loaded names go first.
-   */
-  private final Cache<String, Boolean> served =
-      CacheBuilder.newBuilder().maximumSize(SERVED_CAPACITY).build();
+  private final ServedTags served = new ServedTags();
 
   private final Consumer<TagBuffer> onCached;
   private final EngineEvents events;
@@ -85,23 +72,14 @@ final class TagTable {
     return rewinds;
   }
 
+  /** The names of the tags a segment was loaded for here. */
+  ServedTags served() {
+    return served;
+  }
+
   /** The dynamic-step limits of the tags given one. */
   StepLimits stepLimits() {
     return stepLimits;
-  }
-
-  /** True when a segment of {@code bizTag} was loaded on this server (and not forgotten since). */
-  boolean wasServed(String bizTag) {
-    return served.getIfPresent(bizTag) != null;
-  }
-
-  void markServed(String bizTag) {
-    served.put(bizTag, Boolean.TRUE);
-  }
-
-  /** The database no longer has {@code bizTag}: its next load is a first load again. */
-  void forgetServed(String bizTag) {
-    served.invalidate(bizTag);
   }
 
   EngineEvents events() {
@@ -335,44 +313,5 @@ final class TagTable {
         lock.unlock();
       }
     }
-  }
-
-  /**
-   * For the hand-back at a graceful stop: removes and closes every buffer (no load installs in a
-   * closed one), then seals its segments ({@link TagBuffer#seal}), each under its stripe lock;
-   * returns the unissued runs found.
-   */
-  List<UnissuedRun> sealAll() {
-    List<UnissuedRun> out = new ArrayList<>();
-    for (TagBuffer b : all()) {
-      Lock lock = locks.get(b.bizTag());
-      lock.lock();
-      try {
-        if (removeLocked(b)) {
-          UnissuedRun run = b.seal();
-          if (run != null) {
-            out.add(run);
-          }
-        }
-      } finally {
-        lock.unlock();
-      }
-    }
-    return out;
-  }
-
-  /** Takes the waiting calls off every buffer, each under its stripe lock, to be woken after. */
-  List<Set<WaitingCall>> detachAllWaiters() {
-    List<Set<WaitingCall>> out = new ArrayList<>();
-    for (TagBuffer b : all()) {
-      Lock lock = locks.get(b.bizTag());
-      lock.lock();
-      try {
-        out.add(b.detachWaiters());
-      } finally {
-        lock.unlock();
-      }
-    }
-    return out;
   }
 }

@@ -12,6 +12,19 @@ public record UnissuedRun(String bizTag, long first, long end) {
   }
 
   /**
+   * Seals {@code held}, a buffer's segments in ascending order ({@link Segment#seal}), and returns
+   * their run as {@link #of} finds it.
+   */
+  static UnissuedRun seal(String bizTag, java.util.List<Segment> held) {
+    long[][] sealed = new long[held.size()][];
+    for (int i = 0; i < sealed.length; i++) {
+      Segment s = held.get(i);
+      sealed[i] = new long[] {s.start, s.end, s.seal()};
+    }
+    return of(bizTag, sealed);
+  }
+
+  /**
    * The run of a buffer's sealed segments, each {@code {start, end, firstUnissued}} in ascending
    * order: the unissued rest of the highest, extended down through each segment below that ends
    * where the one above starts while the one above is wholly unissued; null when the highest

@@ -1,7 +1,6 @@
 package io.leaf.server.ordering;
 
 import com.google.common.base.Ticker;
-import io.grpc.Status;
 import io.leaf.server.logging.WarnLimiter;
 import java.time.Duration;
 import java.util.HashMap;
@@ -11,7 +10,6 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -42,9 +40,6 @@ public final class StrictTags {
    */
   static final int MAX_KNOWN = 10_000;
 
-  /** Reads and acquisitions queued at once (an unknown-tag flood); one more is refused. */
-  static final int MAX_IN_FLIGHT = 1_000;
-
   private static final class Known {
     volatile TagOrdering ordering = TagOrdering.PER_SERVER;
     volatile long validUntil;
@@ -56,17 +51,15 @@ public final class StrictTags {
   private final Duration ttl;
   private final long validNanos;
   private final Ticker ticker;
-  private final Executor database;
   private final Consumer<String> evict;
   private final Map<String, Known> known = new ConcurrentHashMap<>();
   private final Map<String, TagOwnership> owners = new ConcurrentHashMap<>();
-  private final Map<String, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
+  private final PerTagQueue queue;
+  private final OwnerLeaseRenewal leases;
   private final AtomicLong acquisitions = new AtomicLong();
 
   /** The table's failures repeat every third of the TTL while it is down: once a minute. */
   private final WarnLimiter readWarnings;
-
-  private final WarnLimiter renewWarnings;
 
   /**
    * @param self this server's {@code --advertise-address}
@@ -85,8 +78,8 @@ public final class StrictTags {
     this.validNanos = ttl.toNanos() - ttl.toNanos() / 5;
     this.ticker = ticker;
     this.readWarnings = new WarnLimiter(ticker, WarnLimiter.ONCE_A_MINUTE);
-    this.renewWarnings = new WarnLimiter(ticker, WarnLimiter.ONCE_A_MINUTE);
-    this.database = database;
+    this.queue = new PerTagQueue(database);
+    this.leases = new OwnerLeaseRenewal(store, self, ttl, ticker, owners);
     this.evict = evict;
   }
 
@@ -113,11 +106,7 @@ public final class StrictTags {
     Known k = known.get(bizTag);
     if (k == null || now - k.validUntil >= 0) {
       if (depth > 1) {
-        return failed(
-            Status.UNAVAILABLE.withDescription(
-                "the ordering of tag "
-                    + bizTag
-                    + " cannot be read from the database now (leaf_tag_lease)"));
+        return RouteRefusals.unreadable(bizTag);
       }
       if (k == null && known.size() >= MAX_KNOWN) {
         known
@@ -127,15 +116,10 @@ public final class StrictTags {
                     e.getValue().ordering != TagOrdering.STRICT && !owners.containsKey(e.getKey()));
       }
       if (k == null && known.size() >= MAX_KNOWN) {
-        return failed(
-            Status.RESOURCE_EXHAUSTED.withDescription(
-                "this server knows the"
-                    + " ordering of "
-                    + MAX_KNOWN
-                    + " tags already; no room for tag "
-                    + bizTag));
+        return RouteRefusals.noRoom(bizTag, MAX_KNOWN);
       }
-      return once(bizTag, () -> readRow(bizTag))
+      return queue
+          .once(bizTag, () -> readRow(bizTag))
           .thenCompose(v -> route(bizTag, forwarded, depth + 1));
     }
     k.lastUsed = now;
@@ -153,27 +137,18 @@ public final class StrictTags {
         return CompletableFuture.completedFuture(
             Route.issue(own, own.issuingTerm(() -> evict.accept(bizTag))));
       case WAIT_OUT:
-        return failed(
-            Status.UNAVAILABLE.withDescription(
-                "tag "
-                    + bizTag
-                    + " is STRICT and this"
-                    + " server ("
-                    + self
-                    + ") just became its owner: it waits out the previous owner's"
-                    + " lease for "
-                    + Math.max(1, (own.issueFromNanos() - now) / 1_000_000)
-                    + " ms more; retry"));
+        return RouteRefusals.waitingOut(bizTag, self, own.issueFromNanos() - now);
       case FORWARD:
         if (forwarded) {
-          return failed(notOwner(bizTag, own.knownOwner()));
+          return RouteRefusals.notOwner(bizTag, self, own.knownOwner());
         }
         return CompletableFuture.completedFuture(Route.forward(own.knownOwner()));
       default:
         if (forwarded || depth > 2) {
-          return failed(notOwner(bizTag, own.knownOwner()));
+          return RouteRefusals.notOwner(bizTag, self, own.knownOwner());
         }
-        return once(bizTag, () -> acquire(bizTag, own))
+        return queue
+            .once(bizTag, () -> acquire(bizTag, own))
             .thenCompose(v -> route(bizTag, forwarded, depth + 1));
     }
   }
@@ -184,18 +159,7 @@ public final class StrictTags {
     if (k != null && ticker.read() - k.validUntil < 0) {
       return CompletableFuture.completedFuture(k.ordering);
     }
-    return once(bizTag, () -> readRow(bizTag)).thenApply(v -> knownOrdering(bizTag));
-  }
-
-  private Status notOwner(String bizTag, String owner) {
-    return Status.UNAVAILABLE.withDescription(
-        "tag "
-            + bizTag
-            + " is STRICT and "
-            + self
-            + " is not its owner (owner: "
-            + (owner.isEmpty() ? "none now" : owner)
-            + "); retry");
+    return queue.once(bizTag, () -> readRow(bizTag)).thenApply(v -> knownOrdering(bizTag));
   }
 
   /** The owner this server knows for {@code bizTag} (itself while it holds the lease). */
@@ -243,65 +207,13 @@ public final class StrictTags {
   public void tick() {
     long now = ticker.read();
     long idle = 3 * ttl.toNanos();
-    for (Map.Entry<String, TagOwnership> e : owners.entrySet()) {
-      TagOwnership own = e.getValue();
-      long epoch = own.epoch();
-      if (epoch == 0 || !own.holds(now)) {
-        continue;
-      }
-      if (now - own.lastUsedNanos() > idle) {
-        own.refused(epoch);
-        try {
-          store.release(e.getKey(), self, epoch);
-        } catch (RuntimeException ex) {
-          log.warn("release of tag {} failed: {}", e.getKey(), ex.getMessage());
-        }
-        continue;
-      }
-      renew(e.getKey(), own, epoch);
-    }
+    leases.renewOrRelease(now, idle);
     refreshKnown(now, idle);
   }
 
   /** Ends every term this server holds and gives the leases back (a graceful stop). */
   public void releaseAll() {
-    for (Map.Entry<String, TagOwnership> e : owners.entrySet()) {
-      long epoch = e.getValue().epoch();
-      if (epoch != 0) {
-        e.getValue().refused(epoch);
-        try {
-          store.release(e.getKey(), self, epoch);
-        } catch (RuntimeException ex) {
-          log.warn("release of tag {} failed: {}", e.getKey(), ex.getMessage());
-        }
-      }
-    }
-  }
-
-  private void renew(String bizTag, TagOwnership own, long epoch) {
-    long sent = ticker.read();
-    try {
-      if (store.renew(bizTag, self, epoch, ttl)) {
-        own.renewed(epoch, sent, ticker.read());
-        renewWarnings.reset();
-      } else {
-        own.refused(epoch);
-        log.warn(
-            "tag {}: owner lease epoch {} lost (the row no longer names this server)",
-            bizTag,
-            epoch);
-      }
-    } catch (RuntimeException ex) {
-      // The fence runs out on its own if no renewal gets through.
-      long skipped = renewWarnings.acquire();
-      if (skipped >= 0) {
-        log.warn(
-            "tag {}: owner lease renewal failed: {}{}",
-            bizTag,
-            ex.getMessage(),
-            WarnLimiter.heldBack(skipped));
-      }
-    }
+    leases.releaseAll();
   }
 
   private void refreshKnown(long now, long idle) {
@@ -376,54 +288,5 @@ public final class StrictTags {
     } else {
       readRow(bizTag);
     }
-  }
-
-  /** Runs {@code work} on the database executor, one at a time per tag; callers share it. */
-  private CompletableFuture<Void> once(String bizTag, Runnable work) {
-    CompletableFuture<Void> mine = new CompletableFuture<>();
-    CompletableFuture<Void> running = inFlight.get(bizTag);
-    if (running != null) {
-      return running;
-    }
-    if (inFlight.size() >= MAX_IN_FLIGHT) {
-      return failed(
-          Status.RESOURCE_EXHAUSTED.withDescription(
-              "too many tags' orderings being"
-                  + " read at once ("
-                  + MAX_IN_FLIGHT
-                  + "); no room for tag "
-                  + bizTag));
-    }
-    running = inFlight.putIfAbsent(bizTag, mine);
-    if (running != null) {
-      return running;
-    }
-    try {
-      database.execute(
-          () -> {
-            try {
-              work.run();
-              mine.complete(null);
-            } catch (RuntimeException e) {
-              mine.completeExceptionally(
-                  OrderingTableErrors.status(e)
-                      .withDescription("tag " + bizTag + ": " + OrderingTableErrors.describe(e))
-                      .asRuntimeException());
-            } finally {
-              inFlight.remove(bizTag, mine);
-            }
-          });
-    } catch (RejectedExecutionException e) {
-      inFlight.remove(bizTag, mine);
-      mine.completeExceptionally(
-          Status.RESOURCE_EXHAUSTED
-              .withDescription("too many ordering reads queued")
-              .asRuntimeException());
-    }
-    return mine;
-  }
-
-  private static <T> CompletableFuture<T> failed(Status status) {
-    return CompletableFuture.failedFuture(status.asRuntimeException());
   }
 }
