@@ -237,7 +237,7 @@ class ReadinessTest {
                 throw e;
               }
             },
-            Duration.ofSeconds(2)); // the last failure is thrown if it still fails 2 s on
+            Duration.ofSeconds(10)); // the last failure is thrown if it still fails 10 s on
     assertEquals(1, first, "the dry tag loads as soon as the check sees the database answer");
   }
 
