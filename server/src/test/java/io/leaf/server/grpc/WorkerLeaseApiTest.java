@@ -49,7 +49,7 @@ class WorkerLeaseApiTest {
         TestServer.inProcess(name)
             .flags(
                 "--worker-lease-ttl",
-                "2s",
+                "10s",
                 "--max-client-leases",
                 "2",
                 "--worker-id-range",
@@ -93,8 +93,8 @@ class WorkerLeaseApiTest {
     WorkerLease a = lease();
     WorkerLease b = lease();
     assertNotEquals(a.getWorkerId(), b.getWorkerId());
-    assertEquals(3_000, a.getNotBeforeMs(), "quarantine: the TTL plus 1 s");
-    assertEquals(1_600, a.getValidForMs(), "the TTL less a fifth");
+    assertEquals(11_000, a.getNotBeforeMs(), "quarantine: the TTL plus 1 s");
+    assertEquals(8_000, a.getValidForMs(), "the TTL less a fifth");
     assertTrue(a.getFloorMs() > System.currentTimeMillis(), "floor above the database's time");
     assertTrue(a.getCeilingMs() > a.getFloorMs());
     assertEquals(36, a.getLeaseId().length());
@@ -129,7 +129,7 @@ class WorkerLeaseApiTest {
     WorkerLease lapsed =
         stub.renewWorker(
             RenewWorkerRequest.newBuilder().setLeaseId(a.getLeaseId()).setLapsed(true).build());
-    assertEquals(3_000, lapsed.getNotBeforeMs(), "a lapsed renewal is quarantined");
+    assertEquals(11_000, lapsed.getNotBeforeMs(), "a lapsed renewal is quarantined");
     refused(
         Status.Code.NOT_FOUND,
         "lease_id",
