@@ -124,6 +124,15 @@ public abstract sealed class Dialect permits MySqlDialect, PostgresDialect, H2Di
     c.rollback();
   }
 
+  /**
+   * Ends a take's transaction whose UPDATE moved {@code max_id} by {@code taken} but whose guard or
+   * a later statement failed, so nothing of it is taken: by default a rollback.
+   */
+  public void abandon(Connection c, DSLContext db, TakeRequest take, Taken taken)
+      throws SQLException {
+    rollback(c);
+  }
+
   /** After {@link #commit} or {@link #rollback}: {@code c} back in autocommit for the pool. */
   public void end(Connection c) throws SQLException {
     c.setAutoCommit(true);

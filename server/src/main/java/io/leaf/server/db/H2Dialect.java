@@ -47,6 +47,28 @@ public final class H2Dialect extends Dialect {
     return PostgresDialect.standardEpochMillis(timestamp);
   }
 
+  /**
+   * {@inheritDoc} Here the UPDATE is undone by a second one, under the row lock the take holds, and
+   * committed: H2 (2.2, 2.3) may let a ROLLBACK of a transaction that wrote or locked a row restore
+   * that row over an UPDATE another transaction committed while it waited (a lost update, so a
+   * range handed out twice). A failure there falls back to the rollback.
+   */
+  @Override
+  public void abandon(Connection c, DSLContext db, TakeRequest take, Taken taken)
+      throws java.sql.SQLException {
+    int undone =
+        db.update(LEAF_ALLOC)
+            .set(LEAF_ALLOC.MAX_ID, taken.end() - taken.added())
+            .where(LEAF_ALLOC.BIZ_TAG.eq(take.bizTag()))
+            .and(LEAF_ALLOC.MAX_ID.eq(taken.end()))
+            .execute();
+    if (undone == 1) {
+      commit(c);
+    } else {
+      rollback(c);
+    }
+  }
+
   @Override
   public Taken take(Connection connection, DataSource pool, DSLContext db, TakeRequest take)
       throws java.sql.SQLException {

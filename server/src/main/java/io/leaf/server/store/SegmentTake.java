@@ -77,8 +77,9 @@ final class SegmentTake {
       return range(dialect.take(c, pool, db, request));
     }
     dialect.begin(c);
+    Taken taken = null;
     try {
-      Taken taken = dialect.take(c, pool, db, request);
+      taken = dialect.take(c, pool, db, request);
       SegmentRange range = range(taken);
       guard.inTake(
           c, db, new TakeGuard.Take(ask.bizTag(), range, ask.reservation(), ask.nowMillis()));
@@ -88,7 +89,11 @@ final class SegmentTake {
       return range;
     } catch (Throwable e) {
       try {
-        dialect.rollback(c);
+        if (taken == null) {
+          dialect.rollback(c);
+        } else {
+          dialect.abandon(c, db, request, taken);
+        }
       } catch (SQLException | RuntimeException suppressed) {
         e.addSuppressed(suppressed);
         // The session may still be in the transaction: no later borrower may run in it.

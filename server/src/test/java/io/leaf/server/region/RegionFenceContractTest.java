@@ -58,12 +58,12 @@ abstract class RegionFenceContractTest {
     }
   }
 
-  /** The store of a server started with {@code region}, as the server wires it. */
   /** The ledger beside {@code regional}, as the wiring builds it. */
   private static Ledger ledgerOf(RegionalSegmentStore regional) {
     return new RegionalLedger((Ledger) regional.delegate(), regional);
   }
 
+  /** The store of a server started with {@code region}, as the server wires it. */
   private RegionalSegmentStore server(Region region, LedgerSettings ledger) {
     JooqSegmentStore local =
         new JooqSegmentStore(
