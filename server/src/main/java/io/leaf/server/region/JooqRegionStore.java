@@ -7,12 +7,13 @@ import io.leaf.server.store.OwnTable;
 import io.leaf.server.store.StoreRejectedException;
 import io.leaf.server.store.UnusableTableException;
 import java.time.InstantSource;
-import java.util.Comparator;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.jooq.Cursor;
 import org.jooq.DSLContext;
+import org.jooq.Record;
 import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
@@ -82,6 +83,7 @@ public final class JooqRegionStore implements RegionStore {
   @Override
   public StoredRegion claim(StoredRegion wanted, Consumer<Optional<HighestTag>> approve) {
     new OwnTable(dsl, TABLE).create();
+    RuntimeException[] refused = {null};
     try {
       guard(
           "record the region in " + TABLE,
@@ -95,7 +97,14 @@ public final class JooqRegionStore implements RegionStore {
                     if (in.fetchExists(LEAF_REGION, LEAF_REGION.ID.eq(ROW))) {
                       return 0;
                     }
-                    approve.accept(highest);
+                    try {
+                      approve.accept(highest);
+                    } catch (RuntimeException e) {
+                      // Nothing was written: COMMIT ends it. H2 may let a ROLLBACK of row locks
+                      // restore a row over a take committed while it waited (H2Dialect#abandon).
+                      refused[0] = e;
+                      return 0;
+                    }
                     return in.insertInto(LEAF_REGION)
                         .set(LEAF_REGION.ID, ROW)
                         .set(LEAF_REGION.RULE_NAME, wanted.rule())
@@ -106,6 +115,9 @@ public final class JooqRegionStore implements RegionStore {
                   }));
     } catch (DatabaseErrors.DuplicateKey raced) {
       // Another server recorded its region first: that row is the database's.
+    }
+    if (refused[0] != null) {
+      throw refused[0];
     }
     return read()
         .orElseThrow(
@@ -134,12 +146,16 @@ public final class JooqRegionStore implements RegionStore {
       // A locking read of every row and gap: waits for takes in flight, blocks later ones.
       read += mysql ? " LOCK IN SHARE MODE" : " FOR UPDATE";
     }
-    try {
-      return tx
-          .resultQuery(read)
-          .fetch(r -> new HighestTag(r.get(0, String.class), r.get(1, Long.class)))
-          .stream()
-          .max(Comparator.comparingLong(HighestTag::maxId));
+    // A cursor: only the highest row so far stays in memory, however many tags there are.
+    try (Cursor<Record> rows = tx.resultQuery(read).fetchSize(500).fetchLazy()) {
+      HighestTag highest = null;
+      for (Record r : rows) {
+        Long maxId = r.get(1, Long.class);
+        if (maxId != null && (highest == null || maxId > highest.maxId())) {
+          highest = new HighestTag(r.get(0, String.class), maxId);
+        }
+      }
+      return Optional.ofNullable(highest);
     } catch (DataAccessException e) {
       if (mysql && TABLE_MISSING.equals(e.sqlState())) {
         return Optional.empty();
