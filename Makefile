@@ -36,7 +36,7 @@ $(JAR): $(SOURCES)
 	@scripts/cds-archive.sh $(JAR) $(CDS)
 
 run: $(JAR)
-	java $(if $(wildcard $(CDS)),-XX:SharedArchiveFile=$(CDS)) -jar $(JAR) $(ARGS)
+	java @scripts/run.jvm $(if $(wildcard $(CDS)),-XX:SharedArchiveFile=$(CDS)) -jar $(JAR) $(ARGS)
 
 # The lint gate, which CI runs before the tests: maven-enforcer (every build), google-java-format
 # through Spotless (check only; `mvn spotless:apply` rewrites), a compile with Error Prone (profile

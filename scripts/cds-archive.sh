@@ -2,7 +2,7 @@
 # Writes a class-data sharing archive (AppCDS) for the packaged server: one training start on a
 # throw-away embedded H2 file, stopped with SIGTERM once the port is open and the worker ID is
 # leased, so the archive holds the classes of start-up and of a graceful stop. `make run` passes
-# it with -XX:SharedArchiveFile; it halves launch → SERVING (docs/benchmarks.md, P12). The JVM
+# it with -XX:SharedArchiveFile and the same flags (scripts/run.jvm); it halves launch → SERVING (docs/benchmarks.md, P12). The JVM
 # checks the archive against the JDK and the jar paths it was made with and ignores it, with one
 # warning line, when they differ: a stale archive costs speed, never correctness.
 # Usage: scripts/cds-archive.sh JAR ARCHIVE  (JAR as it will be given to java -jar)
@@ -12,7 +12,7 @@ archive=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 rm -f "$archive"
-java -XX:ArchiveClassesAtExit="$archive" -jar "$jar" --port 0 \
+java @"$(dirname "$0")/run.jvm" -XX:ArchiveClassesAtExit="$archive" -jar "$jar" --port 0 \
   --db-url "jdbc:h2:file:$dir/training;MODE=MySQL" >"$dir/log" 2>&1 &
 pid=$!
 for _ in $(seq 1 600); do

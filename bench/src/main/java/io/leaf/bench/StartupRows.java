@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * P12: how long the packaged server takes from launch to SERVING on the embedded H2 (a new file
  * each launch), and what it holds once idle: resident memory and threads from {@code /proc}.
  *
- * <p>It launches the server as {@code make run} does, {@code java
+ * <p>It launches the server as {@code make run} does, {@code java @scripts/run.jvm
  * -XX:SharedArchiveFile=server/target/leaf.jsa -jar server/target/leaf-server.jar}, and, launch for
  * launch beside it, without the class-data archive; without the packaged jar it launches {@code
  * io.leaf.server.Main} from this JVM's class path. The health channel is built and its classes
@@ -50,6 +50,9 @@ final class StartupRows {
 
   private static final Path ARCHIVE = Path.of("server", "target", "leaf.jsa");
 
+  /** {@code make run}'s JVM flags, a java @-file. */
+  private static final Path RUN_FLAGS = Path.of("scripts", "run.jvm");
+
   void run(Path dir) throws Exception {
     boolean packaged = Files.isRegularFile(JAR);
     boolean archived = packaged && Files.isRegularFile(ARCHIVE);
@@ -68,8 +71,16 @@ final class StartupRows {
     double threads = Stats.median(launches.stream().map(Launch::threads).toList());
     String how =
         archived
-            ? "java -XX:SharedArchiveFile=" + ARCHIVE + " -jar " + JAR + " (make run)"
-            : packaged ? "java -jar " + JAR + " (no class-data archive)" : "io.leaf.server.Main";
+            ? "java @"
+                + RUN_FLAGS
+                + " -XX:SharedArchiveFile="
+                + ARCHIVE
+                + " -jar "
+                + JAR
+                + " (make run)"
+            : packaged
+                ? "java @" + RUN_FLAGS + " -jar " + JAR + " (no class-data archive)"
+                : "io.leaf.server.Main";
     String without =
         archived
             ? String.format(
@@ -81,7 +92,7 @@ final class StartupRows {
     table.add(
         "P12 launch → SERVING, idle RSS, threads, on the embedded H2",
         how
-            + " with default flags on a new jdbc:h2:file each launch ("
+            + " with the server's default flags on a new jdbc:h2:file each launch ("
             + launches.size()
             + " launches); RSS and threads read from /proc "
             + IDLE_MS
@@ -105,6 +116,9 @@ final class StartupRows {
   /** The server's command line without its flags. */
   private static List<String> command(boolean packaged, boolean archived) {
     List<String> command = new ArrayList<>(List.of(ChildJvm.javaCommand()));
+    if (packaged) {
+      command.add("@" + RUN_FLAGS);
+    }
     if (archived) {
       command.add("-XX:SharedArchiveFile=" + ARCHIVE);
     }
