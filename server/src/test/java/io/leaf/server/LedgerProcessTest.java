@@ -348,7 +348,7 @@ class LedgerProcessTest {
     for (int i = 0; i < 50; i++) {
       long id = all[ThreadLocalRandom.current().nextInt(all.length)];
       IssuedRange r =
-          asker.stub(3).whoIssued(WhoIssuedRequest.newBuilder().setBizTag(TAG).setId(id).build());
+          asker.stub(20).whoIssued(WhoIssuedRequest.newBuilder().setBizTag(TAG).setId(id).build());
       assertTrue(
           r.getStart() <= id && id < r.getEnd() && !r.getKind().equals("returned"),
           "WhoIssued(" + id + "): " + r);
@@ -361,7 +361,7 @@ class LedgerProcessTest {
             StatusRuntimeException.class,
             () ->
                 asker
-                    .stub(3)
+                    .stub(20)
                     .whoIssued(
                         WhoIssuedRequest.newBuilder().setBizTag(TAG).setId(aboveAll).build()));
     assertEquals(Status.Code.NOT_FOUND, none.getStatus().getCode());
