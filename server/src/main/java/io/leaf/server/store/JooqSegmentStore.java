@@ -284,7 +284,8 @@ public final class JooqSegmentStore implements SegmentStore {
   /**
    * The hand-back's write: in one transaction, {@code max_id} goes back to {@code first} only if it
    * still is {@code end}, then {@code after} runs; returns whether it went back (false: another
-   * take moved it, nothing changed, or the range is empty).
+   * take moved it, nothing changed, or the range is empty). When {@code after} throws, nothing is
+   * handed back and its failure is thrown.
    */
   public boolean setBack(String bizTag, long first, long end, AfterSetBack after) {
     if (first >= end) {
@@ -300,17 +301,7 @@ public final class JooqSegmentStore implements SegmentStore {
                 guard(
                     "hand back the rest of " + bizTag,
                     "UPDATE",
-                    () ->
-                        o.dsl()
-                            .transactionResult(
-                                cfg -> {
-                                  DSLContext tx = cfg.dsl();
-                                  if (!o.table().setBack(tx, bizTag, first, end, now)) {
-                                    return false;
-                                  }
-                                  after.run(tx, now);
-                                  return true;
-                                })));
+                    () -> SegmentTake.setBack(o.dsl(), o.table(), bizTag, first, end, now, after)));
   }
 
   /**

@@ -13,7 +13,7 @@ import org.jooq.impl.DSL;
 /**
  * A take of one segment on one connection: the product's statement ({@link Dialect#take}) alone in
  * autocommit, or in a transaction with a {@link TakeGuard}; the range leaves only once committed.
- * Thread-safe.
+ * Thread-safe; also the hand-back's write ({@link #setBack}).
  */
 final class SegmentTake {
 
@@ -109,6 +109,45 @@ final class SegmentTake {
         // A broken connection: the pool drops it.
       }
     }
+  }
+
+  /**
+   * The hand-back's write on {@code table} ({@link JooqSegmentStore#setBack}): {@code max_id} from
+   * {@code end} back to {@code first}, then {@code after}; a failure of {@code after} is thrown
+   * once {@code max_id} is {@code end} again.
+   */
+  static boolean setBack(
+      DSLContext dsl,
+      LeafAllocTable table,
+      String bizTag,
+      long first,
+      long end,
+      long now,
+      JooqSegmentStore.AfterSetBack after) {
+    RuntimeException[] failed = {null};
+    boolean back =
+        dsl.transactionResult(
+            cfg -> {
+              DSLContext tx = cfg.dsl();
+              if (!table.setBack(tx, bizTag, first, end, now)) {
+                return false;
+              }
+              try {
+                // In a savepoint: its failure undoes only what it wrote.
+                tx.transaction(inner -> after.run(inner.dsl(), now));
+              } catch (RuntimeException e) {
+                // max_id to end again under the row lock held, then COMMIT: on H2 a ROLLBACK
+                // of a written row can lose a take that waited on it (H2Dialect#abandon).
+                table.setBack(tx, bizTag, end, first, now);
+                failed[0] = e;
+                return false;
+              }
+              return true;
+            });
+    if (failed[0] != null) {
+      throw failed[0];
+    }
+    return back;
   }
 
   private static SegmentRange range(Taken t) {

@@ -1,5 +1,7 @@
 package io.leaf.server.store;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.testing.TestDatabase;
@@ -39,6 +41,29 @@ abstract class DatabaseSegmentStoreTest extends SegmentStoreContractTest {
     if (db != null) {
       db.close();
     }
+  }
+
+  @Test
+  void setBack_afterFails_maxIdStaysAtEndAndTheFailureIsThrown() {
+    store.createTag("back", 1, 10, null);
+    SegmentRange taken = store.nextSegment("back", SegmentStore.TABLE_STEP);
+    RuntimeException e =
+        assertThrows(
+            RuntimeException.class,
+            () ->
+                jooq.setBack(
+                    "back",
+                    taken.start() + 3,
+                    taken.end(),
+                    (tx, now) -> tx.execute("INSERT INTO no_such_table VALUES (1)")));
+    assertTrue(
+        e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("no_such_table"),
+        "the record's own failure: " + e.getMessage());
+    assertEquals(taken.end(), store.getTag("back").orElseThrow().maxId(), "nothing handed back");
+    assertEquals(
+        taken.end(),
+        store.nextSegment("back", SegmentStore.TABLE_STEP).start(),
+        "the next take starts where the first ended");
   }
 
   @Test
