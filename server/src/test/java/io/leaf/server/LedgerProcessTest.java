@@ -347,8 +347,7 @@ class LedgerProcessTest {
     assertEquals(0, missing, "IDs received that no segment or reserve record holds");
     for (int i = 0; i < 50; i++) {
       long id = all[ThreadLocalRandom.current().nextInt(all.length)];
-      IssuedRange r =
-          asker.stub(20).whoIssued(WhoIssuedRequest.newBuilder().setBizTag(TAG).setId(id).build());
+      IssuedRange r = whoIssued(asker, id);
       assertTrue(
           r.getStart() <= id && id < r.getEnd() && !r.getKind().equals("returned"),
           "WhoIssued(" + id + "): " + r);
@@ -358,12 +357,23 @@ class LedgerProcessTest {
     long aboveAll = recordedEnd;
     StatusRuntimeException none =
         org.junit.jupiter.api.Assertions.assertThrows(
-            StatusRuntimeException.class,
-            () ->
-                asker
-                    .stub(20)
-                    .whoIssued(
-                        WhoIssuedRequest.newBuilder().setBizTag(TAG).setId(aboveAll).build()));
+            StatusRuntimeException.class, () -> whoIssued(asker, aboveAll));
     assertEquals(Status.Code.NOT_FOUND, none.getStatus().getCode());
+  }
+
+  /**
+   * WhoIssued of {@code id}, asked again while the server answers UNAVAILABLE: a server just
+   * started on a loaded machine may not have its first connection yet, which it says so.
+   */
+  private static IssuedRange whoIssued(ServerNode asker, long id) throws Exception {
+    return Poll.retry(
+        () ->
+            asker
+                .stub(20)
+                .whoIssued(WhoIssuedRequest.newBuilder().setBizTag(TAG).setId(id).build()),
+        e ->
+            e instanceof StatusRuntimeException s
+                && s.getStatus().getCode() == Status.Code.UNAVAILABLE,
+        java.time.Duration.ofSeconds(60));
   }
 }
