@@ -2,10 +2,10 @@ package io.leaf.bench;
 
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerWiring;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.TagAlreadyExistsException;
+import io.leaf.server.wiring.ServerWiring;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,7 +1,6 @@
 package io.leaf.bench;
 
 import com.google.common.base.Ticker;
-import io.leaf.server.ServerThreads;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineListeners;
@@ -9,6 +8,7 @@ import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.server.sweep.SweepIntake;
+import io.leaf.server.wiring.ServerThreads;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;

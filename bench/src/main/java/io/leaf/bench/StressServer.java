@@ -2,12 +2,12 @@ package io.leaf.bench;
 
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.ServerWiring;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagAlreadyExistsException;
+import io.leaf.server.wiring.ServerWiring;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;

@@ -64,7 +64,7 @@ public final class LeafServer {
    * @param ordering wraps LeafService so STRICT tags keep real-time order; started and closed with
    *     the server
    */
-  record Parts(
+  public record Parts(
       SegmentStore store,
       SegmentAllocator allocator,
       IdleTagSweeper sweeper,
@@ -108,7 +108,7 @@ public final class LeafServer {
    * @param shutdownGrace how long in-flight calls get to finish on {@link #stop()}
    * @param settings the configuration as the start line shows it
    */
-  LeafServer(
+  public LeafServer(
       ServerBuilder<?> builder,
       Parts parts,
       Supplier<HttpEndpoints> openHttp,

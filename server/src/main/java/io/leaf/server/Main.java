@@ -6,6 +6,8 @@ import io.leaf.server.logging.LogLevels;
 import io.leaf.server.region.RegionMismatchException;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.UnusableTableException;
+import io.leaf.server.wiring.ServerThreads;
+import io.leaf.server.wiring.ServerWiring;
 import java.io.IOException;
 import org.slf4j.LoggerFactory;
 

@@ -19,6 +19,7 @@ import io.leaf.server.ordering.JooqOrderingStore;
 import io.leaf.server.store.UnusableTableException;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
+import io.leaf.server.wiring.ServerWiring;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.LeafServiceGrpc;

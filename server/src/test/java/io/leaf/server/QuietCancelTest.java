@@ -12,6 +12,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.JulCapture;
+import io.leaf.server.wiring.ServerWiring;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.LeafServiceGrpc;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.config.ServerConfig;
+import io.leaf.server.wiring.ServerWiring;
 import org.junit.jupiter.api.Test;
 
 /** A --max-stream-memory this JVM cannot give stops the start before anything is opened. */

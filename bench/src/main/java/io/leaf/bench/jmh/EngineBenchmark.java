@@ -1,10 +1,10 @@
 package io.leaf.bench.jmh;
 
-import io.leaf.server.ServerThreads;
 import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.MemorySegmentStore;
+import io.leaf.server.wiring.ServerThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

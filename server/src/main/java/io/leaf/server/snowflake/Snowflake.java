@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Both schedulers are handed over at construction: {@link #close()} shuts them down after
  * releasing the lease on the lease scheduler. Production passes one-thread executors ({@link
- * io.leaf.server.ServerWiring}); tests pass a scheduler driven by a fake clock.
+ * io.leaf.server.wiring.ServerWiring}); tests pass a scheduler driven by a fake clock.
  *
  * <p>Thread-safe.
  */

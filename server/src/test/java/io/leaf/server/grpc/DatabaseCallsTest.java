@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.grpc.Status;
-import io.leaf.server.ServerThreads;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.ServerClosingException;
 import io.leaf.server.request.StatusMapping;
+import io.leaf.server.wiring.ServerThreads;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leaf.server.ServerThreads;
 import io.leaf.server.config.HttpConfig;
 import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
+import io.leaf.server.wiring.ServerThreads;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

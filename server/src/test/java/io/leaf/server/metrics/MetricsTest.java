@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
 import io.grpc.ServerInterceptor;
-import io.leaf.server.ServerThreads;
 import io.leaf.server.config.HttpConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.http.HttpEndpoints;
@@ -13,6 +12,7 @@ import io.leaf.server.http.LeafHttpServer;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.testing.InProcessLeaf;
+import io.leaf.server.wiring.ServerThreads;
 import io.leaf.v1.NextIdRequest;
 import java.io.OutputStream;
 import java.net.InetAddress;

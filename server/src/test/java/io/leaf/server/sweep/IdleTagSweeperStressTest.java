@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
-import io.leaf.server.ServerThreads;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.SegmentAllocator;
@@ -12,6 +11,7 @@ import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.Blocking;
 import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.IdChecks;
+import io.leaf.server.wiring.ServerThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

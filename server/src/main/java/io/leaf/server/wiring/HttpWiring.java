@@ -1,5 +1,6 @@
-package io.leaf.server;
+package io.leaf.server.wiring;
 
+import io.leaf.server.LeafServer;
 import io.leaf.server.config.HttpConfig;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.SegmentAllocator;

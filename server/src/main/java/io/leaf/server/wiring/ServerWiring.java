@@ -1,67 +1,39 @@
-package io.leaf.server;
+package io.leaf.server.wiring;
 
 import com.google.common.base.Ticker;
-import com.zaxxer.hikari.HikariDataSource;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.ServerBuilder;
 import io.grpc.ServerCredentials;
-import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.leaf.server.config.DatabaseConfig;
+import io.leaf.server.LeafServer;
 import io.leaf.server.config.OpsConfig;
 import io.leaf.server.config.ServerConfig;
-import io.leaf.server.db.H2Url;
-import io.leaf.server.engine.CoarseTicker;
-import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.EngineListeners;
-import io.leaf.server.engine.EngineThreads;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.formats.FormatAdmin;
 import io.leaf.server.formats.FormattedIssuer;
-import io.leaf.server.formats.JooqFormatStore;
-import io.leaf.server.grpc.ConnectionLimits;
 import io.leaf.server.grpc.DatabaseCalls;
 import io.leaf.server.grpc.LeafGrpcService;
 import io.leaf.server.grpc.TagAdmin;
 import io.leaf.server.health.ServerHealth;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.http.HttpRoutes;
-import io.leaf.server.ledger.DatabaseLedger;
 import io.leaf.server.ledger.HandBack;
-import io.leaf.server.ledger.LedgerRetention;
-import io.leaf.server.ledger.LedgerSettings;
-import io.leaf.server.ledger.RecordedTakes;
-import io.leaf.server.ledger.ServerIdentity;
 import io.leaf.server.metrics.Metrics;
 import io.leaf.server.ordering.Ordering;
-import io.leaf.server.ordering.OrderingSource;
-import io.leaf.server.region.JooqRegionStore;
-import io.leaf.server.region.RegionalLedger;
-import io.leaf.server.region.RegionalSegmentStore;
-import io.leaf.server.region.RegionalWorkerLeaseStore;
 import io.leaf.server.security.ServerTokens;
 import io.leaf.server.security.TlsCredentials;
 import io.leaf.server.security.TokenAccess;
-import io.leaf.server.security.TokenAuthInterceptor;
 import io.leaf.server.security.TokenMeters;
-import io.leaf.server.snowflake.JooqWorkerLeaseStore;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeConfig;
 import io.leaf.server.snowflake.WorkerLeaseStore;
-import io.leaf.server.store.DataSources;
-import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.SegmentStore;
-import io.leaf.server.store.TakeGuard;
 import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.server.sweep.SweepIntake;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.time.InstantSource;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicReference;
@@ -81,9 +53,6 @@ import java.util.function.UnaryOperator;
  * by {@link LeafServer#stop()} (with or after the part using it).
  */
 public final class ServerWiring {
-
-  /** Precision of the engine's clock: last access, back-off and dynamic-step timing. */
-  private static final Duration TICKER_RESOLUTION = Duration.ofMillis(1);
 
   private ServerWiring() {}
 
@@ -145,7 +114,7 @@ public final class ServerWiring {
               Ticker.systemTicker(),
               metrics == null ? TokenMeters.NONE : metrics.tokenMeters(),
               ServerThreads::tokensRefresh));
-      return database(config, builder, metrics, tokens.get().access(), ops, decorate);
+      return DatabaseWiring.server(config, builder, metrics, tokens.get().access(), ops, decorate);
     } catch (RuntimeException | Error e) {
       // The metrics registry and the TLS refresh are already open; a server that never came to
       // be must not leave them behind.
@@ -154,129 +123,7 @@ public final class ServerWiring {
     }
   }
 
-  private static LeafServer database(
-      ServerConfig config,
-      ServerBuilder<?> builder,
-      Metrics metrics,
-      TokenAccess access,
-      AutoCloseable ops,
-      UnaryOperator<SegmentStore> decorate) {
-    // Refused before the pool, the lease thread and the engine exist: nothing to leave behind.
-    LeafGrpcService.checkStreamMemory(config.api().maxStreamMemory());
-    intercept(builder, config.ops(), access, metrics);
-    if (builder instanceof NettyServerBuilder netty) {
-      ConnectionLimits.apply(netty, config.api());
-    }
-    DatabaseConfig db = config.database();
-    HikariDataSource pool =
-        DataSources.create(db.url(), db.user(), db.password(), config.connections());
-    // What is open so far, closed in reverse if the graph cannot be finished.
-    java.util.Deque<AutoCloseable> opened = new java.util.ArrayDeque<>();
-    opened.push(pool);
-    try {
-      if (metrics != null) {
-        metrics.watchPool(pool);
-      }
-      var dialect = DataSources.dialectOf(db.url());
-      String identity = ServerIdentity.of(config.api().port());
-      LedgerSettings ledger =
-          config.ledger().on() ? LedgerSettings.on(identity) : LedgerSettings.OFF;
-      // Every take checks leaf_region (or its absence) in its own transaction.
-      JooqSegmentStore store =
-          new JooqSegmentStore(
-              pool,
-              dialect,
-              InstantSource.system(),
-              TakeGuard.both(
-                  RegionalSegmentStore.fence(config.region()),
-                  new RecordedTakes(ledger, InstantSource.system())));
-      DatabaseLedger ledgerStore = new DatabaseLedger(store, ledger);
-      JooqFormatStore formats = new JooqFormatStore(pool, dialect, InstantSource.system());
-      // Every way an ID leaves goes through the region's store, even without --region: it
-      // refuses a database set up for a region until the check has passed.
-      RegionalSegmentStore regional =
-          new RegionalSegmentStore(
-              store, config.region(), new JooqRegionStore(pool, dialect, InstantSource.system()));
-      // No worker ID is leased before the region check passed either.
-      Snowflake snowflake =
-          snowflake(
-              config,
-              new RegionalWorkerLeaseStore(
-                  new JooqWorkerLeaseStore(pool, dialect, InstantSource.system()), regional),
-              H2Url.exclusive(db.url()));
-      opened.push(snowflake);
-      SegmentStore served = decorate.apply(regional);
-      List<ExecutorService> threads = new ArrayList<>();
-      opened.push(() -> threads.forEach(ExecutorService::shutdownNow));
-      ScheduledExecutorService tick = ServerThreads.scheduler("leaf-coarse-ticker");
-      threads.add(tick);
-      CoarseTicker ticker = new CoarseTicker(TICKER_RESOLUTION, tick);
-      if (ledger.on()) {
-        ScheduledThreadPoolExecutor pruning = ServerThreads.scheduler("leaf-ledger-retention");
-        threads.add(pruning);
-        new LedgerRetention(
-                ledgerStore::deleteBefore,
-                config.ledger().retention(),
-                InstantSource.system(),
-                pruning)
-            .start();
-      }
-      EngineConfig engine = config.engine(EngineConfig.DEFAULTS);
-      Runnable schemaInit =
-          () -> {
-            store.createSchemaIfMissing();
-            regional.verify();
-            formats.createSchemaIfAllowed();
-          };
-      EngineThreads engineThreads = ServerThreads.engineThreads(engine, threads::add);
-      // With --ledger off the store refuses WhoIssued and hands back without a record.
-      Stores stores =
-          new Stores(
-              served,
-              new RegionalLedger(ledgerStore, regional),
-              schemaInit,
-              new Stores.Formats(formats, InstantSource.system(), config.region()),
-              OrderingSource.database(pool, dialect));
-      return assemble(
-          builder,
-          config,
-          stores,
-          listeners -> new SegmentAllocator(served, ticker, engine, engineThreads, listeners),
-          snowflake,
-          metrics,
-          access,
-          () -> {
-            // After the engine's close, before the connection pool its loads use.
-            threads.forEach(ExecutorService::shutdownNow);
-            try {
-              DataSources.close(pool, db.url());
-            } finally {
-              ops.close();
-            }
-          },
-          config + " server=" + identity);
-    } catch (RuntimeException | Error e) {
-      while (!opened.isEmpty()) {
-        closeQuietly(opened.pop());
-      }
-      throw e;
-    }
-  }
-
-  /** The token check, then the metrics interceptors (outermost: they see refusals too). */
-  private static void intercept(
-      ServerBuilder<?> builder, OpsConfig ops, TokenAccess access, Metrics metrics) {
-    if (ops.tokensEnabled()) {
-      builder.intercept(new TokenAuthInterceptor(access));
-    }
-    if (metrics != null) {
-      for (ServerInterceptor interceptor : metrics.interceptors()) {
-        builder.intercept(interceptor);
-      }
-    }
-  }
-
-  private static void closeQuietly(AutoCloseable resource) {
+  static void closeQuietly(AutoCloseable resource) {
     try {
       resource.close();
     } catch (Exception suppressed) {
@@ -347,7 +194,7 @@ public final class ServerWiring {
   }
 
   /** {@link #assemble}, the start line showing {@code settings}. */
-  private static LeafServer assemble(
+  static LeafServer assemble(
       ServerBuilder<?> builder,
       ServerConfig config,
       Stores stores,

@@ -1,4 +1,4 @@
-package io.leaf.server;
+package io.leaf.server.wiring;
 
 import io.leaf.server.formats.FormatStore;
 import io.leaf.server.ledger.Ledger;

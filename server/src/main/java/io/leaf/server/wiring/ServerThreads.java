@@ -1,4 +1,4 @@
-package io.leaf.server;
+package io.leaf.server.wiring;
 
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import io.leaf.server.engine.DeadlineTimer;
@@ -95,7 +95,7 @@ public final class ServerThreads {
   }
 
   /** Starts a daemon that gives {@code task} (loading classes ahead of need) a head start. */
-  static void warmUp(Runnable task) {
+  public static void warmUp(Runnable task) {
     Thread t = new Thread(task, "leaf-warm-up");
     t.setDaemon(true);
     t.setPriority(Thread.MIN_PRIORITY);
@@ -103,7 +103,7 @@ public final class ServerThreads {
   }
 
   /** The JVM shutdown hook that stops a running server. */
-  static Thread shutdownHook(Runnable stop) {
+  public static Thread shutdownHook(Runnable stop) {
     return new Thread(stop, "leaf-shutdown");
   }
 
