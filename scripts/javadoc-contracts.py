@@ -11,7 +11,7 @@ import sys
 
 TYPE = re.compile(r'^(?:public |protected |private )?(?:abstract |final |sealed |non-sealed |static )*'
                   r'(?:class|interface|enum|record|@interface) (\w+)', re.M)
-JAVADOC = re.compile(r'/\*\*(.*?)\*/\s*(?:@\w+(?:\([^)]*\))?\s*)*$', re.S)
+JAVADOC = re.compile(r'/\*\*(.*?)\*/\s*(?:@[\w.]+(?:\([^)]*\))?\s*)*$', re.S)
 
 
 def first_paragraph(doc):

@@ -260,4 +260,9 @@ public record BenchOptions(
     }
     throw new IllegalArgumentException(flag + " must be a positive integer, got " + value);
   }
+
+  /** The last of P1's concurrencies: the one other rows compare with. */
+  int lastConcurrency() {
+    return concurrencies.get(concurrencies.size() - 1);
+  }
 }

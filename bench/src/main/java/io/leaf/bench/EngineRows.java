@@ -125,7 +125,8 @@ final class EngineRows {
         String.format(
             Locale.ROOT,
             "%,.0f bytes per tag",
-            Stats.median(Bench.values(Bench.select(heap, "heap", r -> true), "bytesPerTag"))),
+            Stats.median(
+                LoadResults.values(LoadResults.select(heap, "heap", r -> true), "bytesPerTag"))),
         "—");
   }
 

@@ -1,17 +1,15 @@
 package io.leaf.bench;
 
+import static io.leaf.bench.Cells.fmt;
+import static io.leaf.bench.Cells.ms;
+
 import io.grpc.ManagedChannel;
 import io.leaf.bench.FormattedTags.Format;
 import io.leaf.bench.FormattedTags.Reading;
-import io.leaf.v1.FormattedIdBatch;
-import io.leaf.v1.LeafServiceGrpc;
-import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -69,23 +67,6 @@ final class FormattedRows {
     return NextIdRequest.newBuilder().setBizTag(tag).build().toByteArray();
   }
 
-  /** The streams measured: the plain format at each of P2's chunk sizes, the opaque at the last. */
-  private List<Batch> batches() {
-    List<Batch> out = new ArrayList<>();
-    for (int chunk : options.chunks()) {
-      out.add(new Batch(FormattedTags.PLAIN, options.batchCount(), chunk));
-    }
-    // FF1 costs microseconds a value: a tenth of the count keeps one call near a second.
-    out.add(
-        new Batch(
-            FormattedTags.OPAQUE,
-            options.batchCount() / 10,
-            options.chunks().get(options.chunks().size() - 1)));
-    return out;
-  }
-
-  record Batch(Format format, int count, int chunk) {}
-
   void run() throws Exception {
     Optional<H2Load> found = H2Load.find();
     if (found.isEmpty()) {
@@ -95,8 +76,8 @@ final class FormattedRows {
           table.add(unaryMeasure(u, c), skipped, "—", "—");
         }
       }
-      for (Batch b : batches()) {
-        table.add(batchMeasure(b), skipped, "—", "—");
+      for (FormattedBatch b : FormattedBatch.all(options)) {
+        table.add(b.measure(), skipped, "—", "—");
       }
       return;
     }
@@ -141,17 +122,17 @@ final class FormattedRows {
             return rates;
           });
     }
-    List<Batch> batches = batches();
-    for (Batch b : batches) {
-      stream(channel, b, options.warmup());
+    List<FormattedBatch> batches = FormattedBatch.all(options);
+    for (FormattedBatch b : batches) {
+      b.stream(channel, options.warmup());
     }
     // rates.get(unary name + " -c " + connections): one figure per round
     Map<String, List<Double>> rates = new LinkedHashMap<>();
-    Map<Batch, List<Double>> streamed = new LinkedHashMap<>();
+    Map<FormattedBatch, List<Double>> streamed = new LinkedHashMap<>();
     int unchecked = 0;
     for (int round = 1; round <= options.rounds(); round++) {
       for (int c : CONNECTIONS) {
-        for (Unary u : rotated(UNARY, round)) {
+        for (Unary u : RoundRatios.rotated(UNARY, round)) {
           Reading before = reading(channel, u);
           H2Load.Run run =
               h2load.run(port, u.fullMethod(), u.request(), options.unaryDuration(), c, 1);
@@ -171,8 +152,8 @@ final class FormattedRows {
             last(rates, key(UNARY.get(1), c)),
             last(rates, key(UNARY.get(2), c)));
       }
-      for (Batch b : batches) {
-        double perSecond = stream(channel, b, options.batchDuration());
+      for (FormattedBatch b : batches) {
+        double perSecond = b.stream(channel, options.batchDuration());
         streamed.computeIfAbsent(b, k -> new ArrayList<>()).add(perSecond);
         Progress.say(
             "formatted rows, NextFormattedIdBatch %s chunk %,d, round %d/%d: %,.0f" + " values/s",
@@ -219,18 +200,20 @@ final class FormattedRows {
                 "NextFormattedId %,.0f/s · NextId %,.0f/s",
                 Stats.median(mine),
                 Stats.median(base)),
-            verdict("NextFormattedId ÷ NextId", Stats.median(perRound(mine, base)), goal));
+            RoundRatios.verdict(
+                "NextFormattedId ÷ NextId", Stats.median(RoundRatios.perRound(mine, base)), goal));
       }
     }
   }
 
-  private void batchRows(Map<String, List<Double>> rates, Map<Batch, List<Double>> streamed) {
+  private void batchRows(
+      Map<String, List<Double>> rates, Map<FormattedBatch, List<Double>> streamed) {
     int c = CONNECTIONS.get(CONNECTIONS.size() - 1);
-    for (Map.Entry<Batch, List<Double>> e : streamed.entrySet()) {
-      Batch b = e.getKey();
+    for (Map.Entry<FormattedBatch, List<Double>> e : streamed.entrySet()) {
+      FormattedBatch b = e.getKey();
       List<Double> unary = rates.get(key(unaryOf(b.format()), c));
       table.add(
-          batchMeasure(b),
+          b.measure(),
           "count "
               + fmt(b.count())
               + " per call, chunk_size "
@@ -252,86 +235,17 @@ final class FormattedRows {
               "%,.0f values/s (unary %,.0f values/s)",
               Stats.median(e.getValue()),
               Stats.median(unary)),
-          verdict("stream ÷ unary", Stats.median(perRound(e.getValue(), unary)), BATCH_GOAL));
+          RoundRatios.verdict(
+              "stream ÷ unary",
+              Stats.median(RoundRatios.perRound(e.getValue(), unary)),
+              BATCH_GOAL));
     }
-  }
-
-  /** Values per second of NextFormattedIdBatch calls made one after another for {@code time}. */
-  private static double stream(ManagedChannel channel, Batch b, Duration time) {
-    NextIdBatchRequest request =
-        NextIdBatchRequest.newBuilder()
-            .setBizTag(b.format().tag())
-            .setCount(b.count())
-            .setChunkSize(b.chunk())
-            .build();
-    long values = 0;
-    long start = System.nanoTime();
-    long end = start + time.toNanos();
-    do {
-      long got = 0;
-      Iterator<FormattedIdBatch> it =
-          LeafServiceGrpc.newBlockingStub(channel)
-              .withDeadlineAfter(60, TimeUnit.SECONDS)
-              .nextFormattedIdBatch(request);
-      while (it.hasNext()) {
-        got += it.next().getValuesCount();
-      }
-      if (got != b.count()) {
-        throw new IllegalStateException(
-            "NextFormattedIdBatch of " + b.count() + " ended after " + got + " values");
-      }
-      values += got;
-    } while (System.nanoTime() < end);
-    return values * 1e9 / (System.nanoTime() - start);
   }
 
   private static Reading reading(ManagedChannel channel, Unary u) {
     return u.format() == null
         ? FormattedTags.nextId(channel, IsolatedServers.TAG)
         : FormattedTags.nextFormatted(channel, u.format());
-  }
-
-  /** {@code list} rotated left by {@code round - 1}: each call takes each place in turn. */
-  static <T> List<T> rotated(List<T> list, int round) {
-    int shift = Math.floorMod(round - 1, list.size());
-    List<T> out = new ArrayList<>(list.subList(shift, list.size()));
-    out.addAll(list.subList(0, shift));
-    return out;
-  }
-
-  /** {@code a[i] ÷ b[i]} for each round (a side that completed nothing counts as 1 call/s). */
-  static List<Double> perRound(List<Double> a, List<Double> b) {
-    List<Double> out = new ArrayList<>();
-    for (int i = 0; i < a.size(); i++) {
-      out.add(a.get(i) / Math.max(1, b.get(i)));
-    }
-    return out;
-  }
-
-  /**
-   * The ratio cell: {@code "what = 0.93 (goal ≥ 0.9: met)"}; one more digit where two would round a
-   * miss up to the goal (0.798 shows as 0.798, not 0.80).
-   */
-  static String verdict(String what, double ratio, double goal) {
-    String shown =
-        ratio >= 10
-            ? String.format(Locale.ROOT, "%,.0f", ratio)
-            : String.format(Locale.ROOT, "%.2f", ratio);
-    if (ratio < goal && Double.parseDouble(shown.replace(",", "")) >= goal) {
-      shown = String.format(Locale.ROOT, ratio >= 10 ? "%,.1f" : "%.3f", ratio);
-    }
-    String goalShown =
-        goal >= 10
-            ? String.format(Locale.ROOT, "%,.0f", goal)
-            : String.format(Locale.ROOT, "%s", goal);
-    return what
-        + " = "
-        + shown
-        + " (goal ≥ "
-        + goalShown
-        + ": "
-        + (ratio >= goal ? "met" : "missed")
-        + ")";
   }
 
   static double goal(Format f) {
@@ -357,20 +271,5 @@ final class FormattedRows {
         + ") vs NextId, h2load -c "
         + connections
         + " -m 1";
-  }
-
-  static String batchMeasure(Batch b) {
-    return "F2 NextFormattedIdBatch ("
-        + b.format().name()
-        + ") vs unary NextFormattedId, chunk "
-        + fmt(b.chunk());
-  }
-
-  private static String fmt(long n) {
-    return String.format(Locale.ROOT, "%,d", n);
-  }
-
-  private static String ms(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
   }
 }

@@ -45,7 +45,8 @@ final class SnowflakeRows {
             + 120;
     Progress.say("snowflake rows: client JVM, %d rounds", options.rounds());
     List<Map<String, String>> rounds =
-        Bench.select(ChildJvm.run(List.of(), SnowflakeLoad.class, args, timeout), "sf", r -> true);
+        LoadResults.select(
+            ChildJvm.run(List.of(), SnowflakeLoad.class, args, timeout), "sf", r -> true);
     int inFlight = (int) Double.parseDouble(rounds.get(0).get("inFlight"));
     // A round in which either call type completed nothing (a stalled machine) has no ratio.
     List<Double> ratios =
@@ -77,8 +78,8 @@ final class SnowflakeRows {
         String.format(
             Locale.ROOT,
             "NextSnowflakeId %,.0f/s · Check %,.0f/s",
-            Stats.median(Bench.values(rounds, "next")),
-            Stats.median(Bench.values(rounds, "check"))),
+            Stats.median(LoadResults.values(rounds, "next")),
+            Stats.median(LoadResults.values(rounds, "check"))),
         ratio);
     List<Double> uuidRatios =
         rounds.stream()
@@ -92,13 +93,13 @@ final class SnowflakeRows {
         String.format(
             Locale.ROOT,
             "NextUuid %,.0f/s · NextSnowflakeId %,.0f/s",
-            Stats.median(Bench.values(rounds, "uuid")),
-            Stats.median(Bench.values(rounds, "next"))),
+            Stats.median(LoadResults.values(rounds, "uuid")),
+            Stats.median(LoadResults.values(rounds, "next"))),
         uuidRatios.isEmpty()
             ? "no round completed NextSnowflakeId"
             : String.format(
                 Locale.ROOT, "NextUuid ÷ NextSnowflakeId = %.2f", Stats.median(uuidRatios)));
-    double ids = Stats.median(Bench.values(rounds, "idsPerSecond"));
+    double ids = Stats.median(LoadResults.values(rounds, "idsPerSecond"));
     table.add(
         "S2 NextSnowflakeIdBatch stream vs the layout's limit for one worker",
         "count "

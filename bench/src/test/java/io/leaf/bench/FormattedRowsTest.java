@@ -90,17 +90,17 @@ class FormattedRowsTest {
   @Test
   void rotated_givesEachCallEachPlaceInTurn() {
     List<String> calls = List.of("a", "b", "c");
-    assertEquals(List.of("a", "b", "c"), FormattedRows.rotated(calls, 1));
-    assertEquals(List.of("b", "c", "a"), FormattedRows.rotated(calls, 2));
-    assertEquals(List.of("c", "a", "b"), FormattedRows.rotated(calls, 3));
-    assertEquals(List.of("a", "b", "c"), FormattedRows.rotated(calls, 4));
+    assertEquals(List.of("a", "b", "c"), RoundRatios.rotated(calls, 1));
+    assertEquals(List.of("b", "c", "a"), RoundRatios.rotated(calls, 2));
+    assertEquals(List.of("c", "a", "b"), RoundRatios.rotated(calls, 3));
+    assertEquals(List.of("a", "b", "c"), RoundRatios.rotated(calls, 4));
   }
 
   @Test
   void perRound_dividesWithinEachRound() {
     assertEquals(
         List.of(0.5, 2.0, 3.0),
-        FormattedRows.perRound(List.of(1.0, 4.0, 3.0), List.of(2.0, 2.0, 0.0)),
+        RoundRatios.perRound(List.of(1.0, 4.0, 3.0), List.of(2.0, 2.0, 0.0)),
         "a round with no calls on the base side divides by 1");
   }
 
@@ -108,20 +108,20 @@ class FormattedRowsTest {
   void verdict_saysMetOrMissedWithTheRatioFirst() {
     assertEquals(
         "NextFormattedId ÷ NextId = 0.93 (goal ≥ 0.9: met)",
-        FormattedRows.verdict("NextFormattedId ÷ NextId", 0.934, FormattedRows.PLAIN_GOAL));
+        RoundRatios.verdict("NextFormattedId ÷ NextId", 0.934, FormattedRows.PLAIN_GOAL));
     assertEquals(
         "NextFormattedId ÷ NextId = 0.79 (goal ≥ 0.8: missed)",
-        FormattedRows.verdict("NextFormattedId ÷ NextId", 0.794, FormattedRows.OPAQUE_GOAL));
+        RoundRatios.verdict("NextFormattedId ÷ NextId", 0.794, FormattedRows.OPAQUE_GOAL));
     assertEquals(
         "NextFormattedId ÷ NextId = 0.798 (goal ≥ 0.8: missed)",
-        FormattedRows.verdict("NextFormattedId ÷ NextId", 0.798, FormattedRows.OPAQUE_GOAL),
+        RoundRatios.verdict("NextFormattedId ÷ NextId", 0.798, FormattedRows.OPAQUE_GOAL),
         "a miss never shows as the goal");
     assertEquals(
         "stream ÷ unary = 99.8 (goal ≥ 100: missed)",
-        FormattedRows.verdict("stream ÷ unary", 99.8, FormattedRows.BATCH_GOAL));
+        RoundRatios.verdict("stream ÷ unary", 99.8, FormattedRows.BATCH_GOAL));
     assertEquals(
         "stream ÷ unary = 1,234 (goal ≥ 100: met)",
-        FormattedRows.verdict("stream ÷ unary", 1234.4, FormattedRows.BATCH_GOAL));
+        RoundRatios.verdict("stream ÷ unary", 1234.4, FormattedRows.BATCH_GOAL));
     assertEquals(0.9, FormattedRows.goal(FormattedTags.PLAIN));
     assertEquals(0.8, FormattedRows.goal(FormattedTags.OPAQUE));
   }
@@ -133,7 +133,7 @@ class FormattedRowsTest {
         "F2",
         "c",
         "1,234 values/s (unary 10 values/s)",
-        FormattedRows.verdict("stream ÷ unary", 1234.4, FormattedRows.BATCH_GOAL));
+        RoundRatios.verdict("stream ÷ unary", 1234.4, FormattedRows.BATCH_GOAL));
     assertEquals(1234.0, table.rows().get(0).ratioValue(), "the ratio, not the goal");
     assertEquals("values/s", table.rows().get(0).unit());
   }

@@ -5,9 +5,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Makes the snowflake IDs of one leased worker ID in this process, each greater than the last and
- * never one a previous holder of the worker made: only while the lease is known valid by the
- * monotonic clock, only at timestamps from the lease's floor to its ceiling, never after a wall
- * clock step back below the last timestamp used.
+ * never one a previous holder of the worker made.
  *
  * <p>The server's clock rule: an ID's timestamp is the later of the wall clock and the last one
  * used; a full millisecond borrows the next one, at most {@link #MAX_BORROW_MS} ahead of a
@@ -18,6 +16,12 @@ import java.util.function.LongSupplier;
  * <p>Cost: one short lock, one wall-clock and one monotonic read per ID. Thread-safe.
  */
 final class LocalGenerator {
+
+  /*
+   * It issues only while the lease is known valid by the monotonic clock, only at timestamps from
+   * the lease's floor to its ceiling, never after a wall clock step back below the last timestamp
+   * used.
+   */
 
   /** How far IDs may borrow milliseconds ahead of the reference clock (the server's bound). */
   static final long MAX_BORROW_MS = 1_000;

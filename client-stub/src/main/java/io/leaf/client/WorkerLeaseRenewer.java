@@ -7,15 +7,18 @@ import java.util.function.LongSupplier;
 
 /**
  * Holds one worker lease for a {@link LocalGenerator}: leases a worker ID from the server, renews
- * it every third of its validity, hands the generator each answer's fence (measured from when the
- * request was sent, by the monotonic clock), quarantine (from when the answer arrived), floor and
- * ceiling, and leases again when the server says the lease is lost.
+ * it every third of its validity, and leases again when the server says the lease is lost.
  *
  * <p>Each step is one call of {@link #step()}, which returns when to call it next; {@link
  * LocalSnowflakeIds} runs it on a thread of its own, tests call it with fake clocks. Not
  * thread-safe: one thread at a time.
  */
 final class WorkerLeaseRenewer {
+
+  /*
+   * Each answer hands the generator its fence (measured from when the request was sent, by the
+   * monotonic clock), its quarantine (from when the answer arrived), its floor and its ceiling.
+   */
 
   /** The three lease RPCs (the server's SnowflakeService, or a fake). */
   interface Rpcs {

@@ -8,7 +8,8 @@ import org.jooq.DSLContext;
 /**
  * The ledger's part of a take: a {@code leaf_ledger} record of its range in the take's own
  * transaction (a {@link TakeGuard}), so a range leaves only once its record committed with it.
- * Inactive with the ledger off. Stateless.
+ *
+ * <p>Inactive with the ledger off. Stateless.
  */
 public final class RecordedTakes implements TakeGuard {
 

@@ -33,9 +33,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The ordering feature as the server wires it: LeafService wrapped so STRICT tags keep real-time
- * order and SCATTERED tags' IDs leave scattered ({@link #wrap}), the owner leases renewed every
- * third of {@code --tag-lease-ttl} from {@link #start()}, and forwarding channels closed by {@link
- * #close()}.
+ * order and SCATTERED tags' IDs leave scattered ({@link #wrap}).
+ *
+ * <p>The owner leases are renewed every third of {@code --tag-lease-ttl} from {@link #start()}, and
+ * the forwarding channels closed by {@link #close()}.
  */
 public final class Ordering implements OrderedIds, AutoCloseable {
 

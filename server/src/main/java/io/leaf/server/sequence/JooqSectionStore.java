@@ -19,14 +19,18 @@ import org.jooq.exception.SQLStateClass;
 import org.jooq.impl.DSL;
 
 /**
- * {@link SectionStore} on the {@code leaf_sequence_section} table, created when missing: a raise is
- * one autocommit statement whose condition holds both the ceiling read and the tag's lease row in
- * {@code leaf_tag_lease} (owner, epoch, STRICT, not expired by the database's clock), so a deposed
+ * {@link SectionStore} on the {@code leaf_sequence_section} table, created when missing; a deposed
  * owner's raise changes nothing.
  *
  * <p>Thread-safe; each method uses one pooled connection.
  */
 public final class JooqSectionStore implements SectionStore {
+
+  /*
+   * A raise is one autocommit statement whose condition holds both the ceiling read and the tag's
+   * lease row in leaf_tag_lease (owner, epoch, STRICT, not expired by the database's clock), so a
+   * deposed owner's raise changes nothing.
+   */
 
   static final String TABLE = "leaf_sequence_section";
 

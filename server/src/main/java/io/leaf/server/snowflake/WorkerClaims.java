@@ -9,12 +9,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The rules every worker lease follows, whoever holds it (the server's own {@link
- * WorkerLeaseKeeper} or a client through {@link ClientLeases}): the range, the TTL, the floor and
- * ceiling stored before the first ID, the quarantine, the fence and the renewal that must find what
- * its holder stored. One instance per server, over the store every lease of it goes through.
+ * WorkerLeaseKeeper} or a client through {@link ClientLeases}). One instance per server, over the
+ * store every lease of it goes through.
  *
- * <p>The reasons behind each rule are {@link WorkerLeaseKeeper}'s. Thread-safe: it holds no state
- * but a counter; each call is a few statements on the store (so never on a request's thread).
+ * <p>The rules: the range, the TTL, the floor and ceiling stored before the first ID, the
+ * quarantine, the fence and the renewal that must find what its holder stored. The reasons behind
+ * each rule are told in the package's documentation ({@code package-info.java}). Thread-safe: it
+ * holds no state but a counter; each call is a few statements on the store (so never on a request's
+ * thread).
  */
 public final class WorkerClaims {
 

@@ -2,7 +2,6 @@ package io.leaf.server.snowflake;
 
 import com.google.common.base.Ticker;
 import io.leaf.server.logging.WarnLimiter;
-import io.leaf.server.store.StoreRejectedException;
 import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -14,40 +13,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It claims a free worker ID in the range, lets the generator issue with it only once any
  * earlier holder has certainly stopped, renews it every third of the TTL, and releases it on {@link
- * #release()}.
+ * #release()}. The rules (the fence, the quarantine, the rewind rule) are {@link WorkerClaims}',
+ * which client-held leases ({@link ClientLeases}) follow too; why they hold is told in the
+ * package's documentation ({@code package-info.java}).
  *
  * <p>Each step is one call of {@link #step()}, which returns when to call it next; the owner
- * ({@link Snowflake}) runs it on a thread of its own, tests call it with a fake clock.
- *
- * <p>The fence: a renewal sent at monotonic time {@code t} and acknowledged lets the generator
- * issue until {@code t + ttl - margin}; the database judges the lease from its own clock when it
- * ran the statement, which is later than {@code t}, so the server always stops before the database
- * could give the worker ID to another server. The margin (a fifth of the TTL) covers the two
- * clocks' rates differing. Before the first ID of a claimed worker the keeper stores a ceiling (see
- * {@link SnowflakeGenerator}), so a claim alone never lets the server issue.
- *
- * <p>The rewind rule: the lease table may lose or rewind a row (a restored backup, a promoted
- * lagging replica, an operator's DELETE) while another server still holds the worker ID, so no row
- * is trusted to prove the worker free. A claim is held back ("quarantined") for the TTL plus {@link
- * SnowflakeGenerator#MAX_BORROW_MS} by the monotonic clock: any earlier holder's own fence has
- * ended by then (its last renewal came before the claim). Its IDs start above the stored timestamp
- * and above the database's time at the claim plus the same span, which is above any timestamp an
- * earlier holder could have reached while its clock was within a fifth of the TTL of the
- * database's. A holder renews only a row that still holds at least the ceiling it stored; a row
- * deleted, zeroed or rewound under it ends its lease at its next renewal. A renewal that succeeds
- * only after the holder's own fence lapsed counts as a new claim (the row may have been put back to
- * this holder's own old copy after another server claimed it).
- *
- * <p>An exclusive database (an embedded H2 that no other process can open while this one has it)
- * has no other holder to wait out: the only earlier holders were processes that had the database
- * before this one, and they are gone. There a claim starts issuing at once, above the stored
- * ceiling, which every holder stores before issuing.
- *
- * <p>A stored timestamp beyond the layout's end (a clock glitch) cannot be the time of any ID
- * issued, so it is discarded at claim time with a warning and {@link #discardedFloors()} counts it.
- *
- * <p>The rules themselves are {@link WorkerClaims}', which client-held leases ({@link
- * ClientLeases}) follow too; this class holds one lease for the server's own generator.
+ * ({@link Snowflake}) runs it on a thread of its own, tests call it with a fake clock. A stored
+ * timestamp beyond the layout's end is discarded at claim time and counted by {@link
+ * #discardedFloors()}.
  *
  * <p>Not thread-safe: {@link #step()} and {@link #release()} run on one thread at a time.
  */
@@ -60,17 +33,10 @@ public final class WorkerLeaseKeeper {
   private final WorkerClaims claims;
   private final SnowflakeGenerator generator;
   private final Ticker monotonic;
-  private final int fromId;
-  private final int toId;
   private final Duration ttl;
   private final String owner;
   private final long renewEveryNanos;
-  private final long retryNanos;
-  private final long validNanos;
   private final long quarantineNanos;
-
-  /** No other server can hold a worker ID of this database: no quarantine. */
-  private final boolean exclusive;
 
   private WorkerLease lease;
 
@@ -82,9 +48,7 @@ public final class WorkerLeaseKeeper {
 
   private long pendingUntilNanos;
 
-  /**
-   * When the last renewal (or claim) the database acknowledged was sent, by the monotonic clock.
-   */
+  /** When the last renewal (or claim) the database acknowledged was sent (monotonic). */
   private long ackSentNanos;
 
   private boolean active;
@@ -92,51 +56,25 @@ public final class WorkerLeaseKeeper {
   private boolean warnedExhausted;
   private final WarnLimiter failureWarnings;
 
+  /** Holds a lease in {@code store} under {@code settings} for {@code generator}. */
   public WorkerLeaseKeeper(
       WorkerLeaseStore store,
       SnowflakeGenerator generator,
       Ticker monotonic,
-      int fromId,
-      int toId,
-      Duration ttl,
+      LeaseSettings settings,
       String owner) {
-    this(store, generator, monotonic, fromId, toId, ttl, owner, false);
-  }
-
-  /**
-   * @param exclusive no other process can reach the lease table while this one runs (an exclusive
-   *     embedded database): claims issue at once, without a quarantine
-   */
-  public WorkerLeaseKeeper(
-      WorkerLeaseStore store,
-      SnowflakeGenerator generator,
-      Ticker monotonic,
-      int fromId,
-      int toId,
-      Duration ttl,
-      String owner,
-      boolean exclusive) {
-    this(
-        new WorkerClaims(store, generator.layout(), fromId, toId, ttl, exclusive),
-        generator,
-        monotonic,
-        owner);
+    this(settings.claims(store, generator.layout()), generator, monotonic, owner);
   }
 
   /** Holds a lease under {@code claims}' rules for {@code generator}. */
   public WorkerLeaseKeeper(
       WorkerClaims claims, SnowflakeGenerator generator, Ticker monotonic, String owner) {
     this.claims = claims;
-    this.exclusive = claims.exclusive();
     this.generator = generator;
     this.monotonic = monotonic;
-    this.fromId = claims.fromId();
-    this.toId = claims.toId();
     this.ttl = claims.ttl();
     this.owner = owner;
     this.renewEveryNanos = claims.renewEveryNanos();
-    this.retryNanos = claims.retryNanos();
-    this.validNanos = claims.validNanos();
     this.quarantineNanos = claims.quarantineNanos();
     this.failureWarnings = new WarnLimiter(monotonic, WarnLimiter.ONCE_A_MINUTE);
   }
@@ -161,14 +99,7 @@ public final class WorkerLeaseKeeper {
       return next;
     } catch (RuntimeException e) {
       if (lease == null) {
-        // A refusal that lasts (grants, a read-only database) is told as it is.
-        generator.refuseWith(
-            e instanceof StoreRejectedException
-                ? e
-                : new NoWorkerLeaseException(
-                    "no worker lease: the lease table cannot be used now ("
-                        + e.getMessage()
-                        + "); the server keeps trying"));
+        generator.refuseWith(LeaseNotices.tableUnusable(e));
       }
       // Retried every second or so through an outage: one line a minute says it all.
       long skipped = failureWarnings.acquire();
@@ -179,7 +110,7 @@ public final class WorkerLeaseKeeper {
             e.getMessage(),
             WarnLimiter.heldBack(skipped));
       }
-      return retryNanos;
+      return claims.retryNanos();
     }
   }
 
@@ -191,19 +122,19 @@ public final class WorkerLeaseKeeper {
       if (!warnedExhausted) {
         log.warn(
             "no free worker ID in {}-{} ({}): snowflake IDs are refused until one is free",
-            fromId,
-            toId,
+            claims.fromId(),
+            claims.toId(),
             RANGE_FLAG);
         warnedExhausted = true;
       }
-      return retryNanos;
+      return claims.retryNanos();
     }
     warnedExhausted = false;
     long sent = monotonic.read();
     Optional<WorkerClaims.Claim> confirmed = claims.confirm(claimed.get(), owner);
     long now = monotonic.read();
     if (confirmed.isEmpty()) {
-      return retryNanos;
+      return claims.retryNanos();
     }
     long floor = confirmed.get().floorMs();
     long ceiling = confirmed.get().ceilingMs();
@@ -213,35 +144,23 @@ public final class WorkerLeaseKeeper {
     pendingFloorMs = floor;
     pendingUntilNanos = now + quarantineNanos;
     active = false;
-    if (exclusive) {
+    if (claims.exclusive()) {
       log.info(
           "worker ID {} claimed (range {}-{}, {} {}) on a database no other process can"
               + " open: no earlier holder to wait out",
           lease.workerId(),
-          fromId,
-          toId,
+          claims.fromId(),
+          claims.toId(),
           TTL_FLAG,
           ttl);
       return awaitQuarantine();
     }
-    generator.refuseWith(
-        new NoWorkerLeaseException(
-            "worker ID "
-                + lease.workerId()
-                + " is claimed; its IDs start "
-                + quarantine(ttl).toMillis()
-                + " ms after the claim ("
-                + TTL_FLAG
-                + " "
-                + ttl
-                + " plus "
-                + SnowflakeGenerator.MAX_BORROW_MS
-                + " ms), once any earlier holder has certainly stopped"));
+    generator.refuseWith(LeaseNotices.quarantined(lease.workerId(), ttl));
     log.info(
         "worker ID {} claimed (range {}-{}, {} {}); IDs start in {} ms above {}",
         lease.workerId(),
-        fromId,
-        toId,
+        claims.fromId(),
+        claims.toId(),
         TTL_FLAG,
         ttl,
         quarantine(ttl).toMillis(),
@@ -273,9 +192,9 @@ public final class WorkerLeaseKeeper {
         lease.workerId(),
         pendingFloorMs,
         ceiling,
-        sent + validNanos,
+        sent + claims.validNanos(),
         lease.expiresMs(),
-        fenceMessage(lease.workerId()));
+        LeaseNotices.fence(lease.workerId(), claims.validNanos(), ttl));
     log.info("worker ID {} leased; IDs start above {}", lease.workerId(), pendingFloorMs - 1);
     return renewEveryNanos;
   }
@@ -290,7 +209,7 @@ public final class WorkerLeaseKeeper {
     if (lapsed) {
       return requarantine();
     }
-    generator.renewed(lease.workerId(), ceiling, sent + validNanos, lease.expiresMs());
+    generator.renewed(lease.workerId(), ceiling, sent + claims.validNanos(), lease.expiresMs());
     return renewEveryNanos;
   }
 
@@ -309,13 +228,7 @@ public final class WorkerLeaseKeeper {
    * passed again, and then only above the database's time now plus the quarantine.
    */
   private long requarantine() {
-    generator.revoke(
-        new NoWorkerLeaseException(
-            "the lease of worker ID "
-                + lease.workerId()
-                + " lapsed before it was renewed; its IDs start again "
-                + quarantine(ttl).toMillis()
-                + " ms after the renewal, once any other holder has certainly stopped"));
+    generator.revoke(LeaseNotices.lapsed(lease.workerId(), ttl));
     active = false;
     pendingFloorMs = WorkerClaims.requarantineFloor(pendingFloorMs, lease);
     pendingUntilNanos = monotonic.read() + quarantineNanos;
@@ -336,12 +249,7 @@ public final class WorkerLeaseKeeper {
       int lost = lease.workerId();
       lease = null;
       active = false;
-      generator.revoke(
-          new NoWorkerLeaseException(
-              "the lease of worker ID "
-                  + lost
-                  + " was"
-                  + " taken by another server or its row changed; claiming another"));
+      generator.revoke(LeaseNotices.lost(lost));
       log.warn(
           "worker ID {} is no longer this server's (another server claimed it, or its row in"
               + " the lease table was deleted or moved back); claiming another",
@@ -352,18 +260,6 @@ public final class WorkerLeaseKeeper {
     storedMs = ceiling;
     ackSentNanos = sentNanos;
     return true;
-  }
-
-  private String fenceMessage(int workerId) {
-    return "the lease of worker ID "
-        + workerId
-        + " is not confirmed by the database within "
-        + Duration.ofNanos(validNanos).toMillis()
-        + " ms ("
-        + TTL_FLAG
-        + " "
-        + ttl
-        + " less a margin); the server stops issuing until it renews or claims a lease";
   }
 
   /** Stored timestamps discarded at claim time because they lay beyond the layout's end. */

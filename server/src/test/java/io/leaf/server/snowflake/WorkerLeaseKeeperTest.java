@@ -50,7 +50,11 @@ class WorkerLeaseKeeperTest {
       this.generator = new SnowflakeGenerator(SnowflakeLayout.DEFAULT, wall, ticker);
       this.keeper =
           new WorkerLeaseKeeper(
-              partitionable(this), generator, ticker, from, to, TTL, owner, exclusive);
+              partitionable(this),
+              generator,
+              ticker,
+              new LeaseSettings(from, to, TTL, exclusive),
+              owner);
     }
 
     long dueNanos;

@@ -50,9 +50,7 @@ class WorkerLeaseWarningsTest {
             store(),
             new SnowflakeGenerator(SnowflakeLayout.DEFAULT, wall, ticker),
             ticker,
-            0,
-            1023,
-            Duration.ofSeconds(30),
+            LeaseSettings.shared(0, 1023, Duration.ofSeconds(30)),
             "server-a");
     int steps = run(keeper, Duration.ofMinutes(5));
     List<String> warnings = warnings();
