@@ -212,9 +212,7 @@ public final class ServerWiring {
         engine.apply(new EngineListeners(metrics != null ? metrics : EngineEvents.NONE, cached));
     ServerHealth health =
         new ServerHealth(
-            store,
-            stores.schemaInit(),
-            allocator.ticker(),
+            new ServerHealth.Database(store, stores.schemaInit(), allocator.ticker()),
             config.api().maxWatches(),
             allocator,
             snowflake.generator()::leaseValid,
@@ -239,9 +237,8 @@ public final class ServerWiring {
             store,
             formats.store(),
             config.formatKey(),
-            formats.clock(),
             database::execute,
-            formats.region());
+            new FormattedIssuer.Numbering(formats.clock(), formats.region()));
     FormatAdmin formatAdmin =
         new FormatAdmin(store, formats.store(), config.formatKey(), issuer::formatChanged);
     TagAdmin admin =
