@@ -255,9 +255,7 @@ public final class ServerWiring {
     }
     LeafServer.Parts parts =
         new LeafServer.Parts(
-            store,
-            allocator,
-            sweeper,
+            new LeafServer.Segments(store, allocator, sweeper),
             health,
             service,
             snowflake,
