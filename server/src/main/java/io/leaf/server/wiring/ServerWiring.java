@@ -304,14 +304,9 @@ public final class ServerWiring {
     return new Snowflake(
         leases,
         s.layout(),
-        s.fromId(),
-        s.toId(),
-        s.leaseTtl(),
-        InstantSource.system(),
-        Ticker.systemTicker(),
-        leaseThread,
-        chunkTimer,
-        exclusive,
-        s.maxClientLeases());
+        new Snowflake.Workers(s.fromId(), s.toId(), s.leaseTtl()),
+        new Snowflake.Clocks(InstantSource.system(), Ticker.systemTicker()),
+        new Snowflake.Threads(leaseThread, chunkTimer),
+        new Snowflake.Options(exclusive, s.maxClientLeases()));
   }
 }
