@@ -51,11 +51,15 @@ public final class LeafServer {
   public static final String DATABASE_HEALTH = ServerHealth.DATABASE;
 
   /**
+   * The segment IDs' parts: the store the API and the engine use, the engine (closed with the
+   * server) and the sweeper that evicts idle tags (started and closed with the server).
+   */
+  public record Segments(SegmentStore store, SegmentAllocator allocator, IdleTagSweeper sweeper) {}
+
+  /**
    * What a server runs, each built and ready.
    *
-   * @param store the store the API and the engine use
-   * @param allocator the engine; closed with the server
-   * @param sweeper evicts idle tags; started and closed with the server
+   * @param segments the store, the engine and the idle-tag sweeper
    * @param health readiness and the database check; started and closed with the server
    * @param service LeafService
    * @param snowflake the snowflake IDs' generator and lease keeper; started and closed with the
@@ -65,14 +69,28 @@ public final class LeafServer {
    *     the server
    */
   public record Parts(
-      SegmentStore store,
-      SegmentAllocator allocator,
-      IdleTagSweeper sweeper,
+      Segments segments,
       ServerHealth health,
       LeafGrpcService service,
       Snowflake snowflake,
       HandBack handBack,
-      Ordering ordering) {}
+      Ordering ordering) {
+
+    /** The store the API and the engine use. */
+    public SegmentStore store() {
+      return segments.store();
+    }
+
+    /** The engine; closed with the server. */
+    public SegmentAllocator allocator() {
+      return segments.allocator();
+    }
+
+    /** Evicts idle tags; started and closed with the server. */
+    public IdleTagSweeper sweeper() {
+      return segments.sweeper();
+    }
+  }
 
   /** The hand-back's least budget, even when the calls used up {@code --shutdown-grace}. */
   static final Duration MIN_HAND_BACK = Duration.ofSeconds(1);

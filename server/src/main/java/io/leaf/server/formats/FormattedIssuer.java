@@ -58,26 +58,31 @@ public final class FormattedIssuer {
       Optional<FormatKey> key,
       InstantSource clock,
       Executor database) {
-    this(engine, tags, formats, key, clock, database, SequenceRule.IDENTITY);
+    this(engine, tags, formats, key, database, new Numbering(clock, SequenceRule.IDENTITY));
   }
 
   /**
-   * @param sequences turns a period row's IDs into the sequences shown (a region's rule)
+   * How numbers are picked: the wall clock that picks each number's period and date, and the rule
+   * that turns a period row's IDs into the sequences shown (a region's rule).
+   */
+  public record Numbering(InstantSource clock, SequenceRule sequences) {}
+
+  /**
+   * @param numbering the clock and the sequence rule (a region's) numbers are picked by
    */
   public FormattedIssuer(
       SegmentAllocator engine,
       SegmentStore tags,
       FormatStore formats,
       Optional<FormatKey> key,
-      InstantSource clock,
       Executor database,
-      SequenceRule sequences) {
-    this.sequences = sequences;
+      Numbering numbering) {
+    this.sequences = numbering.sequences();
     this.engine = engine;
     this.tags = tags;
     this.formats = new TagFormats(formats, tags, database, engine.ticker(), key);
     this.rows = new PeriodRows(tags, database);
-    this.clock = clock;
+    this.clock = numbering.clock();
   }
 
   /** Forgets what this server read of the tag's format (it was just changed here). */

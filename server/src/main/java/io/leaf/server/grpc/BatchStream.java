@@ -103,31 +103,38 @@ final class BatchStream<C, M> {
 
   private boolean ended;
 
+  /** How many IDs a stream sends in all ({@code count}) and at most per message ({@code chunk}). */
+  record Size(int count, int chunk) {}
+
+  /**
+   * The shared means a stream runs on: {@code onEnd} runs once when it ends, however it ends;
+   * {@code pump} is the threads that run every stream's work; {@code memory} bounds the messages
+   * held.
+   */
+  record Slot(Runnable onEnd, Executor pump, StreamMemory memory) {}
+
   /**
    * @param what names the stream in the log, e.g. the tag
    * @param source the IDs of each chunk
-   * @param onEnd runs once when the stream ends, however it ends
-   * @param pump the threads that run every stream's work
+   * @param size the IDs in all and per message
+   * @param slot what runs at the end, the pump and the memory budget
    */
   BatchStream(
       ServerCallStreamObserver<M> call,
       String what,
       Source<C> source,
       Encoding<C, M> encoding,
-      int count,
-      int chunk,
-      Runnable onEnd,
-      Executor pump,
-      StreamMemory memory) {
+      Size size,
+      Slot slot) {
     this.call = call;
     this.what = what;
     this.source = source;
     this.encoding = encoding;
-    this.memory = memory;
-    this.remaining = count;
-    this.chunk = chunk;
-    this.onEnd = onEnd;
-    this.events = MoreExecutors.newSequentialExecutor(pump);
+    this.memory = slot.memory();
+    this.remaining = size.count();
+    this.chunk = size.chunk();
+    this.onEnd = slot.onEnd();
+    this.events = MoreExecutors.newSequentialExecutor(slot.pump());
   }
 
   /** Hooks the stream to its call; must run inside the call's handler. */

@@ -74,11 +74,8 @@ final class FormattedCalls {
             tag,
             n -> issuer.next(tag, n, service.waitDeadline(deadline)),
             new Values(),
-            count,
-            chunk,
-            service::streamEnded,
-            service.pump(),
-            service.streamMemory())
+            new BatchStream.Size(count, chunk),
+            new BatchStream.Slot(service::streamEnded, service.pump(), service.streamMemory()))
         .start();
   }
 

@@ -172,11 +172,8 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
             tag,
             n -> allocator.nextIds(tag, n, waitDeadline(deadline)),
             BatchStream.IDS,
-            count,
-            chunk,
-            streams::decrementAndGet,
-            pump,
-            streamMemory)
+            new BatchStream.Size(count, chunk),
+            new BatchStream.Slot(streams::decrementAndGet, pump, streamMemory))
         .start();
   }
 

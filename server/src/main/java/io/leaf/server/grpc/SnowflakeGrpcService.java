@@ -118,11 +118,8 @@ public final class SnowflakeGrpcService extends SnowflakeServiceGrpc.SnowflakeSe
             "snowflake IDs",
             snowflake::nextIds,
             BatchStream.IDS,
-            count,
-            chunk,
-            streams::streamEnded,
-            streams.pump(),
-            streams.streamMemory())
+            new BatchStream.Size(count, chunk),
+            new BatchStream.Slot(streams::streamEnded, streams.pump(), streams.streamMemory()))
         .start();
   }
 

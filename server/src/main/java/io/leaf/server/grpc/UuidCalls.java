@@ -64,11 +64,8 @@ final class UuidCalls {
             "UUIDs",
             uuids::next,
             VALUES,
-            count,
-            chunk,
-            streams::streamEnded,
-            streams.pump(),
-            streams.streamMemory())
+            new BatchStream.Size(count, chunk),
+            new BatchStream.Slot(streams::streamEnded, streams.pump(), streams.streamMemory()))
         .start();
   }
 

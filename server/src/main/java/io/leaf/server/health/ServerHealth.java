@@ -78,16 +78,20 @@ public final class ServerHealth {
   private volatile Consumer<UnusableTableException> unusableLater = e -> {};
 
   /**
-   * @param schemaInit creates the schema when missing; retried until it succeeds
+   * The database this server checks: its store, what creates the schema when missing (retried until
+   * it succeeds), and the ticker that times how long it has been down.
+   */
+  public record Database(SegmentStore store, Runnable schemaInit, Ticker ticker) {}
+
+  /**
+   * @param database the store checked, its schema creation and the ticker timing outages
    * @param maxWatches Health/Watch streams open at once ({@code --max-watches})
    * @param allocator told what each check sees, so loads fail fast and recover at once
    * @param snowflakeLease whether snowflake IDs can be issued now (a worker lease known valid)
    * @param monitor runs the periodic checks; owned from now on (shut down by {@link #shutdown()})
    */
   public ServerHealth(
-      SegmentStore store,
-      Runnable schemaInit,
-      Ticker ticker,
+      Database database,
       int maxWatches,
       SegmentAllocator allocator,
       BooleanSupplier snowflakeLease,
@@ -96,9 +100,9 @@ public final class ServerHealth {
     this.monitor = monitor;
     this.snowflakeLease = snowflakeLease;
     this.watches = new HealthWatches(maxWatches);
-    this.store = store;
-    this.schemaInit = schemaInit;
-    this.database = new DatabaseState(ticker, DOWN_LOG_PERIOD);
+    this.store = database.store();
+    this.schemaInit = database.schemaInit();
+    this.database = new DatabaseState(database.ticker(), DOWN_LOG_PERIOD);
     health.setStatus("", ServingStatus.NOT_SERVING);
     health.setStatus(LeafServiceGrpc.SERVICE_NAME, ServingStatus.NOT_SERVING);
     health.setStatus(DATABASE, ServingStatus.NOT_SERVING);

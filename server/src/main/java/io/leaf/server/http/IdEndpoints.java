@@ -46,25 +46,28 @@ public final class IdEndpoints {
   private final OrderedIds ordered;
 
   /**
+   * What issues the IDs other than segments: snowflake IDs, the formatted numbers of tags with a
+   * format, and a STRICT tag's IDs served from its owner.
+   */
+  public record Issuers(SnowflakeIds snowflake, FormattedIssuer formatted, OrderedIds ordered) {}
+
+  /**
    * @param maxWait longest a call waits for a segment ({@code --max-wait})
-   * @param formatted the formatted numbers of tags with a format
+   * @param issuers snowflake IDs, formatted numbers and STRICT tags' IDs
    * @param access the token rule: each call takes one ID of its tag (snowflake: of no tag)
    * @param refusals told the flag of each limit that refuses a call
-   * @param ordered serves a STRICT tag's IDs from its owner
    */
   public IdEndpoints(
       SegmentAllocator allocator,
       Duration maxWait,
-      SnowflakeIds snowflake,
-      FormattedIssuer formatted,
+      Issuers issuers,
       TokenAccess access,
-      Consumer<String> refusals,
-      OrderedIds ordered) {
-    this.ordered = ordered;
+      Consumer<String> refusals) {
+    this.ordered = issuers.ordered();
     this.allocator = allocator;
     this.maxWaitNanos = maxWait.toNanos();
-    this.snowflake = snowflake;
-    this.formatted = formatted;
+    this.snowflake = issuers.snowflake();
+    this.formatted = issuers.formatted();
     this.access = access;
     this.refusals = refusals;
   }

@@ -60,20 +60,30 @@ public final class Ordering implements OrderedIds, AutoCloseable {
 
   private ScheduledFuture<?> ticking;
 
+  /** Where orderings keep their state: tag leases, sequence sections, and the tags' own rows. */
+  public record Stores(OrderingStore ordering, SectionStore sections, SegmentStore tags) {}
+
   /**
+   * How a call reaches a tag's owner: a channel to another server's advertised address, and the
+   * longest a forwarded call waits ({@code --max-wait}).
+   */
+  public record Forwarding(Duration maxWait, Function<String, ManagedChannel> connect) {}
+
+  /**
+   * @param stores the lease, section and tag stores
    * @param executor runs the lease statements and timers; {@link #close()} shuts it down
-   * @param connect a channel to another server's advertised address
+   * @param forwarding the channels to other servers and the forwarded calls' wait
    */
   public Ordering(
-      OrderingStore store,
-      SectionStore sections,
-      SegmentStore tags,
+      Stores stores,
       SegmentAllocator allocator,
       OrderingConfig config,
-      Duration maxWait,
       Ticker ticker,
       ScheduledExecutorService executor,
-      Function<String, ManagedChannel> connect) {
+      Forwarding forwarding) {
+    OrderingStore store = stores.ordering();
+    SectionStore sections = stores.sections();
+    SegmentStore tags = stores.tags();
     this.store = store;
     this.ticker = ticker;
     this.tickWarnings = new WarnLimiter(ticker, WarnLimiter.ONCE_A_MINUTE);
@@ -88,7 +98,9 @@ public final class Ordering implements OrderedIds, AutoCloseable {
             ticker,
             store instanceof MemoryOrderingStore ? Runnable::run : executor,
             tag -> evictTerm(allocator, tag));
-    this.forwarder = new Forwarder(maxWait, tag -> forwarded.incrementAndGet(), connect);
+    this.forwarder =
+        new Forwarder(
+            forwarding.maxWait(), tag -> forwarded.incrementAndGet(), forwarding.connect());
     this.admin = new OrderingAdmin(store, tags, strict, executor, executor);
     this.sections = sections;
     this.sequences =

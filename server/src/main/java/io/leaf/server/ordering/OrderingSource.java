@@ -62,14 +62,11 @@ public record OrderingSource(
       ServerConfig config,
       ScheduledExecutorService threads) {
     return new Ordering(
-        store,
-        sections,
-        tags,
+        new Ordering.Stores(store, sections, tags),
         allocator,
         config.ordering(),
-        config.api().maxWait(),
         Ticker.systemTicker(),
         threads,
-        connect);
+        new Ordering.Forwarding(config.api().maxWait(), connect));
   }
 }

@@ -59,78 +59,64 @@ public final class Snowflake implements AutoCloseable {
   private final AtomicBoolean reportFailureLogged = new AtomicBoolean();
 
   /**
-   * @param fromId the lowest worker ID this server may claim
-   * @param toId the highest
-   * @param ttl how long a lease lives without renewal
-   * @param leaseScheduler runs the lease steps, one at a time (their database calls may take
-   *     seconds); owned by this object from now on
-   * @param chunkTimer resumes stream chunks and reports the lease; owned from now on
+   * The worker IDs this server may claim, {@code fromId} to {@code toId}, and how long a lease
+   * lives without renewal ({@code ttl}).
    */
+  public record Workers(int fromId, int toId, Duration ttl) {}
+
+  /** The wall clock IDs carry and the monotonic ticker that times leases. */
+  public record Clocks(InstantSource wall, Ticker monotonic) {}
+
+  /**
+   * The two schedulers, both owned by this object from now on: {@code leaseScheduler} runs the
+   * lease steps, one at a time (their database calls may take seconds); {@code chunkTimer} resumes
+   * stream chunks and reports the lease.
+   */
+  public record Threads(
+      ScheduledExecutorService leaseScheduler, ScheduledExecutorService chunkTimer) {}
+
+  /**
+   * How leases are held: {@code exclusive} says the lease table's database is one no other process
+   * can open while this one has it, so a claimed worker ID issues at once ({@link
+   * WorkerLeaseKeeper}); {@code maxClientLeases} is the most worker leases clients may hold through
+   * this server ({@link ClientLeases}), under the same rules and store as its own.
+   */
+  public record Options(boolean exclusive, int maxClientLeases) {}
+
+  /** A snowflake over a shared lease table, with the default number of client leases. */
   public Snowflake(
       WorkerLeaseStore store,
       SnowflakeLayout layout,
-      int fromId,
-      int toId,
-      Duration ttl,
-      InstantSource wall,
-      Ticker monotonic,
-      ScheduledExecutorService leaseScheduler,
-      ScheduledExecutorService chunkTimer) {
-    this(store, layout, fromId, toId, ttl, wall, monotonic, leaseScheduler, chunkTimer, false);
+      Workers workers,
+      Clocks clocks,
+      Threads threads) {
+    this(store, layout, workers, clocks, threads, new Options(false, ClientLeases.DEFAULT_MAX));
   }
 
   /**
-   * @param exclusive the lease table's database is one no other process can open while this one has
-   *     it: a claimed worker ID issues at once ({@link WorkerLeaseKeeper})
+   * @param workers the worker IDs this server may claim and the lease TTL
+   * @param clocks the wall clock and the monotonic ticker
+   * @param threads the lease scheduler and the chunk timer; owned from now on
+   * @param options whether the lease table is exclusive, and the client lease limit
    */
   public Snowflake(
       WorkerLeaseStore store,
       SnowflakeLayout layout,
-      int fromId,
-      int toId,
-      Duration ttl,
-      InstantSource wall,
-      Ticker monotonic,
-      ScheduledExecutorService leaseScheduler,
-      ScheduledExecutorService chunkTimer,
-      boolean exclusive) {
-    this(
-        store,
-        layout,
-        fromId,
-        toId,
-        ttl,
-        wall,
-        monotonic,
-        leaseScheduler,
-        chunkTimer,
-        exclusive,
-        ClientLeases.DEFAULT_MAX);
-  }
-
-  /**
-   * @param maxClientLeases the most worker leases clients may hold through this server ({@link
-   *     ClientLeases}), under the same rules and store as its own
-   */
-  public Snowflake(
-      WorkerLeaseStore store,
-      SnowflakeLayout layout,
-      int fromId,
-      int toId,
-      Duration ttl,
-      InstantSource wall,
-      Ticker monotonic,
-      ScheduledExecutorService leaseScheduler,
-      ScheduledExecutorService chunkTimer,
-      boolean exclusive,
-      int maxClientLeases) {
+      Workers workers,
+      Clocks clocks,
+      Threads threads,
+      Options options) {
+    InstantSource wall = clocks.wall();
+    Ticker monotonic = clocks.monotonic();
     this.wall = wall;
     this.generator = new SnowflakeGenerator(layout, wall, monotonic);
-    WorkerClaims claims = new WorkerClaims(store, layout, fromId, toId, ttl, exclusive);
+    WorkerClaims claims =
+        new WorkerClaims(
+            store, layout, workers.fromId(), workers.toId(), workers.ttl(), options.exclusive());
     this.keeper = new WorkerLeaseKeeper(claims, generator, monotonic, ownerToken());
-    this.clients = new ClientLeases(claims, generator, monotonic, maxClientLeases);
-    this.thread = leaseScheduler;
-    this.timer = chunkTimer;
+    this.clients = new ClientLeases(claims, generator, monotonic, options.maxClientLeases());
+    this.thread = threads.leaseScheduler();
+    this.timer = threads.chunkTimer();
   }
 
   /** Starts claiming a worker ID in the background; warns when the layout runs out soon. */

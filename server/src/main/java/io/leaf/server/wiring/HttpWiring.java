@@ -56,11 +56,9 @@ final class HttpWiring {
     new IdEndpoints(
             allocator,
             config.api().maxWait(),
-            snowflakeIds(parts.snowflake()),
-            issuer,
+            new IdEndpoints.Issuers(snowflakeIds(parts.snowflake()), issuer, parts.ordering()),
             access,
-            metrics == null ? flag -> {} : metrics::limitRefused,
-            parts.ordering())
+            metrics == null ? flag -> {} : metrics::limitRefused)
         .addTo(routes);
     new LedgerEndpoint(service::whoIssued, access).addTo(routes);
     new UuidEndpoint(

@@ -212,9 +212,7 @@ public final class ServerWiring {
         engine.apply(new EngineListeners(metrics != null ? metrics : EngineEvents.NONE, cached));
     ServerHealth health =
         new ServerHealth(
-            store,
-            stores.schemaInit(),
-            allocator.ticker(),
+            new ServerHealth.Database(store, stores.schemaInit(), allocator.ticker()),
             config.api().maxWatches(),
             allocator,
             snowflake.generator()::leaseValid,
@@ -239,9 +237,8 @@ public final class ServerWiring {
             store,
             formats.store(),
             config.formatKey(),
-            formats.clock(),
             database::execute,
-            formats.region());
+            new FormattedIssuer.Numbering(formats.clock(), formats.region()));
     FormatAdmin formatAdmin =
         new FormatAdmin(store, formats.store(), config.formatKey(), issuer::formatChanged);
     TagAdmin admin =
@@ -258,9 +255,7 @@ public final class ServerWiring {
     }
     LeafServer.Parts parts =
         new LeafServer.Parts(
-            store,
-            allocator,
-            sweeper,
+            new LeafServer.Segments(store, allocator, sweeper),
             health,
             service,
             snowflake,
@@ -309,14 +304,9 @@ public final class ServerWiring {
     return new Snowflake(
         leases,
         s.layout(),
-        s.fromId(),
-        s.toId(),
-        s.leaseTtl(),
-        InstantSource.system(),
-        Ticker.systemTicker(),
-        leaseThread,
-        chunkTimer,
-        exclusive,
-        s.maxClientLeases());
+        new Snowflake.Workers(s.fromId(), s.toId(), s.leaseTtl()),
+        new Snowflake.Clocks(InstantSource.system(), Ticker.systemTicker()),
+        new Snowflake.Threads(leaseThread, chunkTimer),
+        new Snowflake.Options(exclusive, s.maxClientLeases()));
   }
 }

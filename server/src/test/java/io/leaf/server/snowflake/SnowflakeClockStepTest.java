@@ -83,13 +83,11 @@ class SnowflakeClockStepTest {
           new Snowflake(
               leases,
               config.snowflake().layout(),
-              0,
-              1023,
-              config.snowflake().leaseTtl(),
-              wall,
-              Ticker.systemTicker(),
-              Executors.newSingleThreadScheduledExecutor(),
-              Executors.newSingleThreadScheduledExecutor());
+              new Snowflake.Workers(0, 1023, config.snowflake().leaseTtl()),
+              new Snowflake.Clocks(wall, Ticker.systemTicker()),
+              new Snowflake.Threads(
+                  Executors.newSingleThreadScheduledExecutor(),
+                  Executors.newSingleThreadScheduledExecutor()));
       String name = InProcessServerBuilder.generateName();
       LeafServer server =
           TestServer.inProcess(name).flags("--worker-lease-ttl", "5s").snowflake(snowflake).start();

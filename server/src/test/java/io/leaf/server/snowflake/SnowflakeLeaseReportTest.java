@@ -33,7 +33,11 @@ class SnowflakeLeaseReportTest {
 
   private Snowflake snowflake() {
     return new Snowflake(
-        leases, SnowflakeLayout.DEFAULT, 0, 0, TTL, wall, ticker, leaseSteps, timer);
+        leases,
+        SnowflakeLayout.DEFAULT,
+        new Snowflake.Workers(0, 0, TTL),
+        new Snowflake.Clocks(wall, ticker),
+        new Snowflake.Threads(leaseSteps, timer));
   }
 
   @Test

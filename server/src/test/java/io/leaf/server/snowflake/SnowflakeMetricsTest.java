@@ -20,13 +20,9 @@ class SnowflakeMetricsTest {
             new Snowflake(
                 new MemoryWorkerLeaseStore(wall),
                 SnowflakeLayout.DEFAULT,
-                0,
-                3,
-                Duration.ofSeconds(30),
-                wall,
-                ticker,
-                new ManualScheduler(ticker),
-                new ManualScheduler(ticker))) {
+                new Snowflake.Workers(0, 3, Duration.ofSeconds(30)),
+                new Snowflake.Clocks(wall, ticker),
+                new Snowflake.Threads(new ManualScheduler(ticker), new ManualScheduler(ticker)))) {
       metrics.watchSnowflake(snowflake);
       String text = metrics.scrape();
       for (String name :

@@ -32,7 +32,11 @@ class SnowflakeScheduleTest {
   private final ManualScheduler chunkTimer = clocks.timer;
   private final Snowflake snowflake =
       new Snowflake(
-          store, SnowflakeLayout.DEFAULT, 7, 7, TTL, wall, ticker, leaseSteps, chunkTimer);
+          store,
+          SnowflakeLayout.DEFAULT,
+          new Snowflake.Workers(7, 7, TTL),
+          new Snowflake.Clocks(wall, ticker),
+          new Snowflake.Threads(leaseSteps, chunkTimer));
 
   @Test
   void leaseSteps_claimQuarantineRenewalsAndRelease_onTheInjectedScheduler() {

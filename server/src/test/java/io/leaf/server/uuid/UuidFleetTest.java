@@ -40,7 +40,11 @@ class UuidFleetTest {
     ManualSnowflakeClocks c = new ManualSnowflakeClocks(NOW);
     Snowflake s =
         new Snowflake(
-                store, SnowflakeLayout.DEFAULT, 0, 1, TTL, c.wall, c.ticker, c.leaseSteps, c.timer)
+                store,
+                SnowflakeLayout.DEFAULT,
+                new Snowflake.Workers(0, 1, TTL),
+                new Snowflake.Clocks(c.wall, c.ticker),
+                new Snowflake.Threads(c.leaseSteps, c.timer))
             .start();
     clocks.add(c);
     snowflakes.add(s);

@@ -43,13 +43,9 @@ class UuidsTest {
         new Snowflake(
                 store,
                 SnowflakeLayout.DEFAULT,
-                fromId,
-                toId,
-                TTL,
-                c.wall,
-                c.ticker,
-                c.leaseSteps,
-                c.timer)
+                new Snowflake.Workers(fromId, toId, TTL),
+                new Snowflake.Clocks(c.wall, c.ticker),
+                new Snowflake.Threads(c.leaseSteps, c.timer))
             .start();
     open.add(s);
     return s;
