@@ -34,10 +34,12 @@ public final class Main {
       exit("leaf-server: " + e.getMessage());
       return;
     }
-    // jOOQ's and the driver's classes load on a second core while logging is set up and the
-    // port is bound (docs/benchmarks.md, P12).
-    ServerThreads.warmUp(() -> StoreWarmUp.run(config.database().url()));
+    // Logging first, on this thread alone: a logger used on another thread while SLF4J
+    // initialises is substituted, and SLF4J then prints its own warning lines on stderr.
     LogLevels.apply(config.logLevel());
+    // jOOQ's and the driver's classes load on a second core while the port is bound
+    // (docs/benchmarks.md, P12).
+    ServerThreads.warmUp(() -> StoreWarmUp.run(config.database().url()));
     LeafServer server;
     try {
       server = ServerWiring.production(config).onUnusableLater(Main::refusedLater).start();
