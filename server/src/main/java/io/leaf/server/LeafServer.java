@@ -181,7 +181,7 @@ public final class LeafServer {
       http = openHttp.get();
       parts.sweeper().start();
       parts.snowflake().start();
-      parts.ordering().start();
+      parts.ordering().start(server.getPort());
       parts.health().startMonitor();
       gate.open();
     } catch (Throwable e) {

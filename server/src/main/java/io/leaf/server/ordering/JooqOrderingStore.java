@@ -149,8 +149,11 @@ public final class JooqOrderingStore implements OrderingStore {
   }
 
   @Override
-  public OptionalLong acquire(String bizTag, String owner, Duration ttl) {
-    Condition free = OWNER.eq("").or(OWNER.eq(owner)).or(EXPIRES.lt(dbNow));
+  public OptionalLong acquire(String bizTag, String owner, long heldEpoch, Duration ttl) {
+    Condition free = OWNER.eq("").or(EXPIRES.lt(dbNow));
+    if (heldEpoch > 0) {
+      free = free.or(OWNER.eq(owner).and(EPOCH.eq(heldEpoch)));
+    }
     int won =
         dsl.update(T)
             .set(OWNER, owner)

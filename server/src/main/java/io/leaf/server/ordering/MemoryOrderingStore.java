@@ -45,12 +45,15 @@ public final class MemoryOrderingStore implements OrderingStore {
   }
 
   @Override
-  public synchronized OptionalLong acquire(String bizTag, String owner, Duration ttl) {
+  public synchronized OptionalLong acquire(
+      String bizTag, String owner, long heldEpoch, Duration ttl) {
     LeaseRow r = rows.get(bizTag);
     long now = clock.millis();
     if (r == null
         || r.ordering() != TagOrdering.STRICT
-        || !(r.owner().isEmpty() || r.owner().equals(owner) || r.expiresMs() < now)) {
+        || !(r.owner().isEmpty()
+            || r.expiresMs() < now
+            || (heldEpoch > 0 && r.owner().equals(owner) && r.epoch() == heldEpoch))) {
       return OptionalLong.empty();
     }
     long epoch = r.epoch() + 1;

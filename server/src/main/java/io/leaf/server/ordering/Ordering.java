@@ -131,8 +131,12 @@ public final class Ordering implements OrderedIds, AutoCloseable {
         new ForwardedMark());
   }
 
-  /** Creates the table when missing, then keeps the leases and knowledge fresh. */
-  public synchronized void start() {
+  /**
+   * Creates the table when missing, then keeps the leases and knowledge fresh; {@code boundPort}
+   * names this server when {@code --port 0} left its advertised port unknown.
+   */
+  public synchronized void start(int boundPort) {
+    strict.boundTo(boundPort);
     long every = strict.ttl().toNanos() / 3;
     ticking = executor.scheduleWithFixedDelay(this::tick, 0, every, TimeUnit.NANOSECONDS);
   }

@@ -24,12 +24,17 @@ public interface OrderingStore {
   void setOrdering(String bizTag, TagOrdering ordering);
 
   /**
-   * Takes the lease of a STRICT tag when nobody holds it (no owner, an expired lease, or this very
-   * owner), with a new epoch.
+   * Takes the lease of a STRICT tag when nobody holds it (no owner, or an expired lease) or when
+   * the row still shows the lease this process holds ({@code owner} with {@code heldEpoch}), with a
+   * new epoch.
    *
+   * <p>A row naming {@code owner} with another epoch is not taken before it expires: it is an
+   * earlier run's lease, or another server's that advertises the same address.
+   *
+   * @param heldEpoch the epoch this process last acquired for the tag; 0 when none
    * @return the new epoch; empty when another owner holds it or the tag is not STRICT
    */
-  OptionalLong acquire(String bizTag, String owner, Duration ttl);
+  OptionalLong acquire(String bizTag, String owner, long heldEpoch, Duration ttl);
 
   /** Extends the lease while the row still names this owner, epoch and STRICT. */
   boolean renew(String bizTag, String owner, long epoch, Duration ttl);

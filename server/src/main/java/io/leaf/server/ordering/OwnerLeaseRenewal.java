@@ -4,6 +4,7 @@ import com.google.common.base.Ticker;
 import io.leaf.server.logging.WarnLimiter;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,7 +16,7 @@ final class OwnerLeaseRenewal {
   private static final Logger log = LoggerFactory.getLogger(StrictTags.class);
 
   private final OrderingStore store;
-  private final String self;
+  private final Supplier<String> self;
   private final Duration ttl;
   private final Ticker ticker;
   private final Map<String, TagOwnership> owners;
@@ -25,7 +26,7 @@ final class OwnerLeaseRenewal {
 
   OwnerLeaseRenewal(
       OrderingStore store,
-      String self,
+      Supplier<String> self,
       Duration ttl,
       Ticker ticker,
       Map<String, TagOwnership> owners) {
@@ -66,7 +67,7 @@ final class OwnerLeaseRenewal {
   private void release(String bizTag, TagOwnership own, long epoch) {
     own.refused(epoch);
     try {
-      store.release(bizTag, self, epoch);
+      store.release(bizTag, self.get(), epoch);
     } catch (RuntimeException ex) {
       log.warn("release of tag {} failed: {}", bizTag, ex.getMessage());
     }
@@ -75,7 +76,7 @@ final class OwnerLeaseRenewal {
   private void renew(String bizTag, TagOwnership own, long epoch) {
     long sent = ticker.read();
     try {
-      if (store.renew(bizTag, self, epoch, ttl)) {
+      if (store.renew(bizTag, self.get(), epoch, ttl)) {
         own.renewed(epoch, sent, ticker.read());
         renewWarnings.reset();
       } else {

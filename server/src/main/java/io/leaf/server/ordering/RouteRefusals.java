@@ -59,6 +59,23 @@ final class RouteRefusals {
                 + "); retry"));
   }
 
+  /**
+   * The lease row names {@code self}'s address with an epoch this process never held: an earlier
+   * run's lease, or another server's advertising the same address.
+   */
+  static <T> CompletableFuture<T> sameAddress(String bizTag, String self, long remainingNanos) {
+    return failed(
+        Status.UNAVAILABLE.withDescription(
+            "tag "
+                + bizTag
+                + " is STRICT and its owner lease names this server's address ("
+                + self
+                + ") with an epoch this process never held: an earlier run's lease, or another"
+                + " server with the same --advertise-address; it expires within "
+                + Math.max(1, remainingNanos / 1_000_000)
+                + " ms; retry"));
+  }
+
   private static <T> CompletableFuture<T> failed(Status status) {
     return CompletableFuture.failedFuture(status.asRuntimeException());
   }

@@ -47,7 +47,10 @@ public final class StrictTags {
   }
 
   private final OrderingStore store;
-  private final String self;
+
+  /** Resolved once the port is bound when {@code --port 0} left the port unknown. */
+  private volatile String self;
+
   private final Duration ttl;
   private final long validNanos;
   private final Ticker ticker;
@@ -79,12 +82,22 @@ public final class StrictTags {
     this.ticker = ticker;
     this.readWarnings = new WarnLimiter(ticker, WarnLimiter.ONCE_A_MINUTE);
     this.queue = new PerTagQueue(database);
-    this.leases = new OwnerLeaseRenewal(store, self, ttl, ticker, owners);
+    this.leases = new OwnerLeaseRenewal(store, this::self, ttl, ticker, owners);
     this.evict = evict;
   }
 
   public String self() {
     return self;
+  }
+
+  /**
+   * Names this server by the port it bound when its address ends in {@code :0} (an ephemeral {@code
+   * --port 0} without {@code --advertise-address}); before any call is routed.
+   */
+  public void boundTo(int port) {
+    if (port > 0 && self.endsWith(":0")) {
+      self = self.substring(0, self.length() - 1) + port;
+    }
   }
 
   public Duration ttl() {
@@ -139,6 +152,9 @@ public final class StrictTags {
       case WAIT_OUT:
         return RouteRefusals.waitingOut(bizTag, self, own.issueFromNanos() - now);
       case FORWARD:
+        if (own.knownOwner().equals(self)) {
+          return RouteRefusals.sameAddress(bizTag, self, own.knownUntilNanos() - now);
+        }
         if (forwarded) {
           return RouteRefusals.notOwner(bizTag, self, own.knownOwner());
         }
@@ -265,7 +281,10 @@ public final class StrictTags {
     k.validUntil = sent + validNanos;
     if (row.ordering() == TagOrdering.STRICT) {
       TagOwnership own = owners.computeIfAbsent(row.bizTag(), t -> new TagOwnership(ttl.toNanos()));
-      if (!row.owner().isEmpty() && !row.owner().equals(self) && row.remainingMs() > 0) {
+      boolean held = row.owner().equals(self) && row.epoch() == own.heldEpoch();
+      if (!row.owner().isEmpty() && !held && row.remainingMs() > 0) {
+        // A row naming this address with an epoch this process never held is known like any
+        // other owner's, and refused as such (RouteRefusals.sameAddress) until it expires.
         own.ownedBy(row.owner(), sent, row.remainingMs() * 1_000_000);
       } else {
         own.forgetOwner();
@@ -275,7 +294,7 @@ public final class StrictTags {
 
   private void acquire(String bizTag, TagOwnership own) {
     long sent = ticker.read();
-    OptionalLong epoch = store.acquire(bizTag, self, ttl);
+    OptionalLong epoch = store.acquire(bizTag, self, own.heldEpoch(), ttl);
     if (epoch.isPresent()) {
       own.acquired(epoch.getAsLong(), sent, ticker.read());
       acquisitions.incrementAndGet();

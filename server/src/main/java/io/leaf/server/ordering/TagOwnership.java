@@ -37,6 +37,10 @@ final class TagOwnership {
   private final long ttlNanos;
   private final long validNanos;
   private long epoch;
+
+  /** The epoch this server last acquired, kept after its term ends (0: none). */
+  private long heldEpoch;
+
   private long term;
   private long issueFromNanos;
   private long validUntilNanos;
@@ -91,6 +95,7 @@ final class TagOwnership {
   /** An acquisition sent at {@code sent} was acknowledged at {@code acked} with {@code epoch}. */
   synchronized void acquired(long newEpoch, long sent, long acked) {
     epoch = newEpoch;
+    heldEpoch = newEpoch;
     term = TERMS.incrementAndGet();
     issueFromNanos = acked + ttlNanos;
     validUntilNanos = sent + validNanos;
@@ -130,6 +135,15 @@ final class TagOwnership {
 
   synchronized long epoch() {
     return epoch;
+  }
+
+  /** The epoch this server last acquired, even when its term has ended; 0 when none. */
+  synchronized long heldEpoch() {
+    return heldEpoch;
+  }
+
+  synchronized long knownUntilNanos() {
+    return knownUntilNanos;
   }
 
   synchronized String knownOwner() {

@@ -57,10 +57,10 @@ class JooqOrderingStoreTest {
       JooqOrderingStore s = store(db);
       s.createSchemaIfMissing();
       s.createSchemaIfMissing();
-      assertEquals(OptionalLong.empty(), s.acquire("t", "a:1", TTL), "no row: not STRICT");
+      assertEquals(OptionalLong.empty(), s.acquire("t", "a:1", 0, TTL), "no row: not STRICT");
       s.setOrdering("t", TagOrdering.STRICT);
-      long epoch = s.acquire("t", "a:1", TTL).orElseThrow();
-      assertEquals(OptionalLong.empty(), s.acquire("t", "b:1", TTL), "held by a");
+      long epoch = s.acquire("t", "a:1", 0, TTL).orElseThrow();
+      assertEquals(OptionalLong.empty(), s.acquire("t", "b:1", 0, TTL), "held by a");
       LeaseRow row = s.read("t");
       assertEquals("a:1", row.owner(), "a owns it");
       assertTrue(row.remainingMs() > TTL.toMillis() - 5_000, "by the database's clock: " + row);
@@ -68,12 +68,31 @@ class JooqOrderingStoreTest {
       assertFalse(s.renew("t", "b:1", epoch, TTL), "b cannot");
       assertFalse(s.renew("t", "a:1", epoch - 1, TTL), "nor an older epoch");
       s.release("t", "a:1", epoch);
-      long next = s.acquire("t", "b:1", TTL).orElseThrow();
+      long next = s.acquire("t", "b:1", 0, TTL).orElseThrow();
       assertTrue(next > epoch, "a new epoch for b");
       assertFalse(s.renew("t", "a:1", epoch, TTL), "a's term is over");
       s.setOrdering("t", TagOrdering.PER_SERVER);
       assertFalse(s.renew("t", "b:1", next, TTL), "not STRICT any more");
       assertEquals("b:1", s.read("t").owner(), "the ordering change keeps the owner");
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("databases")
+  void acquire_sameAddress_onlyWithTheEpochHeld(String name, Supplier<TestDatabase> database)
+      throws Exception {
+    try (TestDatabase db = database.get()) {
+      JooqOrderingStore s = store(db);
+      s.createSchemaIfMissing();
+      s.setOrdering("t", TagOrdering.STRICT);
+      long epoch = s.acquire("t", "a:1", 0, TTL).orElseThrow();
+      // Another process advertising a:1 (or a:1 restarted) holds no epoch: it waits for expiry.
+      assertEquals(OptionalLong.empty(), s.acquire("t", "a:1", 0, TTL), "a twin of a:1");
+      assertEquals(
+          OptionalLong.empty(), s.acquire("t", "a:1", epoch - 1, TTL), "an older epoch of a:1");
+      long again = s.acquire("t", "a:1", epoch, TTL).orElseThrow();
+      assertTrue(again > epoch, "the holder itself takes its lease again, with a new epoch");
+      assertFalse(s.renew("t", "a:1", epoch, TTL), "the old epoch is over");
     }
   }
 
@@ -89,7 +108,7 @@ class JooqOrderingStoreTest {
         List<Future<OptionalLong>> tries = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
           String owner = "s" + i + ":1";
-          tries.add(pool.submit(() -> s.acquire("t", owner, TTL)));
+          tries.add(pool.submit(() -> s.acquire("t", owner, 0, TTL)));
         }
         int winners = 0;
         for (Future<OptionalLong> f : tries) {
@@ -110,12 +129,12 @@ class JooqOrderingStoreTest {
       JooqOrderingStore s = store(db);
       s.createSchemaIfMissing();
       s.setOrdering("t", TagOrdering.STRICT);
-      long epoch = s.acquire("t", "a:1", TTL).orElseThrow();
+      long epoch = s.acquire("t", "a:1", 0, TTL).orElseThrow();
       try (Connection c = db.pool(1).getConnection();
           Statement st = c.createStatement()) {
         st.executeUpdate("UPDATE leaf_tag_lease SET lease_expires_ms = 1");
       }
-      assertTrue(s.acquire("t", "b:1", TTL).orElseThrow() > epoch, "expired: b takes it");
+      assertTrue(s.acquire("t", "b:1", 0, TTL).orElseThrow() > epoch, "expired: b takes it");
     }
   }
 }

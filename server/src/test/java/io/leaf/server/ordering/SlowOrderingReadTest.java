@@ -60,8 +60,8 @@ class SlowOrderingReadTest {
     }
 
     @Override
-    public OptionalLong acquire(String bizTag, String owner, Duration ttl) {
-      return memory.acquire(bizTag, owner, ttl);
+    public OptionalLong acquire(String bizTag, String owner, long heldEpoch, Duration ttl) {
+      return memory.acquire(bizTag, owner, heldEpoch, ttl);
     }
 
     @Override

@@ -166,6 +166,37 @@ class StrictTagsTest {
   }
 
   /** a acquires and waits out with renewals; returns its issuing route. */
+  @Test
+  void route_twoServersOneAddress_noTakeOverWhileLeaseHolds() {
+    Route r = ownedByA();
+    FakeTicker tickerTwin = new FakeTicker();
+    StrictTags twin = new StrictTags(store, "a:1", TTL, tickerTwin, Runnable::run, t -> {});
+    long epoch = store.read(TAG).epoch();
+    for (int i = 0; i < 6; i++) {
+      Status s = refusal(twin, false);
+      assertEquals(Status.Code.UNAVAILABLE, s.getCode(), s.toString());
+      assertTrue(s.getDescription().contains("same --advertise-address"), s.getDescription());
+      advance(TTL.dividedBy(3));
+      tickerTwin.advance(TTL.dividedBy(3));
+      a.tick();
+      twin.tick();
+      assertTrue(r.ownership().mayIssue(tickerA.read(), r.term()), "a keeps its term, round " + i);
+    }
+    assertEquals(epoch, store.read(TAG).epoch(), "no acquisition by the twin");
+    assertEquals(0, twin.acquisitions(), "the twin acquired nothing");
+  }
+
+  @Test
+  void boundTo_ephemeralPort_namesTheBoundPort() {
+    StrictTags ephemeral = new StrictTags(store, "h:0", TTL, tickerB, Runnable::run, t -> {});
+    ephemeral.boundTo(-1);
+    assertEquals("h:0", ephemeral.self(), "no port bound (in-process): unchanged");
+    ephemeral.boundTo(4711);
+    assertEquals("h:4711", ephemeral.self());
+    a.boundTo(4712);
+    assertEquals("a:1", a.self(), "an address given is kept");
+  }
+
   private Route ownedByA() {
     store.setOrdering(TAG, TagOrdering.STRICT);
     refusal(a, false);

@@ -42,7 +42,7 @@ class JooqSectionStoreTest {
       JooqSectionStore s = new JooqSectionStore(pool, dialect, InstantSource.system());
       leases.createSchemaIfMissing();
       leases.setOrdering("t", TagOrdering.STRICT);
-      long a = leases.acquire("t", "a:1", TTL).orElseThrow();
+      long a = leases.acquire("t", "a:1", 0, TTL).orElseThrow();
       assertEquals(0, s.ceiling("t", 7), "no row: ceiling 0 (the table made on first use)");
       assertFalse(s.raise("t", 7, 0, 100, "b:1", a), "b holds no lease: no row made");
       assertFalse(s.raise("t", 7, 0, 100, "a:1", a + 1), "nor another epoch");
@@ -54,7 +54,7 @@ class JooqSectionStoreTest {
       assertEquals(200, s.ceiling("t", 7), "raised");
       assertEquals(0, s.ceiling("t", 8), "sections apart");
       leases.release("t", "a:1", a);
-      long b = leases.acquire("t", "b:1", TTL).orElseThrow();
+      long b = leases.acquire("t", "b:1", 0, TTL).orElseThrow();
       assertFalse(s.raise("t", 7, 200, 300, "a:1", a), "the deposed owner's raise is refused");
       assertTrue(s.raise("t", 7, 200, 300, "b:1", b), "the new owner's holds");
       assertEquals(300, s.ceiling("t", 7), "raised by b");
