@@ -73,7 +73,10 @@ public final class BenchServer implements AutoCloseable {
                 "--max-step",
                 Integer.toString(maxStep),
                 "--http-port",
-                Integer.toString(freePort())));
+                Integer.toString(freePort()),
+                // The loopback address the port is bound on; :0 is named by the port bound.
+                "--advertise-address",
+                "127.0.0.1:0"));
     args.addAll(List.of(flags));
     ServerConfig config = ServerConfig.parse(args.toArray(String[]::new), env -> null);
     LeafServer server =

@@ -98,9 +98,9 @@ final class OrderingRows {
               // Rotating order: a change in the machine's load hits all three alike.
               for (int k = 0; k < 3; k++) {
                 switch ((i + round + k) % 3) {
-                  case 0 -> s += rate(h2load, owner.port(), strict, slice, inFlight);
-                  case 1 -> p += rate(h2load, owner.port(), plain, slice, inFlight);
-                  default -> f += rate(h2load, other.port(), strict, slice, inFlight);
+                  case 0 -> s += rate(h2load, owner.port(), stub, STRICT_TAG, slice, inFlight);
+                  case 1 -> p += rate(h2load, owner.port(), stub, PLAIN_TAG, slice, inFlight);
+                  default -> f += rate(h2load, other.port(), stub, STRICT_TAG, slice, inFlight);
                 }
               }
             }
@@ -136,13 +136,43 @@ final class OrderingRows {
 
   private static final String NEXT_ID = "leaf.v1.LeafService/NextId";
 
-  private static double rate(H2Load h2load, int port, byte[] body, Duration d, int inFlight)
+  /**
+   * Calls/s of one h2load run of NextId on {@code tag} through {@code port}. h2load counts a gRPC
+   * failure (HTTP 200, a status in the trailers) as a success, so the run counts only when the
+   * tag's IDs, read at the owner ({@code owner}) before and after, advanced by at least the calls
+   * h2load counted: a failed call consumes no ID.
+   */
+  private static double rate(
+      H2Load h2load,
+      int port,
+      LeafServiceGrpc.LeafServiceBlockingStub owner,
+      String tag,
+      Duration d,
+      int inFlight)
       throws Exception {
+    byte[] body = NextIdRequest.newBuilder().setBizTag(tag).build().toByteArray();
+    long before = idOf(owner, tag);
     H2Load.Run run = h2load.run(port, NEXT_ID, body, d, 1, inFlight);
-    if (run.failed() > 0) {
-      throw new IllegalStateException(run.failed() + " calls failed on port " + port);
+    long advanced = idOf(owner, tag) - before - 1;
+    if (run.failed() > 0 || advanced < run.succeeded()) {
+      throw new IllegalStateException(
+          String.format(
+              Locale.ROOT,
+              "NextId on %s through port %d: h2load counted %,d calls (%,d failed) but the IDs"
+                  + " advanced by %,d: calls failed",
+              tag,
+              port,
+              run.succeeded(),
+              run.failed(),
+              advanced));
     }
     return run.requestsPerSecond();
+  }
+
+  private static long idOf(LeafServiceGrpc.LeafServiceBlockingStub stub, String tag) {
+    return stub.withDeadlineAfter(10, TimeUnit.SECONDS)
+        .nextId(NextIdRequest.newBuilder().setBizTag(tag).build())
+        .getId();
   }
 
   /** O3: two server processes on a shared H2 file; the owner killed -9, the other timed. */

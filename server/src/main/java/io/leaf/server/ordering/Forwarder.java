@@ -54,9 +54,12 @@ final class Forwarder implements AutoCloseable {
     this.connect = connect;
   }
 
-  /** A plaintext Netty channel to {@code HOST:PORT}. */
+  /**
+   * A plaintext Netty channel to {@code HOST:PORT}. Its callbacks run on the transport's thread (a
+   * direct executor): each only relays an answer to the caller's call, which never blocks.
+   */
   static ManagedChannel plaintext(String address) {
-    return NettyChannelBuilder.forTarget(address).usePlaintext().build();
+    return NettyChannelBuilder.forTarget(address).usePlaintext().directExecutor().build();
   }
 
   /** Sends a unary call to {@code owner}; {@code unreachable} hears of a transport failure. */
