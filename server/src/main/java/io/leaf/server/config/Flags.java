@@ -155,6 +155,15 @@ public final class Flags {
               + " not kept jumps to its section's floor on its next call",
           Parsers.integer(1, 100_000_000));
 
+  static final Flag<Integer> MAX_HELD_STRICT_CALLS =
+      Flag.of(
+          "max-held-strict-calls",
+          Integer.toString(OrderingConfig.DEFAULT_MAX_HELD_STRICT_CALLS),
+          "calls on STRICT tags held (no thread each) while their new owner waits out the last"
+              + " lease or an acquisition is decided, instead of UNAVAILABLE; one more is"
+              + " RESOURCE_EXHAUSTED; 0: none held",
+          Parsers.integer(0, 1_000_000));
+
   /** Every flag under its heading, in the order of {@code --help} and docs/configuration.md. */
   public static final Map<String, List<Flag<?>>> GROUPS =
       groups(
@@ -212,7 +221,8 @@ public final class Flags {
                   SnowflakeFlags.MAX_CLIENT_LEASES,
                   FORMAT_KEY_FILE,
                   TAG_LEASE_TTL,
-                  SEQUENCE_MAX_KEYS));
+                  SEQUENCE_MAX_KEYS,
+                  MAX_HELD_STRICT_CALLS));
 
   /** Every flag, in the order of {@code --help}. */
   public static final List<Flag<?>> ALL = GROUPS.values().stream().flatMap(List::stream).toList();

@@ -5,27 +5,35 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 
 /**
- * Where other servers reach this one for the STRICT tags it owns ({@code --advertise-address}) and
- * how long an owner lease lives ({@code --tag-lease-ttl}), and the keys of sequences kept in memory
- * ({@code --sequence-max-keys}).
+ * Where other servers reach this one for the STRICT tags it owns ({@code --advertise-address}), how
+ * long an owner lease lives ({@code --tag-lease-ttl}), and the bounds of what the feature keeps.
  *
  * @param advertiseAddress {@code HOST:PORT}
  * @param tagLeaseTtl an owner lease lives this long without renewal
  * @param sequenceMaxKeys NextSequence keys held in memory at once, over every tag
+ * @param maxHeldStrictCalls calls on STRICT tags held until their owner can serve them; 0: none
  */
-public record OrderingConfig(String advertiseAddress, Duration tagLeaseTtl, int sequenceMaxKeys) {
+public record OrderingConfig(
+    String advertiseAddress, Duration tagLeaseTtl, int sequenceMaxKeys, int maxHeldStrictCalls) {
 
   /** The default of {@code --sequence-max-keys}. */
   public static final int DEFAULT_SEQUENCE_MAX_KEYS = 1_000_000;
 
+  /** The default of {@code --max-held-strict-calls}. */
+  public static final int DEFAULT_MAX_HELD_STRICT_CALLS = 10_000;
+
   public OrderingConfig(String advertiseAddress, Duration tagLeaseTtl) {
-    this(advertiseAddress, tagLeaseTtl, DEFAULT_SEQUENCE_MAX_KEYS);
+    this(advertiseAddress, tagLeaseTtl, DEFAULT_SEQUENCE_MAX_KEYS, DEFAULT_MAX_HELD_STRICT_CALLS);
   }
 
   /** The shortest TTL accepted: renewals every third of it must fit a database round trip. */
   public static final Duration MIN_TTL = Duration.ofMillis(300);
 
   public OrderingConfig {
+    if (maxHeldStrictCalls < 0) {
+      throw new IllegalArgumentException(
+          "--max-held-strict-calls must be at least 0, got " + maxHeldStrictCalls);
+    }
     if (sequenceMaxKeys < 1) {
       throw new IllegalArgumentException(
           "--sequence-max-keys must be at least 1, got " + sequenceMaxKeys);
@@ -47,9 +55,10 @@ public record OrderingConfig(String advertiseAddress, Duration tagLeaseTtl, int 
     }
   }
 
-  static OrderingConfig from(String advertise, int port, Duration ttl, int sequenceMaxKeys) {
+  static OrderingConfig from(
+      String advertise, int port, Duration ttl, int sequenceMaxKeys, int maxHeld) {
     return new OrderingConfig(
-        advertise.isEmpty() ? hostName() + ":" + port : advertise, ttl, sequenceMaxKeys);
+        advertise.isEmpty() ? hostName() + ":" + port : advertise, ttl, sequenceMaxKeys, maxHeld);
   }
 
   private static String hostName() {
@@ -67,6 +76,8 @@ public record OrderingConfig(String advertiseAddress, Duration tagLeaseTtl, int 
         + " tag-lease-ttl="
         + Parsers.format(tagLeaseTtl)
         + " sequence-max-keys="
-        + sequenceMaxKeys;
+        + sequenceMaxKeys
+        + " max-held-strict-calls="
+        + maxHeldStrictCalls;
   }
 }

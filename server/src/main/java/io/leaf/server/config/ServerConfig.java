@@ -93,7 +93,8 @@ public record ServerConfig(
             v.get(Flags.ADVERTISE_ADDRESS),
             api.port(),
             v.get(Flags.TAG_LEASE_TTL),
-            v.get(Flags.SEQUENCE_MAX_KEYS)));
+            v.get(Flags.SEQUENCE_MAX_KEYS),
+            v.get(Flags.MAX_HELD_STRICT_CALLS)));
   }
 
   /** The key in {@code file}; the message never shows a byte of it. */

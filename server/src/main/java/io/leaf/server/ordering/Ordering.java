@@ -98,6 +98,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
             ticker,
             store instanceof MemoryOrderingStore ? Runnable::run : executor,
             tag -> evictTerm(allocator, tag));
+    this.strict.holdWith(new HeldCalls(executor, config.maxHeldStrictCalls()));
     this.forwarder =
         new Forwarder(
             forwarding.maxWait(), tag -> forwarded.incrementAndGet(), forwarding.connect());

@@ -1,6 +1,8 @@
 package io.leaf.server.ordering;
 
 import com.google.common.base.Ticker;
+import io.grpc.Context;
+import io.grpc.Deadline;
 import io.leaf.server.logging.WarnLimiter;
 import java.time.Duration;
 import java.util.HashMap;
@@ -10,6 +12,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -40,6 +43,9 @@ public final class StrictTags {
    */
   static final int MAX_KNOWN = 10_000;
 
+  /** How soon a call refused for want of an owner is routed again, at most (a tenth of the TTL). */
+  static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
   private static final class Known {
     volatile TagOrdering ordering = TagOrdering.PER_SERVER;
     volatile long validUntil;
@@ -60,6 +66,7 @@ public final class StrictTags {
   private final PerTagQueue queue;
   private final OwnerLeaseRenewal leases;
   private final AtomicLong acquisitions = new AtomicLong();
+  private volatile HeldCalls held = HeldCalls.NONE;
 
   /** The table's failures repeat every third of the TTL while it is down: once a minute. */
   private final WarnLimiter readWarnings;
@@ -109,12 +116,26 @@ public final class StrictTags {
     return acquisitions.get();
   }
 
-  /** Where a call on {@code bizTag} goes; {@code forwarded}: it came from another server. */
+  /**
+   * Where a call on {@code bizTag} goes; {@code forwarded}: it came from another server. A call
+   * this server can serve shortly is held until then within its deadline ({@link #holdWith}).
+   */
   public CompletableFuture<Route> route(String bizTag, boolean forwarded) {
-    return route(bizTag, forwarded, 0);
+    long now = ticker.read();
+    Deadline deadline = Context.current().getDeadline();
+    long budget = 3 * ttl.toNanos();
+    if (deadline != null) {
+      budget = Math.min(budget, deadline.timeRemaining(TimeUnit.NANOSECONDS));
+    }
+    return route(bizTag, forwarded, 0, now + budget);
   }
 
-  private CompletableFuture<Route> route(String bizTag, boolean forwarded, int depth) {
+  /** Holds calls that can be served shortly on {@code calls} (before the server starts). */
+  void holdWith(HeldCalls calls) {
+    this.held = calls;
+  }
+
+  private CompletableFuture<Route> route(String bizTag, boolean forwarded, int depth, long until) {
     long now = ticker.read();
     Known k = known.get(bizTag);
     if (k == null || now - k.validUntil >= 0) {
@@ -133,7 +154,7 @@ public final class StrictTags {
       }
       return queue
           .once(bizTag, () -> readRow(bizTag))
-          .thenCompose(v -> route(bizTag, forwarded, depth + 1));
+          .thenCompose(v -> route(bizTag, forwarded, depth + 1, until));
     }
     k.lastUsed = now;
     switch (k.ordering) {
@@ -150,7 +171,13 @@ public final class StrictTags {
         return CompletableFuture.completedFuture(
             Route.issue(own, own.issuingTerm(() -> evict.accept(bizTag))));
       case WAIT_OUT:
-        return RouteRefusals.waitingOut(bizTag, self, own.issueFromNanos() - now);
+        {
+          // Routed again from the start when the wait-out ends: the same fence decides then.
+          long wait = own.issueFromNanos() - now;
+          return held.<Route>hold(
+                  bizTag, wait, until - now, () -> route(bizTag, forwarded, 0, until))
+              .orElseGet(() -> RouteRefusals.waitingOut(bizTag, self, wait));
+        }
       case FORWARD:
         if (own.knownOwner().equals(self)) {
           return RouteRefusals.sameAddress(bizTag, self, own.knownUntilNanos() - now);
@@ -161,11 +188,19 @@ public final class StrictTags {
         return CompletableFuture.completedFuture(Route.forward(own.knownOwner()));
       default:
         if (forwarded || depth > 2) {
-          return RouteRefusals.notOwner(bizTag, self, own.knownOwner());
+          // Sent here as the owner, or no owner after acquiring: often an acquisition in flight
+          // (here or elsewhere) that is decided within a round trip; asked again shortly.
+          String owner = own.knownOwner();
+          return held.<Route>hold(
+                  bizTag,
+                  Math.min(ttl.toNanos() / 10, RETRY_NANOS),
+                  Math.min(until, now + ttl.toNanos()) - now,
+                  () -> route(bizTag, forwarded, 0, until))
+              .orElseGet(() -> RouteRefusals.notOwner(bizTag, self, owner));
         }
         return queue
             .once(bizTag, () -> acquire(bizTag, own))
-            .thenCompose(v -> route(bizTag, forwarded, depth + 1));
+            .thenCompose(v -> route(bizTag, forwarded, depth + 1, until));
     }
   }
 
@@ -281,8 +316,8 @@ public final class StrictTags {
     k.validUntil = sent + validNanos;
     if (row.ordering() == TagOrdering.STRICT) {
       TagOwnership own = owners.computeIfAbsent(row.bizTag(), t -> new TagOwnership(ttl.toNanos()));
-      boolean held = row.owner().equals(self) && row.epoch() == own.heldEpoch();
-      if (!row.owner().isEmpty() && !held && row.remainingMs() > 0) {
+      boolean ours = row.owner().equals(self) && row.epoch() == own.heldEpoch();
+      if (!row.owner().isEmpty() && !ours && row.remainingMs() > 0) {
         // A row naming this address with an epoch this process never held is known like any
         // other owner's, and refused as such (RouteRefusals.sameAddress) until it expires.
         own.ownedBy(row.owner(), sent, row.remainingMs() * 1_000_000);

@@ -179,6 +179,51 @@ class ThreeServersStrictTest {
         "per server only: the checker sees violations in " + checker.calls() + " calls");
   }
 
+  @Test
+  void strictTag_callsDuringTheFirstWaitOut_heldAndServedNotRefused() throws Exception {
+    List<LeafServiceGrpc.LeafServiceBlockingStub> stubs = List.of(start(0), start(1), start(2));
+    stubs
+        .get(0)
+        .createTag(
+            CreateTagRequest.newBuilder().setBizTag("w").setOrdering(Ordering.STRICT).build());
+    // 24 callers at once through every server, while the first owner waits out its TTL: each
+    // one call, no retry. Without holding, every one of them is refused.
+    OrderChecker checker = new OrderChecker();
+    List<Status> refused = java.util.Collections.synchronizedList(new ArrayList<>());
+    java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+    List<Thread> callers = new ArrayList<>();
+    for (int c = 0; c < 24; c++) {
+      LeafServiceGrpc.LeafServiceBlockingStub stub = stubs.get(c % 3);
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  go.await();
+                  long sent = System.nanoTime();
+                  long id =
+                      stub.withDeadlineAfter(4 * TTL_MS, TimeUnit.MILLISECONDS)
+                          .nextId(NextIdRequest.newBuilder().setBizTag("w").build())
+                          .getId();
+                  checker.record(sent, System.nanoTime(), id);
+                } catch (StatusRuntimeException e) {
+                  refused.add(e.getStatus());
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+      t.start();
+      callers.add(t);
+    }
+    go.countDown();
+    for (Thread t : callers) {
+      t.join();
+    }
+    assertEquals(List.of(), refused, "no call refused");
+    assertEquals(24, checker.calls(), "every call got an ID");
+    assertEquals(0, checker.repeats(), "no ID twice");
+    assertEquals(0, checker.violations(), "real-time order kept");
+  }
+
   private final AtomicLong longestGapMs = new AtomicLong();
 
   private static long nextWithRetry(LeafServiceGrpc.LeafServiceBlockingStub s, String tag)
