@@ -143,8 +143,9 @@ public final class Flags {
       Flag.of(
           "tag-lease-ttl",
           "10s",
-          "a STRICT tag's owner lease lives this long without renewal (renewed every third of it;"
-              + " a new owner waits it out)",
+          "about the longest a STRICT tag goes unserved when its owner dies: its owner lease"
+              + " lives half of it without renewal (renewed every sixth of it) and a new owner"
+              + " waits out the other half",
           Parsers.duration());
 
   static final Flag<Integer> SEQUENCE_MAX_KEYS =

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * The ordering feature as the server wires it: LeafService wrapped so STRICT tags keep real-time
  * order and SCATTERED tags' IDs leave scattered ({@link #wrap}).
  *
- * <p>The owner leases are renewed every third of {@code --tag-lease-ttl} from {@link #start()}, and
+ * <p>The owner leases are renewed every sixth of {@code --tag-lease-ttl} from {@link #start}, and
  * the forwarding channels closed by {@link #close()}.
  */
 public final class Ordering implements OrderedIds, AutoCloseable {
@@ -55,7 +55,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
   private final AtomicLong forwarded = new AtomicLong();
   private volatile boolean schemaReady;
 
-  /** The tick's own failures repeat every third of the TTL while the database is down. */
+  /** The tick's own failures repeat every sixth of the TTL while the database is down. */
   private final WarnLimiter tickWarnings;
 
   private ScheduledFuture<?> ticking;
@@ -138,7 +138,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
    */
   public synchronized void start(int boundPort) {
     strict.boundTo(boundPort);
-    long every = strict.ttl().toNanos() / 3;
+    long every = strict.lease().toNanos() / 3;
     ticking = executor.scheduleWithFixedDelay(this::tick, 0, every, TimeUnit.NANOSECONDS);
   }
 

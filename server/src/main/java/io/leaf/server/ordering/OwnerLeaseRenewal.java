@@ -21,7 +21,7 @@ final class OwnerLeaseRenewal {
   private final Ticker ticker;
   private final Map<String, TagOwnership> owners;
 
-  /** The table's failures repeat every third of the TTL while it is down: once a minute. */
+  /** The table's failures repeat every sixth of the TTL while it is down: once a minute. */
   private final WarnLimiter renewWarnings;
 
   OwnerLeaseRenewal(

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * Decides for each call on a tag where it goes ({@link Route}), from this server's knowledge of the
  * tag's ordering and of its owner lease, each checked when the call arrives.
  *
- * <p>Thread-safe. Statements run on {@code database}; {@link #tick()} (every third of the TTL)
+ * <p>Thread-safe. Statements run on {@code database}; {@link #tick()} (every sixth of the TTL)
  * renews the leases held, releases those unused for three TTLs, and refreshes the knowledge.
  */
 public final class StrictTags {
@@ -58,6 +58,10 @@ public final class StrictTags {
   private volatile String self;
 
   private final Duration ttl;
+
+  /** An owner lease's life without renewal: half the TTL, the other half is the wait-out. */
+  private final Duration lease;
+
   private final long validNanos;
   private final Ticker ticker;
   private final Consumer<String> evict;
@@ -68,7 +72,7 @@ public final class StrictTags {
   private final AtomicLong acquisitions = new AtomicLong();
   private volatile HeldCalls held = HeldCalls.NONE;
 
-  /** The table's failures repeat every third of the TTL while it is down: once a minute. */
+  /** The table's failures repeat every sixth of the TTL while it is down: once a minute. */
   private final WarnLimiter readWarnings;
 
   /**
@@ -85,11 +89,12 @@ public final class StrictTags {
     this.store = store;
     this.self = self;
     this.ttl = ttl;
+    this.lease = ttl.dividedBy(2);
     this.validNanos = ttl.toNanos() - ttl.toNanos() / 5;
     this.ticker = ticker;
     this.readWarnings = new WarnLimiter(ticker, WarnLimiter.ONCE_A_MINUTE);
     this.queue = new PerTagQueue(database);
-    this.leases = new OwnerLeaseRenewal(store, this::self, ttl, ticker, owners);
+    this.leases = new OwnerLeaseRenewal(store, this::self, lease, ticker, owners);
     this.evict = evict;
   }
 
@@ -109,6 +114,11 @@ public final class StrictTags {
 
   public Duration ttl() {
     return ttl;
+  }
+
+  /** How long an owner lease lives without renewal (half the TTL); renewed every third of it. */
+  public Duration lease() {
+    return lease;
   }
 
   /** Acquisitions this server won (a new owner term each). */
@@ -165,7 +175,7 @@ public final class StrictTags {
       default:
         break;
     }
-    TagOwnership own = owners.computeIfAbsent(bizTag, t -> new TagOwnership(ttl.toNanos()));
+    TagOwnership own = owners.computeIfAbsent(bizTag, t -> new TagOwnership(lease.toNanos()));
     switch (own.decide(now)) {
       case ISSUE:
         return CompletableFuture.completedFuture(
@@ -315,7 +325,8 @@ public final class StrictTags {
     k.ordering = row.ordering();
     k.validUntil = sent + validNanos;
     if (row.ordering() == TagOrdering.STRICT) {
-      TagOwnership own = owners.computeIfAbsent(row.bizTag(), t -> new TagOwnership(ttl.toNanos()));
+      TagOwnership own =
+          owners.computeIfAbsent(row.bizTag(), t -> new TagOwnership(lease.toNanos()));
       boolean ours = row.owner().equals(self) && row.epoch() == own.heldEpoch();
       if (!row.owner().isEmpty() && !ours && row.remainingMs() > 0) {
         // A row naming this address with an epoch this process never held is known like any
@@ -329,7 +340,7 @@ public final class StrictTags {
 
   private void acquire(String bizTag, TagOwnership own) {
     long sent = ticker.read();
-    OptionalLong epoch = store.acquire(bizTag, self, own.heldEpoch(), ttl);
+    OptionalLong epoch = store.acquire(bizTag, self, own.heldEpoch(), lease);
     if (epoch.isPresent()) {
       own.acquired(epoch.getAsLong(), sent, ticker.read());
       acquisitions.incrementAndGet();
@@ -338,7 +349,7 @@ public final class StrictTags {
           bizTag,
           self,
           epoch.getAsLong(),
-          ttl);
+          lease);
     } else {
       readRow(bizTag);
     }

@@ -7,13 +7,16 @@ package io.leaf.server.ordering;
  */
 final class TagOwnership {
   /*
+   * The lease lives half of --tag-lease-ttl without renewal; the wait-out is the other half, so a
+   * dead owner's tag is served again about one TTL after its last renewal.
+   *
    * The fence (the worker lease's rules, docs/snowflake.md): a renewal sent at t and acknowledged
-   * lets this server issue until t + valid, valid = ttl - ttl/5; the database judged the lease
+   * lets this server issue until t + valid, valid = lease - lease/5; the database judged the lease
    * from a later moment, so this server stops before the database could hand the tag to another.
    *
-   * Wait-out: an acquisition acknowledged at a starts issuing only at a + ttl. Any earlier owner's
+   * Wait-out: an acquisition acknowledged at a starts issuing only at a + lease. Any earlier owner's
    * last acknowledged renewal was sent before a (the row was its own until then), so its fence
-   * ended before a + ttl, whatever the row showed: deleted, rewound or taken over.
+   * ended before a + lease, whatever the row showed: deleted, rewound or taken over.
    *
    * A new term never issues from segments of an earlier one: the first issue of each term first
    * evicts what the engine holds for the tag, so its first segment is taken after the wait-out,
@@ -34,7 +37,7 @@ final class TagOwnership {
   private static final java.util.concurrent.atomic.AtomicLong TERMS =
       new java.util.concurrent.atomic.AtomicLong();
 
-  private final long ttlNanos;
+  private final long leaseNanos;
   private final long validNanos;
   private long epoch;
 
@@ -49,9 +52,9 @@ final class TagOwnership {
   private long knownUntilNanos;
   private long lastUsedNanos;
 
-  TagOwnership(long ttlNanos) {
-    this.ttlNanos = ttlNanos;
-    this.validNanos = ttlNanos - ttlNanos / 5;
+  TagOwnership(long leaseNanos) {
+    this.leaseNanos = leaseNanos;
+    this.validNanos = leaseNanos - leaseNanos / 5;
   }
 
   /** What a call arriving at {@code now} does. */
@@ -97,7 +100,7 @@ final class TagOwnership {
     epoch = newEpoch;
     heldEpoch = newEpoch;
     term = TERMS.incrementAndGet();
-    issueFromNanos = acked + ttlNanos;
+    issueFromNanos = acked + leaseNanos;
     validUntilNanos = sent + validNanos;
     knownOwner = "";
   }

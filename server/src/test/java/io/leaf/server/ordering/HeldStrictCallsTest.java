@@ -27,6 +27,10 @@ import org.junit.jupiter.api.Test;
 class HeldStrictCallsTest {
 
   private static final Duration TTL = Duration.ofSeconds(10);
+
+  /** An owner lease's life and a new owner's wait-out: half the TTL each. */
+  private static final Duration LEASE = TTL.dividedBy(2);
+
   private static final String TAG = "orders";
 
   private final FakeWallClock dbClock = new FakeWallClock(1_000_000);
@@ -42,7 +46,7 @@ class HeldStrictCallsTest {
 
   /** Moves every clock by {@code d} in renewal-sized steps, renewing and running due timers. */
   private void advance(Duration d, StrictTags... servers) {
-    Duration step = TTL.dividedBy(3);
+    Duration step = LEASE.dividedBy(3);
     while (!d.isNegative() && !d.isZero()) {
       Duration by = d.compareTo(step) < 0 ? d : step;
       dbClock.advance(by);
@@ -70,8 +74,8 @@ class HeldStrictCallsTest {
     store.setOrdering(TAG, TagOrdering.STRICT);
     CompletableFuture<Route> first = a.route(TAG, false);
     assertFalse(first.isDone(), "held, not refused, during the wait-out");
-    advance(TTL.minusMillis(1), a);
-    assertFalse(first.isDone(), "still waiting out 1 ms before the TTL");
+    advance(LEASE.minusMillis(1), a);
+    assertFalse(first.isDone(), "still waiting out 1 ms before the lease's end");
     advance(Duration.ofMillis(2), a);
     assertTrue(first.isDone(), "routed again when the wait-out ended");
     assertEquals(Route.Kind.ISSUE, first.join().kind(), "and issued");

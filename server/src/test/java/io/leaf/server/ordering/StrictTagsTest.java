@@ -19,6 +19,10 @@ import org.junit.jupiter.api.Test;
 class StrictTagsTest {
 
   private static final Duration TTL = Duration.ofSeconds(10);
+
+  /** An owner lease's life: half the TTL; a new owner waits out the other half. */
+  private static final Duration LEASE = TTL.dividedBy(2);
+
   private static final String TAG = "orders";
 
   private final FakeWallClock dbClock = new FakeWallClock(1_000_000);
@@ -87,8 +91,8 @@ class StrictTagsTest {
   @Test
   void route_ownerWithoutRenewal_stopsBeforeDatabaseExpiry() {
     Route r = ownedByA();
-    // No renewal gets through: a stops at the last renewal's send + 4/5 TTL.
-    advance(TTL.multipliedBy(4).dividedBy(5));
+    // No renewal gets through: a stops at the last renewal's send + 4/5 of the lease.
+    advance(LEASE.multipliedBy(4).dividedBy(5));
     assertTrue(!r.ownership().mayIssue(tickerA.read(), r.term()), "fence lapsed");
     assertTrue(store.read(TAG).remainingMs() > 0, "while the database still counts the lease");
   }
@@ -139,14 +143,16 @@ class StrictTagsTest {
     assertEquals(Status.Code.UNAVAILABLE, refusal(b, false).getCode(), "b acquires the new row");
     long bAcquired = tickerB.read();
     a.tick(); // a's renewal is refused: the row is b's
-    // a stopped now; b issues only from bAcquired + TTL.
+    // a stopped now; b issues only from bAcquired + the lease.
     assertTrue(!r.ownership().mayIssue(tickerA.read(), r.term()), "a stopped");
-    advance(TTL.dividedBy(2));
-    b.tick();
-    advance(TTL.dividedBy(2));
-    b.tick();
-    assertEquals(Route.Kind.ISSUE, routeOf(b).kind(), "b issues after " + TTL);
-    assertTrue(tickerB.read() - bAcquired >= TTL.toNanos(), "not before the wait-out");
+    Status early = refusal(b, false);
+    assertTrue(early.getDescription().contains("waits out"), early.toString());
+    for (int i = 0; i < 3; i++) {
+      advance(LEASE.dividedBy(3).plusMillis(1));
+      b.tick();
+    }
+    assertEquals(Route.Kind.ISSUE, routeOf(b).kind(), "b issues after " + LEASE);
+    assertTrue(tickerB.read() - bAcquired >= LEASE.toNanos(), "not before the wait-out");
   }
 
   @Test
@@ -201,7 +207,7 @@ class StrictTagsTest {
     store.setOrdering(TAG, TagOrdering.STRICT);
     refusal(a, false);
     for (int i = 0; i < 3; i++) {
-      advance(TTL.dividedBy(3).plusMillis(5));
+      advance(LEASE.dividedBy(3).plusMillis(5));
       a.tick();
     }
     Route r = routeOf(a);
