@@ -3,10 +3,7 @@ package io.leaf.server.ordering;
 import com.google.common.base.Ticker;
 import io.grpc.Context;
 import io.grpc.Deadline;
-import io.leaf.server.logging.WarnLimiter;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -26,31 +23,13 @@ import org.slf4j.LoggerFactory;
  * renews the leases held, releases those unused for three TTLs, and refreshes the knowledge.
  */
 public final class StrictTags {
-  /*
-   * Knowledge of a tag's ordering: a read sent at t is trusted until t + valid (a fifth of the TTL
-   * short of it), so SetOrdering, which waits a whole TTL after its write before returning, knows
-   * that every server has read the new ordering (or has no trusted knowledge) before any call sent
-   * after it returns is served. A tag not asked about has no knowledge: its first call reads it.
-   * The price: a server that cannot read leaf_tag_lease for longer than that serves no tag.
-   */
-
   private static final Logger log = LoggerFactory.getLogger(StrictTags.class);
 
-  /**
-   * Tags whose knowledge this server keeps at once. At the limit the knowledge of tags that are not
-   * STRICT is dropped (it is read again on their next call), so a flood of names costs a bounded
-   * heap and no tag is refused; only STRICT tags beyond it are refused.
-   */
-  static final int MAX_KNOWN = 10_000;
+  /** Tags whose knowledge this server keeps at once ({@link TagKnowledge#MAX_KNOWN}). */
+  static final int MAX_KNOWN = TagKnowledge.MAX_KNOWN;
 
   /** How soon a call refused for want of an owner is routed again, at most (a tenth of the TTL). */
   static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-
-  private static final class Known {
-    volatile TagOrdering ordering = TagOrdering.PER_SERVER;
-    volatile long validUntil;
-    volatile long lastUsed;
-  }
 
   private final OrderingStore store;
 
@@ -62,18 +41,14 @@ public final class StrictTags {
   /** An owner lease's life without renewal: half the TTL, the other half is the wait-out. */
   private final Duration lease;
 
-  private final long validNanos;
   private final Ticker ticker;
   private final Consumer<String> evict;
-  private final Map<String, Known> known = new ConcurrentHashMap<>();
   private final Map<String, TagOwnership> owners = new ConcurrentHashMap<>();
+  private final TagKnowledge known;
   private final PerTagQueue queue;
   private final OwnerLeaseRenewal leases;
   private final AtomicLong acquisitions = new AtomicLong();
   private volatile HeldCalls held = HeldCalls.NONE;
-
-  /** The table's failures repeat every sixth of the TTL while it is down: once a minute. */
-  private final WarnLimiter readWarnings;
 
   /**
    * @param self this server's {@code --advertise-address}
@@ -90,9 +65,8 @@ public final class StrictTags {
     this.self = self;
     this.ttl = ttl;
     this.lease = ttl.dividedBy(2);
-    this.validNanos = ttl.toNanos() - ttl.toNanos() / 5;
     this.ticker = ticker;
-    this.readWarnings = new WarnLimiter(ticker, WarnLimiter.ONCE_A_MINUTE);
+    this.known = new TagKnowledge(store, ttl, ticker, owners, this::self);
     this.queue = new PerTagQueue(database);
     this.leases = new OwnerLeaseRenewal(store, this::self, lease, ticker, owners);
     this.evict = evict;
@@ -147,27 +121,19 @@ public final class StrictTags {
 
   private CompletableFuture<Route> route(String bizTag, boolean forwarded, int depth, long until) {
     long now = ticker.read();
-    Known k = known.get(bizTag);
-    if (k == null || now - k.validUntil >= 0) {
+    TagOrdering ordering = known.trusted(bizTag, now);
+    if (ordering == null) {
       if (depth > 1) {
         return RouteRefusals.unreadable(bizTag);
       }
-      if (k == null && known.size() >= MAX_KNOWN) {
-        known
-            .entrySet()
-            .removeIf(
-                e ->
-                    e.getValue().ordering != TagOrdering.STRICT && !owners.containsKey(e.getKey()));
-      }
-      if (k == null && known.size() >= MAX_KNOWN) {
+      if (!known.room(bizTag)) {
         return RouteRefusals.noRoom(bizTag, MAX_KNOWN);
       }
       return queue
-          .once(bizTag, () -> readRow(bizTag))
+          .once(bizTag, () -> known.read(bizTag))
           .thenCompose(v -> route(bizTag, forwarded, depth + 1, until));
     }
-    k.lastUsed = now;
-    switch (k.ordering) {
+    switch (ordering) {
       case PER_SERVER:
         return CompletableFuture.completedFuture(Route.PER_SERVER);
       case SCATTERED:
@@ -216,11 +182,11 @@ public final class StrictTags {
 
   /** The tag's ordering as this server may trust it now (read first when it may not). */
   public CompletableFuture<TagOrdering> ordering(String bizTag) {
-    Known k = known.get(bizTag);
-    if (k != null && ticker.read() - k.validUntil < 0) {
-      return CompletableFuture.completedFuture(k.ordering);
+    TagOrdering trusted = known.trusted(bizTag, ticker.read());
+    if (trusted != null) {
+      return CompletableFuture.completedFuture(trusted);
     }
-    return queue.once(bizTag, () -> readRow(bizTag)).thenApply(v -> knownOrdering(bizTag));
+    return queue.once(bizTag, () -> known.read(bizTag)).thenApply(v -> knownOrdering(bizTag));
   }
 
   /** The owner this server knows for {@code bizTag} (itself while it holds the lease). */
@@ -234,8 +200,7 @@ public final class StrictTags {
 
   /** The knowledge this server trusts for {@code bizTag}'s ordering, if any. */
   public TagOrdering knownOrdering(String bizTag) {
-    Known k = known.get(bizTag);
-    return k == null ? TagOrdering.PER_SERVER : k.ordering;
+    return known.last(bizTag);
   }
 
   /**
@@ -243,12 +208,12 @@ public final class StrictTags {
    * PER_SERVER; for STRICT the owner, marked when it is this server.
    */
   public String describe(String bizTag) {
-    Known k = known.get(bizTag);
-    if (k == null || k.ordering == TagOrdering.PER_SERVER) {
+    TagOrdering ordering = known.last(bizTag);
+    if (ordering == TagOrdering.PER_SERVER) {
       return "";
     }
-    if (k.ordering != TagOrdering.STRICT) {
-      return k.ordering.name();
+    if (ordering != TagOrdering.STRICT) {
+      return ordering.name();
     }
     String owner = ownerOf(bizTag);
     return "STRICT, owner "
@@ -269,73 +234,12 @@ public final class StrictTags {
     long now = ticker.read();
     long idle = 3 * ttl.toNanos();
     leases.renewOrRelease(now, idle);
-    refreshKnown(now, idle);
+    known.refresh(now, idle);
   }
 
   /** Ends every term this server holds and gives the leases back (a graceful stop). */
   public void releaseAll() {
     leases.releaseAll();
-  }
-
-  private void refreshKnown(long now, long idle) {
-    known
-        .entrySet()
-        .removeIf(
-            e ->
-                now - e.getValue().lastUsed > idle
-                    && !(owners.containsKey(e.getKey()) && owners.get(e.getKey()).holds(now)));
-    owners.keySet().removeIf(t -> !known.containsKey(t));
-    if (known.isEmpty()) {
-      return;
-    }
-    long sent = ticker.read();
-    List<LeaseRow> rows;
-    try {
-      rows = store.readAll();
-      readWarnings.reset();
-    } catch (RuntimeException ex) {
-      long skipped = readWarnings.acquire();
-      if (skipped >= 0) {
-        log.warn(
-            "reading leaf_tag_lease failed: {}{}", ex.getMessage(), WarnLimiter.heldBack(skipped));
-      }
-      return;
-    }
-    Map<String, LeaseRow> byTag = new HashMap<>();
-    rows.forEach(r -> byTag.put(r.bizTag(), r));
-    for (String tag : known.keySet()) {
-      apply(byTag.getOrDefault(tag, LeaseRow.none(tag)), sent);
-    }
-  }
-
-  private void readRow(String bizTag) {
-    long sent = ticker.read();
-    apply(store.read(bizTag), sent);
-  }
-
-  private void apply(LeaseRow row, long sent) {
-    Known k =
-        known.computeIfAbsent(
-            row.bizTag(),
-            t -> {
-              Known fresh = new Known();
-              fresh.lastUsed = sent; // not pruned before its first call has used it
-              return fresh;
-            });
-    k.ordering = row.ordering();
-    k.validUntil = sent + validNanos;
-    if (row.ordering() == TagOrdering.STRICT) {
-      TagOwnership own =
-          owners.computeIfAbsent(row.bizTag(), t -> new TagOwnership(lease.toNanos()));
-      boolean ours = row.owner().equals(self) && row.epoch() == own.heldEpoch();
-      if (!row.owner().isEmpty() && !ours && row.remainingMs() > 0) {
-        // A row naming this address with an epoch this process never held is known like any
-        // other owner's, and refused as such (RouteRefusals.sameAddress) until it expires.
-        own.ownedBy(row.owner(), sent, row.remainingMs() * 1_000_000);
-      } else {
-        own.forgetOwner();
-      }
-    }
   }
 
   private void acquire(String bizTag, TagOwnership own) {
@@ -351,7 +255,7 @@ public final class StrictTags {
           epoch.getAsLong(),
           lease);
     } else {
-      readRow(bizTag);
+      known.read(bizTag);
     }
   }
 }
