@@ -18,6 +18,8 @@ import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,16 +44,36 @@ final class Forwarder implements AutoCloseable {
   private final Duration maxWait;
   private final Consumer<String> forwardedCall;
   private final Function<String, ManagedChannel> connect;
+  private final ForwardBatcher batcher;
 
   /**
+   * @param maxBatch the largest NextIdBatch the owner accepts ({@code --max-batch})
    * @param forwardedCall told the tag of each call forwarded (for the metrics)
    * @param connect a channel to an advertised address ({@link #plaintext} in production)
    */
   Forwarder(
-      Duration maxWait, Consumer<String> forwardedCall, Function<String, ManagedChannel> connect) {
+      Duration maxWait,
+      int maxBatch,
+      Consumer<String> forwardedCall,
+      Function<String, ManagedChannel> connect) {
     this.maxWait = maxWait;
     this.forwardedCall = forwardedCall;
     this.connect = connect;
+    this.batcher = new ForwardBatcher(this, Math.min(maxBatch, ForwardBatcher.MAX_BATCH));
+  }
+
+  /**
+   * The next ID of {@code bizTag} from {@code owner}: NextId calls forwarded to one owner at once
+   * go as one NextIdBatch ({@link ForwardBatcher}), with the caller's deadline and token.
+   */
+  CompletableFuture<Long> nextId(String owner, String bizTag, Runnable unreachable) {
+    forwardedCall.accept(bizTag);
+    return batcher.nextId(
+        owner,
+        bizTag,
+        Context.current().getDeadline(),
+        ForwardedMark.CALLER_AUTHORIZATION.get(),
+        unreachable);
   }
 
   /**
@@ -127,16 +149,98 @@ final class Forwarder implements AutoCloseable {
     return result;
   }
 
+  /**
+   * Sends {@code request}, a server-streaming call, to {@code owner} with {@code deadline} (null:
+   * {@code --max-wait}) and the caller's {@code authorization} (null: none); every message answered
+   * is collected. For calls sent on behalf of several callers, out of any caller's context.
+   */
+  <Q, R> CompletableFuture<List<R>> collect(
+      MethodDescriptor<Q, R> method,
+      String owner,
+      String bizTag,
+      Q request,
+      Deadline deadline,
+      String authorization) {
+    CompletableFuture<List<R>> result = new CompletableFuture<>();
+    List<R> got = new ArrayList<>();
+    // Made and started in the root context: no one caller's end cancels it.
+    Context caller = Context.ROOT.attach();
+    try {
+      startCollecting(method, owner, bizTag, request, deadline, authorization, got, result);
+    } finally {
+      Context.ROOT.detach(caller);
+    }
+    return result;
+  }
+
+  private <Q, R> void startCollecting(
+      MethodDescriptor<Q, R> method,
+      String owner,
+      String bizTag,
+      Q request,
+      Deadline deadline,
+      String authorization,
+      List<R> got,
+      CompletableFuture<List<R>> result) {
+    ClientCalls.asyncServerStreamingCall(
+        newCall(method, owner, bizTag, deadline, authorization),
+        request,
+        new StreamObserver<R>() {
+          @Override
+          public void onNext(R value) {
+            got.add(value);
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            result.completeExceptionally(t);
+          }
+
+          @Override
+          public void onCompleted() {
+            result.complete(got);
+          }
+        });
+  }
+
+  /** The failure a caller sees when {@code owner} could not serve a forwarded call on the tag. */
+  static Throwable ownerFailed(Throwable t, String owner, String bizTag) {
+    Status s = Status.fromThrowable(t);
+    if (s.getCode() != Status.Code.UNAVAILABLE) {
+      return t instanceof StatusRuntimeException ? t : s.asRuntimeException();
+    }
+    String why = s.getDescription() == null ? s.getCode().toString() : s.getDescription();
+    return Status.UNAVAILABLE
+        .withDescription(
+            "tag "
+                + bizTag
+                + " is STRICT and its"
+                + " owner "
+                + owner
+                + " cannot serve it now ("
+                + why
+                + "); retry")
+        .asRuntimeException();
+  }
+
   private <Q, R> ClientCall<Q, R> newCall(
       MethodDescriptor<Q, R> method, String owner, String bizTag) {
     forwardedCall.accept(bizTag);
-    Deadline deadline = Context.current().getDeadline();
+    return newCall(
+        method,
+        owner,
+        bizTag,
+        Context.current().getDeadline(),
+        ForwardedMark.CALLER_AUTHORIZATION.get());
+  }
+
+  private <Q, R> ClientCall<Q, R> newCall(
+      MethodDescriptor<Q, R> method, String owner, String bizTag, Deadline deadline, String auth) {
     CallOptions options =
         CallOptions.DEFAULT.withDeadline(
             deadline != null ? deadline : Deadline.after(maxWait.toNanos(), TimeUnit.NANOSECONDS));
     Metadata headers = new Metadata();
     headers.put(ForwardedMark.HEADER, "1");
-    String auth = ForwardedMark.CALLER_AUTHORIZATION.get();
     if (auth != null) {
       headers.put(ForwardedMark.AUTHORIZATION, auth);
     }
@@ -174,25 +278,10 @@ final class Forwarder implements AutoCloseable {
 
       @Override
       public void onError(Throwable t) {
-        Status s = Status.fromThrowable(t);
-        if (s.getCode() == Status.Code.UNAVAILABLE) {
+        if (Status.fromThrowable(t).getCode() == Status.Code.UNAVAILABLE) {
           unreachable.run();
-          String why = s.getDescription() == null ? s.getCode().toString() : s.getDescription();
-          out.onError(
-              Status.UNAVAILABLE
-                  .withDescription(
-                      "tag "
-                          + bizTag
-                          + " is STRICT and its"
-                          + " owner "
-                          + owner
-                          + " cannot serve it now ("
-                          + why
-                          + "); retry")
-                  .asRuntimeException());
-          return;
         }
-        out.onError(t instanceof StatusRuntimeException ? t : s.asRuntimeException());
+        out.onError(ownerFailed(t, owner, bizTag));
       }
 
       @Override

@@ -34,7 +34,9 @@ import io.leaf.v1.Tag;
 import io.leaf.v1.TagStatus;
 import io.leaf.v1.UpdateStepRequest;
 import io.leaf.v1.WhoIssuedRequest;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.BiConsumer;
 import java.util.function.UnaryOperator;
 
@@ -72,14 +74,40 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
 
   @Override
   public void nextId(NextIdRequest req, StreamObserver<NextIdResponse> out) {
-    routed(
-        req.getBizTag(),
-        req,
+    String bizTag = req.getBizTag();
+    route(
+        bizTag,
         out,
-        plain::nextId,
-        LeafServiceGrpc.getNextIdMethod(),
-        false,
-        ScatteredIds::scatter);
+        (route, to) -> {
+          if (route.kind() != Route.Kind.FORWARD) {
+            serve(
+                bizTag,
+                route,
+                to,
+                req,
+                plain::nextId,
+                LeafServiceGrpc.getNextIdMethod(),
+                false,
+                ScatteredIds::scatter);
+            return;
+          }
+          // With other NextId calls to the same owner, as one NextIdBatch (ForwardBatcher).
+          CompletableFuture<Long> id =
+              forwarder.nextId(route.owner(), bizTag, () -> strict.ownerUnreachable(bizTag));
+          to.setOnCancelHandler(() -> id.cancel(false));
+          id.whenComplete(
+              (v, e) -> {
+                if (e instanceof CancellationException) {
+                  return; // the caller cancelled: its ID stays unused
+                }
+                if (e != null) {
+                  to.onError(e instanceof CompletionException ? e.getCause() : e);
+                } else {
+                  to.onNext(NextIdResponse.newBuilder().setId(v).build());
+                  to.onCompleted();
+                }
+              });
+        });
   }
 
   @Override
@@ -172,23 +200,31 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
       boolean stream,
       UnaryOperator<R> scatter) {
     route(
-        bizTag,
-        out,
-        (route, to) -> {
-          switch (route.kind()) {
-            case PER_SERVER -> local.accept(req, to);
-            case SCATTERED -> local.accept(req, new ScatteringObserver<>(to, scatter));
-            case ISSUE -> local.accept(req, new GuardedObserver<>(to, route, ticker, bizTag));
-            default -> {
-              Runnable unreachable = () -> strict.ownerUnreachable(bizTag);
-              if (stream) {
-                forwarder.streaming(method, route.owner(), bizTag, req, to, unreachable);
-              } else {
-                forwarder.unary(method, route.owner(), bizTag, req, to, unreachable);
-              }
-            }
-          }
-        });
+        bizTag, out, (route, to) -> serve(bizTag, route, to, req, local, method, stream, scatter));
+  }
+
+  private <Q, R> void serve(
+      String bizTag,
+      Route route,
+      ServerCallStreamObserver<R> to,
+      Q req,
+      BiConsumer<Q, StreamObserver<R>> local,
+      MethodDescriptor<Q, R> method,
+      boolean stream,
+      UnaryOperator<R> scatter) {
+    switch (route.kind()) {
+      case PER_SERVER -> local.accept(req, to);
+      case SCATTERED -> local.accept(req, new ScatteringObserver<>(to, scatter));
+      case ISSUE -> local.accept(req, new GuardedObserver<>(to, route, ticker, bizTag));
+      default -> {
+        Runnable unreachable = () -> strict.ownerUnreachable(bizTag);
+        if (stream) {
+          forwarder.streaming(method, route.owner(), bizTag, req, to, unreachable);
+        } else {
+          forwarder.unary(method, route.owner(), bizTag, req, to, unreachable);
+        }
+      }
+    }
   }
 
   /**

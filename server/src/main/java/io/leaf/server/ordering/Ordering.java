@@ -67,7 +67,8 @@ public final class Ordering implements OrderedIds, AutoCloseable {
    * How a call reaches a tag's owner: a channel to another server's advertised address, and the
    * longest a forwarded call waits ({@code --max-wait}).
    */
-  public record Forwarding(Duration maxWait, Function<String, ManagedChannel> connect) {}
+  public record Forwarding(
+      Duration maxWait, int maxBatch, Function<String, ManagedChannel> connect) {}
 
   /**
    * @param stores the lease, section and tag stores
@@ -101,7 +102,10 @@ public final class Ordering implements OrderedIds, AutoCloseable {
     this.strict.holdWith(new HeldCalls(executor, config.maxHeldStrictCalls()));
     this.forwarder =
         new Forwarder(
-            forwarding.maxWait(), tag -> forwarded.incrementAndGet(), forwarding.connect());
+            forwarding.maxWait(),
+            forwarding.maxBatch(),
+            tag -> forwarded.incrementAndGet(),
+            forwarding.connect());
     this.admin = new OrderingAdmin(store, tags, strict, executor, executor);
     this.sections = sections;
     this.sequences =

@@ -67,6 +67,6 @@ public record OrderingSource(
         config.ordering(),
         Ticker.systemTicker(),
         threads,
-        new Ordering.Forwarding(config.api().maxWait(), connect));
+        new Ordering.Forwarding(config.api().maxWait(), config.api().maxBatch(), connect));
   }
 }

@@ -1,0 +1,177 @@
+package io.leaf.server.ordering;
+
+import io.grpc.Deadline;
+import io.grpc.Status;
+import io.leaf.v1.IdBatch;
+import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.NextIdBatchRequest;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Forwards the NextId calls that arrive for one owner and tag while {@link #IN_FLIGHT} forwarded
+ * batches are in flight as one NextIdBatch of as many IDs, and hands its IDs to the calls in the
+ * order they came; every ID is still taken by the owner after its call arrived here, so real-time
+ * order holds.
+ *
+ * <p>Thread-safe; holds no thread: the next batch leaves when one in flight has answered.
+ */
+final class ForwardBatcher {
+  /*
+   * Order: a call that arrives at t goes in a batch sent after t (at once, or when one of the
+   * batches in flight has answered); the owner takes that batch's IDs after it arrives, so above
+   * every ID any server returned before t. Calls of one batch were all in flight together: any
+   * order among them is real-time order. A call that gives up (cancelled, deadline) before its batch answers leaves
+   * its ID unused: a gap, never a repeat.
+   *
+   * Calls with different authorization go in different batches: the owner checks the caller's
+   * token on every batch, as on a forwarded call.
+   */
+
+  /** The most IDs one forwarded batch asks for. */
+  static final int MAX_BATCH = 256;
+
+  /**
+   * Batches of one owner and tag in flight at once: a call waits for a batch in flight only when
+   * this many are, so few calls in flight pay no wait and many go in few batches.
+   */
+  static final int IN_FLIGHT = 4;
+
+  private record Line(String owner, String bizTag, String authorization) {}
+
+  /** The calls of one line: those waiting for the next batch, and whether one is in flight. */
+  private static final class Queue {
+    final ArrayDeque<CompletableFuture<Long>> waiting = new ArrayDeque<>();
+    Deadline latest;
+
+    /** A waiting call has no deadline: the batch gets {@code --max-wait}. */
+    boolean unbounded;
+
+    /** Batches of this line in flight, at most {@link #IN_FLIGHT}. */
+    int sending;
+
+    boolean closed;
+  }
+
+  private final Forwarder forwarder;
+  private final int maxBatch;
+  private final Map<Line, Queue> lines = new ConcurrentHashMap<>();
+
+  /**
+   * @param maxBatch the most IDs one forwarded batch asks for
+   */
+  ForwardBatcher(Forwarder forwarder, int maxBatch) {
+    this.forwarder = forwarder;
+    this.maxBatch = maxBatch;
+  }
+
+  /**
+   * The next ID of {@code bizTag} from {@code owner}, in the next batch; {@code deadline} (null:
+   * {@code --max-wait}) bounds the batch it goes in, {@code unreachable} hears of the owner's
+   * UNAVAILABLE. Cancelling the answer leaves its ID unused.
+   */
+  CompletableFuture<Long> nextId(
+      String owner, String bizTag, Deadline deadline, String authorization, Runnable unreachable) {
+    Line line = new Line(owner, bizTag, authorization);
+    CompletableFuture<Long> id = new CompletableFuture<>();
+    while (true) {
+      Queue q = lines.computeIfAbsent(line, l -> new Queue());
+      boolean send;
+      synchronized (q) {
+        if (q.closed) {
+          continue; // emptied and removed meanwhile: a new queue for this line
+        }
+        q.waiting.add(id);
+        if (deadline == null) {
+          q.unbounded = true;
+        } else if (q.latest == null || q.latest.isBefore(deadline)) {
+          q.latest = deadline;
+        }
+        send = q.sending < IN_FLIGHT;
+        if (send) {
+          q.sending++;
+        }
+      }
+      if (send) {
+        send(line, q, unreachable);
+      }
+      return id;
+    }
+  }
+
+  private void send(Line line, Queue q, Runnable unreachable) {
+    List<CompletableFuture<Long>> batch = new ArrayList<>();
+    Deadline deadline;
+    synchronized (q) {
+      while (!q.waiting.isEmpty() && batch.size() < maxBatch) {
+        CompletableFuture<Long> next = q.waiting.poll();
+        if (!next.isDone()) {
+          batch.add(next);
+        }
+      }
+      if (batch.isEmpty()) {
+        q.sending--;
+        if (q.sending == 0) {
+          q.closed = true;
+          lines.remove(line, q);
+        }
+        return;
+      }
+      deadline = q.unbounded ? null : q.latest;
+      if (q.waiting.isEmpty()) {
+        q.latest = null;
+        q.unbounded = false;
+      }
+    }
+    NextIdBatchRequest request =
+        NextIdBatchRequest.newBuilder()
+            .setBizTag(line.bizTag())
+            .setCount(batch.size())
+            .setChunkSize(batch.size())
+            .build();
+    forwarder
+        .collect(
+            LeafServiceGrpc.getNextIdBatchMethod(),
+            line.owner(),
+            line.bizTag(),
+            request,
+            deadline,
+            line.authorization())
+        .whenComplete(
+            (answers, failure) -> {
+              if (failure != null) {
+                if (Status.fromThrowable(failure).getCode() == Status.Code.UNAVAILABLE) {
+                  unreachable.run();
+                }
+                Throwable told = Forwarder.ownerFailed(failure, line.owner(), line.bizTag());
+                batch.forEach(f -> f.completeExceptionally(told));
+              } else {
+                handOut(batch, answers);
+              }
+              send(line, q, unreachable);
+            });
+  }
+
+  private static void handOut(List<CompletableFuture<Long>> batch, List<IdBatch> answers) {
+    int i = 0;
+    for (IdBatch b : answers) {
+      for (long id : b.getIdsList()) {
+        if (i < batch.size()) {
+          batch.get(i++).complete(id);
+        }
+      }
+    }
+    for (; i < batch.size(); i++) {
+      batch
+          .get(i)
+          .completeExceptionally(
+              Status.INTERNAL
+                  .withDescription("the owner answered fewer IDs than the batch asked for")
+                  .asRuntimeException());
+    }
+  }
+}
