@@ -5,7 +5,7 @@ import io.leaf.server.LeafServer;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.TagAlreadyExistsException;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -80,11 +80,13 @@ public final class BenchServer implements AutoCloseable {
     args.addAll(List.of(flags));
     ServerConfig config = ServerConfig.parse(args.toArray(String[]::new), env -> null);
     LeafServer server =
-        ServerWiring.production(
-            config,
-            NettyServerBuilder.forAddress(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)),
-            store -> loadDelay.isZero() ? store : new DelayingSegmentStore(store, loadDelay));
+        LeafServerBuilder.forConfig(config)
+            .transport(
+                NettyServerBuilder.forAddress(
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
+            .decorateStore(
+                store -> loadDelay.isZero() ? store : new DelayingSegmentStore(store, loadDelay))
+            .build();
     try {
       server.start();
     } catch (IOException | RuntimeException e) {

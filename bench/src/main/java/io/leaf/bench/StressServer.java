@@ -7,7 +7,7 @@ import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.store.TagAlreadyExistsException;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -20,9 +20,9 @@ import java.util.concurrent.CountDownLatch;
  * and a heap limit applies to it alone ({@link IsolatedServer} starts it). Segment loads of tags
  * whose name starts with {@value #STALLED_PREFIX} never return: a database that stalls.
  *
- * <p>Uses only a small server API ({@code ServerWiring.production}, {@code ServerConfig.parse},
- * {@code ForwardingSegmentStore}), so the same measurement can run against another build's server
- * of this API ({@code --server-classpath}).
+ * <p>Uses only a small server API ({@code LeafServerBuilder}, {@code ServerConfig.parse}, {@code
+ * ForwardingSegmentStore}), so the same measurement can run against another build's server of this
+ * API ({@code --server-classpath}).
  *
  * <p>Arguments: {@code <db-url> <db-user> <db-password> <tag=step,...> [server flags...]}. Prints
  * {@code LISTENING <port>} once serving.
@@ -48,11 +48,12 @@ public final class StressServer {
     flags.addAll(Arrays.asList(args).subList(4, args.length));
     ServerConfig config = ServerConfig.parse(flags.toArray(String[]::new), env -> null);
     LeafServer server =
-        ServerWiring.production(
-            config,
-            NettyServerBuilder.forAddress(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)),
-            Stalling::new);
+        LeafServerBuilder.forConfig(config)
+            .transport(
+                NettyServerBuilder.forAddress(
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
+            .decorateStore(Stalling::new)
+            .build();
     server.start();
     for (String tagStep : args[3].split(",")) {
       String[] parts = tagStep.split("=");

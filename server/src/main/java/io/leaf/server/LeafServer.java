@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  * ready collaborators, and stops them within a bounded grace period.
  *
  * <p>Serves LeafService, SnowflakeService, server reflection and the standard health service. Every
- * collaborator arrives built ({@link ServerWiring} makes the production graph, tests build the same
- * graph over other stores); this class only orders their start and their stop.
+ * collaborator arrives built ({@link io.leaf.server.wiring.LeafServerBuilder} makes the production
+ * graph, tests build the same graph over other stores); this class only orders their start and
+ * their stop.
  *
  * <p>Threading: every service runs on the transport's threads (a direct executor); no handler
  * blocks. Health (readiness) means "this server can issue IDs", through database outages too; the

@@ -6,8 +6,8 @@ import io.leaf.server.logging.LogLevels;
 import io.leaf.server.region.RegionMismatchException;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.UnusableTableException;
+import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.server.wiring.ServerThreads;
-import io.leaf.server.wiring.ServerWiring;
 import java.io.IOException;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +42,8 @@ public final class Main {
     ServerThreads.warmUp(() -> StoreWarmUp.run(config.database().url()));
     LeafServer server;
     try {
-      server = ServerWiring.production(config).onUnusableLater(Main::refusedLater).start();
+      server =
+          LeafServerBuilder.forConfig(config).build().onUnusableLater(Main::refusedLater).start();
     } catch (UnusableTableException | IllegalArgumentException e) {
       exit("leaf-server: " + e.getMessage());
       return;

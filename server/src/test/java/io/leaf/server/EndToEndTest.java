@@ -14,7 +14,7 @@ import io.grpc.reflection.v1.ServerReflectionResponse;
 import io.grpc.reflection.v1.ServiceResponse;
 import io.grpc.stub.StreamObserver;
 import io.leaf.server.config.ServerConfig;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
@@ -41,7 +41,7 @@ class EndToEndTest {
               "jdbc:h2:file:" + dataDir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL"
             },
             env -> null);
-    return ServerWiring.production(config).start();
+    return LeafServerBuilder.forConfig(config).build().start();
   }
 
   private static ManagedChannel channel(LeafServer server) {

@@ -8,7 +8,7 @@ import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.Poll;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,7 +26,7 @@ import org.junit.jupiter.api.parallel.Isolated;
 /**
  * {@link LeafServer#stop()} ends every thread the production wiring made for the server, the
  * engine's included (its loaders, first loaders, deadline thread and coarse ticker are made by
- * {@link ServerWiring}, never by the engine).
+ * {@link LeafServerBuilder}, never by the engine).
  */
 @Isolated
 class LeafServerStopTest {
@@ -46,8 +45,9 @@ class LeafServerStopTest {
             env -> null);
     String name = InProcessServerBuilder.generateName();
     LeafServer server =
-        ServerWiring.production(
-                config, InProcessServerBuilder.forName(name), UnaryOperator.identity())
+        LeafServerBuilder.forConfig(config)
+            .transport(InProcessServerBuilder.forName(name))
+            .build()
             .start();
     ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
     Set<Thread> started;

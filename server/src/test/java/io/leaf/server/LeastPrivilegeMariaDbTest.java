@@ -19,14 +19,13 @@ import io.leaf.server.ordering.JooqOrderingStore;
 import io.leaf.server.store.UnusableTableException;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
 import java.time.InstantSource;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 import org.jooq.SQLDialect;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,9 +34,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 /**
- * The production wiring ({@link ServerWiring#production}) logged in as a MariaDB user that holds
- * only some privileges on {@code leaf_alloc}, as a DBA grants them ({@link
- * LeastPrivilegePostgresTest}: the same on PostgreSQL).
+ * The production wiring ({@link LeafServerBuilder}) logged in as a MariaDB user that holds only
+ * some privileges on {@code leaf_alloc}, as a DBA grants them ({@link LeastPrivilegePostgresTest}:
+ * the same on PostgreSQL).
  */
 class LeastPrivilegeMariaDbTest {
 
@@ -120,8 +119,9 @@ class LeastPrivilegeMariaDbTest {
     ServerConfig config = ServerConfig.parse(args, env -> null);
     String name = InProcessServerBuilder.generateName();
     server =
-        ServerWiring.production(
-                config, InProcessServerBuilder.forName(name), UnaryOperator.identity())
+        LeafServerBuilder.forConfig(config)
+            .transport(InProcessServerBuilder.forName(name))
+            .build()
             .start();
     channel = InProcessChannelBuilder.forName(name).build();
     return LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);

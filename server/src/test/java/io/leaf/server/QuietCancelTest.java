@@ -12,7 +12,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.JulCapture;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.LeafServiceGrpc;
@@ -43,10 +43,11 @@ class QuietCancelTest {
     logged.start();
 
     LeafServer server =
-        ServerWiring.production(
+        LeafServerBuilder.forConfig(
                 ServerConfig.parse(
                     new String[] {"--port", "0", "--db-url", "jdbc:h2:file:" + dir.resolve("leaf")},
                     env -> null))
+            .build()
             .start();
     ManagedChannel channel =
         ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();

@@ -46,7 +46,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * The production graph on its database: the pool, the stores with their guards (region fence,
- * ledger), the snowflake side and the engine's threads, handed to {@link ServerWiring#assemble}.
+ * ledger), the snowflake side and the engine's threads, handed to {@link ServerWiring#assemble}
+ * (for {@link LeafServerBuilder}'s production path).
  */
 final class DatabaseWiring {
 
@@ -145,10 +146,11 @@ final class DatabaseWiring {
       return ServerWiring.assemble(
           builder,
           config,
-          stores,
-          listeners -> new SegmentAllocator(served, ticker, engine, engineThreads, listeners),
-          snowflake,
-          metrics,
+          new ServerWiring.Ready(
+              stores,
+              listeners -> new SegmentAllocator(served, ticker, engine, engineThreads, listeners),
+              snowflake,
+              metrics),
           access,
           () -> {
             // After the engine's close, before the connection pool its loads use.

@@ -33,7 +33,7 @@ import java.util.function.LongSupplier;
 /**
  * Wires what {@code --http-port} serves from the server's parts: Meituan Leaf's ID routes, the
  * formatted-number route, the monitor page with its limits, and {@code /metrics}; part of the
- * composition root beside {@link ServerWiring}.
+ * composition root beside {@link LeafServerBuilder}.
  */
 final class HttpWiring {
 

@@ -16,7 +16,7 @@ import java.util.function.Consumer;
 
 /**
  * Makes every thread the server runs: named daemons on bounded queues, each executor handed to an
- * owner that shuts it down; part of the composition root beside {@link ServerWiring}.
+ * owner that shuts it down; part of the composition root beside {@link LeafServerBuilder}.
  *
  * <p>No other class of the server makes a thread or an executor: each takes the ones it runs on in
  * its constructor, so a test can hand it a manual one instead. Every name starts with {@code

@@ -1,12 +1,8 @@
 package io.leaf.server.wiring;
 
 import com.google.common.base.Ticker;
-import io.grpc.InsecureServerCredentials;
 import io.grpc.ServerBuilder;
-import io.grpc.ServerCredentials;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.config.OpsConfig;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.EngineListeners;
@@ -22,106 +18,46 @@ import io.leaf.server.http.HttpRoutes;
 import io.leaf.server.ledger.HandBack;
 import io.leaf.server.metrics.Metrics;
 import io.leaf.server.ordering.Ordering;
-import io.leaf.server.security.ServerTokens;
-import io.leaf.server.security.TlsCredentials;
 import io.leaf.server.security.TokenAccess;
-import io.leaf.server.security.TokenMeters;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.snowflake.SnowflakeConfig;
 import io.leaf.server.snowflake.WorkerLeaseStore;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.server.sweep.SweepIntake;
-import java.net.InetSocketAddress;
 import java.time.InstantSource;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.function.UnaryOperator;
 
 /**
- * Builds the server's object graph from its configuration: the connection pool, the database
- * stores, the engine, the snowflake side, metrics, TLS and tokens, the health service and the HTTP
- * routes, handed ready to a {@link LeafServer}.
+ * The assembly behind {@link LeafServerBuilder}: the API, health, idle-tag sweeper, metrics gauges
+ * and HTTP routes over ready stores, engine and snowflake side, built the same way for every
+ * caller; and the production snowflake side.
  *
  * <p>Threading (of what it builds): calls that must touch the database run on a bounded {@link
- * DatabaseCalls}, segment loads on the engine's loader threads, NextIdBatch's encoding on a stream
- * pump of half the cores, and calls waiting for a segment hold no thread at all. Every thread is a
- * named daemon made by {@link ServerThreads}, handed to its part's constructor here and shut down
- * by {@link LeafServer#stop()} (with or after the part using it).
+ * DatabaseCalls}, NextIdBatch's encoding on a stream pump of half the cores, each made by {@link
+ * ServerThreads}, handed to its part's constructor here and shut down by {@link LeafServer#stop()}
+ * (with or after the part using it).
  */
 public final class ServerWiring {
 
   private ServerWiring() {}
 
   /**
-   * The production server: Netty on {@code --port} (TLS when configured, at most {@code
-   * --max-calls-per-connection} concurrent calls per connection), HikariCP on {@code --db-url}.
+   * The parts a server is assembled over.
    *
-   * @throws IllegalArgumentException one line naming the flag (or file) that cannot be used
+   * @param engine builds the engine over the stores' segments with the listeners it is given (the
+   *     metrics' events and the idle sweeper's intake), which it must pass to its constructor
+   * @param metrics the registry the HTTP ports serve and the engine reports to; null: none
    */
-  public static LeafServer production(ServerConfig config) {
-    OpsConfig ops = config.ops();
-    TlsCredentials tls =
-        ops.tlsEnabled() ? TlsCredentials.load(ops, ServerThreads.tlsRefresh()) : null;
-    ServerCredentials credentials =
-        tls != null ? tls.credentials() : InsecureServerCredentials.create();
-    return production(
-        config,
-        NettyServerBuilder.forAddress(new InetSocketAddress(config.api().port()), credentials),
-        tls,
-        UnaryOperator.identity());
-  }
-
-  /**
-   * The production graph on {@code builder} (without TLS, which needs the builder to be made with
-   * its credentials), with the database store passed through {@code decorate} before the engine and
-   * the API see it (a benchmark adds latency to segment loads this way; the server itself has no
-   * such switch).
-   */
-  public static LeafServer production(
-      ServerConfig config, ServerBuilder<?> builder, UnaryOperator<SegmentStore> decorate) {
-    return production(config, builder, null, decorate);
-  }
-
-  private static LeafServer production(
-      ServerConfig config,
-      ServerBuilder<?> builder,
-      TlsCredentials tls,
-      UnaryOperator<SegmentStore> decorate) {
-    // The HTTP port serves /metrics too, so either port turns the registry on.
-    Metrics metrics =
-        config.ops().metricsEnabled() || config.http().enabled() ? new Metrics() : null;
-    AtomicReference<ServerTokens> tokens = new AtomicReference<>();
-    AutoCloseable ops =
-        () -> {
-          if (tokens.get() != null) {
-            tokens.get().close();
-          }
-          if (metrics != null) {
-            metrics.close();
-          }
-          if (tls != null) {
-            tls.close();
-          }
-        };
-    try {
-      tokens.set(
-          ServerTokens.from(
-              config.ops(),
-              Ticker.systemTicker(),
-              metrics == null ? TokenMeters.NONE : metrics.tokenMeters(),
-              ServerThreads::tokensRefresh));
-      return DatabaseWiring.server(config, builder, metrics, tokens.get().access(), ops, decorate);
-    } catch (RuntimeException | Error e) {
-      // The metrics registry and the TLS refresh are already open; a server that never came to
-      // be must not leave them behind.
-      closeQuietly(ops);
-      throw e;
-    }
-  }
+  record Ready(
+      Stores stores,
+      Function<EngineListeners, SegmentAllocator> engine,
+      Snowflake snowflake,
+      Metrics metrics) {}
 
   static void closeQuietly(AutoCloseable resource) {
     try {
@@ -132,84 +68,27 @@ public final class ServerWiring {
   }
 
   /**
-   * The server over ready stores, engine and snowflake side: the API, health, idle-tag sweeper,
-   * metrics gauges and HTTP routes are built here the same way for every caller.
-   *
-   * @param builder the transport, with any interceptors already added
-   * @param schemaInit creates the schema when missing; retried until it succeeds
-   * @param formats the formats' store and clock
-   * @param engine builds the engine over {@code store} with the listeners it is given (the metrics'
-   *     events and the idle sweeper's intake), which it must pass to its constructor
-   * @param metrics the registry the HTTP ports serve and the engine reports to; null: none
-   * @param resources closed last on {@link LeafServer#stop()}
+   * The server over {@code ready} on {@code builder} (with any interceptors already added), the
+   * HTTP routes following {@code access} (which the gRPC token interceptor, if any, shares); {@code
+   * resources} are closed last on {@link LeafServer#stop()}, the start line shows {@code settings}.
    */
-  public static LeafServer assemble(
-      ServerBuilder<?> builder,
-      ServerConfig config,
-      Stores stores,
-      Function<EngineListeners, SegmentAllocator> engine,
-      Snowflake snowflake,
-      Metrics metrics,
-      AutoCloseable resources) {
-    ServerTokens tokens =
-        ServerTokens.from(
-            config.ops(),
-            Ticker.systemTicker(),
-            metrics == null ? TokenMeters.NONE : metrics.tokenMeters(),
-            ServerThreads::tokensRefresh);
-    try {
-      return assemble(
-          builder,
-          config,
-          stores,
-          engine,
-          snowflake,
-          metrics,
-          tokens.access(),
-          () -> {
-            tokens.close();
-            resources.close();
-          });
-    } catch (RuntimeException | Error e) {
-      tokens.close();
-      throw e;
-    }
-  }
-
-  /**
-   * {@link #assemble} with the token rule the HTTP routes follow ({@code access}, which the gRPC
-   * token interceptor on {@code builder}, if any, shares).
-   */
-  public static LeafServer assemble(
-      ServerBuilder<?> builder,
-      ServerConfig config,
-      Stores stores,
-      Function<EngineListeners, SegmentAllocator> engine,
-      Snowflake snowflake,
-      Metrics metrics,
-      TokenAccess access,
-      AutoCloseable resources) {
-    return assemble(
-        builder, config, stores, engine, snowflake, metrics, access, resources, config.toString());
-  }
-
-  /** {@link #assemble}, the start line showing {@code settings}. */
   static LeafServer assemble(
       ServerBuilder<?> builder,
       ServerConfig config,
-      Stores stores,
-      Function<EngineListeners, SegmentAllocator> engine,
-      Snowflake snowflake,
-      Metrics metrics,
+      Ready ready,
       TokenAccess access,
       AutoCloseable resources,
       String settings) {
+    Stores stores = ready.stores();
+    Snowflake snowflake = ready.snowflake();
+    Metrics metrics = ready.metrics();
     SegmentStore store = stores.segments();
     Stores.Formats formats = stores.formats();
     // The engine's listeners exist before it does, so each is a final field from the start.
     SweepIntake cached = new SweepIntake();
-    SegmentAllocator allocator =
-        engine.apply(new EngineListeners(metrics != null ? metrics : EngineEvents.NONE, cached));
+    EngineListeners listeners =
+        new EngineListeners(metrics != null ? metrics : EngineEvents.NONE, cached);
+    SegmentAllocator allocator = ready.engine().apply(listeners);
     ServerHealth health =
         new ServerHealth(
             new ServerHealth.Database(store, stores.schemaInit(), allocator.ticker()),

@@ -8,9 +8,9 @@ import io.leaf.server.store.SegmentStore;
 import java.time.InstantSource;
 
 /**
- * What a server reads and writes, handed to {@link ServerWiring#assemble}: the segments it serves
- * (a region's and any decorator's), the ledger over the same rows, the schema's creation (retried
- * until it succeeds), the formats and the tags' orderings.
+ * What a server reads and writes, handed to {@link LeafServerBuilder#stores}: the segments it
+ * serves (a region's and any decorator's), the ledger over the same rows, the schema's creation
+ * (retried until it succeeds), the formats and the tags' orderings.
  */
 public record Stores(
     SegmentStore segments,

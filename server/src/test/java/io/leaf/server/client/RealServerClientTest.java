@@ -9,7 +9,7 @@ import io.leaf.client.LeafUnavailableException;
 import io.leaf.server.LeafServer;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.IdChecks;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,7 +46,7 @@ class RealServerClientTest {
               "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL"
             },
             env -> null);
-    server = ServerWiring.production(config).start();
+    server = LeafServerBuilder.forConfig(config).build().start();
     target = "127.0.0.1:" + server.port();
   }
 

@@ -11,7 +11,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.config.ServerConfig;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,7 +55,7 @@ class ConnectionAgeTest {
               "1s"
             },
             env -> null);
-    LeafServer server = ServerWiring.production(config, netty, UnaryOperator.identity()).start();
+    LeafServer server = LeafServerBuilder.forConfig(config).transport(netty).build().start();
     ManagedChannel channel =
         ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
     List<String> failures = new ArrayList<>();

@@ -10,11 +10,10 @@ import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
-import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,10 +54,9 @@ class StoredRegionRefusalTest {
             },
             env -> null);
     LeafServer server =
-        ServerWiring.production(
-                config,
-                InProcessServerBuilder.forName(InProcessServerBuilder.generateName()),
-                UnaryOperator.identity())
+        LeafServerBuilder.forConfig(config)
+            .transport(InProcessServerBuilder.forName(InProcessServerBuilder.generateName()))
+            .build()
             .start();
     started.add(server);
     return server;

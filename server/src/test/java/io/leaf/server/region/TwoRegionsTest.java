@@ -11,7 +11,7 @@ import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.IdChecks;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.FormattedIdBatch;
 import io.leaf.v1.GetTagRequest;
@@ -33,7 +33,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -72,8 +71,9 @@ class TwoRegionsTest {
               env -> null);
       String name = InProcessServerBuilder.generateName();
       LeafServer server =
-          ServerWiring.production(
-                  config, InProcessServerBuilder.forName(name), UnaryOperator.identity())
+          LeafServerBuilder.forConfig(config)
+              .transport(InProcessServerBuilder.forName(name))
+              .build()
               .start();
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
       return new RegionServer(server, channel, LeafServiceGrpc.newBlockingStub(channel));

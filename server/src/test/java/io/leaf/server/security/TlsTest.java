@@ -14,7 +14,7 @@ import io.leaf.server.LeafServer;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.TestCertificates;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
 import java.math.BigInteger;
@@ -71,7 +71,8 @@ class TlsTest {
                 "jdbc:h2:file:" + dir.resolve("leaf").toAbsolutePath() + ";MODE=MySQL"));
     flags.addAll(List.of(tlsFlags));
     LeafServer server =
-        ServerWiring.production(ServerConfig.parse(flags.toArray(String[]::new), env -> null))
+        LeafServerBuilder.forConfig(ServerConfig.parse(flags.toArray(String[]::new), env -> null))
+            .build()
             .start();
     open.add(server::stop);
     server.store().createTag("tls.tag", 1, 100, "");
@@ -197,7 +198,8 @@ class TlsTest {
             },
             env -> null);
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> ServerWiring.production(config));
+        assertThrows(
+            IllegalArgumentException.class, () -> LeafServerBuilder.forConfig(config).build());
     assertTrue(e.getMessage().startsWith("--tls-cert " + garbage), e.getMessage());
     assertTrue(!e.getMessage().contains("\n"), "one line: " + e.getMessage());
   }
@@ -212,7 +214,8 @@ class TlsTest {
             },
             env -> null);
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> ServerWiring.production(config));
+        assertThrows(
+            IllegalArgumentException.class, () -> LeafServerBuilder.forConfig(config).build());
     assertEquals("--tls-key " + missing + " is not a readable file", e.getMessage());
   }
 
@@ -226,7 +229,8 @@ class TlsTest {
             },
             env -> null);
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> ServerWiring.production(config));
+        assertThrows(
+            IllegalArgumentException.class, () -> LeafServerBuilder.forConfig(config).build());
     assertTrue(e.getMessage().startsWith("--tls-key " + key), e.getMessage());
   }
 
@@ -240,7 +244,8 @@ class TlsTest {
             },
             env -> null);
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> ServerWiring.production(config));
+        assertThrows(
+            IllegalArgumentException.class, () -> LeafServerBuilder.forConfig(config).build());
     assertEquals(
         "--tls-key " + key + " is not the key of the certificate in --tls-cert " + cert,
         e.getMessage());

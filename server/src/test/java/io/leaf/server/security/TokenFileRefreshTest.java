@@ -18,8 +18,8 @@ import com.google.common.base.Ticker;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
+import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.server.wiring.ServerThreads;
-import io.leaf.server.wiring.ServerWiring;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -124,14 +124,16 @@ class TokenFileRefreshTest {
     Path file = dir.resolve("tokens");
     Files.writeString(file, line("a", "issue", "*", null) + line("b", "owner", "*", null));
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> ServerWiring.production(config(file)));
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> LeafServerBuilder.forConfig(config(file)).build());
     assertEquals(
         "--tokens-file " + file + " line 2: ROLE of b must be issue, reserve or admin",
         e.getMessage());
     IllegalArgumentException missing =
         assertThrows(
             IllegalArgumentException.class,
-            () -> ServerWiring.production(config(dir.resolve("none"))));
+            () -> LeafServerBuilder.forConfig(config(dir.resolve("none"))).build());
     assertEquals(
         "--tokens-file " + dir.resolve("none") + " is not a readable file", missing.getMessage());
   }

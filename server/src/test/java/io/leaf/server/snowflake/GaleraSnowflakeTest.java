@@ -12,7 +12,7 @@ import io.leaf.server.LeafServer;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.GaleraCluster;
 import io.leaf.server.testing.Poll;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.v1.GetWorkerRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.NextSnowflakeIdBatchRequest;
@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -69,8 +68,9 @@ class GaleraSnowflakeTest {
                   env -> null);
           String name = InProcessServerBuilder.generateName();
           servers.add(
-              ServerWiring.production(
-                  config, InProcessServerBuilder.forName(name), UnaryOperator.identity()));
+              LeafServerBuilder.forConfig(config)
+                  .transport(InProcessServerBuilder.forName(name))
+                  .build());
           channels.add(InProcessChannelBuilder.forName(name).build());
         }
         for (LeafServer s : servers) {

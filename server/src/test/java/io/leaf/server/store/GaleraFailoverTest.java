@@ -10,13 +10,12 @@ import io.leaf.server.LeafServer;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.GaleraCluster;
 import io.leaf.server.testing.IdChecks;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdRequest;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -58,8 +57,9 @@ class GaleraFailoverTest {
               env -> null);
       String name = InProcessServerBuilder.generateName();
       LeafServer server =
-          ServerWiring.production(
-                  config, InProcessServerBuilder.forName(name), UnaryOperator.identity())
+          LeafServerBuilder.forConfig(config)
+              .transport(InProcessServerBuilder.forName(name))
+              .build()
               .start();
       ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
       try {

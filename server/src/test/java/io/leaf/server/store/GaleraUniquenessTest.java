@@ -12,7 +12,7 @@ import io.leaf.server.LeafServer;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.GaleraCluster;
 import io.leaf.server.testing.Pace;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.LeafServiceGrpc;
@@ -381,10 +381,10 @@ class GaleraUniquenessTest {
               },
               env -> null);
       this.server =
-          ServerWiring.production(
-                  config,
-                  NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)),
-                  store -> new RecordingStore(store, lane))
+          LeafServerBuilder.forConfig(config)
+              .transport(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)))
+              .decorateStore(store -> new RecordingStore(store, lane))
+              .build()
               .start();
       this.channel =
           ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();

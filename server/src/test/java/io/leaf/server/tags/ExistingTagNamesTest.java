@@ -9,7 +9,7 @@ import io.grpc.inprocess.InProcessServerBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.testing.TestDatabase;
-import io.leaf.server.wiring.ServerWiring;
+import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.IdRange;
@@ -29,7 +29,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -75,8 +74,9 @@ abstract class ExistingTagNamesTest {
             env -> null);
     String name = InProcessServerBuilder.generateName();
     server =
-        ServerWiring.production(
-                config, InProcessServerBuilder.forName(name), UnaryOperator.identity())
+        LeafServerBuilder.forConfig(config)
+            .transport(InProcessServerBuilder.forName(name))
+            .build()
             .start();
     channel = InProcessChannelBuilder.forName(name).build();
     leaf = LeafServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);

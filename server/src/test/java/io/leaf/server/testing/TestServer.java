@@ -26,6 +26,7 @@ import io.leaf.server.snowflake.WorkerLeaseStore;
 import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentStore;
+import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.server.wiring.ServerWiring;
 import io.leaf.server.wiring.Stores;
 import java.time.InstantSource;
@@ -34,7 +35,7 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * Builds a {@link LeafServer} for a test: the graph {@link ServerWiring#assemble} makes, over the
+ * Builds a {@link LeafServer} for a test: the graph {@link LeafServerBuilder} makes, over the
  * stores, engine and transport the test chooses; whatever is not chosen is in memory (a {@link
  * MemorySegmentStore}, a {@link MemoryWorkerLeaseStore}: one server per lease store, never two).
  */
@@ -193,11 +194,15 @@ public final class TestServer {
             schemaInit,
             kept,
             orderings != null ? orderings : OrderingSource.inMemory());
-    if (access != null) {
-      return ServerWiring.assemble(
-          transport, config, stores, engineOf, side, metrics, access, threads);
-    }
-    return ServerWiring.assemble(transport, config, stores, engineOf, side, metrics, threads);
+    return LeafServerBuilder.forConfig(config)
+        .transport(transport)
+        .stores(stores)
+        .engine(engineOf)
+        .snowflake(side)
+        .metrics(metrics)
+        .tokenAccess(access)
+        .resources(threads)
+        .build();
   }
 
   /**
