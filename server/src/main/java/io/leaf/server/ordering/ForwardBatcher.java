@@ -25,8 +25,8 @@ final class ForwardBatcher {
    * Order: a call that arrives at t goes in a batch sent after t (at once, or when one of the
    * batches in flight has answered); the owner takes that batch's IDs after it arrives, so above
    * every ID any server returned before t. Calls of one batch were all in flight together: any
-   * order among them is real-time order. A call that gives up (cancelled, deadline) before its batch answers leaves
-   * its ID unused: a gap, never a repeat.
+   * order among them is real-time order. A call that gives up (cancelled, deadline) before its
+   * batch answers leaves its ID unused: a gap, never a repeat.
    *
    * Calls with different authorization go in different batches: the owner checks the caller's
    * token on every batch, as on a forwarded call.

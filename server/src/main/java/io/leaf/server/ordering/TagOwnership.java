@@ -14,9 +14,9 @@ final class TagOwnership {
    * lets this server issue until t + valid, valid = lease - lease/5; the database judged the lease
    * from a later moment, so this server stops before the database could hand the tag to another.
    *
-   * Wait-out: an acquisition acknowledged at a starts issuing only at a + lease. Any earlier owner's
-   * last acknowledged renewal was sent before a (the row was its own until then), so its fence
-   * ended before a + lease, whatever the row showed: deleted, rewound or taken over.
+   * Wait-out: an acquisition acknowledged at a starts issuing only at a + lease. Any earlier
+   * owner's last acknowledged renewal was sent before a (the row was its own until then), so its
+   * fence ended before a + lease, whatever the row showed: deleted, rewound or taken over.
    *
    * A new term never issues from segments of an earlier one: the first issue of each term first
    * evicts what the engine holds for the tag, so its first segment is taken after the wait-out,
