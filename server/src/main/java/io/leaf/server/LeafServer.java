@@ -177,12 +177,13 @@ public final class LeafServer {
       throw e;
     }
     listening = true;
+    parts.ordering().boundTo(server.getPort());
     try {
       parts.health().checkAtStart();
       http = openHttp.get();
       parts.sweeper().start();
       parts.snowflake().start();
-      parts.ordering().start(server.getPort());
+      parts.ordering().start();
       parts.health().startMonitor();
       gate.open();
     } catch (Throwable e) {

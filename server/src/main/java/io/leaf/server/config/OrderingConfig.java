@@ -26,7 +26,7 @@ public record OrderingConfig(
     this(advertiseAddress, tagLeaseTtl, DEFAULT_SEQUENCE_MAX_KEYS, DEFAULT_MAX_HELD_STRICT_CALLS);
   }
 
-  /** The shortest TTL accepted: renewals every third of it must fit a database round trip. */
+  /** The shortest TTL accepted: renewals every sixth of it must fit a database round trip. */
   public static final Duration MIN_TTL = Duration.ofMillis(300);
 
   public OrderingConfig {

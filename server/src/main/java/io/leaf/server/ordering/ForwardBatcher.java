@@ -3,14 +3,16 @@ package io.leaf.server.ordering;
 import io.grpc.Deadline;
 import io.grpc.Status;
 import io.leaf.v1.IdBatch;
-import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Forwards the NextId calls that arrive for one owner and tag while {@link #IN_FLIGHT} forwarded
@@ -39,7 +41,7 @@ final class ForwardBatcher {
    * Batches of one owner and tag in flight at once: a call waits for a batch in flight only when
    * this many are, so few calls in flight pay no wait and many go in few batches.
    */
-  static final int IN_FLIGHT = 4;
+  static final int IN_FLIGHT = 2;
 
   private record Line(String owner, String bizTag, String authorization) {}
 
@@ -59,14 +61,17 @@ final class ForwardBatcher {
 
   private final Forwarder forwarder;
   private final int maxBatch;
+  private final Duration maxWait;
   private final Map<Line, Queue> lines = new ConcurrentHashMap<>();
 
   /**
    * @param maxBatch the most IDs one forwarded batch asks for
+   * @param maxWait how long a call without a deadline waits ({@code --max-wait})
    */
-  ForwardBatcher(Forwarder forwarder, int maxBatch) {
+  ForwardBatcher(Forwarder forwarder, int maxBatch, Duration maxWait) {
     this.forwarder = forwarder;
     this.maxBatch = maxBatch;
+    this.maxWait = maxWait;
   }
 
   /**
@@ -121,39 +126,77 @@ final class ForwardBatcher {
         }
         return;
       }
-      deadline = q.unbounded ? null : q.latest;
+      deadline = q.latest;
+      if (q.unbounded) {
+        Deadline waitMax = Deadline.after(maxWait.toNanos(), TimeUnit.NANOSECONDS);
+        deadline = deadline == null || deadline.isBefore(waitMax) ? waitMax : deadline;
+      }
       if (q.waiting.isEmpty()) {
         q.latest = null;
         q.unbounded = false;
       }
     }
+    Deadline until = deadline;
     NextIdBatchRequest request =
         NextIdBatchRequest.newBuilder()
             .setBizTag(line.bizTag())
             .setCount(batch.size())
             .setChunkSize(batch.size())
             .build();
-    forwarder
-        .collect(
-            LeafServiceGrpc.getNextIdBatchMethod(),
-            line.owner(),
-            line.bizTag(),
-            request,
-            deadline,
-            line.authorization())
+    sent(() -> forwarder.batch(line.owner(), line.bizTag(), request, until, line.authorization()))
         .whenComplete(
             (answers, failure) -> {
-              if (failure != null) {
-                if (Status.fromThrowable(failure).getCode() == Status.Code.UNAVAILABLE) {
-                  unreachable.run();
-                }
-                Throwable told = Forwarder.ownerFailed(failure, line.owner(), line.bizTag());
-                batch.forEach(f -> f.completeExceptionally(told));
-              } else {
+              if (failure == null) {
                 handOut(batch, answers);
+              } else if (refusedAsBatch(failure)) {
+                // The owner has no stream to spare (--max-streams) or takes smaller batches
+                // (--max-batch): each call goes on alone, as a NextId.
+                for (CompletableFuture<Long> f : batch) {
+                  forwardAlone(line, until, f, unreachable);
+                }
+              } else {
+                fail(batch, failure, line, unreachable);
               }
               send(line, q, unreachable);
             });
+  }
+
+  /** What was sent, or the failure to send it: the batch's slot is released either way. */
+  private static <T> CompletableFuture<T> sent(Supplier<CompletableFuture<T>> call) {
+    try {
+      return call.get();
+    } catch (RuntimeException e) {
+      // An address gRPC cannot use, a channel that cannot be made.
+      return CompletableFuture.failedFuture(
+          Status.UNAVAILABLE.withDescription(e.getMessage()).withCause(e).asRuntimeException());
+    }
+  }
+
+  private static boolean refusedAsBatch(Throwable failure) {
+    Status.Code code = Status.fromThrowable(failure).getCode();
+    return code == Status.Code.RESOURCE_EXHAUSTED || code == Status.Code.INVALID_ARGUMENT;
+  }
+
+  private void forwardAlone(
+      Line line, Deadline deadline, CompletableFuture<Long> id, Runnable unreachable) {
+    sent(() -> forwarder.single(line.owner(), line.bizTag(), deadline, line.authorization()))
+        .whenComplete(
+            (v, e) -> {
+              if (e == null) {
+                id.complete(v);
+              } else {
+                fail(List.of(id), e, line, unreachable);
+              }
+            });
+  }
+
+  private static void fail(
+      List<CompletableFuture<Long>> calls, Throwable failure, Line line, Runnable unreachable) {
+    if (Status.fromThrowable(failure).getCode() == Status.Code.UNAVAILABLE) {
+      unreachable.run();
+    }
+    Throwable told = Forwarder.ownerFailed(failure, line.owner(), line.bizTag());
+    calls.forEach(f -> f.completeExceptionally(told));
   }
 
   private static void handOut(List<CompletableFuture<Long>> batch, List<IdBatch> answers) {

@@ -17,6 +17,11 @@ import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.leaf.v1.IdBatch;
+import io.leaf.v1.LeafServiceGrpc;
+import io.leaf.v1.NextIdBatchRequest;
+import io.leaf.v1.NextIdRequest;
+import io.leaf.v1.NextIdResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,7 +64,7 @@ final class Forwarder implements AutoCloseable {
     this.maxWait = maxWait;
     this.forwardedCall = forwardedCall;
     this.connect = connect;
-    this.batcher = new ForwardBatcher(this, Math.min(maxBatch, ForwardBatcher.MAX_BATCH));
+    this.batcher = new ForwardBatcher(this, Math.min(maxBatch, ForwardBatcher.MAX_BATCH), maxWait);
   }
 
   /**
@@ -150,44 +155,22 @@ final class Forwarder implements AutoCloseable {
   }
 
   /**
-   * Sends {@code request}, a server-streaming call, to {@code owner} with {@code deadline} (null:
-   * {@code --max-wait}) and the caller's {@code authorization} (null: none); every message answered
-   * is collected. For calls sent on behalf of several callers, out of any caller's context.
+   * One NextIdBatch to {@code owner} on behalf of several callers, every message collected: with
+   * {@code deadline} and the callers' {@code authorization} (null: none), out of any one caller's
+   * context (its end does not cancel the batch).
    */
-  <Q, R> CompletableFuture<List<R>> collect(
-      MethodDescriptor<Q, R> method,
+  CompletableFuture<List<IdBatch>> batch(
       String owner,
       String bizTag,
-      Q request,
+      NextIdBatchRequest request,
       Deadline deadline,
       String authorization) {
-    CompletableFuture<List<R>> result = new CompletableFuture<>();
-    List<R> got = new ArrayList<>();
-    // Made and started in the root context: no one caller's end cancels it.
-    Context caller = Context.ROOT.attach();
-    try {
-      startCollecting(method, owner, bizTag, request, deadline, authorization, got, result);
-    } finally {
-      Context.ROOT.detach(caller);
-    }
-    return result;
-  }
-
-  private <Q, R> void startCollecting(
-      MethodDescriptor<Q, R> method,
-      String owner,
-      String bizTag,
-      Q request,
-      Deadline deadline,
-      String authorization,
-      List<R> got,
-      CompletableFuture<List<R>> result) {
-    ClientCalls.asyncServerStreamingCall(
-        newCall(method, owner, bizTag, deadline, authorization),
-        request,
-        new StreamObserver<R>() {
+    CompletableFuture<List<IdBatch>> result = new CompletableFuture<>();
+    List<IdBatch> got = new ArrayList<>();
+    StreamObserver<IdBatch> collect =
+        new StreamObserver<>() {
           @Override
-          public void onNext(R value) {
+          public void onNext(IdBatch value) {
             got.add(value);
           }
 
@@ -200,7 +183,46 @@ final class Forwarder implements AutoCloseable {
           public void onCompleted() {
             result.complete(got);
           }
-        });
+        };
+    Context caller = Context.ROOT.attach();
+    try {
+      ClientCalls.asyncServerStreamingCall(
+          newCall(LeafServiceGrpc.getNextIdBatchMethod(), owner, bizTag, deadline, authorization),
+          request,
+          collect);
+    } finally {
+      Context.ROOT.detach(caller);
+    }
+    return result;
+  }
+
+  /** One NextId to {@code owner}, as {@link #batch} but for one caller (a batch refused). */
+  CompletableFuture<Long> single(
+      String owner, String bizTag, Deadline deadline, String authorization) {
+    CompletableFuture<Long> result = new CompletableFuture<>();
+    Context caller = Context.ROOT.attach();
+    try {
+      ClientCalls.asyncUnaryCall(
+          newCall(LeafServiceGrpc.getNextIdMethod(), owner, bizTag, deadline, authorization),
+          NextIdRequest.newBuilder().setBizTag(bizTag).build(),
+          new StreamObserver<NextIdResponse>() {
+            @Override
+            public void onNext(NextIdResponse value) {
+              result.complete(value.getId());
+            }
+
+            @Override
+            public void onError(Throwable t) {
+              result.completeExceptionally(t);
+            }
+
+            @Override
+            public void onCompleted() {}
+          });
+    } finally {
+      Context.ROOT.detach(caller);
+    }
+    return result;
   }
 
   /** The failure a caller sees when {@code owner} could not serve a forwarded call on the tag. */

@@ -1,6 +1,7 @@
 package io.leaf.server.ordering;
 
 import com.google.common.base.Ticker;
+import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerInterceptors;
@@ -20,6 +21,7 @@ import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextIdResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +53,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
   private final SectionStore sections;
   private volatile boolean sectionsReady;
   private final ScheduledExecutorService executor;
+  private final ScheduledExecutorService heldTimer;
   private final Ticker ticker;
   private final AtomicLong forwarded = new AtomicLong();
   private volatile boolean schemaReady;
@@ -99,7 +102,12 @@ public final class Ordering implements OrderedIds, AutoCloseable {
             ticker,
             store instanceof MemoryOrderingStore ? Runnable::run : executor,
             tag -> evictTerm(allocator, tag));
-    this.strict.holdWith(new HeldCalls(executor, config.maxHeldStrictCalls()));
+    // Held calls wake on a timer of their own: thousands ending a wait-out at once must not
+    // delay the lease renewals on the executor.
+    this.heldTimer =
+        Executors.newSingleThreadScheduledExecutor(
+            new ThreadFactoryBuilder().setNameFormat("leaf-held-calls").setDaemon(true).build());
+    this.strict.holdWith(new HeldCalls(heldTimer, config.maxHeldStrictCalls()));
     this.forwarder =
         new Forwarder(
             forwarding.maxWait(),
@@ -137,11 +145,15 @@ public final class Ordering implements OrderedIds, AutoCloseable {
   }
 
   /**
-   * Creates the table when missing, then keeps the leases and knowledge fresh; {@code boundPort}
-   * names this server when {@code --port 0} left its advertised port unknown.
+   * Names this server by {@code boundPort} when {@code --port 0} left its advertised port unknown;
+   * called once the port is bound, before any call (gRPC or HTTP) can be routed.
    */
-  public synchronized void start(int boundPort) {
+  public void boundTo(int boundPort) {
     strict.boundTo(boundPort);
+  }
+
+  /** Creates the table when missing, then keeps the leases and knowledge fresh. */
+  public synchronized void start() {
     long every = strict.lease().toNanos() / 3;
     ticking = executor.scheduleWithFixedDelay(this::tick, 0, every, TimeUnit.NANOSECONDS);
   }
@@ -333,6 +345,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
     }
     strict.releaseAll();
     forwarder.close();
+    heldTimer.shutdownNow();
     executor.shutdownNow();
   }
 }

@@ -60,8 +60,8 @@ final class RouteRefusals {
   }
 
   /**
-   * The lease row names {@code self}'s address with an epoch this process never held: an earlier
-   * run's lease, or another server's advertising the same address.
+   * The lease row names {@code self}'s address with an epoch this process does not hold: an earlier
+   * run's lease, a lost answer to its own acquisition, or a twin's (the same address).
    */
   static <T> CompletableFuture<T> sameAddress(String bizTag, String self, long remainingNanos) {
     return failed(
@@ -70,8 +70,9 @@ final class RouteRefusals {
                 + bizTag
                 + " is STRICT and its owner lease names this server's address ("
                 + self
-                + ") with an epoch this process never held: an earlier run's lease, or another"
-                + " server with the same --advertise-address; it expires within "
+                + ") with an epoch this process does not hold: an earlier run's lease, this"
+                + " server's own acquisition whose answer was lost, or another server with the"
+                + " same --advertise-address; it expires within "
                 + Math.max(1, remainingNanos / 1_000_000)
                 + " ms; retry"));
   }

@@ -111,6 +111,9 @@ public final class StrictTags {
     if (deadline != null) {
       budget = Math.min(budget, deadline.timeRemaining(TimeUnit.NANOSECONDS));
     }
+    if (forwarded) {
+      budget = Math.min(budget, ttl.toNanos()); // asked again for up to a TTL, no longer
+    }
     return route(bizTag, forwarded, 0, now + budget);
   }
 
@@ -170,7 +173,7 @@ public final class StrictTags {
           return held.<Route>hold(
                   bizTag,
                   Math.min(ttl.toNanos() / 10, RETRY_NANOS),
-                  Math.min(until, now + ttl.toNanos()) - now,
+                  until - now,
                   () -> route(bizTag, forwarded, 0, until))
               .orElseGet(() -> RouteRefusals.notOwner(bizTag, self, owner));
         }

@@ -12,6 +12,8 @@ import io.leaf.server.testing.OrderChecker;
 import io.leaf.v1.IdBatch;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
+import io.leaf.v1.NextIdRequest;
+import io.leaf.v1.NextIdResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +40,7 @@ class ForwardBatcherTest {
   private final AtomicInteger batches = new AtomicInteger();
   private final AtomicInteger largest = new AtomicInteger();
   private volatile Status refuse;
+  private volatile Status refuseBatches;
   private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
   private final List<Server> servers = new ArrayList<>();
   private Forwarder forwarder;
@@ -50,7 +53,18 @@ class ForwardBatcherTest {
             .addService(
                 new LeafServiceGrpc.LeafServiceImplBase() {
                   @Override
+                  public void nextId(NextIdRequest req, StreamObserver<NextIdResponse> out) {
+                    out.onNext(
+                        NextIdResponse.newBuilder().setId(counter.incrementAndGet()).build());
+                    out.onCompleted();
+                  }
+
+                  @Override
                   public void nextIdBatch(NextIdBatchRequest req, StreamObserver<IdBatch> out) {
+                    if (refuseBatches != null) {
+                      out.onError(refuseBatches.asRuntimeException());
+                      return;
+                    }
                     batches.incrementAndGet();
                     largest.accumulateAndGet(req.getCount(), Math::max);
                     later.schedule(
@@ -78,7 +92,12 @@ class ForwardBatcherTest {
             Duration.ofSeconds(5),
             1000,
             tag -> {},
-            n -> InProcessChannelBuilder.forName(n).directExecutor().build());
+            n -> {
+              if (n.contains(" ")) {
+                throw new IllegalArgumentException("Invalid target " + n);
+              }
+              return InProcessChannelBuilder.forName(n).directExecutor().build();
+            });
     return name;
   }
 
@@ -160,5 +179,40 @@ class ForwardBatcherTest {
     assertTrue(c > a, a + " then " + c);
     CompletableFuture<Long> next = forwarder.nextId(owner, TAG, () -> {});
     assertTrue(next.join() > c, "later calls still served");
+  }
+
+  @Test
+  void ownerWithoutStreamsToSpare_callsGoOnAlone() throws Exception {
+    String owner = owner();
+    refuseBatches = Status.RESOURCE_EXHAUSTED.withDescription("too many streams (--max-streams)");
+    List<CompletableFuture<Long>> calls = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      calls.add(forwarder.nextId(owner, TAG, () -> {}));
+    }
+    List<Long> ids = new ArrayList<>();
+    for (CompletableFuture<Long> f : calls) {
+      ids.add(f.get(10, TimeUnit.SECONDS));
+    }
+    assertEquals(6, ids.stream().distinct().count(), "every call served, no ID twice: " + ids);
+  }
+
+  @Test
+  void ownerAddressUnusable_callsFailed_lineNotWedged() throws Exception {
+    owner();
+    String unusable = "no such host:1";
+    for (int round = 0; round < 3; round++) {
+      List<CompletableFuture<Long>> calls = new ArrayList<>();
+      for (int i = 0; i < 6; i++) {
+        calls.add(forwarder.nextId(unusable, TAG, () -> {}));
+      }
+      for (CompletableFuture<Long> f : calls) {
+        java.util.concurrent.ExecutionException e =
+            org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+        Status s = Status.fromThrowable(e.getCause());
+        assertEquals(Status.Code.UNAVAILABLE, s.getCode(), s.toString());
+        assertTrue(s.getDescription().contains(unusable), s.toString());
+      }
+    }
   }
 }
