@@ -9,6 +9,7 @@ import io.leaf.server.store.UnusableTableException;
 import io.leaf.server.wiring.LeafServerBuilder;
 import io.leaf.server.wiring.ServerThreads;
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -41,9 +42,14 @@ public final class Main {
     // (docs/benchmarks.md, P12).
     ServerThreads.warmUp(() -> StoreWarmUp.run(config.database().url()));
     LeafServer server;
+    AtomicReference<LeafServer> started = new AtomicReference<>();
     try {
       server =
-          LeafServerBuilder.forConfig(config).build().onUnusableLater(Main::refusedLater).start();
+          LeafServerBuilder.forConfig(config)
+              .build()
+              .onUnusableLater(e -> refusedLater(e, started))
+              .start();
+      started.set(server);
     } catch (UnusableTableException | IllegalArgumentException e) {
       exit("leaf-server: " + e.getMessage());
       return;
@@ -65,12 +71,25 @@ public final class Main {
 
   /**
    * A region check that could not run at start (the database was down) and then failed: the server
-   * exits 2 as it would have at start. Other tables found unusable later leave it up, NOT_SERVING.
-   * Exits on a thread of its own: the shutdown hook waits for the checking thread.
+   * stops, then exits 2 with the reason as its last line, as it would have at start. Other tables
+   * found unusable later leave it up, NOT_SERVING. Runs on a thread of its own: the stop waits for
+   * the checking thread.
    */
-  private static void refusedLater(UnusableTableException e) {
+  private static void refusedLater(UnusableTableException e, AtomicReference<LeafServer> server) {
     if (e instanceof RegionMismatchException) {
-      Thread exit = new Thread(() -> exit("leaf-server: " + e.getMessage()), "leaf-exit");
+      Thread exit =
+          new Thread(
+              () -> {
+                LeafServer s = server.get();
+                if (s != null) {
+                  s.stop();
+                }
+                exit("leaf-server: " + e.getMessage());
+              },
+              "leaf-exit");
+      // Not a daemon (as the checking thread is): the JVM must not end with main's return
+      // before this thread's exit code.
+      exit.setDaemon(false);
       exit.start();
     }
   }

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.StatusRuntimeException;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse;
+import io.grpc.health.v1.HealthGrpc;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.ServerProcess;
 import io.leaf.v1.CreateTagRequest;
@@ -60,9 +63,28 @@ class EmbeddedH2LifecycleTest {
         "the server started:\n" + server.output());
     Matcher m = LISTENING.matcher(server.output());
     assertTrue(m.find(), server.output());
-    return ManagedChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(1)))
-        .usePlaintext()
-        .build();
+    ManagedChannel channel =
+        ManagedChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(1)))
+            .usePlaintext()
+            .build();
+    // Listening is not ready: on a loaded machine the H2 file's first open can outlast the start
+    // check, and the server says NOT_SERVING until its database answers.
+    assertTrue(
+        Poll.until(() -> serving(channel), Duration.ofSeconds(60)),
+        "SERVING within 60 s:\n" + server.output());
+    return channel;
+  }
+
+  private static boolean serving(ManagedChannel channel) {
+    try {
+      return HealthGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(2, TimeUnit.SECONDS)
+              .check(HealthCheckRequest.getDefaultInstance())
+              .getStatus()
+          == HealthCheckResponse.ServingStatus.SERVING;
+    } catch (StatusRuntimeException e) {
+      return false;
+    }
   }
 
   private static void stop(ServerProcess server, ManagedChannel channel) throws Exception {
@@ -118,7 +140,7 @@ class EmbeddedH2LifecycleTest {
     for (int round = 1; round <= 2; round++) {
       try (ServerProcess server = ServerProcess.start("--port", "0", "--db-url", url())) {
         ManagedChannel channel = channel(server);
-        long listening = System.nanoTime();
+        long listening = System.nanoTime(); // SERVING: the database answered
         var snowflake = SnowflakeServiceGrpc.newBlockingStub(channel);
         java.util.Optional<Long> first =
             Poll.value(
@@ -136,20 +158,22 @@ class EmbeddedH2LifecycleTest {
                 Duration.ofSeconds(60));
         assertTrue(first.isPresent(), "no snowflake ID at all:\n" + server.output());
         long firstMillis = first.get();
+        // A quarantine would wait out a whole --worker-lease-ttl (30 s) after the claim; the
+        // bound leaves a loaded machine room and still tells the two apart.
         assertTrue(
-            firstMillis < 3_000,
+            firstMillis < 15_000,
             "round "
                 + round
                 + ": the first snowflake ID came "
                 + firstMillis
-                + " ms after the port opened (no earlier holder to wait out):\n"
+                + " ms after SERVING (no earlier holder to wait out):\n"
                 + server.output());
         System.out.println(
             "[leaf-tests] round "
                 + round
                 + ": first snowflake ID "
                 + firstMillis
-                + " ms after the port opened");
+                + " ms after SERVING");
         stop(server, channel);
       }
     }

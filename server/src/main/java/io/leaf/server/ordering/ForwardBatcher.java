@@ -15,10 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Forwards the NextId calls that arrive for one owner and tag while {@link #IN_FLIGHT} forwarded
- * batches are in flight as one NextIdBatch of as many IDs, and hands its IDs to the calls in the
- * order they came; every ID is still taken by the owner after its call arrived here, so real-time
- * order holds.
+ * Forwards NextId calls for one owner and tag that meet {@link #IN_FLIGHT} batches in flight as one
+ * NextIdBatch, its IDs handed out in arrival order (each taken after its call arrived).
  *
  * <p>Thread-safe; holds no thread: the next batch leaves when one in flight has answered.
  */

@@ -1,9 +1,11 @@
 package io.leaf.server.ordering;
 
+import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import io.grpc.Status;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,6 +37,24 @@ final class HeldCalls {
   HeldCalls(ScheduledExecutorService timer, int max) {
     this.timer = timer;
     this.max = max;
+  }
+
+  /**
+   * Holding on a timer thread of its own ({@code leaf-held-calls}), which {@link #close()} stops:
+   * thousands of calls ending a wait-out at once must not delay the lease renewals.
+   */
+  static HeldCalls onOwnTimer(int max) {
+    return new HeldCalls(
+        Executors.newSingleThreadScheduledExecutor(
+            new ThreadFactoryBuilder().setNameFormat("leaf-held-calls").setDaemon(true).build()),
+        max);
+  }
+
+  /** Stops the timer: calls still held are never answered (the server is stopping). */
+  void close() {
+    if (timer != null) {
+      timer.shutdownNow();
+    }
   }
 
   /** Calls held now. */

@@ -1,7 +1,6 @@
 package io.leaf.server.ordering;
 
 import com.google.common.base.Ticker;
-import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerInterceptors;
@@ -21,7 +20,6 @@ import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextIdResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -53,7 +51,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
   private final SectionStore sections;
   private volatile boolean sectionsReady;
   private final ScheduledExecutorService executor;
-  private final ScheduledExecutorService heldTimer;
+  private final HeldCalls held;
   private final Ticker ticker;
   private final AtomicLong forwarded = new AtomicLong();
   private volatile boolean schemaReady;
@@ -102,12 +100,8 @@ public final class Ordering implements OrderedIds, AutoCloseable {
             ticker,
             store instanceof MemoryOrderingStore ? Runnable::run : executor,
             tag -> evictTerm(allocator, tag));
-    // Held calls wake on a timer of their own: thousands ending a wait-out at once must not
-    // delay the lease renewals on the executor.
-    this.heldTimer =
-        Executors.newSingleThreadScheduledExecutor(
-            new ThreadFactoryBuilder().setNameFormat("leaf-held-calls").setDaemon(true).build());
-    this.strict.holdWith(new HeldCalls(heldTimer, config.maxHeldStrictCalls()));
+    this.held = HeldCalls.onOwnTimer(config.maxHeldStrictCalls());
+    this.strict.holdWith(held);
     this.forwarder =
         new Forwarder(
             forwarding.maxWait(),
@@ -345,7 +339,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
     }
     strict.releaseAll();
     forwarder.close();
-    heldTimer.shutdownNow();
+    held.close();
     executor.shutdownNow();
   }
 }

@@ -132,25 +132,7 @@ class HeldStrictCallsTest {
     List<CompletableFuture<Route>> forwarded = new ArrayList<>();
     StrictTags[] b = new StrictTags[1];
     OrderingStore hooked =
-        new OrderingStore() {
-          @Override
-          public void createSchemaIfMissing() {}
-
-          @Override
-          public LeaseRow read(String bizTag) {
-            return store.read(bizTag);
-          }
-
-          @Override
-          public List<LeaseRow> readAll() {
-            return store.readAll();
-          }
-
-          @Override
-          public void setOrdering(String bizTag, TagOrdering ordering) {
-            store.setOrdering(bizTag, ordering);
-          }
-
+        new DelegatingOrderingStore(store) {
           @Override
           public java.util.OptionalLong acquire(
               String bizTag, String owner, long heldEpoch, Duration ttl) {
@@ -159,16 +141,6 @@ class HeldStrictCallsTest {
             // heard the answer of its acquisition.
             forwarded.add(b[0].route(TAG, true));
             return won;
-          }
-
-          @Override
-          public boolean renew(String bizTag, String owner, long epoch, Duration ttl) {
-            return store.renew(bizTag, owner, epoch, ttl);
-          }
-
-          @Override
-          public void release(String bizTag, String owner, long epoch) {
-            store.release(bizTag, owner, epoch);
           }
         };
     b[0] = new StrictTags(hooked, "b:1", TTL, ticker, Runnable::run, t -> {});

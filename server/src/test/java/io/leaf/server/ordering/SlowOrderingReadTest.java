@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -32,12 +31,12 @@ import org.junit.jupiter.api.Test;
 class SlowOrderingReadTest {
 
   /** Each read waits until the test lets it go. */
-  private static final class GatedStore implements OrderingStore {
-    final MemoryOrderingStore memory = new MemoryOrderingStore(InstantSource.system());
+  private static final class GatedStore extends DelegatingOrderingStore {
     volatile CountDownLatch gate = new CountDownLatch(1);
 
-    @Override
-    public void createSchemaIfMissing() {}
+    GatedStore() {
+      super(new MemoryOrderingStore(InstantSource.system()));
+    }
 
     @Override
     public LeaseRow read(String bizTag) {
@@ -46,32 +45,7 @@ class SlowOrderingReadTest {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      return memory.read(bizTag);
-    }
-
-    @Override
-    public List<LeaseRow> readAll() {
-      return memory.readAll();
-    }
-
-    @Override
-    public void setOrdering(String bizTag, TagOrdering ordering) {
-      memory.setOrdering(bizTag, ordering);
-    }
-
-    @Override
-    public OptionalLong acquire(String bizTag, String owner, long heldEpoch, Duration ttl) {
-      return memory.acquire(bizTag, owner, heldEpoch, ttl);
-    }
-
-    @Override
-    public boolean renew(String bizTag, String owner, long epoch, Duration ttl) {
-      return memory.renew(bizTag, owner, epoch, ttl);
-    }
-
-    @Override
-    public void release(String bizTag, String owner, long epoch) {
-      memory.release(bizTag, owner, epoch);
+      return delegate.read(bizTag);
     }
   }
 
