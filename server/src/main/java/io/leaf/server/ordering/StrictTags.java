@@ -106,6 +106,14 @@ public final class StrictTags {
    */
   public CompletableFuture<Route> route(String bizTag, boolean forwarded) {
     long now = ticker.read();
+    // The hot path of most tags: a trusted PER_SERVER or SCATTERED ordering needs no deadline.
+    TagOrdering trusted = known.trusted(bizTag, now);
+    if (trusted == TagOrdering.PER_SERVER) {
+      return CompletableFuture.completedFuture(Route.PER_SERVER);
+    }
+    if (trusted == TagOrdering.SCATTERED) {
+      return CompletableFuture.completedFuture(Route.SCATTERED);
+    }
     Deadline deadline = Context.current().getDeadline();
     long budget = 3 * ttl.toNanos();
     if (deadline != null) {
