@@ -80,11 +80,15 @@ public final class Main {
       Thread exit =
           new Thread(
               () -> {
-                LeafServer s = server.get();
-                if (s != null) {
-                  s.stop();
+                try {
+                  LeafServer s = server.get();
+                  if (s != null) {
+                    s.stop();
+                  }
+                } finally {
+                  // A stop that fails still ends in the exit code of a refused start.
+                  exit("leaf-server: " + e.getMessage());
                 }
-                exit("leaf-server: " + e.getMessage());
               },
               "leaf-exit");
       // Not a daemon (as the checking thread is): the JVM must not end with main's return

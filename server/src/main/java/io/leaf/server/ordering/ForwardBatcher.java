@@ -163,8 +163,9 @@ final class ForwardBatcher {
   private static <T> CompletableFuture<T> sent(Supplier<CompletableFuture<T>> call) {
     try {
       return call.get();
-    } catch (RuntimeException e) {
-      // An address gRPC cannot use, a channel that cannot be made.
+    } catch (RuntimeException | Error e) {
+      // An address gRPC cannot use, a channel that cannot be made: the batch's slot must be
+      // released whatever was thrown, or every later call of the line waits forever.
       return CompletableFuture.failedFuture(
           Status.UNAVAILABLE.withDescription(e.getMessage()).withCause(e).asRuntimeException());
     }
