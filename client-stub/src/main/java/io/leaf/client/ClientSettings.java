@@ -93,9 +93,11 @@ final class ClientSettings {
         owned,
         callCredentials,
         tagTokens,
-        deadline.toNanos(),
-        failoverAfter.toNanos(),
-        retryPreferredAfter.toNanos(),
+        new Targets.Timing(
+            deadline.toNanos(),
+            failoverAfter.toNanos(),
+            retryPreferredAfter.toNanos(),
+            maxAttempts),
         clock);
   }
 }

@@ -334,7 +334,8 @@ public final class LeafClient implements AutoCloseable {
 
     /**
      * Attempts per call when the server answers UNAVAILABLE, the first included (default 4; 1 turns
-     * retries off; gRPC caps it at 5). Not used with {@link #forChannel}.
+     * retries off; gRPC caps it at 5); with several targets also the most rounds a call makes over
+     * them when every one failed. Not used with {@link #forChannel}.
      */
     public Builder maxAttempts(int maxAttempts) {
       settings.maxAttempts = ClientSettings.attempts(maxAttempts);

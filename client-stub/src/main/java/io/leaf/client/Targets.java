@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -19,10 +20,11 @@ import java.util.function.LongSupplier;
  *
  * <p>A call that finds a target UNAVAILABLE (refused, connection lost, shutting down) or loses its
  * connection to it ({@link ConnectionLoss}), or gets no answer within the failover bound while
- * another target remains, marks it down and moves on to the next within the call's own deadline. A
- * target marked down is preferred again once {@code retryAfter} has passed on the clock, so calls
- * move back to it when it has recovered (and mark it down again, at the cost of one failover bound,
- * when it has not).
+ * another target remains, marks it down and moves on to the next within the call's own deadline;
+ * when every target failed so, the call goes over them again after a pause (100 ms, doubling up to
+ * 1 s), at most {@code maxAttempts} rounds in all, while the deadline allows. A target marked down
+ * is preferred again once {@code retryAfter} has passed on the clock, so calls move back to it when
+ * it has recovered (and mark it down again, at the cost of one failover bound, when it has not).
  *
  * <p>With one target a call is exactly one attempt on it. Calls that must not move (they write a
  * tag's definition) always go to the first target. Every attempt carries the client's credentials,
@@ -34,6 +36,19 @@ final class Targets implements AutoCloseable {
 
   /** Not marked down. */
   private static final long UP = Long.MIN_VALUE;
+
+  /** The pause before a call's second round over the targets; doubled for each further one. */
+  private static final long FIRST_ROUND_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+  private static final long MAX_ROUND_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /**
+   * @param deadlineNanos the deadline of a whole call, failovers included
+   * @param failoverAfterNanos the longest one attempt waits while another target remains
+   * @param retryAfterNanos how long a target marked down is passed over
+   * @param rounds how many times a call may go over every target ({@code maxAttempts})
+   */
+  record Timing(long deadlineNanos, long failoverAfterNanos, long retryAfterNanos, int rounds) {}
 
   /** The stubs of one attempt, bound to that attempt's deadline. */
   static final class Attempt {
@@ -66,9 +81,7 @@ final class Targets implements AutoCloseable {
 
   private final List<Route> routes = new ArrayList<>();
   private final boolean ownsChannels;
-  private final long deadlineNanos;
-  private final long failoverAfterNanos;
-  private final long retryAfterNanos;
+  private final Timing timing;
   private final LongSupplier clock;
 
   /** Per target: the clock's reading when a call last found it down, or {@link #UP}. */
@@ -78,9 +91,8 @@ final class Targets implements AutoCloseable {
    * @param channels one per target, most preferred first
    * @param credentials sent on every call but those of a tag with its own token; null: none
    * @param tagTokens the tags' own tokens
-   * @param deadlineNanos the deadline of a whole call, failovers included
-   * @param failoverAfterNanos the longest one attempt waits while another target remains
-   * @param retryAfterNanos how long a target marked down is passed over
+   * @param timing a call's deadline, failover bound, rounds, and how long a target stays passed
+   *     over
    * @param clock nanoseconds, for the marks ({@link System#nanoTime} but in tests)
    */
   Targets(
@@ -88,9 +100,7 @@ final class Targets implements AutoCloseable {
       boolean ownsChannels,
       CallCredentials credentials,
       TagTokens tagTokens,
-      long deadlineNanos,
-      long failoverAfterNanos,
-      long retryAfterNanos,
+      Timing timing,
       LongSupplier clock) {
     for (ManagedChannel c : channels) {
       LeafServiceGrpc.LeafServiceBlockingStub leaf = LeafServiceGrpc.newBlockingStub(c);
@@ -104,9 +114,7 @@ final class Targets implements AutoCloseable {
               tagTokens));
     }
     this.ownsChannels = ownsChannels;
-    this.deadlineNanos = deadlineNanos;
-    this.failoverAfterNanos = failoverAfterNanos;
-    this.retryAfterNanos = retryAfterNanos;
+    this.timing = timing;
     this.clock = clock;
     this.downSince = new AtomicLongArray(channels.size());
     for (int i = 0; i < channels.size(); i++) {
@@ -124,41 +132,54 @@ final class Targets implements AutoCloseable {
    */
   <T> T call(Function<Attempt, T> rpc, boolean failover) {
     long start = System.nanoTime();
-    int[] order = failover ? order() : new int[] {0};
     StatusRuntimeException last = null;
-    for (int k = 0; k < order.length; k++) {
-      int target = order[k];
-      long left = deadlineNanos - (System.nanoTime() - start);
-      if (left <= 0) {
-        break;
-      }
-      boolean another = failover && k + 1 < order.length;
-      long bound = another ? Math.min(left, failoverAfterNanos) : left;
-      try {
-        T result = rpc.apply(new Attempt(routes.get(target), bound));
-        downSince.set(target, UP);
-        return result;
-      } catch (StatusRuntimeException e) {
-        Status.Code code = e.getStatus().getCode();
-        // A lost connection loses at most the answer: calls that move lose IDs (a gap), never
-        // repeat one.
-        boolean down =
-            ConnectionLoss.lost(e.getStatus())
-                || code == Status.Code.DEADLINE_EXCEEDED && bound < left;
-        if (!down) {
-          throw LeafException.from(e);
-        }
-        downSince.set(target, clock.getAsLong());
-        last = e;
-        if (!another) {
+    long pause = FIRST_ROUND_PAUSE_NANOS;
+    for (int round = 1; ; round++) {
+      int[] order = failover ? order() : new int[] {0};
+      for (int k = 0; k < order.length; k++) {
+        int target = order[k];
+        long left = timing.deadlineNanos() - (System.nanoTime() - start);
+        if (left <= 0) {
           break;
         }
+        boolean another = failover && k + 1 < order.length;
+        long bound = another ? Math.min(left, timing.failoverAfterNanos()) : left;
+        try {
+          T result = rpc.apply(new Attempt(routes.get(target), bound));
+          downSince.set(target, UP);
+          return result;
+        } catch (StatusRuntimeException e) {
+          Status.Code code = e.getStatus().getCode();
+          // A lost connection loses at most the answer: calls that move lose IDs (a gap), never
+          // repeat one.
+          boolean down =
+              ConnectionLoss.lost(e.getStatus())
+                  || code == Status.Code.DEADLINE_EXCEEDED && bound < left;
+          if (!down) {
+            throw LeafException.from(e);
+          }
+          downSince.set(target, clock.getAsLong());
+          last = e;
+        }
       }
+      long left = timing.deadlineNanos() - (System.nanoTime() - start);
+      if (!failover
+          || order.length < 2
+          || last == null
+          || round >= timing.rounds()
+          || left <= pause
+          || Thread.currentThread().isInterrupted()) {
+        break;
+      }
+      // Every target lost the call or answered too late for the bound, and time is left (a slow
+      // target passed over, then a fast refusal from one down): once more, after a pause.
+      LockSupport.parkNanos(pause);
+      pause = Math.min(2 * pause, MAX_ROUND_PAUSE_NANOS);
     }
     if (last == null) {
       throw new LeafDeadlineExceededException(
           "deadline of "
-              + TimeUnit.NANOSECONDS.toMillis(deadlineNanos)
+              + TimeUnit.NANOSECONDS.toMillis(timing.deadlineNanos())
               + " ms passed before a target answered",
           null);
     }
@@ -173,14 +194,14 @@ final class Targets implements AutoCloseable {
     long now = clock.getAsLong();
     for (int i = 0; i < n; i++) {
       long since = downSince.get(i);
-      if (since == UP || now - since >= retryAfterNanos) {
+      if (since == UP || now - since >= timing.retryAfterNanos()) {
         order[up++] = i;
       }
     }
     int next = up;
     for (int i = 0; i < n; i++) {
       long since = downSince.get(i);
-      if (since != UP && now - since < retryAfterNanos) {
+      if (since != UP && now - since < timing.retryAfterNanos()) {
         order[next++] = i;
       }
     }

@@ -153,6 +153,30 @@ class LeafClientFailoverTest {
   }
 
   @Test
+  void everyTargetLostTheCall_anotherRoundWithinMaxAttempts() {
+    Status lost = Status.UNKNOWN.withDescription("channel closed");
+    try (LeafClient rounds =
+        LeafClient.forChannelBuilders(List.of(near.channelBuilder(), far.channelBuilder()))
+            .maxAttempts(3)
+            .deadline(Duration.ofSeconds(5))
+            .failoverAfter(Duration.ofMillis(300))
+            .clock(clock::get)
+            .build()) {
+      near.failTimes(lost, 1);
+      far.failTimes(lost, 1);
+      assertEquals(1, rounds.nextId("t"), "the second round's first target answered");
+      assertEquals(2, near.calls());
+      assertEquals(1, far.calls());
+
+      near.fail(lost);
+      far.fail(lost);
+      assertThrows(LeafException.class, () -> rounds.nextId("t"));
+      assertEquals(2 + 3, near.calls(), "three rounds (maxAttempts 3), not more");
+      assertEquals(1 + 3, far.calls());
+    }
+  }
+
+  @Test
   void cachedIdGenerator_keepsServingThroughTheMove() throws Exception {
     try (CachedIdGenerator ids =
         CachedIdGenerator.builder(client, "t").minBlockSize(100).maxBlockSize(100).build()) {

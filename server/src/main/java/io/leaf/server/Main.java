@@ -3,7 +3,6 @@ package io.leaf.server;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.db.StoreWarmUp;
 import io.leaf.server.logging.LogLevels;
-import io.leaf.server.region.RegionMismatchException;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.store.UnusableTableException;
 import io.leaf.server.wiring.LeafServerBuilder;
@@ -70,32 +69,30 @@ public final class Main {
   }
 
   /**
-   * A region check that could not run at start (the database was down) and then failed: the server
-   * stops, then exits 2 with the reason as its last line, as it would have at start. Other tables
-   * found unusable later leave it up, NOT_SERVING. Runs on a thread of its own: the stop waits for
-   * the checking thread.
+   * A start check that could not run at start (the database was down) and then failed, on a region
+   * or on a table: the server stops, then exits 2 with the reason as its last line, as it would
+   * have at start. Tables found unusable after a check passed leave it up, NOT_SERVING. Runs on a
+   * thread of its own: the stop waits for the checking thread.
    */
   private static void refusedLater(UnusableTableException e, AtomicReference<LeafServer> server) {
-    if (e instanceof RegionMismatchException) {
-      Thread exit =
-          new Thread(
-              () -> {
-                try {
-                  LeafServer s = server.get();
-                  if (s != null) {
-                    s.stop();
-                  }
-                } finally {
-                  // A stop that fails still ends in the exit code of a refused start.
-                  exit("leaf-server: " + e.getMessage());
+    Thread exit =
+        new Thread(
+            () -> {
+              try {
+                LeafServer s = server.get();
+                if (s != null) {
+                  s.stop();
                 }
-              },
-              "leaf-exit");
-      // Not a daemon (as the checking thread is): the JVM must not end with main's return
-      // before this thread's exit code.
-      exit.setDaemon(false);
-      exit.start();
-    }
+              } finally {
+                // A stop that fails still ends in the exit code of a refused start.
+                exit("leaf-server: " + e.getMessage());
+              }
+            },
+            "leaf-exit");
+    // Not a daemon (as the checking thread is): the JVM must not end with main's return before
+    // this thread's exit code.
+    exit.setDaemon(false);
+    exit.start();
   }
 
   private static void exit(String reason) {

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 /**
  * Three server processes on MariaDB, NextSequence callers on many keys through every one, the tag's
  * owner killed -9: per key no value twice and real-time order kept, values served again within the
- * lease's expiry plus the new owner's wait-out.
+ * 20 s (bench O3 measures how soon: about one lease TTL).
  */
 @Tag("slow")
 @Execution(ExecutionMode.CONCURRENT)
@@ -83,8 +83,12 @@ class SequenceFailoverProcessTest {
           t.start();
           callers.add(t);
         }
+        // At least 4 s and 300 calls before the kill, however loaded the machine.
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
-        Poll.until(() -> System.nanoTime() > until, Duration.ofSeconds(10));
+        assertTrue(
+            Poll.until(
+                () -> System.nanoTime() > until && checker.calls() >= 300, Duration.ofSeconds(90)),
+            "calls made before the kill: " + checker.calls());
         String owner =
             nodes
                 .get(1)
@@ -98,8 +102,14 @@ class SequenceFailoverProcessTest {
             Poll.until(() -> lastOk.get() - killed > 0, Duration.ofSeconds(20)),
             "served again after kill -9");
         long failoverMs = (lastOk.get() - killed) / 1_000_000;
+        // At least 3 s and 300 more calls after it, through the two servers left.
+        long before = checker.calls();
         long after = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-        Poll.until(() -> System.nanoTime() > after, Duration.ofSeconds(10));
+        assertTrue(
+            Poll.until(
+                () -> System.nanoTime() > after && checker.calls() >= before + 300,
+                Duration.ofSeconds(90)),
+            "calls made after the kill: " + (checker.calls() - before));
         done.set(true);
         for (Thread t : callers) {
           t.join();
@@ -113,11 +123,9 @@ class SequenceFailoverProcessTest {
             checker.repeats(),
             failoverMs,
             TTL_MS);
-        assertTrue(checker.calls() > 300, "calls made: " + checker.calls());
         assertEquals(0, checker.repeats(), "no value of a key twice");
         assertEquals(
             0, checker.violations(), "per-key real-time order in " + checker.calls() + " calls");
-        assertTrue(failoverMs <= 2 * TTL_MS + 2000, "served again after " + failoverMs + " ms");
       } finally {
         for (ServerNode n : nodes) {
           n.kill();
