@@ -11,8 +11,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code LeafServer.main} in a child JVM on the test classpath, as {@code java -jar} runs it: its
- * exit code and every line it wrote to stdout and stderr. {@link #close()} kills it.
+ * {@code LeafServer.main} in a child JVM on the classes just compiled ({@link ChildJvm}), as {@code
+ * java -jar} runs it: its exit code and every line it wrote to stdout and stderr. {@link #close()}
+ * kills it.
  */
 public final class ServerProcess implements AutoCloseable {
 
@@ -69,15 +70,19 @@ public final class ServerProcess implements AutoCloseable {
   public static ServerProcess startWithin(
       List<String> prefix, List<String> jvmOptions, Map<String, String> env, String... args)
       throws IOException {
-    String classpath =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    ChildJvm jvm = ChildJvm.get();
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     Path logback = Path.of("target", "classes", "logback.xml").toAbsolutePath();
     List<String> command = new ArrayList<>(prefix);
     command.add(java.toString());
+    command.addAll(jvm.options());
     command.addAll(jvmOptions);
     command.addAll(
-        List.of("-cp", classpath, "-Dlogback.configurationFile=" + logback, "io.leaf.server.Main"));
+        List.of(
+            "-cp",
+            jvm.classPath(),
+            "-Dlogback.configurationFile=" + logback,
+            "io.leaf.server.Main"));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().putAll(env);
