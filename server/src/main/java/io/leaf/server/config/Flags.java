@@ -161,8 +161,9 @@ public final class Flags {
           "max-held-strict-calls",
           Integer.toString(OrderingConfig.DEFAULT_MAX_HELD_STRICT_CALLS),
           "calls on STRICT tags held (no thread each) while their new owner waits out the last"
-              + " lease or an acquisition is decided, instead of UNAVAILABLE; one more is"
-              + " RESOURCE_EXHAUSTED; 0: none held",
+              + " lease or an acquisition is decided, instead of UNAVAILABLE, and as many forwarded"
+              + " NextId calls waiting for a batch to their owner; one more is RESOURCE_EXHAUSTED;"
+              + " 0: none held, each forwarded call goes alone",
           Parsers.integer(0, 1_000_000));
 
   /** Every flag under its heading, in the order of {@code --help} and docs/configuration.md. */

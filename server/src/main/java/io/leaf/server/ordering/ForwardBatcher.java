@@ -12,13 +12,15 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
  * Forwards NextId calls for one owner and tag that meet {@link #IN_FLIGHT} batches in flight as one
  * NextIdBatch, its IDs handed out in arrival order (each taken after its call arrived).
  *
- * <p>Thread-safe; holds no thread: the next batch leaves when one in flight has answered.
+ * <p>Thread-safe; holds no thread: the next batch leaves when one in flight has answered. At most
+ * {@code maxWaiting} calls wait for a batch at once; one more is RESOURCE_EXHAUSTED.
  */
 final class ForwardBatcher {
   /*
@@ -60,16 +62,28 @@ final class ForwardBatcher {
   private final Forwarder forwarder;
   private final int maxBatch;
   private final Duration maxWait;
+  private final int maxWaiting;
   private final Map<Line, Queue> lines = new ConcurrentHashMap<>();
+
+  /** Calls in every line's queue, not yet in a batch. */
+  private final AtomicInteger waiting = new AtomicInteger();
 
   /**
    * @param maxBatch the most IDs one forwarded batch asks for
    * @param maxWait how long a call without a deadline waits ({@code --max-wait})
+   * @param maxWaiting calls that may wait for a batch at once ({@code --max-held-strict-calls}); 0:
+   *     none wait, each call goes alone
    */
-  ForwardBatcher(Forwarder forwarder, int maxBatch, Duration maxWait) {
+  ForwardBatcher(Forwarder forwarder, int maxBatch, Duration maxWait, int maxWaiting) {
     this.forwarder = forwarder;
     this.maxBatch = maxBatch;
     this.maxWait = maxWait;
+    this.maxWaiting = maxWaiting;
+  }
+
+  /** Calls waiting for a batch now. */
+  int waiting() {
+    return waiting.get();
   }
 
   /**
@@ -81,12 +95,29 @@ final class ForwardBatcher {
       String owner, String bizTag, Deadline deadline, String authorization, Runnable unreachable) {
     Line line = new Line(owner, bizTag, authorization);
     CompletableFuture<Long> id = new CompletableFuture<>();
+    if (maxWaiting == 0) {
+      forwardAlone(line, deadline, id, unreachable);
+      return id;
+    }
     while (true) {
       Queue q = lines.computeIfAbsent(line, l -> new Queue());
       boolean send;
       synchronized (q) {
         if (q.closed) {
           continue; // emptied and removed meanwhile: a new queue for this line
+        }
+        if (waiting.incrementAndGet() > maxWaiting) {
+          waiting.decrementAndGet();
+          return CompletableFuture.failedFuture(
+              Status.RESOURCE_EXHAUSTED
+                  .withDescription(
+                      "this server holds "
+                          + maxWaiting
+                          + " calls forwarded to STRICT tags' owners waiting for a batch"
+                          + " (--max-held-strict-calls); tag "
+                          + bizTag
+                          + "; retry")
+                  .asRuntimeException());
         }
         q.waiting.add(id);
         if (deadline == null) {
@@ -112,6 +143,7 @@ final class ForwardBatcher {
     synchronized (q) {
       while (!q.waiting.isEmpty() && batch.size() < maxBatch) {
         CompletableFuture<Long> next = q.waiting.poll();
+        waiting.decrementAndGet();
         if (!next.isDone()) {
           batch.add(next);
         }

@@ -53,18 +53,22 @@ final class Forwarder implements AutoCloseable {
 
   /**
    * @param maxBatch the largest NextIdBatch the owner accepts ({@code --max-batch})
+   * @param maxWaiting NextId calls that may wait for a batch at once ({@code
+   *     --max-held-strict-calls}); 0: each goes alone
    * @param forwardedCall told the tag of each call forwarded (for the metrics)
    * @param connect a channel to an advertised address ({@link #plaintext} in production)
    */
   Forwarder(
       Duration maxWait,
       int maxBatch,
+      int maxWaiting,
       Consumer<String> forwardedCall,
       Function<String, ManagedChannel> connect) {
     this.maxWait = maxWait;
     this.forwardedCall = forwardedCall;
     this.connect = connect;
-    this.batcher = new ForwardBatcher(this, Math.min(maxBatch, ForwardBatcher.MAX_BATCH), maxWait);
+    this.batcher =
+        new ForwardBatcher(this, Math.min(maxBatch, ForwardBatcher.MAX_BATCH), maxWait, maxWaiting);
   }
 
   /**

@@ -106,6 +106,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
         new Forwarder(
             forwarding.maxWait(),
             forwarding.maxBatch(),
+            config.maxHeldStrictCalls(),
             tag -> forwarded.incrementAndGet(),
             forwarding.connect());
     this.admin = new OrderingAdmin(store, tags, strict, executor, executor);

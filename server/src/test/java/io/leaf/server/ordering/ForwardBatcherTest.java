@@ -44,6 +44,8 @@ class ForwardBatcherTest {
   private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
   private final List<Server> servers = new ArrayList<>();
   private Forwarder forwarder;
+  private int maxWaiting = 10_000;
+  private volatile long answerAfterMs = 1;
 
   private String owner() throws Exception {
     String name = InProcessServerBuilder.generateName();
@@ -81,7 +83,7 @@ class ForwardBatcherTest {
                           out.onNext(b.build());
                           out.onCompleted();
                         },
-                        1,
+                        answerAfterMs,
                         TimeUnit.MILLISECONDS);
                   }
                 })
@@ -91,6 +93,7 @@ class ForwardBatcherTest {
         new Forwarder(
             Duration.ofSeconds(5),
             1000,
+            maxWaiting,
             tag -> {},
             n -> {
               if (n.contains(" ")) {
@@ -194,6 +197,50 @@ class ForwardBatcherTest {
       ids.add(f.get(10, TimeUnit.SECONDS));
     }
     assertEquals(6, ids.stream().distinct().count(), "every call served, no ID twice: " + ids);
+  }
+
+  @Test
+  void waitingBeyondTheLimit_resourceExhaustedNamingTheFlag_thenServedAgain() throws Exception {
+    maxWaiting = 3;
+    answerAfterMs = 300;
+    String owner = owner();
+    List<CompletableFuture<Long>> calls = new ArrayList<>();
+    for (int i = 0; i < ForwardBatcher.IN_FLIGHT + 3; i++) {
+      calls.add(forwarder.nextId(owner, TAG, () -> {}));
+    }
+    CompletableFuture<Long> beyond = forwarder.nextId(owner, TAG, () -> {});
+
+    java.util.concurrent.ExecutionException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            java.util.concurrent.ExecutionException.class, () -> beyond.get(10, TimeUnit.SECONDS));
+    Status s = Status.fromThrowable(e.getCause());
+    assertEquals(Status.Code.RESOURCE_EXHAUSTED, s.getCode(), s.toString());
+    assertTrue(s.getDescription().contains("--max-held-strict-calls"), s.toString());
+    List<Long> ids = new ArrayList<>();
+    for (CompletableFuture<Long> f : calls) {
+      ids.add(f.get(10, TimeUnit.SECONDS));
+    }
+    assertEquals(calls.size(), ids.stream().distinct().count(), "the calls let in served: " + ids);
+    answerAfterMs = 1;
+    assertTrue(
+        forwarder.nextId(owner, TAG, () -> {}).get(10, TimeUnit.SECONDS) > 0,
+        "the queue emptied: a call waits again");
+  }
+
+  @Test
+  void noWaitingAllowed_eachCallGoesAlone() throws Exception {
+    maxWaiting = 0;
+    String owner = owner();
+    List<CompletableFuture<Long>> calls = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      calls.add(forwarder.nextId(owner, TAG, () -> {}));
+    }
+    List<Long> ids = new ArrayList<>();
+    for (CompletableFuture<Long> f : calls) {
+      ids.add(f.get(10, TimeUnit.SECONDS));
+    }
+    assertEquals(6, ids.stream().distinct().count(), "every call served, no ID twice: " + ids);
+    assertEquals(0, batches.get(), "no batch: --max-held-strict-calls 0 holds no call");
   }
 
   @Test
