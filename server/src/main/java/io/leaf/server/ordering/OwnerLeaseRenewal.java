@@ -79,6 +79,9 @@ final class OwnerLeaseRenewal {
       if (store.renew(bizTag, self.get(), epoch, ttl)) {
         own.renewed(epoch, sent, ticker.read());
         renewWarnings.reset();
+      } else if (own.heldEpoch() > epoch) {
+        // This server acquired the tag again meanwhile (its fence had lapsed): nothing was lost.
+        own.refused(epoch);
       } else {
         own.refused(epoch);
         log.warn(

@@ -26,13 +26,24 @@ public final class ServerNode {
    * Starts a server on {@code db} (pool of 2) with {@code flags} added, and waits until it listens.
    */
   public ServerNode(TestDatabase db, String... flags) throws Exception {
+    this(db, db.url, flags);
+  }
+
+  /**
+   * {@link #ServerNode(TestDatabase, String...)} reaching {@code db} at {@code url} (a proxy's).
+   */
+  public static ServerNode via(String url, TestDatabase db, String... flags) throws Exception {
+    return new ServerNode(db, url, flags);
+  }
+
+  private ServerNode(TestDatabase db, String url, String[] flags) throws Exception {
     List<String> args =
         new ArrayList<>(
             List.of(
                 "--port",
                 "0",
                 "--db-url",
-                db.url,
+                url,
                 "--db-user",
                 db.user,
                 "--db-password",

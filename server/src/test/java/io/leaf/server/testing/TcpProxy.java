@@ -14,7 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * A TCP forwarder in the test JVM: it listens on one address and copies bytes both ways between
  * each connection it accepts and a new connection to its target. {@link #stop()} closes the
  * listener and every open connection, as a dead database looks to its clients (refused, reset);
- * {@link #start()} listens on the same port again. The target itself is never touched.
+ * {@link #start()} listens on the same port again. {@link #silence()} is a partition instead: every
+ * connection stays open and nothing gets through either way, until {@link #heal()}. The target
+ * itself is never touched.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -22,6 +24,7 @@ public final class TcpProxy implements AutoCloseable {
   private final InetSocketAddress target;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private volatile ServerSocket listener;
+  private volatile boolean silent;
   private int port;
 
   /** A proxy to {@code targetHost:targetPort}, not yet listening. */
@@ -61,6 +64,26 @@ public final class TcpProxy implements AutoCloseable {
     open.clear();
   }
 
+  /**
+   * A partition: bytes sent either way are dropped and new connections are accepted but never
+   * answered; nobody is told (no reset, no close), as when packets are lost on the way.
+   */
+  public void silence() {
+    silent = true;
+  }
+
+  /**
+   * Ends a {@link #silence()}: the connections it held (their streams lost bytes) are reset, and
+   * new ones are forwarded again.
+   */
+  public synchronized void heal() {
+    silent = false;
+    for (Socket socket : open) {
+      closeQuietly(socket);
+    }
+    open.clear();
+  }
+
   private void accept(ServerSocket s) {
     while (!s.isClosed()) {
       Socket client;
@@ -75,6 +98,9 @@ public final class TcpProxy implements AutoCloseable {
         open.add(upstream);
         if (listener != s) {
           throw new IOException("stopped");
+        }
+        if (silent) {
+          continue; // held open, never answered, until heal() resets it
         }
         upstream.connect(target, 3_000);
         pump(client, upstream);
@@ -95,8 +121,10 @@ public final class TcpProxy implements AutoCloseable {
               try (InputStream in = from.getInputStream();
                   OutputStream out = to.getOutputStream()) {
                 for (int n; (n = in.read(buffer)) >= 0; ) {
-                  out.write(buffer, 0, n);
-                  out.flush();
+                  if (!silent) {
+                    out.write(buffer, 0, n);
+                    out.flush();
+                  }
                 }
               } catch (IOException e) {
                 // One side closed or was reset by stop().
