@@ -3,6 +3,7 @@ package io.leaf.server.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.Ports;
 import io.leaf.server.testing.ServerProcess;
 import java.net.URI;
@@ -107,17 +108,42 @@ class MonitoringFilesTest {
       assertTrue(
           server.awaitLine("Leaf listening", 120, TimeUnit.SECONDS),
           "the server starts:\n" + server.output());
-      HttpResponse<String> r =
-          HttpClient.newBuilder()
-              .version(HttpClient.Version.HTTP_1_1)
-              .build()
-              .send(
-                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metrics + "/metrics"))
-                      .timeout(Duration.ofSeconds(30))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
-      assertEquals(200, r.statusCode(), "GET /metrics");
-      return r.body();
+      // The collector's metrics appear with the first collection, which a fresh server on a
+      // large heap may not have had yet: one is asked for, as any running server has had.
+      Process gc =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                  Long.toString(server.pid()),
+                  "GC.run")
+              .redirectErrorStream(true)
+              .start();
+      assertTrue(gc.waitFor(60, TimeUnit.SECONDS), "jcmd GC.run");
+      String[] body = {""};
+      Poll.until(
+          () -> {
+            try {
+              body[0] = scrape(metrics);
+            } catch (Exception e) {
+              throw new AssertionError("GET /metrics", e);
+            }
+            return body[0].contains("jvm_gc_pause_seconds_sum");
+          },
+          Duration.ofSeconds(15));
+      return body[0];
     }
+  }
+
+  private static String scrape(int metrics) throws Exception {
+    HttpResponse<String> r =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .build()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metrics + "/metrics"))
+                    .timeout(Duration.ofSeconds(30))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), "GET /metrics");
+    return r.body();
   }
 }
