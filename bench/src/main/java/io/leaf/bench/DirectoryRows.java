@@ -60,11 +60,12 @@ final class DirectoryRows {
     }
   }
 
-  /** O1–O3, on H2 files in a directory of their own. */
+  /** O1–O4, on H2 files in a directory of their own. */
   void orderingRows() throws Exception {
     Path dir = Files.createTempDirectory("leaf-bench-ordering");
     try {
       new OrderingRows(options, table).run(dir);
+      new SequenceRows(options, table).run(dir);
     } finally {
       deleteTree(dir);
     }

@@ -224,19 +224,24 @@ final class OrderingRows {
 
   /** Calls NextId on the strict tag until one succeeds. */
   private static void firstId(LeafServiceGrpc.LeafServiceBlockingStub stub, Duration within) {
+    firstId(stub, STRICT_TAG, within);
+  }
+
+  /** Calls NextId on {@code tag} until one succeeds (its first owner waits out a lease). */
+  static void firstId(LeafServiceGrpc.LeafServiceBlockingStub stub, String tag, Duration within) {
     long until = System.nanoTime() + within.toNanos();
     StatusRuntimeException last = null;
     while (System.nanoTime() - until < 0) {
       try {
         stub.withDeadlineAfter(1, TimeUnit.SECONDS)
-            .nextId(NextIdRequest.newBuilder().setBizTag(STRICT_TAG).build());
+            .nextId(NextIdRequest.newBuilder().setBizTag(tag).build());
         return;
       } catch (StatusRuntimeException e) {
         last = e;
         pause();
       }
     }
-    throw new IllegalStateException("no strict ID within " + within, last);
+    throw new IllegalStateException("no ID of " + tag + " within " + within, last);
   }
 
   /** A client's back-off between retries: 10 ms. */
