@@ -242,7 +242,9 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
     }
     CompletableFuture<Route> route = strict.route(bizTag, ForwardedMark.forwarded());
     if (route.isDone() && !route.isCompletedExceptionally()) {
-      then.accept(route.join(), server);
+      Route r = route.join();
+      OwnerHeader.name(r, strict.self());
+      then.accept(r, server);
       return;
     }
     LateObserver<R> late = new LateObserver<>(server);
@@ -253,7 +255,11 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             late.onError(Status.fromThrowable(cause).asRuntimeException());
           } else {
-            ctx.run(() -> then.accept(r, late));
+            ctx.run(
+                () -> {
+                  OwnerHeader.name(r, strict.self());
+                  then.accept(r, late);
+                });
           }
         });
   }

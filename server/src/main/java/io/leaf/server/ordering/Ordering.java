@@ -136,6 +136,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
   public ServerServiceDefinition wrap(LeafServiceGrpc.LeafServiceImplBase plain) {
     return ServerInterceptors.intercept(
         new OrderedLeafService(plain, strict, forwarder, admin, sequenceCalls, ticker),
+        new OwnerHeader(),
         new ForwardedMark());
   }
 

@@ -96,6 +96,7 @@ final class SequenceCalls {
   }
 
   private CompletableFuture<Long> serve(Route route, String bizTag, String key, Context ctx) {
+    ctx.run(() -> OwnerHeader.name(route, strict.self()));
     return switch (route.kind()) {
       case ISSUE -> sequences.next(bizTag, key, term(route));
       case FORWARD -> {
