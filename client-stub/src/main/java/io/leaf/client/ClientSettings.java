@@ -31,6 +31,7 @@ final class ClientSettings {
   Duration failoverAfter = Duration.ofSeconds(2);
   Duration retryPreferredAfter = Duration.ofSeconds(30);
   LongSupplier clock = System::nanoTime;
+  boolean callOwners = true;
 
   ClientSettings(
       List<String> targets,
@@ -97,7 +98,22 @@ final class ClientSettings {
             deadline.toNanos(),
             failoverAfter.toNanos(),
             retryPreferredAfter.toNanos(),
-            maxAttempts),
+            maxAttempts,
+            clock),
+        owners());
+  }
+
+  /**
+   * The STRICT tags' owners a client built from targets calls directly, over channels it builds as
+   * it builds its targets' (the same credentials and retries); none for given channels.
+   */
+  private OwnerRoutes owners() {
+    if (!callOwners || targets == null) {
+      return OwnerRoutes.NONE;
+    }
+    return new OwnerRoutes(
+        address -> RetryPolicy.build(Grpc.newChannelBuilder(address, credentials), maxAttempts),
+        retryPreferredAfter.toNanos(),
         clock);
   }
 }

@@ -125,10 +125,7 @@ public final class LeafClient implements AutoCloseable {
     return createTag(bizTag, maxId, step, description, null);
   }
 
-  /**
-   * Creates {@code bizTag} as {@link #createTag(String, long, int, String)} does, its numbers
-   * written in {@code format} (null: none; INVALID_ARGUMENT for a bad one).
-   */
+  /** As {@link #createTag(String, long, int, String)}, numbers written in {@code format}. */
   public Tag createTag(String bizTag, long maxId, int step, String description, IdFormat format) {
     return rpcs.createTag(bizTag, maxId, step, description, format);
   }
@@ -200,8 +197,7 @@ public final class LeafClient implements AutoCloseable {
   }
 
   /**
-   * The sequence value an ID of the SCATTERED tag {@code bizTag} was made from (what {@link
-   * #whoIssued} takes).
+   * The sequence value an ID of the SCATTERED tag {@code bizTag} was made from (for whoIssued).
    *
    * @throws TagNotFoundException (NOT_FOUND) the tag does not exist
    * @throws FailedPreconditionException the tag is not SCATTERED
@@ -222,10 +218,8 @@ public final class LeafClient implements AutoCloseable {
   }
 
   /**
-   * The channel this client's calls go over, for other services of the same server (e.g. the
-   * standard grpc.health.v1 health check). Calls on it carry none of the client's credentials or
-   * deadlines; the client still decides when the channel closes. With several targets, the channel
-   * of the one calls go to now.
+   * The channel calls go over now, for the server's other services (e.g. grpc.health.v1); calls on
+   * it carry none of the client's credentials or deadlines, and the client still closes it.
    */
   public Channel channel() {
     return targets.current();
@@ -268,6 +262,15 @@ public final class LeafClient implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Whether ID calls on a STRICT tag go straight to the owner a server named, saving a hop
+     * (default true; clients built from targets only).
+     */
+    public Builder callOwners(boolean callOwners) {
+      settings.callOwners = callOwners;
+      return this;
+    }
+
     /** The clock of {@link #retryPreferredAfter}, in nanoseconds (tests). */
     Builder clock(LongSupplier clock) {
       settings.clock = Objects.requireNonNull(clock, "clock");
@@ -280,17 +283,12 @@ public final class LeafClient implements AutoCloseable {
       return this;
     }
 
-    /**
-     * Plaintext (the default): no transport security. Only with {@link #forTarget} or {@link
-     * #forTargets}.
-     */
+    /** Plaintext (the default). Only with {@link #forTarget} or {@link #forTargets}. */
     public Builder usePlaintext() {
       return credentials(InsecureChannelCredentials.create());
     }
 
-    /**
-     * TLS with the JDK's default trust store. Only with {@link #forTarget} or {@link #forTargets}.
-     */
+    /** TLS, the JDK's trust store; only with {@link #forTarget} or {@link #forTargets}. */
     public Builder useTls() {
       return credentials(TlsChannelCredentials.create());
     }

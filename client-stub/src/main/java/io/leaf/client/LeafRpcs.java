@@ -49,6 +49,11 @@ final class LeafRpcs {
     return targets.call(rpc, true);
   }
 
+  /** {@link #call} of an RPC that issues IDs of {@code bizTag}: to its owner first, if known. */
+  private <T> T issue(String bizTag, Function<Targets.Attempt, T> rpc) {
+    return targets.call(rpc, true, bizTag);
+  }
+
   /**
    * One RPC that writes a tag's definition, always on the first target: on another it would write
    * to another region's database.
@@ -63,7 +68,7 @@ final class LeafRpcs {
 
   long nextId(String bizTag) {
     NextIdRequest req = NextIdRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(a -> a.leaf(req.getBizTag()).nextId(req).getId());
+    return issue(req.getBizTag(), a -> a.leaf(req.getBizTag()).nextId(req).getId());
   }
 
   long nextSequence(String bizTag, String key) {
@@ -72,13 +77,14 @@ final class LeafRpcs {
             .setBizTag(tag(bizTag))
             .setKey(Objects.requireNonNull(key, "key"))
             .build();
-    return call(a -> a.leaf(req.getBizTag()).nextSequence(req).getValue());
+    return issue(req.getBizTag(), a -> a.leaf(req.getBizTag()).nextSequence(req).getValue());
   }
 
   long[] nextIds(String bizTag, int count) {
     NextIdBatchRequest req =
         NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count).build();
-    return call(a -> IdStreams.ids(() -> a.leaf(req.getBizTag()).nextIdBatch(req), count));
+    return issue(
+        req.getBizTag(), a -> IdStreams.ids(() -> a.leaf(req.getBizTag()).nextIdBatch(req), count));
   }
 
   long nextSnowflakeId() {
@@ -132,13 +138,14 @@ final class LeafRpcs {
 
   String nextFormattedId(String bizTag) {
     NextIdRequest req = NextIdRequest.newBuilder().setBizTag(tag(bizTag)).build();
-    return call(a -> a.leaf(req.getBizTag()).nextFormattedId(req).getValue());
+    return issue(req.getBizTag(), a -> a.leaf(req.getBizTag()).nextFormattedId(req).getValue());
   }
 
   List<String> nextFormattedIds(String bizTag, int count) {
     NextIdBatchRequest req =
         NextIdBatchRequest.newBuilder().setBizTag(tag(bizTag)).setCount(count).build();
-    return call(
+    return issue(
+        req.getBizTag(),
         a -> IdStreams.values(() -> a.leaf(req.getBizTag()).nextFormattedIdBatch(req), count));
   }
 

@@ -1,6 +1,8 @@
 package io.leaf.client;
 
 import io.grpc.CallCredentials;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -8,6 +10,8 @@ import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.SnowflakeServiceGrpc;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
@@ -47,8 +51,14 @@ final class Targets implements AutoCloseable {
    * @param failoverAfterNanos the longest one attempt waits while another target remains
    * @param retryAfterNanos how long a target marked down is passed over
    * @param rounds how many times a call may go over every target ({@code maxAttempts})
+   * @param clock nanoseconds, for the marks ({@link System#nanoTime} but in tests)
    */
-  record Timing(long deadlineNanos, long failoverAfterNanos, long retryAfterNanos, int rounds) {}
+  record Timing(
+      long deadlineNanos,
+      long failoverAfterNanos,
+      long retryAfterNanos,
+      int rounds,
+      LongSupplier clock) {}
 
   /** The stubs of one attempt, bound to that attempt's deadline. */
   static final class Attempt {
@@ -63,7 +73,10 @@ final class Targets implements AutoCloseable {
     /** The LeafService stub for a call of {@code bizTag}: with the tag's own token, if any. */
     LeafServiceGrpc.LeafServiceBlockingStub leaf(String bizTag) {
       LeafServiceGrpc.LeafServiceBlockingStub stub =
-          route.leaf.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
+          route
+              .leaf
+              .withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS)
+              .withOption(OwnerRoutes.TAG, bizTag);
       CallCredentials own = route.tagTokens.isEmpty() ? null : route.tagTokens.forTag(bizTag);
       return own == null ? stub : stub.withCallCredentials(own);
     }
@@ -81,8 +94,12 @@ final class Targets implements AutoCloseable {
 
   private final List<Route> routes = new ArrayList<>();
   private final boolean ownsChannels;
+  private final CallCredentials credentials;
+  private final TagTokens tagTokens;
   private final Timing timing;
   private final LongSupplier clock;
+  private final OwnerRoutes owners;
+  private final Map<String, Route> ownerRoutes = new ConcurrentHashMap<>();
 
   /** Per target: the clock's reading when a call last found it down, or {@link #UP}. */
   private final AtomicLongArray downSince;
@@ -93,7 +110,7 @@ final class Targets implements AutoCloseable {
    * @param tagTokens the tags' own tokens
    * @param timing a call's deadline, failover bound, rounds, and how long a target stays passed
    *     over
-   * @param clock nanoseconds, for the marks ({@link System#nanoTime} but in tests)
+   * @param owners the STRICT tags' owners heard of, called first ({@link OwnerRoutes#NONE}: never)
    */
   Targets(
       List<ManagedChannel> channels,
@@ -101,25 +118,33 @@ final class Targets implements AutoCloseable {
       CallCredentials credentials,
       TagTokens tagTokens,
       Timing timing,
-      LongSupplier clock) {
-    for (ManagedChannel c : channels) {
-      LeafServiceGrpc.LeafServiceBlockingStub leaf = LeafServiceGrpc.newBlockingStub(c);
-      SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake =
-          SnowflakeServiceGrpc.newBlockingStub(c);
-      routes.add(
-          new Route(
-              c,
-              credentials == null ? leaf : leaf.withCallCredentials(credentials),
-              credentials == null ? snowflake : snowflake.withCallCredentials(credentials),
-              tagTokens));
-    }
+      OwnerRoutes owners) {
     this.ownsChannels = ownsChannels;
+    this.credentials = credentials;
+    this.tagTokens = tagTokens;
     this.timing = timing;
-    this.clock = clock;
+    this.clock = timing.clock();
+    this.owners = owners;
+    for (ManagedChannel c : channels) {
+      routes.add(route(c));
+    }
     this.downSince = new AtomicLongArray(channels.size());
     for (int i = 0; i < channels.size(); i++) {
       downSince.set(i, UP);
     }
+  }
+
+  /** The stubs of {@code c}, with the credentials, hearing the owners each call names. */
+  private Route route(ManagedChannel c) {
+    Channel heard = ClientInterceptors.intercept(c, owners.listener());
+    LeafServiceGrpc.LeafServiceBlockingStub leaf = LeafServiceGrpc.newBlockingStub(heard);
+    SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake =
+        SnowflakeServiceGrpc.newBlockingStub(c);
+    return new Route(
+        c,
+        credentials == null ? leaf : leaf.withCallCredentials(credentials),
+        credentials == null ? snowflake : snowflake.withCallCredentials(credentials),
+        tagTokens);
   }
 
   /**
@@ -131,8 +156,30 @@ final class Targets implements AutoCloseable {
    * @throws LeafException the status of the last attempt
    */
   <T> T call(Function<Attempt, T> rpc, boolean failover) {
+    return call(rpc, failover, null);
+  }
+
+  /**
+   * {@link #call(Function, boolean)} for a call that issues IDs of {@code tag}: when {@code tag}'s
+   * owner is known (a STRICT tag), it is tried first, within the failover bound; one that does not
+   * answer is forgotten and the call goes on to the targets.
+   */
+  <T> T call(Function<Attempt, T> rpc, boolean failover, String tag) {
     long start = System.nanoTime();
     StatusRuntimeException last = null;
+    OwnerRoutes.Owner owner = failover && tag != null ? owners.ownerOf(tag) : null;
+    if (owner != null) {
+      long bound = Math.min(timing.deadlineNanos(), timing.failoverAfterNanos());
+      try {
+        return rpc.apply(new Attempt(ownerRoute(owner), bound));
+      } catch (StatusRuntimeException e) {
+        if (!ConnectionLoss.lost(e.getStatus())
+            && e.getStatus().getCode() != Status.Code.DEADLINE_EXCEEDED) {
+          throw LeafException.from(e);
+        }
+        owners.unreachable(tag, owner.address());
+      }
+    }
     long pause = FIRST_ROUND_PAUSE_NANOS;
     for (int round = 1; ; round++) {
       int[] order = failover ? order() : new int[] {0};
@@ -186,6 +233,15 @@ final class Targets implements AutoCloseable {
     throw LeafException.from(last);
   }
 
+  private Route ownerRoute(OwnerRoutes.Owner owner) {
+    Route r = ownerRoutes.get(owner.address());
+    if (r == null || r.channel != owner.channel()) {
+      r = route(owner.channel());
+      ownerRoutes.put(owner.address(), r);
+    }
+    return r;
+  }
+
   /** The targets a call tries, in order: those not marked down first, each group by preference. */
   int[] order() {
     int n = routes.size();
@@ -216,6 +272,7 @@ final class Targets implements AutoCloseable {
   /** Shuts down the channels if they were built for this client, each within five seconds. */
   @Override
   public void close() {
+    owners.close();
     if (!ownsChannels) {
       return;
     }

@@ -54,8 +54,46 @@ final class FakeLeafService extends LeafServiceGrpc.LeafServiceImplBase implemen
 
   /** A service handing out {@code firstId}, {@code firstId + 1}, … (one region's share, say). */
   FakeLeafService(long firstId) throws Exception {
+    this(firstId, null);
+  }
+
+  /**
+   * As {@link #FakeLeafService(long)}, naming {@code owner} in every answer's leaf-owner header.
+   */
+  FakeLeafService(long firstId, String owner) throws Exception {
     nextId.set(firstId);
-    server = InProcessServerBuilder.forName(name).addService(this).build().start();
+    server =
+        InProcessServerBuilder.forName(name)
+            .addService(
+                owner == null
+                    ? bindService()
+                    : io.grpc.ServerInterceptors.intercept(
+                        this,
+                        new io.grpc.ServerInterceptor() {
+                          @Override
+                          public <Q, R> io.grpc.ServerCall.Listener<Q> interceptCall(
+                              io.grpc.ServerCall<Q, R> call,
+                              io.grpc.Metadata headers,
+                              io.grpc.ServerCallHandler<Q, R> next) {
+                            return next.startCall(
+                                new io.grpc.ForwardingServerCall.SimpleForwardingServerCall<>(
+                                    call) {
+                                  @Override
+                                  public void sendHeaders(io.grpc.Metadata h) {
+                                    h.put(OwnerRoutes.OWNER, owner);
+                                    super.sendHeaders(h);
+                                  }
+                                },
+                                headers);
+                          }
+                        }))
+            .build()
+            .start();
+  }
+
+  /** The in-process name channels reach this service by. */
+  String name() {
+    return name;
   }
 
   InProcessChannelBuilder channelBuilder() {
