@@ -26,18 +26,23 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
-/** NextUuid, NextUuidBatch and DecodeUuid over gRPC, and {@code GET /api/uuid/get}. */
+/**
+ * NextUuid, NextUuidBatch and DecodeUuid over gRPC, and {@code GET /api/uuid/get}: one server for
+ * the class (each waits out its worker lease's quarantine first).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class UuidEndpointsTest {
 
   private InProcessLeaf leaf;
   private HttpPortClient http;
   private SnowflakeServiceGrpc.SnowflakeServiceBlockingStub stub;
 
-  @BeforeEach
+  @BeforeAll
   void start() throws Exception {
     int port = Ports.free();
     http = new HttpPortClient(port);
@@ -84,7 +89,7 @@ class UuidEndpointsTest {
         "a worker lease within 20 s");
   }
 
-  @AfterEach
+  @AfterAll
   void stop() throws Exception {
     leaf.close();
   }
