@@ -161,8 +161,8 @@ class ServerConfigTest {
     assertEquals(256, d.api().maxStreams());
     assertEquals(1_000, d.api().maxCallsPerConnection());
     assertEquals(Duration.ofSeconds(2), d.engine().missingTagTtl());
-    assertEquals(2, d.engine().firstLoadThreads());
-    assertEquals(100, d.engine().firstLoadQueue());
+    assertEquals(2, d.engine().firstLoads().threads());
+    assertEquals(100, d.engine().firstLoads().queue());
     assertEquals(4, d.api().dbCallThreads());
     assertEquals(1_000, d.api().maxQueuedDbCalls());
 
@@ -180,15 +180,15 @@ class ServerConfigTest {
     EngineConfig e = c.engine(EngineConfig.DEFAULTS);
     assertEquals(7, e.maxWaiting(), "from the environment");
     assertEquals(Duration.ofMillis(500), e.missingTagTtl());
-    assertEquals(3, e.firstLoadThreads());
-    assertEquals(9, e.firstLoadQueue());
-    assertEquals(5, e.loaderThreads(), "--db-pool-size sizes the loader of served tags");
+    assertEquals(3, e.firstLoads().threads());
+    assertEquals(9, e.firstLoads().queue());
+    assertEquals(5, e.loaders().threads(), "--db-pool-size sizes the loader of served tags");
   }
 
   @Test
   void parse_loaderQueueAndConnections_reachTheEngineAndThePool() {
     ServerConfig d = parse(Map.of());
-    assertEquals(10_000, d.engine(EngineConfig.DEFAULTS).loaderQueue());
+    assertEquals(10_000, d.engine(EngineConfig.DEFAULTS).loaders().queue());
     assertEquals(
         8 + 2 + 4 + 2 + 1 + 2,
         d.connections(),
@@ -205,7 +205,7 @@ class ServerConfigTest {
             "1",
             "--db-call-threads",
             "2");
-    assertEquals(50, c.engine(EngineConfig.DEFAULTS).loaderQueue());
+    assertEquals(50, c.engine(EngineConfig.DEFAULTS).loaders().queue());
     assertEquals(3 + 1 + 2 + 2 + 1 + 2, c.connections());
     assertEquals(
         3 + 1 + 2 + 2 + 2,

@@ -200,8 +200,8 @@ public record ServerConfig(
    * another kind holds.
    */
   public int connections() {
-    return engine.loaderThreads()
-        + engine.firstLoadThreads()
+    return engine.loaders().threads()
+        + engine.firstLoads().threads()
         + api.dbCallThreads()
         + 2
         + (ledger.on() ? 1 : 0)
@@ -211,10 +211,10 @@ public record ServerConfig(
   /** {@code base} (its back-off, say) with the engine settings these flags set. */
   public EngineConfig engine(EngineConfig base) {
     return base.withMaxStep(engine.maxStep())
-        .withLoaderThreads(engine.loaderThreads())
-        .withLoaderQueue(engine.loaderQueue())
+        .withLoaderThreads(engine.loaders().threads())
+        .withLoaderQueue(engine.loaders().queue())
         .withMaxWaiting(engine.maxWaiting())
-        .withFirstLoads(engine.firstLoadThreads(), engine.firstLoadQueue())
+        .withFirstLoads(engine.firstLoads().threads(), engine.firstLoads().queue())
         .withMissingTagTtl(engine.missingTagTtl());
   }
 
@@ -226,7 +226,7 @@ public record ServerConfig(
         + " "
         + database
         + " db-pool-size="
-        + engine.loaderThreads()
+        + engine.loaders().threads()
         + " idle-ttl="
         + sweep.idleTtl()
         + " sweep-tick="
@@ -256,15 +256,15 @@ public record ServerConfig(
         + " missing-tag-ttl="
         + engine.missingTagTtl()
         + " first-load-threads="
-        + engine.firstLoadThreads()
+        + engine.firstLoads().threads()
         + " max-queued-first-loads="
-        + engine.firstLoadQueue()
+        + engine.firstLoads().queue()
         + " db-call-threads="
         + api.dbCallThreads()
         + " max-queued-db-calls="
         + api.maxQueuedDbCalls()
         + " max-queued-loads="
-        + engine.loaderQueue()
+        + engine.loaders().queue()
         + " "
         + ops
         + " log-level="

@@ -74,9 +74,9 @@ final class HttpWiring {
             new MonitorData.Limit(
                 "--max-stream-memory", service.streamMemoryBytes(), service::streamMemoryUsedBytes),
             new MonitorData.Limit("--max-watches", config.api().maxWatches(), null),
-            new MonitorData.Limit("--max-queued-loads", config.engine().loaderQueue(), null),
+            new MonitorData.Limit("--max-queued-loads", config.engine().loaders().queue(), null),
             new MonitorData.Limit(
-                "--max-queued-first-loads", config.engine().firstLoadQueue(), null),
+                "--max-queued-first-loads", config.engine().firstLoads().queue(), null),
             new MonitorData.Limit("--max-queued-db-calls", config.api().maxQueuedDbCalls(), null),
             new MonitorData.Limit(
                 HttpConfig.MAX_CONNECTIONS_FLAG, config.http().maxConnections(), httpConnections));
