@@ -24,7 +24,7 @@ class ServerConfigTest {
     assertEquals(50051, c.api().port());
     assertEquals(io.leaf.server.config.Flags.DEFAULT_DB_URL, c.database().url());
     assertEquals(Duration.ofMinutes(15), c.sweep().idleTtl());
-    assertEquals(10_000_000, c.api().maxBatch());
+    assertEquals(10_000_000, c.api().calls().maxBatch());
   }
 
   @Test
@@ -158,13 +158,13 @@ class ServerConfigTest {
   void parse_limits_defaultsAndFlagsReachTheEngine() {
     ServerConfig d = parse(Map.of());
     assertEquals(10_000, d.engine().maxWaiting());
-    assertEquals(256, d.api().maxStreams());
-    assertEquals(1_000, d.api().maxCallsPerConnection());
+    assertEquals(256, d.api().streams().maxStreams());
+    assertEquals(1_000, d.api().connections().maxCalls());
     assertEquals(Duration.ofSeconds(2), d.engine().missingTagTtl());
     assertEquals(2, d.engine().firstLoads().threads());
     assertEquals(100, d.engine().firstLoads().queue());
-    assertEquals(4, d.api().dbCallThreads());
-    assertEquals(1_000, d.api().maxQueuedDbCalls());
+    assertEquals(4, d.api().dbCalls().threads());
+    assertEquals(1_000, d.api().dbCalls().maxQueued());
 
     ServerConfig c =
         parse(
@@ -246,16 +246,19 @@ class ServerConfigTest {
 
   @Test
   void parse_maxStreamMemory_autoOrASizeOfAtLeastOneMebibyte() {
-    assertEquals(0, parse(Map.of()).api().maxStreamMemory(), "auto by default");
-    assertEquals(64L << 20, parse(Map.of(), "--max-stream-memory", "64m").api().maxStreamMemory());
-    assertEquals(2L << 30, parse(Map.of("LEAF_MAX_STREAM_MEMORY", "2G")).api().maxStreamMemory());
+    assertEquals(0, parse(Map.of()).api().streams().maxMemory(), "auto by default");
     assertEquals(
-        1L << 20, parse(Map.of(), "--max-stream-memory", "1048576").api().maxStreamMemory());
+        64L << 20, parse(Map.of(), "--max-stream-memory", "64m").api().streams().maxMemory());
+    assertEquals(
+        2L << 30, parse(Map.of("LEAF_MAX_STREAM_MEMORY", "2G")).api().streams().maxMemory());
+    assertEquals(
+        1L << 20, parse(Map.of(), "--max-stream-memory", "1048576").api().streams().maxMemory());
     assertEquals(
         64L << 20,
-        parse(Map.of(), "--max-stream-memory", "67108864").api().maxStreamMemory(),
+        parse(Map.of(), "--max-stream-memory", "67108864").api().streams().maxMemory(),
         "a plain byte count of any length");
-    assertEquals(1L << 40, parse(Map.of(), "--max-stream-memory", "1024g").api().maxStreamMemory());
+    assertEquals(
+        1L << 40, parse(Map.of(), "--max-stream-memory", "1024g").api().streams().maxMemory());
     assertMessage(
         "--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
             + " got 1025g",

@@ -202,7 +202,7 @@ public record ServerConfig(
   public int connections() {
     return engine.loaders().threads()
         + engine.firstLoads().threads()
-        + api.dbCallThreads()
+        + api.dbCalls().threads()
         + 2
         + (ledger.on() ? 1 : 0)
         + 2;
@@ -232,27 +232,27 @@ public record ServerConfig(
         + " sweep-tick="
         + sweep.tick()
         + " max-batch="
-        + api.maxBatch()
+        + api.calls().maxBatch()
         + " max-step="
         + engine.maxStep()
         + " max-wait="
-        + api.maxWait()
+        + api.calls().maxWait()
         + " shutdown-grace="
         + api.shutdownGrace()
         + " max-waiting="
         + engine.maxWaiting()
         + " max-streams="
-        + api.maxStreams()
+        + api.streams().maxStreams()
         + " max-stream-memory="
-        + (api.maxStreamMemory() == 0 ? "auto" : api.maxStreamMemory())
+        + (api.streams().maxMemory() == 0 ? "auto" : api.streams().maxMemory())
         + " max-watches="
-        + api.maxWatches()
+        + api.streams().maxWatches()
         + " max-calls-per-connection="
-        + api.maxCallsPerConnection()
+        + api.connections().maxCalls()
         + " max-connection-age="
-        + (api.maxConnectionAge().isZero() ? "off" : api.maxConnectionAge())
+        + (api.connections().maxAge().isZero() ? "off" : api.connections().maxAge())
         + " max-connection-age-grace="
-        + api.maxConnectionAgeGrace()
+        + api.connections().maxAgeGrace()
         + " missing-tag-ttl="
         + engine.missingTagTtl()
         + " first-load-threads="
@@ -260,9 +260,9 @@ public record ServerConfig(
         + " max-queued-first-loads="
         + engine.firstLoads().queue()
         + " db-call-threads="
-        + api.dbCallThreads()
+        + api.dbCalls().threads()
         + " max-queued-db-calls="
-        + api.maxQueuedDbCalls()
+        + api.dbCalls().maxQueued()
         + " max-queued-loads="
         + engine.loaders().queue()
         + " "

@@ -67,6 +67,7 @@ public record OrderingSource(
         config.ordering(),
         Ticker.systemTicker(),
         threads,
-        new Ordering.Forwarding(config.api().maxWait(), config.api().maxBatch(), connect));
+        new Ordering.Forwarding(
+            config.api().calls().maxWait(), config.api().calls().maxBatch(), connect));
   }
 }

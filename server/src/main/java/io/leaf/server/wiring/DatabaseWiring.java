@@ -68,7 +68,7 @@ final class DatabaseWiring {
       AutoCloseable ops,
       UnaryOperator<SegmentStore> decorate) {
     // Refused before the pool, the lease thread and the engine exist: nothing to leave behind.
-    LeafGrpcService.checkStreamMemory(config.api().maxStreamMemory());
+    LeafGrpcService.checkStreamMemory(config.api().streams().maxMemory());
     intercept(builder, config.ops(), access, metrics);
     if (builder instanceof NettyServerBuilder netty) {
       ConnectionLimits.apply(netty, config.api());

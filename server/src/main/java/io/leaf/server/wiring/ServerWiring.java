@@ -92,7 +92,7 @@ public final class ServerWiring {
     ServerHealth health =
         new ServerHealth(
             new ServerHealth.Database(store, stores.schemaInit(), allocator.ticker()),
-            config.api().maxWatches(),
+            config.api().streams().maxWatches(),
             allocator,
             snowflake.generator()::leaseValid,
             ServerThreads.healthMonitor());
@@ -104,12 +104,12 @@ public final class ServerWiring {
             config.sweep().idleTtl(),
             config.sweep().tick(),
             ServerThreads.idleSweeper());
-    int queuedDbCalls = config.api().maxQueuedDbCalls();
+    int queuedDbCalls = config.api().dbCalls().maxQueued();
     DatabaseCalls database =
         new DatabaseCalls(
-            ServerThreads.databaseCalls(config.api().dbCallThreads(), queuedDbCalls),
+            ServerThreads.databaseCalls(config.api().dbCalls().threads(), queuedDbCalls),
             queuedDbCalls);
-    ThreadPoolExecutor streamPump = ServerThreads.streamPump(config.api().maxStreams());
+    ThreadPoolExecutor streamPump = ServerThreads.streamPump(config.api().streams().maxStreams());
     FormattedIssuer issuer =
         new FormattedIssuer(
             allocator,
