@@ -92,7 +92,7 @@ class ServerConfigTest {
         "LEAF_ADMIN_TOKEN is set but empty; unset it to require no token",
         fromEnv.getMessage(),
         "an empty variable does not turn the token off");
-    assertEquals(null, parse(Map.of()).ops().adminToken(), "left out: no token");
+    assertEquals(null, parse(Map.of()).ops().tokens().adminToken(), "left out: no token");
   }
 
   @Test

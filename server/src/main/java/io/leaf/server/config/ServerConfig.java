@@ -149,17 +149,20 @@ public record ServerConfig(
       throw new IllegalArgumentException(
           "--metrics-port must differ from --port, both " + metricsPort);
     }
-    return new OpsConfig(
-        metricsPort,
-        v.get(SecurityFlags.TLS_CERT),
-        v.get(SecurityFlags.TLS_KEY),
-        v.get(SecurityFlags.TLS_CLIENT_CA),
-        v.get(SecurityFlags.TLS_REFRESH),
-        token(v, SecurityFlags.ADMIN_TOKEN, SecurityFlags.ADMIN_TOKEN_FILE),
-        token(v, SecurityFlags.CLIENT_TOKEN, SecurityFlags.CLIENT_TOKEN_FILE),
-        v.get(SecurityFlags.TOKENS_FILE),
-        v.get(SecurityFlags.TOKENS_REFRESH),
-        v.get(SecurityFlags.MONITOR_PUBLIC));
+    // Every flag is read first (an unreadable token file fails here), then TLS is checked and then
+    // the tokens: with several mistakes, the first in this order is named.
+    Path tlsCert = v.get(SecurityFlags.TLS_CERT);
+    Path tlsKey = v.get(SecurityFlags.TLS_KEY);
+    Path tlsClientCa = v.get(SecurityFlags.TLS_CLIENT_CA);
+    Duration tlsRefresh = v.get(SecurityFlags.TLS_REFRESH);
+    String adminToken = token(v, SecurityFlags.ADMIN_TOKEN, SecurityFlags.ADMIN_TOKEN_FILE);
+    String clientToken = token(v, SecurityFlags.CLIENT_TOKEN, SecurityFlags.CLIENT_TOKEN_FILE);
+    Path tokensFile = v.get(SecurityFlags.TOKENS_FILE);
+    Duration tokensRefresh = v.get(SecurityFlags.TOKENS_REFRESH);
+    boolean monitorPublic = v.get(SecurityFlags.MONITOR_PUBLIC);
+    TlsConfig tls = new TlsConfig(tlsCert, tlsKey, tlsClientCa, tlsRefresh);
+    TokenConfig tokens = new TokenConfig(adminToken, clientToken, tokensFile, tokensRefresh);
+    return new OpsConfig(metricsPort, tls, tokens, monitorPublic);
   }
 
   /** The token given directly or in its file (surrounding whitespace dropped); null: neither. */

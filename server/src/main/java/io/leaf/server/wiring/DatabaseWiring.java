@@ -173,7 +173,7 @@ final class DatabaseWiring {
   /** The token check, then the metrics interceptors (outermost: they see refusals too). */
   private static void intercept(
       ServerBuilder<?> builder, OpsConfig ops, TokenAccess access, Metrics metrics) {
-    if (ops.tokensEnabled()) {
+    if (ops.tokens().enabled()) {
       builder.intercept(new TokenAuthInterceptor(access));
     }
     if (metrics != null) {
