@@ -23,7 +23,7 @@ class ServerConfigTest {
     ServerConfig c = parse(Map.of());
     assertEquals(50051, c.api().port());
     assertEquals(io.leaf.server.config.Flags.DEFAULT_DB_URL, c.database().url());
-    assertEquals(Duration.ofMinutes(15), c.sweep().idleTtl());
+    assertEquals(Duration.ofMinutes(15), c.segments().sweep().idleTtl());
     assertEquals(10_000_000, c.api().calls().maxBatch());
   }
 
@@ -31,7 +31,7 @@ class ServerConfigTest {
   void parse_flagBeatsEnvBeatsDefault() {
     ServerConfig c = parse(Map.of("LEAF_PORT", "6000", "LEAF_IDLE_TTL", "30s"), "--port=7000");
     assertEquals(7000, c.api().port());
-    assertEquals(Duration.ofSeconds(30), c.sweep().idleTtl());
+    assertEquals(Duration.ofSeconds(30), c.segments().sweep().idleTtl());
   }
 
   @Test
@@ -157,12 +157,12 @@ class ServerConfigTest {
   @Test
   void parse_limits_defaultsAndFlagsReachTheEngine() {
     ServerConfig d = parse(Map.of());
-    assertEquals(10_000, d.engine().maxWaiting());
+    assertEquals(10_000, d.segments().engine().maxWaiting());
     assertEquals(256, d.api().streams().maxStreams());
     assertEquals(1_000, d.api().connections().maxCalls());
-    assertEquals(Duration.ofSeconds(2), d.engine().missingTagTtl());
-    assertEquals(2, d.engine().firstLoads().threads());
-    assertEquals(100, d.engine().firstLoads().queue());
+    assertEquals(Duration.ofSeconds(2), d.segments().engine().missingTagTtl());
+    assertEquals(2, d.segments().engine().firstLoads().threads());
+    assertEquals(100, d.segments().engine().firstLoads().queue());
     assertEquals(4, d.api().dbCalls().threads());
     assertEquals(1_000, d.api().dbCalls().maxQueued());
 
@@ -226,9 +226,9 @@ class ServerConfigTest {
   @Test
   void ledger_defaultsOnThirtyDays_offAndRetentionRead() {
     ServerConfig d = parse(Map.of());
-    assertEquals(new LedgerConfig(true, java.time.Duration.ofDays(30)), d.ledger());
+    assertEquals(new LedgerConfig(true, java.time.Duration.ofDays(30)), d.segments().ledger());
     ServerConfig off = parse(Map.of(), "--ledger", "off", "--ledger-retention", "7d");
-    assertEquals(new LedgerConfig(false, java.time.Duration.ofDays(7)), off.ledger());
+    assertEquals(new LedgerConfig(false, java.time.Duration.ofDays(7)), off.segments().ledger());
     assertMessage("--ledger must be on or off, got maybe", "--ledger", "maybe");
   }
 

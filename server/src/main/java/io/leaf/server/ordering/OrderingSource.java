@@ -64,7 +64,7 @@ public record OrderingSource(
     return new Ordering(
         new Ordering.Stores(store, sections, tags),
         allocator,
-        config.ordering(),
+        config.idSpace().ordering(),
         Ticker.systemTicker(),
         threads,
         new Ordering.Forwarding(

@@ -69,15 +69,16 @@ final class HttpWiring {
     List<MonitorData.Limit> limits =
         List.of(
             new MonitorData.Limit(
-                "--max-waiting", config.engine().maxWaiting(), allocator::waitingCalls),
+                "--max-waiting", config.segments().engine().maxWaiting(), allocator::waitingCalls),
             new MonitorData.Limit(
                 "--max-streams", config.api().streams().maxStreams(), service::openStreams),
             new MonitorData.Limit(
                 "--max-stream-memory", service.streamMemoryBytes(), service::streamMemoryUsedBytes),
             new MonitorData.Limit("--max-watches", config.api().streams().maxWatches(), null),
-            new MonitorData.Limit("--max-queued-loads", config.engine().loaders().queue(), null),
             new MonitorData.Limit(
-                "--max-queued-first-loads", config.engine().firstLoads().queue(), null),
+                "--max-queued-loads", config.segments().engine().loaders().queue(), null),
+            new MonitorData.Limit(
+                "--max-queued-first-loads", config.segments().engine().firstLoads().queue(), null),
             new MonitorData.Limit(
                 "--max-queued-db-calls", config.api().dbCalls().maxQueued(), null),
             new MonitorData.Limit(
