@@ -151,9 +151,9 @@ public final class BenchServer implements AutoCloseable {
   /** The settings that matter to a reader of the results. */
   public String describe() {
     return "LeafServer over Netty on 127.0.0.1, db-pool-size "
-        + config.engine().loaderThreads()
+        + config.segments().engine().loaders().threads()
         + ", max-step "
-        + config.engine().maxStep()
+        + config.segments().engine().maxStep()
         + (loadDelay.isZero() ? "" : ", +" + loadDelay.toMillis() + " ms per segment load");
   }
 

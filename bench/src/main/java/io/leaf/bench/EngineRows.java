@@ -116,9 +116,9 @@ final class EngineRows {
             + fmt(HeapPerTag.STEP)
             + ", every buffer in an"
             + " IdleTagSweeper's wheel (idle-ttl "
-            + HeapPerTag.SERVER_DEFAULTS.sweep().idleTtl().toMinutes()
+            + HeapPerTag.SERVER_DEFAULTS.segments().sweep().idleTtl().toMinutes()
             + " min, tick "
-            + HeapPerTag.SERVER_DEFAULTS.sweep().tick().toSeconds()
+            + HeapPerTag.SERVER_DEFAULTS.segments().sweep().tick().toSeconds()
             + " s); used heap"
             + " after 3× System.gc(), before and after; separate JVM "
             + String.join(" ", jvmArgs),

@@ -70,8 +70,8 @@ public final class HeapPerTag {
         new IdleTagSweeper(
             allocator,
             intake,
-            SERVER_DEFAULTS.sweep().idleTtl(),
-            SERVER_DEFAULTS.sweep().tick(),
+            SERVER_DEFAULTS.segments().sweep().idleTtl(),
+            SERVER_DEFAULTS.segments().sweep().tick(),
             ServerThreads.idleSweeper());
     try {
       long before = usedAfterGc();

@@ -36,7 +36,7 @@ public final class Main {
     }
     // Logging first, on this thread alone: a logger used on another thread while SLF4J
     // initialises is substituted, and SLF4J then prints its own warning lines on stderr.
-    LogLevels.apply(config.logLevel());
+    LogLevels.apply(config.ops().logLevel());
     // jOOQ's and the driver's classes load on a second core while the port is bound
     // (docs/benchmarks.md, P12).
     ServerThreads.warmUp(() -> StoreWarmUp.run(config.database().url()));

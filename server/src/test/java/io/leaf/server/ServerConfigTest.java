@@ -23,15 +23,15 @@ class ServerConfigTest {
     ServerConfig c = parse(Map.of());
     assertEquals(50051, c.api().port());
     assertEquals(io.leaf.server.config.Flags.DEFAULT_DB_URL, c.database().url());
-    assertEquals(Duration.ofMinutes(15), c.sweep().idleTtl());
-    assertEquals(10_000_000, c.api().maxBatch());
+    assertEquals(Duration.ofMinutes(15), c.segments().sweep().idleTtl());
+    assertEquals(10_000_000, c.api().calls().maxBatch());
   }
 
   @Test
   void parse_flagBeatsEnvBeatsDefault() {
     ServerConfig c = parse(Map.of("LEAF_PORT", "6000", "LEAF_IDLE_TTL", "30s"), "--port=7000");
     assertEquals(7000, c.api().port());
-    assertEquals(Duration.ofSeconds(30), c.sweep().idleTtl());
+    assertEquals(Duration.ofSeconds(30), c.segments().sweep().idleTtl());
   }
 
   @Test
@@ -92,7 +92,7 @@ class ServerConfigTest {
         "LEAF_ADMIN_TOKEN is set but empty; unset it to require no token",
         fromEnv.getMessage(),
         "an empty variable does not turn the token off");
-    assertEquals(null, parse(Map.of()).ops().adminToken(), "left out: no token");
+    assertEquals(null, parse(Map.of()).ops().tokens().adminToken(), "left out: no token");
   }
 
   @Test
@@ -157,14 +157,14 @@ class ServerConfigTest {
   @Test
   void parse_limits_defaultsAndFlagsReachTheEngine() {
     ServerConfig d = parse(Map.of());
-    assertEquals(10_000, d.engine().maxWaiting());
-    assertEquals(256, d.api().maxStreams());
-    assertEquals(1_000, d.api().maxCallsPerConnection());
-    assertEquals(Duration.ofSeconds(2), d.engine().missingTagTtl());
-    assertEquals(2, d.engine().firstLoadThreads());
-    assertEquals(100, d.engine().firstLoadQueue());
-    assertEquals(4, d.api().dbCallThreads());
-    assertEquals(1_000, d.api().maxQueuedDbCalls());
+    assertEquals(10_000, d.segments().engine().maxWaiting());
+    assertEquals(256, d.api().streams().maxStreams());
+    assertEquals(1_000, d.api().connections().maxCalls());
+    assertEquals(Duration.ofSeconds(2), d.segments().engine().missingTagTtl());
+    assertEquals(2, d.segments().engine().firstLoads().threads());
+    assertEquals(100, d.segments().engine().firstLoads().queue());
+    assertEquals(4, d.api().dbCalls().threads());
+    assertEquals(1_000, d.api().dbCalls().maxQueued());
 
     ServerConfig c =
         parse(
@@ -180,15 +180,15 @@ class ServerConfigTest {
     EngineConfig e = c.engine(EngineConfig.DEFAULTS);
     assertEquals(7, e.maxWaiting(), "from the environment");
     assertEquals(Duration.ofMillis(500), e.missingTagTtl());
-    assertEquals(3, e.firstLoadThreads());
-    assertEquals(9, e.firstLoadQueue());
-    assertEquals(5, e.loaderThreads(), "--db-pool-size sizes the loader of served tags");
+    assertEquals(3, e.firstLoads().threads());
+    assertEquals(9, e.firstLoads().queue());
+    assertEquals(5, e.loaders().threads(), "--db-pool-size sizes the loader of served tags");
   }
 
   @Test
   void parse_loaderQueueAndConnections_reachTheEngineAndThePool() {
     ServerConfig d = parse(Map.of());
-    assertEquals(10_000, d.engine(EngineConfig.DEFAULTS).loaderQueue());
+    assertEquals(10_000, d.engine(EngineConfig.DEFAULTS).loaders().queue());
     assertEquals(
         8 + 2 + 4 + 2 + 1 + 2,
         d.connections(),
@@ -205,7 +205,7 @@ class ServerConfigTest {
             "1",
             "--db-call-threads",
             "2");
-    assertEquals(50, c.engine(EngineConfig.DEFAULTS).loaderQueue());
+    assertEquals(50, c.engine(EngineConfig.DEFAULTS).loaders().queue());
     assertEquals(3 + 1 + 2 + 2 + 1 + 2, c.connections());
     assertEquals(
         3 + 1 + 2 + 2 + 2,
@@ -226,9 +226,9 @@ class ServerConfigTest {
   @Test
   void ledger_defaultsOnThirtyDays_offAndRetentionRead() {
     ServerConfig d = parse(Map.of());
-    assertEquals(new LedgerConfig(true, java.time.Duration.ofDays(30)), d.ledger());
+    assertEquals(new LedgerConfig(true, java.time.Duration.ofDays(30)), d.segments().ledger());
     ServerConfig off = parse(Map.of(), "--ledger", "off", "--ledger-retention", "7d");
-    assertEquals(new LedgerConfig(false, java.time.Duration.ofDays(7)), off.ledger());
+    assertEquals(new LedgerConfig(false, java.time.Duration.ofDays(7)), off.segments().ledger());
     assertMessage("--ledger must be on or off, got maybe", "--ledger", "maybe");
   }
 
@@ -246,16 +246,19 @@ class ServerConfigTest {
 
   @Test
   void parse_maxStreamMemory_autoOrASizeOfAtLeastOneMebibyte() {
-    assertEquals(0, parse(Map.of()).api().maxStreamMemory(), "auto by default");
-    assertEquals(64L << 20, parse(Map.of(), "--max-stream-memory", "64m").api().maxStreamMemory());
-    assertEquals(2L << 30, parse(Map.of("LEAF_MAX_STREAM_MEMORY", "2G")).api().maxStreamMemory());
+    assertEquals(0, parse(Map.of()).api().streams().maxMemory(), "auto by default");
     assertEquals(
-        1L << 20, parse(Map.of(), "--max-stream-memory", "1048576").api().maxStreamMemory());
+        64L << 20, parse(Map.of(), "--max-stream-memory", "64m").api().streams().maxMemory());
+    assertEquals(
+        2L << 30, parse(Map.of("LEAF_MAX_STREAM_MEMORY", "2G")).api().streams().maxMemory());
+    assertEquals(
+        1L << 20, parse(Map.of(), "--max-stream-memory", "1048576").api().streams().maxMemory());
     assertEquals(
         64L << 20,
-        parse(Map.of(), "--max-stream-memory", "67108864").api().maxStreamMemory(),
+        parse(Map.of(), "--max-stream-memory", "67108864").api().streams().maxMemory(),
         "a plain byte count of any length");
-    assertEquals(1L << 40, parse(Map.of(), "--max-stream-memory", "1024g").api().maxStreamMemory());
+    assertEquals(
+        1L << 40, parse(Map.of(), "--max-stream-memory", "1024g").api().streams().maxMemory());
     assertMessage(
         "--max-stream-memory must be auto or a size from 1m to 1024g, like 64m or 1g,"
             + " got 1025g",

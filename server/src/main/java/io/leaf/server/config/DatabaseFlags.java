@@ -23,7 +23,7 @@ final class DatabaseFlags {
   static final Flag<Integer> DB_POOL_SIZE =
       Flag.of(
           "db-pool-size",
-          Integer.toString(ENGINE.loaderThreads()),
+          Integer.toString(ENGINE.loaders().threads()),
           "segment loader threads of tags this server"
               + " serves, each with its own pooled connection (the pool adds one per first-load and"
               + " db-call thread, one for health checks and one for the worker lease)",
@@ -31,19 +31,19 @@ final class DatabaseFlags {
   static final Flag<Integer> MAX_QUEUED_LOADS =
       Flag.of(
           "max-queued-loads",
-          Integer.toString(ENGINE.loaderQueue()),
+          Integer.toString(ENGINE.loaders().queue()),
           "segment loads of served tags that may wait for a loader thread",
           Parsers.integer(1, 1_000_000));
   static final Flag<Integer> FIRST_LOAD_THREADS =
       Flag.of(
           "first-load-threads",
-          Integer.toString(ENGINE.firstLoadThreads()),
+          Integer.toString(ENGINE.firstLoads().threads()),
           "threads loading the first segment of tags this server holds nothing of",
           Parsers.integer(1, 1000));
   static final Flag<Integer> MAX_QUEUED_FIRST_LOADS =
       Flag.of(
           "max-queued-first-loads",
-          Integer.toString(ENGINE.firstLoadQueue()),
+          Integer.toString(ENGINE.firstLoads().queue()),
           "such first loads that may wait for a thread",
           Parsers.integer(1, 1_000_000));
   static final Flag<Integer> DB_CALL_THREADS =

@@ -21,31 +21,18 @@ import java.util.function.Function;
  *
  * @param api the gRPC port, limits and database-call pool
  * @param database where the database is
- * @param engine the engine's flags over {@link EngineConfig#DEFAULTS}
- * @param sweep when idle tags are evicted
+ * @param segments the engine's flags, the idle sweep and the ledger
  * @param http the HTTP port and its bounds
- * @param ops the metrics port, TLS and tokens
- * @param snowflake the snowflake layout and worker lease
- * @param logLevel one of {@link Flags#LOG_LEVELS}
- * @param formatKey the key of opaque formatted numbers ({@code --format-key-file}); empty: none
- * @param region the share of the ID space this server issues ({@code --region}); {@link
- *     Region#NONE}: all of it
- * @param ledger whether ranges taken are recorded, and for how long
- * @param ordering where this server is reached by others and how long a tag's owner lease lives
+ * @param ops the metrics port, log level, TLS and tokens
+ * @param idSpace the snowflake layout, the format key, the region and the tags' ordering
  */
 public record ServerConfig(
     ApiConfig api,
     DatabaseConfig database,
-    EngineConfig engine,
-    SweepConfig sweep,
+    SegmentConfig segments,
     HttpConfig http,
     OpsConfig ops,
-    SnowflakeConfig snowflake,
-    String logLevel,
-    Optional<FormatKey> formatKey,
-    Region region,
-    LedgerConfig ledger,
-    OrderingConfig ordering) {
+    IdSpaceConfig idSpace) {
 
   /** Reads flags, then the environment, then defaults. */
   public static ServerConfig parse(String[] args, Function<String, String> env) {
@@ -64,7 +51,6 @@ public record ServerConfig(
             .withMissingTagTtl(v.get(Flags.MISSING_TAG_TTL));
     SweepConfig sweep = SweepConfig.from(v);
     OpsConfig ops = ops(v, api.port());
-    String logLevel = v.get(Flags.LOG_LEVEL);
     HttpConfig http = http(v, api.port());
     Region region = v.get(Flags.REGION);
     SnowflakeConfig snowflake =
@@ -77,24 +63,22 @@ public record ServerConfig(
                     v.get(SnowflakeFlags.SNOWFLAKE_BITS)),
                 v.isSet(SnowflakeFlags.WORKER_ID_RANGE))
             .withMaxClientLeases(v.get(SnowflakeFlags.MAX_CLIENT_LEASES));
-    return new ServerConfig(
-        api,
-        database,
-        engine,
-        sweep,
-        http,
-        ops,
-        snowflake,
-        logLevel,
-        formatKey(v.get(Flags.FORMAT_KEY_FILE)),
-        region,
-        LedgerConfig.from(v),
+    Optional<FormatKey> formatKey = formatKey(v.get(Flags.FORMAT_KEY_FILE));
+    LedgerConfig ledger = LedgerConfig.from(v);
+    OrderingConfig ordering =
         OrderingConfig.from(
             v.get(Flags.ADVERTISE_ADDRESS),
             api.port(),
             v.get(Flags.TAG_LEASE_TTL),
             v.get(Flags.SEQUENCE_MAX_KEYS),
-            v.get(Flags.MAX_HELD_STRICT_CALLS)));
+            v.get(Flags.MAX_HELD_STRICT_CALLS));
+    return new ServerConfig(
+        api,
+        database,
+        new SegmentConfig(engine, sweep, ledger),
+        http,
+        ops,
+        new IdSpaceConfig(snowflake, formatKey, region, ordering));
   }
 
   /** The key in {@code file}; the message never shows a byte of it. */
@@ -149,17 +133,21 @@ public record ServerConfig(
       throw new IllegalArgumentException(
           "--metrics-port must differ from --port, both " + metricsPort);
     }
-    return new OpsConfig(
-        metricsPort,
-        v.get(SecurityFlags.TLS_CERT),
-        v.get(SecurityFlags.TLS_KEY),
-        v.get(SecurityFlags.TLS_CLIENT_CA),
-        v.get(SecurityFlags.TLS_REFRESH),
-        token(v, SecurityFlags.ADMIN_TOKEN, SecurityFlags.ADMIN_TOKEN_FILE),
-        token(v, SecurityFlags.CLIENT_TOKEN, SecurityFlags.CLIENT_TOKEN_FILE),
-        v.get(SecurityFlags.TOKENS_FILE),
-        v.get(SecurityFlags.TOKENS_REFRESH),
-        v.get(SecurityFlags.MONITOR_PUBLIC));
+    // Every flag is read first (an unreadable token file fails here), then TLS is checked and then
+    // the tokens: with several mistakes, the first in this order is named.
+    Path tlsCert = v.get(SecurityFlags.TLS_CERT);
+    Path tlsKey = v.get(SecurityFlags.TLS_KEY);
+    Path tlsClientCa = v.get(SecurityFlags.TLS_CLIENT_CA);
+    Duration tlsRefresh = v.get(SecurityFlags.TLS_REFRESH);
+    String adminToken = token(v, SecurityFlags.ADMIN_TOKEN, SecurityFlags.ADMIN_TOKEN_FILE);
+    String clientToken = token(v, SecurityFlags.CLIENT_TOKEN, SecurityFlags.CLIENT_TOKEN_FILE);
+    Path tokensFile = v.get(SecurityFlags.TOKENS_FILE);
+    Duration tokensRefresh = v.get(SecurityFlags.TOKENS_REFRESH);
+    boolean monitorPublic = v.get(SecurityFlags.MONITOR_PUBLIC);
+    TlsConfig tls = new TlsConfig(tlsCert, tlsKey, tlsClientCa, tlsRefresh);
+    TokenConfig tokens = new TokenConfig(adminToken, clientToken, tokensFile, tokensRefresh);
+    String logLevel = v.get(Flags.LOG_LEVEL);
+    return new OpsConfig(metricsPort, logLevel, tls, tokens, monitorPublic);
   }
 
   /** The token given directly or in its file (surrounding whitespace dropped); null: neither. */
@@ -200,86 +188,91 @@ public record ServerConfig(
    * another kind holds.
    */
   public int connections() {
-    return engine.loaderThreads()
-        + engine.firstLoadThreads()
-        + api.dbCallThreads()
+    EngineConfig engine = segments.engine();
+    return engine.loaders().threads()
+        + engine.firstLoads().threads()
+        + api.dbCalls().threads()
         + 2
-        + (ledger.on() ? 1 : 0)
+        + (segments.ledger().on() ? 1 : 0)
         + 2;
   }
 
   /** {@code base} (its back-off, say) with the engine settings these flags set. */
   public EngineConfig engine(EngineConfig base) {
+    EngineConfig engine = segments.engine();
     return base.withMaxStep(engine.maxStep())
-        .withLoaderThreads(engine.loaderThreads())
-        .withLoaderQueue(engine.loaderQueue())
+        .withLoaderThreads(engine.loaders().threads())
+        .withLoaderQueue(engine.loaders().queue())
         .withMaxWaiting(engine.maxWaiting())
-        .withFirstLoads(engine.firstLoadThreads(), engine.firstLoadQueue())
+        .withFirstLoads(engine.firstLoads().threads(), engine.firstLoads().queue())
         .withMissingTagTtl(engine.missingTagTtl());
   }
 
-  /** The password and the tokens never appear in logs. */
+  /**
+   * The start line: every flag in a fixed order that does not follow the records (tests and docs
+   * read it). The password and the tokens never appear in logs.
+   */
   @Override
   public String toString() {
+    EngineConfig engine = segments.engine();
+    SweepConfig sweep = segments.sweep();
     return "port="
         + api.port()
         + " "
         + database
         + " db-pool-size="
-        + engine.loaderThreads()
+        + engine.loaders().threads()
         + " idle-ttl="
         + sweep.idleTtl()
         + " sweep-tick="
         + sweep.tick()
         + " max-batch="
-        + api.maxBatch()
+        + api.calls().maxBatch()
         + " max-step="
         + engine.maxStep()
         + " max-wait="
-        + api.maxWait()
+        + api.calls().maxWait()
         + " shutdown-grace="
         + api.shutdownGrace()
         + " max-waiting="
         + engine.maxWaiting()
         + " max-streams="
-        + api.maxStreams()
+        + api.streams().maxStreams()
         + " max-stream-memory="
-        + (api.maxStreamMemory() == 0 ? "auto" : api.maxStreamMemory())
+        + (api.streams().maxMemory() == 0 ? "auto" : api.streams().maxMemory())
         + " max-watches="
-        + api.maxWatches()
+        + api.streams().maxWatches()
         + " max-calls-per-connection="
-        + api.maxCallsPerConnection()
+        + api.connections().maxCalls()
         + " max-connection-age="
-        + (api.maxConnectionAge().isZero() ? "off" : api.maxConnectionAge())
+        + (api.connections().maxAge().isZero() ? "off" : api.connections().maxAge())
         + " max-connection-age-grace="
-        + api.maxConnectionAgeGrace()
+        + api.connections().maxAgeGrace()
         + " missing-tag-ttl="
         + engine.missingTagTtl()
         + " first-load-threads="
-        + engine.firstLoadThreads()
+        + engine.firstLoads().threads()
         + " max-queued-first-loads="
-        + engine.firstLoadQueue()
+        + engine.firstLoads().queue()
         + " db-call-threads="
-        + api.dbCallThreads()
+        + api.dbCalls().threads()
         + " max-queued-db-calls="
-        + api.maxQueuedDbCalls()
+        + api.dbCalls().maxQueued()
         + " max-queued-loads="
-        + engine.loaderQueue()
+        + engine.loaders().queue()
         + " "
         + ops
-        + " log-level="
-        + logLevel
         + " "
         + http
         + " "
-        + snowflake
+        + idSpace.snowflake()
         + " format-key="
-        + formatKey.map(k -> "fingerprint " + k.fingerprint()).orElse("unset")
+        + idSpace.formatKey().map(k -> "fingerprint " + k.fingerprint()).orElse("unset")
         + " region="
-        + region
+        + idSpace.region()
         + " "
-        + ledger
+        + segments.ledger()
         + " "
-        + ordering;
+        + idSpace.ordering();
   }
 }

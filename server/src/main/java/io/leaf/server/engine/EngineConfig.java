@@ -6,51 +6,40 @@ import java.time.Duration;
  * Tuning and limits of the {@link SegmentAllocator}.
  *
  * @param maxStep the dynamic step never doubles past this
- * @param loaderThreads threads loading segments of tags this server has served
- * @param loaderQueue such loads that may wait for a loader thread before new ones are refused
- * @param minBackoff pause after the first failed load of a tag; doubles per failure
- * @param maxBackoff longest pause between loads of a tag whose database is failing
+ * @param loaders the threads loading segments of tags this server has served, and the loads that
+ *     may wait for one
+ * @param firstLoads the threads loading the first segment of tags this server does not hold, and
+ *     the first loads that may wait for one
+ * @param backoff the pause between loads of a tag whose database is failing
  * @param maxWaiting calls that may wait for a segment at once, server-wide
- * @param firstLoadThreads threads loading the first segment of tags this server does not hold
- * @param firstLoadQueue first loads that may wait for such a thread before new ones are refused
  * @param missingTagTtl how long a tag the database did not have is answered NOT_FOUND from memory
  */
 public record EngineConfig(
     int maxStep,
-    int loaderThreads,
-    int loaderQueue,
-    Duration minBackoff,
-    Duration maxBackoff,
+    LoadPool loaders,
+    LoadPool firstLoads,
+    Backoff backoff,
     int maxWaiting,
-    int firstLoadThreads,
-    int firstLoadQueue,
     Duration missingTagTtl) {
 
   public static final EngineConfig DEFAULTS =
       new EngineConfig(
           StepPolicy.DEFAULT_MAX_STEP,
-          8,
+          new LoadPool(8, 10_000),
+          new LoadPool(2, 100),
+          new Backoff(Duration.ofMillis(100), Duration.ofSeconds(5)),
           10_000,
-          Duration.ofMillis(100),
-          Duration.ofSeconds(5),
-          10_000,
-          2,
-          100,
           Duration.ofSeconds(2));
 
   public EngineConfig {
     if (maxStep < 1 || maxStep > 1_000_000_000) {
       throw new IllegalArgumentException("maxStep must be between 1 and 1000000000: " + maxStep);
     }
-    atLeastOne("loaderThreads", loaderThreads);
-    atLeastOne("loaderQueue", loaderQueue);
+    atLeastOne("loaderThreads", loaders.threads());
+    atLeastOne("loaderQueue", loaders.queue());
     atLeastOne("maxWaiting", maxWaiting);
-    atLeastOne("firstLoadThreads", firstLoadThreads);
-    atLeastOne("firstLoadQueue", firstLoadQueue);
-    if (minBackoff.isNegative() || maxBackoff.compareTo(minBackoff) < 0) {
-      throw new IllegalArgumentException(
-          "backoff must satisfy 0 <= min <= max: " + minBackoff + ", " + maxBackoff);
-    }
+    atLeastOne("firstLoadThreads", firstLoads.threads());
+    atLeastOne("firstLoadQueue", firstLoads.queue());
     if (missingTagTtl.isNegative()) {
       throw new IllegalArgumentException("missingTagTtl must not be negative: " + missingTagTtl);
     }
@@ -63,93 +52,44 @@ public record EngineConfig(
   }
 
   public EngineConfig withMaxStep(int value) {
-    return new EngineConfig(
-        value,
-        loaderThreads,
-        loaderQueue,
-        minBackoff,
-        maxBackoff,
-        maxWaiting,
-        firstLoadThreads,
-        firstLoadQueue,
-        missingTagTtl);
+    return new EngineConfig(value, loaders, firstLoads, backoff, maxWaiting, missingTagTtl);
   }
 
   public EngineConfig withLoaderThreads(int value) {
     return new EngineConfig(
         maxStep,
-        value,
-        loaderQueue,
-        minBackoff,
-        maxBackoff,
+        new LoadPool(value, loaders.queue()),
+        firstLoads,
+        backoff,
         maxWaiting,
-        firstLoadThreads,
-        firstLoadQueue,
         missingTagTtl);
   }
 
   public EngineConfig withLoaderQueue(int value) {
     return new EngineConfig(
         maxStep,
-        loaderThreads,
-        value,
-        minBackoff,
-        maxBackoff,
+        new LoadPool(loaders.threads(), value),
+        firstLoads,
+        backoff,
         maxWaiting,
-        firstLoadThreads,
-        firstLoadQueue,
         missingTagTtl);
   }
 
   public EngineConfig withBackoff(Duration min, Duration max) {
     return new EngineConfig(
-        maxStep,
-        loaderThreads,
-        loaderQueue,
-        min,
-        max,
-        maxWaiting,
-        firstLoadThreads,
-        firstLoadQueue,
-        missingTagTtl);
+        maxStep, loaders, firstLoads, new Backoff(min, max), maxWaiting, missingTagTtl);
   }
 
   public EngineConfig withMaxWaiting(int value) {
-    return new EngineConfig(
-        maxStep,
-        loaderThreads,
-        loaderQueue,
-        minBackoff,
-        maxBackoff,
-        value,
-        firstLoadThreads,
-        firstLoadQueue,
-        missingTagTtl);
+    return new EngineConfig(maxStep, loaders, firstLoads, backoff, value, missingTagTtl);
   }
 
   public EngineConfig withFirstLoads(int threads, int queue) {
     return new EngineConfig(
-        maxStep,
-        loaderThreads,
-        loaderQueue,
-        minBackoff,
-        maxBackoff,
-        maxWaiting,
-        threads,
-        queue,
-        missingTagTtl);
+        maxStep, loaders, new LoadPool(threads, queue), backoff, maxWaiting, missingTagTtl);
   }
 
   public EngineConfig withMissingTagTtl(Duration value) {
-    return new EngineConfig(
-        maxStep,
-        loaderThreads,
-        loaderQueue,
-        minBackoff,
-        maxBackoff,
-        maxWaiting,
-        firstLoadThreads,
-        firstLoadQueue,
-        value);
+    return new EngineConfig(maxStep, loaders, firstLoads, backoff, maxWaiting, value);
   }
 }

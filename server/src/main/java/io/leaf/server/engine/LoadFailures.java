@@ -72,8 +72,8 @@ final class LoadFailures {
                     b.bizTag(),
                     failure,
                     ticker.read(),
-                    config.minBackoff().toNanos(),
-                    config.maxBackoff().toNanos());
+                    config.backoff().min().toNanos(),
+                    config.backoff().max().toNanos());
     if (failure instanceof TagNotFoundException) {
       tags.served().forget(b.bizTag());
     }
@@ -91,8 +91,8 @@ final class LoadFailures {
             : b.onLoadFailed(
                 failure,
                 ticker.read(),
-                config.minBackoff().toNanos(),
-                config.maxBackoff().toNanos());
+                config.backoff().min().toNanos(),
+                config.backoff().max().toNanos());
     return warning(b.bizTag(), failure, failures);
   }
 

@@ -105,12 +105,12 @@ final class SegmentLoader {
         throw new LimitExceededException(
             "too many first loads of tags this server holds no"
                 + " segment of are waiting for the database",
-            config.firstLoadQueue(),
+            config.firstLoads().queue(),
             FIRST_LOAD_FLAG);
       }
       throw new LimitExceededException(
           "too many segment loads are waiting for the database",
-          config.loaderQueue(),
+          config.loaders().queue(),
           LOAD_QUEUE_FLAG);
     }
     b.onLoadStarted(done);

@@ -2,6 +2,7 @@ package io.leaf.server.grpc;
 
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.config.ApiConfig;
+import io.leaf.server.config.ConnectionBounds;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,10 +23,11 @@ public final class ConnectionLimits {
   /** Sets the limits on {@code netty}; an age of zero ({@code off}) sets no age. */
   public static void apply(NettyServerBuilder netty, ApiConfig api) {
     // HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: a client holds further calls until one ends.
-    netty.maxConcurrentCallsPerConnection(api.maxCallsPerConnection());
-    if (!api.maxConnectionAge().isZero()) {
-      netty.maxConnectionAge(api.maxConnectionAge().toNanos(), TimeUnit.NANOSECONDS);
-      netty.maxConnectionAgeGrace(api.maxConnectionAgeGrace().toNanos(), TimeUnit.NANOSECONDS);
+    ConnectionBounds bounds = api.connections();
+    netty.maxConcurrentCallsPerConnection(bounds.maxCalls());
+    if (!bounds.maxAge().isZero()) {
+      netty.maxConnectionAge(bounds.maxAge().toNanos(), TimeUnit.NANOSECONDS);
+      netty.maxConnectionAgeGrace(bounds.maxAgeGrace().toNanos(), TimeUnit.NANOSECONDS);
     }
   }
 }

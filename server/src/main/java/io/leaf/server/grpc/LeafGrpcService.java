@@ -76,10 +76,10 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
 
   /**
    * @param admin the RPCs of a tag's row and of the ledger
-   * @param api the limits: {@code maxWait} (longest a call waits for a segment when the caller set
-   *     no shorter deadline), {@code maxBatch} (the largest {@code count} NextIdBatch accepts),
-   *     {@code maxStreams} and {@code maxStreamMemory} (bytes the chunks of all open streams may
-   *     hold in flight; 0: a quarter of what the JVM has for them)
+   * @param api the limits: its calls' {@code maxWait} (longest a call waits for a segment when the
+   *     caller set no shorter deadline) and {@code maxBatch} (the largest {@code count} NextIdBatch
+   *     accepts), its streams' {@code maxStreams} and {@code maxMemory} (bytes the chunks of all
+   *     open streams may hold in flight; 0: a quarter of what the JVM has for them)
    * @param database where the calls that touch the database run
    * @param pump where NextIdBatch streams take IDs and encode chunks; its queue must hold one task
    *     per open stream ({@code maxStreams})
@@ -95,13 +95,14 @@ public final class LeafGrpcService extends LeafServiceGrpc.LeafServiceImplBase {
     this.allocator = allocator;
     this.admin = admin;
     this.formatted = new FormattedCalls(this, issuer);
-    this.maxWaitNanos = api.maxWait().toNanos();
-    this.maxBatch = api.maxBatch();
-    this.maxStreams = api.maxStreams();
+    this.maxWaitNanos = api.calls().maxWait().toNanos();
+    this.maxBatch = api.calls().maxBatch();
+    this.maxStreams = api.streams().maxStreams();
     this.database = database;
     this.pump = pump;
     this.streamMemory =
-        StreamMemory.forThisJvm(api.maxStreamMemory(), allocator::schedule, api.maxWait());
+        StreamMemory.forThisJvm(
+            api.streams().maxMemory(), allocator::schedule, api.calls().maxWait());
   }
 
   @Override

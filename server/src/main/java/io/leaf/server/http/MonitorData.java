@@ -61,19 +61,29 @@ public final class MonitorData {
   record PeriodOf(String tag, String key, boolean current) {}
 
   /**
+   * A tag's segments as the engine holds them.
+   *
+   * @param current the segment IDs are taken from
+   * @param next the segment loaded ahead; null: none
+   * @param effectiveStep the step the tag loads with now
+   */
+  record Segments(Segment current, Segment next, int effectiveStep) {}
+
+  /**
+   * How busy a tag is.
+   *
+   * @param idsPerSecond IDs taken per second since the previous look
+   * @param lastLoadSecondsAgo seconds since its last segment load; -1: none yet
+   * @param lastAccessSecondsAgo seconds since its last request
+   */
+  record Activity(double idsPerSecond, double lastLoadSecondsAgo, double lastAccessSecondsAgo) {}
+
+  /**
    * @param periodOf null for a tag that is no formatted tag's period row
    * @param ordering empty for PER_SERVER; else the ordering, and a STRICT tag's owner
    */
   record TagRow(
-      String tag,
-      Segment current,
-      Segment next,
-      int effectiveStep,
-      double idsPerSecond,
-      double lastLoadSecondsAgo,
-      double lastAccessSecondsAgo,
-      PeriodOf periodOf,
-      String ordering) {}
+      String tag, Segments segments, Activity activity, PeriodOf periodOf, String ordering) {}
 
   /**
    * A formatted tag whose period rows this server holds.
@@ -96,14 +106,21 @@ public final class MonitorData {
   public record TagViews(
       Function<String, Optional<PeriodView>> formats, Function<String, String> ordering) {}
 
+  /**
+   * The server's state above the tables.
+   *
+   * @param databaseUp whether the database answers
+   * @param cachedTags tags held, of which at most {@value #MAX_TAGS} are listed
+   * @param uptimeSeconds seconds since the monitor started
+   */
+  record ServerState(boolean databaseUp, int cachedTags, double uptimeSeconds) {}
+
   record Snapshot(
-      boolean databaseUp,
-      int cachedTags,
+      ServerState server,
       List<TagRow> tags,
       List<FormattedRow> formatted,
       List<LimitRow> limits,
-      List<Map.Entry<String, String>> lease,
-      double uptimeSeconds) {}
+      List<Map.Entry<String, String>> lease) {}
 
   private record Sample(long start, long end, long cursor, long nanos, double rate) {}
 
@@ -181,12 +198,11 @@ public final class MonitorData {
       rows.add(
           new TagRow(
               tag,
-              current,
-              s.next() == null ? null : segment(s.next()),
-              s.effectiveStep(),
-              sample.rate(),
-              s.lastLoadNanos() == 0 ? -1 : seconds(now - s.lastLoadNanos()),
-              seconds(now - s.lastAccessNanos()),
+              new Segments(current, s.next() == null ? null : segment(s.next()), s.effectiveStep()),
+              new Activity(
+                  sample.rate(),
+                  s.lastLoadNanos() == 0 ? -1 : seconds(now - s.lastLoadNanos()),
+                  seconds(now - s.lastAccessNanos())),
               periodOf(tag, views),
               ordering.apply(tag)));
     }
@@ -211,13 +227,11 @@ public final class MonitorData {
             .toList();
     int held = visible == null ? allocator.cachedCount() : allocator.cachedCount(visible);
     return new Snapshot(
-        databaseUp.getAsBoolean(),
-        held,
+        new ServerState(databaseUp.getAsBoolean(), held, seconds(now - startNanos)),
         rows,
         formatted,
         limitRows,
-        lease.rows(),
-        seconds(now - startNanos));
+        lease.rows());
   }
 
   /**

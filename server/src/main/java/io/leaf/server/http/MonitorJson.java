@@ -13,11 +13,11 @@ final class MonitorJson {
   static String of(MonitorData.Snapshot s) {
     StringBuilder out = new StringBuilder(256 + 256 * (s.tags().size() + s.formatted().size()));
     out.append("{\"databaseUp\":")
-        .append(s.databaseUp())
+        .append(s.server().databaseUp())
         .append(",\"cachedTags\":")
-        .append(s.cachedTags())
+        .append(s.server().cachedTags())
         .append(",\"uptimeSeconds\":")
-        .append(MonitorPage.num(s.uptimeSeconds()))
+        .append(MonitorPage.num(s.server().uptimeSeconds()))
         .append(",\"tags\":[");
     for (int i = 0; i < s.tags().size(); i++) {
       MonitorData.TagRow t = s.tags().get(i);
@@ -25,17 +25,17 @@ final class MonitorJson {
           .append("{\"tag\":")
           .append(Json.string(t.tag()))
           .append(",\"current\":")
-          .append(segment(t.current()))
+          .append(segment(t.segments().current()))
           .append(",\"next\":")
-          .append(segment(t.next()))
+          .append(segment(t.segments().next()))
           .append(",\"effectiveStep\":")
-          .append(t.effectiveStep())
+          .append(t.segments().effectiveStep())
           .append(",\"idsPerSecond\":")
-          .append(MonitorPage.num(t.idsPerSecond()))
+          .append(MonitorPage.num(t.activity().idsPerSecond()))
           .append(",\"lastLoadSecondsAgo\":")
-          .append(MonitorPage.num(t.lastLoadSecondsAgo()))
+          .append(MonitorPage.num(t.activity().lastLoadSecondsAgo()))
           .append(",\"lastAccessSecondsAgo\":")
-          .append(MonitorPage.num(t.lastAccessSecondsAgo()))
+          .append(MonitorPage.num(t.activity().lastAccessSecondsAgo()))
           .append(",\"periodOf\":")
           .append(periodOf(t.periodOf()))
           .append(",\"ordering\":")

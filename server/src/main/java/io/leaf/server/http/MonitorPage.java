@@ -133,15 +133,18 @@ public final class MonitorPage {
       tags.append("<tr><td class=\"tag\">")
           .append(Html.escape(t.tag()))
           .append("</td><td>")
-          .append(segmentText(t.current()))
+          .append(segmentText(t.segments().current()))
           .append("</td><td>")
-          .append(segmentText(t.next()))
+          .append(segmentText(t.segments().next()))
           .append("</td><td>")
-          .append(t.effectiveStep())
+          .append(t.segments().effectiveStep())
           .append("</td><td>")
-          .append(num(t.idsPerSecond()))
+          .append(num(t.activity().idsPerSecond()))
           .append("</td><td>")
-          .append(t.lastLoadSecondsAgo() < 0 ? "–" : num(t.lastLoadSecondsAgo()) + " s ago")
+          .append(
+              t.activity().lastLoadSecondsAgo() < 0
+                  ? "–"
+                  : num(t.activity().lastLoadSecondsAgo()) + " s ago")
           .append("</td><td>")
           .append(Html.escape(periodText(t.periodOf())))
           .append("</td><td>")
@@ -187,11 +190,11 @@ public final class MonitorPage {
     }
     return fill(
         Map.of(
-            "db", s.databaseUp() ? "up" : "down",
-            "dbclass", s.databaseUp() ? "ok" : "bad",
+            "db", s.server().databaseUp() ? "up" : "down",
+            "dbclass", s.server().databaseUp() ? "ok" : "bad",
             "count",
-                s.cachedTags()
-                    + (s.cachedTags() > s.tags().size()
+                s.server().cachedTags()
+                    + (s.server().cachedTags() > s.tags().size()
                         ? " (first " + s.tags().size() + " shown)"
                         : ""),
             "tags", tags.toString(),

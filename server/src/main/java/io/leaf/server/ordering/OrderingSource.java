@@ -64,9 +64,10 @@ public record OrderingSource(
     return new Ordering(
         new Ordering.Stores(store, sections, tags),
         allocator,
-        config.ordering(),
+        config.idSpace().ordering(),
         Ticker.systemTicker(),
         threads,
-        new Ordering.Forwarding(config.api().maxWait(), config.api().maxBatch(), connect));
+        new Ordering.Forwarding(
+            config.api().calls().maxWait(), config.api().calls().maxBatch(), connect));
   }
 }

@@ -1,7 +1,7 @@
 package io.leaf.server.security;
 
 import com.google.common.base.Ticker;
-import io.leaf.server.config.OpsConfig;
+import io.leaf.server.config.TokenConfig;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 
@@ -29,18 +29,18 @@ public final class ServerTokens implements AutoCloseable {
    * @throws IllegalArgumentException the token file cannot be used; one line naming it
    */
   public static ServerTokens from(
-      OpsConfig ops,
+      TokenConfig tokens,
       Ticker ticker,
       TokenMeters meters,
       Supplier<? extends ScheduledExecutorService> refresher) {
-    if (ops.tokensFile() == null) {
-      TokenRegistry fixed = TokenRegistry.ofFlags(ops.adminToken(), ops.clientToken(), meters);
+    if (tokens.file() == null) {
+      TokenRegistry fixed =
+          TokenRegistry.ofFlags(tokens.adminToken(), tokens.clientToken(), meters);
       return new ServerTokens(new TokenAccess(() -> fixed), null);
     }
     ScheduledExecutorService rereads = refresher.get();
     try {
-      TokensFile file =
-          new TokensFile(ops.tokensFile(), ticker, meters, rereads, ops.tokensRefresh());
+      TokensFile file = new TokensFile(tokens.file(), ticker, meters, rereads, tokens.refresh());
       return new ServerTokens(new TokenAccess(file), file);
     } catch (RuntimeException e) {
       rereads.shutdownNow();

@@ -5,7 +5,7 @@ import io.grpc.TlsServerCredentials;
 import io.grpc.util.AdvancedTlsX509KeyManager;
 import io.grpc.util.AdvancedTlsX509TrustManager;
 import io.grpc.util.CertificateUtils;
-import io.leaf.server.config.OpsConfig;
+import io.leaf.server.config.TlsConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -22,9 +22,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The server's TLS credentials from PEM files, re-read every {@code tlsRefresh} when a file
- * changed, so that rotated files (a renewed certificate, a re-mounted Secret) serve new connections
- * without a restart.
+ * The server's TLS credentials from PEM files, re-read every {@code refresh} when a file changed,
+ * so that rotated files (a renewed certificate, a re-mounted Secret) serve new connections without
+ * a restart.
  *
  * <p>With a client CA, every client must present a certificate that chains to it (mutual TLS).
  * Built on grpc-java's advanced TLS key and trust managers.
@@ -44,7 +44,7 @@ public final class TlsCredentials implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TlsCredentials.class);
   private static final byte[] CHALLENGE = "leaf key check".getBytes(StandardCharsets.US_ASCII);
 
-  private final OpsConfig config;
+  private final TlsConfig config;
   private final AdvancedTlsX509KeyManager keys = new AdvancedTlsX509KeyManager();
   private final AdvancedTlsX509TrustManager trust;
   private final ServerCredentials credentials;
@@ -53,13 +53,13 @@ public final class TlsCredentials implements AutoCloseable {
   private String identityStamp;
   private String trustStamp;
 
-  private TlsCredentials(OpsConfig config, ScheduledExecutorService refresher)
+  private TlsCredentials(TlsConfig config, ScheduledExecutorService refresher)
       throws GeneralSecurityException {
     this.config = config;
     this.refresher = refresher;
     loadIdentity();
     TlsServerCredentials.Builder builder = TlsServerCredentials.newBuilder().keyManager(keys);
-    if (config.tlsClientCa() != null) {
+    if (config.clientCa() != null) {
       trust =
           AdvancedTlsX509TrustManager.newBuilder()
               // Client certificates name clients, not hosts: the chain is what is checked.
@@ -72,7 +72,7 @@ public final class TlsCredentials implements AutoCloseable {
       trust = null;
     }
     credentials = builder.build();
-    long period = config.tlsRefresh().toNanos();
+    long period = config.refresh().toNanos();
     refresher.scheduleWithFixedDelay(this::refresh, period, period, TimeUnit.NANOSECONDS);
   }
 
@@ -82,9 +82,9 @@ public final class TlsCredentials implements AutoCloseable {
    *
    * @throws IllegalArgumentException one line naming the flag and the file that cannot be used
    */
-  public static TlsCredentials load(OpsConfig config, ScheduledExecutorService refresher) {
+  public static TlsCredentials load(TlsConfig config, ScheduledExecutorService refresher) {
     try {
-      if (!config.tlsEnabled()) {
+      if (!config.enabled()) {
         throw new IllegalArgumentException("TLS is off: no --tls-cert");
       }
       return new TlsCredentials(config, refresher);
@@ -109,13 +109,13 @@ public final class TlsCredentials implements AutoCloseable {
 
   private void refresh() {
     try {
-      if (!stamp(config.tlsCert(), config.tlsKey()).equals(identityStamp)) {
+      if (!stamp(config.cert(), config.key()).equals(identityStamp)) {
         loadIdentity();
-        log.info("TLS certificate reloaded from {}", config.tlsCert());
+        log.info("TLS certificate reloaded from {}", config.cert());
       }
-      if (trust != null && !stamp(config.tlsClientCa(), null).equals(trustStamp)) {
+      if (trust != null && !stamp(config.clientCa(), null).equals(trustStamp)) {
         loadTrust();
-        log.info("TLS client CA reloaded from {}", config.tlsClientCa());
+        log.info("TLS client CA reloaded from {}", config.clientCa());
       }
     } catch (RuntimeException | IOException e) {
       log.warn("TLS files not reloaded, serving the previous ones: {}", e.getMessage());
@@ -123,28 +123,28 @@ public final class TlsCredentials implements AutoCloseable {
   }
 
   private void loadIdentity() {
-    String stamp = stampOrFail(config.tlsCert(), config.tlsKey());
-    X509Certificate[] chain = certificates("--tls-cert", config.tlsCert());
-    PrivateKey key = privateKey(config.tlsKey());
+    String stamp = stampOrFail(config.cert(), config.key());
+    X509Certificate[] chain = certificates("--tls-cert", config.cert());
+    PrivateKey key = privateKey(config.key());
     if (!signsFor(key, chain[0])) {
       throw new IllegalArgumentException(
           "--tls-key "
-              + config.tlsKey()
+              + config.key()
               + " is not the key of the certificate in --tls-cert "
-              + config.tlsCert());
+              + config.cert());
     }
     keys.updateIdentityCredentials(chain, key);
     identityStamp = stamp;
   }
 
   private void loadTrust() {
-    String stamp = stampOrFail(config.tlsClientCa(), null);
-    X509Certificate[] cas = certificates("--tls-client-ca", config.tlsClientCa());
+    String stamp = stampOrFail(config.clientCa(), null);
+    X509Certificate[] cas = certificates("--tls-client-ca", config.clientCa());
     try {
       trust.updateTrustCredentials(cas);
     } catch (IOException | GeneralSecurityException e) {
       throw new IllegalArgumentException(
-          "--tls-client-ca " + config.tlsClientCa() + " cannot be used: " + e.getMessage(), e);
+          "--tls-client-ca " + config.clientCa() + " cannot be used: " + e.getMessage(), e);
     }
     trustStamp = stamp;
   }
@@ -157,7 +157,7 @@ public final class TlsCredentials implements AutoCloseable {
   }
 
   private String stampOrFail(Path a, Path b) {
-    readable(a == config.tlsCert() ? "--tls-cert" : "--tls-client-ca", a);
+    readable(a == config.cert() ? "--tls-cert" : "--tls-client-ca", a);
     if (b != null) {
       readable("--tls-key", b);
     }

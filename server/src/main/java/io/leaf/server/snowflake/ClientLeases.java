@@ -73,17 +73,23 @@ public final class ClientLeases {
    *
    * @param validForMs the client stops this long after it sent the request, unless renewed
    * @param notBeforeMs the client starts issuing this long after the answer arrived (quarantine)
-   * @param floorMs the lowest timestamp its IDs may carry
-   * @param ceilingMs the highest, until a renewal raises it
+   * @param timestamps the timestamps its IDs may carry
    */
   public record Granted(
       int workerId,
       String leaseId,
       long validForMs,
       long notBeforeMs,
-      long floorMs,
-      long ceilingMs,
+      Timestamps timestamps,
       SnowflakeLayout layout) {}
+
+  /**
+   * The timestamps a client's IDs may carry under its lease, in epoch milliseconds.
+   *
+   * @param floorMs the lowest timestamp its IDs may carry
+   * @param ceilingMs the highest, until a renewal raises it
+   */
+  public record Timestamps(long floorMs, long ceilingMs) {}
 
   /** A lease a client holds, as the monitor shows it. */
   public record Listed(int workerId, long expiresMs, long ceilingMs) {}
@@ -266,8 +272,7 @@ public final class ClientLeases {
         leaseId,
         claims.validNanos() / 1_000_000,
         notBeforeMs,
-        held.floorMs,
-        held.storedMs,
+        new Timestamps(held.floorMs, held.storedMs),
         claims.layout());
   }
 

@@ -68,7 +68,7 @@ final class DatabaseWiring {
       AutoCloseable ops,
       UnaryOperator<SegmentStore> decorate) {
     // Refused before the pool, the lease thread and the engine exist: nothing to leave behind.
-    LeafGrpcService.checkStreamMemory(config.api().maxStreamMemory());
+    LeafGrpcService.checkStreamMemory(config.api().streams().maxMemory());
     intercept(builder, config.ops(), access, metrics);
     if (builder instanceof NettyServerBuilder netty) {
       ConnectionLimits.apply(netty, config.api());
@@ -86,7 +86,7 @@ final class DatabaseWiring {
       var dialect = DataSources.dialectOf(db.url());
       String identity = ServerIdentity.of(config.api().port());
       LedgerSettings ledger =
-          config.ledger().on() ? LedgerSettings.on(identity) : LedgerSettings.OFF;
+          config.segments().ledger().on() ? LedgerSettings.on(identity) : LedgerSettings.OFF;
       // Every take checks leaf_region (or its absence) in its own transaction.
       JooqSegmentStore store =
           new JooqSegmentStore(
@@ -94,7 +94,7 @@ final class DatabaseWiring {
               dialect,
               InstantSource.system(),
               TakeGuard.both(
-                  RegionalSegmentStore.fence(config.region()),
+                  RegionalSegmentStore.fence(config.idSpace().region()),
                   new RecordedTakes(ledger, InstantSource.system())));
       DatabaseLedger ledgerStore = new DatabaseLedger(store, ledger);
       JooqFormatStore formats = new JooqFormatStore(pool, dialect, InstantSource.system());
@@ -102,7 +102,9 @@ final class DatabaseWiring {
       // refuses a database set up for a region until the check has passed.
       RegionalSegmentStore regional =
           new RegionalSegmentStore(
-              store, config.region(), new JooqRegionStore(pool, dialect, InstantSource.system()));
+              store,
+              config.idSpace().region(),
+              new JooqRegionStore(pool, dialect, InstantSource.system()));
       // No worker ID is leased before the region check passed either.
       Snowflake snowflake =
           ServerWiring.snowflake(
@@ -122,7 +124,7 @@ final class DatabaseWiring {
         threads.add(pruning);
         new LedgerRetention(
                 ledgerStore::deleteBefore,
-                config.ledger().retention(),
+                config.segments().ledger().retention(),
                 InstantSource.system(),
                 pruning)
             .start();
@@ -141,7 +143,7 @@ final class DatabaseWiring {
               served,
               new RegionalLedger(ledgerStore, regional),
               schemaInit,
-              new Stores.Formats(formats, InstantSource.system(), config.region()),
+              new Stores.Formats(formats, InstantSource.system(), config.idSpace().region()),
               OrderingSource.database(pool, dialect));
       return ServerWiring.assemble(
           builder,
@@ -173,7 +175,7 @@ final class DatabaseWiring {
   /** The token check, then the metrics interceptors (outermost: they see refusals too). */
   private static void intercept(
       ServerBuilder<?> builder, OpsConfig ops, TokenAccess access, Metrics metrics) {
-    if (ops.tokensEnabled()) {
+    if (ops.tokens().enabled()) {
       builder.intercept(new TokenAuthInterceptor(access));
     }
     if (metrics != null) {

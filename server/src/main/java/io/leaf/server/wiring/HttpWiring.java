@@ -55,7 +55,7 @@ final class HttpWiring {
     LeafGrpcService service = parts.service();
     new IdEndpoints(
             allocator,
-            config.api().maxWait(),
+            config.api().calls().maxWait(),
             new IdEndpoints.Issuers(snowflakeIds(parts.snowflake()), issuer, parts.ordering()),
             access,
             metrics == null ? flag -> {} : metrics::limitRefused)
@@ -69,15 +69,18 @@ final class HttpWiring {
     List<MonitorData.Limit> limits =
         List.of(
             new MonitorData.Limit(
-                "--max-waiting", config.engine().maxWaiting(), allocator::waitingCalls),
-            new MonitorData.Limit("--max-streams", config.api().maxStreams(), service::openStreams),
+                "--max-waiting", config.segments().engine().maxWaiting(), allocator::waitingCalls),
+            new MonitorData.Limit(
+                "--max-streams", config.api().streams().maxStreams(), service::openStreams),
             new MonitorData.Limit(
                 "--max-stream-memory", service.streamMemoryBytes(), service::streamMemoryUsedBytes),
-            new MonitorData.Limit("--max-watches", config.api().maxWatches(), null),
-            new MonitorData.Limit("--max-queued-loads", config.engine().loaderQueue(), null),
+            new MonitorData.Limit("--max-watches", config.api().streams().maxWatches(), null),
             new MonitorData.Limit(
-                "--max-queued-first-loads", config.engine().firstLoadQueue(), null),
-            new MonitorData.Limit("--max-queued-db-calls", config.api().maxQueuedDbCalls(), null),
+                "--max-queued-loads", config.segments().engine().loaders().queue(), null),
+            new MonitorData.Limit(
+                "--max-queued-first-loads", config.segments().engine().firstLoads().queue(), null),
+            new MonitorData.Limit(
+                "--max-queued-db-calls", config.api().dbCalls().maxQueued(), null),
             new MonitorData.Limit(
                 HttpConfig.MAX_CONNECTIONS_FLAG, config.http().maxConnections(), httpConnections));
     new MonitorPage(

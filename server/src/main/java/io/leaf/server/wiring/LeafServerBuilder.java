@@ -6,8 +6,8 @@ import io.grpc.ServerBuilder;
 import io.grpc.ServerCredentials;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leaf.server.LeafServer;
-import io.leaf.server.config.OpsConfig;
 import io.leaf.server.config.ServerConfig;
+import io.leaf.server.config.TlsConfig;
 import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.metrics.Metrics;
@@ -163,9 +163,9 @@ public final class LeafServerBuilder {
     if (transport != null) {
       return production(transport, null);
     }
-    OpsConfig ops = config.ops();
+    TlsConfig tlsConfig = config.ops().tls();
     TlsCredentials tls =
-        ops.tlsEnabled() ? TlsCredentials.load(ops, ServerThreads.tlsRefresh()) : null;
+        tlsConfig.enabled() ? TlsCredentials.load(tlsConfig, ServerThreads.tlsRefresh()) : null;
     ServerCredentials credentials =
         tls != null ? tls.credentials() : InsecureServerCredentials.create();
     return production(
@@ -236,7 +236,7 @@ public final class LeafServerBuilder {
 
   private ServerTokens tokensOf(Metrics registry) {
     return ServerTokens.from(
-        config.ops(),
+        config.ops().tokens(),
         Ticker.systemTicker(),
         registry == null ? TokenMeters.NONE : registry.tokenMeters(),
         ServerThreads::tokensRefresh);

@@ -39,9 +39,10 @@ public final class ServerThreads {
    * to {@code owner}, which shuts it down after the engine's {@link SegmentAllocator#close()}.
    */
   public static EngineThreads engineThreads(EngineConfig engine, Consumer<ExecutorService> owner) {
-    ThreadPoolExecutor loads = pool("leaf-loader-%d", engine.loaderThreads(), engine.loaderQueue());
+    ThreadPoolExecutor loads =
+        pool("leaf-loader-%d", engine.loaders().threads(), engine.loaders().queue());
     ThreadPoolExecutor first =
-        pool("leaf-first-loader-%d", engine.firstLoadThreads(), engine.firstLoadQueue());
+        pool("leaf-first-loader-%d", engine.firstLoads().threads(), engine.firstLoads().queue());
     ScheduledThreadPoolExecutor deadlines = scheduler("leaf-wait-deadlines");
     deadlines.setRemoveOnCancelPolicy(true);
     List.of(loads, first, deadlines).forEach(owner);

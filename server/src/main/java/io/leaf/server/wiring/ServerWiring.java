@@ -92,7 +92,7 @@ public final class ServerWiring {
     ServerHealth health =
         new ServerHealth(
             new ServerHealth.Database(store, stores.schemaInit(), allocator.ticker()),
-            config.api().maxWatches(),
+            config.api().streams().maxWatches(),
             allocator,
             snowflake.generator()::leaseValid,
             ServerThreads.healthMonitor());
@@ -101,25 +101,26 @@ public final class ServerWiring {
         new IdleTagSweeper(
             allocator,
             cached,
-            config.sweep().idleTtl(),
-            config.sweep().tick(),
+            config.segments().sweep().idleTtl(),
+            config.segments().sweep().tick(),
             ServerThreads.idleSweeper());
-    int queuedDbCalls = config.api().maxQueuedDbCalls();
+    int queuedDbCalls = config.api().dbCalls().maxQueued();
     DatabaseCalls database =
         new DatabaseCalls(
-            ServerThreads.databaseCalls(config.api().dbCallThreads(), queuedDbCalls),
+            ServerThreads.databaseCalls(config.api().dbCalls().threads(), queuedDbCalls),
             queuedDbCalls);
-    ThreadPoolExecutor streamPump = ServerThreads.streamPump(config.api().maxStreams());
+    ThreadPoolExecutor streamPump = ServerThreads.streamPump(config.api().streams().maxStreams());
     FormattedIssuer issuer =
         new FormattedIssuer(
             allocator,
             store,
             formats.store(),
-            config.formatKey(),
+            config.idSpace().formatKey(),
             database::execute,
             new FormattedIssuer.Numbering(formats.clock(), formats.region()));
     FormatAdmin formatAdmin =
-        new FormatAdmin(store, formats.store(), config.formatKey(), issuer::formatChanged);
+        new FormatAdmin(
+            store, formats.store(), config.idSpace().formatKey(), issuer::formatChanged);
     TagAdmin admin =
         new TagAdmin(
             allocator, store, stores.ledger(), InstantSource.system(), database, formatAdmin);
@@ -176,7 +177,7 @@ public final class ServerWiring {
    */
   public static Snowflake snowflake(
       ServerConfig config, WorkerLeaseStore leases, boolean exclusive) {
-    SnowflakeConfig s = config.snowflake();
+    SnowflakeConfig s = config.idSpace().snowflake();
     ScheduledThreadPoolExecutor leaseThread = ServerThreads.scheduler("leaf-worker-lease");
     leaseThread.setRemoveOnCancelPolicy(true);
     ScheduledThreadPoolExecutor chunkTimer = ServerThreads.scheduler("leaf-snowflake-timer");

@@ -43,12 +43,17 @@ class MonitorFormattedTagsTest {
 
   private static MonitorData.TagRow row(String tag, MonitorData.PeriodOf periodOf) {
     return new MonitorData.TagRow(
-        tag, new MonitorData.Segment(1, 101, 4), null, 100, 0, 1, 0, periodOf, "");
+        tag,
+        new MonitorData.Segments(new MonitorData.Segment(1, 101, 4), null, 100),
+        new MonitorData.Activity(0, 1, 0),
+        periodOf,
+        "");
   }
 
   private static MonitorData.Snapshot snapshot(
       List<MonitorData.TagRow> tags, List<MonitorData.FormattedRow> formatted) {
-    return new MonitorData.Snapshot(true, tags.size(), tags, formatted, List.of(), List.of(), 1);
+    return new MonitorData.Snapshot(
+        new MonitorData.ServerState(true, tags.size(), 1), tags, formatted, List.of(), List.of());
   }
 
   @Test

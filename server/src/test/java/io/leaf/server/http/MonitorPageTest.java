@@ -39,23 +39,17 @@ class MonitorPageTest {
 
   private static MonitorData.Snapshot snapshotWith(String tag) {
     return new MonitorData.Snapshot(
-        false,
-        1,
+        new MonitorData.ServerState(false, 1, 10),
         List.of(
             new MonitorData.TagRow(
                 tag,
-                new MonitorData.Segment(1, 201, 51),
-                null,
-                200,
-                12.5,
-                3.25,
-                0.5,
+                new MonitorData.Segments(new MonitorData.Segment(1, 201, 51), null, 200),
+                new MonitorData.Activity(12.5, 3.25, 0.5),
                 null,
                 "STRICT, owner 10.0.0.7:50051 (this server)")),
         List.of(),
         List.of(new MonitorData.LimitRow("--max-waiting", 10000, 3L, 7)),
-        List.of(Map.entry("lease", EVIL)),
-        10);
+        List.of(Map.entry("lease", EVIL)));
   }
 
   @Test

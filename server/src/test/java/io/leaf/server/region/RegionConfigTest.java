@@ -17,17 +17,17 @@ class RegionConfigTest {
   @Test
   void default_isNone_allWorkerIds() {
     ServerConfig c = parse(Map.of());
-    assertEquals(Region.NONE, c.region());
-    assertEquals(1023, c.snowflake().toId());
+    assertEquals(Region.NONE, c.idSpace().region());
+    assertEquals(1023, c.idSpace().snowflake().toId());
   }
 
   @Test
   void region_fromFlagOrVariable_leasesItsShareOfWorkerIds() {
     ServerConfig c = parse(Map.of(), "--region", "3/4");
-    assertEquals(Region.of(3, 4), c.region());
-    assertEquals(768, c.snowflake().fromId());
-    assertEquals(1023, c.snowflake().toId());
-    assertEquals(Region.of(1, 2), parse(Map.of("LEAF_REGION", "1/2")).region());
+    assertEquals(Region.of(3, 4), c.idSpace().region());
+    assertEquals(768, c.idSpace().snowflake().fromId());
+    assertEquals(1023, c.idSpace().snowflake().toId());
+    assertEquals(Region.of(1, 2), parse(Map.of("LEAF_REGION", "1/2")).idSpace().region());
   }
 
   @Test
@@ -43,7 +43,10 @@ class RegionConfigTest {
         () -> parse(Map.of("LEAF_WORKER_ID_RANGE", "0-1023"), "--region", "1/2"));
     assertEquals(
         520,
-        parse(Map.of(), "--region", "1/2", "--worker-id-range", "520-530").snowflake().fromId());
+        parse(Map.of(), "--region", "1/2", "--worker-id-range", "520-530")
+            .idSpace()
+            .snowflake()
+            .fromId());
   }
 
   @Test

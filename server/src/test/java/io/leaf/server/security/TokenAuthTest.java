@@ -15,8 +15,8 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthGrpc;
 import io.leaf.client.BearerToken;
-import io.leaf.server.config.OpsConfig;
 import io.leaf.server.config.ServerConfig;
+import io.leaf.server.config.TokenConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.InProcessLeaf;
@@ -56,7 +56,7 @@ class TokenAuthTest {
         clientToken == null
             ? new String[] {"--admin-token", adminToken}
             : new String[] {"--admin-token", adminToken, "--client-token", clientToken};
-    OpsConfig ops = ServerConfig.parse(flags, env -> null).ops();
+    TokenConfig tokens = ServerConfig.parse(flags, env -> null).ops().tokens();
     MemorySegmentStore store = new MemorySegmentStore();
     store.createTag("known", 1, 100, "");
     leaf =
@@ -64,7 +64,7 @@ class TokenAuthTest {
             store,
             Ticker.systemTicker(),
             EngineConfig.DEFAULTS,
-            List.of(new TokenAuthInterceptor(ops.adminToken(), ops.clientToken())),
+            List.of(new TokenAuthInterceptor(tokens.adminToken(), tokens.clientToken())),
             flags);
     return leaf;
   }
@@ -216,7 +216,7 @@ class TokenAuthTest {
     Files.writeString(file, ADMIN + "\n");
     ServerConfig config =
         ServerConfig.parse(new String[] {"--admin-token-file", file.toString()}, env -> null);
-    assertEquals(ADMIN, config.ops().adminToken(), "the file's token without its newline");
+    assertEquals(ADMIN, config.ops().tokens().adminToken(), "the file's token without its newline");
     assertFalse(config.toString().contains(ADMIN), config.toString());
     assertFalse(config.ops().toString().contains(ADMIN), config.ops().toString());
   }
@@ -225,7 +225,9 @@ class TokenAuthTest {
   void parse_tokenFromEnvironment_isUsed() {
     Function<String, String> env = name -> name.equals("LEAF_ADMIN_TOKEN") ? ADMIN : null;
     assertEquals(
-        ADMIN, ServerConfig.parse(new String[0], env).ops().adminToken(), "LEAF_ADMIN_TOKEN");
+        ADMIN,
+        ServerConfig.parse(new String[0], env).ops().tokens().adminToken(),
+        "LEAF_ADMIN_TOKEN");
   }
 
   @Test

@@ -58,7 +58,7 @@ class TokenFileRefreshTest {
               IllegalArgumentException.class,
               () ->
                   ServerTokens.from(
-                          config(file).ops(),
+                          config(file).ops().tokens(),
                           Ticker.systemTicker(),
                           TokenMeters.NONE,
                           ServerThreads::tokensRefresh)
@@ -83,7 +83,7 @@ class TokenFileRefreshTest {
     logger.addAppender(captured);
     try (ServerTokens tokens =
         ServerTokens.from(
-            config(file).ops(),
+            config(file).ops().tokens(),
             Ticker.systemTicker(),
             TokenMeters.NONE,
             ServerThreads::tokensRefresh)) {

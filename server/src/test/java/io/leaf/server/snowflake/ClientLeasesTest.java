@@ -46,11 +46,12 @@ class ClientLeasesTest {
     assertEquals(QUARANTINE_MS, g.notBeforeMs(), "a claim waits out the TTL plus 1 s");
     assertEquals(TTL.toMillis() * 4 / 5, g.validForMs(), "valid for the TTL less a fifth");
     assertTrue(
-        g.floorMs() >= NOW + TTL.toMillis() + SnowflakeGenerator.MAX_BORROW_MS,
-        "IDs start above the database's time at the claim plus the quarantine: " + g.floorMs());
-    assertTrue(g.ceilingMs() > g.floorMs(), "room above the floor");
+        g.timestamps().floorMs() >= NOW + TTL.toMillis() + SnowflakeGenerator.MAX_BORROW_MS,
+        "IDs start above the database's time at the claim plus the quarantine: "
+            + g.timestamps().floorMs());
+    assertTrue(g.timestamps().ceilingMs() > g.timestamps().floorMs(), "room above the floor");
     assertEquals(
-        g.ceilingMs(),
+        g.timestamps().ceilingMs(),
         table.row(g.workerId()).orElseThrow().lastTimestampMs(),
         "the ceiling is stored before the client may issue");
     assertEquals(SnowflakeLayout.DEFAULT, g.layout());
@@ -61,11 +62,12 @@ class ClientLeasesTest {
     WorkerClaims claims = new WorkerClaims(table, SnowflakeLayout.DEFAULT, 0, 7, TTL, true);
     ClientLeases.Granted g = new ClientLeases(claims, generator, ticker, 4).lease();
     assertEquals(0, g.notBeforeMs(), "no other process can hold a worker of this database");
-    assertEquals(1, g.floorMs(), "above what the last holder stored (nothing)");
+    assertEquals(1, g.timestamps().floorMs(), "above what the last holder stored (nothing)");
     assertTrue(
-        g.ceilingMs() >= NOW + TTL.toMillis(),
-        "IDs of the clock's time are covered at once: " + g.ceilingMs());
-    assertEquals(g.ceilingMs(), table.row(g.workerId()).orElseThrow().lastTimestampMs());
+        g.timestamps().ceilingMs() >= NOW + TTL.toMillis(),
+        "IDs of the clock's time are covered at once: " + g.timestamps().ceilingMs());
+    assertEquals(
+        g.timestamps().ceilingMs(), table.row(g.workerId()).orElseThrow().lastTimestampMs());
   }
 
   @Test
@@ -73,7 +75,8 @@ class ClientLeasesTest {
     long ahead = NOW + 3_600_000;
     table.rewrite(3, new WorkerLease(3, "gone", 0, ahead));
     ClientLeases.Granted g = leases(3, 3, 4).lease();
-    assertEquals(ahead + 1, g.floorMs(), "never a millisecond a previous holder may have used");
+    assertEquals(
+        ahead + 1, g.timestamps().floorMs(), "never a millisecond a previous holder may have used");
   }
 
   @Test
@@ -116,12 +119,15 @@ class ClientLeasesTest {
     ClientLeases.Granted r = leases.renew(g.leaseId(), false);
     // The server's own fence for it lapsed too (40 s > 24 s since its last renewal was sent).
     assertEquals(QUARANTINE_MS, r.notBeforeMs(), "a renewal after a lapse is a new claim");
-    assertTrue(r.floorMs() >= database.millis() + QUARANTINE_MS, "floor above the database now");
+    assertTrue(
+        r.timestamps().floorMs() >= database.millis() + QUARANTINE_MS,
+        "floor above the database now");
     elapse(Duration.ofSeconds(5));
     ClientLeases.Granted s = leases.renew(g.leaseId(), false);
     assertEquals(0, s.notBeforeMs(), "a timely renewal issues on");
-    assertEquals(r.floorMs(), s.floorMs());
-    assertTrue(s.ceilingMs() >= wall.millis() + TTL.toMillis(), "ceiling follows the clock");
+    assertEquals(r.timestamps().floorMs(), s.timestamps().floorMs());
+    assertTrue(
+        s.timestamps().ceilingMs() >= wall.millis() + TTL.toMillis(), "ceiling follows the clock");
     ClientLeases.Granted t = leases.renew(g.leaseId(), true);
     assertEquals(QUARANTINE_MS, t.notBeforeMs(), "the client's own lapse counts too");
   }
@@ -149,9 +155,10 @@ class ClientLeasesTest {
     leases.release(g.leaseId());
     WorkerLease row = table.row(4).orElseThrow();
     assertEquals(0, row.expiresMs(), "free at once");
-    assertEquals(g.ceilingMs(), row.lastTimestampMs(), "the next holder starts above it");
+    assertEquals(
+        g.timestamps().ceilingMs(), row.lastTimestampMs(), "the next holder starts above it");
     ClientLeases.Granted next = leases.lease();
     assertEquals(4, next.workerId());
-    assertTrue(next.floorMs() > g.ceilingMs());
+    assertTrue(next.timestamps().floorMs() > g.timestamps().ceilingMs());
   }
 }

@@ -82,8 +82,8 @@ class SnowflakeClockStepTest {
       Snowflake snowflake =
           new Snowflake(
               leases,
-              config.snowflake().layout(),
-              new Snowflake.Workers(0, 1023, config.snowflake().leaseTtl()),
+              config.idSpace().snowflake().layout(),
+              new Snowflake.Workers(0, 1023, config.idSpace().snowflake().leaseTtl()),
               new Snowflake.Clocks(wall, Ticker.systemTicker()),
               new Snowflake.Threads(
                   Executors.newSingleThreadScheduledExecutor(),

@@ -17,7 +17,7 @@ class SnowflakeConfigTest {
 
   @Test
   void parse_defaults_meituanLayoutWholeRange30sTtl() {
-    SnowflakeConfig c = parse(Map.of()).snowflake();
+    SnowflakeConfig c = parse(Map.of()).idSpace().snowflake();
     assertEquals(SnowflakeLayout.DEFAULT, c.layout(), "default layout");
     assertEquals(0, c.fromId(), "from");
     assertEquals(1023, c.toId(), "to");
@@ -36,6 +36,7 @@ class SnowflakeConfigTest {
                 "--snowflake-bits",
                 "42/9/12",
                 "--worker-id-range=100-200")
+            .idSpace()
             .snowflake();
     assertEquals(100, c.fromId(), "the flag wins over the environment");
     assertEquals(200, c.toId(), "to");
@@ -43,7 +44,9 @@ class SnowflakeConfigTest {
     assertEquals(1577836800000L, c.layout().epochMs(), "ISO epoch");
     assertEquals(9, c.layout().workerIdBits(), "bits");
     assertEquals(
-        512, parse(Map.of("LEAF_WORKER_ID_RANGE", "512-1023")).snowflake().fromId(), "environment");
+        512,
+        parse(Map.of("LEAF_WORKER_ID_RANGE", "512-1023")).idSpace().snowflake().fromId(),
+        "environment");
   }
 
   @Test

@@ -1,8 +1,8 @@
 package io.leaf.server.testing;
 
 import com.google.common.base.Ticker;
-import io.leaf.server.config.OpsConfig;
 import io.leaf.server.config.ServerConfig;
+import io.leaf.server.config.TokenConfig;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.formats.JooqFormatStore;
 import io.leaf.server.security.TokenAuthInterceptor;
@@ -49,7 +49,7 @@ public final class FormattedServer implements AutoCloseable {
     JooqSegmentStore store = new JooqSegmentStore(pool, dialect, InstantSource.system());
     store.createSchemaIfMissing();
     JooqFormatStore formats = new JooqFormatStore(pool, dialect, InstantSource.system());
-    OpsConfig ops = ServerConfig.parse(flags, env -> null).ops();
+    TokenConfig tokens = ServerConfig.parse(flags, env -> null).ops().tokens();
     InProcessLeaf leaf =
         new InProcessLeaf(
             log == null ? store : log.wrap(store),
@@ -57,9 +57,9 @@ public final class FormattedServer implements AutoCloseable {
             EngineConfig.DEFAULTS.withBackoff(Duration.ofMillis(20), Duration.ofMillis(200)),
             s -> {
               s.formats(formats).wallClock(clock);
-              if (ops.adminToken() != null) {
+              if (tokens.adminToken() != null) {
                 // As a server from the command line checks them.
-                s.intercept(new TokenAuthInterceptor(ops.adminToken(), ops.clientToken()));
+                s.intercept(new TokenAuthInterceptor(tokens.adminToken(), tokens.clientToken()));
               }
             },
             flags);

@@ -163,9 +163,10 @@ public final class TestServer {
     SegmentStore given = store != null ? store : new MemorySegmentStore();
     // With --region, the region's store over the test's (its region recorded in memory).
     SegmentStore served =
-        config.region().isNone()
+        config.idSpace().region().isNone()
             ? given
-            : new RegionalSegmentStore(given, config.region(), new MemoryRegionStore(given));
+            : new RegionalSegmentStore(
+                given, config.idSpace().region(), new MemoryRegionStore(given));
     EngineConfig settings = config.engine(engine);
     EngineThreadsFixture threads = new EngineThreadsFixture(settings);
     Function<EngineListeners, SegmentAllocator> engineOf =
@@ -186,7 +187,9 @@ public final class TestServer {
     interceptors.forEach(transport::intercept);
     Stores.Formats kept =
         new Stores.Formats(
-            formats != null ? formats : new MemoryFormatStore(), wallClock, config.region());
+            formats != null ? formats : new MemoryFormatStore(),
+            wallClock,
+            config.idSpace().region());
     Stores stores =
         new Stores(
             served,
