@@ -1,32 +1,21 @@
 package io.leaf.server.ordering;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.grpc.StatusRuntimeException;
-import io.leaf.server.testing.OrderChecker;
-import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.ServerNode;
+import io.leaf.server.testing.StrictCallers;
 import io.leaf.server.testing.TcpProxy;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
 import io.leaf.v1.CreateTagRequest;
-import io.leaf.v1.GetTagRequest;
-import io.leaf.v1.IdBatch;
-import io.leaf.v1.LeafServiceGrpc;
-import io.leaf.v1.NextIdBatchRequest;
-import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.Ordering;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -102,125 +91,44 @@ class StrictPartitionProcessTest {
                     .setStep(50)
                     .setOrdering(Ordering.STRICT)
                     .build());
-        OrderChecker checker = new OrderChecker();
-        AtomicBoolean done = new AtomicBoolean();
-        // Per server: when the last call through it that returned an ID was sent.
-        AtomicLongArray lastOk = new AtomicLongArray(3);
-        List<Thread> callers = new ArrayList<>();
-        for (int c = 0; c < 6; c++) {
-          int node = c % 3;
-          boolean batch = c % 2 == 1;
-          Thread t = new Thread(() -> call(nodes.get(node), node, batch, done, checker, lastOk));
-          t.start();
-          callers.add(t);
+        try (StrictCallers callers = new StrictCallers(nodes, TAG)) {
+          callers.awaitMore(300, "calls before the cut");
+          int owner = callers.owner(nodes.get(0), addresses);
+          cut.apply(proxies.get(owner));
+          long cutAt = System.nanoTime();
+          long failoverMs =
+              callers.awaitServedVia(
+                  (owner + 1) % 3, cutAt, "a call through another server after the cut served");
+          // Cut off well past its lease, so the next owner issues while the old one is away.
+          long away = cutAt + TimeUnit.MILLISECONDS.toNanos(3 * TTL_MS);
+          Poll.until(() -> System.nanoTime() > away, Duration.ofSeconds(30));
+          heal.apply(proxies.get(owner));
+          long healed = System.nanoTime();
+          long backMs =
+              callers.awaitServedVia(
+                  owner, healed, "a call through the old owner after it was reconnected served");
+          callers.awaitMore(300, "calls after the cut ended");
+          callers.close();
+          System.out.printf(
+              "strict partition (%s): %d calls, %d violations, %d repeats; served through"
+                  + " another server %d ms after the cut, through the old owner %d ms after it"
+                  + " ended (TTL %d ms)%n",
+              db.isPostgres() ? "PostgreSQL, reset" : "MariaDB, silent",
+              callers.checker.calls(),
+              callers.checker.violations(),
+              callers.checker.repeats(),
+              failoverMs,
+              backMs,
+              TTL_MS);
+          assertEquals(0, callers.checker.repeats(), "no ID twice");
+          assertEquals(0, callers.checker.violations(), "real-time order kept");
         }
-        assertTrue(
-            Poll.until(() -> checker.calls() >= 300, Duration.ofSeconds(60)),
-            "calls before the cut: " + checker.calls());
-        int owner = ownerOf(nodes.get(0), addresses);
-        cut.apply(proxies.get(owner));
-        long cutAt = System.nanoTime();
-        int other = (owner + 1) % 3;
-        assertTrue(
-            Poll.until(() -> lastOk.get(other) - cutAt > 0, Duration.ofSeconds(30)),
-            "a call sent through another server after the owner was cut off served");
-        long failoverMs = (lastOk.get(other) - cutAt) / 1_000_000;
-        // Cut off well past its lease, so the next owner issues while the old one is away.
-        long away = cutAt + TimeUnit.MILLISECONDS.toNanos(3 * TTL_MS);
-        Poll.until(() -> System.nanoTime() > away, Duration.ofSeconds(30));
-        int before = checker.calls();
-        heal.apply(proxies.get(owner));
-        long healed = System.nanoTime();
-        assertTrue(
-            Poll.until(() -> lastOk.get(owner) - healed > 0, Duration.ofSeconds(30)),
-            "a call sent through the old owner after it was reconnected served");
-        long backMs = (lastOk.get(owner) - healed) / 1_000_000;
-        assertTrue(
-            Poll.until(() -> checker.calls() >= before + 300, Duration.ofSeconds(60)),
-            "calls after the cut ended: " + (checker.calls() - before));
-        done.set(true);
-        for (Thread t : callers) {
-          t.join();
-        }
-        System.out.printf(
-            "strict partition (%s): %d calls, %d violations, %d repeats; served through another"
-                + " server %d ms after the cut, through the old owner %d ms after it ended"
-                + " (TTL %d ms)%n",
-            db.isPostgres() ? "PostgreSQL, reset" : "MariaDB, silent",
-            checker.calls(),
-            checker.violations(),
-            checker.repeats(),
-            failoverMs,
-            backMs,
-            TTL_MS);
-        assertEquals(0, checker.repeats(), "no ID twice in " + checker.calls() + " calls");
-        assertEquals(
-            0, checker.violations(), "real-time order kept in " + checker.calls() + " calls");
       } finally {
         for (ServerNode n : nodes) {
           n.kill();
         }
         for (TcpProxy p : proxies) {
           p.close();
-        }
-      }
-    }
-  }
-
-  /** The index of the server GetTag (asked of {@code ask}) names as the owner. */
-  private static int ownerOf(ServerNode ask, List<String> addresses) throws InterruptedException {
-    String[] owner = {""};
-    assertTrue(
-        Poll.until(
-            () -> {
-              try {
-                owner[0] =
-                    ask.stub(5)
-                        .getTag(GetTagRequest.newBuilder().setBizTag(TAG).build())
-                        .getOwner();
-              } catch (StatusRuntimeException e) {
-                return false;
-              }
-              return addresses.contains(owner[0]);
-            },
-            Duration.ofSeconds(20)),
-        "an owner: " + owner[0]);
-    return addresses.indexOf(owner[0]);
-  }
-
-  private static void call(
-      ServerNode node,
-      int index,
-      boolean batch,
-      AtomicBoolean done,
-      OrderChecker checker,
-      AtomicLongArray lastOk) {
-    LeafServiceGrpc.LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(node.channel);
-    while (!done.get()) {
-      long sent = System.nanoTime();
-      try {
-        long[] ids;
-        if (batch) {
-          List<Long> got = new ArrayList<>();
-          Iterator<IdBatch> it =
-              stub.withDeadlineAfter(2, TimeUnit.SECONDS)
-                  .nextIdBatch(NextIdBatchRequest.newBuilder().setBizTag(TAG).setCount(5).build());
-          it.forEachRemaining(b -> got.addAll(b.getIdsList()));
-          ids = got.stream().mapToLong(Long::longValue).toArray();
-        } else {
-          ids =
-              new long[] {
-                stub.withDeadlineAfter(2, TimeUnit.SECONDS)
-                    .nextId(NextIdRequest.newBuilder().setBizTag(TAG).build())
-                    .getId()
-              };
-        }
-        long returned = System.nanoTime();
-        checker.record(sent, returned, ids);
-        lastOk.accumulateAndGet(index, sent, Math::max);
-      } catch (StatusRuntimeException e) {
-        if (!Pace.backOffUnlessInterrupted()) {
-          return;
         }
       }
     }

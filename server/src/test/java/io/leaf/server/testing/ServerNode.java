@@ -26,17 +26,23 @@ public final class ServerNode {
    * Starts a server on {@code db} (pool of 2) with {@code flags} added, and waits until it listens.
    */
   public ServerNode(TestDatabase db, String... flags) throws Exception {
-    this(db, db.url, flags);
+    this(db.url, db.user, db.password, flags);
   }
 
   /**
    * {@link #ServerNode(TestDatabase, String...)} reaching {@code db} at {@code url} (a proxy's).
    */
   public static ServerNode via(String url, TestDatabase db, String... flags) throws Exception {
-    return new ServerNode(db, url, flags);
+    return new ServerNode(url, db.user, db.password, flags);
   }
 
-  private ServerNode(TestDatabase db, String url, String[] flags) throws Exception {
+  /** A server on the database at {@code url} (a cluster's), as {@link #via} starts one. */
+  public static ServerNode at(String url, String user, String password, String... flags)
+      throws Exception {
+    return new ServerNode(url, user, password, flags);
+  }
+
+  private ServerNode(String url, String user, String password, String[] flags) throws Exception {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -45,9 +51,9 @@ public final class ServerNode {
                 "--db-url",
                 url,
                 "--db-user",
-                db.user,
+                user,
                 "--db-password",
-                db.password,
+                password,
                 "--db-pool-size",
                 "2"));
     args.addAll(List.of(flags));
