@@ -30,9 +30,11 @@ import java.util.function.LongSupplier;
  * is preferred again once {@code retryAfter} has passed on the clock, so calls move back to it when
  * it has recovered (and mark it down again, at the cost of one failover bound, when it has not).
  *
- * <p>With one target a call is exactly one attempt on it. Calls that must not move (they write a
- * tag's definition) always go to the first target. Every attempt carries the client's credentials,
- * or a tag's own token ({@link TagTokens}).
+ * <p>A call that issues IDs of a STRICT tag whose owner a server named goes to that owner first
+ * ({@link OwnerRoutes}), within the failover bound. Otherwise, with one target a call is exactly
+ * one attempt on it. Calls that must not move (they write a tag's definition) always go to the
+ * first target. Every attempt carries the client's credentials, or a tag's own token ({@link
+ * TagTokens}).
  *
  * <p>Thread-safe: the marks are an atomic array; calls never block on one another.
  */
