@@ -106,7 +106,10 @@ final class ForwardBatcher {
         if (q.closed) {
           continue; // emptied and removed meanwhile: a new queue for this line
         }
-        if (waiting.incrementAndGet() > maxWaiting) {
+        send = q.sending < IN_FLIGHT;
+        // Counted while in the queue; refused only when it would wait (a line with no batch in
+        // flight sends at once, so a queue made here is never left behind by a refusal).
+        if (waiting.incrementAndGet() > maxWaiting && !send) {
           waiting.decrementAndGet();
           return CompletableFuture.failedFuture(
               Status.RESOURCE_EXHAUSTED
@@ -125,7 +128,6 @@ final class ForwardBatcher {
         } else if (q.latest == null || q.latest.isBefore(deadline)) {
           q.latest = deadline;
         }
-        send = q.sending < IN_FLIGHT;
         if (send) {
           q.sending++;
         }

@@ -216,6 +216,10 @@ class ForwardBatcherTest {
     Status s = Status.fromThrowable(e.getCause());
     assertEquals(Status.Code.RESOURCE_EXHAUSTED, s.getCode(), s.toString());
     assertTrue(s.getDescription().contains("--max-held-strict-calls"), s.toString());
+    CompletableFuture<Long> otherLine = forwarder.nextId(owner, "u", () -> {});
+    assertTrue(
+        otherLine.get(10, TimeUnit.SECONDS) > 0,
+        "another line, no batch in flight, sends while this one is at the bound");
     List<Long> ids = new ArrayList<>();
     for (CompletableFuture<Long> f : calls) {
       ids.add(f.get(10, TimeUnit.SECONDS));
