@@ -31,7 +31,7 @@ final class ClientSettings {
   Duration failoverAfter = Duration.ofSeconds(2);
   Duration retryPreferredAfter = Duration.ofSeconds(30);
   LongSupplier clock = System::nanoTime;
-  boolean callOwners = true;
+  boolean callOwners;
 
   ClientSettings(
       List<String> targets,

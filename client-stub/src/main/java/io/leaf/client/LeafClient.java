@@ -263,8 +263,8 @@ public final class LeafClient implements AutoCloseable {
     }
 
     /**
-     * Whether ID calls on a STRICT tag go straight to the owner a server named, saving a hop
-     * (default true; clients built from targets only).
+     * ID calls on a STRICT tag go straight to the owner a server names, with this client's
+     * credentials (default off; targets only): for servers whose advertised addresses you trust.
      */
     public Builder callOwners(boolean callOwners) {
       settings.callOwners = callOwners;

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
 
 /**
  * The owners of STRICT tags a client has heard of (the {@code leaf-owner} response header) and a
@@ -34,6 +35,10 @@ final class OwnerRoutes implements AutoCloseable {
   /** The tag a call is for, which the header is learnt for. */
   static final CallOptions.Key<String> TAG = CallOptions.Key.create("leaf-tag");
 
+  /** What an owner may be: a host name or IPv4 address, or an IPv6 one in brackets, and a port. */
+  private static final Pattern HOST_PORT =
+      Pattern.compile("(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\\[[0-9A-Fa-f:.]+\\]):[0-9]{1,5}");
+
   static final int MAX_TAGS = 1024;
   static final int MAX_OWNERS = 16;
 
@@ -43,6 +48,7 @@ final class OwnerRoutes implements AutoCloseable {
   private final Map<String, String> ownerOfTag = new ConcurrentHashMap<>();
   private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
   private final Map<String, Long> unreachableSince = new ConcurrentHashMap<>();
+  private boolean closed;
 
   /**
    * @param connect a channel to an owner's {@code HOST:PORT}; null: owners are never called
@@ -88,6 +94,9 @@ final class OwnerRoutes implements AutoCloseable {
   }
 
   void learn(String tag, String owner) {
+    if (!HOST_PORT.matcher(owner).matches()) {
+      return; // only HOST:PORT: never a target URI (a scheme, a unix socket, a name server)
+    }
     if (ownerOfTag.size() >= MAX_TAGS && !ownerOfTag.containsKey(tag)) {
       ownerOfTag.clear(); // a rough bound: the tags in use are heard of again
     }
@@ -109,17 +118,44 @@ final class OwnerRoutes implements AutoCloseable {
     }
     ManagedChannel channel = channels.get(owner);
     if (channel == null) {
+      channel = open(tag, owner);
+    }
+    return channel == null ? null : new Owner(owner, channel);
+  }
+
+  /** A channel to {@code owner}, made now; null when closed, full, or the address is unusable. */
+  private synchronized ManagedChannel open(String tag, String owner) {
+    if (closed) {
+      return null;
+    }
+    if (channels.size() >= MAX_OWNERS) {
+      // Owners no tag names any more (restarted elsewhere, moved) make room.
+      channels
+          .entrySet()
+          .removeIf(
+              e -> {
+                boolean stale = !ownerOfTag.containsValue(e.getKey());
+                if (stale) {
+                  e.getValue().shutdown();
+                }
+                return stale;
+              });
       if (channels.size() >= MAX_OWNERS) {
         return null;
       }
-      try {
-        channel = channels.computeIfAbsent(owner, connect);
-      } catch (RuntimeException e) {
-        unreachable(tag, owner); // an address gRPC cannot use
-        return null;
-      }
     }
-    return new Owner(owner, channel);
+    ManagedChannel channel = channels.get(owner);
+    if (channel != null) {
+      return channel;
+    }
+    try {
+      channel = connect.apply(owner);
+    } catch (RuntimeException e) {
+      unreachable(tag, owner); // an address gRPC cannot use
+      return null;
+    }
+    channels.put(owner, channel);
+    return channel;
   }
 
   /** {@code owner} did not answer a call on {@code tag}: passed over for a while. */
@@ -136,6 +172,9 @@ final class OwnerRoutes implements AutoCloseable {
 
   @Override
   public void close() {
+    synchronized (this) {
+      closed = true;
+    }
     channels.values().forEach(ManagedChannel::shutdown);
     try {
       for (ManagedChannel c : channels.values()) {

@@ -171,15 +171,20 @@ final class Targets implements AutoCloseable {
     StatusRuntimeException last = null;
     OwnerRoutes.Owner owner = failover && tag != null ? owners.ownerOf(tag) : null;
     if (owner != null) {
-      long bound = Math.min(timing.deadlineNanos(), timing.failoverAfterNanos());
+      long left = timing.deadlineNanos();
+      long bound = Math.min(left, timing.failoverAfterNanos());
       try {
         return rpc.apply(new Attempt(ownerRoute(owner), bound));
       } catch (StatusRuntimeException e) {
-        if (!ConnectionLoss.lost(e.getStatus())
-            && e.getStatus().getCode() != Status.Code.DEADLINE_EXCEEDED) {
+        // As for a target: silent past the bound counts only when time is left for the others.
+        boolean down =
+            ConnectionLoss.lost(e.getStatus())
+                || e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED && bound < left;
+        if (!down) {
           throw LeafException.from(e);
         }
         owners.unreachable(tag, owner.address());
+        last = e;
       }
     }
     long pause = FIRST_ROUND_PAUSE_NANOS;

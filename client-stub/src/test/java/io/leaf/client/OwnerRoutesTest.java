@@ -102,8 +102,52 @@ class OwnerRoutesTest {
   }
 
   @Test
+  void ownerSlowPastADeadlineShorterThanTheBound_deadlineExceededOwnerKept() throws Exception {
+    OwnerRoutes owners =
+        new OwnerRoutes(
+            address -> InProcessChannelBuilder.forName(owner.name()).build(),
+            Duration.ofSeconds(30).toNanos(),
+            clock::get);
+    try (Targets t =
+        new Targets(
+            List.of(target.channel()),
+            true,
+            null,
+            TagTokens.NONE,
+            new Targets.Timing(
+                Duration.ofMillis(300).toNanos(),
+                Duration.ofSeconds(2).toNanos(),
+                Duration.ofSeconds(30).toNanos(),
+                1,
+                clock::get),
+            owners)) {
+      LeafRpcs r = new LeafRpcs(t);
+      r.nextId("t");
+      owner.block();
+      assertThrows(LeafDeadlineExceededException.class, () -> r.nextId("t"));
+      owner.release();
+      assertEquals(OWNER_FIRST + 1, r.nextId("t"), "the owner was not passed over");
+    }
+  }
+
+  @Test
+  void ownerNamedAsAUri_neverCalled() throws Exception {
+    for (String named : List.of("unix:/tmp/leaf.sock", "dns://resolver/evil:443", "evil")) {
+      OwnerRoutes owners =
+          new OwnerRoutes(
+              address -> {
+                throw new AssertionError("connected to " + address);
+              },
+              1,
+              clock::get);
+      owners.learn("t", named);
+      assertEquals(null, owners.ownerOf("t"), named);
+    }
+  }
+
+  @Test
   void ownerAddressUnusable_targetServes() throws Exception {
-    try (FakeLeafService naming = new FakeLeafService(1, "no such host");
+    try (FakeLeafService naming = new FakeLeafService(1, "unusable:1");
         Targets t =
             new Targets(
                 List.of(naming.channel()),

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * LeafClient against a server that is not a STRICT tag's owner: after the first call names the
- * owner, its calls on the tag go to the owner directly; with {@code callOwners(false)} every one
- * goes through the server given. Real TCP servers on one in-memory store.
+ * owner, its calls on the tag go to the owner directly with {@code callOwners(true)}; by default
+ * every one goes through the server given. Real TCP servers on one in-memory store.
  */
 class LeafClientOwnerTest {
 
@@ -77,7 +77,8 @@ class LeafClientOwnerTest {
   @Test
   void ownerNamedOnce_laterCallsSkipTheHop() throws Exception {
     try (LeafClient first = ownerOfTagOnServer0();
-        LeafClient client = LeafClient.forTarget("127.0.0.1:" + ports[1]).build()) {
+        LeafClient client =
+            LeafClient.forTarget("127.0.0.1:" + ports[1]).callOwners(true).build()) {
       long last = 0;
       for (int i = 0; i < 50; i++) {
         long id = client.nextId("s");
@@ -91,10 +92,9 @@ class LeafClientOwnerTest {
   }
 
   @Test
-  void callOwnersOff_everyCallThroughTheServerGiven() throws Exception {
+  void byDefault_everyCallThroughTheServerGiven() throws Exception {
     try (LeafClient first = ownerOfTagOnServer0();
-        LeafClient client =
-            LeafClient.forTarget("127.0.0.1:" + ports[1]).callOwners(false).build()) {
+        LeafClient client = LeafClient.forTarget("127.0.0.1:" + ports[1]).build()) {
       for (int i = 0; i < 20; i++) {
         client.nextId("s");
       }
