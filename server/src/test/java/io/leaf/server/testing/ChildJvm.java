@@ -31,7 +31,11 @@ final class ChildJvm {
    * slower, never different.
    */
 
-  private static final List<String> FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+  /** HotSpot's flags; none on another JVM (OpenJ9 would refuse them). */
+  private static final List<String> FLAGS =
+      System.getProperty("java.vm.name", "").contains("OpenJ9")
+          ? List.of()
+          : List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
   private static ChildJvm instance;
 
@@ -78,8 +82,10 @@ final class ChildJvm {
       }
       String path = String.join(File.pathSeparator, entries);
       Path archive = dir.resolve("server.jsa");
-      train(path, archive, dir);
-      if (!Files.isRegularFile(archive)) {
+      if (!FLAGS.isEmpty()) {
+        train(path, archive, dir);
+      }
+      if (FLAGS.isEmpty() || !Files.isRegularFile(archive)) {
         System.err.println("[leaf-tests] no CDS archive for child servers; they start without");
         return new ChildJvm(FLAGS, path);
       }
