@@ -45,19 +45,22 @@ class OwnerRoutesTest {
             clock::get);
     ManagedChannel toTarget = target.channel();
     targets =
-        new Targets(
-            List.of(toTarget),
-            true,
-            null,
-            TagTokens.NONE,
-            new Targets.Timing(
-                Duration.ofSeconds(5).toNanos(),
-                Duration.ofMillis(500).toNanos(),
-                Duration.ofSeconds(30).toNanos(),
-                1,
-                clock::get),
-            owners);
+        targets(
+            toTarget, Duration.ofSeconds(5).toNanos(), Duration.ofMillis(500).toNanos(), owners);
     rpcs = new LeafRpcs(targets);
+  }
+
+  /** Targets of one channel, one round, passing a down owner over for 30 s on the test's clock. */
+  private Targets targets(
+      ManagedChannel channel, long deadlineNanos, long failoverAfterNanos, OwnerRoutes owners) {
+    return new Targets(
+        List.of(channel),
+        true,
+        null,
+        TagTokens.NONE,
+        new Targets.Timing(
+            deadlineNanos, failoverAfterNanos, Duration.ofSeconds(30).toNanos(), 1, clock::get),
+        owners);
   }
 
   @AfterEach
@@ -109,17 +112,10 @@ class OwnerRoutesTest {
             Duration.ofSeconds(30).toNanos(),
             clock::get);
     try (Targets t =
-        new Targets(
-            List.of(target.channel()),
-            true,
-            null,
-            TagTokens.NONE,
-            new Targets.Timing(
-                Duration.ofMillis(300).toNanos(),
-                Duration.ofSeconds(2).toNanos(),
-                Duration.ofSeconds(30).toNanos(),
-                1,
-                clock::get),
+        targets(
+            target.channel(),
+            Duration.ofMillis(300).toNanos(),
+            Duration.ofSeconds(2).toNanos(),
             owners)) {
       LeafRpcs r = new LeafRpcs(t);
       r.nextId("t");
@@ -149,17 +145,10 @@ class OwnerRoutesTest {
   void ownerAddressUnusable_targetServes() throws Exception {
     try (FakeLeafService naming = new FakeLeafService(1, "unusable:1");
         Targets t =
-            new Targets(
-                List.of(naming.channel()),
-                true,
-                null,
-                TagTokens.NONE,
-                new Targets.Timing(
-                    Duration.ofSeconds(5).toNanos(),
-                    Duration.ofMillis(500).toNanos(),
-                    Duration.ofSeconds(30).toNanos(),
-                    1,
-                    clock::get),
+            targets(
+                naming.channel(),
+                Duration.ofSeconds(5).toNanos(),
+                Duration.ofMillis(500).toNanos(),
                 new OwnerRoutes(
                     address -> {
                       throw new IllegalArgumentException("unusable " + address);

@@ -6,11 +6,8 @@ import io.leaf.server.testing.GaleraCluster;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.ServerNode;
 import io.leaf.server.testing.StrictCallers;
-import io.leaf.v1.CreateTagRequest;
-import io.leaf.v1.Ordering;
-import java.net.ServerSocket;
+import io.leaf.server.testing.StrictFleet;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
@@ -38,36 +35,16 @@ class GaleraStrictTest {
   void ownersNodeKilledAndRejoined_orderKeptNoRepeats() throws Exception {
     GaleraCluster cluster = GaleraCluster.get();
     try (GaleraCluster.Database db = cluster.createDatabase()) {
-      List<ServerNode> nodes = new ArrayList<>();
-      List<String> addresses = new ArrayList<>();
-      try {
-        for (int n = 1; n <= GaleraCluster.NODES; n++) {
-          int port;
-          try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-          }
-          addresses.add("127.0.0.1:" + port);
-          nodes.add(
-              ServerNode.at(
-                  cluster.multiHostUrl(db.name, n),
-                  GaleraCluster.USER,
-                  GaleraCluster.PASSWORD,
-                  "--port",
-                  Integer.toString(port),
-                  "--advertise-address",
-                  "127.0.0.1:" + port,
-                  "--tag-lease-ttl",
-                  TTL_MS + "ms"));
-        }
-        nodes
-            .get(0)
-            .stub(30)
-            .createTag(
-                CreateTagRequest.newBuilder()
-                    .setBizTag(TAG)
-                    .setStep(50)
-                    .setOrdering(Ordering.STRICT)
-                    .build());
+      try (StrictFleet fleet =
+          new StrictFleet(
+              GaleraCluster.NODES,
+              i -> cluster.multiHostUrl(db.name, i + 1),
+              GaleraCluster.USER,
+              GaleraCluster.PASSWORD,
+              TTL_MS)) {
+        fleet.createStrict(TAG, 50);
+        List<ServerNode> nodes = fleet.nodes;
+        List<String> addresses = fleet.addresses;
         try (StrictCallers callers = new StrictCallers(nodes, TAG)) {
           callers.awaitMore(300, "calls before the kill");
           int owner = callers.owner(nodes.get(0), addresses);
@@ -101,10 +78,6 @@ class GaleraStrictTest {
           if (lost != null) {
             GaleraCluster.skip(lost.getMessage() + " (order and uniqueness held until then)");
           }
-        }
-      } finally {
-        for (ServerNode n : nodes) {
-          n.kill();
         }
       }
     }

@@ -5,12 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.ServerNode;
 import io.leaf.server.testing.StrictCallers;
+import io.leaf.server.testing.StrictFleet;
 import io.leaf.server.testing.TcpProxy;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
-import io.leaf.v1.CreateTagRequest;
-import io.leaf.v1.Ordering;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,76 +55,55 @@ class StrictPartitionProcessTest {
     try (TestDatabase db = database.get()) {
       URI direct = URI.create(db.url.substring("jdbc:".length()));
       List<TcpProxy> proxies = new ArrayList<>();
-      List<ServerNode> nodes = new ArrayList<>();
-      List<String> addresses = new ArrayList<>();
       try {
         for (int i = 0; i < 3; i++) {
-          TcpProxy proxy = new TcpProxy("127.0.0.1", direct.getHost(), direct.getPort()).start();
-          proxies.add(proxy);
-          String url =
-              db.url.replace(
-                  direct.getHost() + ":" + direct.getPort(), "127.0.0.1:" + proxy.port());
-          int port;
-          try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-          }
-          addresses.add("127.0.0.1:" + port);
-          nodes.add(
-              ServerNode.via(
-                  url,
-                  db,
-                  "--port",
-                  Integer.toString(port),
-                  "--advertise-address",
-                  "127.0.0.1:" + port,
-                  "--tag-lease-ttl",
-                  TTL_MS + "ms"));
+          proxies.add(new TcpProxy("127.0.0.1", direct.getHost(), direct.getPort()).start());
         }
-        nodes
-            .get(0)
-            .stub(30)
-            .createTag(
-                CreateTagRequest.newBuilder()
-                    .setBizTag(TAG)
-                    .setStep(50)
-                    .setOrdering(Ordering.STRICT)
-                    .build());
-        try (StrictCallers callers = new StrictCallers(nodes, TAG)) {
-          callers.awaitMore(300, "calls before the cut");
-          int owner = callers.owner(nodes.get(0), addresses);
-          cut.apply(proxies.get(owner));
-          long cutAt = System.nanoTime();
-          long failoverMs =
-              callers.awaitServedVia(
-                  (owner + 1) % 3, cutAt, "a call through another server after the cut served");
-          // Cut off well past its lease, so the next owner issues while the old one is away.
-          long away = cutAt + TimeUnit.MILLISECONDS.toNanos(3 * TTL_MS);
-          Poll.until(() -> System.nanoTime() > away, Duration.ofSeconds(30));
-          heal.apply(proxies.get(owner));
-          long healed = System.nanoTime();
-          long backMs =
-              callers.awaitServedVia(
-                  owner, healed, "a call through the old owner after it was reconnected served");
-          callers.awaitMore(300, "calls after the cut ended");
-          callers.close();
-          System.out.printf(
-              "strict partition (%s): %d calls, %d violations, %d repeats; served through"
-                  + " another server %d ms after the cut, through the old owner %d ms after it"
-                  + " ended (TTL %d ms)%n",
-              db.isPostgres() ? "PostgreSQL, reset" : "MariaDB, silent",
-              callers.checker.calls(),
-              callers.checker.violations(),
-              callers.checker.repeats(),
-              failoverMs,
-              backMs,
-              TTL_MS);
-          assertEquals(0, callers.checker.repeats(), "no ID twice");
-          assertEquals(0, callers.checker.violations(), "real-time order kept");
+        String hostPort = direct.getHost() + ":" + direct.getPort();
+        try (StrictFleet fleet =
+            new StrictFleet(
+                3,
+                i -> db.url.replace(hostPort, "127.0.0.1:" + proxies.get(i).port()),
+                db.user,
+                db.password,
+                TTL_MS)) {
+          fleet.createStrict(TAG, 50);
+          List<ServerNode> nodes = fleet.nodes;
+          List<String> addresses = fleet.addresses;
+          try (StrictCallers callers = new StrictCallers(nodes, TAG)) {
+            callers.awaitMore(300, "calls before the cut");
+            int owner = callers.owner(nodes.get(0), addresses);
+            cut.apply(proxies.get(owner));
+            long cutAt = System.nanoTime();
+            long failoverMs =
+                callers.awaitServedVia(
+                    (owner + 1) % 3, cutAt, "a call through another server after the cut served");
+            // Cut off well past its lease, so the next owner issues while the old one is away.
+            long away = cutAt + TimeUnit.MILLISECONDS.toNanos(3 * TTL_MS);
+            Poll.until(() -> System.nanoTime() > away, Duration.ofSeconds(30));
+            heal.apply(proxies.get(owner));
+            long healed = System.nanoTime();
+            long backMs =
+                callers.awaitServedVia(
+                    owner, healed, "a call through the old owner after it was reconnected served");
+            callers.awaitMore(300, "calls after the cut ended");
+            callers.close();
+            System.out.printf(
+                "strict partition (%s): %d calls, %d violations, %d repeats; served through"
+                    + " another server %d ms after the cut, through the old owner %d ms after it"
+                    + " ended (TTL %d ms)%n",
+                db.isPostgres() ? "PostgreSQL, reset" : "MariaDB, silent",
+                callers.checker.calls(),
+                callers.checker.violations(),
+                callers.checker.repeats(),
+                failoverMs,
+                backMs,
+                TTL_MS);
+            assertEquals(0, callers.checker.repeats(), "no ID twice");
+            assertEquals(0, callers.checker.violations(), "real-time order kept");
+          }
         }
       } finally {
-        for (ServerNode n : nodes) {
-          n.kill();
-        }
         for (TcpProxy p : proxies) {
           p.close();
         }

@@ -8,14 +8,12 @@ import io.leaf.server.testing.KeyedOrderChecker;
 import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
 import io.leaf.server.testing.ServerNode;
+import io.leaf.server.testing.StrictFleet;
 import io.leaf.server.testing.TestDatabase;
 import io.leaf.server.testing.TestDatabases;
-import io.leaf.v1.CreateTagRequest;
 import io.leaf.v1.GetTagRequest;
 import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextSequenceRequest;
-import io.leaf.v1.Ordering;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,33 +43,10 @@ class SequenceFailoverProcessTest {
   @Test
   void ownerKilled_perKeyOrderKeptNoRepeats() throws Exception {
     try (TestDatabase db = TestDatabases.mariaDb()) {
-      List<ServerNode> nodes = new ArrayList<>();
-      List<String> addresses = new ArrayList<>();
-      try {
-        for (int i = 0; i < 3; i++) {
-          int port;
-          try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-          }
-          addresses.add("127.0.0.1:" + port);
-          nodes.add(
-              new ServerNode(
-                  db,
-                  "--port",
-                  Integer.toString(port),
-                  "--advertise-address",
-                  "127.0.0.1:" + port,
-                  "--tag-lease-ttl",
-                  TTL_MS + "ms"));
-        }
-        nodes
-            .get(0)
-            .stub(30)
-            .createTag(
-                CreateTagRequest.newBuilder()
-                    .setBizTag("chats")
-                    .setOrdering(Ordering.STRICT)
-                    .build());
+      try (StrictFleet fleet = StrictFleet.on(db, 3, TTL_MS)) {
+        List<ServerNode> nodes = fleet.nodes;
+        List<String> addresses = fleet.addresses;
+        fleet.createStrict("chats", 0);
         KeyedOrderChecker checker = new KeyedOrderChecker();
         AtomicBoolean done = new AtomicBoolean();
         AtomicLong lastOk = new AtomicLong(System.nanoTime());
@@ -126,10 +101,6 @@ class SequenceFailoverProcessTest {
         assertEquals(0, checker.repeats(), "no value of a key twice");
         assertEquals(
             0, checker.violations(), "per-key real-time order in " + checker.calls() + " calls");
-      } finally {
-        for (ServerNode n : nodes) {
-          n.kill();
-        }
       }
     }
   }

@@ -28,10 +28,12 @@ public final class StrictCallers implements AutoCloseable {
   private final AtomicBoolean done = new AtomicBoolean();
   private final AtomicLongArray lastServedSent;
   private final List<Thread> threads = new ArrayList<>();
+  private final List<ServerNode> nodes;
 
   /** Starts the callers of {@code tag} through {@code nodes}. */
   public StrictCallers(List<ServerNode> nodes, String tag) {
     this.tag = tag;
+    this.nodes = nodes;
     this.lastServedSent = new AtomicLongArray(nodes.size());
     long start = System.nanoTime();
     for (int i = 0; i < nodes.size(); i++) {
@@ -56,12 +58,19 @@ public final class StrictCallers implements AutoCloseable {
 
   /**
    * Waits until a call sent through server {@code node} after {@code since} (nanoTime) returned
-   * IDs; the milliseconds from {@code since} to that call's send.
+   * IDs, at most a minute (else fails with the server's last lines); the milliseconds from {@code
+   * since} to that call's send.
    */
   public long awaitServedVia(int node, long since, String what) throws InterruptedException {
-    assertTrue(
-        Poll.until(() -> lastServedSent.get(node) - since > 0, Duration.ofSeconds(30)),
-        what + " within 30 s");
+    if (!Poll.until(() -> lastServedSent.get(node) - since > 0, Duration.ofSeconds(60))) {
+      List<String> lines = nodes.get(node).process.lines();
+      throw new AssertionError(
+          what
+              + " within 60 s; server "
+              + node
+              + "'s last lines:\n"
+              + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
+    }
     return TimeUnit.NANOSECONDS.toMillis(lastServedSent.get(node) - since);
   }
 
