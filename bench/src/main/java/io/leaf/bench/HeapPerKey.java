@@ -4,8 +4,6 @@ import com.google.common.base.Ticker;
 import io.leaf.server.sequence.MemorySectionStore;
 import io.leaf.server.sequence.OwnerTerm;
 import io.leaf.server.sequence.Sequences;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;
 
 /**
@@ -16,8 +14,6 @@ import java.lang.ref.Reference;
  * keeps of it counts; the sections' stored ceilings are on an in-memory store.
  */
 public final class HeapPerKey {
-
-  private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
 
   /** A term that never ends: the key tables alone are measured. */
   private static final OwnerTerm TERM =
@@ -68,24 +64,16 @@ public final class HeapPerKey {
     for (int s = 0; s < warm; s++) {
       sequences.next("warm", "warm-" + s, TERM).join();
     }
-    long before = usedAfterGc();
+    long before = HeapPerTag.usedAfterGc();
     for (int k = 0; k < keys; k++) {
       sequences.next("bench", new StringBuilder("user-").append(k).toString(), TERM).join();
     }
     if (sequences.keysHeld() != keys + warm) {
       throw new IllegalStateException(sequences.keysHeld() + " of " + (keys + warm) + " keys held");
     }
-    long after = usedAfterGc();
+    long after = HeapPerTag.usedAfterGc();
     Reference.reachabilityFence(sequences);
     Reference.reachabilityFence(store);
     return (after - before) / (double) keys;
-  }
-
-  private static long usedAfterGc() throws InterruptedException {
-    for (int i = 0; i < 3; i++) {
-      System.gc();
-      Thread.sleep(100);
-    }
-    return MEMORY.getHeapMemoryUsage().getUsed();
   }
 }

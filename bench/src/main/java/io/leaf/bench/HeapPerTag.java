@@ -105,7 +105,7 @@ public final class HeapPerTag {
     return "tag-" + i;
   }
 
-  private static long usedAfterGc() throws InterruptedException {
+  static long usedAfterGc() throws InterruptedException {
     for (int i = 0; i < 3; i++) {
       System.gc();
       Thread.sleep(100);
