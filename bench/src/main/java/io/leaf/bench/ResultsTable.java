@@ -16,18 +16,39 @@ import java.util.regex.Pattern;
 final class ResultsTable {
 
   /**
+   * One row of the table: the text shown in its four columns, and the numbers read from it for the
+   * JSON results.
+   *
+   * @param measure what the row measures
+   * @param configuration what it was measured against
+   * @param result the measured figure as shown, e.g. "1,234 IDs/s"
+   * @param ratio the comparison as shown, such as "NextId ÷ bare Check = 0.95"; "—" if none
+   * @param figures the numbers read from {@code result} and {@code ratio}
+   */
+  record Row(String measure, String configuration, String result, String ratio, Figures figures) {
+
+    Double value() {
+      return figures.value();
+    }
+
+    String unit() {
+      return figures.unit();
+    }
+
+    Double ratioValue() {
+      return figures.ratioValue();
+    }
+  }
+
+  /**
+   * The numbers read from a row's result and ratio text; the table's JSON form carries these, the
+   * markdown form the text.
+   *
    * @param value the row's headline figure (the first number of its result), null if none
    * @param unit what follows that number in the result, e.g. "IDs/s" or "M ops/s"
    * @param ratioValue the number after the first "=" of the ratio (its headline), null if none
    */
-  record Row(
-      String measure,
-      String configuration,
-      String result,
-      String ratio,
-      Double value,
-      String unit,
-      Double ratioValue) {}
+  record Figures(Double value, String unit, Double ratioValue) {}
 
   private static final Pattern FIRST_NUMBER =
       Pattern.compile("(-?[0-9][0-9,]*(?:\\.[0-9]+)?)\\s*([^·(;]*)");
@@ -45,7 +66,7 @@ final class ResultsTable {
     }
     Matcher r = RATIO.matcher(ratio);
     Double ratioValue = r.find() ? Double.valueOf(r.group(1).replace(",", "")) : null;
-    rows.add(new Row(measure, configuration, result, ratio, value, unit, ratioValue));
+    rows.add(new Row(measure, configuration, result, ratio, new Figures(value, unit, ratioValue)));
   }
 
   List<Row> rows() {

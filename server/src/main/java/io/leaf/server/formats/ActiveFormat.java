@@ -56,8 +56,7 @@ final class ActiveFormat {
    * @throws InvalidFormatException the stored row is not a valid format (edited by hand)
    */
   static ActiveFormat of(StoredFormat stored, Optional<FormatKey> key) {
-    FormatSpec spec =
-        FormatSpec.of(stored.pattern(), Reset.valueOf(stored.reset()), stored.timeZone());
+    FormatSpec spec = stored.definition().spec();
     try {
       return new ActiveFormat(
           stored, spec, FormattedIds.of(stored.bizTag(), spec, key, stored.keyFingerprint()), null);

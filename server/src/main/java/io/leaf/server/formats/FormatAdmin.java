@@ -89,21 +89,17 @@ public final class FormatAdmin {
   public StoredFormat set(String tag, FormatSpec spec) {
     TagRecord row = tags.getTag(tag).orElseThrow(() -> new TagNotFoundException(tag));
     String fingerprint = FormattedIds.fingerprintToStore(spec, key);
-    String zone = spec.zone().getId();
+    FormatDefinition definition = FormatDefinition.of(spec);
     List<StoredFormat> history = formats.history(row.bizTag());
     if (!history.isEmpty()) {
       StoredFormat newest = history.get(history.size() - 1);
-      if (newest.pattern().equals(spec.pattern().source())
-          && newest.reset().equals(spec.reset().name())
-          && newest.timeZone().equals(zone)
-          && newest.keyFingerprint().equals(fingerprint)) {
+      if (newest.definition().equals(definition) && newest.keyFingerprint().equals(fingerprint)) {
         return newest;
       }
       // Every earlier format, whether or not a period row exists yet: a server that read one
       // serves it until it reads this change, and may create its first row after the check.
       for (StoredFormat earlier : history) {
-        FormatSpec before =
-            FormatSpec.of(earlier.pattern(), Reset.valueOf(earlier.reset()), earlier.timeZone());
+        FormatSpec before = earlier.definition().spec();
         FormatChanges.Verdict v =
             FormatChanges.assess(before, earlier.keyFingerprint(), spec, fingerprint);
         if (!v.safe()) {
@@ -112,15 +108,7 @@ public final class FormatAdmin {
       }
     }
     StoredFormat stored =
-        formats.add(
-            new StoredFormat(
-                tag,
-                history.size() + 1,
-                spec.pattern().source(),
-                spec.reset().name(),
-                zone,
-                fingerprint,
-                0));
+        formats.add(new StoredFormat(tag, history.size() + 1, definition, fingerprint, 0));
     changed.accept(tag);
     return stored;
   }

@@ -5,6 +5,7 @@ import static io.leaf.server.store.generated.Tables.LEAF_FORMAT;
 import io.leaf.server.store.DatabaseErrors;
 import io.leaf.server.store.OwnTable;
 import io.leaf.server.store.StoreRejectedException;
+import io.leaf.server.store.generated.tables.records.LeafFormatRecord;
 import java.time.InstantSource;
 import java.util.Collection;
 import java.util.HashMap;
@@ -68,16 +69,7 @@ public final class JooqFormatStore implements FormatStore {
             dsl.selectFrom(LEAF_FORMAT)
                 .where(LEAF_FORMAT.BIZ_TAG.eq(bizTag))
                 .orderBy(LEAF_FORMAT.VERSION)
-                .fetch(
-                    r ->
-                        new StoredFormat(
-                            r.getBizTag(),
-                            r.getVersion(),
-                            r.getPattern(),
-                            r.getResetPeriod(),
-                            r.getTimeZone(),
-                            r.getKeyFingerprint(),
-                            r.getUpdateTime())));
+                .fetch(r -> stored(r)));
   }
 
   @Override
@@ -94,18 +86,7 @@ public final class JooqFormatStore implements FormatStore {
             dsl.selectFrom(LEAF_FORMAT)
                 .where(LEAF_FORMAT.BIZ_TAG.in(bizTags))
                 .orderBy(LEAF_FORMAT.BIZ_TAG, LEAF_FORMAT.VERSION)
-                .fetch(
-                    r ->
-                        out.put(
-                            r.getBizTag(),
-                            new StoredFormat(
-                                r.getBizTag(),
-                                r.getVersion(),
-                                r.getPattern(),
-                                r.getResetPeriod(),
-                                r.getTimeZone(),
-                                r.getKeyFingerprint(),
-                                r.getUpdateTime()))));
+                .fetch(r -> out.put(r.getBizTag(), stored(r))));
     return out;
   }
 
@@ -116,9 +97,7 @@ public final class JooqFormatStore implements FormatStore {
         new StoredFormat(
             format.bizTag(),
             format.version(),
-            format.pattern(),
-            format.reset(),
-            format.timeZone(),
+            format.definition(),
             format.keyFingerprint(),
             clock.millis());
     try {
@@ -138,6 +117,15 @@ public final class JooqFormatStore implements FormatStore {
       throw new FormatVersionTakenException(format.bizTag(), format.version());
     }
     return stored;
+  }
+
+  private static StoredFormat stored(LeafFormatRecord r) {
+    return new StoredFormat(
+        r.getBizTag(),
+        r.getVersion(),
+        new FormatDefinition(r.getPattern(), r.getResetPeriod(), r.getTimeZone()),
+        r.getKeyFingerprint(),
+        r.getUpdateTime());
   }
 
   private static <T> T guard(String what, Supplier<T> work) {

@@ -46,7 +46,8 @@ class JooqFormatStoreTest {
   }
 
   private static StoredFormat v(String tag, int version, String pattern) {
-    return new StoredFormat(tag, version, pattern, "DAILY", "Europe/Berlin", "", 0);
+    return new StoredFormat(
+        tag, version, new FormatDefinition(pattern, "DAILY", "Europe/Berlin"), "", 0);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -60,7 +61,9 @@ class JooqFormatStoreTest {
     store.add(v("order", 3, "C-{yyyyMMdd}-{seq:6}"));
     clock.advance(java.time.Duration.ofSeconds(1));
     StoredFormat first =
-        store.add(new StoredFormat("order", 1, wide, "MONTHLY", "+08:00", "ab".repeat(32), 0));
+        store.add(
+            new StoredFormat(
+                "order", 1, new FormatDefinition(wide, "MONTHLY", "+08:00"), "ab".repeat(32), 0));
     store.add(v("order", 2, "B-{yyyyMMdd}-{seq:6}"));
     store.add(v("order-x", 1, "X{seq:4}"));
     List<StoredFormat> h = store.history("order");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
 import io.leaf.server.engine.EngineConfig;
+import io.leaf.server.formats.FormatDefinition;
 import io.leaf.server.formats.MemoryFormatStore;
 import io.leaf.server.formats.StoredFormat;
 import io.leaf.server.store.MemorySegmentStore;
@@ -64,7 +65,9 @@ class FormattedIdEndpointTest {
   /** A tag with {@code pattern} as its first format, written to the stores as SetFormat would. */
   private void formatted(String tag, String pattern, String reset, String fingerprint) {
     memory.createTag(tag, 1, 100, null);
-    formats.add(new StoredFormat(tag, 1, pattern, reset, "UTC", fingerprint, wall.millis()));
+    formats.add(
+        new StoredFormat(
+            tag, 1, new FormatDefinition(pattern, reset, "UTC"), fingerprint, wall.millis()));
   }
 
   @Test
