@@ -75,10 +75,10 @@ final class Targets implements AutoCloseable {
     /** The LeafService stub for a call of {@code bizTag}: with the tag's own token, if any. */
     LeafServiceGrpc.LeafServiceBlockingStub leaf(String bizTag) {
       LeafServiceGrpc.LeafServiceBlockingStub stub =
-          route
-              .leaf
-              .withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS)
-              .withOption(OwnerRoutes.TAG, bizTag);
+          route.leaf.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
+      if (route.hearsOwners) {
+        stub = stub.withOption(OwnerRoutes.TAG, bizTag);
+      }
       CallCredentials own = route.tagTokens.isEmpty() ? null : route.tagTokens.forTag(bizTag);
       return own == null ? stub : stub.withCallCredentials(own);
     }
@@ -92,7 +92,8 @@ final class Targets implements AutoCloseable {
       ManagedChannel channel,
       LeafServiceGrpc.LeafServiceBlockingStub leaf,
       SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake,
-      TagTokens tagTokens) {}
+      TagTokens tagTokens,
+      boolean hearsOwners) {}
 
   private final List<Route> routes = new ArrayList<>();
   private final boolean ownsChannels;
@@ -138,7 +139,9 @@ final class Targets implements AutoCloseable {
 
   /** The stubs of {@code c}, with the credentials, hearing the owners each call names. */
   private Route route(ManagedChannel c) {
-    Channel heard = ClientInterceptors.intercept(c, owners.listener());
+    // Without owners to call (the default), calls go as they are: no interceptor, no option.
+    boolean hears = owners != OwnerRoutes.NONE;
+    Channel heard = hears ? ClientInterceptors.intercept(c, owners.listener()) : c;
     LeafServiceGrpc.LeafServiceBlockingStub leaf = LeafServiceGrpc.newBlockingStub(heard);
     SnowflakeServiceGrpc.SnowflakeServiceBlockingStub snowflake =
         SnowflakeServiceGrpc.newBlockingStub(c);
@@ -146,7 +149,8 @@ final class Targets implements AutoCloseable {
         c,
         credentials == null ? leaf : leaf.withCallCredentials(credentials),
         credentials == null ? snowflake : snowflake.withCallCredentials(credentials),
-        tagTokens);
+        tagTokens,
+        hears);
   }
 
   /**
