@@ -192,10 +192,7 @@ class ForwardBatcherTest {
     for (int i = 0; i < 6; i++) {
       calls.add(forwarder.nextId(owner, TAG, () -> {}));
     }
-    List<Long> ids = new ArrayList<>();
-    for (CompletableFuture<Long> f : calls) {
-      ids.add(f.get(10, TimeUnit.SECONDS));
-    }
+    List<Long> ids = served(calls);
     assertEquals(6, ids.stream().distinct().count(), "every call served, no ID twice: " + ids);
   }
 
@@ -220,10 +217,7 @@ class ForwardBatcherTest {
     assertTrue(
         otherLine.get(10, TimeUnit.SECONDS) > 0,
         "another line, no batch in flight, sends while this one is at the bound");
-    List<Long> ids = new ArrayList<>();
-    for (CompletableFuture<Long> f : calls) {
-      ids.add(f.get(10, TimeUnit.SECONDS));
-    }
+    List<Long> ids = served(calls);
     assertEquals(calls.size(), ids.stream().distinct().count(), "the calls let in served: " + ids);
     answerAfterMs = 1;
     assertTrue(
@@ -239,10 +233,7 @@ class ForwardBatcherTest {
     for (int i = 0; i < 6; i++) {
       calls.add(forwarder.nextId(owner, TAG, () -> {}));
     }
-    List<Long> ids = new ArrayList<>();
-    for (CompletableFuture<Long> f : calls) {
-      ids.add(f.get(10, TimeUnit.SECONDS));
-    }
+    List<Long> ids = served(calls);
     assertEquals(6, ids.stream().distinct().count(), "every call served, no ID twice: " + ids);
     assertEquals(0, batches.get(), "no batch: --max-held-strict-calls 0 holds no call");
   }
@@ -265,5 +256,14 @@ class ForwardBatcherTest {
         assertTrue(s.getDescription().contains(unusable), s.toString());
       }
     }
+  }
+
+  /** Each call's ID, waiting up to 10 s for each. */
+  private static List<Long> served(List<CompletableFuture<Long>> calls) throws Exception {
+    List<Long> ids = new ArrayList<>();
+    for (CompletableFuture<Long> f : calls) {
+      ids.add(f.get(10, TimeUnit.SECONDS));
+    }
+    return ids;
   }
 }
