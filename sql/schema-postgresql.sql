@@ -70,8 +70,19 @@ CREATE TABLE IF NOT EXISTS leaf_tag_lease (
   PRIMARY KEY (biz_tag)
 );
 
+-- The owner leases of sequence groups: see schema.sql.
+CREATE TABLE IF NOT EXISTS leaf_sequence_lease (
+  biz_tag          VARCHAR(140) NOT NULL,
+  ordering         INT          NOT NULL,
+  owner            VARCHAR(255) NOT NULL,
+  epoch            BIGINT       NOT NULL,
+  lease_expires_ms BIGINT       NOT NULL,
+  update_time      BIGINT       NOT NULL,
+  PRIMARY KEY (biz_tag)
+);
+
 -- Per-key sequences of STRICT tags (docs/ordering.md): keys hash into sections; each section's
--- ceiling is above every value ever issued for its keys, raised by the tag's owner (its lease
+-- ceiling is above every value ever issued for its keys, raised by its group's owner (its lease
 -- checked in the same statement) before a value above it is issued.
 CREATE TABLE IF NOT EXISTS leaf_sequence_section (
   biz_tag     VARCHAR(128) NOT NULL,

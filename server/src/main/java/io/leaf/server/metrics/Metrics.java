@@ -152,8 +152,8 @@ public final class Metrics implements EngineEvents, AutoCloseable {
   }
 
   /**
-   * STRICT tags: calls forwarded to an owner ({@code leaf.ordering.forwarded}) and owner terms this
-   * server began ({@code leaf.ordering.owner.terms}).
+   * STRICT tags: calls forwarded to an owner ({@code leaf.ordering.forwarded}), owner terms this
+   * server began ({@code leaf.ordering.owner.terms}) and sequence groups it owns now.
    */
   public void watchOrdering(Ordering ordering) {
     FunctionCounter.builder("leaf.ordering.forwarded", ordering, Ordering::forwardedCalls)
@@ -161,6 +161,9 @@ public final class Metrics implements EngineEvents, AutoCloseable {
         .register(registry);
     FunctionCounter.builder("leaf.ordering.owner.terms", ordering, Ordering::acquisitions)
         .description("owner leases of STRICT tags this server acquired")
+        .register(registry);
+    Gauge.builder("leaf.sequence.groups.owned", ordering, Ordering::sequenceGroupsOwned)
+        .description("sequence groups of STRICT tags whose owner lease this server holds now")
         .register(registry);
   }
 

@@ -32,7 +32,6 @@ public final class JooqOrderingStore implements OrderingStore {
 
   static final String TABLE = "leaf_tag_lease";
 
-  private static final Table<Record> T = table(name("leaf_tag_lease"));
   private static final Field<String> TAG = field(name("biz_tag"), String.class);
   private static final Field<Integer> ORDERING = field(name("ordering"), Integer.class);
   private static final Field<String> OWNER = field(name("owner"), String.class);
@@ -40,11 +39,24 @@ public final class JooqOrderingStore implements OrderingStore {
   private static final Field<Long> EXPIRES = field(name("lease_expires_ms"), Long.class);
   private static final Field<Long> UPDATED = field(name("update_time"), Long.class);
 
+  private final Table<Record> rows;
+  private final String tableName;
   private final DSLContext dsl;
   private final InstantSource clock;
   private final Field<Long> dbNow;
 
   public JooqOrderingStore(DataSource dataSource, SQLDialect dialect, InstantSource clock) {
+    this(dataSource, dialect, clock, TABLE);
+  }
+
+  /**
+   * The same rules on {@code tableName}, a table of {@code leaf_tag_lease}'s columns (the
+   * sequences' group leases use {@code leaf_sequence_lease}).
+   */
+  public JooqOrderingStore(
+      DataSource dataSource, SQLDialect dialect, InstantSource clock, String tableName) {
+    this.tableName = tableName;
+    this.rows = table(name(tableName));
     this.dsl =
         DSL.using(
             dataSource,
@@ -67,7 +79,7 @@ public final class JooqOrderingStore implements OrderingStore {
   @Override
   public void createSchemaIfMissing() {
     // The statement of sql/schema.sql (or schema-postgresql.sql), as the other own tables.
-    new OwnTable(dsl, TABLE).create();
+    new OwnTable(dsl, tableName).create();
   }
 
   @Override
@@ -85,7 +97,7 @@ public final class JooqOrderingStore implements OrderingStore {
   private LeaseRow readRow(String bizTag) {
     Record r =
         dsl.select(TAG, ORDERING, OWNER, EPOCH, EXPIRES, dbNow.as("db_now"))
-            .from(T)
+            .from(rows)
             .where(TAG.eq(bizTag))
             .fetchOne();
     if (r == null) {
@@ -118,7 +130,7 @@ public final class JooqOrderingStore implements OrderingStore {
 
   private List<LeaseRow> readRows() {
     return dsl.select(TAG, ORDERING, OWNER, EPOCH, EXPIRES, dbNow.as("db_now"))
-        .from(T)
+        .from(rows)
         .orderBy(TAG)
         .fetch(JooqOrderingStore::row);
   }
@@ -127,7 +139,7 @@ public final class JooqOrderingStore implements OrderingStore {
   public void setOrdering(String bizTag, TagOrdering ordering) {
     for (int attempt = 0; ; attempt++) {
       int updated =
-          dsl.update(T)
+          dsl.update(rows)
               .set(ORDERING, ordering.code())
               .set(UPDATED, clock.millis())
               .where(TAG.eq(bizTag))
@@ -136,7 +148,7 @@ public final class JooqOrderingStore implements OrderingStore {
         return;
       }
       try {
-        dsl.insertInto(T, TAG, ORDERING, OWNER, EPOCH, EXPIRES, UPDATED)
+        dsl.insertInto(rows, TAG, ORDERING, OWNER, EPOCH, EXPIRES, UPDATED)
             .values(bizTag, ordering.code(), "", 0L, 0L, clock.millis())
             .execute();
         return;
@@ -155,7 +167,7 @@ public final class JooqOrderingStore implements OrderingStore {
       free = free.or(OWNER.eq(owner).and(EPOCH.eq(heldEpoch)));
     }
     int won =
-        dsl.update(T)
+        dsl.update(rows)
             .set(OWNER, owner)
             .set(EPOCH, EPOCH.plus(1))
             .set(EXPIRES, dbNow.plus(ttl.toMillis()))
@@ -168,13 +180,13 @@ public final class JooqOrderingStore implements OrderingStore {
       return OptionalLong.empty();
     }
     Long epoch =
-        dsl.select(EPOCH).from(T).where(TAG.eq(bizTag)).and(OWNER.eq(owner)).fetchOne(EPOCH);
+        dsl.select(EPOCH).from(rows).where(TAG.eq(bizTag)).and(OWNER.eq(owner)).fetchOne(EPOCH);
     return epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch);
   }
 
   @Override
   public boolean renew(String bizTag, String owner, long epoch, Duration ttl) {
-    return dsl.update(T)
+    return dsl.update(rows)
             .set(EXPIRES, dbNow.plus(ttl.toMillis()))
             .set(UPDATED, clock.millis())
             .where(TAG.eq(bizTag))
@@ -187,7 +199,7 @@ public final class JooqOrderingStore implements OrderingStore {
 
   @Override
   public void release(String bizTag, String owner, long epoch) {
-    dsl.update(T)
+    dsl.update(rows)
         .set(EXPIRES, 0L)
         .set(UPDATED, clock.millis())
         .where(TAG.eq(bizTag))

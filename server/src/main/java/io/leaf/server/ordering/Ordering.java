@@ -2,32 +2,25 @@ package io.leaf.server.ordering;
 
 import com.google.common.base.Ticker;
 import io.grpc.ManagedChannel;
-import io.grpc.MethodDescriptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
-import io.grpc.Status;
 import io.leaf.server.config.OrderingConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.logging.WarnLimiter;
-import io.leaf.server.scattered.ScatteredIds;
 import io.leaf.server.sequence.MemorySectionStore;
 import io.leaf.server.sequence.SectionStore;
 import io.leaf.server.sequence.Sequences;
 import io.leaf.server.store.SegmentStore;
-import io.leaf.v1.FormattedId;
 import io.leaf.v1.LeafServiceGrpc;
-import io.leaf.v1.NextIdRequest;
-import io.leaf.v1.NextIdResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,10 +37,13 @@ public final class Ordering implements OrderedIds, AutoCloseable {
 
   private final OrderingStore store;
   private final StrictTags strict;
+  private final StrictTags groups;
+  private final OrderingStore groupLeases;
   private final Forwarder forwarder;
   private final OrderingAdmin admin;
   private final Sequences sequences;
   private final SequenceCalls sequenceCalls;
+  private final RoutedIds routed;
   private final SectionStore sections;
   private volatile boolean sectionsReady;
   private final ScheduledExecutorService executor;
@@ -61,8 +57,12 @@ public final class Ordering implements OrderedIds, AutoCloseable {
 
   private ScheduledFuture<?> ticking;
 
-  /** Where orderings keep their state: tag leases, sequence sections, and the tags' own rows. */
-  public record Stores(OrderingStore ordering, SectionStore sections, SegmentStore tags) {}
+  /**
+   * Where orderings keep their state: tag leases, sequence group leases and sections, and the tags'
+   * own rows.
+   */
+  public record Stores(
+      OrderingStore ordering, OrderingStore groups, SectionStore sections, SegmentStore tags) {}
 
   /**
    * How a call reaches a tag's owner: a channel to another server's advertised address, and the
@@ -92,16 +92,27 @@ public final class Ordering implements OrderedIds, AutoCloseable {
     this.executor = executor;
     // Orderings kept in memory (tests, benchmarks) are read inline: no I/O, and the first call
     // of a tag reaches the engine before its handler returns, as without orderings.
+    Executor leaseStatements = store instanceof MemoryOrderingStore ? Runnable::run : executor;
     this.strict =
         new StrictTags(
             store,
             config.advertiseAddress(),
             config.tagLeaseTtl(),
             ticker,
-            store instanceof MemoryOrderingStore ? Runnable::run : executor,
+            leaseStatements,
             tag -> evictTerm(allocator, tag));
+    // A group's sections load per owner term (Section): nothing to drop at a new term.
+    this.groups =
+        new StrictTags(
+            stores.groups(),
+            config.advertiseAddress(),
+            config.tagLeaseTtl(),
+            ticker,
+            leaseStatements,
+            group -> {});
     this.held = HeldCalls.onOwnTimer(config.maxHeldStrictCalls());
     this.strict.holdWith(held);
+    this.groups.holdWith(held);
     this.forwarder =
         new Forwarder(
             forwarding.maxWait(),
@@ -109,15 +120,19 @@ public final class Ordering implements OrderedIds, AutoCloseable {
             config.maxHeldStrictCalls(),
             tag -> forwarded.incrementAndGet(),
             forwarding.connect());
+    this.routed = new RoutedIds(strict, forwarder, ticker);
     this.admin = new OrderingAdmin(store, tags, strict, executor, executor);
     this.sections = sections;
+    this.groupLeases = stores.groups();
     this.sequences =
         new Sequences(
             sections,
             config.sequenceMaxKeys(),
             ticker,
             sections instanceof MemorySectionStore ? Runnable::run : executor);
-    this.sequenceCalls = new SequenceCalls(strict, forwarder, sequences, tags, executor, ticker);
+    this.sequenceCalls =
+        new SequenceCalls(
+            new SequenceCalls.Owners(strict, groups), forwarder, sequences, tags, executor, ticker);
   }
 
   /**
@@ -146,6 +161,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
    */
   public void boundTo(int boundPort) {
     strict.boundTo(boundPort);
+    groups.boundTo(boundPort);
   }
 
   /** Creates the table when missing, then keeps the leases and knowledge fresh. */
@@ -170,11 +186,17 @@ public final class Ordering implements OrderedIds, AutoCloseable {
     }
     try {
       if (!sectionsReady) {
+        groupLeases.createSchemaIfMissing();
         sections.createSchemaIfMissing();
         sectionsReady = true;
       }
     } catch (RuntimeException e) {
-      warn("leaf_sequence_section cannot be created now: {}{}", e);
+      warn("the sequences' tables cannot be created now: {}{}", e);
+    }
+    try {
+      groups.tick();
+    } catch (RuntimeException e) {
+      warn("sequence group leases: {}{}", e);
     }
     try {
       sequences.tick(3 * strict.ttl().toNanos());
@@ -198,115 +220,13 @@ public final class Ordering implements OrderedIds, AutoCloseable {
 
   @Override
   public CompletableFuture<Long> nextId(String bizTag, Supplier<CompletableFuture<Long>> local) {
-    return issue(
-        bizTag,
-        local,
-        LeafServiceGrpc.getNextIdMethod(),
-        NextIdResponse::getId,
-        ScatteredIds::scatter);
+    return routed.nextId(bizTag, local);
   }
 
   @Override
   public CompletableFuture<String> nextFormattedId(
       String bizTag, Supplier<CompletableFuture<String>> local) {
-    return issue(
-        bizTag,
-        local,
-        LeafServiceGrpc.getNextFormattedIdMethod(),
-        FormattedId::getValue,
-        UnaryOperator.identity());
-  }
-
-  /**
-   * The ID by the tag's route ({@code scatter} applied to a SCATTERED tag's); cancelling the answer
-   * cancels the work under it (a waiting call's slot is freed when an HTTP client hangs up).
-   */
-  private <R, T> CompletableFuture<T> issue(
-      String bizTag,
-      Supplier<CompletableFuture<T>> local,
-      MethodDescriptor<NextIdRequest, R> method,
-      Function<R, T> value,
-      UnaryOperator<T> scatter) {
-    CompletableFuture<Route> routed = strict.route(bizTag, false);
-    if (routed.isDone()
-        && !routed.isCompletedExceptionally()
-        && routed.join().kind() == Route.Kind.PER_SERVER) {
-      return local.get();
-    }
-    CompletableFuture<T> result = new CompletableFuture<>();
-    AtomicReference<CompletableFuture<T>> under = new AtomicReference<>();
-    routed.whenComplete(
-        (route, e) -> {
-          if (e != null) {
-            result.completeExceptionally(e.getCause() != null ? e.getCause() : e);
-            return;
-          }
-          CompletableFuture<T> work;
-          try {
-            work = serve(bizTag, route, local, method, value, scatter);
-          } catch (RuntimeException failed) {
-            result.completeExceptionally(failed);
-            return;
-          }
-          under.set(work);
-          if (result.isCancelled()) {
-            work.cancel(false);
-          }
-          work.whenComplete(
-              (v, failed) -> {
-                if (failed == null) {
-                  result.complete(v);
-                } else {
-                  result.completeExceptionally(failed);
-                }
-              });
-        });
-    result.whenComplete(
-        (v, e) -> {
-          CompletableFuture<T> work = under.get();
-          if (result.isCancelled() && work != null) {
-            work.cancel(false);
-          }
-        });
-    return result;
-  }
-
-  private <R, T> CompletableFuture<T> serve(
-      String bizTag,
-      Route route,
-      Supplier<CompletableFuture<T>> local,
-      MethodDescriptor<NextIdRequest, R> method,
-      Function<R, T> value,
-      UnaryOperator<T> scatter) {
-    return switch (route.kind()) {
-      case PER_SERVER -> local.get();
-      case SCATTERED -> local.get().thenApply(scatter);
-      case ISSUE ->
-          local
-              .get()
-              .thenApply(
-                  v -> {
-                    if (!route.ownership().mayIssue(ticker.read(), route.term())) {
-                      throw Status.UNAVAILABLE
-                          .withDescription(
-                              "tag "
-                                  + bizTag
-                                  + " is STRICT and this server's owner lease ended before the"
-                                  + " answer could leave; retry")
-                          .asRuntimeException();
-                    }
-                    return v;
-                  });
-      case FORWARD ->
-          forwarder
-              .call(
-                  method,
-                  route.owner(),
-                  bizTag,
-                  NextIdRequest.newBuilder().setBizTag(bizTag).build(),
-                  () -> strict.ownerUnreachable(bizTag))
-              .thenApply(value);
-    };
+    return routed.nextFormattedId(bizTag, local);
   }
 
   @Override
@@ -329,6 +249,11 @@ public final class Ordering implements OrderedIds, AutoCloseable {
     return strict.acquisitions();
   }
 
+  /** Sequence groups whose lease this server holds now. */
+  public int sequenceGroupsOwned() {
+    return groups.holding();
+  }
+
   /** The owner this server knows for {@code bizTag}; empty when none or not STRICT. */
   public String ownerOf(String bizTag) {
     return strict.ownerOf(bizTag);
@@ -340,6 +265,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
       ticking.cancel(false);
     }
     strict.releaseAll();
+    groups.releaseAll();
     forwarder.close();
     held.close();
     executor.shutdownNow();

@@ -19,11 +19,20 @@ import org.jooq.SQLDialect;
  * production; tests pass one store shared by their servers and in-process channels.
  */
 public record OrderingSource(
-    OrderingStore store, SectionStore sections, Function<String, ManagedChannel> connect) {
+    OrderingStore store,
+    OrderingStore groupLeases,
+    SectionStore sections,
+    Function<String, ManagedChannel> connect) {
 
   /** {@code store} with the sequences' sections in memory, fenced by {@code store}'s leases. */
   public OrderingSource(OrderingStore store, Function<String, ManagedChannel> connect) {
     this(store, memorySections(store), connect);
+  }
+
+  /** {@code store} holding the sequence groups' leases too (in memory: {@code tag#group} rows). */
+  public OrderingSource(
+      OrderingStore store, SectionStore sections, Function<String, ManagedChannel> connect) {
+    this(store, store, sections, connect);
   }
 
   /** Sections in memory whose raises hold while {@code leases} names the owner and epoch. */
@@ -44,10 +53,13 @@ public record OrderingSource(
         new MemoryOrderingStore(InstantSource.system()), Forwarder::plaintext);
   }
 
-  /** {@code leaf_tag_lease} in {@code pool}'s database; Netty channels. */
+  /**
+   * {@code leaf_tag_lease} and the sequences' tables in {@code pool}'s database; Netty channels.
+   */
   public static OrderingSource database(DataSource pool, SQLDialect dialect) {
     return new OrderingSource(
         new JooqOrderingStore(pool, dialect, InstantSource.system()),
+        new JooqOrderingStore(pool, dialect, InstantSource.system(), JooqSectionStore.LEASES),
         new JooqSectionStore(pool, dialect, InstantSource.system()),
         Forwarder::plaintext);
   }
@@ -62,7 +74,7 @@ public record OrderingSource(
       ServerConfig config,
       ScheduledExecutorService threads) {
     return new Ordering(
-        new Ordering.Stores(store, sections, tags),
+        new Ordering.Stores(store, new SequenceLeases(groupLeases), sections, tags),
         allocator,
         config.idSpace().ordering(),
         Ticker.systemTicker(),

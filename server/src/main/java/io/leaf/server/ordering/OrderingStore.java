@@ -20,6 +20,11 @@ public interface OrderingStore {
   /** Every row (one per tag whose ordering was ever set), with the database's clock. */
   List<LeaseRow> readAll();
 
+  /** What a key without a row means: {@link LeaseRow#none}, a PER_SERVER tag, unless overridden. */
+  default LeaseRow missing(String bizTag) {
+    return LeaseRow.none(bizTag);
+  }
+
   /** Sets the tag's ordering, keeping its owner and lease as they are. */
   void setOrdering(String bizTag, TagOrdering ordering);
 

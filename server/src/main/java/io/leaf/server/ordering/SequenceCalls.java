@@ -19,16 +19,23 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 /**
- * NextSequence for both transports: a STRICT tag's key served by the tag's owner (here through
- * {@link Sequences}, or forwarded one hop), NOT_FOUND for an unknown tag, FAILED_PRECONDITION for a
- * tag that is not STRICT, INVALID_ARGUMENT for a bad tag name or key.
+ * NextSequence for both transports: a STRICT tag's key served by the owner of the key's group (here
+ * through {@link Sequences}, or forwarded one hop), NOT_FOUND for an unknown tag,
+ * FAILED_PRECONDITION for a tag that is not STRICT, INVALID_ARGUMENT for a bad tag name or key.
  *
  * <p>Thread-safe; no call waits on a thread: routing and the sections' statements continue from
  * their completions.
  */
 final class SequenceCalls {
 
+  /**
+   * Who decides: the tags' orderings ({@code tags}) and the owners of the sequence groups ({@code
+   * groups}, leases named {@link Sequences#leaseKey}).
+   */
+  record Owners(StrictTags tags, StrictTags groups) {}
+
   private final StrictTags strict;
+  private final StrictTags groups;
   private final Forwarder forwarder;
   private final Sequences sequences;
   private final SegmentStore tags;
@@ -36,13 +43,14 @@ final class SequenceCalls {
   private final Ticker ticker;
 
   SequenceCalls(
-      StrictTags strict,
+      Owners owners,
       Forwarder forwarder,
       Sequences sequences,
       SegmentStore tags,
       Executor database,
       Ticker ticker) {
-    this.strict = strict;
+    this.strict = owners.tags();
+    this.groups = owners.groups();
     this.forwarder = forwarder;
     this.sequences = sequences;
     this.tags = tags;
@@ -77,29 +85,33 @@ final class SequenceCalls {
    * @param forwarded the call came from another server (it is never forwarded again)
    */
   CompletableFuture<Long> next(String bizTag, String key, boolean forwarded) {
+    long hash;
     try {
       Validation.bizTag(bizTag);
-      Sequences.keyBytes(key);
+      hash = Sequences.hash(key);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+    String lease = Sequences.leaseKey(bizTag, Sequences.group(hash));
     Context ctx = Context.current();
     return strict
         .ordering(bizTag)
         .thenCompose(
             o ->
                 o == TagOrdering.STRICT
-                    ? strict
-                        .route(bizTag, forwarded)
-                        .thenCompose(route -> serve(route, bizTag, key, ctx))
+                    ? groups
+                        .route(lease, forwarded)
+                        .thenCompose(route -> serve(route, bizTag, key, hash, ctx))
                     : notStrict(bizTag, o));
   }
 
-  private CompletableFuture<Long> serve(Route route, String bizTag, String key, Context ctx) {
-    ctx.run(() -> OwnerHeader.name(route, strict.self()));
+  /** The call by its group's route; no owner header: the tag's keys have several owners. */
+  private CompletableFuture<Long> serve(
+      Route route, String bizTag, String key, long hash, Context ctx) {
     return switch (route.kind()) {
-      case ISSUE -> sequences.next(bizTag, key, term(route));
+      case ISSUE -> sequences.next(bizTag, hash, term(route));
       case FORWARD -> {
+        int group = Sequences.group(hash);
         NextSequenceRequest req =
             NextSequenceRequest.newBuilder().setBizTag(bizTag).setKey(key).build();
         try {
@@ -110,7 +122,7 @@ final class SequenceCalls {
                           route.owner(),
                           bizTag,
                           req,
-                          () -> strict.ownerUnreachable(bizTag)))
+                          () -> groups.ownerUnreachable(Sequences.leaseKey(bizTag, group))))
               .thenApply(Sequence::getValue);
         } catch (Exception e) {
           yield CompletableFuture.failedFuture(e);

@@ -95,6 +95,12 @@ public final class StrictTags {
     return lease;
   }
 
+  /** Leases this server holds now. */
+  public int holding() {
+    long now = ticker.read();
+    return (int) owners.values().stream().filter(o -> o.holds(now)).count();
+  }
+
   /** Acquisitions this server won (a new owner term each). */
   public long acquisitions() {
     return acquisitions.get();

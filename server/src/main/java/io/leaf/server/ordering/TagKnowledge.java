@@ -141,7 +141,7 @@ final class TagKnowledge {
     Map<String, LeaseRow> byTag = new HashMap<>();
     rows.forEach(r -> byTag.put(r.bizTag(), r));
     for (String tag : known.keySet()) {
-      apply(byTag.getOrDefault(tag, LeaseRow.none(tag)), sent);
+      apply(byTag.getOrDefault(tag, store.missing(tag)), sent);
     }
   }
 

@@ -27,9 +27,9 @@ import org.jooq.impl.DSL;
 public final class JooqSectionStore implements SectionStore {
 
   /*
-   * A raise is one autocommit statement whose condition holds both the ceiling read and the tag's
-   * lease row in leaf_tag_lease (owner, epoch, STRICT, not expired by the database's clock), so a
-   * deposed owner's raise changes nothing.
+   * A raise is one autocommit statement whose condition holds both the ceiling read and the lease
+   * row of the section's group in leaf_sequence_lease (owner, epoch, STRICT, not expired by the
+   * database's clock), so a deposed owner's raise changes nothing.
    */
 
   static final String TABLE = "leaf_sequence_section";
@@ -40,9 +40,11 @@ public final class JooqSectionStore implements SectionStore {
   private static final Field<Long> CEILING = field(name("ceiling"), Long.class);
   private static final Field<Long> UPDATED = field(name("update_time"), Long.class);
 
-  private static final Table<Record> LEASE = table(name("leaf_tag_lease"));
-  private static final Field<String> LEASE_TAG =
-      field(name("leaf_tag_lease", "biz_tag"), String.class);
+  /** The groups' leases: rows of leaf_tag_lease's columns, one per group as {@code tag#group}. */
+  public static final String LEASES = "leaf_sequence_lease";
+
+  private static final Table<Record> LEASE = table(name(LEASES));
+  private static final Field<String> LEASE_TAG = field(name(LEASES, "biz_tag"), String.class);
   private static final Field<Integer> ORDERING = field(name("ordering"), Integer.class);
   private static final Field<String> OWNER = field(name("owner"), String.class);
   private static final Field<Long> EPOCH = field(name("epoch"), Long.class);
@@ -88,17 +90,19 @@ public final class JooqSectionStore implements SectionStore {
   }
 
   @Override
-  public Map<Integer, Long> raiseAll(
-      String bizTag, int sections, long step, String owner, long epoch) {
+  public Map<Integer, Long> raiseGroup(
+      String bizTag, int group, long step, String owner, long epoch) {
     table.ensure();
     long now = clock.millis();
+    int first = group * Sequences.PER_GROUP;
+    int end = first + Sequences.PER_GROUP;
     return dsl.transactionResult(
         cfg -> {
           DSLContext tx = DSL.using(cfg);
-          // The lease row locked until the commit: no other owner can take the tag in between.
+          // The lease row locked until the commit: no other owner can take the group in between.
           if (tx.selectOne()
               .from(LEASE)
-              .where(leased(bizTag, owner, epoch))
+              .where(leased(Sequences.leaseKey(bizTag, group), owner, epoch))
               .forUpdate()
               .fetch()
               .isEmpty()) {
@@ -108,11 +112,12 @@ public final class JooqSectionStore implements SectionStore {
               tx.select(SECTION, CEILING)
                   .from(T)
                   .where(TAG.eq(bizTag))
+                  .and(SECTION.between(first, end - 1))
                   .forUpdate()
                   .fetchMap(SECTION, CEILING);
           var missing = tx.insertInto(T, TAG, SECTION, CEILING, UPDATED);
           boolean any = false;
-          for (int i = 0; i < sections; i++) {
+          for (int i = first; i < end; i++) {
             if (!present.containsKey(i)) {
               missing = missing.values(bizTag, i, 0L, now);
               any = true;
@@ -126,13 +131,13 @@ public final class JooqSectionStore implements SectionStore {
               .set(CEILING, CEILING.plus(step))
               .set(UPDATED, now)
               .where(TAG.eq(bizTag))
-              .and(SECTION.lt(sections))
+              .and(SECTION.between(first, end - 1))
               .and(CEILING.lt(Section.MAX_CEILING - step))
               .execute();
           // Only the rows this raised, from what they held under the lock: a row too close to the
           // end is left to load (and fail OUT_OF_RANGE) on its own.
           Map<Integer, Long> raised = new java.util.HashMap<>();
-          for (int i = 0; i < sections; i++) {
+          for (int i = first; i < end; i++) {
             long before = present.getOrDefault(i, 0L);
             if (before < Section.MAX_CEILING - step) {
               raised.put(i, before + step);
@@ -142,9 +147,9 @@ public final class JooqSectionStore implements SectionStore {
         });
   }
 
-  private Condition leased(String bizTag, String owner, long epoch) {
+  private Condition leased(String leaseKey, String owner, long epoch) {
     return LEASE_TAG
-        .eq(bizTag)
+        .eq(leaseKey)
         .and(OWNER.eq(owner))
         .and(EPOCH.eq(epoch))
         .and(ORDERING.eq(STRICT))
@@ -154,7 +159,7 @@ public final class JooqSectionStore implements SectionStore {
   @Override
   public boolean raise(String bizTag, int section, long from, long to, String owner, long epoch) {
     table.ensure();
-    Condition leased = leased(bizTag, owner, epoch);
+    Condition leased = leased(Sequences.leaseKey(bizTag, Sequences.groupOf(section)), owner, epoch);
     long now = clock.millis();
     if (from == 0) {
       try {

@@ -4,6 +4,6 @@ package io.leaf.server.sequence;
 @FunctionalInterface
 public interface LeaseCheck {
 
-  /** Whether {@code owner} holds {@code bizTag}'s lease with {@code epoch} now. */
-  boolean holds(String bizTag, String owner, long epoch);
+  /** Whether {@code owner} holds the lease named {@code key} with {@code epoch} now. */
+  boolean holds(String key, String owner, long epoch);
 }

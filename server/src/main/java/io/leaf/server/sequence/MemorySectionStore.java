@@ -30,7 +30,8 @@ public final class MemorySectionStore implements SectionStore {
   public synchronized boolean raise(
       String bizTag, int section, long from, long to, String owner, long epoch) {
     String k = bizTag + '/' + section;
-    if (ceilings.getOrDefault(k, 0L) != from || !lease.holds(bizTag, owner, epoch)) {
+    if (ceilings.getOrDefault(k, 0L) != from
+        || !lease.holds(Sequences.leaseKey(bizTag, Sequences.groupOf(section)), owner, epoch)) {
       return false;
     }
     ceilings.put(k, to);
@@ -39,13 +40,13 @@ public final class MemorySectionStore implements SectionStore {
   }
 
   @Override
-  public synchronized Map<Integer, Long> raiseAll(
-      String bizTag, int sections, long step, String owner, long epoch) {
+  public synchronized Map<Integer, Long> raiseGroup(
+      String bizTag, int group, long step, String owner, long epoch) {
     Map<Integer, Long> out = new HashMap<>();
-    if (!lease.holds(bizTag, owner, epoch)) {
+    if (!lease.holds(Sequences.leaseKey(bizTag, group), owner, epoch)) {
       return out;
     }
-    for (int i = 0; i < sections; i++) {
+    for (int i = group * Sequences.PER_GROUP; i < (group + 1) * Sequences.PER_GROUP; i++) {
       long before = ceilings.getOrDefault(bizTag + '/' + i, 0L);
       if (before < Section.MAX_CEILING - step) {
         ceilings.put(bizTag + '/' + i, before + step);

@@ -15,9 +15,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Per-key sequences of the STRICT tags this server owns: {@link #next} gives a key's next value,
- * strictly above every value the key was given before, by any server or term. Keys hash into {@link
- * #SECTIONS} sections per tag, each with one stored ceiling ({@link SectionStore}).
+ * Per-key sequences of the sequence groups this server owns: {@link #next} gives a key's next
+ * value, strictly above every value the key was given before, by any server or term.
+ *
+ * <p>Keys hash into {@link #SECTIONS} sections per tag, each with one stored ceiling ({@link
+ * SectionStore}); {@link #GROUPS} groups of sections per tag, each owned under its own lease
+ * ({@link #leaseKey}), so a tag's keys spread over the servers.
  *
  * <p>Thread-safe. A call whose section is in memory and below its ceiling is answered inline in
  * amortized O(1); otherwise it continues once the section's statement (one at a time, on {@code
@@ -29,6 +32,15 @@ public final class Sequences {
 
   /** Sections per tag. */
   public static final int SECTIONS = 1024;
+
+  /**
+   * Groups of sections per tag, each owned under its own lease. Every server must agree on it: it
+   * decides which lease fences a key.
+   */
+  public static final int GROUPS = 16;
+
+  /** Sections per group: group {@code g} holds sections {@code g * PER_GROUP} to the next's. */
+  public static final int PER_GROUP = SECTIONS / GROUPS;
 
   /** How far each raise lifts a section's ceiling (seqsvr's step). */
   public static final long STEP = 10_000;
@@ -79,25 +91,64 @@ public final class Sequences {
     return bytes;
   }
 
-  /** The key's next value on {@code bizTag} in the owner term {@code term}. */
+  /**
+   * The key's 64-bit hash, which picks its section and group.
+   *
+   * @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT for a bad key ({@link #keyBytes})
+   */
+  public static long hash(String key) {
+    return Hashing.murmur3_128().hashBytes(keyBytes(key)).asLong();
+  }
+
+  /** The group of a key's {@link #hash}. */
+  public static int group(long hash) {
+    return section(hash) / PER_GROUP;
+  }
+
+  /** The group of a section. */
+  public static int groupOf(int section) {
+    return section / PER_GROUP;
+  }
+
+  private static int section(long hash) {
+    return (int) (hash & (SECTIONS - 1));
+  }
+
+  /**
+   * The name of group {@code group}'s lease: {@code bizTag#group}, which no tag can be named
+   * ({@code #} is not in a tag name).
+   */
+  public static String leaseKey(String bizTag, int group) {
+    return bizTag + '#' + group;
+  }
+
+  /** {@link #next(String, long, OwnerTerm)} by the key; a bad key fails INVALID_ARGUMENT. */
   public CompletableFuture<Long> next(String bizTag, String key, OwnerTerm term) {
     long hash;
     try {
-      hash = Hashing.murmur3_128().hashBytes(keyBytes(key)).asLong();
+      hash = hash(key);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
     return next(bizTag, hash, term, 0);
   }
 
+  /**
+   * The next value of the key with {@link #hash} {@code hash} on {@code bizTag}, in {@code term},
+   * an owner term of the key's group.
+   */
+  public CompletableFuture<Long> next(String bizTag, long hash, OwnerTerm term) {
+    return next(bizTag, hash, term, 0);
+  }
+
   private CompletableFuture<Long> next(String bizTag, long hash, OwnerTerm term, int lookups) {
     TagSections t = tags.computeIfAbsent(bizTag, TagSections::new);
     t.lastUsed = ticker.read();
-    CompletableFuture<Void> ready = t.ready(term);
+    CompletableFuture<Void> ready = t.ready(group(hash), term);
     if (!ready.isDone()) {
       return ready.thenCompose(v -> next(bizTag, hash, term, lookups));
     }
-    Section s = t.section((int) (hash & (SECTIONS - 1)));
+    Section s = t.section(section(hash));
     CompletableFuture<Long> v = s.next(hash, term);
     if (v.isDone() && !v.isCompletedExceptionally()) {
       return v;
@@ -164,36 +215,41 @@ public final class Sequences {
     /** Set before its sections are retired: a section made after it is retired at once. */
     private volatile boolean retired;
 
-    private long startedTerm;
-    private CompletableFuture<Void> starting;
+    private final long[] startedTerm = new long[GROUPS];
+    private final CompletableFuture<?>[] starting = new CompletableFuture<?>[GROUPS];
 
     /**
-     * Completes once the term's start has raised every stored section of the tag in one transaction
-     * (once per term; a failure leaves each section to load on its own).
+     * Completes once the term's start has raised every stored section of {@code group} in one
+     * transaction (once per term; a failure leaves each section to load on its own).
      */
-    synchronized CompletableFuture<Void> ready(OwnerTerm term) {
-      if (startedTerm == term.id()) {
+    @SuppressWarnings("unchecked")
+    synchronized CompletableFuture<Void> ready(int group, OwnerTerm term) {
+      if (startedTerm[group] == term.id()) {
         return DONE;
       }
-      if (starting != null) {
-        return starting;
+      if (starting[group] != null) {
+        return (CompletableFuture<Void>) starting[group];
       }
       CompletableFuture<Void> done = new CompletableFuture<>();
-      starting = done;
+      starting[group] = done;
       database.execute(
           () -> {
             try {
               if (term.mayIssue()) {
                 Map<Integer, Long> raised =
-                    store.raiseAll(bizTag, SECTIONS, step, term.owner(), term.epoch());
+                    store.raiseGroup(bizTag, group, step, term.owner(), term.epoch());
                 raised.forEach((i, c) -> section(i).adopt(term, c - step, c));
               }
             } catch (RuntimeException e) {
-              log.warn("tag {}: sections not raised at the term's start: {}", bizTag, e.toString());
+              log.warn(
+                  "tag {} group {}: sections not raised at the term's start: {}",
+                  bizTag,
+                  group,
+                  e.toString());
             } finally {
               synchronized (this) {
-                startedTerm = term.id();
-                starting = null;
+                startedTerm[group] = term.id();
+                starting[group] = null;
               }
               done.complete(null);
             }

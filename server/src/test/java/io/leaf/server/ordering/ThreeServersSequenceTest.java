@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
+import io.leaf.server.sequence.Sequences;
 import io.leaf.server.testing.InProcessFleet;
 import io.leaf.server.testing.KeyedOrderChecker;
 import io.leaf.server.testing.Pace;
@@ -20,6 +21,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -27,8 +30,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * NextSequence through three in-process servers on one store: calls forwarded to the tag's owner,
- * the owner stopped half way, the refusals of the contract, and the HTTP route.
+ * NextSequence through three in-process servers on one store: the tag's groups owned by several
+ * servers, calls forwarded to each key's owner, an owner stopped half way, the refusals of the
+ * contract, and the HTTP route.
  */
 class ThreeServersSequenceTest {
 
@@ -83,14 +87,12 @@ class ThreeServersSequenceTest {
       t.start();
       callers.add(t);
     }
-    Pace.holdMillis(1500); // the load runs before the owner goes away
-    String owner =
-        stubs
-            .get(1)
-            .getTag(io.leaf.v1.GetTagRequest.newBuilder().setBizTag("q").build())
-            .getOwner();
+    Pace.holdMillis(1500); // the load runs before an owner goes away
+    Map<String, Integer> owners = groupOwners("q");
+    assertTrue(owners.size() >= 2, "the tag's groups spread over the servers: " + owners);
+    String owner = owners.keySet().iterator().next();
     fleet.server(fleet.indexOf(owner)).stop();
-    Pace.holdMillis(3000); // the next owner takes over and serves
+    Pace.holdMillis(3000); // the next owners take its groups over and serve
     done.set(true);
     for (Thread t : callers) {
       t.join();
@@ -101,6 +103,18 @@ class ThreeServersSequenceTest {
         0,
         checker.violations(),
         "real-time order per key over " + checker.calls() + " calls, " + checker.keys() + " keys");
+  }
+
+  /** How many of {@code tag}'s sequence groups each server holds, by the shared lease rows. */
+  private Map<String, Integer> groupOwners(String tag) {
+    Map<String, Integer> owners = new TreeMap<>();
+    for (int g = 0; g < Sequences.GROUPS; g++) {
+      LeaseRow r = fleet.orderings.read(Sequences.leaseKey(tag, g));
+      if (r.remainingMs() > 0) {
+        owners.merge(r.owner(), 1, Integer::sum);
+      }
+    }
+    return owners;
   }
 
   @Test

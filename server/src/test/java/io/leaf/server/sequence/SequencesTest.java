@@ -111,12 +111,15 @@ class SequencesTest {
   }
 
   @Test
-  void raiseAll_rowNearTheEnd_notAdoptedAsRaised() {
+  void raiseGroup_rowNearTheEnd_notAdoptedAsRaised() {
     int near = section("k");
+    int group = Sequences.groupOf(near);
+    int first = group * Sequences.PER_GROUP;
     store.put("t", near, Section.MAX_CEILING - STEP / 2);
-    java.util.Map<Integer, Long> raised = store.raiseAll("t", Sequences.SECTIONS, STEP, "a", 1);
+    java.util.Map<Integer, Long> raised = store.raiseGroup("t", group, STEP, "a", 1);
     assertTrue(!raised.containsKey(near), "a row that could not be raised is not reported");
-    assertEquals(STEP, raised.get(near == 0 ? 1 : 0), "a fresh row is raised from 0");
+    assertEquals(STEP, raised.get(near == first ? first + 1 : first), "a fresh row from 0");
+    assertEquals(Sequences.PER_GROUP - 1, raised.size(), "the group's other sections, no more");
   }
 
   @Test
