@@ -102,7 +102,7 @@ final class BareServerRows {
     }
     H2Load h2load = found.get();
     byte[] check = HealthCheckRequest.getDefaultInstance().toByteArray();
-    Duration each = options.unaryDuration();
+    Duration each = options.load().unary().duration();
     try (IsolatedServer leaf = servers.start(List.of(), List.of());
         IsolatedServer bare =
             new IsolatedServer(
@@ -118,7 +118,7 @@ final class BareServerRows {
             List<Double> calls = new ArrayList<>();
             List<Double> checks = new ArrayList<>();
             List<Double> ratios = new ArrayList<>();
-            for (int round = 1; round <= options.rounds(); round++) {
+            for (int round = 1; round <= options.rounds().count(); round++) {
               H2Load.Run r = null;
               H2Load.Run k = null;
               for (int i = 0; i < 2; i++) {
@@ -133,7 +133,7 @@ final class BareServerRows {
                       + " %,.0f/s",
                   c,
                   round,
-                  options.rounds(),
+                  options.rounds().count(),
                   rpc.name(),
                   r.requestsPerSecond(),
                   k.requestsPerSecond());
@@ -153,7 +153,7 @@ final class BareServerRows {
                     + servers.build
                     + " alone in a JVM (default"
                     + " flags, tag step "
-                    + fmt(options.largeStep())
+                    + fmt(options.load().latency().largeStep())
                     + ") / a bare grpc-java"
                     + " server alone in a JVM (Netty, direct executor, health service only,"
                     + " logging off) (goal ≥ 0.9)",
@@ -183,7 +183,7 @@ final class BareServerRows {
           for (int i = 0; i < rates.length; i++) {
             rates[i] =
                 h2load
-                    .run(port, method, request, options.warmup(), CONNECTIONS.get(i), 1)
+                    .run(port, method, request, options.rounds().warmup(), CONNECTIONS.get(i), 1)
                     .requestsPerSecond();
           }
           return rates;

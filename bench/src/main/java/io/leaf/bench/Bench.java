@@ -62,44 +62,48 @@ public final class Bench {
     Progress.say("Leaf benchmarks%s on %s", options.quick() ? " (--quick)" : "", env.describe());
     ResultsFile results = new ResultsFile(options, table, started, env);
     Path tempDir = null;
-    String dbUrl = options.dbUrl();
+    String dbUrl = options.targets().dbUrl();
     if (dbUrl == null) {
       tempDir = Files.createTempDirectory("leaf-bench");
       dbUrl = "jdbc:h2:file:" + tempDir.resolve("leaf") + ";MODE=MySQL";
     }
-    if (!options.only().isEmpty()) {
+    if (!options.rows().only().isEmpty()) {
       return onlyParts(results, tempDir, dbUrl);
     }
-    if (options.isolatedOnly()) {
+    if (options.rows().isolatedOnly()) {
       return isolatedOnly(results, tempDir, dbUrl);
     }
-    if (options.rangesOnly()) {
+    if (options.rows().rangesOnly()) {
       return rangesOnly(results, tempDir, dbUrl);
     }
     String serverDescription;
     try (BenchServer plain =
             BenchServer.start(
-                dbUrl, options.dbUser(), options.dbPassword(), Duration.ZERO, options.largeStep());
+                dbUrl,
+                options.targets().dbUser(),
+                options.targets().dbPassword(),
+                Duration.ZERO,
+                options.load().latency().largeStep());
         BenchServer delayed =
             BenchServer.start(
                 dbUrl,
-                options.dbUser(),
-                options.dbPassword(),
-                options.loadDelay(),
-                options.smallStep());
+                options.targets().dbUser(),
+                options.targets().dbPassword(),
+                options.load().latency().loadDelay(),
+                options.load().latency().smallStep());
         BenchServer undelayed =
             BenchServer.start(
                 dbUrl,
-                options.dbUser(),
-                options.dbPassword(),
+                options.targets().dbUser(),
+                options.targets().dbPassword(),
                 Duration.ZERO,
-                options.smallStep())) {
-      undelayed.ensureTag(LoadGenerator.UNDELAYED_TAG, options.smallStep());
-      plain.ensureTag(LoadGenerator.UNARY_TAG, options.largeStep());
-      plain.ensureTag(LoadGenerator.BATCH_TAG, options.largeStep());
-      plain.ensureTag(ClientBenchmark.TAG, options.largeStep());
-      delayed.ensureTag(LoadGenerator.SMALL_STEP_TAG, options.smallStep());
-      delayed.ensureTag(LoadGenerator.LARGE_STEP_TAG, options.largeStep());
+                options.load().latency().smallStep())) {
+      undelayed.ensureTag(LoadGenerator.UNDELAYED_TAG, options.load().latency().smallStep());
+      plain.ensureTag(LoadGenerator.UNARY_TAG, options.load().latency().largeStep());
+      plain.ensureTag(LoadGenerator.BATCH_TAG, options.load().latency().largeStep());
+      plain.ensureTag(ClientBenchmark.TAG, options.load().latency().largeStep());
+      delayed.ensureTag(LoadGenerator.SMALL_STEP_TAG, options.load().latency().smallStep());
+      delayed.ensureTag(LoadGenerator.LARGE_STEP_TAG, options.load().latency().largeStep());
       serverDescription = "P1/P2: " + plain.describe() + "; P3: " + delayed.describe();
       Progress.say(
           "servers on ports %d (plain) and %d (delayed), database %s",
@@ -112,7 +116,7 @@ public final class Bench {
                   Integer.toString(delayed.port()),
                   Integer.toString(undelayed.port())));
       generatorArgs.addAll(options.toArgs());
-      Progress.say("load generator JVM: P1, P2, P3 × %d rounds", options.rounds());
+      Progress.say("load generator JVM: P1, P2, P3 × %d rounds", options.rounds().count());
       LoadRows.Counts before = LoadRows.Counts.of(delayed);
       List<Map<String, String>> load =
           ChildJvm.run(List.of(), LoadGenerator.class, generatorArgs, generatorTimeoutSeconds());
@@ -162,27 +166,27 @@ public final class Bench {
         try (BenchServer plain =
                 BenchServer.start(
                     dbUrl,
-                    options.dbUser(),
-                    options.dbPassword(),
+                    options.targets().dbUser(),
+                    options.targets().dbPassword(),
                     Duration.ZERO,
-                    options.largeStep());
+                    options.load().latency().largeStep());
             BenchServer delayed =
                 BenchServer.start(
                     dbUrl,
-                    options.dbUser(),
-                    options.dbPassword(),
-                    options.loadDelay(),
-                    options.smallStep());
+                    options.targets().dbUser(),
+                    options.targets().dbPassword(),
+                    options.load().latency().loadDelay(),
+                    options.load().latency().smallStep());
             BenchServer undelayed =
                 BenchServer.start(
                     dbUrl,
-                    options.dbUser(),
-                    options.dbPassword(),
+                    options.targets().dbUser(),
+                    options.targets().dbPassword(),
                     Duration.ZERO,
-                    options.smallStep())) {
-          undelayed.ensureTag(LoadGenerator.UNDELAYED_TAG, options.smallStep());
-          delayed.ensureTag(LoadGenerator.SMALL_STEP_TAG, options.smallStep());
-          delayed.ensureTag(LoadGenerator.LARGE_STEP_TAG, options.largeStep());
+                    options.load().latency().smallStep())) {
+          undelayed.ensureTag(LoadGenerator.UNDELAYED_TAG, options.load().latency().smallStep());
+          delayed.ensureTag(LoadGenerator.SMALL_STEP_TAG, options.load().latency().smallStep());
+          delayed.ensureTag(LoadGenerator.LARGE_STEP_TAG, options.load().latency().largeStep());
           serverDescription = "P3: " + delayed.describe() + "; ";
           List<String> generatorArgs =
               new ArrayList<>(
@@ -191,7 +195,7 @@ public final class Bench {
                       Integer.toString(delayed.port()),
                       Integer.toString(undelayed.port())));
           generatorArgs.addAll(options.toArgs());
-          Progress.say("load generator JVM: P3 × %d rounds", options.rounds());
+          Progress.say("load generator JVM: P3 × %d rounds", options.rounds().count());
           LoadRows.Counts before = LoadRows.Counts.of(delayed);
           List<Map<String, String>> load =
               ChildJvm.run(
@@ -236,8 +240,12 @@ public final class Bench {
     String serverDescription;
     try (BenchServer plain =
         BenchServer.start(
-            dbUrl, options.dbUser(), options.dbPassword(), Duration.ZERO, options.largeStep())) {
-      plain.ensureTag(ClientBenchmark.TAG, options.largeStep());
+            dbUrl,
+            options.targets().dbUser(),
+            options.targets().dbPassword(),
+            Duration.ZERO,
+            options.load().latency().largeStep())) {
+      plain.ensureTag(ClientBenchmark.TAG, options.load().latency().largeStep());
       serverDescription = plain.describe();
       RangeRows ranges = new RangeRows(options, table);
       ranges.reserveRow(
@@ -276,21 +284,29 @@ public final class Bench {
     return new IsolatedServers(
         options,
         tempDir == null
-            ? options.dbUrl()
+            ? options.targets().dbUrl()
             : "jdbc:h2:file:" + tempDir.resolve("isolated") + ";MODE=MySQL");
   }
 
   private long generatorTimeoutSeconds() {
     Duration perRound =
         options
-            .unaryDuration()
-            .multipliedBy(2L * options.concurrencies().size())
-            .plus(options.batchDuration().multipliedBy(options.chunks().size()))
-            .plus(options.latencyDuration().multipliedBy(2));
+            .load()
+            .unary()
+            .duration()
+            .multipliedBy(2L * options.load().unary().concurrencies().size())
+            .plus(
+                options
+                    .load()
+                    .batch()
+                    .duration()
+                    .multipliedBy(options.load().batch().chunks().size()))
+            .plus(options.load().latency().duration().multipliedBy(2));
     return options
+            .rounds()
             .warmup()
             .multipliedBy(5)
-            .plus(perRound.multipliedBy(options.rounds()))
+            .plus(perRound.multipliedBy(options.rounds().count()))
             .multipliedBy(2)
             .toSeconds()
         + 120;

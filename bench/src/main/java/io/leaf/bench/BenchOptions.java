@@ -10,59 +10,91 @@ import java.util.List;
  * minutes on two cores) or {@code --quick} (seconds; checks that every part runs, numbers
  * meaningless).
  *
- * @param dbUrl the database of the servers under test; null for an embedded H2 in a temp dir
- * @param rounds how many times each measurement is repeated; the table shows medians
- * @param concurrencies calls in flight for P1
- * @param unaryDuration how long each P1 measurement runs
- * @param warmup how long each call type is warmed up once before the first round
- * @param batchCount IDs asked for by each NextIdBatch call (P2)
- * @param batchDuration P2 repeats its call, one at a time, until this much time has passed
- * @param chunks the {@code chunk_size} values of P2
- * @param latencyConcurrency calls in flight for P3
- * @param latencyDuration how long each P3 measurement runs
- * @param smallStep the step of P3's slow tag; the delayed server's max step, so it never grows
- * @param largeStep the step of P3's reference tag and of every other tag
- * @param loadDelay added to every segment load of P3's server
- * @param heapTags tags loaded for the heap-per-tag figure
- * @param jmhForks 0 runs JMH in this JVM (quick mode only); JMH measures {@code rounds} iterations
- * @param serverClassPath the class path of the isolated servers (another build's server plus this
- *     module's classes); null for this build's
- * @param isolatedOnly run only the rows against a server alone in its JVM
- * @param rangesOnly run only the ID-range rows (ReserveIds, CachedIdGenerator vs AtomicLong)
- * @param serverFlags extra server flags of the isolated servers (e.g. {@code --metrics-port 9464},
- *     to measure what a setting costs)
- * @param only when not empty, run only these parts (of {@link #PARTS}); empty runs everything
+ * @param targets the servers under test: their database, build and extra flags
+ * @param rounds how often each measurement is repeated, and the warm-up before the first
+ * @param load the shape of each part's load: concurrency, durations, steps
+ * @param rows which rows this run measures
+ * @param out where the table is written
  */
-// The bench's flags, one component each, read in one place: grouping them is still to do.
-@SuppressWarnings("checkstyle:RecordComponentNumber")
 public record BenchOptions(
-    boolean quick,
-    String dbUrl,
-    String dbUser,
-    String dbPassword,
-    Path out,
-    int rounds,
-    List<Integer> concurrencies,
-    Duration unaryDuration,
-    Duration warmup,
-    int batchCount,
-    Duration batchDuration,
-    List<Integer> chunks,
-    int latencyConcurrency,
-    Duration latencyDuration,
-    int smallStep,
-    int largeStep,
-    Duration loadDelay,
-    int heapTags,
-    int jmhForks,
-    int jmhWarmupIterations,
-    Duration jmhWarmupTime,
-    Duration jmhIterationTime,
-    String serverClassPath,
-    boolean isolatedOnly,
-    boolean rangesOnly,
-    List<String> serverFlags,
-    List<String> only) {
+    boolean quick, Targets targets, Rounds rounds, Load load, Rows rows, Path out) {
+
+  /**
+   * The servers under test.
+   *
+   * @param dbUrl their database; null for an embedded H2 in a temp dir
+   * @param serverClassPath the class path of the isolated servers (another build's server plus this
+   *     module's classes); null for this build's
+   * @param serverFlags extra server flags of the isolated servers (e.g. {@code --metrics-port
+   *     9464}, to measure what a setting costs)
+   */
+  public record Targets(
+      String dbUrl,
+      String dbUser,
+      String dbPassword,
+      String serverClassPath,
+      List<String> serverFlags) {}
+
+  /**
+   * How often each measurement is repeated; the table shows medians.
+   *
+   * @param count the rounds of each measurement
+   * @param warmup how long each call type is warmed up once before the first round
+   * @param jmh the JMH settings; JMH measures {@code count} iterations
+   */
+  public record Rounds(int count, Duration warmup, Jmh jmh) {}
+
+  /**
+   * The JMH runs' settings.
+   *
+   * @param forks 0 runs JMH in this JVM (quick mode only)
+   */
+  public record Jmh(int forks, int warmupIterations, Duration warmupTime, Duration iterationTime) {}
+
+  /**
+   * The shape of each part's load.
+   *
+   * @param heapTags tags loaded for the heap-per-tag figure
+   */
+  public record Load(Unary unary, Batch batch, Latency latency, int heapTags) {}
+
+  /**
+   * P1: unary calls.
+   *
+   * @param concurrencies calls in flight for P1
+   * @param duration how long each P1 measurement runs
+   */
+  public record Unary(List<Integer> concurrencies, Duration duration) {}
+
+  /**
+   * P2: NextIdBatch streams.
+   *
+   * @param count IDs asked for by each NextIdBatch call
+   * @param duration P2 repeats its call, one at a time, until this much time has passed
+   * @param chunks the {@code chunk_size} values of P2
+   */
+  public record Batch(int count, Duration duration, List<Integer> chunks) {}
+
+  /**
+   * P3: latency with slow segment loads.
+   *
+   * @param concurrency calls in flight for P3
+   * @param duration how long each P3 measurement runs
+   * @param smallStep the step of P3's slow tag; the delayed server's max step, so it never grows
+   * @param largeStep the step of P3's reference tag and of every other tag
+   * @param loadDelay added to every segment load of P3's server
+   */
+  public record Latency(
+      int concurrency, Duration duration, int smallStep, int largeStep, Duration loadDelay) {}
+
+  /**
+   * Which rows this run measures.
+   *
+   * @param isolatedOnly run only the rows against a server alone in its JVM
+   * @param rangesOnly run only the ID-range rows (ReserveIds, CachedIdGenerator vs AtomicLong)
+   * @param only when not empty, run only these parts (of {@link #PARTS}); empty runs everything
+   */
+  public record Rows(boolean isolatedOnly, boolean rangesOnly, List<String> only) {}
 
   /** The parts {@code --only} can pick. */
   public static final List<String> PARTS =
@@ -152,64 +184,38 @@ public record BenchOptions(
         default -> throw new IllegalArgumentException("unknown flag " + arg + "\n" + usage());
       }
     }
+    Targets targets = new Targets(dbUrl, dbUser, dbPassword, serverClassPath, serverFlags);
+    Rows rows = new Rows(isolatedOnly, rangesOnly, only);
     if (quick) {
       return new BenchOptions(
           true,
-          dbUrl,
-          dbUser,
-          dbPassword,
-          out,
-          rounds == null ? 2 : rounds,
-          List.of(1, 8, 64),
-          Duration.ofMillis(200),
-          Duration.ofMillis(200),
-          20_000,
-          Duration.ofMillis(100),
-          List.of(1_000, 10_000),
-          8,
-          Duration.ofMillis(300),
-          100,
-          1_000_000,
-          Duration.ofMillis(5),
-          20_000,
-          0,
-          1,
-          Duration.ofMillis(50),
-          Duration.ofMillis(50),
-          serverClassPath,
-          isolatedOnly,
-          rangesOnly,
-          serverFlags,
-          only);
+          targets,
+          new Rounds(
+              rounds == null ? 2 : rounds,
+              Duration.ofMillis(200),
+              new Jmh(0, 1, Duration.ofMillis(50), Duration.ofMillis(50))),
+          new Load(
+              new Unary(List.of(1, 8, 64), Duration.ofMillis(200)),
+              new Batch(20_000, Duration.ofMillis(100), List.of(1_000, 10_000)),
+              new Latency(8, Duration.ofMillis(300), 100, 1_000_000, Duration.ofMillis(5)),
+              20_000),
+          rows,
+          out);
     }
     return new BenchOptions(
         false,
-        dbUrl,
-        dbUser,
-        dbPassword,
-        out,
-        rounds == null ? 5 : rounds,
-        List.of(1, 8, 64),
-        Duration.ofSeconds(2),
-        Duration.ofSeconds(2),
-        1_000_000,
-        Duration.ofSeconds(1),
-        List.of(1_000, 10_000),
-        8,
-        Duration.ofSeconds(3),
-        100,
-        1_000_000,
-        Duration.ofMillis(5),
-        100_000,
-        1,
-        2,
-        Duration.ofSeconds(1),
-        Duration.ofSeconds(1),
-        serverClassPath,
-        isolatedOnly,
-        rangesOnly,
-        serverFlags,
-        only);
+        targets,
+        new Rounds(
+            rounds == null ? 5 : rounds,
+            Duration.ofSeconds(2),
+            new Jmh(1, 2, Duration.ofSeconds(1), Duration.ofSeconds(1))),
+        new Load(
+            new Unary(List.of(1, 8, 64), Duration.ofSeconds(2)),
+            new Batch(1_000_000, Duration.ofSeconds(1), List.of(1_000, 10_000)),
+            new Latency(8, Duration.ofSeconds(3), 100, 1_000_000, Duration.ofMillis(5)),
+            100_000),
+        rows,
+        out);
   }
 
   /** The flags that reproduce these options in a child JVM. */
@@ -219,25 +225,25 @@ public record BenchOptions(
       args.add("--quick");
     }
     args.add("--rounds");
-    args.add(Integer.toString(rounds));
-    if (serverClassPath != null) {
+    args.add(Integer.toString(rounds.count()));
+    if (targets.serverClassPath() != null) {
       args.add("--server-classpath");
-      args.add(serverClassPath);
+      args.add(targets.serverClassPath());
     }
-    if (!serverFlags.isEmpty()) {
+    if (!targets.serverFlags().isEmpty()) {
       args.add("--server-flags");
-      args.add(String.join(" ", serverFlags));
+      args.add(String.join(" ", targets.serverFlags()));
     }
-    if (!only.isEmpty()) {
+    if (!rows.only().isEmpty()) {
       args.add("--only");
-      args.add(String.join(",", only));
+      args.add(String.join(",", rows.only()));
     }
     return args;
   }
 
   /** True when this run measures {@code part} (one of {@link #PARTS}). */
   public boolean runs(String part) {
-    return only.isEmpty() || only.contains(part);
+    return rows.only().isEmpty() || rows.only().contains(part);
   }
 
   private static List<String> parts(String value) {
@@ -265,6 +271,7 @@ public record BenchOptions(
 
   /** The last of P1's concurrencies: the one other rows compare with. */
   int lastConcurrency() {
+    List<Integer> concurrencies = load.unary().concurrencies();
     return concurrencies.get(concurrencies.size() - 1);
   }
 }

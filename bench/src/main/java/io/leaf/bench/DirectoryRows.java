@@ -25,7 +25,7 @@ final class DirectoryRows {
           new IsolatedServers(
               options,
               tempDir == null
-                  ? options.dbUrl()
+                  ? options.targets().dbUrl()
                   : "jdbc:h2:file:" + tempDir.resolve("isolated-tokens") + ";MODE=MySQL");
       new TokenRows(isolated, scoped, table).run(dir);
     } finally {
@@ -37,8 +37,12 @@ final class DirectoryRows {
 
   /** P11, on --db-url when given (MariaDB), else on an H2 file in a directory of its own. */
   void ledgerRow() throws Exception {
-    if (options.dbUrl() != null) {
-      new LedgerRows(options, table).run(options.dbUrl(), options.dbUser(), options.dbPassword());
+    if (options.targets().dbUrl() != null) {
+      new LedgerRows(options, table)
+          .run(
+              options.targets().dbUrl(),
+              options.targets().dbUser(),
+              options.targets().dbPassword());
       return;
     }
     Path dir = Files.createTempDirectory("leaf-bench-ledger");

@@ -86,7 +86,7 @@ final class EngineRows {
               + " on one generator (builder defaults) of one"
               + " LeafClient, refilled with ReserveIds over loopback from the real server, tag"
               + " step "
-              + fmt(options.largeStep())
+              + fmt(options.load().latency().largeStep())
               + " / one shared AtomicLong (goal ≥ 0.5 on 1"
               + " thread)",
           String.format(
@@ -101,16 +101,19 @@ final class EngineRows {
 
   void heapRow() throws IOException, InterruptedException {
     List<String> jvmArgs = List.of("-XX:+UseSerialGC", "-Xmx1g");
-    Progress.say("heap JVM: %,d tags × %d rounds", options.heapTags(), options.rounds());
+    Progress.say(
+        "heap JVM: %,d tags × %d rounds", options.load().heapTags(), options.rounds().count());
     List<Map<String, String>> heap =
         ChildJvm.run(
             jvmArgs,
             HeapPerTag.class,
-            List.of(Integer.toString(options.heapTags()), Integer.toString(options.rounds())),
+            List.of(
+                Integer.toString(options.load().heapTags()),
+                Integer.toString(options.rounds().count())),
             600);
     table.add(
         "Heap per cached tag",
-        fmt(options.heapTags())
+        fmt(options.load().heapTags())
             + " tags each loaded once (InitCache) into a SegmentAllocator on an"
             + " in-memory store, step "
             + fmt(HeapPerTag.STEP)

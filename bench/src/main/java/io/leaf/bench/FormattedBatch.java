@@ -19,15 +19,15 @@ record FormattedBatch(Format format, int count, int chunk) {
   /** The streams measured: the plain format at each of P2's chunk sizes, the opaque at the last. */
   static List<FormattedBatch> all(BenchOptions options) {
     List<FormattedBatch> out = new ArrayList<>();
-    for (int chunk : options.chunks()) {
-      out.add(new FormattedBatch(FormattedTags.PLAIN, options.batchCount(), chunk));
+    for (int chunk : options.load().batch().chunks()) {
+      out.add(new FormattedBatch(FormattedTags.PLAIN, options.load().batch().count(), chunk));
     }
     // FF1 costs microseconds a value: a tenth of the count keeps one call near a second.
     out.add(
         new FormattedBatch(
             FormattedTags.OPAQUE,
-            options.batchCount() / 10,
-            options.chunks().get(options.chunks().size() - 1)));
+            options.load().batch().count() / 10,
+            options.load().batch().chunks().get(options.load().batch().chunks().size() - 1)));
     return out;
   }
 

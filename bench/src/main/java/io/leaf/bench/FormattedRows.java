@@ -90,7 +90,7 @@ final class FormattedRows {
       int port = server.port();
       ManagedChannel channel = IsolatedServers.channel(port);
       try {
-        FormattedTags.create(channel, options.largeStep());
+        FormattedTags.create(channel, options.load().latency().largeStep());
         measure(h2load, port, channel);
       } finally {
         channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
@@ -114,7 +114,7 @@ final class FormattedRows {
                           port,
                           u.fullMethod(),
                           u.request(),
-                          options.warmup(),
+                          options.rounds().warmup(),
                           CONNECTIONS.get(i),
                           1)
                       .requestsPerSecond();
@@ -124,18 +124,19 @@ final class FormattedRows {
     }
     List<FormattedBatch> batches = FormattedBatch.all(options);
     for (FormattedBatch b : batches) {
-      b.stream(channel, options.warmup());
+      b.stream(channel, options.rounds().warmup());
     }
     // rates.get(unary name + " -c " + connections): one figure per round
     Map<String, List<Double>> rates = new LinkedHashMap<>();
     Map<FormattedBatch, List<Double>> streamed = new LinkedHashMap<>();
     int unchecked = 0;
-    for (int round = 1; round <= options.rounds(); round++) {
+    for (int round = 1; round <= options.rounds().count(); round++) {
       for (int c : CONNECTIONS) {
         for (Unary u : RoundRatios.rotated(UNARY, round)) {
           Reading before = reading(channel, u);
           H2Load.Run run =
-              h2load.run(port, u.fullMethod(), u.request(), options.unaryDuration(), c, 1);
+              h2load.run(
+                  port, u.fullMethod(), u.request(), options.load().unary().duration(), c, 1);
           if (!FormattedTags.check(
               u.name(), run.succeeded(), before, reading(channel, u), options.quick())) {
             unchecked++;
@@ -147,17 +148,17 @@ final class FormattedRows {
                 + " %,.0f/s, opaque %,.0f/s",
             c,
             round,
-            options.rounds(),
+            options.rounds().count(),
             last(rates, key(UNARY.get(0), c)),
             last(rates, key(UNARY.get(1), c)),
             last(rates, key(UNARY.get(2), c)));
       }
       for (FormattedBatch b : batches) {
-        double perSecond = b.stream(channel, options.batchDuration());
+        double perSecond = b.stream(channel, options.load().batch().duration());
         streamed.computeIfAbsent(b, k -> new ArrayList<>()).add(perSecond);
         Progress.say(
             "formatted rows, NextFormattedIdBatch %s chunk %,d, round %d/%d: %,.0f" + " values/s",
-            b.format().name(), b.chunk(), round, options.rounds(), perSecond);
+            b.format().name(), b.chunk(), round, options.rounds().count(), perSecond);
       }
     }
     String checkNote =
@@ -181,14 +182,14 @@ final class FormattedRows {
                 + " -t 1 -c "
                 + c
                 + " -m 1, "
-                + ms(options.unaryDuration())
+                + ms(options.load().unary().duration())
                 + " per call type per round, NextId, plain and opaque in rotating order; "
                 + servers.build
                 + " alone in a JVM (default flags and --format-key-file of 64"
                 + " hex digits); format "
                 + u.format().describe()
                 + ", zone UTC; tag steps "
-                + fmt(options.largeStep())
+                + fmt(options.load().latency().largeStep())
                 + " (a period row's step at most 1% of its width);"
                 + " every run checked against the numbers the server issued"
                 + checkNote
@@ -220,7 +221,7 @@ final class FormattedRows {
               + fmt(b.chunk())
               + ", calls one"
               + " after another for "
-              + ms(options.batchDuration())
+              + ms(options.load().batch().duration())
               + " per round, each read"
               + " by a blocking stub in the bench JVM; unary = NextFormattedId of the same tag"
               + " from h2load -c "

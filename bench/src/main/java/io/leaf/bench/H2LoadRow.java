@@ -45,15 +45,15 @@ final class H2LoadRow {
       return;
     }
     H2Load h2load = found.get();
-    plain.ensureTag(H2LOAD_TAG, options.largeStep());
+    plain.ensureTag(H2LOAD_TAG, options.load().latency().largeStep());
     byte[] nextId = NextIdRequest.newBuilder().setBizTag(H2LOAD_TAG).build().toByteArray();
     byte[] check = HealthCheckRequest.getDefaultInstance().toByteArray();
-    Duration each = options.unaryDuration();
+    Duration each = options.load().unary().duration();
     List<Double> nextIdRates = new ArrayList<>();
     List<Double> checkRates = new ArrayList<>();
     List<Double> ratios = new ArrayList<>();
-    for (int round = 1; round <= options.rounds(); round++) {
-      Progress.say("h2load round %d/%d", round, options.rounds());
+    for (int round = 1; round <= options.rounds().count(); round++) {
+      Progress.say("h2load round %d/%d", round, options.rounds().count());
       H2Load.Run n = null;
       H2Load.Run c = null;
       for (int i = 0; i < 2; i++) {

@@ -8,7 +8,7 @@ import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.server.sweep.SweepIntake;
-import io.leaf.server.wiring.ServerThreads;
+import io.leaf.server.threads.ServerThreads;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.ref.Reference;

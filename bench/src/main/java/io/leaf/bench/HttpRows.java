@@ -48,15 +48,15 @@ final class HttpRows {
       return;
     }
     Optional<H2Load> h2load = H2Load.find();
-    plain.ensureTag(TAG, options.largeStep());
+    plain.ensureTag(TAG, options.load().latency().largeStep());
     String url = "http://127.0.0.1:" + plain.httpPort() + "/api/segment/get/" + TAG;
     byte[] nextId = NextIdRequest.newBuilder().setBizTag(TAG).build().toByteArray();
-    Duration each = options.unaryDuration();
+    Duration each = options.load().unary().duration();
     List<Double> httpRates = new ArrayList<>();
     List<Double> grpcRates = new ArrayList<>();
     List<Double> ratios = new ArrayList<>();
-    for (int round = 1; round <= options.rounds(); round++) {
-      Progress.say("wrk round %d/%d", round, options.rounds());
+    for (int round = 1; round <= options.rounds().count(); round++) {
+      Progress.say("wrk round %d/%d", round, options.rounds().count());
       Double http = null;
       Double grpc = null;
       for (int i = 0; i < 2; i++) {

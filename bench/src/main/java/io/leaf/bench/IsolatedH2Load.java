@@ -45,7 +45,7 @@ final class IsolatedH2Load {
     H2Load h2load = found.get();
     byte[] nextId = NextIdRequest.newBuilder().setBizTag(IsolatedServers.TAG).build().toByteArray();
     byte[] check = HealthCheckRequest.getDefaultInstance().toByteArray();
-    Duration each = options.unaryDuration();
+    Duration each = options.load().unary().duration();
     try (IsolatedServer server = servers.start(List.of(), List.of())) {
       int port = server.port();
       ManagedChannel channel = IsolatedServers.channel(port);
@@ -53,13 +53,13 @@ final class IsolatedH2Load {
       NextIdRequest probeRequest =
           NextIdRequest.newBuilder().setBizTag(IsolatedServers.TAG).build();
       try {
-        h2load.run(port, "leaf.v1.LeafService/NextId", nextId, options.warmup(), 8, 1);
-        h2load.run(port, "grpc.health.v1.Health/Check", check, options.warmup(), 8, 1);
+        h2load.run(port, "leaf.v1.LeafService/NextId", nextId, options.rounds().warmup(), 8, 1);
+        h2load.run(port, "grpc.health.v1.Health/Check", check, options.rounds().warmup(), 8, 1);
         for (int c : CONNECTIONS) {
           List<Double> nextIds = new ArrayList<>();
           List<Double> checks = new ArrayList<>();
           List<Double> ratios = new ArrayList<>();
-          for (int round = 1; round <= options.rounds(); round++) {
+          for (int round = 1; round <= options.rounds().count(); round++) {
             H2Load.Run n = null;
             H2Load.Run k = null;
             for (int i = 0; i < 2; i++) {
@@ -83,7 +83,7 @@ final class IsolatedH2Load {
             Progress.say(
                 "isolated server, h2load -c %d -m 1, round %d/%d: NextId %,.0f/s, Check"
                     + " %,.0f/s",
-                c, round, options.rounds(), n.requestsPerSecond(), k.requestsPerSecond());
+                c, round, options.rounds().count(), n.requestsPerSecond(), k.requestsPerSecond());
             nextIds.add(n.requestsPerSecond());
             checks.add(k.requestsPerSecond());
             ratios.add(n.requestsPerSecond() / Math.max(1, k.requestsPerSecond()));
@@ -100,7 +100,7 @@ final class IsolatedH2Load {
                   + servers.build
                   + " alone in a JVM (default flags);"
                   + " tag step "
-                  + fmt(options.largeStep()),
+                  + fmt(options.load().latency().largeStep()),
               String.format(
                   Locale.ROOT,
                   "NextId %,.0f/s · Check %,.0f/s",

@@ -35,17 +35,17 @@ final class IsolatedServers {
     this.options = options;
     this.dbUrl = dbUrl;
     this.classPath =
-        options.serverClassPath() != null
-            ? options.serverClassPath()
+        options.targets().serverClassPath() != null
+            ? options.targets().serverClassPath()
             : System.getProperty("java.class.path");
     String build =
-        options.serverClassPath() != null
-            ? "server from " + options.serverClassPath().split(File.pathSeparator)[0]
+        options.targets().serverClassPath() != null
+            ? "server from " + options.targets().serverClassPath().split(File.pathSeparator)[0]
             : "this build's server";
     this.build =
-        options.serverFlags().isEmpty()
+        options.targets().serverFlags().isEmpty()
             ? build
-            : build + " with " + String.join(" ", options.serverFlags());
+            : build + " with " + String.join(" ", options.targets().serverFlags());
   }
 
   IsolatedServer start(List<String> jvmArgs, List<String> flags) throws Exception {
@@ -53,21 +53,21 @@ final class IsolatedServers {
         new ArrayList<>(
             List.of(
                 dbUrl,
-                options.dbUser(),
-                options.dbPassword(),
+                options.targets().dbUser(),
+                options.targets().dbPassword(),
                 TAG
                     + "="
-                    + options.largeStep()
+                    + options.load().latency().largeStep()
                     + ","
                     + OTHER_TAG
                     + "="
-                    + options.largeStep()
+                    + options.load().latency().largeStep()
                     + ","
                     + STALLED_TAG
                     + "="
-                    + options.largeStep()));
+                    + options.load().latency().largeStep()));
     args.addAll(flags);
-    args.addAll(options.serverFlags());
+    args.addAll(options.targets().serverFlags());
     return new IsolatedServer(jvmArgs, classPath, args);
   }
 

@@ -25,15 +25,17 @@ final class JmhRuns {
   /** How the runs are configured, for the table. */
   String describe() {
     return "JMH "
-        + (options.jmhForks() == 0 ? "in-process" : options.jmhForks() + " fork")
+        + (options.rounds().jmh().forks() == 0
+            ? "in-process"
+            : options.rounds().jmh().forks() + " fork")
         + ", "
-        + options.jmhWarmupIterations()
+        + options.rounds().jmh().warmupIterations()
         + "×"
-        + options.jmhWarmupTime().toMillis()
+        + options.rounds().jmh().warmupTime().toMillis()
         + " ms warm-up, "
-        + options.rounds()
+        + options.rounds().count()
         + "×"
-        + options.jmhIterationTime().toMillis()
+        + options.rounds().jmh().iterationTime().toMillis()
         + " ms measured";
   }
 
@@ -49,17 +51,18 @@ final class JmhRuns {
         new OptionsBuilder()
             .include("^" + benchmarkClass.getName().replace(".", "\\.") + "\\." + method + "$")
             .threads(threads)
-            .forks(options.jmhForks())
-            .warmupIterations(options.jmhWarmupIterations())
-            .warmupTime(TimeValue.milliseconds(options.jmhWarmupTime().toMillis()))
-            .measurementIterations(options.rounds())
-            .measurementTime(TimeValue.milliseconds(options.jmhIterationTime().toMillis()))
+            .forks(options.rounds().jmh().forks())
+            .warmupIterations(options.rounds().jmh().warmupIterations())
+            .warmupTime(TimeValue.milliseconds(options.rounds().jmh().warmupTime().toMillis()))
+            .measurementIterations(options.rounds().count())
+            .measurementTime(
+                TimeValue.milliseconds(options.rounds().jmh().iterationTime().toMillis()))
             .timeUnit(TimeUnit.SECONDS)
             .shouldFailOnError(true)
             .verbosity(VerboseMode.SILENT);
     if (systemProperties.length > 0) {
       builder.jvmArgsAppend(systemProperties);
-      if (options.jmhForks() == 0) {
+      if (options.rounds().jmh().forks() == 0) {
         for (String property : systemProperties) {
           String[] kv = property.substring(2).split("=", 2);
           System.setProperty(kv[0], kv[1]);

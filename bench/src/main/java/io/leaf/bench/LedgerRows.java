@@ -71,7 +71,7 @@ final class LedgerRows {
               + " of its own through JooqSegmentStore on "
               + DataSources.redact(dbUrl)
               + "; "
-              + options.unaryDuration().toMillis()
+              + options.load().unary().duration().toMillis()
               + " ms each per round in "
               + SLICES
               + " slices, order ABBA";
@@ -96,13 +96,13 @@ final class LedgerRows {
   private double[] compare(
       JooqSegmentStore a, JooqSegmentStore b, ExecutorService threads, String what)
       throws Exception {
-    rate(a, threads, options.warmup());
-    rate(b, threads, options.warmup());
+    rate(a, threads, options.rounds().warmup());
+    rate(b, threads, options.rounds().warmup());
     List<Double> as = new ArrayList<>();
     List<Double> bs = new ArrayList<>();
     List<Double> ratios = new ArrayList<>();
-    Duration slice = options.unaryDuration().dividedBy(SLICES);
-    for (int round = 0; round < options.rounds(); round++) {
+    Duration slice = options.load().unary().duration().dividedBy(SLICES);
+    for (int round = 0; round < options.rounds().count(); round++) {
       Progress.say("segment loads with %s, round %d", what, round + 1);
       double r = 0;
       double n = 0;

@@ -80,9 +80,9 @@ public final class LoadGenerator {
 
   private void run() throws InterruptedException {
     // With --only latency, P3 alone (P1 and P2 need the rest of the run to mean anything).
-    boolean all = options.only().isEmpty();
+    boolean all = options.rows().only().isEmpty();
     warmUp(all);
-    for (int round = 1; round <= options.rounds(); round++) {
+    for (int round = 1; round <= options.rounds().count(); round++) {
       if (all) {
         unary(round);
         batches(round);
@@ -94,7 +94,7 @@ public final class LoadGenerator {
   private void warmUp(boolean all) throws InterruptedException {
     Progress.say(
         "warm-up: %d ms each of Check, NextId, NextIdBatch and both latency tags",
-        options.warmup().toMillis());
+        options.rounds().warmup().toMillis());
     LeafServiceGrpc.LeafServiceBlockingStub delayedBlocking =
         LeafServiceGrpc.newBlockingStub(delayed);
     delayedBlocking.initCache(InitCacheRequest.newBuilder().setBizTag(SMALL_STEP_TAG).build());
@@ -102,34 +102,34 @@ public final class LoadGenerator {
     LeafServiceGrpc.newBlockingStub(undelayed)
         .initCache(InitCacheRequest.newBuilder().setBizTag(UNDELAYED_TAG).build());
     if (all) {
-      unaryLoop(plain, UNARY_TAG, WARMUP_IN_FLIGHT, options.warmup());
-      checkLoop(WARMUP_IN_FLIGHT, options.warmup());
+      unaryLoop(plain, UNARY_TAG, WARMUP_IN_FLIGHT, options.rounds().warmup());
+      checkLoop(WARMUP_IN_FLIGHT, options.rounds().warmup());
     }
-    unaryLoop(delayed, SMALL_STEP_TAG, WARMUP_IN_FLIGHT, options.warmup());
-    unaryLoop(delayed, LARGE_STEP_TAG, WARMUP_IN_FLIGHT, options.warmup());
-    unaryLoop(undelayed, UNDELAYED_TAG, WARMUP_IN_FLIGHT, options.warmup());
-    long until = System.nanoTime() + options.warmup().toNanos();
+    unaryLoop(delayed, SMALL_STEP_TAG, WARMUP_IN_FLIGHT, options.rounds().warmup());
+    unaryLoop(delayed, LARGE_STEP_TAG, WARMUP_IN_FLIGHT, options.rounds().warmup());
+    unaryLoop(undelayed, UNDELAYED_TAG, WARMUP_IN_FLIGHT, options.rounds().warmup());
+    long until = System.nanoTime() + options.rounds().warmup().toNanos();
     while (all && System.nanoTime() < until) {
-      stream(options.chunks().get(0));
+      stream(options.load().batch().chunks().get(0));
     }
   }
 
   /** P1: NextId against Check at each concurrency; the order alternates between rounds. */
   private void unary(int round) throws InterruptedException {
-    for (int c : options.concurrencies()) {
+    for (int c : options.load().unary().concurrencies()) {
       boolean checkFirst = round % 2 == 1;
       double check = 0;
       double nextId;
       if (checkFirst) {
-        check = checkLoop(c, options.unaryDuration()).perSecond();
+        check = checkLoop(c, options.load().unary().duration()).perSecond();
       }
-      nextId = unaryLoop(plain, UNARY_TAG, c, options.unaryDuration()).perSecond();
+      nextId = unaryLoop(plain, UNARY_TAG, c, options.load().unary().duration()).perSecond();
       if (!checkFirst) {
-        check = checkLoop(c, options.unaryDuration()).perSecond();
+        check = checkLoop(c, options.load().unary().duration()).perSecond();
       }
       Progress.say(
           "P1 round %d/%d, %d in flight: NextId %,.0f/s, Check %,.0f/s",
-          round, options.rounds(), c, nextId, check);
+          round, options.rounds().count(), c, nextId, check);
       System.out.println(
           ResultLine.format(
               "measure", "p1", "round", round, "concurrency", c, "nextId", nextId, "check", check));
@@ -138,16 +138,17 @@ public final class LoadGenerator {
 
   /** P2: IDs per second through NextIdBatch streams, one at a time, for each chunk size. */
   private void batches(int round) {
-    for (int chunk : options.chunks()) {
+    for (int chunk : options.load().batch().chunks()) {
       long start = System.nanoTime();
-      long until = start + options.batchDuration().toNanos();
+      long until = start + options.load().batch().duration().toNanos();
       long ids = 0;
       do {
         ids += stream(chunk);
       } while (System.nanoTime() - until < 0);
       double idsPerSecond = ids * 1e9 / (System.nanoTime() - start);
       Progress.say(
-          "P2 round %d/%d, chunk %,d: %,.0f IDs/s", round, options.rounds(), chunk, idsPerSecond);
+          "P2 round %d/%d, chunk %,d: %,.0f IDs/s",
+          round, options.rounds().count(), chunk, idsPerSecond);
       System.out.println(
           ResultLine.format(
               "measure", "p2", "round", round, "chunk", chunk, "idsPerSecond", idsPerSecond));
@@ -165,11 +166,17 @@ public final class LoadGenerator {
           unaryLoop(
               tag.equals(UNDELAYED_TAG) ? undelayed : delayed,
               tag,
-              options.latencyConcurrency(),
-              options.latencyDuration());
+              options.load().latency().concurrency(),
+              options.load().latency().duration());
       Progress.say(
           "P3 round %d/%d, %s: p50 %,.0f µs, p99 %,.0f µs, p99.9 %,.0f µs (%,.0f calls/s)",
-          round, options.rounds(), tag, r.micros(50), r.micros(99), r.micros(99.9), r.perSecond());
+          round,
+          options.rounds().count(),
+          tag,
+          r.micros(50),
+          r.micros(99),
+          r.micros(99.9),
+          r.perSecond());
       System.out.println(
           ResultLine.format(
               "measure",
@@ -214,16 +221,16 @@ public final class LoadGenerator {
         stub.nextIdBatch(
             NextIdBatchRequest.newBuilder()
                 .setBizTag(BATCH_TAG)
-                .setCount(options.batchCount())
+                .setCount(options.load().batch().count())
                 .setChunkSize(chunk)
                 .build());
     long received = 0;
     while (batches.hasNext()) {
       received += batches.next().getIdsCount();
     }
-    if (received != options.batchCount()) {
+    if (received != options.load().batch().count()) {
       throw new IllegalStateException(
-          "NextIdBatch ended after " + received + " of " + options.batchCount() + " IDs");
+          "NextIdBatch ended after " + received + " of " + options.load().batch().count() + " IDs");
     }
     return received;
   }

@@ -23,7 +23,7 @@ final class LoadRows {
   }
 
   void unaryRows(List<Map<String, String>> load) {
-    for (int c : options.concurrencies()) {
+    for (int c : options.load().unary().concurrencies()) {
       List<Map<String, String>> rounds =
           select(load, "p1", r -> r.get("concurrency").equals(Integer.toString(c)));
       double nextId = Stats.median(values(rounds, "nextId"));
@@ -35,10 +35,10 @@ final class LoadRows {
           "async stubs on one channel (Netty, 127.0.0.1, plaintext, direct executor), "
               + c
               + " in flight, "
-              + ms(options.unaryDuration())
+              + ms(options.load().unary().duration())
               + " per call type per round,"
               + " order alternating; NextId tag step "
-              + fmt(options.largeStep()),
+              + fmt(options.load().latency().largeStep()),
           String.format(Locale.ROOT, "NextId %,.0f/s · Check %,.0f/s", nextId, check),
           String.format(Locale.ROOT, "NextId ÷ Check = %.2f", ratio));
     }
@@ -46,7 +46,7 @@ final class LoadRows {
 
   void batchRows(List<Map<String, String>> load) {
     int reference = options.lastConcurrency();
-    for (int chunk : options.chunks()) {
+    for (int chunk : options.load().batch().chunks()) {
       List<Map<String, String>> rounds =
           select(load, "p2", r -> r.get("chunk").equals(Integer.toString(chunk)));
       List<Double> ratios = new ArrayList<>();
@@ -66,15 +66,15 @@ final class LoadRows {
       table.add(
           "P2 NextIdBatch stream vs unary NextId, chunk " + fmt(chunk),
           "count "
-              + fmt(options.batchCount())
+              + fmt(options.load().batch().count())
               + " per call, chunk_size "
               + fmt(chunk)
               + ", calls one after another for "
-              + ms(options.batchDuration())
+              + ms(options.load().batch().duration())
               + " per round, each read by a blocking stub; unary = P1 NextId at "
               + reference
               + " in flight in the same round; tag step "
-              + fmt(options.largeStep()),
+              + fmt(options.load().latency().largeStep()),
           String.format(
               Locale.ROOT,
               "%,.0f IDs/s (unary %,.0f IDs/s)",
@@ -112,19 +112,19 @@ final class LoadRows {
     }
     table.add(
         "P3 NextId latency with slow segment loads, step "
-            + fmt(options.smallStep())
+            + fmt(options.load().latency().smallStep())
             + " vs "
-            + fmt(options.largeStep()),
+            + fmt(options.load().latency().largeStep()),
         "+"
-            + options.loadDelay().toMillis()
+            + options.load().latency().loadDelay().toMillis()
             + " ms on every segment load, server max-step "
-            + fmt(options.smallStep())
+            + fmt(options.load().latency().smallStep())
             + " (so step "
-            + fmt(options.smallStep())
+            + fmt(options.load().latency().smallStep())
             + " stays), "
-            + options.latencyConcurrency()
+            + options.load().latency().concurrency()
             + " in flight (closed loop), "
-            + ms(options.latencyDuration())
+            + ms(options.load().latency().duration())
             + " per tag per round, order alternating; the"
             + " server counted "
             + fmt(counted.waits())
@@ -133,18 +133,18 @@ final class LoadRows {
             + " segments dropped out of order (both tags, all rounds,"
             + " first loads and warm-up included)",
         "step "
-            + fmt(options.smallStep())
+            + fmt(options.load().latency().smallStep())
             + ": "
             + percentiles(small)
             + " · step "
-            + fmt(options.largeStep())
+            + fmt(options.load().latency().largeStep())
             + ": "
             + percentiles(large),
         String.format(
             Locale.ROOT,
             "p99.9 step %s ÷ step %s = %.2f",
-            fmt(options.smallStep()),
-            fmt(options.largeStep()),
+            fmt(options.load().latency().smallStep()),
+            fmt(options.load().latency().largeStep()),
             Stats.median(ratios)));
     List<Map<String, String>> undelayed =
         select(load, "p3", r -> r.get("tag").equals(LoadGenerator.UNDELAYED_TAG));
@@ -159,23 +159,23 @@ final class LoadRows {
     }
     table.add(
         "P3 baseline: step "
-            + fmt(options.smallStep())
+            + fmt(options.load().latency().smallStep())
             + " with +"
-            + options.loadDelay().toMillis()
+            + options.load().latency().loadDelay().toMillis()
             + " ms loads vs step "
-            + fmt(options.smallStep())
+            + fmt(options.load().latency().smallStep())
             + " without",
         "the same step on a second server of the same database whose loads have no added delay"
             + " (max-step "
-            + fmt(options.smallStep())
+            + fmt(options.load().latency().smallStep())
             + "), measured in the same rounds: the"
             + " ratio is the database's share of the tail, which the prefetch must hide (goal"
             + " ≤ 1.2); the row above is the cost of a load every "
-            + fmt(options.smallStep())
+            + fmt(options.load().latency().smallStep())
             + " IDs against step "
-            + fmt(options.largeStep()),
+            + fmt(options.load().latency().largeStep()),
         "+"
-            + options.loadDelay().toMillis()
+            + options.load().latency().loadDelay().toMillis()
             + " ms: "
             + percentiles(small)
             + " · no delay: "
@@ -183,7 +183,7 @@ final class LoadRows {
         String.format(
             Locale.ROOT,
             "p99.9 +%d ms ÷ no delay = %.2f",
-            options.loadDelay().toMillis(),
+            options.load().latency().loadDelay().toMillis(),
             Stats.median(delayShare)));
   }
 

@@ -30,9 +30,9 @@ final class LocalSnowflakeRow {
   }
 
   void run(int port) throws Exception {
-    Duration warmup = max(options.warmup(), MIN_WARMUP);
-    Duration round = max(options.batchDuration(), MIN_ROUND);
-    Progress.say("S3: LocalSnowflakeIds.next(), one thread, %d rounds", options.rounds());
+    Duration warmup = max(options.rounds().warmup(), MIN_WARMUP);
+    Duration round = max(options.load().batch().duration(), MIN_ROUND);
+    Progress.say("S3: LocalSnowflakeIds.next(), one thread, %d rounds", options.rounds().count());
     List<Double> rates = new ArrayList<>();
     try (LeafClient client =
             LeafClient.forTarget("127.0.0.1:" + port)
@@ -45,7 +45,7 @@ final class LocalSnowflakeRow {
         return;
       }
       spin(ids, warmup.toNanos());
-      for (int r = 0; r < options.rounds(); r++) {
+      for (int r = 0; r < options.rounds().count(); r++) {
         long[] run = spin(ids, round.toNanos());
         rates.add(run[0] * 1e9 / run[1]);
       }

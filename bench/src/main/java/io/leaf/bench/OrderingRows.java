@@ -60,19 +60,31 @@ final class OrderingRows {
     String ttl = TTL.toSeconds() + "s";
     try (BenchServer owner =
             BenchServer.start(
-                url, "sa", "", Duration.ZERO, options.largeStep(), "--tag-lease-ttl", ttl);
+                url,
+                "sa",
+                "",
+                Duration.ZERO,
+                options.load().latency().largeStep(),
+                "--tag-lease-ttl",
+                ttl);
         BenchServer other =
             BenchServer.start(
-                url, "sa", "", Duration.ZERO, options.largeStep(), "--tag-lease-ttl", ttl)) {
+                url,
+                "sa",
+                "",
+                Duration.ZERO,
+                options.load().latency().largeStep(),
+                "--tag-lease-ttl",
+                ttl)) {
       ManagedChannel toOwner = channel(owner.port());
       try {
         LeafServiceGrpc.LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(toOwner);
-        owner.ensureTag(PLAIN_TAG, options.largeStep());
+        owner.ensureTag(PLAIN_TAG, options.load().latency().largeStep());
         stub.withDeadlineAfter(60, TimeUnit.SECONDS)
             .createTag(
                 CreateTagRequest.newBuilder()
                     .setBizTag(STRICT_TAG)
-                    .setStep(options.largeStep())
+                    .setStep(options.load().latency().largeStep())
                     .setOrdering(Ordering.STRICT)
                     .build());
         // The first call makes the server it reaches the owner (after waiting out a TTL).
@@ -80,17 +92,17 @@ final class OrderingRows {
         byte[] strict = NextIdRequest.newBuilder().setBizTag(STRICT_TAG).build().toByteArray();
         byte[] plain = NextIdRequest.newBuilder().setBizTag(PLAIN_TAG).build().toByteArray();
         for (int inFlight : IN_FLIGHT) {
-          h2load.run(owner.port(), NEXT_ID, strict, options.warmup(), 1, inFlight);
-          h2load.run(other.port(), NEXT_ID, strict, options.warmup(), 1, inFlight);
-          h2load.run(owner.port(), NEXT_ID, plain, options.warmup(), 1, inFlight);
+          h2load.run(owner.port(), NEXT_ID, strict, options.rounds().warmup(), 1, inFlight);
+          h2load.run(other.port(), NEXT_ID, strict, options.rounds().warmup(), 1, inFlight);
+          h2load.run(owner.port(), NEXT_ID, plain, options.rounds().warmup(), 1, inFlight);
           List<Double> atOwner = new ArrayList<>();
           List<Double> perServer = new ArrayList<>();
           List<Double> forwarded = new ArrayList<>();
           List<Double> o1 = new ArrayList<>();
           List<Double> o2 = new ArrayList<>();
-          for (int round = 0; round < options.rounds(); round++) {
+          for (int round = 0; round < options.rounds().count(); round++) {
             Progress.say("strict NextId, %d in flight, round %d", inFlight, round + 1);
-            Duration slice = options.unaryDuration().dividedBy(SLICES);
+            Duration slice = options.load().unary().duration().dividedBy(SLICES);
             double s = 0;
             double p = 0;
             double f = 0;
@@ -178,7 +190,7 @@ final class OrderingRows {
   /** O3: two server processes on a shared H2 file; the owner killed -9, the other timed. */
   private void failoverRow(Path dir) throws Exception {
     List<Double> gaps = new ArrayList<>();
-    int rounds = Math.max(3, options.rounds());
+    int rounds = Math.max(3, options.rounds().count());
     for (int round = 0; round < rounds; round++) {
       Progress.say("strict tag: owner killed -9, round %d", round + 1);
       String url =

@@ -38,21 +38,22 @@ final class RangeRows {
    * @param unaryNextId unary NextId calls per second at {@code concurrency} in flight
    */
   void reserveRow(BenchServer server, double unaryNextId, int concurrency) throws Exception {
-    server.ensureTag(RESERVE_TAG, options.largeStep());
+    server.ensureTag(RESERVE_TAG, options.load().latency().largeStep());
     ManagedChannel channel = channel(server);
     try {
       LeafServiceGrpc.LeafServiceBlockingStub stub = LeafServiceGrpc.newBlockingStub(channel);
       ReserveIdsRequest request =
           ReserveIdsRequest.newBuilder().setBizTag(RESERVE_TAG).setCount(RESERVE_COUNT).build();
       runFor(
-          options.warmup(), () -> stub.withDeadlineAfter(10, TimeUnit.SECONDS).reserveIds(request));
+          options.rounds().warmup(),
+          () -> stub.withDeadlineAfter(10, TimeUnit.SECONDS).reserveIds(request));
       List<Double> rates = new ArrayList<>();
-      for (int round = 0; round < options.rounds(); round++) {
+      for (int round = 0; round < options.rounds().count(); round++) {
         Progress.say("ReserveIds of %,d, round %d", RESERVE_COUNT, round + 1);
         long[] ids = {0};
         long nanos =
             runFor(
-                options.batchDuration(),
+                options.load().batch().duration(),
                 () -> {
                   ReservedIds r = stub.withDeadlineAfter(10, TimeUnit.SECONDS).reserveIds(request);
                   r.getRangesList().forEach(x -> ids[0] += x.getEnd() - x.getStart());
@@ -66,12 +67,12 @@ final class RangeRows {
               + fmt(RESERVE_COUNT)
               + " per call, calls one after another on a blocking stub"
               + " for "
-              + options.batchDuration().toMillis()
+              + options.load().batch().duration().toMillis()
               + " ms per round (each reply a few"
               + " ranges, most IDs from one dedicated database write); unary = NextId at "
               + concurrency
               + " in flight; tag step "
-              + fmt(options.largeStep())
+              + fmt(options.load().latency().largeStep())
               + " (goal ≥ 10,000x)",
           String.format(Locale.ROOT, "%,.0f IDs/s (unary %,.0f IDs/s)", reserve, unaryNextId),
           String.format(Locale.ROOT, "ReserveIds ÷ unary = %,.0f", reserve / unaryNextId));
@@ -82,7 +83,7 @@ final class RangeRows {
 
   /** Unary NextId calls per second with {@code inFlight} async calls outstanding (median). */
   double unaryNextId(BenchServer server, int inFlight) throws Exception {
-    server.ensureTag(RESERVE_TAG, options.largeStep());
+    server.ensureTag(RESERVE_TAG, options.load().latency().largeStep());
     ManagedChannel channel = channel(server);
     try {
       LeafServiceGrpc.LeafServiceStub stub = LeafServiceGrpc.newStub(channel);
@@ -90,15 +91,15 @@ final class RangeRows {
       ClosedLoop.<NextIdResponse>run(
           o -> stub.withDeadlineAfter(10, TimeUnit.SECONDS).nextId(request, o),
           inFlight,
-          options.warmup());
+          options.rounds().warmup());
       List<Double> rates = new ArrayList<>();
-      for (int round = 0; round < options.rounds(); round++) {
+      for (int round = 0; round < options.rounds().count(); round++) {
         Progress.say("unary NextId, %d in flight, round %d", inFlight, round + 1);
         rates.add(
             ClosedLoop.<NextIdResponse>run(
                     o -> stub.withDeadlineAfter(10, TimeUnit.SECONDS).nextId(request, o),
                     inFlight,
-                    options.unaryDuration())
+                    options.load().unary().duration())
                 .perSecond());
       }
       return Stats.median(rates);

@@ -39,34 +39,38 @@ final class RegionRows {
   void run(Path dir, int inFlight) throws Exception {
     try (BenchServer plain =
             BenchServer.start(
-                h2(dir, "region-none"), "sa", "", Duration.ZERO, options.largeStep());
+                h2(dir, "region-none"),
+                "sa",
+                "",
+                Duration.ZERO,
+                options.load().latency().largeStep());
         BenchServer regional =
             BenchServer.start(
                 h2(dir, "region-1-of-2"),
                 "sa",
                 "",
                 Duration.ZERO,
-                options.largeStep(),
+                options.load().latency().largeStep(),
                 "--region",
                 REGION)) {
-      plain.ensureTag(TAG, options.largeStep());
-      regional.ensureTag(TAG, options.largeStep());
+      plain.ensureTag(TAG, options.load().latency().largeStep());
+      regional.ensureTag(TAG, options.load().latency().largeStep());
       ManagedChannel toPlain = channel(plain);
       ManagedChannel toRegional = channel(regional);
       try {
         LeafServiceGrpc.LeafServiceStub a = LeafServiceGrpc.newStub(toPlain);
         LeafServiceGrpc.LeafServiceStub b = LeafServiceGrpc.newStub(toRegional);
-        rate(a, inFlight, options.warmup());
-        rate(b, inFlight, options.warmup());
+        rate(a, inFlight, options.rounds().warmup());
+        rate(b, inFlight, options.rounds().warmup());
         List<Double> with = new ArrayList<>();
         List<Double> without = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
-        for (int round = 0; round < options.rounds(); round++) {
+        for (int round = 0; round < options.rounds().count(); round++) {
           Progress.say(
               "NextId with --region %s and without, %d in flight, round %d",
               REGION, inFlight, round + 1);
           // Short slices in ABBA order: a change in the machine's load hits both alike.
-          Duration slice = options.unaryDuration().dividedBy(SLICES);
+          Duration slice = options.load().unary().duration().dividedBy(SLICES);
           double r = 0;
           double n = 0;
           for (int i = 0; i < SLICES; i++) {
@@ -92,12 +96,12 @@ final class RegionRows {
                 + " its own; unary NextId at "
                 + inFlight
                 + " in flight, "
-                + options.unaryDuration().toMillis()
+                + options.load().unary().duration().toMillis()
                 + " ms each per round in "
                 + SLICES
                 + " slices, order ABBA;"
                 + " tag step "
-                + String.format(Locale.ROOT, "%,d", options.largeStep())
+                + String.format(Locale.ROOT, "%,d", options.load().latency().largeStep())
                 + " (goal ≥ 0.95)",
             String.format(
                 Locale.ROOT,

@@ -43,12 +43,14 @@ final class ResultsFile {
             + "- Servers (in the bench JVM): "
             + serverDescription
             + "; database "
-            + (options.dbUrl() == null ? "embedded H2 in a temp dir" : options.dbUrl())
+            + (options.targets().dbUrl() == null
+                ? "embedded H2 in a temp dir"
+                : options.targets().dbUrl())
             + "\n"
             + "- Client: a separate JVM (same java, default flags), one Netty channel over"
             + " loopback\n"
             + "- Each figure is the median of "
-            + options.rounds()
+            + options.rounds().count()
             + " rounds; P1–P3 ratios are the"
             + " median of per-round ratios, P4 ratios the ratio of medians\n\n"
             + table.markdown();
@@ -59,7 +61,7 @@ final class ResultsFile {
   String only(String serverDescription, String dbUrl) throws IOException {
     String text =
         "# Leaf benchmark results ("
-            + String.join(", ", options.only())
+            + String.join(", ", options.rows().only())
             + " only)\n\n"
             + "- Run: "
             + started.truncatedTo(ChronoUnit.SECONDS)
@@ -70,10 +72,10 @@ final class ResultsFile {
             + "- "
             + serverDescription
             + "database "
-            + (options.dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl)
+            + (options.targets().dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl)
             + "\n"
             + "- Each figure is the median of "
-            + options.rounds()
+            + options.rounds().count()
             + " rounds\n\n"
             + table.markdown();
     return write(text);
@@ -92,10 +94,10 @@ final class ResultsFile {
             + "- Server (in the bench JVM): "
             + serverDescription
             + "; database "
-            + (options.dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl)
+            + (options.targets().dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl)
             + "\n"
             + "- Each figure is the median of "
-            + options.rounds()
+            + options.rounds().count()
             + " rounds\n\n"
             + table.markdown();
     return write(text);
@@ -112,14 +114,14 @@ final class ResultsFile {
             + env.describe()
             + "\n"
             + "- Server: "
-            + (options.serverClassPath() == null
+            + (options.targets().serverClassPath() == null
                 ? "this build"
-                : options.serverClassPath().split(File.pathSeparator)[0])
+                : options.targets().serverClassPath().split(File.pathSeparator)[0])
             + "; database "
-            + (options.dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl)
+            + (options.targets().dbUrl() == null ? "embedded H2 in a temp dir" : dbUrl)
             + "\n"
             + "- Each figure is the median of "
-            + options.rounds()
+            + options.rounds().count()
             + " rounds\n\n"
             + table.markdown();
     return write(text);

@@ -53,7 +53,7 @@ final class SequenceRows {
             "sa",
             "",
             Duration.ZERO,
-            options.largeStep(),
+            options.load().latency().largeStep(),
             "--tag-lease-ttl",
             OrderingRows.TTL.toSeconds() + "s")) {
       ManagedChannel channel = OrderingRows.channel(server.port());
@@ -63,19 +63,19 @@ final class SequenceRows {
             .createTag(
                 CreateTagRequest.newBuilder()
                     .setBizTag(TAG)
-                    .setStep(options.largeStep())
+                    .setStep(options.load().latency().largeStep())
                     .setOrdering(Ordering.STRICT)
                     .build());
         OrderingRows.firstId(LeafServiceGrpc.newBlockingStub(channel), TAG, Duration.ofSeconds(60));
         LeafServiceGrpc.LeafServiceStub stub = LeafServiceGrpc.newStub(channel);
-        sequences(stub, options.warmup());
-        ids(stub, options.warmup());
+        sequences(stub, options.rounds().warmup());
+        ids(stub, options.rounds().warmup());
         List<Double> perKey = new ArrayList<>();
         List<Double> nextId = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
-        for (int round = 0; round < options.rounds(); round++) {
+        for (int round = 0; round < options.rounds().count(); round++) {
           Progress.say("NextSequence over %,d keys, round %d", KEYS, round + 1);
-          Duration slice = options.unaryDuration().dividedBy(SLICES);
+          Duration slice = options.load().unary().duration().dividedBy(SLICES);
           double s = 0;
           double n = 0;
           for (int i = 0; i < SLICES; i++) {
@@ -134,12 +134,12 @@ final class SequenceRows {
 
   private void heapRow() throws Exception {
     List<String> jvmArgs = List.of("-XX:+UseSerialGC", "-Xmx1g");
-    Progress.say("sequence heap JVM: %,d keys × %d rounds", KEYS, options.rounds());
+    Progress.say("sequence heap JVM: %,d keys × %d rounds", KEYS, options.rounds().count());
     List<Map<String, String>> heap =
         ChildJvm.run(
             jvmArgs,
             HeapPerKey.class,
-            List.of(Integer.toString(KEYS), Integer.toString(options.rounds())),
+            List.of(Integer.toString(KEYS), Integer.toString(options.rounds().count())),
             600);
     table.add(
         "O4 heap per active NextSequence key",

@@ -193,10 +193,10 @@ final class ServerStress {
                 + " channels whose readers never read"
                 + " (grpc-java's default windows); another client (own connection and event loop)"
                 + " calls NextId of another tag, "
-                + options.latencyConcurrency()
+                + options.load().latency().concurrency()
                 + " in flight"
                 + " (closed loop, 5 s deadline), for "
-                + ms(options.latencyDuration())
+                + ms(options.load().latency().duration())
                 + " from 2 s"
                 + " after opening and again once the streams take no more IDs; "
                 + servers.build
@@ -240,8 +240,8 @@ final class ServerStress {
       ClosedLoop.Result r =
           ClosedLoop.<NextIdResponse>run(
               o -> stub.withDeadlineAfter(5, TimeUnit.SECONDS).nextId(nextId, o),
-              options.latencyConcurrency(),
-              options.latencyDuration());
+              options.load().latency().concurrency(),
+              options.load().latency().duration());
       return String.format(
           Locale.ROOT,
           "NextId p50 %,.1f ms, p99 %,.1f ms (%,.0f calls/s)",

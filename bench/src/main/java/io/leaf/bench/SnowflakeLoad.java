@@ -54,33 +54,39 @@ public final class SnowflakeLoad {
 
   private static void run(BenchOptions options, ManagedChannel channel) throws Exception {
     awaitLease(channel);
-    int inFlight = options.concurrencies().get(options.concurrencies().size() - 1);
+    int inFlight =
+        options
+            .load()
+            .unary()
+            .concurrencies()
+            .get(options.load().unary().concurrencies().size() - 1);
     WarmUp.untilSettled(
         options.quick(),
-        "snowflake rows (" + options.warmup().toMillis() + " ms of each call type a run)",
+        "snowflake rows (" + options.rounds().warmup().toMillis() + " ms of each call type a run)",
         () ->
             new double[] {
-              unary(channel, inFlight, options.warmup()),
-                  check(channel, inFlight, options.warmup()),
-              uuid(channel, inFlight, options.warmup()), stream(channel, options.warmup())
+              unary(channel, inFlight, options.rounds().warmup()),
+                  check(channel, inFlight, options.rounds().warmup()),
+              uuid(channel, inFlight, options.rounds().warmup()),
+                  stream(channel, options.rounds().warmup())
             });
-    for (int round = 1; round <= options.rounds(); round++) {
+    for (int round = 1; round <= options.rounds().count(); round++) {
       double check = 0;
       double uuid = 0;
       if (round % 2 == 1) {
-        check = check(channel, inFlight, options.unaryDuration());
-        uuid = uuid(channel, inFlight, options.unaryDuration());
+        check = check(channel, inFlight, options.load().unary().duration());
+        uuid = uuid(channel, inFlight, options.load().unary().duration());
       }
-      double next = unary(channel, inFlight, options.unaryDuration());
+      double next = unary(channel, inFlight, options.load().unary().duration());
       if (round % 2 == 0) {
-        uuid = uuid(channel, inFlight, options.unaryDuration());
-        check = check(channel, inFlight, options.unaryDuration());
+        uuid = uuid(channel, inFlight, options.load().unary().duration());
+        check = check(channel, inFlight, options.load().unary().duration());
       }
-      double ids = stream(channel, options.batchDuration());
+      double ids = stream(channel, options.load().batch().duration());
       Progress.say(
           "S round %d/%d: NextSnowflakeId %,.0f/s, NextUuid %,.0f/s, Check %,.0f/s,"
               + " batch %,.0f IDs/s",
-          round, options.rounds(), next, uuid, check, ids);
+          round, options.rounds().count(), next, uuid, check, ids);
       System.out.println(
           ResultLine.format(
               "measure",

@@ -32,18 +32,21 @@ final class SnowflakeRows {
     args.addAll(options.toArgs());
     long timeout =
         options
+                .rounds()
                 .warmup()
                 .multipliedBy(3L * WarmUp.MAX_RUNS)
                 .plus(
                     options
-                        .unaryDuration()
+                        .load()
+                        .unary()
+                        .duration()
                         .multipliedBy(2)
-                        .plus(options.batchDuration())
-                        .multipliedBy(options.rounds()))
+                        .plus(options.load().batch().duration())
+                        .multipliedBy(options.rounds().count()))
                 .multipliedBy(2)
                 .toSeconds()
             + 120;
-    Progress.say("snowflake rows: client JVM, %d rounds", options.rounds());
+    Progress.say("snowflake rows: client JVM, %d rounds", options.rounds().count());
     List<Map<String, String>> rounds =
         LoadResults.select(
             ChildJvm.run(List.of(), SnowflakeLoad.class, args, timeout), "sf", r -> true);
@@ -72,7 +75,7 @@ final class SnowflakeRows {
         "async stubs on one channel (Netty, 127.0.0.1, plaintext), "
             + inFlight
             + " in flight, "
-            + options.unaryDuration().toMillis()
+            + options.load().unary().duration().toMillis()
             + " ms per call type per round, order"
             + " alternating; the server's worker lease on its database (goal ≥ 0.9)",
         String.format(
@@ -108,7 +111,7 @@ final class SnowflakeRows {
             + String.format(Locale.ROOT, "%,d", SnowflakeLoad.CHUNK)
             + ", calls one after another"
             + " for "
-            + options.batchDuration().toMillis()
+            + options.load().batch().duration().toMillis()
             + " ms per round; limit 4,096 IDs per"
             + " ms (12 sequence bits) (goal ≥ 0.9)",
         String.format(Locale.ROOT, "%,.0f IDs/s", ids),
@@ -127,13 +130,17 @@ final class SnowflakeRows {
         .setLevel(ch.qos.logback.classic.Level.WARN);
     java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("leaf-bench-sf");
     String dbUrl =
-        options.dbUrl() != null
-            ? options.dbUrl()
+        options.targets().dbUrl() != null
+            ? options.targets().dbUrl()
             : "jdbc:h2:file:" + dir.resolve("leaf") + ";MODE=MySQL";
     ResultsTable table = new ResultsTable();
     try (BenchServer server =
         BenchServer.start(
-            dbUrl, options.dbUser(), options.dbPassword(), Duration.ZERO, options.largeStep())) {
+            dbUrl,
+            options.targets().dbUser(),
+            options.targets().dbPassword(),
+            Duration.ZERO,
+            options.load().latency().largeStep())) {
       new SnowflakeRows(options, table).run(server.port());
     }
     System.out.println(table.markdown());

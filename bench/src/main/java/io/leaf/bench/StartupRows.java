@@ -58,7 +58,7 @@ final class StartupRows {
     boolean archived = packaged && Files.isRegularFile(ARCHIVE);
     List<Launch> launches = new ArrayList<>();
     List<Launch> plain = new ArrayList<>();
-    for (int round = 0; round < Math.max(3, options.rounds()); round++) {
+    for (int round = 0; round < Math.max(3, options.rounds().count()); round++) {
       Progress.say("launch → SERVING on an H2 file, launch %d", round + 1);
       launches.add(launch(dir.resolve("start" + round), command(packaged, archived)));
       if (archived) {

@@ -65,7 +65,7 @@ final class TokenRows {
     byte[] request =
         NextIdRequest.newBuilder().setBizTag(IsolatedServers.TAG).build().toByteArray();
     List<String> header = List.of("authorization: Bearer " + TOKEN);
-    Duration each = options.unaryDuration();
+    Duration each = options.load().unary().duration();
     try (IsolatedServer open = plain.start(List.of(), List.of());
         IsolatedServer guarded =
             scoped.start(List.of(), List.of("--tokens-file", tokens.toString()))) {
@@ -80,7 +80,7 @@ final class TokenRows {
           List<Double> withTokens = new ArrayList<>();
           List<Double> without = new ArrayList<>();
           List<Double> ratios = new ArrayList<>();
-          for (int round = 1; round <= options.rounds(); round++) {
+          for (int round = 1; round <= options.rounds().count(); round++) {
             H2Load.Run t = null;
             H2Load.Run n = null;
             for (int i = 0; i < 2; i++) {
@@ -92,7 +92,7 @@ final class TokenRows {
             }
             Progress.say(
                 "scoped tokens, h2load -c %d -m 1, round %d/%d: with %,.0f/s, without" + " %,.0f/s",
-                c, round, options.rounds(), t.requestsPerSecond(), n.requestsPerSecond());
+                c, round, options.rounds().count(), t.requestsPerSecond(), n.requestsPerSecond());
             withTokens.add(t.requestsPerSecond());
             without.add(n.requestsPerSecond());
             ratios.add(t.requestsPerSecond() / Math.max(1, n.requestsPerSecond()));
@@ -160,7 +160,14 @@ final class TokenRows {
           for (int i = 0; i < rates.length; i++) {
             rates[i] =
                 h2load
-                    .run(port, NEXT_ID, request, options.warmup(), CONNECTIONS.get(i), 1, headers)
+                    .run(
+                        port,
+                        NEXT_ID,
+                        request,
+                        options.rounds().warmup(),
+                        CONNECTIONS.get(i),
+                        1,
+                        headers)
                     .requestsPerSecond();
           }
           return rates;

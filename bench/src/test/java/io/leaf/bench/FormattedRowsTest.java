@@ -141,6 +141,7 @@ class FormattedRowsTest {
   @Test
   void parse_onlyFormatted_isAPart() {
     BenchOptions options = BenchOptions.parse("--only", "formatted");
-    assertTrue(options.runs("formatted") && !options.runs("bare"), "only: " + options.only());
+    assertTrue(
+        options.runs("formatted") && !options.runs("bare"), "only: " + options.rows().only());
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentRange;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +48,7 @@ class PartsTest {
     BenchOptions options = BenchOptions.parse("--only", "cache,bare");
     assertTrue(
         options.runs("cache") && options.runs("bare") && !options.runs("latency"),
-        "only the parts named: " + options.only());
+        "only the parts named: " + options.rows().only());
     assertTrue(BenchOptions.parse().runs("latency"), "no --only runs every part");
     assertEquals(
         List.of("--rounds", "5", "--only", "cache,bare"),
@@ -59,6 +60,74 @@ class PartsTest {
     assertTrue(
         e.getMessage().contains("cahce") && e.getMessage().contains("latency, cache, bare"),
         "message names the bad part and the good ones: " + e.getMessage());
+  }
+
+  @Test
+  void parse_targetsRowsAndOut_landInTheirGroups() {
+    BenchOptions options =
+        BenchOptions.parse(
+            "--quick",
+            "--db-url",
+            "jdbc:mysql://127.0.0.1/leaf",
+            "--db-user",
+            "leaf",
+            "--db-password",
+            "secret",
+            "--server-classpath",
+            "other.jar",
+            "--server-flags",
+            " --metrics-port  9464 ",
+            "--isolated-only",
+            "--ranges-only",
+            "--out",
+            "run.md",
+            "--rounds",
+            "3");
+
+    assertEquals(
+        new BenchOptions.Targets(
+            "jdbc:mysql://127.0.0.1/leaf",
+            "leaf",
+            "secret",
+            "other.jar",
+            List.of("--metrics-port", "9464")),
+        options.targets(),
+        "the servers under test");
+    assertEquals(new BenchOptions.Rows(true, true, List.of()), options.rows(), "which rows");
+    assertEquals(Path.of("run.md"), options.out(), "where the table goes");
+    assertEquals(3, options.rounds().count(), "--rounds");
+    assertTrue(options.quick(), "--quick");
+    assertEquals(Duration.ofMillis(200), options.rounds().warmup(), "quick warm-up");
+    assertEquals(0, options.rounds().jmh().forks(), "quick runs JMH in this JVM");
+    assertEquals(List.of(1, 8, 64), options.load().unary().concurrencies(), "P1's concurrencies");
+    assertEquals(64, options.lastConcurrency(), "the last of P1's concurrencies");
+    assertEquals(
+        List.of(
+            "--quick",
+            "--rounds",
+            "3",
+            "--server-classpath",
+            "other.jar",
+            "--server-flags",
+            "--metrics-port 9464"),
+        options.toArgs(),
+        "the child JVMs get the same run");
+  }
+
+  @Test
+  void parse_noFlags_fullRunOnEmbeddedH2() {
+    BenchOptions options = BenchOptions.parse();
+
+    assertEquals(
+        new BenchOptions.Targets(null, "sa", "", null, List.of()),
+        options.targets(),
+        "an embedded H2 and this build's server");
+    assertEquals(BenchOptions.DEFAULT_OUT, options.out(), "the default results file");
+    assertEquals(5, options.rounds().count(), "five rounds");
+    assertEquals(
+        new BenchOptions.Latency(8, Duration.ofSeconds(3), 100, 1_000_000, Duration.ofMillis(5)),
+        options.load().latency(),
+        "P3's shape");
   }
 
   @Test

@@ -4,7 +4,7 @@ import io.leaf.server.engine.CoarseTicker;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.SegmentAllocator;
 import io.leaf.server.store.MemorySegmentStore;
-import io.leaf.server.wiring.ServerThreads;
+import io.leaf.server.threads.ServerThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

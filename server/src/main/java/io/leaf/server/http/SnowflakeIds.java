@@ -1,6 +1,7 @@
 package io.leaf.server.http;
 
 import io.leaf.server.request.NotServedException;
+import io.leaf.server.snowflake.Snowflake;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -19,4 +20,15 @@ public interface SnowflakeIds {
 
   /** The next ID. */
   CompletableFuture<Long> nextId();
+
+  /** IDs of {@code snowflake}, failures as failed futures. */
+  static SnowflakeIds of(Snowflake snowflake) {
+    return () -> {
+      try {
+        return CompletableFuture.completedFuture(snowflake.nextId());
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    };
+  }
 }

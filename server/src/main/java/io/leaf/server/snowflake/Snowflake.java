@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * thread of its own, plus a timer that resumes stream chunks which found the sequence used up.
  *
  * <p>Both schedulers are handed over at construction: {@link #close()} shuts them down after
- * releasing the lease on the lease scheduler. Production passes one-thread executors ({@link
- * io.leaf.server.wiring.ServerWiring}); tests pass a scheduler driven by a fake clock.
+ * releasing the lease on the lease scheduler. Production passes one-thread executors ({@code
+ * LeafServerBuilder.productionSnowflake}); tests pass a scheduler driven by a fake clock.
  *
  * <p>Thread-safe.
  */

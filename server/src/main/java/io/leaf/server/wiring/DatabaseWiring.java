@@ -35,6 +35,8 @@ import io.leaf.server.store.DataSources;
 import io.leaf.server.store.JooqSegmentStore;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.store.TakeGuard;
+import io.leaf.server.threads.ServerThreads;
+import io.leaf.server.wiring.LeafServerBuilder.Stores;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -107,7 +109,7 @@ final class DatabaseWiring {
               new JooqRegionStore(pool, dialect, InstantSource.system()));
       // No worker ID is leased before the region check passed either.
       Snowflake snowflake =
-          ServerWiring.snowflake(
+          LeafServerBuilder.productionSnowflake(
               config,
               new RegionalWorkerLeaseStore(
                   new JooqWorkerLeaseStore(pool, dialect, InstantSource.system()), regional),

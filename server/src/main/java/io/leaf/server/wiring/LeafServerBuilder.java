@@ -10,14 +10,23 @@ import io.leaf.server.config.ServerConfig;
 import io.leaf.server.config.TlsConfig;
 import io.leaf.server.engine.EngineListeners;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.formats.FormatStore;
+import io.leaf.server.ledger.Ledger;
 import io.leaf.server.metrics.Metrics;
+import io.leaf.server.ordering.OrderingSource;
+import io.leaf.server.region.Region;
 import io.leaf.server.security.ServerTokens;
 import io.leaf.server.security.TlsCredentials;
 import io.leaf.server.security.TokenAccess;
 import io.leaf.server.security.TokenMeters;
 import io.leaf.server.snowflake.Snowflake;
+import io.leaf.server.snowflake.SnowflakeConfig;
+import io.leaf.server.snowflake.WorkerLeaseStore;
 import io.leaf.server.store.SegmentStore;
+import io.leaf.server.threads.ServerThreads;
 import java.net.InetSocketAddress;
+import java.time.InstantSource;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -45,6 +54,35 @@ import java.util.function.UnaryOperator;
  */
 public final class LeafServerBuilder {
 
+  /**
+   * What a server reads and writes, handed to {@link LeafServerBuilder#stores}: the segments it
+   * serves (a region's and any decorator's), the ledger over the same rows, the schema's creation
+   * (retried until it succeeds), the formats and the tags' orderings.
+   */
+  public record Stores(
+      SegmentStore segments,
+      Ledger ledger,
+      Runnable schemaInit,
+      Formats formats,
+      OrderingSource orderings) {
+
+    /** Orderings in memory: this server alone. */
+    public Stores(SegmentStore segments, Ledger ledger, Runnable schemaInit, Formats formats) {
+      this(segments, ledger, schemaInit, formats, OrderingSource.inMemory());
+    }
+
+    /**
+     * Where tags' formats are kept, the wall clock that picks each formatted number's period, and
+     * the region whose rule turns a period row's IDs into sequences.
+     */
+    public record Formats(FormatStore store, InstantSource clock, Region region) {
+      /** Without regions. */
+      public Formats(FormatStore store, InstantSource clock) {
+        this(store, clock, Region.NONE);
+      }
+    }
+  }
+
   private final ServerConfig config;
   private ServerBuilder<?> transport;
   private UnaryOperator<SegmentStore> decorate;
@@ -62,6 +100,26 @@ public final class LeafServerBuilder {
   /** A builder for the server {@code config} describes. */
   public static LeafServerBuilder forConfig(ServerConfig config) {
     return new LeafServerBuilder(config);
+  }
+
+  /**
+   * The production snowflake side of {@code config} on {@code leases}: the real clocks, a lease
+   * thread and a chunk timer of its own; {@code exclusive}: {@code leases} live in a database no
+   * other process can open while this one has it (no quarantine).
+   */
+  public static Snowflake productionSnowflake(
+      ServerConfig config, WorkerLeaseStore leases, boolean exclusive) {
+    SnowflakeConfig s = config.idSpace().snowflake();
+    ScheduledThreadPoolExecutor leaseThread = ServerThreads.scheduler("leaf-worker-lease");
+    leaseThread.setRemoveOnCancelPolicy(true);
+    ScheduledThreadPoolExecutor chunkTimer = ServerThreads.scheduler("leaf-snowflake-timer");
+    return new Snowflake(
+        leases,
+        s.layout(),
+        new Snowflake.Workers(s.fromId(), s.toId(), s.leaseTtl()),
+        new Snowflake.Clocks(InstantSource.system(), Ticker.systemTicker()),
+        new Snowflake.Threads(leaseThread, chunkTimer),
+        new Snowflake.Options(exclusive, s.maxClientLeases()));
   }
 
   /**
@@ -102,7 +160,7 @@ public final class LeafServerBuilder {
     return this;
   }
 
-  /** Over ready parts: the snowflake side ({@link ServerWiring#snowflake} makes production's). */
+  /** Over ready parts: the snowflake side ({@link #productionSnowflake} makes production's). */
   public LeafServerBuilder snowflake(Snowflake snowflake) {
     this.snowflake = snowflake;
     return this;

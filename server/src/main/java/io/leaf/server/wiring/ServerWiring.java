@@ -1,8 +1,8 @@
 package io.leaf.server.wiring;
 
-import com.google.common.base.Ticker;
 import io.grpc.ServerBuilder;
 import io.leaf.server.LeafServer;
+import io.leaf.server.config.HttpConfig;
 import io.leaf.server.config.ServerConfig;
 import io.leaf.server.engine.EngineEvents;
 import io.leaf.server.engine.EngineListeners;
@@ -15,34 +15,45 @@ import io.leaf.server.grpc.TagAdmin;
 import io.leaf.server.health.ServerHealth;
 import io.leaf.server.http.HttpEndpoints;
 import io.leaf.server.http.HttpRoutes;
+import io.leaf.server.http.IdEndpoints;
+import io.leaf.server.http.LedgerEndpoint;
+import io.leaf.server.http.MonitorData;
+import io.leaf.server.http.MonitorPage;
+import io.leaf.server.http.SnowflakeIds;
+import io.leaf.server.http.UuidEndpoint;
+import io.leaf.server.http.WorkerLeaseView;
 import io.leaf.server.ledger.HandBack;
 import io.leaf.server.metrics.Metrics;
 import io.leaf.server.ordering.Ordering;
 import io.leaf.server.security.TokenAccess;
 import io.leaf.server.snowflake.Snowflake;
-import io.leaf.server.snowflake.SnowflakeConfig;
-import io.leaf.server.snowflake.WorkerLeaseStore;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.sweep.IdleTagSweeper;
 import io.leaf.server.sweep.SweepIntake;
+import io.leaf.server.threads.ServerThreads;
+import io.leaf.server.uuid.Uuids;
+import io.leaf.server.wiring.LeafServerBuilder.Stores;
+import java.security.SecureRandom;
 import java.time.InstantSource;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
  * The assembly behind {@link LeafServerBuilder}: the API, health, idle-tag sweeper, metrics gauges
  * and HTTP routes over ready stores, engine and snowflake side, built the same way for every
- * caller; and the production snowflake side.
+ * caller.
  *
  * <p>Threading (of what it builds): calls that must touch the database run on a bounded {@link
  * DatabaseCalls}, NextIdBatch's encoding on a stream pump of half the cores, each made by {@link
  * ServerThreads}, handed to its part's constructor here and shut down by {@link LeafServer#stop()}
  * (with or after the part using it).
  */
-public final class ServerWiring {
+final class ServerWiring {
 
   private ServerWiring() {}
 
@@ -143,7 +154,7 @@ public final class ServerWiring {
             ordering);
     AtomicReference<HttpEndpoints> bound = new AtomicReference<>();
     HttpRoutes routes =
-        HttpWiring.routes(
+        routes(
             config,
             parts,
             issuer,
@@ -171,22 +182,62 @@ public final class ServerWiring {
   }
 
   /**
-   * The production snowflake side of {@code config} on {@code leases}: the real clocks, a lease
-   * thread and a chunk timer of its own; {@code exclusive}: {@code leases} live in a database no
-   * other process can open while this one has it (no quarantine).
+   * What {@code --http-port} serves: Meituan Leaf's ID routes, the formatted-number route, the
+   * monitor page with its limits, and {@code /metrics}.
    */
-  public static Snowflake snowflake(
-      ServerConfig config, WorkerLeaseStore leases, boolean exclusive) {
-    SnowflakeConfig s = config.idSpace().snowflake();
-    ScheduledThreadPoolExecutor leaseThread = ServerThreads.scheduler("leaf-worker-lease");
-    leaseThread.setRemoveOnCancelPolicy(true);
-    ScheduledThreadPoolExecutor chunkTimer = ServerThreads.scheduler("leaf-snowflake-timer");
-    return new Snowflake(
-        leases,
-        s.layout(),
-        new Snowflake.Workers(s.fromId(), s.toId(), s.leaseTtl()),
-        new Snowflake.Clocks(InstantSource.system(), Ticker.systemTicker()),
-        new Snowflake.Threads(leaseThread, chunkTimer),
-        new Snowflake.Options(exclusive, s.maxClientLeases()));
+  private static HttpRoutes routes(
+      ServerConfig config,
+      LeafServer.Parts parts,
+      FormattedIssuer issuer,
+      Metrics metrics,
+      TokenAccess access,
+      LongSupplier httpConnections) {
+    HttpRoutes routes = new HttpRoutes();
+    if (metrics != null) {
+      routes.get("/metrics", HttpEndpoints.metricsRoute(metrics));
+    }
+    SegmentAllocator allocator = parts.allocator();
+    LeafGrpcService service = parts.service();
+    new IdEndpoints(
+            allocator,
+            config.api().calls().maxWait(),
+            new IdEndpoints.Issuers(SnowflakeIds.of(parts.snowflake()), issuer, parts.ordering()),
+            access,
+            metrics == null ? flag -> {} : metrics::limitRefused)
+        .addTo(routes);
+    new LedgerEndpoint(service::whoIssued, access).addTo(routes);
+    new UuidEndpoint(
+            new Uuids(parts.snowflake(), new SecureRandom())::next,
+            access,
+            metrics == null ? flag -> {} : metrics::limitRefused)
+        .addTo(routes);
+    List<MonitorData.Limit> limits =
+        List.of(
+            new MonitorData.Limit(
+                "--max-waiting", config.segments().engine().maxWaiting(), allocator::waitingCalls),
+            new MonitorData.Limit(
+                "--max-streams", config.api().streams().maxStreams(), service::openStreams),
+            new MonitorData.Limit(
+                "--max-stream-memory", service.streamMemoryBytes(), service::streamMemoryUsedBytes),
+            new MonitorData.Limit("--max-watches", config.api().streams().maxWatches(), null),
+            new MonitorData.Limit(
+                "--max-queued-loads", config.segments().engine().loaders().queue(), null),
+            new MonitorData.Limit(
+                "--max-queued-first-loads", config.segments().engine().firstLoads().queue(), null),
+            new MonitorData.Limit(
+                "--max-queued-db-calls", config.api().dbCalls().maxQueued(), null),
+            new MonitorData.Limit(
+                HttpConfig.MAX_CONNECTIONS_FLAG, config.http().maxConnections(), httpConnections));
+    new MonitorPage(
+            new MonitorData(
+                allocator,
+                parts.health()::databaseUp,
+                limits,
+                metrics == null ? Map::of : metrics::refusals,
+                WorkerLeaseView.of(parts.snowflake()),
+                new MonitorData.TagViews(issuer::view, parts.ordering()::describe)),
+            config.ops().monitorPublic() ? null : access)
+        .addTo(routes);
+    return routes;
   }
 }

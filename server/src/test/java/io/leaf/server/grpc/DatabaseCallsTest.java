@@ -7,7 +7,7 @@ import io.grpc.Status;
 import io.leaf.server.engine.LimitExceededException;
 import io.leaf.server.engine.ServerClosingException;
 import io.leaf.server.request.StatusMapping;
-import io.leaf.server.wiring.ServerThreads;
+import io.leaf.server.threads.ServerThreads;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leaf.server.config.HttpConfig;
 import io.leaf.server.testing.Pace;
 import io.leaf.server.testing.Poll;
-import io.leaf.server.wiring.ServerThreads;
+import io.leaf.server.threads.ServerThreads;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -12,7 +12,7 @@ import io.leaf.server.http.LeafHttpServer;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.StoreUnavailableException;
 import io.leaf.server.testing.InProcessLeaf;
-import io.leaf.server.wiring.ServerThreads;
+import io.leaf.server.threads.ServerThreads;
 import io.leaf.v1.NextIdRequest;
 import java.io.OutputStream;
 import java.net.InetAddress;

@@ -11,7 +11,7 @@ import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.testing.Blocking;
 import io.leaf.server.testing.EngineThreadsFixture;
 import io.leaf.server.testing.IdChecks;
-import io.leaf.server.wiring.ServerThreads;
+import io.leaf.server.threads.ServerThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -3,7 +3,7 @@ package io.leaf.server.testing;
 import io.leaf.server.engine.DeadlineTimer;
 import io.leaf.server.engine.EngineConfig;
 import io.leaf.server.engine.EngineThreads;
-import io.leaf.server.wiring.ServerThreads;
+import io.leaf.server.threads.ServerThreads;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;

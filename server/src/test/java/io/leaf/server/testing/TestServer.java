@@ -27,8 +27,7 @@ import io.leaf.server.store.ForwardingSegmentStore;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.wiring.LeafServerBuilder;
-import io.leaf.server.wiring.ServerWiring;
-import io.leaf.server.wiring.Stores;
+import io.leaf.server.wiring.LeafServerBuilder.Stores;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -180,7 +179,7 @@ public final class TestServer {
     Snowflake side =
         snowflake != null
             ? snowflake
-            : ServerWiring.snowflake(
+            : LeafServerBuilder.productionSnowflake(
                 config,
                 leases != null ? leases : new MemoryWorkerLeaseStore(InstantSource.system()),
                 false);

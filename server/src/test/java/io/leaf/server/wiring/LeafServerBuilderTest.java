@@ -11,6 +11,7 @@ import io.leaf.server.ledger.MemoryLedger;
 import io.leaf.server.snowflake.MemoryWorkerLeaseStore;
 import io.leaf.server.snowflake.Snowflake;
 import io.leaf.server.store.MemorySegmentStore;
+import io.leaf.server.wiring.LeafServerBuilder.Stores;
 import java.time.InstantSource;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
@@ -52,7 +53,8 @@ class LeafServerBuilderTest {
   @Test
   void build_readyPartsWithoutTransportOrWithDecorator_refused() {
     try (Snowflake snowflake =
-        ServerWiring.snowflake(config, new MemoryWorkerLeaseStore(InstantSource.system()), false)) {
+        LeafServerBuilder.productionSnowflake(
+            config, new MemoryWorkerLeaseStore(InstantSource.system()), false)) {
       LeafServerBuilder ready =
           LeafServerBuilder.forConfig(config)
               .stores(stores)

@@ -1,4 +1,4 @@
-package io.leaf.server.wiring;
+package io.leaf.server.threads;
 
 import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import io.leaf.server.engine.DeadlineTimer;
@@ -16,7 +16,7 @@ import java.util.function.Consumer;
 
 /**
  * Makes every thread the server runs: named daemons on bounded queues, each executor handed to an
- * owner that shuts it down; part of the composition root beside {@link LeafServerBuilder}.
+ * owner that shuts it down.
  *
  * <p>No other class of the server makes a thread or an executor: each takes the ones it runs on in
  * its constructor, so a test can hand it a manual one instead. Every name starts with {@code
@@ -62,7 +62,7 @@ public final class ServerThreads {
    * most (a stream's events run one after another), so twice {@code --max-streams} leaves room for
    * streams that just ended and never refuses an open one.
    */
-  static ThreadPoolExecutor streamPump(int maxStreams) {
+  public static ThreadPoolExecutor streamPump(int maxStreams) {
     return pool("leaf-stream-%d", STREAM_PUMP_THREADS, 2 * maxStreams);
   }
 
@@ -109,7 +109,7 @@ public final class ServerThreads {
   }
 
   /** {@code threads} named daemons over a queue of {@code queue}; idle ones end after 60 s. */
-  static ThreadPoolExecutor pool(String names, int threads, int queue) {
+  private static ThreadPoolExecutor pool(String names, int threads, int queue) {
     ThreadPoolExecutor pool =
         new ThreadPoolExecutor(
             threads,
@@ -126,7 +126,7 @@ public final class ServerThreads {
    * The STRICT tags' lease statements and timers: two threads, so a slow read never holds back a
    * renewal for long.
    */
-  static ScheduledThreadPoolExecutor tagLeases() {
+  public static ScheduledThreadPoolExecutor tagLeases() {
     ScheduledThreadPoolExecutor s =
         new ScheduledThreadPoolExecutor(2, daemons("leaf-tag-lease-%d"));
     s.setRemoveOnCancelPolicy(true);
@@ -134,7 +134,7 @@ public final class ServerThreads {
   }
 
   /** One named daemon thread running scheduled tasks, started with the first task. */
-  static ScheduledThreadPoolExecutor scheduler(String name) {
+  public static ScheduledThreadPoolExecutor scheduler(String name) {
     return new ScheduledThreadPoolExecutor(1, daemons(name));
   }
 
