@@ -184,6 +184,7 @@ public final class Flags {
                   SecurityFlags.TLS_CERT,
                   SecurityFlags.TLS_KEY,
                   SecurityFlags.TLS_CLIENT_CA,
+                  SecurityFlags.TLS_PEER_CA,
                   LOG_LEVEL,
                   DatabaseFlags.DB_POOL_SIZE,
                   MAX_WAIT,

@@ -22,6 +22,13 @@ final class SecurityFlags {
           "",
           "PEM CA certificates: require client certificates (mutual TLS)",
           Parsers.path());
+  static final Flag<Path> TLS_PEER_CA =
+      Flag.of(
+          "tls-peer-ca",
+          "",
+          "PEM CA certificates other servers' certificates must chain to when a STRICT call is"
+              + " forwarded to its owner over TLS (empty: the JDK's trust store)",
+          Parsers.path());
   static final Flag<Duration> TLS_REFRESH =
       Flag.of(
           "tls-refresh",

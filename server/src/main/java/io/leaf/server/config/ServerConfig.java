@@ -138,13 +138,14 @@ public record ServerConfig(
     Path tlsCert = v.get(SecurityFlags.TLS_CERT);
     Path tlsKey = v.get(SecurityFlags.TLS_KEY);
     Path tlsClientCa = v.get(SecurityFlags.TLS_CLIENT_CA);
+    Path tlsPeerCa = v.get(SecurityFlags.TLS_PEER_CA);
     Duration tlsRefresh = v.get(SecurityFlags.TLS_REFRESH);
     String adminToken = token(v, SecurityFlags.ADMIN_TOKEN, SecurityFlags.ADMIN_TOKEN_FILE);
     String clientToken = token(v, SecurityFlags.CLIENT_TOKEN, SecurityFlags.CLIENT_TOKEN_FILE);
     Path tokensFile = v.get(SecurityFlags.TOKENS_FILE);
     Duration tokensRefresh = v.get(SecurityFlags.TOKENS_REFRESH);
     boolean monitorPublic = v.get(SecurityFlags.MONITOR_PUBLIC);
-    TlsConfig tls = new TlsConfig(tlsCert, tlsKey, tlsClientCa, tlsRefresh);
+    TlsConfig tls = new TlsConfig(tlsCert, tlsKey, tlsClientCa, tlsPeerCa, tlsRefresh);
     TokenConfig tokens = new TokenConfig(adminToken, clientToken, tokensFile, tokensRefresh);
     String logLevel = v.get(Flags.LOG_LEVEL);
     return new OpsConfig(metricsPort, logLevel, tls, tokens, monitorPublic);

@@ -1,6 +1,7 @@
 package io.leaf.server.ordering;
 
 import io.grpc.CallOptions;
+import io.grpc.ChannelCredentials;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptors;
 import io.grpc.Context;
@@ -56,7 +57,8 @@ final class Forwarder implements AutoCloseable {
    * @param maxWaiting NextId calls that may wait for a batch at once ({@code
    *     --max-held-strict-calls}); 0: each goes alone
    * @param forwardedCall told the tag of each call forwarded (for the metrics)
-   * @param connect a channel to an advertised address ({@link #plaintext} in production)
+   * @param connect a channel to an advertised address ({@link #plaintext} or {@link #over} in
+   *     production)
    */
   Forwarder(
       Duration maxWait,
@@ -91,6 +93,11 @@ final class Forwarder implements AutoCloseable {
    */
   static ManagedChannel plaintext(String address) {
     return NettyChannelBuilder.forTarget(address).usePlaintext().directExecutor().build();
+  }
+
+  /** As {@link #plaintext}, over TLS with {@code credentials} (the owner's host name checked). */
+  public static Function<String, ManagedChannel> over(ChannelCredentials credentials) {
+    return address -> NettyChannelBuilder.forTarget(address, credentials).directExecutor().build();
   }
 
   /** Sends a unary call to {@code owner}; {@code unreachable} hears of a transport failure. */

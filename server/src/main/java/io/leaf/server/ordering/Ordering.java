@@ -44,6 +44,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
   private final Sequences sequences;
   private final SequenceCalls sequenceCalls;
   private final RoutedIds routed;
+  private final AutoCloseable credentials;
   private final SectionStore sections;
   private volatile boolean sectionsReady;
   private final ScheduledExecutorService executor;
@@ -65,11 +66,15 @@ public final class Ordering implements OrderedIds, AutoCloseable {
       OrderingStore ordering, OrderingStore groups, SectionStore sections, SegmentStore tags) {}
 
   /**
-   * How a call reaches a tag's owner: a channel to another server's advertised address, and the
-   * longest a forwarded call waits ({@code --max-wait}).
+   * How a call reaches a tag's owner: a channel to another server's advertised address, the longest
+   * a forwarded call waits ({@code --max-wait}), and what the channels need closed after them
+   * (their TLS credentials' refresh).
    */
   public record Forwarding(
-      Duration maxWait, int maxBatch, Function<String, ManagedChannel> connect) {}
+      Duration maxWait,
+      int maxBatch,
+      Function<String, ManagedChannel> connect,
+      AutoCloseable credentials) {}
 
   /**
    * @param stores the lease, section and tag stores
@@ -121,6 +126,7 @@ public final class Ordering implements OrderedIds, AutoCloseable {
             tag -> forwarded.incrementAndGet(),
             forwarding.connect());
     this.routed = new RoutedIds(strict, forwarder, ticker);
+    this.credentials = forwarding.credentials();
     this.admin = new OrderingAdmin(store, tags, strict, executor, executor);
     this.sections = sections;
     this.groupLeases = stores.groups();
@@ -267,6 +273,11 @@ public final class Ordering implements OrderedIds, AutoCloseable {
     strict.releaseAll();
     groups.releaseAll();
     forwarder.close();
+    try {
+      credentials.close();
+    } catch (Exception e) {
+      log.warn("closing the forwarding channels' credentials: {}", e.toString());
+    }
     held.close();
     executor.shutdownNow();
   }

@@ -3,11 +3,14 @@ package io.leaf.server.ordering;
 import com.google.common.base.Ticker;
 import io.grpc.ManagedChannel;
 import io.leaf.server.config.ServerConfig;
+import io.leaf.server.config.TlsConfig;
 import io.leaf.server.engine.SegmentAllocator;
+import io.leaf.server.security.TlsCredentials;
 import io.leaf.server.sequence.JooqSectionStore;
 import io.leaf.server.sequence.MemorySectionStore;
 import io.leaf.server.sequence.SectionStore;
 import io.leaf.server.store.SegmentStore;
+import io.leaf.server.threads.ServerThreads;
 import java.time.InstantSource;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
@@ -17,6 +20,9 @@ import org.jooq.SQLDialect;
 /**
  * Where the orderings of tags are kept and how another server is reached: the database and Netty in
  * production; tests pass one store shared by their servers and in-process channels.
+ *
+ * @param connect a channel to another server's advertised address; null: Netty, over TLS (this
+ *     server's certificate offered, {@code --tls-peer-ca} trusted) when the server serves TLS
  */
 public record OrderingSource(
     OrderingStore store,
@@ -49,8 +55,7 @@ public record OrderingSource(
 
   /** In memory, this server alone; Netty channels. */
   public static OrderingSource inMemory() {
-    return new OrderingSource(
-        new MemoryOrderingStore(InstantSource.system()), Forwarder::plaintext);
+    return new OrderingSource(new MemoryOrderingStore(InstantSource.system()), null);
   }
 
   /**
@@ -61,7 +66,7 @@ public record OrderingSource(
         new JooqOrderingStore(pool, dialect, InstantSource.system()),
         new JooqOrderingStore(pool, dialect, InstantSource.system(), JooqSectionStore.LEASES),
         new JooqSectionStore(pool, dialect, InstantSource.system()),
-        Forwarder::plaintext);
+        null);
   }
 
   /**
@@ -73,6 +78,15 @@ public record OrderingSource(
       SegmentAllocator allocator,
       ServerConfig config,
       ScheduledExecutorService threads) {
+    TlsConfig tls = config.ops().tls();
+    TlsCredentials peers =
+        connect == null && tls.enabled()
+            ? TlsCredentials.load(tls, ServerThreads.scheduler("leaf-tls-peer-refresh"))
+            : null;
+    Function<String, ManagedChannel> reach =
+        connect != null
+            ? connect
+            : peers != null ? Forwarder.over(peers.peerCredentials()) : Forwarder::plaintext;
     return new Ordering(
         new Ordering.Stores(store, new SequenceLeases(groupLeases), sections, tags),
         allocator,
@@ -80,6 +94,9 @@ public record OrderingSource(
         Ticker.systemTicker(),
         threads,
         new Ordering.Forwarding(
-            config.api().calls().maxWait(), config.api().calls().maxBatch(), connect));
+            config.api().calls().maxWait(),
+            config.api().calls().maxBatch(),
+            reach,
+            peers != null ? peers : () -> {}));
   }
 }

@@ -1,6 +1,8 @@
 package io.leaf.server.security;
 
+import io.grpc.ChannelCredentials;
 import io.grpc.ServerCredentials;
+import io.grpc.TlsChannelCredentials;
 import io.grpc.TlsServerCredentials;
 import io.grpc.util.AdvancedTlsX509KeyManager;
 import io.grpc.util.AdvancedTlsX509TrustManager;
@@ -46,12 +48,13 @@ public final class TlsCredentials implements AutoCloseable {
 
   private final TlsConfig config;
   private final AdvancedTlsX509KeyManager keys = new AdvancedTlsX509KeyManager();
-  private final AdvancedTlsX509TrustManager trust;
+  private final CaFile clientCa;
+  private final CaFile peerCa;
   private final ServerCredentials credentials;
+  private final ChannelCredentials peerCredentials;
   private final ScheduledExecutorService refresher;
-  // Only the refresher thread touches these after the constructor.
+  // Only the refresher thread touches this after the constructor.
   private String identityStamp;
-  private String trustStamp;
 
   private TlsCredentials(TlsConfig config, ScheduledExecutorService refresher)
       throws GeneralSecurityException {
@@ -59,19 +62,27 @@ public final class TlsCredentials implements AutoCloseable {
     this.refresher = refresher;
     loadIdentity();
     TlsServerCredentials.Builder builder = TlsServerCredentials.newBuilder().keyManager(keys);
-    if (config.clientCa() != null) {
-      trust =
-          AdvancedTlsX509TrustManager.newBuilder()
-              // Client certificates name clients, not hosts: the chain is what is checked.
-              .setVerification(
-                  AdvancedTlsX509TrustManager.Verification.CERTIFICATE_ONLY_VERIFICATION)
-              .build();
-      loadTrust();
-      builder.trustManager(trust).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
-    } else {
-      trust = null;
+    // Client certificates name clients, not hosts: the chain is what is checked.
+    clientCa =
+        CaFile.of(
+            "--tls-client-ca",
+            config.clientCa(),
+            AdvancedTlsX509TrustManager.Verification.CERTIFICATE_ONLY_VERIFICATION);
+    if (clientCa != null) {
+      builder.trustManager(clientCa.trust).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
     }
     credentials = builder.build();
+    // An owner is named by its advertised address: its certificate must name that host.
+    peerCa =
+        CaFile.of(
+            "--tls-peer-ca",
+            config.peerCa(),
+            AdvancedTlsX509TrustManager.Verification.CERTIFICATE_AND_HOST_NAME_VERIFICATION);
+    TlsChannelCredentials.Builder peer = TlsChannelCredentials.newBuilder().keyManager(keys);
+    if (peerCa != null) {
+      peer.trustManager(peerCa.trust);
+    }
+    peerCredentials = peer.build();
     long period = config.refresh().toNanos();
     refresher.scheduleWithFixedDelay(this::refresh, period, period, TimeUnit.NANOSECONDS);
   }
@@ -102,6 +113,15 @@ public final class TlsCredentials implements AutoCloseable {
     return credentials;
   }
 
+  /**
+   * For calls this server makes to other servers (a STRICT call forwarded to its owner): this
+   * server's certificate offered, theirs checked against {@code --tls-peer-ca} (or the JDK's trust
+   * store) and the host they are called by.
+   */
+  public ChannelCredentials peerCredentials() {
+    return peerCredentials;
+  }
+
   @Override
   public void close() {
     refresher.shutdownNow();
@@ -113,9 +133,11 @@ public final class TlsCredentials implements AutoCloseable {
         loadIdentity();
         log.info("TLS certificate reloaded from {}", config.cert());
       }
-      if (trust != null && !stamp(config.clientCa(), null).equals(trustStamp)) {
-        loadTrust();
-        log.info("TLS client CA reloaded from {}", config.clientCa());
+      for (CaFile ca : new CaFile[] {clientCa, peerCa}) {
+        if (ca != null && !stamp(ca.file, null).equals(ca.stamp)) {
+          ca.load();
+          log.info("TLS {} reloaded from {}", ca.flag, ca.file);
+        }
       }
     } catch (RuntimeException | IOException e) {
       log.warn("TLS files not reloaded, serving the previous ones: {}", e.getMessage());
@@ -123,7 +145,7 @@ public final class TlsCredentials implements AutoCloseable {
   }
 
   private void loadIdentity() {
-    String stamp = stampOrFail(config.cert(), config.key());
+    String stamp = stampOrFail("--tls-cert", config.cert(), config.key());
     X509Certificate[] chain = certificates("--tls-cert", config.cert());
     PrivateKey key = privateKey(config.key());
     if (!signsFor(key, chain[0])) {
@@ -137,16 +159,39 @@ public final class TlsCredentials implements AutoCloseable {
     identityStamp = stamp;
   }
 
-  private void loadTrust() {
-    String stamp = stampOrFail(config.clientCa(), null);
-    X509Certificate[] cas = certificates("--tls-client-ca", config.clientCa());
-    try {
-      trust.updateTrustCredentials(cas);
-    } catch (IOException | GeneralSecurityException e) {
-      throw new IllegalArgumentException(
-          "--tls-client-ca " + config.clientCa() + " cannot be used: " + e.getMessage(), e);
+  /** A CA file's certificates in a trust manager, read again when the file changed. */
+  private static final class CaFile {
+    final String flag;
+    final Path file;
+    final AdvancedTlsX509TrustManager trust;
+    // Only the refresher thread touches this after the constructor.
+    String stamp;
+
+    private CaFile(String flag, Path file, AdvancedTlsX509TrustManager.Verification verification)
+        throws GeneralSecurityException {
+      this.flag = flag;
+      this.file = file;
+      this.trust = AdvancedTlsX509TrustManager.newBuilder().setVerification(verification).build();
+      load();
     }
-    trustStamp = stamp;
+
+    /** The CA file {@code flag} names, or null when it names none. */
+    static CaFile of(String flag, Path file, AdvancedTlsX509TrustManager.Verification verification)
+        throws GeneralSecurityException {
+      return file == null ? null : new CaFile(flag, file, verification);
+    }
+
+    void load() {
+      String read = stampOrFail(flag, file, null);
+      X509Certificate[] cas = certificates(flag, file);
+      try {
+        trust.updateTrustCredentials(cas);
+      } catch (IOException | GeneralSecurityException e) {
+        throw new IllegalArgumentException(
+            flag + " " + file + " cannot be used: " + e.getMessage(), e);
+      }
+      stamp = read;
+    }
   }
 
   /** Modification times and sizes: what changes when a file is rewritten. */
@@ -156,8 +201,8 @@ public final class TlsCredentials implements AutoCloseable {
     return b == null ? s : s + ";" + Files.getLastModifiedTime(b).toMillis() + "/" + Files.size(b);
   }
 
-  private String stampOrFail(Path a, Path b) {
-    readable(a == config.cert() ? "--tls-cert" : "--tls-client-ca", a);
+  private static String stampOrFail(String flag, Path a, Path b) {
+    readable(flag, a);
     if (b != null) {
       readable("--tls-key", b);
     }

@@ -205,6 +205,38 @@ class TlsTest {
   }
 
   @Test
+  void peerCa_withoutCertificate_refusedNamingTheFlags() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> ServerConfig.parse(new String[] {"--tls-peer-ca", ca.toString()}, env -> null));
+    assertEquals("--tls-peer-ca needs --tls-cert and --tls-key", e.getMessage());
+  }
+
+  @Test
+  void production_unreadablePeerCa_failsNamingTheFlag() {
+    Path missing = dir.resolve("missing-ca.crt");
+    ServerConfig config =
+        ServerConfig.parse(
+            new String[] {
+              "--port",
+              "0",
+              "--tls-cert",
+              cert.toString(),
+              "--tls-key",
+              key.toString(),
+              "--tls-peer-ca",
+              missing.toString()
+            },
+            env -> null);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> LeafServerBuilder.forConfig(config).build().start().stop());
+    assertEquals("--tls-peer-ca " + missing + " is not a readable file", e.getMessage());
+  }
+
+  @Test
   void production_missingKey_failsNamingTheFile() {
     Path missing = dir.resolve("missing.key");
     ServerConfig config =
