@@ -51,6 +51,13 @@ export interface LeafClientOptions {
   clock?: () => number;
   /** grpc-js channel options, e.g. a round_robin grpc.service_config */
   channelOptions?: Record<string, unknown>;
+  /**
+   * nextId, nextIds, nextFormattedId and nextFormattedIds on a STRICT tag go first to the owner a
+   * server names in the `leaf-owner` header (HOST:PORT only), with this client's credentials and
+   * token; one that fails is passed over for retryPreferredAfterMs. nextSequence never does.
+   * Default false: only for servers whose advertised addresses you trust.
+   */
+  callOwners?: boolean;
 }
 
 export interface IdRange {

@@ -13,6 +13,8 @@ import time
 
 import grpc
 
+from leaf_owners import OwnerRoutes
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PROTO_ROOT = os.path.join(REPO, "proto")
 
@@ -93,11 +95,18 @@ class LeafClient:
     ``channel_options`` go to ``grpc.insecure_channel``: ``[("grpc.lb_policy_name",
     "round_robin")]`` with a ``dns:///`` target spreads calls over every address the name has
     (a Kubernetes headless Service's pods).
+
+    ``call_owners=True`` (off by default): once an answer or error of ``next_id``, ``next_ids``,
+    ``next_formatted_id`` or ``next_formatted_ids`` names a STRICT tag's owner (the
+    ``leaf-owner`` header, ``HOST:PORT`` only), those calls on the tag go to the owner first,
+    with the token, so only for servers whose advertised addresses you trust. An owner that does
+    not answer within ``failover_after`` is passed over for ``retry_preferred_after`` and the
+    call goes on to the targets (``leaf_owners.OwnerRoutes``). ``next_sequence`` never does.
     """
 
     def __init__(self, target, messages, services, deadline=10.0, token=None,
                  failover_after=2.0, retry_preferred_after=30.0, clock=time.monotonic,
-                 channel_options=()):
+                 channel_options=(), call_owners=False):
         targets = [target] if isinstance(target, str) else list(target)
         if not targets:
             raise ValueError("targets must not be empty")
@@ -112,6 +121,10 @@ class LeafClient:
         self._retry_preferred_after = retry_preferred_after
         self._clock = clock
         self._metadata = (("authorization", "Bearer " + token),) if token else None
+        options = list(channel_options)
+        self._owners = OwnerRoutes(
+            lambda address: _Route(address, services, sf_services, options),
+            retry_preferred_after, clock) if call_owners else None
 
     def wait_for_ready(self, timeout):
         """Waits until the first target's channel is connected."""
@@ -130,11 +143,27 @@ class LeafClient:
         """The target a call would try first now."""
         return self._order()[0].target
 
-    def _call(self, invoke, failover=True):
-        """Runs ``invoke(route, timeout)`` on the preferred target, moving on as the class says."""
+    def _call(self, invoke, failover=True, tag=None):
+        """Runs ``invoke(route, timeout)`` on the preferred target, moving on as the class says;
+        ``tag``'s owner first, when one was named (``call_owners``)."""
         start = time.monotonic()
-        order = self._order() if failover else self._routes[:1]
         last = None
+        owner = (self._owners.owner_of(tag)
+                 if failover and tag is not None and self._owners is not None else None)
+        if owner is not None:
+            left = self._deadline
+            bound = min(left, self._failover_after)
+            try:
+                return invoke(owner, bound)
+            except grpc.RpcError as e:
+                # As for a target: silent past the bound counts only when time is left.
+                down = (connection_lost(e)
+                        or e.code() == grpc.StatusCode.DEADLINE_EXCEEDED and bound < left)
+                if not down:
+                    raise
+                self._owners.unreachable(tag, owner.target)
+                last = e
+        order = self._order() if failover else self._routes[:1]
         for k, route in enumerate(order):
             left = self._deadline - (time.monotonic() - start)
             if left <= 0:
@@ -161,21 +190,46 @@ class LeafClient:
                                   % self._deadline)
         raise last
 
-    def _unary(self, method, request, failover=True, snowflake=False):
-        return self._call(lambda route, timeout: getattr(
-            route.sf_stub if snowflake else route.stub, method)(
-                request, timeout=timeout, metadata=self._metadata), failover)
+    def _unary(self, method, request, failover=True, snowflake=False, owned=False):
+        """One RPC. ``owned``: it issues IDs of ``request.biz_tag``, whose owner goes first and
+        is heard from its answers (``call_owners``)."""
+        tag = request.biz_tag if owned and self._owners is not None else None
+        if tag is None:
+            return self._call(lambda route, timeout: getattr(
+                route.sf_stub if snowflake else route.stub, method)(
+                    request, timeout=timeout, metadata=self._metadata), failover)
 
-    def _stream(self, method, request, field, snowflake=False):
-        """Every element of ``field`` of each message of a server stream, in the order sent."""
+        def invoke(route, timeout):
+            try:
+                response, call = getattr(route.stub, method).with_call(
+                    request, timeout=timeout, metadata=self._metadata)
+            except grpc.RpcError as e:
+                self._owners.hear(tag, e)
+                raise
+            self._owners.hear(tag, call)
+            return response
+        return self._call(invoke, failover, tag)
+
+    def _stream(self, method, request, field, snowflake=False, owned=False):
+        """Every element of ``field`` of each message of a server stream, in the order sent;
+        ``owned`` as for ``_unary``."""
+        tag = request.biz_tag if owned and self._owners is not None else None
+
         def read(route, timeout):
             out = []
             stub = route.sf_stub if snowflake else route.stub
-            for message in getattr(stub, method)(request, timeout=timeout,
-                                                 metadata=self._metadata):
-                out.extend(getattr(message, field))
+            responses = getattr(stub, method)(request, timeout=timeout, metadata=self._metadata)
+            try:
+                for message in responses:
+                    out.extend(getattr(message, field))
+            except grpc.RpcError as e:
+                if tag is not None:
+                    self._owners.hear(tag, e)
+                raise
+            if tag is not None:
+                self._owners.hear(tag, responses)
             return out
-        return self._call(read)
+        return self._call(read, True, tag)
 
     def create_tag(self, biz_tag, max_id=0, step=0, description="", id_format=None,
                    ordering=None):
@@ -202,7 +256,8 @@ class LeafClient:
         """The next value of ``key``'s own sequence on a STRICT tag: from 1, strictly increasing
         in real time across servers (gaps allowed); ``key`` 1-128 bytes of UTF-8. NOT_FOUND for
         an unknown tag, FAILED_PRECONDITION on a tag that is not STRICT, UNAVAILABLE ("retry")
-        while the tag's owner takes it over."""
+        while the tag's owner takes it over. Always to the targets, even with ``call_owners``: a
+        sequence's keys may be served by several servers."""
         return self._unary("NextSequence", self._pb.NextSequenceRequest(
             biz_tag=biz_tag, key=key)).value
 
@@ -226,12 +281,13 @@ class LeafClient:
 
     def next_formatted_id(self, biz_tag):
         """The tag's next formatted number (FAILED_PRECONDITION when the tag has no format)."""
-        return self._unary("NextFormattedId", self._pb.NextIdRequest(biz_tag=biz_tag)).value
+        return self._unary("NextFormattedId", self._pb.NextIdRequest(biz_tag=biz_tag),
+                           owned=True).value
 
     def next_formatted_ids(self, biz_tag, count, chunk_size=0):
         """``count`` formatted numbers from one NextFormattedIdBatch stream, in the order sent."""
         return self._stream("NextFormattedIdBatch", self._pb.NextIdBatchRequest(
-            biz_tag=biz_tag, count=count, chunk_size=chunk_size), "values")
+            biz_tag=biz_tag, count=count, chunk_size=chunk_size), "values", owned=True)
 
     def parse_formatted_id(self, biz_tag, value):
         """A ``FormattedIdParts`` of one of the tag's numbers (INVALID_ARGUMENT if it does not
@@ -242,12 +298,12 @@ class LeafClient:
 
     def next_id(self, biz_tag):
         """One ID."""
-        return self._unary("NextId", self._pb.NextIdRequest(biz_tag=biz_tag)).id
+        return self._unary("NextId", self._pb.NextIdRequest(biz_tag=biz_tag), owned=True).id
 
     def next_ids(self, biz_tag, count, chunk_size=0):
         """``count`` IDs from one NextIdBatch stream, in the order sent (increasing)."""
         return self._stream("NextIdBatch", self._pb.NextIdBatchRequest(
-            biz_tag=biz_tag, count=count, chunk_size=chunk_size), "ids")
+            biz_tag=biz_tag, count=count, chunk_size=chunk_size), "ids", owned=True)
 
     def reserve_ids(self, biz_tag, count):
         """``count`` IDs as at most 3 ascending, disjoint ``range(start, end)`` the caller owns."""
@@ -289,6 +345,8 @@ class LeafClient:
         return self._unary("GetWorker", self._sf.GetWorkerRequest(), snowflake=True)
 
     def close(self):
+        if self._owners is not None:
+            self._owners.close()
         for route in self._routes:
             route.channel.close()
 

@@ -8,10 +8,12 @@
 // on every call; use TLS credentials with it, since the token is a password.
 // Given several targets (one per region, the caller's own first), a call moves to the next when
 // one is unavailable or silent, and back once it recovers: the rules of the Java LeafClient.
+// With `callOwners`, ID calls on a STRICT tag go to the owner a server named first (OwnerRoutes).
 const fs = require('node:fs');
 const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
+const { OwnerRoutes } = require('./owner-routes');
 
 // The packed package carries its own copy of the proto (copied by `npm pack`'s prepack step);
 // inside the repository it is read from the repository's proto/ directory.
@@ -59,12 +61,17 @@ class LeafClient {
    *   (this region's first): calls go to the first that answers (see call())
    * @param {{deadlineMs?: number, credentials?: grpc.ChannelCredentials, token?: string,
    *   failoverAfterMs?: number, retryPreferredAfterMs?: number, clock?: () => number,
-   *   channelOptions?: object}} [options]
+   *   channelOptions?: object, callOwners?: boolean}} [options]
    *   failoverAfterMs (2000): the longest one attempt waits while another target remains;
    *   retryPreferredAfterMs (30000): how long a target found down is passed over; clock: a
    *   monotonic clock in milliseconds for those marks (performance.now; a fake one in tests);
    *   channelOptions: grpc-js channel options, e.g. round_robin over a Kubernetes headless
-   *   Service's pods: {'grpc.service_config': '{"loadBalancingConfig":[{"round_robin":{}}]}'}
+   *   Service's pods: {'grpc.service_config': '{"loadBalancingConfig":[{"round_robin":{}}]}'};
+   *   callOwners (false): nextId, nextIds, nextFormattedId and nextFormattedIds on a STRICT tag go
+   *   first to the owner a server named in the `leaf-owner` header (HOST:PORT only), with this
+   *   client's credentials and token: only for servers whose advertised addresses you trust.
+   *   An owner that fails to answer within failoverAfterMs is passed over for
+   *   retryPreferredAfterMs and the call goes on to the targets. nextSequence never does.
    */
   constructor(targets, options = {}) {
     const list = Array.isArray(targets) ? targets : [targets];
@@ -80,6 +87,10 @@ class LeafClient {
       const snowflake = new SnowflakeService(target, null, { channelOverride: stub.getChannel() });
       return { target, stub, snowflake, downSince: null };
     });
+    this.owners = options.callOwners ? new OwnerRoutes((address) => {
+      const stub = new LeafService(address, credentials, options.channelOptions ?? {});
+      return { stub, close: () => stub.close() };
+    }, this.retryPreferredAfterMs, this.clock) : null;
     this.metadata = new grpc.Metadata();
     if (options.token !== undefined) {
       this.metadata.set('authorization', `Bearer ${options.token}`);
@@ -96,11 +107,30 @@ class LeafClient {
    * again: calls move back once it answers. Without `failover` (CreateTag, SetFormat: they write a
    * tag's definition, which must land in the first target's database) only the first target is
    * tried. Rejects with the last attempt's error; any other status rejects at once.
+   * With `ownerOf` (a tag) and callOwners, the tag's owner a server named is tried first, within
+   * failoverAfterMs; one that does not answer is passed over and the call goes on to the targets.
    */
-  async call(invoke, failover = true) {
+  async call(invoke, failover = true, ownerOf = null) {
     const start = performance.now();
-    const order = failover ? this.order() : [0];
     let last = null;
+    const owner = failover && ownerOf !== null && this.owners !== null
+      ? this.owners.ownerOf(ownerOf) : null;
+    if (owner !== null) {
+      const left = this.deadlineMs;
+      const bound = Math.min(left, this.failoverAfterMs);
+      try {
+        const route = { target: owner.address, stub: owner.stub };
+        return await invoke(route, new Date(Date.now() + bound));
+      } catch (err) {
+        // As for a target: silent past the bound counts only when time is left for the others.
+        const down = connectionLost(err)
+          || (err.code === grpc.status.DEADLINE_EXCEEDED && bound < left);
+        if (!down) throw err;
+        this.owners.unreachable(ownerOf, owner.address);
+        last = err;
+      }
+    }
+    const order = failover ? this.order() : [0];
     for (let k = 0; k < order.length; k++) {
       const route = this.routes[order[k]];
       const left = this.deadlineMs - (performance.now() - start);
@@ -142,26 +172,44 @@ class LeafClient {
     return this.routes[this.order()[0]].target;
   }
 
-  unary(method, request, { snowflake = false, failover = true } = {}) {
+  /**
+   * One unary RPC through call(). `owned`: it issues IDs of `request.biz_tag`, a STRICT tag's
+   * owner goes first and the owner its answer or error names is heard (with callOwners).
+   */
+  unary(method, request, { snowflake = false, failover = true, owned = false } = {}) {
+    const tag = owned && this.owners !== null ? request.biz_tag : null;
     return this.call((route, deadline) => new Promise((resolve, reject) => {
       const stub = snowflake ? route.snowflake : route.stub;
-      stub[method](request, this.metadata, { deadline }, (err, response) => {
-        if (err) reject(err);
-        else resolve(response);
+      const call = stub[method](request, this.metadata, { deadline }, (err, response) => {
+        if (err) {
+          this.owners?.hear(tag, err.metadata);
+          reject(err);
+        } else {
+          resolve(response);
+        }
       });
-    }), failover);
+      if (tag !== null) call.on('metadata', (headers) => this.owners?.hear(tag, headers));
+    }), failover, tag);
   }
 
-  /** Every message of a server stream, through call(); `take(message, into)` collects them. */
-  stream(method, request, take, { snowflake = false } = {}) {
+  /**
+   * Every message of a server stream, through call(); `take(message, into)` collects them.
+   * `owned` as for unary().
+   */
+  stream(method, request, take, { snowflake = false, owned = false } = {}) {
+    const tag = owned && this.owners !== null ? request.biz_tag : null;
     return this.call((route, deadline) => new Promise((resolve, reject) => {
       const into = [];
       const stub = snowflake ? route.snowflake : route.stub;
       const call = stub[method](request, this.metadata, { deadline });
+      if (tag !== null) call.on('metadata', (headers) => this.owners?.hear(tag, headers));
       call.on('data', (message) => take(message, into));
-      call.on('error', reject);
+      call.on('error', (err) => {
+        this.owners?.hear(tag, err.metadata);
+        reject(err);
+      });
       call.on('end', () => resolve(into));
-    }));
+    }), true, tag);
   }
 
   /** Resolves once the first target's channel is connected, or rejects after timeoutMs. */
@@ -219,7 +267,8 @@ class LeafClient {
   /**
    * The next value of `key`'s own sequence on a STRICT tag, as a BigInt: from 1, strictly
    * increasing in real time across servers (gaps allowed); `key` 1-128 bytes of UTF-8.
-   * NOT_FOUND for an unknown tag, FAILED_PRECONDITION on a tag that is not STRICT.
+   * NOT_FOUND for an unknown tag, FAILED_PRECONDITION on a tag that is not STRICT. Always to the
+   * targets, even with callOwners: a sequence's keys may be served by several servers.
    */
   async nextSequence(bizTag, key) {
     const response = await this.unary('NextSequence', { biz_tag: bizTag, key });
@@ -238,13 +287,13 @@ class LeafClient {
 
   /** The tag's next formatted number, a string (FAILED_PRECONDITION when the tag has none). */
   async nextFormattedId(bizTag) {
-    return (await this.unary('NextFormattedId', { biz_tag: bizTag })).value;
+    return (await this.unary('NextFormattedId', { biz_tag: bizTag }, { owned: true })).value;
   }
 
   /** `count` formatted numbers from one NextFormattedIdBatch stream (chunks of at most chunkSize). */
   nextFormattedIds(bizTag, count, chunkSize = 0) {
     return this.stream('NextFormattedIdBatch', { biz_tag: bizTag, count, chunk_size: chunkSize },
-      (batch, values) => values.push(...batch.values));
+      (batch, values) => values.push(...batch.values), { owned: true });
   }
 
   /**
@@ -259,14 +308,14 @@ class LeafClient {
 
   /** One ID, as a BigInt. */
   async nextId(bizTag) {
-    const response = await this.unary('NextId', { biz_tag: bizTag });
+    const response = await this.unary('NextId', { biz_tag: bizTag }, { owned: true });
     return BigInt(response.id);
   }
 
   /** `count` IDs from one NextIdBatch stream (chunks of at most chunkSize), as BigInts. */
   nextIds(bizTag, count, chunkSize = 0) {
     return this.stream('NextIdBatch', { biz_tag: bizTag, count, chunk_size: chunkSize },
-      (batch, ids) => { for (const id of batch.ids) ids.push(BigInt(id)); });
+      (batch, ids) => { for (const id of batch.ids) ids.push(BigInt(id)); }, { owned: true });
   }
 
   /**
@@ -330,6 +379,7 @@ class LeafClient {
   }
 
   close() {
+    if (this.owners !== null) this.owners.close();
     for (const route of this.routes) route.stub.close();
   }
 }

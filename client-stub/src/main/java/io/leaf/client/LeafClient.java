@@ -265,6 +265,7 @@ public final class LeafClient implements AutoCloseable {
     /**
      * ID calls on a STRICT tag go straight to the owner a server names, with this client's
      * credentials (default off; targets only): for servers whose advertised addresses you trust.
+     * {@link LeafClient#nextSequence} always goes to the targets.
      */
     public Builder callOwners(boolean callOwners) {
       settings.callOwners = callOwners;

@@ -77,7 +77,8 @@ final class LeafRpcs {
             .setBizTag(tag(bizTag))
             .setKey(Objects.requireNonNull(key, "key"))
             .build();
-    return issue(req.getBizTag(), a -> a.leaf(req.getBizTag()).nextSequence(req).getValue());
+    // Never to a tag's owner, nor teaching one: a sequence's keys may be served by several servers.
+    return call(a -> a.sequences(req.getBizTag()).nextSequence(req).getValue());
   }
 
   long[] nextIds(String bizTag, int count) {

@@ -31,10 +31,10 @@ import java.util.function.LongSupplier;
  * it has recovered (and mark it down again, at the cost of one failover bound, when it has not).
  *
  * <p>A call that issues IDs of a STRICT tag whose owner a server named goes to that owner first
- * ({@link OwnerRoutes}), within the failover bound. Otherwise, with one target a call is exactly
- * one attempt on it. Calls that must not move (they write a tag's definition) always go to the
- * first target. Every attempt carries the client's credentials, or a tag's own token ({@link
- * TagTokens}).
+ * ({@link OwnerRoutes}), within the failover bound; NextSequence never does. Otherwise, with one
+ * target a call is exactly one attempt on it. Calls that must not move (they write a tag's
+ * definition) always go to the first target. Every attempt carries the client's credentials, or a
+ * tag's own token ({@link TagTokens}).
  *
  * <p>Thread-safe: the marks are an atomic array; calls never block on one another.
  */
@@ -74,9 +74,21 @@ final class Targets implements AutoCloseable {
 
     /** The LeafService stub for a call of {@code bizTag}: with the tag's own token, if any. */
     LeafServiceGrpc.LeafServiceBlockingStub leaf(String bizTag) {
+      return leaf(bizTag, route.hearsOwners);
+    }
+
+    /**
+     * As {@link #leaf}, deaf to the owner the answer names: for NextSequence, whose keys need not
+     * be served by the owner of the tag's IDs.
+     */
+    LeafServiceGrpc.LeafServiceBlockingStub sequences(String bizTag) {
+      return leaf(bizTag, false);
+    }
+
+    private LeafServiceGrpc.LeafServiceBlockingStub leaf(String bizTag, boolean hearOwner) {
       LeafServiceGrpc.LeafServiceBlockingStub stub =
           route.leaf.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
-      if (route.hearsOwners) {
+      if (hearOwner) {
         stub = stub.withOption(OwnerRoutes.TAG, bizTag);
       }
       CallCredentials own = route.tagTokens.isEmpty() ? null : route.tagTokens.forTag(bizTag);

@@ -13,8 +13,10 @@ import io.leaf.v1.LeafServiceGrpc;
 import io.leaf.v1.NextIdBatchRequest;
 import io.leaf.v1.NextIdRequest;
 import io.leaf.v1.NextIdResponse;
+import io.leaf.v1.NextSequenceRequest;
 import io.leaf.v1.ReserveIdsRequest;
 import io.leaf.v1.ReservedIds;
+import io.leaf.v1.Sequence;
 import io.leaf.v1.Tag;
 import io.leaf.v1.UpdateStepRequest;
 import java.util.ArrayList;
@@ -195,6 +197,18 @@ final class FakeLeafService extends LeafServiceGrpc.LeafServiceImplBase implemen
       return;
     }
     out.onNext(NextIdResponse.newBuilder().setId(nextId.getAndIncrement()).build());
+    out.onCompleted();
+  }
+
+  /** Answers the next ID as the key's next value: one counter for IDs and sequences alike. */
+  @Override
+  public void nextSequence(NextSequenceRequest req, StreamObserver<Sequence> out) {
+    Status f = enter();
+    if (f != null) {
+      out.onError(f.asRuntimeException());
+      return;
+    }
+    out.onNext(Sequence.newBuilder().setValue(nextId.getAndIncrement()).build());
     out.onCompleted();
   }
 

@@ -81,6 +81,19 @@ class OwnerRoutesTest {
   }
 
   @Test
+  void nextSequence_ownerKnown_goesToTheTargetAndNamesNoOwner() {
+    assertEquals(1, rpcs.nextId("t"), "the target names the owner");
+    assertEquals(OWNER_FIRST, rpcs.nextId("t"), "an ID call goes to the owner");
+
+    assertEquals(2, rpcs.nextSequence("t", "k"), "a sequence goes to the target all the same");
+    assertEquals(1, owner.calls(), "the owner saw the ID call only");
+
+    assertEquals(3, rpcs.nextSequence("u", "k"), "the target names the owner here too");
+    assertEquals(4, rpcs.nextId("u"), "a sequence's answer taught no owner of u");
+    assertEquals(OWNER_FIRST + 1, rpcs.nextId("u"), "an ID call's answer did");
+  }
+
+  @Test
   void ownerDown_callMovesToTheTarget_ownerPassedOverThenTriedAgain() {
     rpcs.nextId("t");
     owner.fail(Status.UNAVAILABLE.withDescription("gone"));

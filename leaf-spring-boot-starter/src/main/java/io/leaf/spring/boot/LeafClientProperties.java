@@ -48,6 +48,13 @@ public class LeafClientProperties implements Validator {
   /** With targets: how long calls pass over a target found unavailable before trying it again. */
   private Duration retryPreferredAfter = Duration.ofSeconds(30);
 
+  /**
+   * ID calls on a STRICT tag go straight to the owner a server names (the leaf-owner response
+   * header), with this client's tokens: only for servers whose advertised addresses are reachable
+   * and trusted. NextSequence always goes to the targets.
+   */
+  private boolean callOwners;
+
   /** The deadline of every call, retries included. */
   private Duration deadline = Duration.ofSeconds(10);
 
@@ -126,6 +133,14 @@ public class LeafClientProperties implements Validator {
     this.retryPreferredAfter = retryPreferredAfter;
   }
 
+  public boolean isCallOwners() {
+    return callOwners;
+  }
+
+  public void setCallOwners(boolean callOwners) {
+    this.callOwners = callOwners;
+  }
+
   public Duration getDeadline() {
     return deadline;
   }
@@ -193,6 +208,8 @@ public class LeafClientProperties implements Validator {
         + target
         + ", targets="
         + targets
+        + ", callOwners="
+        + callOwners
         + ", deadline="
         + deadline
         + ", maxAttempts="

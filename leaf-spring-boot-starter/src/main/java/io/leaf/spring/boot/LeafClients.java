@@ -25,7 +25,8 @@ final class LeafClients {
             .deadline(p.getDeadline())
             .maxAttempts(p.getMaxAttempts())
             .failoverAfter(p.getFailoverAfter())
-            .retryPreferredAfter(p.getRetryPreferredAfter());
+            .retryPreferredAfter(p.getRetryPreferredAfter())
+            .callOwners(p.isCallOwners());
     if (p.getTls().isEnabled()) {
       b.credentials(tls(p.getTls()));
     }

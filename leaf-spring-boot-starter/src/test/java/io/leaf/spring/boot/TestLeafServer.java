@@ -1,5 +1,6 @@
 package io.leaf.spring.boot;
 
+import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
 import io.grpc.Grpc;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Metadata;
@@ -36,14 +37,19 @@ import java.util.concurrent.atomic.AtomicReference;
  * A LeafService on a loopback port (the real transport the starter's channel uses) that answers
  * ReserveIds with one range from 1, 2, 3, … (NextFormattedId with F-1, F-2, … of the same numbers,
  * ParseFormattedId of F-n with sequence n) and the standard health service as a Leaf server does;
- * it records each ReserveIds count and authorization header, and can be told to fail.
+ * it records each ReserveIds count and authorization header, can be told to fail, and can name a
+ * STRICT tag's owner in the leaf-owner response header as a Leaf server does.
  */
 final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implements AutoCloseable {
 
   private static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
+  private static final Metadata.Key<String> OWNER =
+      Metadata.Key.of("leaf-owner", Metadata.ASCII_STRING_MARSHALLER);
+
   private final AtomicLong next = new AtomicLong(1);
+  private final AtomicReference<String> owner = new AtomicReference<>();
 
   /** What the fake SnowflakeService hands out: increasing, far from the segment IDs. */
   private final AtomicLong snowflake = new AtomicLong(1L << 40);
@@ -70,9 +76,28 @@ final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implement
             return next.startCall(call, headers);
           }
         };
+    ServerInterceptor nameOwner =
+        new ServerInterceptor() {
+          @Override
+          public <Q, R> ServerCall.Listener<Q> interceptCall(
+              ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+            return next.startCall(
+                new SimpleForwardingServerCall<>(call) {
+                  @Override
+                  public void sendHeaders(Metadata responseHeaders) {
+                    String o = owner.get();
+                    if (o != null) {
+                      responseHeaders.put(OWNER, o);
+                    }
+                    super.sendHeaders(responseHeaders);
+                  }
+                },
+                headers);
+          }
+        };
     server =
         Grpc.newServerBuilderForPort(0, credentials)
-            .addService(ServerInterceptors.intercept(this, recordAuth))
+            .addService(ServerInterceptors.intercept(this, recordAuth, nameOwner))
             .addService(health.getHealthService())
             .addService(
                 new SnowflakeServiceGrpc.SnowflakeServiceImplBase() {
@@ -103,6 +128,12 @@ final class TestLeafServer extends LeafServiceGrpc.LeafServiceImplBase implement
   /** The target by the name its TLS certificate carries. */
   String localhostTarget() {
     return "localhost:" + server.getPort();
+  }
+
+  /** Names {@code hostPort} as the owner in the leaf-owner header of every LeafService answer. */
+  TestLeafServer namingOwner(String hostPort) {
+    owner.set(hostPort);
+    return this;
   }
 
   void setReadiness(ServingStatus status) {

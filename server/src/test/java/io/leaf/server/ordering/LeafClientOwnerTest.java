@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
 /**
  * LeafClient against a server that is not a STRICT tag's owner: after the first call names the
  * owner, its calls on the tag go to the owner directly with {@code callOwners(true)}; by default
- * every one goes through the server given. Real TCP servers on one in-memory store.
+ * every one goes through the server given, and nextSequence always does. Real TCP servers on one
+ * in-memory store.
  */
 class LeafClientOwnerTest {
 
@@ -88,6 +89,24 @@ class LeafClientOwnerTest {
       long[] batch = client.nextIds("s", 5);
       assertTrue(batch[0] > last, "a batch after");
       assertEquals(1, atOther.get(), "only the first call went through server 1");
+    }
+  }
+
+  @Test
+  void nextSequence_ownerKnown_everyCallThroughTheServerGiven() throws Exception {
+    try (LeafClient first = ownerOfTagOnServer0();
+        LeafClient client =
+            LeafClient.forTarget("127.0.0.1:" + ports[1]).callOwners(true).build()) {
+      client.nextId("s");
+      client.nextId("s");
+      assertEquals(1, atOther.get(), "the owner is known: the second ID call went to it");
+      long last = 0;
+      for (int i = 0; i < 5; i++) {
+        long value = Poll.retry(() -> client.nextSequence("s", "k"), Duration.ofSeconds(10));
+        assertTrue(value > last, value + " after " + last);
+        last = value;
+      }
+      assertTrue(atOther.get() >= 6, "every sequence call through server 1: " + atOther.get());
     }
   }
 
