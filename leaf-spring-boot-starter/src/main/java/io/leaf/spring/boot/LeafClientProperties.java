@@ -1,6 +1,5 @@
 package io.leaf.spring.boot;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -344,10 +343,5 @@ public class LeafClientProperties implements Validator {
     public void setMaxWait(Duration maxWait) {
       this.maxWait = maxWait;
     }
-  }
-
-  /** Readable: the file exists and this process may read it. */
-  static boolean readable(Path file) {
-    return Files.isRegularFile(file) && Files.isReadable(file);
   }
 }

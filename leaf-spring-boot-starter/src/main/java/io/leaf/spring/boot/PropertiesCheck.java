@@ -2,6 +2,7 @@ package io.leaf.spring.boot;
 
 import io.leaf.spring.boot.LeafClientProperties.Generator;
 import io.leaf.spring.boot.LeafClientProperties.Tls;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -69,7 +70,7 @@ final class PropertiesCheck {
       // The message never repeats the token: it is a secret.
       reject("token", "must be printable ASCII without spaces");
     }
-    if (p.getTokenFile() != null && !LeafClientProperties.readable(p.getTokenFile())) {
+    if (p.getTokenFile() != null && !readable(p.getTokenFile())) {
       reject("token-file", "cannot be read: " + p.getTokenFile());
     }
     p.getTagTokens()
@@ -105,7 +106,7 @@ final class PropertiesCheck {
     }
     if (!tlsEnabled) {
       reject(name, "is set but " + P + "tls.enabled is false; enable TLS or remove it");
-    } else if (!LeafClientProperties.readable(file)) {
+    } else if (!readable(file)) {
       reject(name, "cannot be read: " + file);
     }
   }
@@ -158,5 +159,10 @@ final class PropertiesCheck {
   private void reject(String name, String problem) {
     String property = P + name;
     errors.reject("leaf.client.invalid", new Object[] {property}, property + " " + problem);
+  }
+
+  /** Readable: the file exists and this process may read it. */
+  private static boolean readable(Path file) {
+    return Files.isRegularFile(file) && Files.isReadable(file);
   }
 }
