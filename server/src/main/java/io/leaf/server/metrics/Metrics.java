@@ -153,7 +153,8 @@ public final class Metrics implements EngineEvents, AutoCloseable {
 
   /**
    * STRICT tags: calls forwarded to an owner ({@code leaf.ordering.forwarded}), owner terms this
-   * server began ({@code leaf.ordering.owner.terms}) and sequence groups it owns now.
+   * server began ({@code leaf.ordering.owner.terms}), the failover gaps its callers met ({@code
+   * leaf.ordering.failover.gap}) and sequence groups it owns now.
    */
   public void watchOrdering(Ordering ordering) {
     FunctionCounter.builder("leaf.ordering.forwarded", ordering, Ordering::forwardedCalls)
@@ -162,6 +163,13 @@ public final class Metrics implements EngineEvents, AutoCloseable {
     FunctionCounter.builder("leaf.ordering.owner.terms", ordering, Ordering::acquisitions)
         .description("owner leases of STRICT tags this server acquired")
         .register(registry);
+    Timer gaps =
+        Timer.builder("leaf.ordering.failover.gap")
+            .description(
+                "how long calls on a STRICT tag (or a sequence group) found no owner to serve them"
+                    + " here, per episode: a new owner's wait-out, a failover")
+            .register(registry);
+    ordering.onFailoverGap(nanos -> gaps.record(nanos, TimeUnit.NANOSECONDS));
     Gauge.builder("leaf.sequence.groups.owned", ordering, Ordering::sequenceGroupsOwned)
         .description("sequence groups of STRICT tags whose owner lease this server holds now")
         .register(registry);

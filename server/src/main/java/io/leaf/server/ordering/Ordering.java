@@ -20,6 +20,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -253,6 +254,15 @@ public final class Ordering implements OrderedIds, AutoCloseable {
   /** Owner terms this server began. */
   public long acquisitions() {
     return strict.acquisitions();
+  }
+
+  /**
+   * Hears, in nanoseconds, of each time calls on a STRICT tag or a sequence group found no owner to
+   * serve them here (a wait-out, a failover), once a call is routed to an owner again.
+   */
+  public void onFailoverGap(LongConsumer nanos) {
+    strict.onGap(nanos);
+    groups.onGap(nanos);
   }
 
   /** Sequence groups whose lease this server holds now. */

@@ -12,6 +12,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +50,7 @@ public final class StrictTags {
   private final OwnerLeaseRenewal leases;
   private final AtomicLong acquisitions = new AtomicLong();
   private volatile HeldCalls held = HeldCalls.NONE;
+  private volatile LongConsumer gaps = nanos -> {};
 
   /**
    * @param self this server's {@code --advertise-address}
@@ -131,6 +133,14 @@ public final class StrictTags {
     return route(bizTag, forwarded, 0, now + budget);
   }
 
+  /**
+   * Hears, in nanoseconds, of each time a tag's calls found no owner to serve them (a wait-out, a
+   * failover) that ended with a call routed to one.
+   */
+  public void onGap(LongConsumer nanos) {
+    this.gaps = nanos;
+  }
+
   /** Holds calls that can be served shortly on {@code calls} (before the server starts). */
   void holdWith(HeldCalls calls) {
     this.held = calls;
@@ -161,10 +171,12 @@ public final class StrictTags {
     TagOwnership own = owners.computeIfAbsent(bizTag, t -> new TagOwnership(lease.toNanos()));
     switch (own.decide(now)) {
       case ISSUE:
+        servedAfterGap(own, now);
         return CompletableFuture.completedFuture(
             Route.issue(own, own.issuingTerm(() -> evict.accept(bizTag))));
       case WAIT_OUT:
         {
+          own.unserved(now);
           // Routed again from the start when the wait-out ends: the same fence decides then.
           long wait = own.issueFromNanos() - now;
           return held.<Route>hold(
@@ -178,9 +190,11 @@ public final class StrictTags {
         if (forwarded) {
           return RouteRefusals.notOwner(bizTag, self, own.knownOwner());
         }
+        servedAfterGap(own, now);
         return CompletableFuture.completedFuture(Route.forward(own.knownOwner()));
       default:
         if (forwarded || depth > 2) {
+          own.unserved(now);
           // Sent here as the owner, or no owner after acquiring: often an acquisition in flight
           // (here or elsewhere) that is decided within a round trip; asked again shortly.
           String owner = own.knownOwner();
@@ -194,6 +208,13 @@ public final class StrictTags {
         return queue
             .once(bizTag, () -> acquire(bizTag, own))
             .thenCompose(v -> route(bizTag, forwarded, depth + 1, until));
+    }
+  }
+
+  private void servedAfterGap(TagOwnership own, long now) {
+    long gap = own.served(now);
+    if (gap >= 0) {
+      gaps.accept(gap);
     }
   }
 

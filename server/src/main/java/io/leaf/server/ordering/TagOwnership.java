@@ -52,6 +52,11 @@ final class TagOwnership {
   private long knownUntilNanos;
   private long lastUsedNanos;
 
+  /** Calls have found no owner to serve them since {@link #unservedSince}. */
+  private volatile boolean unserved;
+
+  private long unservedSince;
+
   TagOwnership(long leaseNanos) {
     this.leaseNanos = leaseNanos;
     this.validNanos = leaseNanos - leaseNanos / 5;
@@ -70,6 +75,32 @@ final class TagOwnership {
       return Action.FORWARD;
     }
     return Action.ACQUIRE;
+  }
+
+  /** A call found no owner to serve it at {@code now} (waiting out, or none known). */
+  synchronized void unserved(long now) {
+    if (!unserved) {
+      unserved = true;
+      unservedSince = now;
+    }
+  }
+
+  /**
+   * A call was routed to an owner at {@code now}.
+   *
+   * @return how long calls had found none before it; -1 when they had not
+   */
+  long served(long now) {
+    if (!unserved) {
+      return -1;
+    }
+    synchronized (this) {
+      if (!unserved) {
+        return -1;
+      }
+      unserved = false;
+      return now - unservedSince;
+    }
   }
 
   /** Whether this server's term is within its fence at {@code now} (issuing or waiting out). */

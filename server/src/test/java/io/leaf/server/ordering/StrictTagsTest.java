@@ -78,6 +78,25 @@ class StrictTagsTest {
   }
 
   @Test
+  void gap_fromTheFirstCallWaitingOut_toTheFirstRouted_heardOnce() {
+    List<Long> gaps = new ArrayList<>();
+    a.onGap(gaps::add);
+    store.setOrdering(TAG, TagOrdering.STRICT);
+    refusal(a, false); // acquires, waits out: calls are unserved from here
+    advance(Duration.ofSeconds(2));
+    refusal(a, false);
+    a.tick();
+    assertEquals(List.of(), gaps, "still waiting out: no gap heard yet");
+    advance(Duration.ofSeconds(2));
+    a.tick();
+    advance(Duration.ofMillis(1100)); // 5.1 s: the wait-out (half the TTL) is over
+    routeOf(a);
+    routeOf(a);
+    assertEquals(
+        List.of(Duration.ofMillis(5100).toNanos()), gaps, "one gap, from the first refusal");
+  }
+
+  @Test
   void route_otherServer_forwardsToOwner_forwardedCallRefused() {
     ownedByA();
     Route r = routeOf(b);
