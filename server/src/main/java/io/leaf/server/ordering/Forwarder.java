@@ -109,9 +109,11 @@ final class Forwarder implements AutoCloseable {
       StreamObserver<R> out,
       Runnable unreachable) {
     ClientCall<Q, R> call = newCall(method, owner, bizTag);
+    ClientCalls.asyncUnaryCall(call, request, relay(out, owner, bizTag, unreachable, null));
+    // Set once the call has started: a late observer runs a handler at once when its event
+    // already happened, and a call cancelled before its start cannot start.
     ((ServerCallStreamObserver<R>) out)
         .setOnCancelHandler(() -> call.cancel("the caller cancelled", null));
-    ClientCalls.asyncUnaryCall(call, request, relay(out, owner, bizTag, unreachable, null));
   }
 
   /** Sends a server-streaming call to {@code owner}, one message at a time as the caller reads. */
@@ -124,9 +126,11 @@ final class Forwarder implements AutoCloseable {
       Runnable unreachable) {
     ServerCallStreamObserver<R> server = (ServerCallStreamObserver<R>) out;
     ClientCall<Q, R> call = newCall(method, owner, bizTag);
-    server.setOnCancelHandler(() -> call.cancel("the caller cancelled", null));
     ClientCalls.asyncServerStreamingCall(
         call, request, relay(out, owner, bizTag, unreachable, server));
+    // Once started, as in unary(); then asked for a message more each time the caller is ready.
+    server.setOnCancelHandler(() -> call.cancel("the caller cancelled", null));
+    server.setOnReadyHandler(() -> call.request(1));
   }
 
   /** A unary call to {@code owner} whose answer completes the future (calls from HTTP). */
@@ -296,8 +300,7 @@ final class Forwarder implements AutoCloseable {
       public void beforeStart(ClientCallStreamObserver<Q> requestStream) {
         upstream = requestStream;
         if (flow != null) {
-          requestStream.disableAutoRequestWithInitial(1);
-          flow.setOnReadyHandler(() -> requestStream.request(1));
+          requestStream.disableAutoRequestWithInitial(1); // more as the caller is ready
         }
       }
 

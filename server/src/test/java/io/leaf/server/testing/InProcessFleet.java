@@ -5,6 +5,7 @@ import io.grpc.inprocess.InProcessChannelBuilder;
 import io.leaf.server.LeafServer;
 import io.leaf.server.ordering.MemoryOrderingStore;
 import io.leaf.server.ordering.OrderingSource;
+import io.leaf.server.ordering.OrderingStore;
 import io.leaf.server.sequence.SectionStore;
 import io.leaf.server.store.MemorySegmentStore;
 import io.leaf.v1.LeafServiceGrpc;
@@ -40,6 +41,12 @@ public final class InProcessFleet implements AutoCloseable {
 
   /** Starts server {@code i} (advertised as {@code prefix + i + ":1"}) with {@code more} flags. */
   public LeafServiceGrpc.LeafServiceBlockingStub start(int i, String... more) throws Exception {
+    return start(i, orderings, more);
+  }
+
+  /** As {@link #start(int, String...)}, reading the shared ordering table through {@code view}. */
+  public LeafServiceGrpc.LeafServiceBlockingStub start(int i, OrderingStore view, String... more)
+      throws Exception {
     String name = prefix + i;
     List<String> flags =
         new ArrayList<>(
@@ -48,7 +55,7 @@ public final class InProcessFleet implements AutoCloseable {
     servers.add(
         TestServer.inProcess(name)
             .store(store)
-            .orderings(new OrderingSource(orderings, sections, InProcessFleet::connect))
+            .orderings(new OrderingSource(view, sections, InProcessFleet::connect))
             .flags(flags.toArray(String[]::new))
             .start());
     ManagedChannel ch = InProcessChannelBuilder.forName(name).build();
