@@ -7,8 +7,12 @@ import static org.jooq.impl.DSL.table;
 import io.leaf.server.store.OwnTable;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -195,6 +199,36 @@ public final class JooqOrderingStore implements OrderingStore {
             .and(ORDERING.eq(TagOrdering.STRICT.code()))
             .execute()
         == 1;
+  }
+
+  /** Leases renewed per pair of statements. */
+  private static final int RENEWALS_PER_STATEMENT = 500;
+
+  /**
+   * One update of every held row still naming this owner, its epoch and STRICT, then one read of
+   * which rows name them now (per 500 leases): what the update renewed.
+   */
+  @Override
+  public Set<String> renewAll(Map<String, Long> held, String owner, Duration ttl) {
+    Set<String> renewed = new HashSet<>();
+    List<Map.Entry<String, Long>> all = new ArrayList<>(held.entrySet());
+    for (int from = 0; from < all.size(); from += RENEWALS_PER_STATEMENT) {
+      List<Map.Entry<String, Long>> chunk =
+          all.subList(from, Math.min(all.size(), from + RENEWALS_PER_STATEMENT));
+      Condition ours =
+          DSL.or(chunk.stream().map(e -> TAG.eq(e.getKey()).and(EPOCH.eq(e.getValue()))).toList());
+      Condition strict = OWNER.eq(owner).and(ORDERING.eq(TagOrdering.STRICT.code()));
+      dsl.update(rows)
+          .set(EXPIRES, dbNow.plus(ttl.toMillis()))
+          .set(UPDATED, clock.millis())
+          .where(strict)
+          .and(ours)
+          .execute();
+      // Whatever the update did not match differs in owner, epoch or ordering now, and stays so:
+      // no one takes an unexpired lease.
+      dsl.select(TAG).from(rows).where(strict).and(ours).fetch(TAG).forEach(renewed::add);
+    }
+    return renewed;
   }
 
   @Override

@@ -1,8 +1,11 @@
 package io.leaf.server.ordering;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * Where each tag's ordering and its owner lease live ({@code leaf_tag_lease}); a tag without a row
@@ -43,6 +46,23 @@ public interface OrderingStore {
 
   /** Extends the lease while the row still names this owner, epoch and STRICT. */
   boolean renew(String bizTag, String owner, long epoch, Duration ttl);
+
+  /**
+   * {@link #renew} of each lease in {@code held} (its key and the epoch held), in as few statements
+   * as the store can.
+   *
+   * @return the keys renewed
+   */
+  default Set<String> renewAll(Map<String, Long> held, String owner, Duration ttl) {
+    Set<String> renewed = new HashSet<>();
+    held.forEach(
+        (key, epoch) -> {
+          if (renew(key, owner, epoch, ttl)) {
+            renewed.add(key);
+          }
+        });
+    return renewed;
+  }
 
   /** Ends the lease now if it is still this owner's (the next owner still waits out the TTL). */
   void release(String bizTag, String owner, long epoch);

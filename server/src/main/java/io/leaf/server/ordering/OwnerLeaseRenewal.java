@@ -3,7 +3,9 @@ package io.leaf.server.ordering;
 import com.google.common.base.Ticker;
 import io.leaf.server.logging.WarnLimiter;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,8 +40,12 @@ final class OwnerLeaseRenewal {
     this.renewWarnings = new WarnLimiter(ticker, WarnLimiter.ONCE_A_MINUTE);
   }
 
-  /** Renews the leases held and in use at {@code now}; releases those unused for {@code idle}. */
+  /**
+   * Renews the leases held and in use at {@code now}, all in one call of the store; releases those
+   * unused for {@code idle}.
+   */
   void renewOrRelease(long now, long idle) {
+    Map<String, Long> held = new HashMap<>();
     for (Map.Entry<String, TagOwnership> e : owners.entrySet()) {
       TagOwnership own = e.getValue();
       long epoch = own.epoch();
@@ -50,7 +56,10 @@ final class OwnerLeaseRenewal {
         release(e.getKey(), own, epoch);
         continue;
       }
-      renew(e.getKey(), own, epoch);
+      held.put(e.getKey(), epoch);
+    }
+    if (!held.isEmpty()) {
+      renew(held);
     }
   }
 
@@ -73,32 +82,41 @@ final class OwnerLeaseRenewal {
     }
   }
 
-  private void renew(String bizTag, TagOwnership own, long epoch) {
+  private void renew(Map<String, Long> held) {
     long sent = ticker.read();
+    Set<String> renewed;
     try {
-      if (store.renew(bizTag, self.get(), epoch, ttl)) {
-        own.renewed(epoch, sent, ticker.read());
-        renewWarnings.reset();
-      } else if (own.heldEpoch() > epoch) {
-        // This server acquired the tag again meanwhile (its fence had lapsed): nothing was lost.
-        own.refused(epoch);
-      } else {
-        own.refused(epoch);
-        log.warn(
-            "tag {}: owner lease epoch {} lost (the row no longer names this server)",
-            bizTag,
-            epoch);
-      }
+      renewed = store.renewAll(held, self.get(), ttl);
+      renewWarnings.reset();
     } catch (RuntimeException ex) {
-      // The fence runs out on its own if no renewal gets through.
+      // The fences run out on their own if no renewal gets through.
       long skipped = renewWarnings.acquire();
       if (skipped >= 0) {
         log.warn(
-            "tag {}: owner lease renewal failed: {}{}",
-            bizTag,
+            "renewal of {} owner leases failed: {}{}",
+            held.size(),
             ex.getMessage(),
             WarnLimiter.heldBack(skipped));
       }
+      return;
     }
+    long acked = ticker.read();
+    held.forEach(
+        (key, epoch) -> {
+          TagOwnership own = owners.get(key);
+          if (own == null) {
+            return;
+          }
+          if (renewed.contains(key)) {
+            own.renewed(epoch, sent, acked);
+          } else if (own.heldEpoch() > epoch) {
+            // This server acquired it again meanwhile (its fence had lapsed): nothing was lost.
+            own.refused(epoch);
+          } else {
+            own.refused(epoch);
+            log.warn(
+                "{}: owner lease epoch {} lost (the row no longer names this server)", key, epoch);
+          }
+        });
   }
 }

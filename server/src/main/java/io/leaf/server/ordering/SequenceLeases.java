@@ -3,7 +3,9 @@ package io.leaf.server.ordering;
 import io.leaf.server.sequence.Sequences;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * The owner leases of sequence groups ({@link Sequences#leaseKey}) on {@code rows}: a group without
@@ -61,6 +63,11 @@ final class SequenceLeases implements OrderingStore {
   @Override
   public boolean renew(String key, String owner, long epoch, Duration ttl) {
     return rows.renew(key, owner, epoch, ttl);
+  }
+
+  @Override
+  public Set<String> renewAll(Map<String, Long> held, String owner, Duration ttl) {
+    return rows.renewAll(held, owner, ttl);
   }
 
   @Override

@@ -78,6 +78,53 @@ class StrictTagsTest {
   }
 
   @Test
+  void tick_manyLeasesHeld_renewedInOneCallOfTheStore() {
+    java.util.concurrent.atomic.AtomicInteger batches =
+        new java.util.concurrent.atomic.AtomicInteger();
+    OrderingStore counting =
+        new DelegatingOrderingStore(store) {
+          @Override
+          public boolean renew(String bizTag, String owner, long epoch, Duration ttl) {
+            throw new AssertionError("one lease renewed alone: " + bizTag);
+          }
+
+          @Override
+          public java.util.Set<String> renewAll(
+              java.util.Map<String, Long> held, String owner, Duration ttl) {
+            batches.incrementAndGet();
+            java.util.Set<String> renewed = new java.util.HashSet<>();
+            held.forEach(
+                (k, e) -> {
+                  if (store.renew(k, owner, e, ttl)) {
+                    renewed.add(k);
+                  }
+                });
+            return renewed;
+          }
+        };
+    StrictTags c = new StrictTags(counting, "c:1", TTL, tickerA, Runnable::run, t -> {});
+    List<Route> routes = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      store.setOrdering("g" + i, TagOrdering.STRICT);
+      c.route("g" + i, false).exceptionally(e -> null).join(); // acquired, waiting out
+    }
+    for (int round = 0; round < 6; round++) {
+      advance(TTL.dividedBy(6));
+      c.tick();
+      for (int i = 0; i < 200; i++) {
+        Route r = c.route("g" + i, false).exceptionally(e -> null).join();
+        if (round == 5) {
+          routes.add(r);
+        }
+      }
+    }
+    assertEquals(6, batches.get(), "one renewal call per tick for 200 leases");
+    assertTrue(
+        routes.stream().allMatch(r -> r != null && r.kind() == Route.Kind.ISSUE),
+        "every lease kept, issuing after a TTL");
+  }
+
+  @Test
   void gap_fromTheFirstCallWaitingOut_toTheFirstRouted_heardOnce() {
     List<Long> gaps = new ArrayList<>();
     a.onGap(gaps::add);
