@@ -6,7 +6,11 @@ import static org.jooq.impl.DSL.table;
 
 import io.leaf.server.store.OwnTable;
 import java.time.InstantSource;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -96,6 +100,8 @@ public final class JooqSectionStore implements SectionStore {
     long now = clock.millis();
     int first = group * Sequences.PER_GROUP;
     int end = first + Sequences.PER_GROUP;
+    List<Integer> sections = IntStream.range(first, end).boxed().toList();
+    makeRows(bizTag, sections, now);
     return dsl.transactionResult(
         cfg -> {
           DSLContext tx = DSL.using(cfg);
@@ -112,39 +118,63 @@ public final class JooqSectionStore implements SectionStore {
               tx.select(SECTION, CEILING)
                   .from(T)
                   .where(TAG.eq(bizTag))
-                  .and(SECTION.between(first, end - 1))
+                  .and(SECTION.in(sections))
                   .forUpdate()
                   .fetchMap(SECTION, CEILING);
-          var missing = tx.insertInto(T, TAG, SECTION, CEILING, UPDATED);
-          boolean any = false;
-          for (int i = first; i < end; i++) {
-            if (!present.containsKey(i)) {
-              missing = missing.values(bizTag, i, 0L, now);
-              any = true;
-            }
-          }
-          if (any) {
-            // Only the lease's holder writes rows, and its lease row is locked: no one else can.
-            missing.execute();
-          }
           tx.update(T)
               .set(CEILING, CEILING.plus(step))
               .set(UPDATED, now)
               .where(TAG.eq(bizTag))
-              .and(SECTION.between(first, end - 1))
+              .and(SECTION.in(sections))
               .and(CEILING.lt(Section.MAX_CEILING - step))
               .execute();
           // Only the rows this raised, from what they held under the lock: a row too close to the
-          // end is left to load (and fail OUT_OF_RANGE) on its own.
+          // end, or one deleted meanwhile, is left to load (and raise or fail) on its own.
           Map<Integer, Long> raised = new java.util.HashMap<>();
-          for (int i = first; i < end; i++) {
-            long before = present.getOrDefault(i, 0L);
-            if (before < Section.MAX_CEILING - step) {
-              raised.put(i, before + step);
-            }
-          }
+          present.forEach(
+              (i, before) -> {
+                if (before < Section.MAX_CEILING - step) {
+                  raised.put(i, before + step);
+                }
+              });
           return raised;
         });
+  }
+
+  /**
+   * Makes the missing rows of {@code sections} at ceiling 0 (the same as no row), each statement on
+   * its own: inserts inside the raise's transaction took InnoDB gap locks that deadlocked the
+   * owners of neighbouring groups starting their terms at once.
+   */
+  private void makeRows(String bizTag, List<Integer> sections, long now) {
+    for (int attempt = 0; attempt < 2; attempt++) {
+      Set<Integer> present =
+          new HashSet<>(
+              dsl.select(SECTION)
+                  .from(T)
+                  .where(TAG.eq(bizTag))
+                  .and(SECTION.in(sections))
+                  .fetch(SECTION));
+      if (present.size() == sections.size()) {
+        return;
+      }
+      var rows = dsl.insertInto(T, TAG, SECTION, CEILING, UPDATED);
+      for (int i : sections) {
+        if (!present.contains(i)) {
+          rows = rows.values(bizTag, i, 0L, now);
+        }
+      }
+      try {
+        rows.execute();
+        return;
+      } catch (DataAccessException e) {
+        if (e.sqlStateClass() != SQLStateClass.C23_INTEGRITY_CONSTRAINT_VIOLATION) {
+          throw e;
+        }
+        // Another term's start made some meanwhile: the rest again; rows still missing after
+        // that load on their own.
+      }
+    }
   }
 
   private Condition leased(String leaseKey, String owner, long epoch) {
@@ -162,6 +192,17 @@ public final class JooqSectionStore implements SectionStore {
     Condition leased = leased(Sequences.leaseKey(bizTag, Sequences.groupOf(section)), owner, epoch);
     long now = clock.millis();
     if (from == 0) {
+      if (dsl.update(T)
+              .set(CEILING, to)
+              .set(UPDATED, now)
+              .where(TAG.eq(bizTag))
+              .and(SECTION.eq(section))
+              .and(CEILING.eq(0L))
+              .and(DSL.exists(DSL.selectOne().from(LEASE).where(leased)))
+              .execute()
+          == 1) {
+        return true; // a row made at 0 by a term's start
+      }
       try {
         return dsl.insertInto(T, TAG, SECTION, CEILING, UPDATED)
                 .select(

@@ -71,6 +71,12 @@ class JooqSectionStoreTest {
       assertEquals(150L, all.get(9), "section 9 from 100");
       assertEquals(50L, all.get(0), "section 0 from nothing");
       assertEquals(0, s.ceiling("t", 64), "the next group's sections untouched");
+      String g1 = Sequences.leaseKey("t", 1);
+      leases.setOrdering(g1, TagOrdering.STRICT);
+      long b1 = leases.acquire(g1, "b:1", 0, TTL).orElseThrow();
+      assertFalse(s.raise("t", 65, 0, 100, "a:1", a), "a row made at 0 stays fenced");
+      assertTrue(s.raise("t", 64, 0, 100, "b:1", b1), "a row made at 0 raises from 0");
+      assertEquals(100, s.ceiling("t", 64), "raised by group 1's owner");
       assertEquals(350, s.ceiling("t", 7), "stored");
     }
   }
