@@ -226,26 +226,24 @@ public final class StrictAcceptance {
     }
   }
 
-  /** A failed call: the server it went through, its send time and the status's description. */
-  record Failure(int server, long sent, String description) {}
+  /** A failed call: where it went, its RPC and key, its send and return times and status. */
+  record Failure(
+      int server, int thread, String rpc, String key, long sent, long returned, Status status) {}
 
   /** What one caller thread saw: its successful calls and its failures by status code. */
   static final class CallerLog {
     final List<Call> calls = new ArrayList<>();
     final Map<Status.Code, Integer> failed = new EnumMap<>(Status.Code.class);
-    final Map<Status.Code, Failure> firstFailure = new EnumMap<>(Status.Code.class);
+    final List<Failure> failures = new ArrayList<>();
     final int server;
 
     CallerLog(int server) {
       this.server = server;
     }
 
-    void failed(StatusRuntimeException e, long sent) {
-      Status.Code code = e.getStatus().getCode();
-      failed.merge(code, 1, Integer::sum);
-      firstFailure.computeIfAbsent(
-          code,
-          c -> new Failure(server, sent, String.valueOf(e.getStatus().getDescription())));
+    void failed(StatusRuntimeException e, int thread, String rpc, String key, long sent) {
+      failed.merge(e.getStatus().getCode(), 1, Integer::sum);
+      failures.add(new Failure(server, thread, rpc, key, sent, System.nanoTime(), e.getStatus()));
     }
   }
 
@@ -417,6 +415,7 @@ public final class StrictAcceptance {
 
     List<Call> calls = merge(logs);
     writeCalls("strict-calls.csv", calls, start);
+    writeFailures("strict-failures.csv", logs, start);
     Findings f = checkOrder(calls, start);
     String failed = failures(logs);
     long afterKill = firstSuccessAfter(calls, killed);
@@ -464,17 +463,16 @@ public final class StrictAcceptance {
         LeafServiceGrpc.newBlockingStub(s.channel)
             .withInterceptors(MetadataUtils.newCaptureMetadataInterceptor(headers, trailers));
     ThreadLocalRandom r = ThreadLocalRandom.current();
+    String rpc = batch ? "NextIdBatch" : "NextId";
     while (!done.get()) {
       headers.set(null);
       trailers.set(null);
       long sent = System.nanoTime();
       try {
         long[] ids;
-        String rpc;
         LeafServiceBlockingStub d =
             stub.withDeadlineAfter(CALL_DEADLINE_MS, TimeUnit.MILLISECONDS);
         if (batch) {
-          rpc = "NextIdBatch";
           List<Long> got = new ArrayList<>();
           d.nextIdBatch(
                   NextIdBatchRequest.newBuilder()
@@ -484,7 +482,6 @@ public final class StrictAcceptance {
               .forEachRemaining((IdBatch b) -> got.addAll(b.getIdsList()));
           ids = got.stream().mapToLong(Long::longValue).toArray();
         } else {
-          rpc = "NextId";
           ids =
               new long[] {
                 d.nextId(NextIdRequest.newBuilder().setBizTag(STRICT_TAG).build()).getId()
@@ -494,7 +491,7 @@ public final class StrictAcceptance {
         log.calls.add(
             new Call(s.index, thread, rpc, sent, returned, ids, owner(headers, trailers), ""));
       } catch (StatusRuntimeException e) {
-        log.failed(e, sent);
+        log.failed(e, thread, rpc, "", sent);
         pause(done);
       }
     }
@@ -563,6 +560,7 @@ public final class StrictAcceptance {
 
     List<Call> calls = merge(logs);
     writeCalls("sequence-calls.csv", calls, start);
+    writeFailures("sequence-failures.csv", logs, start);
     Map<String, List<Call>> byKey = new HashMap<>();
     for (Call c : calls) {
       byKey.computeIfAbsent(c.key(), k -> new ArrayList<>()).add(c);
@@ -642,7 +640,7 @@ public final class StrictAcceptance {
             new Call(s.index, thread, "NextSequence", sent, System.nanoTime(), new long[] {v}, "",
                 key));
       } catch (StatusRuntimeException e) {
-        log.failed(e, sent);
+        log.failed(e, thread, "NextSequence", key, sent);
         pause(done);
       }
     }
@@ -767,30 +765,31 @@ public final class StrictAcceptance {
         c.ids().length == 1 ? Long.toString(c.ids()[0]) : Arrays.toString(c.ids()));
   }
 
-  /** The first failure of each status code through each server, with its description. */
+  /** The first failure of each status code and RPC through each server, with its description. */
   private static void failureSamples(String part, List<CallerLog> logs, long start) {
     Map<String, Failure> first = new TreeMap<>();
     for (CallerLog l : logs) {
-      l.firstFailure.forEach(
-          (code, c) ->
-              first.merge(
-                  code + "/" + l.server,
-                  c,
-                  (a, b) -> a.sent() <= b.sent() ? a : b));
+      for (Failure f : l.failures) {
+        first.merge(
+            f.status().getCode() + "/" + f.server() + "/" + f.rpc(),
+            f,
+            (a, b) -> a.sent() <= b.sent() ? a : b);
+      }
     }
-    first.forEach(
-        (k, c) -> {
-          String line =
-              String.format(
-                  Locale.ROOT,
-                  "%s failed: %s via server %d, first sent +%.3f s: %s",
-                  part,
-                  k.substring(0, k.indexOf('/')),
-                  c.server(),
-                  (c.sent() - start) / 1e9,
-                  c.description());
-          System.out.println(line.length() > 300 ? line.substring(0, 300) : line);
-        });
+    for (Failure f : first.values()) {
+      String line =
+          String.format(
+              Locale.ROOT,
+              "%s failed: %s %s via server %d, first sent +%.3f s (returned +%.3f s): %s",
+              part,
+              f.status().getCode(),
+              f.rpc(),
+              f.server(),
+              (f.sent() - start) / 1e9,
+              (f.returned() - start) / 1e9,
+              f.status().getDescription());
+      System.out.println(line.length() > 300 ? line.substring(0, 300) : line);
+    }
   }
 
   /** Lines of the servers' logs at WARN or above (SEVERE from grpc-java), by log file. */
@@ -844,6 +843,28 @@ public final class StrictAcceptance {
             (c.returned() - start) / 1e6,
             c.owner(),
             ids);
+      }
+    }
+  }
+
+  private void writeFailures(String name, List<CallerLog> logs, long start) throws IOException {
+    try (PrintWriter w =
+        new PrintWriter(Files.newBufferedWriter(o.work.resolve(name), StandardCharsets.UTF_8))) {
+      w.println("server,thread,rpc,key,sent_ms,returned_ms,code,description");
+      for (CallerLog l : logs) {
+        for (Failure f : l.failures) {
+          w.printf(
+              Locale.ROOT,
+              "%d,%d,%s,%s,%.3f,%.3f,%s,\"%s\"%n",
+              f.server(),
+              f.thread(),
+              f.rpc(),
+              f.key(),
+              (f.sent() - start) / 1e6,
+              (f.returned() - start) / 1e6,
+              f.status().getCode(),
+              String.valueOf(f.status().getDescription()).replace('"', '\''));
+        }
       }
     }
   }
