@@ -61,16 +61,16 @@ import java.util.function.BooleanSupplier;
  *   <li>NextSequence on 500 keys of another STRICT tag through every server (the killed one
  *       restarted on its address), a server holding sequence groups killed -9;
  *   <li>offline checks: real-time order (a successful call whose smallest ID is not above every ID
- *       returned before it was sent, or a batch that is not one increasing run, is a violation;
- *       per key for sequences) and repeats (an ID, or a key's value, returned twice).
+ *       returned before it was sent, or a batch that is not one increasing run, is a violation; per
+ *       key for sequences) and repeats (an ID, or a key's value, returned twice).
  * </ol>
  *
  * <p>Run with the server jar on the class path: {@code java -cp server/target/leaf-server.jar
  * scripts/StrictAcceptance.java --jar server/target/leaf-server.jar} (scripts/strict-acceptance.sh
- * does). Prints one summary line per part; exits 0 when everything held, 1 on an order violation,
- * a repeat, a check that failed or a part that served nothing after its failure, 2 when the run
- * could not be made. The database is dropped and every server killed on every exit path; the
- * server logs and every call (CSV) stay in {@code --work}.
+ * does). Prints one summary line per part; exits 0 when everything held, 1 on an order violation, a
+ * repeat, a check that failed or a part that served nothing after its failure, 2 when the run could
+ * not be made. The database is dropped and every server killed on every exit path; the server logs
+ * and every call (CSV) stay in {@code --work}.
  */
 public final class StrictAcceptance {
 
@@ -140,7 +140,7 @@ public final class StrictAcceptance {
       return String.join(
           "\n",
           "java -cp leaf-server.jar scripts/StrictAcceptance.java [--flag value]...",
-          "  --jar PATH                the server jar the servers run (server/target/leaf-server.jar)",
+          "  --jar PATH                the jar the servers run (server/target/leaf-server.jar)",
           "  --work DIR                server logs, call records, pids (a new temporary directory)",
           "  --mysql URL               MariaDB/MySQL to create the database on"
               + " (jdbc:mysql://127.0.0.1:3306/)",
@@ -193,11 +193,17 @@ public final class StrictAcceptance {
   }
 
   /**
-   * A call that returned IDs: the server it went through, its caller thread, the RPC, its send
-   * and return times (nanoTime), the IDs (or the sequence value), the owner header and the key.
+   * A call that returned IDs: the server it went through, its caller thread, the RPC, its send and
+   * return times (nanoTime), the IDs (or the sequence value), the owner header and the key.
    */
   record Call(
-      int server, int thread, String rpc, long sent, long returned, long[] ids, String owner,
+      int server,
+      int thread,
+      String rpc,
+      long sent,
+      long returned,
+      long[] ids,
+      String owner,
       String key) {
 
     long min() {
@@ -259,7 +265,6 @@ public final class StrictAcceptance {
   private final List<Server> servers = new ArrayList<>();
   private final AtomicBoolean cleanedUp = new AtomicBoolean();
   private final List<String> problems = new ArrayList<>();
-  private long origin;
 
   StrictAcceptance(Options o) {
     this.o = o;
@@ -295,6 +300,7 @@ public final class StrictAcceptance {
   }
 
   int run() throws Exception {
+    checkTheChecker();
     Files.createDirectories(o.work);
     Files.writeString(o.work.resolve("database"), database + "\n");
     try (Connection c = admin();
@@ -312,7 +318,7 @@ public final class StrictAcceptance {
       } while (!ports.add(port));
       servers.add(new Server(i, port));
     }
-    origin = System.nanoTime();
+    long origin = System.nanoTime();
     for (Server s : servers) {
       start(s, "server-" + s.index + ".log");
     }
@@ -323,7 +329,8 @@ public final class StrictAcceptance {
         "setup: %d servers SERVING after %.1f s: %s%n",
         servers.size(), seconds(System.nanoTime() - origin), servers);
 
-    servers.get(0)
+    servers
+        .get(0)
         .stub(60_000)
         .createTag(
             CreateTagRequest.newBuilder()
@@ -338,7 +345,8 @@ public final class StrictAcceptance {
     start(restarted, "server-" + restarted.index + "-restarted.log");
     awaitServing(restarted);
     System.out.printf("setup: %s restarted on its address, SERVING%n", restarted);
-    servers.get(0)
+    servers
+        .get(0)
         .stub(60_000)
         .createTag(
             CreateTagRequest.newBuilder()
@@ -395,8 +403,7 @@ public final class StrictAcceptance {
       } else {
         stopped = System.nanoTime();
         signal(second, "STOP");
-        timeline.add(
-            String.format("next owner %s SIGSTOP +%.2f s", second, rel(stopped, start)));
+        timeline.add(String.format("next owner %s SIGSTOP +%.2f s", second, rel(stopped, start)));
         sleepUntil(stopped + TimeUnit.MILLISECONDS.toNanos(2 * o.ttlMs + 1000));
         signal(second, "CONT");
         resumed = System.nanoTime();
@@ -470,8 +477,7 @@ public final class StrictAcceptance {
       long sent = System.nanoTime();
       try {
         long[] ids;
-        LeafServiceBlockingStub d =
-            stub.withDeadlineAfter(CALL_DEADLINE_MS, TimeUnit.MILLISECONDS);
+        LeafServiceBlockingStub d = stub.withDeadlineAfter(CALL_DEADLINE_MS, TimeUnit.MILLISECONDS);
         if (batch) {
           List<Long> got = new ArrayList<>();
           d.nextIdBatch(
@@ -497,7 +503,8 @@ public final class StrictAcceptance {
     }
   }
 
-  private static String owner(AtomicReference<Metadata> headers, AtomicReference<Metadata> trailers) {
+  private static String owner(
+      AtomicReference<Metadata> headers, AtomicReference<Metadata> trailers) {
     for (Metadata m : new Metadata[] {headers.get(), trailers.get()}) {
       if (m != null && m.get(OWNER_HEADER) != null) {
         return m.get(OWNER_HEADER);
@@ -610,11 +617,11 @@ public final class StrictAcceptance {
         failed,
         f.violations,
         f.repeats,
-        killed == Long.MIN_VALUE || firstLost == Long.MIN_VALUE
-            ? "never"
-            : ms(firstLost - killed),
+        killed == Long.MIN_VALUE || firstLost == Long.MIN_VALUE ? "never" : ms(firstLost - killed),
         lost.size(),
-        lastLost == Long.MIN_VALUE ? "no (" + firstByGroup.keySet() + " only)" : ms(lastLost - killed),
+        lastLost == Long.MIN_VALUE
+            ? "no (" + firstByGroup.keySet() + " only)"
+            : ms(lastLost - killed),
         before,
         after);
     failureSamples("sequence", logs, start);
@@ -637,8 +644,8 @@ public final class StrictAcceptance {
                     NextSequenceRequest.newBuilder().setBizTag(SEQUENCE_TAG).setKey(key).build())
                 .getValue();
         log.calls.add(
-            new Call(s.index, thread, "NextSequence", sent, System.nanoTime(), new long[] {v}, "",
-                key));
+            new Call(
+                s.index, thread, "NextSequence", sent, System.nanoTime(), new long[] {v}, "", key));
       } catch (StatusRuntimeException e) {
         log.failed(e, thread, "NextSequence", key, sent);
         pause(done);
@@ -672,8 +679,8 @@ public final class StrictAcceptance {
 
   /**
    * Real-time order and repeats in {@code calls}: sorted by return time with the largest ID
-   * returned so far at each position, each call's send time found by binary search among the
-   * return times. O(n log n).
+   * returned so far at each position, each call's send time found by binary search among the return
+   * times. O(n log n).
    */
   static Findings checkOrder(List<Call> calls, long origin) {
     Findings f = new Findings();
@@ -734,6 +741,22 @@ public final class StrictAcceptance {
       }
     }
     return f;
+  }
+
+  /** Fails unless {@link #checkOrder} finds a known violation, a bad batch and a repeat. */
+  static void checkTheChecker() {
+    List<Call> calls =
+        List.of(
+            new Call(0, 0, "NextId", 0, 10, new long[] {5}, "", ""),
+            new Call(0, 0, "NextId", 5, 15, new long[] {3}, "", ""),
+            new Call(1, 1, "NextId", 11, 20, new long[] {4}, "", ""),
+            new Call(1, 1, "NextIdBatch", 21, 30, new long[] {8, 7}, "", ""),
+            new Call(2, 2, "NextId", 31, 40, new long[] {8}, "", ""));
+    Findings f = checkOrder(calls, 0);
+    if (f.violations != 3 || f.repeats != 1) {
+      throw new IllegalStateException(
+          "the checker found " + f.violations + " violations (3) and " + f.repeats + " repeats (1)");
+    }
   }
 
   private static int lowerBound(long[] sorted, long key) {
@@ -885,8 +908,7 @@ public final class StrictAcceptance {
       kept &= got.equals("STRICT");
       seen.add("server " + s.index + " " + got);
     }
-    System.out.printf(
-        "STRICT kept (%s, tag %s): %s: %s%n", when, tag, kept ? "yes" : "NO", seen);
+    System.out.printf("STRICT kept (%s, tag %s): %s: %s%n", when, tag, kept ? "yes" : "NO", seen);
     if (!kept) {
       problems.add("GetTag " + when + " on tag " + tag + " did not say STRICT everywhere: " + seen);
     }
@@ -914,8 +936,8 @@ public final class StrictAcceptance {
   }
 
   /**
-   * The server GetTag names as {@code tag}'s owner, asked of {@code ask} in turn, other than
-   * {@code not}; null when none within {@code timeoutMs}.
+   * The server GetTag names as {@code tag}'s owner, asked of {@code ask} in turn, other than {@code
+   * not}; null when none within {@code timeoutMs}.
    */
   private Server ownerOf(String tag, List<Server> ask, Server not, long timeoutMs)
       throws InterruptedException {
@@ -974,10 +996,7 @@ public final class StrictAcceptance {
     }
     Path log = o.work.resolve(logName);
     s.process =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     s.dead = false;
     Files.writeString(
         o.work.resolve("pids"),
@@ -1012,7 +1031,9 @@ public final class StrictAcceptance {
     if (!serving || !s.process.isAlive()) {
       throw new IllegalStateException(
           s
-              + (s.process.isAlive() ? " not SERVING within " + o.startTimeoutSeconds + " s" : " exited")
+              + (s.process.isAlive()
+                  ? " not SERVING within " + o.startTimeoutSeconds + " s"
+                  : " exited")
               + "; see its log in "
               + o.work);
     }
