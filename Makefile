@@ -8,7 +8,7 @@ CDS := server/target/leaf.jsa
 VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>:\1:p' pom.xml | head -1 | sed 's/-SNAPSHOT$$//')
 SOURCES := $(shell find pom.xml proto sql leaf-proto/pom.xml client-stub/pom.xml client-stub/src server/pom.xml server/src -type f 2>/dev/null)
 
-.PHONY: build run lint test test-fast test-examples test-jpa test-mybatis test-node bench-node test-python test-spring-boot test-browser bench image clean help
+.PHONY: build run lint test acceptance-strict test-fast test-examples test-jpa test-mybatis test-node bench-node test-python test-spring-boot test-browser bench image clean help
 
 help:
 	@echo "make run    build if needed, start the server on :50051 with the embedded H2 database (./data)"
@@ -24,6 +24,7 @@ help:
 	@echo "make test-spring-boot  the Spring Boot example (built against the installed leaf-bom) against the packaged server"
 	@echo "make test-browser the monitor page in headless Chromium against the packaged server (skipped without chromium or node)"
 	@echo "make build  compile and package server/target/leaf-server.jar"
+	@echo "make acceptance-strict  STRICT tags' acceptance run: three packaged servers on the MariaDB at 127.0.0.1:3306, owners killed -9 and SIGSTOPped (about 2 minutes; not part of make test)"
 	@echo "make bench  run the benchmarks (about ten minutes; table in target/bench/results.md)"
 	@echo "make image  build the container image leaf-server:$(VERSION) (needs a Docker engine)"
 	@echo "make clean  remove build output (keeps ./data)"
@@ -34,6 +35,14 @@ $(JAR): $(SOURCES)
 	$(MVN) install -DskipTests
 	@touch $(JAR)
 	@scripts/cds-archive.sh $(JAR) $(CDS)
+
+# STRICT tags' acceptance run (docs/ordering.md#acceptance-run) against the packaged jar, packaged
+# first when a source is newer (without installing anything); ARGS go to the program.
+acceptance-strict:
+	@if [ ! -f $(JAR) ] || [ -n "$$(find $(SOURCES) -newer $(JAR) -print -quit)" ]; then \
+		$(MVN) -pl leaf-proto,client-stub,server -am package -DskipTests; \
+	fi
+	scripts/strict-acceptance.sh $(ARGS)
 
 run: $(JAR)
 	java @scripts/run.jvm $(if $(wildcard $(CDS)),-XX:SharedArchiveFile=$(CDS)) -jar $(JAR) $(ARGS)
