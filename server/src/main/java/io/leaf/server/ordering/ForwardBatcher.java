@@ -228,7 +228,7 @@ final class ForwardBatcher {
     if (Status.fromThrowable(failure).getCode() == Status.Code.UNAVAILABLE) {
       unreachable.run();
     }
-    Throwable told = Forwarder.ownerFailed(failure, line.owner(), line.bizTag());
+    Throwable told = OwnerFailures.told(failure, line.owner(), line.bizTag());
     calls.forEach(f -> f.completeExceptionally(told));
   }
 

@@ -10,7 +10,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientCalls;
@@ -240,26 +239,6 @@ final class Forwarder implements AutoCloseable {
     return result;
   }
 
-  /** The failure a caller sees when {@code owner} could not serve a forwarded call on the tag. */
-  static Throwable ownerFailed(Throwable t, String owner, String bizTag) {
-    Status s = Status.fromThrowable(t);
-    if (s.getCode() != Status.Code.UNAVAILABLE) {
-      return t instanceof StatusRuntimeException ? t : s.asRuntimeException();
-    }
-    String why = s.getDescription() == null ? s.getCode().toString() : s.getDescription();
-    return Status.UNAVAILABLE
-        .withDescription(
-            "tag "
-                + bizTag
-                + " is STRICT and its"
-                + " owner "
-                + owner
-                + " cannot serve it now ("
-                + why
-                + "); retry")
-        .asRuntimeException();
-  }
-
   private <Q, R> ClientCall<Q, R> newCall(
       MethodDescriptor<Q, R> method, String owner, String bizTag) {
     forwardedCall.accept(bizTag);
@@ -317,7 +296,7 @@ final class Forwarder implements AutoCloseable {
         if (Status.fromThrowable(t).getCode() == Status.Code.UNAVAILABLE) {
           unreachable.run();
         }
-        out.onError(ownerFailed(t, owner, bizTag));
+        out.onError(OwnerFailures.told(t, owner, bizTag));
       }
 
       @Override

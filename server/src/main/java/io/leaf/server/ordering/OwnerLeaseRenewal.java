@@ -115,7 +115,7 @@ final class OwnerLeaseRenewal {
           } else {
             own.refused(epoch);
             log.warn(
-                "{}: owner lease epoch {} lost (the row no longer names this server)", key, epoch);
+                "lease of {} (epoch {}) lost: the row no longer names this server", key, epoch);
           }
         });
   }

@@ -40,20 +40,26 @@ import org.junit.jupiter.api.io.TempDir;
 class ForwardedTlsTest {
 
   @TempDir Path dir;
+  private TestCertificates certs;
   private Path cert;
   private Path key;
   private Path ca;
   private Path otherCa;
+  private Path clientCert;
+  private Path clientKey;
   private final List<AutoCloseable> open = new ArrayList<>();
 
   @BeforeEach
   void writeCertificates() throws Exception {
-    TestCertificates certs = new TestCertificates("leaf-fleet-ca");
+    certs = new TestCertificates("leaf-fleet-ca");
     cert = dir.resolve("tls.crt");
     key = dir.resolve("tls.key");
     ca = dir.resolve("ca.crt");
     otherCa = dir.resolve("other-ca.crt");
     certs.issue("leaf-server").writeTo(cert, key);
+    clientCert = dir.resolve("client.crt");
+    clientKey = dir.resolve("client.key");
+    certs.issue("leaf-client").writeTo(clientCert, clientKey);
     certs.writeCa(ca);
     new TestCertificates("another-ca").writeCa(otherCa);
   }
@@ -97,7 +103,7 @@ class ForwardedTlsTest {
     ChannelCredentials credentials =
         TlsChannelCredentials.newBuilder()
             .trustManager(ca.toFile())
-            .keyManager(cert.toFile(), key.toFile())
+            .keyManager(clientCert.toFile(), clientKey.toFile())
             .build();
     ManagedChannel channel =
         Grpc.newChannelBuilderForAddress("127.0.0.1", server.port(), credentials).build();
@@ -144,6 +150,23 @@ class ForwardedTlsTest {
           "127.0.0.1:" + serverA.port(), headers.get().get(OwnerHeader.KEY), "served by A");
       last = id;
     }
+  }
+
+  @Test
+  void serverAuthOnlyCertificate_ownerAsksForClientCertificates_refusalSaysWhy() throws Exception {
+    certs.issueServerAuthOnly("leaf-server").writeTo(cert, key);
+    LeafServer serverA = start(ca.toString());
+    LeafServer serverB = start(ca.toString());
+    ownedByFirst(stub(serverA));
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () -> nextId(stub(serverB)),
+            "A refuses B's certificate as a client's");
+    assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), e.toString());
+    String told = e.getStatus().getDescription();
+    assertTrue(!told.contains("\n"), "one line: " + told);
+    assertTrue(told.contains("TLS") && told.contains("client authentication"), told);
   }
 
   @Test

@@ -76,6 +76,29 @@ public final class TestCertificates {
     return new Issued(sign(b, ca.key()), keys.getPrivate());
   }
 
+  /**
+   * As {@link #issue}, with the extended key usage serverAuth alone (as many server certificates
+   * have): it cannot authenticate a client.
+   */
+  public Issued issueServerAuthOnly(String commonName) throws Exception {
+    KeyPair keys = keyPair();
+    X509v3CertificateBuilder b = builder(caName, new X500Name("CN=" + commonName), keys);
+    b.addExtension(
+        Extension.subjectAlternativeName,
+        false,
+        new GeneralNames(
+            new GeneralName[] {
+              new GeneralName(GeneralName.dNSName, "localhost"),
+              new GeneralName(GeneralName.iPAddress, "127.0.0.1")
+            }));
+    b.addExtension(
+        Extension.extendedKeyUsage,
+        false,
+        new org.bouncycastle.asn1.x509.ExtendedKeyUsage(
+            org.bouncycastle.asn1.x509.KeyPurposeId.id_kp_serverAuth));
+    return new Issued(sign(b, ca.key()), keys.getPrivate());
+  }
+
   public void writeCa(Path file) throws IOException {
     Files.writeString(file, pem(ca.certificate()));
   }
