@@ -161,7 +161,7 @@ public final class Metrics implements EngineEvents, AutoCloseable {
         .description("calls on STRICT tags this server forwarded to their owner")
         .register(registry);
     FunctionCounter.builder("leaf.ordering.owner.terms", ordering, Ordering::acquisitions)
-        .description("owner leases of STRICT tags this server acquired")
+        .description("owner leases of STRICT tags and sequence groups this server acquired")
         .register(registry);
     Timer gaps =
         Timer.builder("leaf.ordering.failover.gap")

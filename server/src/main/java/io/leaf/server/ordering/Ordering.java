@@ -251,9 +251,9 @@ public final class Ordering implements OrderedIds, AutoCloseable {
     return forwarded.get();
   }
 
-  /** Owner terms this server began. */
+  /** Owner terms this server began, of STRICT tags and of sequence groups. */
   public long acquisitions() {
-    return strict.acquisitions();
+    return strict.acquisitions() + groups.acquisitions();
   }
 
   /**

@@ -134,7 +134,9 @@ final class TagKnowledge {
       long skipped = readWarnings.acquire();
       if (skipped >= 0) {
         log.warn(
-            "reading leaf_tag_lease failed: {}{}", ex.getMessage(), WarnLimiter.heldBack(skipped));
+            "reading the owner leases failed: {}{}",
+            ex.getMessage(),
+            WarnLimiter.heldBack(skipped));
       }
       return;
     }
