@@ -29,8 +29,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * NextId calls forwarded to one owner go as batches: against an in-process owner that answers each
- * NextIdBatch from one counter, a little later, so calls pile up behind the batch in flight.
+ * NextId calls forwarded to one owner go as batches (one call alone as a NextId): against an
+ * in-process owner that answers each from one counter, a little later, so calls pile up behind the
+ * batches in flight.
  */
 class ForwardBatcherTest {
 
@@ -56,9 +57,24 @@ class ForwardBatcherTest {
                 new LeafServiceGrpc.LeafServiceImplBase() {
                   @Override
                   public void nextId(NextIdRequest req, StreamObserver<NextIdResponse> out) {
-                    out.onNext(
-                        NextIdResponse.newBuilder().setId(counter.incrementAndGet()).build());
-                    out.onCompleted();
+                    if (refuseBatches != null) { // calls alone after a refused batch: at once
+                      out.onNext(
+                          NextIdResponse.newBuilder().setId(counter.incrementAndGet()).build());
+                      out.onCompleted();
+                      return;
+                    }
+                    later.schedule(
+                        () -> {
+                          if (refuse != null) {
+                            out.onError(refuse.asRuntimeException());
+                            return;
+                          }
+                          out.onNext(
+                              NextIdResponse.newBuilder().setId(counter.incrementAndGet()).build());
+                          out.onCompleted();
+                        },
+                        answerAfterMs,
+                        TimeUnit.MILLISECONDS);
                   }
 
                   @Override
@@ -168,6 +184,14 @@ class ForwardBatcherTest {
           s.getDescription().contains(owner) && s.getDescription().contains("gone"), s.toString());
     }
     assertTrue(told.get() >= 1, "the owner is forgotten: " + told.get());
+  }
+
+  @Test
+  void oneCallAlone_goesAsNextId_noStream() throws Exception {
+    String owner = owner();
+    long id = forwarder.nextId(owner, TAG, () -> {}).get(10, TimeUnit.SECONDS);
+    assertEquals(1, id, "served");
+    assertEquals(0, batches.get(), "no NextIdBatch for one call");
   }
 
   @Test
