@@ -34,6 +34,7 @@ import org.junit.jupiter.api.function.Executable;
 class ReadinessTest {
 
   private final ControllableStore store = new ControllableStore(new MemorySegmentStore());
+  private final FakeTicker engineClock = new FakeTicker();
   private InProcessLeaf leaf;
 
   @AfterEach
@@ -45,7 +46,7 @@ class ReadinessTest {
   }
 
   private InProcessLeaf start(String... flags) throws Exception {
-    leaf = new InProcessLeaf(store, new FakeTicker(), EngineConfig.DEFAULTS, flags);
+    leaf = new InProcessLeaf(store, engineClock, EngineConfig.DEFAULTS, flags);
     return leaf;
   }
 
@@ -221,10 +222,9 @@ class ReadinessTest {
     store.heal();
     leaf.server.checkDatabaseNow();
     // A probe load that started during the outage may still fail after the check and back off
-    // once more. The engine's clock is fake here, so that back-off never runs out by itself: the
-    // server's next periodic check (every 2 s) clears it, as the first check did; the retry runs
-    // that check at once instead of waiting for it. The tag loads within a few retries, not after
-    // the outage's back-off.
+    // once more (100 ms); once the check has seen the database answer, a later check changes
+    // nothing. The engine's clock is fake here, so the retry moves it past that back-off, as time
+    // would. The tag loads within a few retries, not after the outage's back-off.
     long first =
         Poll.retry(
             () -> {
@@ -233,6 +233,7 @@ class ReadinessTest {
                     .nextId(NextIdRequest.newBuilder().setBizTag("dry").build())
                     .getId();
               } catch (StatusRuntimeException e) {
+                engineClock.advance(Duration.ofMillis(200));
                 leaf.server.checkDatabaseNow();
                 throw e;
               }
