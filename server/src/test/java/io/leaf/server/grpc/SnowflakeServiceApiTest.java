@@ -52,7 +52,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
+// Each case mostly waits for its server's worker lease: the class runs beside the others.
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("SnowflakeServiceApiTest")
 class SnowflakeServiceApiTest {
 
   private final List<AutoCloseable> open = new ArrayList<>();
