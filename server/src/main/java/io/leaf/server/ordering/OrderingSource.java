@@ -81,7 +81,7 @@ public record OrderingSource(
     TlsConfig tls = config.ops().tls();
     TlsCredentials peers =
         connect == null && tls.enabled()
-            ? TlsCredentials.load(tls, ServerThreads.scheduler("leaf-tls-peer-refresh"))
+            ? TlsCredentials.forPeers(tls, ServerThreads.scheduler("leaf-tls-peer-refresh"))
             : null;
     Function<String, ManagedChannel> reach =
         connect != null

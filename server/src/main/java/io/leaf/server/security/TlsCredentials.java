@@ -56,60 +56,84 @@ public final class TlsCredentials implements AutoCloseable {
   // Only the refresher thread touches this after the constructor.
   private String identityStamp;
 
-  private TlsCredentials(TlsConfig config, ScheduledExecutorService refresher)
+  private TlsCredentials(TlsConfig config, ScheduledExecutorService refresher, boolean peers)
       throws GeneralSecurityException {
     this.config = config;
     this.refresher = refresher;
     loadIdentity();
-    TlsServerCredentials.Builder builder = TlsServerCredentials.newBuilder().keyManager(keys);
-    // Client certificates name clients, not hosts: the chain is what is checked.
-    clientCa =
-        CaFile.of(
-            "--tls-client-ca",
-            config.clientCa(),
-            AdvancedTlsX509TrustManager.Verification.CERTIFICATE_ONLY_VERIFICATION);
-    if (clientCa != null) {
-      builder.trustManager(clientCa.trust).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+    if (!peers) {
+      TlsServerCredentials.Builder builder = TlsServerCredentials.newBuilder().keyManager(keys);
+      // Client certificates name clients, not hosts: the chain is what is checked.
+      clientCa =
+          CaFile.of(
+              "--tls-client-ca",
+              config.clientCa(),
+              AdvancedTlsX509TrustManager.Verification.CERTIFICATE_ONLY_VERIFICATION);
+      if (clientCa != null) {
+        builder.trustManager(clientCa.trust).clientAuth(TlsServerCredentials.ClientAuth.REQUIRE);
+      }
+      credentials = builder.build();
+      peerCa = null;
+      peerCredentials = null;
+    } else {
+      clientCa = null;
+      credentials = null;
+      // An owner is named by its advertised address: its certificate must name that host.
+      peerCa =
+          CaFile.of(
+              "--tls-peer-ca",
+              config.peerCa(),
+              AdvancedTlsX509TrustManager.Verification.CERTIFICATE_AND_HOST_NAME_VERIFICATION);
+      TlsChannelCredentials.Builder peer = TlsChannelCredentials.newBuilder().keyManager(keys);
+      if (peerCa != null) {
+        peer.trustManager(peerCa.trust);
+      }
+      peerCredentials = peer.build();
     }
-    credentials = builder.build();
-    // An owner is named by its advertised address: its certificate must name that host.
-    peerCa =
-        CaFile.of(
-            "--tls-peer-ca",
-            config.peerCa(),
-            AdvancedTlsX509TrustManager.Verification.CERTIFICATE_AND_HOST_NAME_VERIFICATION);
-    TlsChannelCredentials.Builder peer = TlsChannelCredentials.newBuilder().keyManager(keys);
-    if (peerCa != null) {
-      peer.trustManager(peerCa.trust);
-    }
-    peerCredentials = peer.build();
     long period = config.refresh().toNanos();
     refresher.scheduleWithFixedDelay(this::refresh, period, period, TimeUnit.NANOSECONDS);
   }
 
   /**
-   * Reads and checks the files {@code config} names and starts re-reading them on {@code
-   * refresher}, which it owns from now on (shut down here if the files cannot be used).
+   * The server's side: reads and checks the certificate, its key and the client CA, and starts
+   * re-reading them on {@code refresher}, which it owns from now on (shut down here if the files
+   * cannot be used).
    *
    * @throws IllegalArgumentException one line naming the flag and the file that cannot be used
    */
   public static TlsCredentials load(TlsConfig config, ScheduledExecutorService refresher) {
+    return load(config, refresher, false);
+  }
+
+  /**
+   * As {@link #load}, for the calls this server makes to other servers: the certificate, its key
+   * and the peer CA ({@link #peerCredentials}).
+   */
+  public static TlsCredentials forPeers(TlsConfig config, ScheduledExecutorService refresher) {
+    return load(config, refresher, true);
+  }
+
+  private static TlsCredentials load(
+      TlsConfig config, ScheduledExecutorService refresher, boolean peers) {
     try {
       if (!config.enabled()) {
         throw new IllegalArgumentException("TLS is off: no --tls-cert");
       }
-      return new TlsCredentials(config, refresher);
+      return new TlsCredentials(config, refresher, peers);
     } catch (GeneralSecurityException e) {
       refresher.shutdownNow();
-      throw new IllegalArgumentException(
-          "--tls-cert/--tls-key cannot be used: " + e.getMessage(), e);
+      throw new IllegalArgumentException("the TLS files cannot be used: " + e.getMessage(), e);
     } catch (RuntimeException e) {
       refresher.shutdownNow();
       throw e;
     }
   }
 
+  /** The server's credentials; only from {@link #load}. */
   public ServerCredentials credentials() {
+    if (credentials == null) {
+      throw new IllegalStateException("loaded for calls to other servers only");
+    }
     return credentials;
   }
 
@@ -119,6 +143,9 @@ public final class TlsCredentials implements AutoCloseable {
    * store) and the host they are called by.
    */
   public ChannelCredentials peerCredentials() {
+    if (peerCredentials == null) {
+      throw new IllegalStateException("loaded for the server's side only");
+    }
     return peerCredentials;
   }
 
