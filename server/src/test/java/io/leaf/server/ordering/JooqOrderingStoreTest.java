@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leaf.server.store.DataSources;
 import io.leaf.server.testing.TestDatabase;
-import io.leaf.server.testing.TestDatabases;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -18,9 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** {@link JooqOrderingStore} on H2, MariaDB and PostgreSQL (each skipped when not reachable). */
@@ -28,19 +25,12 @@ class JooqOrderingStoreTest {
 
   private static final Duration TTL = Duration.ofSeconds(30);
 
-  static Stream<Arguments> databases() {
-    return Stream.of(
-        Arguments.of("H2", (Supplier<TestDatabase>) TestDatabases::h2),
-        Arguments.of("MariaDB", (Supplier<TestDatabase>) TestDatabases::mariaDb),
-        Arguments.of("PostgreSQL", (Supplier<TestDatabase>) TestDatabases::postgres));
-  }
-
   private static JooqOrderingStore store(TestDatabase db) {
     return new JooqOrderingStore(db.pool(8), DataSources.dialectOf(db.url), InstantSource.system());
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("databases")
+  @MethodSource("io.leaf.server.testing.TestDatabases#all")
   void renewAll_renewsOnlyLeasesStillHeld(String name, Supplier<TestDatabase> database)
       throws Exception {
     try (TestDatabase db = database.get()) {
@@ -67,7 +57,7 @@ class JooqOrderingStoreTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("databases")
+  @MethodSource("io.leaf.server.testing.TestDatabases#all")
   void read_noTable_perServer(String name, Supplier<TestDatabase> database) throws Exception {
     try (TestDatabase db = database.get()) {
       JooqOrderingStore s = store(db);
@@ -77,7 +67,7 @@ class JooqOrderingStoreTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("databases")
+  @MethodSource("io.leaf.server.testing.TestDatabases#all")
   void acquire_renew_release_followTheRules(String name, Supplier<TestDatabase> database)
       throws Exception {
     try (TestDatabase db = database.get()) {
@@ -105,7 +95,7 @@ class JooqOrderingStoreTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("databases")
+  @MethodSource("io.leaf.server.testing.TestDatabases#all")
   void acquire_sameAddress_onlyWithTheEpochHeld(String name, Supplier<TestDatabase> database)
       throws Exception {
     try (TestDatabase db = database.get()) {
@@ -124,7 +114,7 @@ class JooqOrderingStoreTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("databases")
+  @MethodSource("io.leaf.server.testing.TestDatabases#all")
   void acquire_concurrent_oneWinner(String name, Supplier<TestDatabase> database) throws Exception {
     try (TestDatabase db = database.get()) {
       JooqOrderingStore s = store(db);
@@ -149,7 +139,7 @@ class JooqOrderingStoreTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("databases")
+  @MethodSource("io.leaf.server.testing.TestDatabases#all")
   void acquire_expiredByDatabaseClock_takenOver(String name, Supplier<TestDatabase> database)
       throws Exception {
     try (TestDatabase db = database.get()) {

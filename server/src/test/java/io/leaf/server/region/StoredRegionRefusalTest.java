@@ -9,15 +9,12 @@ import io.leaf.server.config.ServerConfig;
 import io.leaf.server.store.SegmentRange;
 import io.leaf.server.store.SegmentStore;
 import io.leaf.server.testing.TestDatabase;
-import io.leaf.server.testing.TestDatabases;
 import io.leaf.server.wiring.LeafServerBuilder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -26,13 +23,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * with one line; a table that issued without regions is taken over by region 0 only.
  */
 class StoredRegionRefusalTest {
-
-  static Stream<Arguments> databases() {
-    return Stream.of(
-        Arguments.of("H2", (Supplier<TestDatabase>) TestDatabases::h2),
-        Arguments.of("MariaDB", (Supplier<TestDatabase>) TestDatabases::mariaDb),
-        Arguments.of("PostgreSQL", (Supplier<TestDatabase>) TestDatabases::postgres));
-  }
 
   private final List<LeafServer> started = new ArrayList<>();
 
@@ -74,7 +64,7 @@ class StoredRegionRefusalTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("databases")
+  @MethodSource("io.leaf.server.testing.TestDatabases#all")
   @Timeout(120)
   void freshDatabase_firstServerRecordsRegion_othersRefused(
       String product, Supplier<TestDatabase> database) throws Exception {
@@ -109,7 +99,7 @@ class StoredRegionRefusalTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("databases")
+  @MethodSource("io.leaf.server.testing.TestDatabases#all")
   @Timeout(120)
   void tableIssuedWithoutRegions_onlyRegion0TakesItOver(
       String product, Supplier<TestDatabase> database) throws Exception {

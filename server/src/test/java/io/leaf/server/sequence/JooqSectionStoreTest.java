@@ -8,15 +8,12 @@ import io.leaf.server.ordering.JooqOrderingStore;
 import io.leaf.server.ordering.TagOrdering;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.testing.TestDatabase;
-import io.leaf.server.testing.TestDatabases;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.jooq.SQLDialect;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** {@link JooqSectionStore} on H2, MariaDB and PostgreSQL (each skipped when not reachable). */
@@ -24,15 +21,8 @@ class JooqSectionStoreTest {
 
   private static final Duration TTL = Duration.ofSeconds(30);
 
-  static Stream<Arguments> databases() {
-    return Stream.of(
-        Arguments.of("H2", (Supplier<TestDatabase>) TestDatabases::h2),
-        Arguments.of("MariaDB", (Supplier<TestDatabase>) TestDatabases::mariaDb),
-        Arguments.of("PostgreSQL", (Supplier<TestDatabase>) TestDatabases::postgres));
-  }
-
   @ParameterizedTest(name = "{0}")
-  @MethodSource("databases")
+  @MethodSource("io.leaf.server.testing.TestDatabases#all")
   void raise_fencedByTheLeaseAndTheCeilingRead(String name, Supplier<TestDatabase> database)
       throws Exception {
     try (TestDatabase db = database.get()) {

@@ -6,7 +6,6 @@ import io.leaf.server.ordering.JooqOrderingStore;
 import io.leaf.server.ordering.TagOrdering;
 import io.leaf.server.store.DataSources;
 import io.leaf.server.testing.TestDatabase;
-import io.leaf.server.testing.TestDatabases;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -17,11 +16,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.jooq.SQLDialect;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -30,15 +27,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class RaiseGroupConcurrencyTest {
 
-  static Stream<Arguments> databases() {
-    return Stream.of(
-        Arguments.of("H2", (Supplier<TestDatabase>) TestDatabases::h2),
-        Arguments.of("MariaDB", (Supplier<TestDatabase>) TestDatabases::mariaDb),
-        Arguments.of("PostgreSQL", (Supplier<TestDatabase>) TestDatabases::postgres));
-  }
-
   @ParameterizedTest(name = "{0}")
-  @MethodSource("databases")
+  @MethodSource("io.leaf.server.testing.TestDatabases#all")
   void adjacentGroups_firstTermsAtOnce_bothRaise(String name, Supplier<TestDatabase> database)
       throws Exception {
     try (TestDatabase db = database.get()) {

@@ -63,17 +63,7 @@ public final class TestCertificates {
 
   /** A certificate for {@code localhost} and 127.0.0.1, signed by this CA. */
   public Issued issue(String commonName) throws Exception {
-    KeyPair keys = keyPair();
-    X509v3CertificateBuilder b = builder(caName, new X500Name("CN=" + commonName), keys);
-    b.addExtension(
-        Extension.subjectAlternativeName,
-        false,
-        new GeneralNames(
-            new GeneralName[] {
-              new GeneralName(GeneralName.dNSName, "localhost"),
-              new GeneralName(GeneralName.iPAddress, "127.0.0.1")
-            }));
-    return new Issued(sign(b, ca.key()), keys.getPrivate());
+    return issue(commonName, false);
   }
 
   /**
@@ -81,6 +71,10 @@ public final class TestCertificates {
    * have): it cannot authenticate a client.
    */
   public Issued issueServerAuthOnly(String commonName) throws Exception {
+    return issue(commonName, true);
+  }
+
+  private Issued issue(String commonName, boolean serverAuthOnly) throws Exception {
     KeyPair keys = keyPair();
     X509v3CertificateBuilder b = builder(caName, new X500Name("CN=" + commonName), keys);
     b.addExtension(
@@ -91,11 +85,13 @@ public final class TestCertificates {
               new GeneralName(GeneralName.dNSName, "localhost"),
               new GeneralName(GeneralName.iPAddress, "127.0.0.1")
             }));
-    b.addExtension(
-        Extension.extendedKeyUsage,
-        false,
-        new org.bouncycastle.asn1.x509.ExtendedKeyUsage(
-            org.bouncycastle.asn1.x509.KeyPurposeId.id_kp_serverAuth));
+    if (serverAuthOnly) {
+      b.addExtension(
+          Extension.extendedKeyUsage,
+          false,
+          new org.bouncycastle.asn1.x509.ExtendedKeyUsage(
+              org.bouncycastle.asn1.x509.KeyPurposeId.id_kp_serverAuth));
+    }
     return new Issued(sign(b, ca.key()), keys.getPrivate());
   }
 

@@ -37,6 +37,20 @@ public final class TestDatabases {
   private TestDatabases() {}
 
   /**
+   * H2, MariaDB and PostgreSQL, each by name, for
+   * {@code @MethodSource("io.leaf.server.testing.TestDatabases#all")}.
+   */
+  public static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> all() {
+    return java.util.stream.Stream.of(
+        org.junit.jupiter.params.provider.Arguments.of(
+            "H2", (java.util.function.Supplier<TestDatabase>) TestDatabases::h2),
+        org.junit.jupiter.params.provider.Arguments.of(
+            "MariaDB", (java.util.function.Supplier<TestDatabase>) TestDatabases::mariaDb),
+        org.junit.jupiter.params.provider.Arguments.of(
+            "PostgreSQL", (java.util.function.Supplier<TestDatabase>) TestDatabases::postgres));
+  }
+
+  /**
    * A new, uniquely named PostgreSQL database; skips (or fails under CI) when none is reachable.
    */
   public static TestDatabase postgres() {
