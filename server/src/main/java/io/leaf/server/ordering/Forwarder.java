@@ -37,9 +37,8 @@ import java.util.function.Function;
  * further), with the caller's deadline (or {@code maxWait}) and {@code authorization} header; the
  * owner's answer, or UNAVAILABLE naming the owner, goes back to the caller.
  *
- * <p>Thread-safe. One channel per owner address, at most {@link #MAX_CHANNELS}; the oldest beyond
- * that is shut down. Streams relay with flow control: the next message is asked of the owner only
- * when the caller is ready for it.
+ * <p>Thread-safe. One channel per owner address, at most {@link #MAX_CHANNELS} (the oldest beyond
+ * is shut down). Streams relay with flow control: a message more each time the caller is ready.
  */
 final class Forwarder implements AutoCloseable {
 
@@ -107,7 +106,10 @@ final class Forwarder implements AutoCloseable {
       Q request,
       StreamObserver<R> out,
       Runnable unreachable) {
-    ClientCall<Q, R> call = newCall(method, owner, bizTag);
+    ClientCall<Q, R> call = callOrTell(method, owner, bizTag, out);
+    if (call == null) {
+      return;
+    }
     ClientCalls.asyncUnaryCall(call, request, relay(out, owner, bizTag, unreachable, null));
     // Set once the call has started: a late observer runs a handler at once when its event
     // already happened, and a call cancelled before its start cannot start.
@@ -124,7 +126,10 @@ final class Forwarder implements AutoCloseable {
       StreamObserver<R> out,
       Runnable unreachable) {
     ServerCallStreamObserver<R> server = (ServerCallStreamObserver<R>) out;
-    ClientCall<Q, R> call = newCall(method, owner, bizTag);
+    ClientCall<Q, R> call = callOrTell(method, owner, bizTag, out);
+    if (call == null) {
+      return;
+    }
     ClientCalls.asyncServerStreamingCall(
         call, request, relay(out, owner, bizTag, unreachable, server));
     // Once started, as in unary(); then asked for a message more each time the caller is ready.
@@ -136,7 +141,12 @@ final class Forwarder implements AutoCloseable {
   <Q, R> CompletableFuture<R> call(
       MethodDescriptor<Q, R> method, String owner, String bizTag, Q request, Runnable unreachable) {
     CompletableFuture<R> result = new CompletableFuture<>();
-    ClientCall<Q, R> call = newCall(method, owner, bizTag);
+    ClientCall<Q, R> call;
+    try {
+      call = newCall(method, owner, bizTag);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(OwnerFailures.unusable(e, owner, bizTag));
+    }
     result.whenComplete(
         (v, e) -> {
           if (result.isCancelled()) {
@@ -237,6 +247,17 @@ final class Forwarder implements AutoCloseable {
       Context.ROOT.detach(caller);
     }
     return result;
+  }
+
+  /** A call to {@code owner}, or null when none can be made: {@code out} is then told why. */
+  private <Q, R> ClientCall<Q, R> callOrTell(
+      MethodDescriptor<Q, R> method, String owner, String bizTag, StreamObserver<R> out) {
+    try {
+      return newCall(method, owner, bizTag);
+    } catch (RuntimeException e) {
+      out.onError(OwnerFailures.unusable(e, owner, bizTag));
+      return null;
+    }
   }
 
   private <Q, R> ClientCall<Q, R> newCall(

@@ -255,13 +255,31 @@ final class OrderedLeafService extends LeafServiceGrpc.LeafServiceImplBase {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             late.onError(Status.fromThrowable(cause).asRuntimeException());
           } else {
-            ctx.run(
-                () -> {
-                  OwnerHeader.name(r, strict.self());
-                  then.accept(r, late);
-                });
+            try {
+              ctx.run(
+                  () -> {
+                    OwnerHeader.name(r, strict.self());
+                    then.accept(r, late);
+                  });
+            } catch (RuntimeException | Error failed) {
+              // Thrown here it would be lost in this completion, and the call left to its
+              // deadline.
+              tellLate(late, bizTag, failed);
+            }
           }
         });
+  }
+
+  private static <R> void tellLate(LateObserver<R> late, String bizTag, Throwable failed) {
+    Status s = Status.fromThrowable(failed);
+    if (s.getCode() == Status.Code.UNKNOWN) {
+      s = Status.INTERNAL.withDescription("tag " + bizTag + ": " + failed).withCause(failed);
+    }
+    try {
+      late.onError(s.asRuntimeException());
+    } catch (IllegalStateException closed) {
+      // The call had already been answered or cancelled.
+    }
   }
 
   @Override

@@ -30,6 +30,17 @@ final class OwnerFailures {
         .asRuntimeException();
   }
 
+  /** An address gRPC cannot use, a channel that cannot be made: UNAVAILABLE naming the owner. */
+  static Throwable unusable(RuntimeException e, String owner, String bizTag) {
+    return told(
+        Status.UNAVAILABLE
+            .withDescription(String.valueOf(e.getMessage()))
+            .withCause(e)
+            .asRuntimeException(),
+        owner,
+        bizTag);
+  }
+
   private static String why(Status s) {
     for (Throwable c = s.getCause(); c != null; c = c.getCause()) {
       if (c instanceof SSLException) {

@@ -146,6 +146,49 @@ class SlowOrderingReadTest {
     assertTrue(got[2] >= 1, "ReserveIds ranges: " + got[2]);
   }
 
+  @Test
+  void forwardedLate_noChannelToTheOwner_unavailableNamingItNotADeadline() throws Exception {
+    LeafServiceGrpc.LeafServiceBlockingStub stub = start(); // its channels: none can be made
+    orderings.delegate.setOrdering("b", TagOrdering.STRICT);
+    orderings.delegate.acquire("b", "elsewhere:1", 0, Duration.ofSeconds(30));
+    List<String> failures = new ArrayList<>();
+    List<Thread> calls =
+        List.of(
+            new Thread(
+                () ->
+                    run(
+                        failures,
+                        () ->
+                            stub.withDeadlineAfter(20, TimeUnit.SECONDS)
+                                .nextIdBatch(
+                                    NextIdBatchRequest.newBuilder()
+                                        .setBizTag("b")
+                                        .setCount(3)
+                                        .build())
+                                .forEachRemaining(b -> {}))),
+            new Thread(
+                () ->
+                    run(
+                        failures,
+                        () ->
+                            stub.withDeadlineAfter(20, TimeUnit.SECONDS)
+                                .nextId(NextIdRequest.newBuilder().setBizTag("b").build()))));
+    calls.forEach(Thread::start);
+    assertTrue(
+        io.leaf.server.testing.Poll.until(
+            () -> calls.stream().allMatch(t -> t.getState() != Thread.State.RUNNABLE),
+            Duration.ofSeconds(5)),
+        "calls waiting");
+    orderings.gate.countDown(); // routed after the handlers returned: to elsewhere:1
+    for (Thread t : calls) {
+      t.join(15_000);
+    }
+    assertEquals(2, failures.size(), "both told: " + failures);
+    for (String f : failures) {
+      assertTrue(f.contains("UNAVAILABLE") && f.contains("elsewhere:1"), f);
+    }
+  }
+
   private static void run(List<String> failures, Runnable call) {
     try {
       call.run();
